@@ -1,0 +1,284 @@
+/* rlx IR core: the compiler context (arena), data types, PrimExpr nodes over symbolic int64
+ * variables, the arithmetic simplifier/prover, structural equality/hashing, and IRModule.
+ *
+ * Ownership: every node is allocated in an rlx_ctx_t arena and freed with the context.
+ * Nodes are immutable once built: a pass that changes a node builds a new one.
+ * Variables have identity: two rlx_var_t* are the same variable iff the pointers are equal
+ * (names are for printing only). Structural equality maps variables by definition site.
+ */
+#ifndef RLX_IR_H
+#define RLX_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../support/support.h"
+#include "rlx/status.h"
+
+/* ------------------------------------------------------------------ context */
+typedef struct rlx_ctx {
+  rlx_arena_t arena;
+  int next_id; /* for rlx_ctx_fresh_name */
+} rlx_ctx_t;
+
+rlx_ctx_t* rlx_ctx_create(void);
+void rlx_ctx_free(rlx_ctx_t* ctx);
+void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size); /* zeroed; never NULL (aborts are not used:
+                                                     on OOM the process is already lost) */
+#define RLX_NEW(ctx, T) ((T*)rlx_ctx_alloc((ctx), sizeof(T)))
+#define RLX_NEW_ARRAY(ctx, T, n) ((T*)rlx_ctx_alloc((ctx), sizeof(T) * (size_t)((n) > 0 ? (n) : 1)))
+const char* rlx_ctx_strdup(rlx_ctx_t* ctx, const char* s);
+const char* rlx_ctx_sprintf(rlx_ctx_t* ctx, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Source location for diagnostics. file NULL = unknown. */
+typedef struct {
+  const char* file;
+  int line, col;
+} rlx_span_t;
+/* Error with location: "file:line:col: message" (location omitted when unknown). */
+rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ dtypes */
+/* Same layout and codes as DLPack's DLDataType. bool is uint1. */
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} rlx_dtype_t;
+enum { RLX_DT_INT = 0, RLX_DT_UINT = 1, RLX_DT_FLOAT = 2, RLX_DT_HANDLE = 3, RLX_DT_BFLOAT = 4 };
+
+static inline rlx_dtype_t rlx_dtype(int code, int bits, int lanes) {
+  rlx_dtype_t t = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+  return t;
+}
+static inline rlx_dtype_t rlx_dt_bool(void) { return rlx_dtype(RLX_DT_UINT, 1, 1); }
+static inline rlx_dtype_t rlx_dt_int32(void) { return rlx_dtype(RLX_DT_INT, 32, 1); }
+static inline rlx_dtype_t rlx_dt_int64(void) { return rlx_dtype(RLX_DT_INT, 64, 1); }
+static inline rlx_dtype_t rlx_dt_float32(void) { return rlx_dtype(RLX_DT_FLOAT, 32, 1); }
+static inline rlx_dtype_t rlx_dt_float64(void) { return rlx_dtype(RLX_DT_FLOAT, 64, 1); }
+static inline rlx_dtype_t rlx_dt_handle(void) { return rlx_dtype(RLX_DT_HANDLE, 64, 1); }
+static inline bool rlx_dtype_eq(rlx_dtype_t a, rlx_dtype_t b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+static inline rlx_dtype_t rlx_dtype_with_lanes(rlx_dtype_t t, int lanes) {
+  t.lanes = (uint16_t)lanes;
+  return t;
+}
+static inline bool rlx_dtype_is_bool(rlx_dtype_t t) { return t.code == RLX_DT_UINT && t.bits == 1; }
+static inline bool rlx_dtype_is_float(rlx_dtype_t t) { return t.code == RLX_DT_FLOAT || t.code == RLX_DT_BFLOAT; }
+static inline bool rlx_dtype_is_int(rlx_dtype_t t) {
+  return (t.code == RLX_DT_INT || t.code == RLX_DT_UINT) && t.bits > 1;
+}
+/* "float32", "int64", "bool", "uint8", "float16", "handle", "float32x16" (lanes > 1).
+ * buf must hold 32 bytes; returns buf. */
+const char* rlx_dtype_str(rlx_dtype_t t, char buf[32]);
+/* Parses the names above (and "void" → handle with bits 0). false when unknown. */
+bool rlx_dtype_parse(const char* s, rlx_dtype_t* out);
+/* Bytes per element (lanes included); bool is 1 byte. */
+int rlx_dtype_bytes(rlx_dtype_t t);
+
+/* ------------------------------------------------------------------ PrimExpr */
+typedef enum {
+#define X(E, S) RLX_EXPR_##E,
+#include "expr.def"
+#undef X
+  RLX_EXPR_KIND_COUNT
+} rlx_expr_kind_t;
+const char* rlx_expr_kind_name(rlx_expr_kind_t k);
+
+/* Common header of every expression node. */
+typedef struct rlx_expr {
+  rlx_expr_kind_t kind;
+  rlx_dtype_t dtype;
+} rlx_expr_t;
+
+struct rlx_tir_buffer; /* defined in tir/tir.h */
+struct rlx_iter_var;
+
+typedef struct {
+  rlx_expr_t hdr;
+  int64_t value;
+} rlx_int_imm_t;
+typedef struct {
+  rlx_expr_t hdr;
+  double value;
+} rlx_float_imm_t;
+typedef struct {
+  rlx_expr_t hdr;
+  const char* value;
+} rlx_string_imm_t;
+/* A variable. dtype int64/int32 for shape and loop vars, handle for buffer data pointers. */
+typedef struct rlx_var {
+  rlx_expr_t hdr;
+  const char* name;
+} rlx_var_t;
+/* ADD .. OR. DIV is C division (floats: true division). MOD is truncated (C %). */
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_expr_t* a;
+  rlx_expr_t* b;
+} rlx_binary_t;
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_expr_t* a;
+} rlx_not_t;
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_expr_t* cond;
+  rlx_expr_t* t;
+  rlx_expr_t* f;
+} rlx_select_t;
+typedef struct {
+  rlx_expr_t hdr; /* hdr.dtype is the target type */
+  rlx_expr_t* value;
+} rlx_cast_t;
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_var_t* var;
+  rlx_expr_t* value;
+  rlx_expr_t* body;
+} rlx_let_t;
+typedef struct {
+  rlx_expr_t hdr;
+  struct rlx_tir_buffer* buffer;
+  int n_indices;
+  rlx_expr_t** indices; /* a RAMP index makes a vector load (hdr.dtype has lanes) */
+} rlx_buffer_load_t;
+/* Intrinsic call. op is the bare name: "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
+ * "erf", "fabs", "pow", "floor", "ceil", "round", "exp2", "log2", "log10", "sin", "cos",
+ * "isnan", "fmod", "trunc", "nearbyint", "if_then_else" ... (T.exp prints as T.exp). */
+typedef struct {
+  rlx_expr_t hdr;
+  const char* op;
+  int n_args;
+  rlx_expr_t** args;
+} rlx_call_t;
+typedef enum { RLX_REDUCE_SUM, RLX_REDUCE_PROD, RLX_REDUCE_MAX, RLX_REDUCE_MIN } rlx_reduce_kind_t;
+/* TE reduction, only valid as the body of a TE compute. */
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_reduce_kind_t combiner;
+  rlx_expr_t* source;
+  int n_axis;
+  struct rlx_iter_var** axis;
+  rlx_expr_t* condition; /* NULL = true */
+} rlx_reduce_t;
+/* Vector of lanes values base, base+stride, ... (after vectorization). */
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_expr_t* base;
+  rlx_expr_t* stride;
+  int lanes;
+} rlx_ramp_t;
+typedef struct {
+  rlx_expr_t hdr;
+  rlx_expr_t* value;
+  int lanes;
+} rlx_broadcast_t;
+
+static inline bool rlx_expr_is_binary(rlx_expr_kind_t k) { return k >= RLX_EXPR_ADD && k <= RLX_EXPR_OR; }
+
+/* Constructors. They do only light folding: two constants of a binary op fold, x+0, x*1,
+ * x*0 (ints) fold. Operand dtypes must agree; an int64 and an int constant mix by taking
+ * the non-constant's dtype. Comparisons/logic return bool. */
+rlx_expr_t* rlx_ir_int(rlx_ctx_t* ctx, rlx_dtype_t t, int64_t v);
+rlx_expr_t* rlx_ir_i64(rlx_ctx_t* ctx, int64_t v); /* int64 constant */
+rlx_expr_t* rlx_ir_i32(rlx_ctx_t* ctx, int64_t v);
+rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v);
+rlx_expr_t* rlx_ir_float(rlx_ctx_t* ctx, rlx_dtype_t t, double v);
+rlx_expr_t* rlx_ir_string(rlx_ctx_t* ctx, const char* s);
+rlx_var_t* rlx_ir_var(rlx_ctx_t* ctx, const char* name, rlx_dtype_t t);
+rlx_expr_t* rlx_ir_binary(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_add(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_sub(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_mul(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_div(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_floordiv(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_floormod(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_min(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_max(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_cmp(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b); /* EQ..GE */
+rlx_expr_t* rlx_ir_and(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_or(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+rlx_expr_t* rlx_ir_not(rlx_ctx_t* ctx, rlx_expr_t* a);
+rlx_expr_t* rlx_ir_select(rlx_ctx_t* ctx, rlx_expr_t* c, rlx_expr_t* t, rlx_expr_t* f);
+rlx_expr_t* rlx_ir_cast(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* v); /* no-op when same type */
+rlx_expr_t* rlx_ir_let(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t* value, rlx_expr_t* body);
+rlx_expr_t* rlx_ir_load(rlx_ctx_t* ctx, struct rlx_tir_buffer* buf, int n, rlx_expr_t* const* indices);
+rlx_expr_t* rlx_ir_call(rlx_ctx_t* ctx, rlx_dtype_t t, const char* op, int n, rlx_expr_t* const* args);
+rlx_expr_t* rlx_ir_reduce(rlx_ctx_t* ctx, rlx_reduce_kind_t comb, rlx_expr_t* src, int n_axis,
+                          struct rlx_iter_var* const* axis, rlx_expr_t* cond);
+rlx_expr_t* rlx_ir_ramp(rlx_ctx_t* ctx, rlx_expr_t* base, rlx_expr_t* stride, int lanes);
+rlx_expr_t* rlx_ir_broadcast(rlx_ctx_t* ctx, rlx_expr_t* v, int lanes);
+/* Children of e in a fixed order (binary: a,b; select: cond,t,f; cast/not/broadcast: value;
+ * let: value, body; load: indices; call: args; reduce: source, condition?; ramp: base, stride).
+ * Returns the count; writes at most max. Let's var and Reduce's axes are not children. */
+int rlx_expr_children(const rlx_expr_t* e, rlx_expr_t** out, int max);
+/* A node like e with the given children (same order as rlx_expr_children); e itself when
+ * every child is pointer-equal to the old one. */
+rlx_expr_t* rlx_expr_rebuild(rlx_ctx_t* ctx, rlx_expr_t* e, rlx_expr_t* const* kids);
+/* Post-order rewrite: children are transformed first, the node is rebuilt, then f(node)
+ * returns its replacement (return the node itself to keep it). f may be NULL (identity). */
+typedef rlx_expr_t* (*rlx_expr_fn_t)(rlx_ctx_t* ctx, rlx_expr_t* e, void* user);
+rlx_expr_t* rlx_expr_transform(rlx_ctx_t* ctx, rlx_expr_t* e, rlx_expr_fn_t f, void* user);
+
+/* Value of an integer constant. */
+static inline bool rlx_expr_is_const_int(const rlx_expr_t* e, int64_t* v) {
+  if (e && e->kind == RLX_EXPR_INT_IMM) {
+    if (v) *v = ((const rlx_int_imm_t*)e)->value;
+    return true;
+  }
+  return false;
+}
+#define RLX_AS(T, e) ((T*)(e))
+
+/* ------------------------------------------------------------------ analysis (simplify.c) */
+/* An analyzer knows ranges of variables (loop vars, block iter vars, shape vars ≥ 0...). */
+typedef struct rlx_analyzer rlx_analyzer_t;
+rlx_analyzer_t* rlx_analyzer_create(rlx_ctx_t* ctx); /* arena-owned, no free needed */
+/* Declares min <= v < min + extent (constants or expressions). */
+void rlx_analyzer_bind(rlx_analyzer_t* an, rlx_var_t* v, rlx_expr_t* min, rlx_expr_t* extent);
+/* Declares v >= 0 without an upper bound (shape variables). */
+void rlx_analyzer_bind_nonneg(rlx_analyzer_t* an, rlx_var_t* v);
+rlx_expr_t* rlx_analyzer_simplify(rlx_analyzer_t* an, rlx_expr_t* e);
+/* True only if cond holds for every assignment consistent with the bindings. */
+bool rlx_analyzer_can_prove(rlx_analyzer_t* an, rlx_expr_t* cond);
+/* Constant bounds of an integer expression; false when unbounded. */
+bool rlx_analyzer_const_bound(rlx_analyzer_t* an, rlx_expr_t* e, int64_t* out_min, int64_t* out_max);
+/* Shorthands with an empty analyzer. */
+rlx_expr_t* rlx_ir_simplify(rlx_ctx_t* ctx, rlx_expr_t* e);
+bool rlx_ir_prove_equal(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
+
+/* ------------------------------------------------------------------ structural (structural.c) */
+/* Equal as trees. Free variables are equal iff identical pointers, unless they are mapped by
+ * an enclosing definition (Let, Reduce axis). */
+bool rlx_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b);
+uint64_t rlx_expr_hash(const rlx_expr_t* e);
+/* Replaces variables per the map (rlx_var_t* → rlx_expr_t*). Returns e when unchanged. */
+rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_t* vmap);
+/* Calls f on every sub-expression, pre-order (including e). */
+void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), void* user);
+bool rlx_expr_uses_var(const rlx_expr_t* e, const rlx_var_t* v);
+
+/* ------------------------------------------------------------------ IRModule (module.c) */
+typedef enum { RLX_FUNC_TIR, RLX_FUNC_RELAX } rlx_func_kind_t;
+typedef struct {
+  const char* name; /* global symbol */
+  rlx_func_kind_t kind;
+  void* func; /* rlx_tir_func_t* or (next issue) rlx_relax_func_t* */
+} rlx_module_entry_t;
+typedef struct rlx_module {
+  rlx_ctx_t* ctx;
+  int n_funcs, cap_funcs;
+  rlx_module_entry_t* funcs; /* arena-owned, in insertion order */
+} rlx_module_t;
+
+rlx_module_t* rlx_module_create(rlx_ctx_t* ctx);
+/* Adds or replaces the function called name. */
+void rlx_module_set(rlx_module_t* m, const char* name, rlx_func_kind_t kind, void* func);
+rlx_module_entry_t* rlx_module_find(rlx_module_t* m, const char* name);
+/* A name not yet used in the module: base, base1, base2, ... */
+const char* rlx_module_unique_name(rlx_module_t* m, const char* base);
+
+#endif
