@@ -1,0 +1,42 @@
+/* Code generation: lowered TIR → C source; compiling C into a shared object (cached by
+ * content hash) and loading it through the runtime.
+ *
+ * Per PrimFunc `name` the C source has:
+ *   static int rlx_kernel_<name>(float* restrict A, ..., int64_t n, ...)  -- plain pointers
+ *   int <symbol>(rlx_value_t* args, int* type_codes, int nargs, rlx_value_t* ret,
+ *                int* ret_code, void* resource)                          -- packed ABI wrapper
+ * where <symbol> = rlx_codegen_symbol(name). The wrapper checks nargs, type codes, ndim, dtype,
+ * shape (constants must match; symbolic dims bind vars, repeated vars must agree) and
+ * compactness, and reports errors with RLXAPISetLastError naming the function and parameter.
+ * Every library also exports `void __rlx_set_num_threads(int)`.
+ */
+#ifndef RLX_CODEGEN_H
+#define RLX_CODEGEN_H
+
+#include "../ir/ir.h"
+#include "../tir/tir.h"
+#include "rlx/runtime.h"
+
+/* Symbol of the packed wrapper for a PrimFunc named name ("main" → "rlx_fn_main"). Arena. */
+const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
+
+/* C source for lowered PrimFuncs (output of rlx_tir_lower). Heap string in *out_src. */
+rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src);
+
+typedef struct {
+  const char* cc;        /* NULL: $CC or "cc" */
+  const char* cache_dir; /* NULL: $RLX_CACHE_DIR or $HOME/.cache/rlx or /tmp/rlx-cache-$UID */
+  bool keep_source;      /* leave the .c next to the .so in the cache */
+} rlx_compile_options_t;
+
+/* Compiles C source into a shared object at *out_path (heap string), reusing the cached
+ * object when the hash of (source, compiler, flags) matches. Flags: -O3 -march=native
+ * -fPIC -shared -fopenmp. Compiler errors are returned with the compiler's output. */
+rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path);
+
+/* Lowers (with the default schedule where allowed), generates C for every PrimFunc in the
+ * module, compiles and loads it. The library exports one packed function per PrimFunc. */
+rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
+                               rlx_library_t** out_lib);
+
+#endif

@@ -1,0 +1,17 @@
+/* A reference interpreter for TIR (before or after lowering): the oracle for schedule and
+ * lowering tests. Slow and simple on purpose. Supports every expression and statement kind,
+ * all dtypes of rlx_dtype_t (vector lanes included), symbolic shapes (bound from the
+ * arguments' shapes), blocks with init, predicates and alloc_buffers. */
+#ifndef RLX_TIR_INTERP_H
+#define RLX_TIR_INTERP_H
+
+#include <dlpack/dlpack.h>
+
+#include "tir.h"
+
+/* Runs f on args (one DLTensor per param, in order; scalar params are not supported).
+ * Checks ndim/dtype/shape against the buffer map and binds shape vars. Errors name the
+ * parameter; an out-of-bounds access is an error, never a crash. */
+rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args);
+
+#endif

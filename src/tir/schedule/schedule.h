@@ -1,0 +1,51 @@
+/* Schedule primitives over a PrimFunc (TVM's tir.Schedule, functional style): the schedule
+ * holds the current function; every primitive rewrites it into a new one. Blocks are named by
+ * their (unique) name, loops by their loop var (rlx_var_t*, unique). Primitives check their
+ * preconditions and return an error status (naming the block/loop) instead of producing wrong
+ * code.
+ */
+#ifndef RLX_SCHEDULE_H
+#define RLX_SCHEDULE_H
+
+#include "../tir.h"
+
+typedef struct rlx_schedule {
+  rlx_ctx_t* ctx;
+  rlx_tir_func_t* func; /* current state */
+} rlx_schedule_t;
+
+rlx_schedule_t* rlx_schedule_create(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
+/* Loops enclosing block `block`, outermost first. *out_loops is arena memory. */
+rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
+/* Splits loop into len(factors) loops; one factor may be -1 (inferred). Non-divisible or
+ * symbolic extents add a predicate. out_loops (may be NULL) gets the new loop vars. */
+rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
+                              rlx_var_t** out_loops);
+rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
+rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
+rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
+rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop);
+rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop);
+rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block);
+rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
+rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+/* Adds a "local" cache block that `block` writes into, copied back to the original buffer;
+ * out_block gets the new block's name. */
+rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
+                                    const char** out_block);
+rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
+                                   const char** out_block);
+/* Moves the init of a reduction block into its own block placed above loop. */
+rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
+                                            const char** out_init_block);
+
+/* The default CPU schedule, applied to any unscheduled PrimFunc: elementwise/injective blocks
+ * get fused, parallel outer loops and vectorized inner loops; reductions get a parallel
+ * spatial outer loop; matmul-like contractions get register blocking, cache tiling, packing,
+ * vectorization and parallel outer loops. Sets "tir.is_scheduled" on the result. A function
+ * with attribute "rlx.no_default_schedule" (or "tir.is_scheduled") true is returned as is.
+ * Never fails on valid input: a block it cannot schedule is left as it is. */
+rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+
+#endif
