@@ -261,6 +261,20 @@ rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_
 void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), void* user);
 bool rlx_expr_uses_var(const rlx_expr_t* e, const rlx_var_t* v);
 
+/* ------------------------------------------------------------------ evaluation (eval.c) */
+/* Variable environment for evaluating integer expressions: var → value. */
+typedef struct {
+  rlx_ptrmap_t slots; /* rlx_var_t* → index into values (stored as index + 1) */
+  RLX_VEC(int64_t) values;
+} rlx_int_env_t;
+void rlx_int_env_set(rlx_int_env_t* env, const rlx_var_t* v, int64_t value);
+bool rlx_int_env_get(const rlx_int_env_t* env, const rlx_var_t* v, int64_t* out);
+void rlx_int_env_free(rlx_int_env_t* env);
+/* Evaluates an integer/bool expression (constants, vars from env, arithmetic, floor and
+ * truncating division, min/max, comparisons, logic, select, casts between ints).
+ * Errors: an unbound variable (named), division by zero, a non-integer node. */
+rlx_status_t* rlx_ir_eval_int(const rlx_expr_t* e, const rlx_int_env_t* env, int64_t* out);
+
 /* ------------------------------------------------------------------ IRModule (module.c) */
 typedef enum { RLX_FUNC_TIR, RLX_FUNC_RELAX } rlx_func_kind_t;
 typedef struct {
