@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../support/support.h"
+#include "rlx/dtype.h"
 #include "rlx/status.h"
 
 /* ------------------------------------------------------------------ context */
@@ -40,14 +41,6 @@ rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt
     __attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------------ dtypes */
-/* Same layout and codes as DLPack's DLDataType. bool is uint1. */
-typedef struct {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} rlx_dtype_t;
-enum { RLX_DT_INT = 0, RLX_DT_UINT = 1, RLX_DT_FLOAT = 2, RLX_DT_HANDLE = 3, RLX_DT_BFLOAT = 4 };
-
 static inline rlx_dtype_t rlx_dtype(int code, int bits, int lanes) {
   rlx_dtype_t t = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
   return t;
