@@ -1,0 +1,86 @@
+/* Kernel libraries: shared objects opened with dlopen, their packed functions looked up
+ * by symbol. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rlx/runtime.h"
+
+_Static_assert(sizeof(void*) == sizeof(rlx_packed_fn_t), "dlsym results must fit a function pointer");
+
+struct rlx_library {
+  void* handle;
+  char* path;
+  void (*set_num_threads)(int); /* the library's __rlx_set_num_threads, or NULL */
+};
+
+rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib) {
+  if (!path || !*path) return rlx_status_create(RLX_INVALID_ARGUMENT, "library path is empty");
+  /* A path without '/' is searched for by the loader, so only check real paths. */
+  struct stat sb;
+  if (strchr(path, '/') && stat(path, &sb) != 0)
+    return rlx_status_create(RLX_NOT_FOUND, "library '%s' does not exist", path);
+  dlerror(); /* clear a stale message */
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = dlerror();
+    return rlx_status_create(RLX_IO_ERROR, "cannot load library '%s': %s", path,
+                             why ? why : "unknown dlopen error");
+  }
+  rlx_library_t* lib = calloc(1, sizeof(*lib));
+  size_t n = strlen(path);
+  char* copy = malloc(n + 1);
+  if (!lib || !copy) {
+    free(lib);
+    free(copy);
+    dlclose(handle);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "loading library '%s'", path);
+  }
+  memcpy(copy, path, n + 1);
+  lib->handle = handle;
+  lib->path = copy;
+  /* POSIX guarantees a data pointer from dlsym converts to a function pointer; memcpy
+   * says so without a cast ISO C frowns on. */
+  void* sym = dlsym(handle, "__rlx_set_num_threads");
+  if (sym) memcpy(&lib->set_num_threads, &sym, sizeof(sym));
+  *out_lib = lib;
+  return NULL;
+}
+
+rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr) {
+  if (!lib || !symbol)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "library lookup: NULL library or symbol");
+  dlerror();
+  void* p = dlsym(lib->handle, symbol);
+  if (!p) /* a symbol whose value is NULL is useless to us; treat it as missing */
+    return rlx_status_create(RLX_NOT_FOUND, "symbol '%s' not found in library '%s'", symbol,
+                             lib->path);
+  *out_ptr = p;
+  return NULL;
+}
+
+rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
+                                       rlx_packed_fn_t* out_fn) {
+  void* p;
+  RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, symbol, &p));
+  memcpy(out_fn, &p, sizeof(p));
+  return NULL;
+}
+
+bool rlx_library_has_symbol(rlx_library_t* lib, const char* symbol) {
+  return lib && symbol && dlsym(lib->handle, symbol) != NULL;
+}
+
+const char* rlx_library_path(const rlx_library_t* lib) { return lib ? lib->path : NULL; }
+
+void rlx_library_set_num_threads(rlx_library_t* lib, int n) {
+  if (lib && lib->set_num_threads) lib->set_num_threads(n);
+}
+
+void rlx_library_free(rlx_library_t* lib) {
+  if (!lib) return;
+  dlclose(lib->handle);
+  free(lib->path);
+  free(lib);
+}
