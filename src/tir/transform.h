@@ -40,6 +40,11 @@ rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_
 rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
                             rlx_tir_func_t** out);
 
+/* Lowers every TIR function of module with rlx_tir_lower (same names, same order) into a new
+ * module *out_module; other functions are carried over unchanged. The first error stops it. */
+rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+                                   rlx_module_t** out_module);
+
 /* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
  * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are
  * in the buffer map or allocated. Error names the function and the first problem. */
