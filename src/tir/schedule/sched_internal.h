@@ -1,0 +1,99 @@
+/* Helpers shared by the schedule primitives (not a public API): statement paths, loop and
+ * block lookup, subtree replacement/removal, binding simplification, access regions. */
+#ifndef RLX_SCHED_INTERNAL_H
+#define RLX_SCHED_INTERNAL_H
+
+#include "schedule.h"
+
+#define SCHED_MAX_DEPTH 256
+
+/* Statements from the function body (index 0) down to a target statement (last). */
+typedef struct {
+  int n;
+  rlx_tir_stmt_t* s[SCHED_MAX_DEPTH];
+} sched_path_t;
+
+/* Path to the For whose loop var is v; false when absent. */
+bool sched_path_to_loop(rlx_tir_stmt_t* root, const rlx_var_t* v, sched_path_t* out);
+/* Path to the BlockRealize of block `name`; false when absent. */
+bool sched_path_to_block(rlx_tir_stmt_t* root, const char* name, sched_path_t* out);
+/* Path to an exact statement pointer. */
+bool sched_path_to_stmt(rlx_tir_stmt_t* root, const rlx_tir_stmt_t* target, sched_path_t* out);
+
+/* Finds a block or returns an error naming it. */
+rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
+                              rlx_tir_block_realize_t** out_br);
+/* Finds a loop or returns an error (op names the primitive in the message). */
+rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
+                             rlx_tir_for_t** out_for);
+
+/* Index in path of the nearest BlockRealize strictly above position i; -1 if none. */
+int sched_parent_block_index(const sched_path_t* p, int i);
+
+/* Returns root with statement `old` (pointer identity) replaced by `repl`. repl NULL removes
+ * it; loops / seqs that become empty are removed too. */
+rlx_tir_stmt_t* sched_replace(rlx_ctx_t* ctx, rlx_tir_stmt_t* root, rlx_tir_stmt_t* old, rlx_tir_stmt_t* repl);
+
+/* Simplifies block iter values and predicates (provably-true predicates are dropped) with the
+ * ranges of the enclosing loops known. */
+rlx_tir_stmt_t* sched_simplify_bindings(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_stmt_t* body);
+
+/* Installs a new body in the schedule's function (simplifying bindings). */
+void sched_set_body(rlx_schedule_t* s, rlx_tir_stmt_t* body);
+
+/* Adds cond (AND) to the predicate of every BlockRealize in s that is not nested in another
+ * block of s. */
+rlx_tir_stmt_t* sched_add_predicate(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, rlx_expr_t* cond);
+
+/* Recomputes reads (every loaded buffer) and writes (every stored buffer) of a block from its
+ * body and init: one point region when all accesses to a buffer agree, the whole buffer
+ * otherwise. Buffers written are left out of reads when the block has an init. */
+rlx_tir_block_t* sched_block_recompute_regions(rlx_ctx_t* ctx, const rlx_tir_block_t* b);
+
+/* Whole-buffer region. */
+rlx_buffer_region_t sched_full_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* buf);
+
+/* Simple structural equality of expressions (vars by pointer). */
+bool sched_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b);
+
+/* True if the buffer is a parameter buffer of f. */
+bool sched_is_param_buffer(const rlx_tir_func_t* f, const rlx_tir_buffer_t* buf);
+
+/* Counts blocks writing / reading buf in s (blocks nested anywhere). */
+int sched_count_writers(rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);
+int sched_count_readers(rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);
+/* True if the expression or statement loads buf. */
+bool sched_expr_loads(const rlx_expr_t* e, const rlx_tir_buffer_t* buf);
+bool sched_stmt_loads(const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);
+
+/* Returns the block with buf removed from its alloc_buffers (b itself when absent). */
+rlx_tir_block_t* sched_block_remove_alloc(rlx_ctx_t* ctx, const rlx_tir_block_t* b, const rlx_tir_buffer_t* buf);
+/* Removes buf from the alloc_buffers of whichever block allocates it. */
+rlx_tir_stmt_t* sched_remove_alloc(rlx_ctx_t* ctx, rlx_tir_stmt_t* root, const rlx_tir_buffer_t* buf);
+
+/* Replaces every load of buf (in e) by fn(load). */
+typedef rlx_expr_t* (*sched_load_fn_t)(rlx_ctx_t* ctx, rlx_buffer_load_t* load, void* user);
+rlx_expr_t* sched_replace_loads(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_tir_buffer_t* buf, sched_load_fn_t fn,
+                                void* user);
+/* Same over every expression of a statement (store values, indices, loop bounds...). */
+rlx_tir_stmt_t* sched_stmt_replace_loads(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf,
+                                         sched_load_fn_t fn, void* user);
+
+/* A name not used by any block of the function: base, base_1, base_2 ... */
+const char* sched_unique_block_name(rlx_schedule_t* s, const char* base);
+
+/* Index of the iter var of b that is exactly variable v; -1 if none. */
+int sched_iter_index(const rlx_tir_block_t* b, const rlx_expr_t* v);
+
+/* The interval a (integer) expression spans when the vars in `inner` range over their
+ * ranges (min, extent) and every other var is fixed. Returns false if it cannot tell.
+ * out_min / out_extent are simplified expressions. */
+typedef struct {
+  int n;
+  rlx_var_t** vars;
+  rlx_range_t* ranges;
+} sched_dom_t;
+bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const sched_dom_t* dom,
+                         rlx_expr_t** out_min, rlx_expr_t** out_max);
+
+#endif
