@@ -118,7 +118,7 @@ static rlx_range_t dim_region(rlx_ctx_t* ctx, const access_t* a, int d) {
   }
   rlx_range_t r;
   if (all_const_offset && first->dtype.lanes == 1) {
-    r.min = lo ? rlx_ir_add(ctx, first, rlx_ir_int(ctx, first->dtype, lo)) : first;
+    r.min = lo ? rlx_ir_simplify(ctx, rlx_ir_add(ctx, first, rlx_ir_int(ctx, first->dtype, lo))) : first;
     r.extent = rlx_ir_int(ctx, first->dtype, hi - lo + 1);
   } else {
     rlx_expr_t* ext = a->buffer->shape[d];

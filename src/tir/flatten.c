@@ -9,6 +9,8 @@
  * strides (products of the later dims, constants folded) unless B gives strides. The buffer_map
  * keeps the original N-D buffers.
  */
+#include <stdint.h>
+
 #include "transform.h"
 
 typedef struct {
@@ -42,8 +44,40 @@ static rlx_tir_buffer_t* flat_buffer(rlx_ctx_t* ctx, fl_t* fl, rlx_tir_buffer_t*
 
 /* The flat index of idx into b. A Ramp index (base, stride) in dim d gives
  * Ramp(flat(base), stride * stride_d). */
+/* True when flat indices into b need int64: an int64 shape/stride/offset, or a constant size
+ * of 2^31 elements or more. */
+static bool needs_int64(const rlx_tir_buffer_t* b) {
+  int64_t size = 1;
+  bool const_size = true;
+  for (int d = 0; d < b->ndim; d++) {
+    if (b->shape[d]->dtype.bits == 64) return true;
+    if (b->strides && b->strides[d]->dtype.bits == 64) return true;
+    int64_t v;
+    if (const_size && rlx_expr_is_const_int(b->shape[d], &v) && v >= 0 && (v == 0 || size <= INT64_MAX / v / 2))
+      size *= v;
+    else
+      const_size = false;
+  }
+  if (b->elem_offset && b->elem_offset->dtype.bits == 64) return true;
+  return const_size && size >= ((int64_t)1 << 31);
+}
+
 static rlx_expr_t* flat_index(rlx_ctx_t* ctx, const rlx_tir_buffer_t* b, int n, rlx_expr_t* const* idx) {
   if (n == 0) return b->elem_offset ? b->elem_offset : rlx_ir_i32(ctx, 0);
+  if (needs_int64(b)) {
+    rlx_expr_t** wide = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+    for (int d = 0; d < n; d++) {
+      rlx_dtype_t t = rlx_dtype_with_lanes(rlx_dt_int64(), idx[d]->dtype.lanes);
+      if (idx[d]->kind == RLX_EXPR_RAMP) {
+        rlx_ramp_t* r = RLX_AS(rlx_ramp_t, idx[d]);
+        wide[d] = rlx_ir_ramp(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), r->base), rlx_ir_cast(ctx, rlx_dt_int64(), r->stride),
+                              r->lanes);
+      } else {
+        wide[d] = rlx_ir_cast(ctx, t, idx[d]);
+      }
+    }
+    idx = wide;
+  }
   rlx_expr_t** strides = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n); /* NULL = 1 */
   rlx_expr_t* stride = NULL;
   for (int d = n - 1; d >= 0; d--) {
