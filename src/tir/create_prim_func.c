@@ -169,7 +169,8 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
     values[a] = &loops[a]->hdr;
     rlx_ptrmap_put(&vmap, ax->var, bv);
   }
-  rlx_expr_t* src = rlx_expr_substitute(ctx, red ? red->source : body, &vmap);
+  /* TVM simplifies the value (not the reduction's accumulator). */
+  rlx_expr_t* src = rlx_ir_simplify(ctx, rlx_expr_substitute(ctx, red ? red->source : body, &vmap));
   rlx_expr_t* cond = red && red->condition ? rlx_expr_substitute(ctx, red->condition, &vmap) : NULL;
   rlx_ptrmap_free(&vmap);
 
@@ -181,6 +182,14 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
   blk->name = unique_block_name(c, t->name);
   blk->n_iter_vars = n;
   blk->iter_vars = ivs;
+  rlx_expr_t* zero = rlx_ir_i32(ctx, 0);
+  if (n == 0) { /* as TVM: a block has at least one iter var (a dummy "vi" bound to 0) */
+    blk->n_iter_vars = 1;
+    blk->iter_vars = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, 1);
+    blk->iter_vars[0] =
+        rlx_tir_iter_var(ctx, rlx_ir_var(ctx, "vi", rlx_dt_int32()), zero, rlx_ir_i32(ctx, 1), RLX_ITER_SPATIAL);
+    values = &zero;
+  }
   if (red) {
     rlx_expr_t* acc = rlx_ir_load(ctx, out_buf, n_sp, out_idx);
     rlx_tir_stmt_t* upd =
@@ -209,7 +218,7 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
   blk->writes = RLX_NEW(ctx, rlx_buffer_region_t);
   blk->writes[0] = point_region(ctx, out_buf, n_sp, out_idx);
 
-  rlx_tir_stmt_t* s = rlx_tir_block_realize(ctx, n, values, NULL, blk);
+  rlx_tir_stmt_t* s = rlx_tir_block_realize(ctx, blk->n_iter_vars, values, NULL, blk);
   for (int a = n - 1; a >= 0; a--) s = rlx_tir_for(ctx, loops[a], ivs[a]->dom.min, ivs[a]->dom.extent, RLX_FOR_SERIAL, s);
   *out = s;
   return NULL;

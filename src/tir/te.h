@@ -74,8 +74,10 @@ rlx_expr_t* rlx_te_reduce_combine(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rl
  * `for <axis> in [dom.min, dom.min+extent)` per spatial axis then per reduce axis, around a
  * BlockRealize of a block named after the tensor (made unique with _1, _2...) with iter vars
  * "v_<axis>" (S then R) bound to the loop vars; reads = buffers loaded by the body, writes =
- * the output at the iter vars; reductions get init `C[v] = identity` and body
- * `C[v] = combine(C[v], source)`. Errors: a placeholder reached but not in args, a load of a
+ * the output at the iter vars (a block without any axis gets one dummy
+ * spatial iter var "vi" in [0, 1) bound to 0, as TVM does); the value is simplified
+ * (rlx_ir_simplify); reductions get init `C[v] = identity` and body
+ * `C[v] = combine(C[v], source)` (`if cond: ...` around it for a conditional reduction). Errors: a placeholder reached but not in args, a load of a
  * non-TE buffer, a reduction that is not the whole body, duplicate or NULL args. */
 rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
                                       rlx_tir_func_t** out);

@@ -364,6 +364,51 @@ static void test_reductions(void) {
   rlx_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------------------ 0-d outputs */
+static rlx_expr_t* total_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  red_t* r = user;
+  rlx_expr_t* i[1] = {&r->ax[0]->var->hdr};
+  return rlx_te_sum(ctx, rlx_te_load(ctx, r->a, 1, i), 1, r->ax);
+}
+static rlx_expr_t* twice_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  rlx_te_tensor_t* s = user;
+  return rlx_ir_mul(ctx, rlx_te_load(ctx, s, 0, NULL), rlx_ir_float(ctx, rlx_dt_float32(), 2.0));
+}
+
+static void test_scalar_outputs(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* n5 = rlx_ir_i32(ctx, 5);
+  red_t r;
+  r.a = rlx_te_placeholder(ctx, 1, &n5, rlx_dt_float32(), "A");
+  r.ax[0] = rlx_te_reduce_axis(ctx, rlx_ir_i32(ctx, 0), n5, "k");
+  rlx_te_tensor_t* total = rlx_te_compute(ctx, 0, NULL, total_body, &r, "S", "");
+  rlx_te_tensor_t* twice = rlx_te_compute(ctx, 0, NULL, twice_body, total, "T", "");
+  rlx_te_tensor_t* args[2] = {r.a, twice};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 2, args, "scalar", &f));
+  if (f) {
+    rlx_tir_block_realize_t* bs = rlx_tir_find_block(f->body, "S");
+    rlx_tir_block_realize_t* bt = rlx_tir_find_block(f->body, "T");
+    CHECK(bs && bs->block->n_iter_vars == 1 && bs->block->iter_vars[0]->kind == RLX_ITER_REDUCE);
+    CHECK(bt && bt->block->n_iter_vars == 1 && strcmp(bt->block->iter_vars[0]->var->name, "vi") == 0);
+    CHECK(bt && bt->block->writes[0].ndim == 0);
+    float a[5] = {1, 2, 3, 4, 5.5f}, out = 0;
+    int64_t s5[1] = {5};
+    DLTensor ta = dl(a, 1, s5, kDLFloat, 32), to = dl(&out, 0, NULL, kDLFloat, 32);
+    DLTensor* dargs[2] = {&ta, &to};
+    rlx_tir_func_t *lb = NULL, *fl = NULL;
+    CHECK_OK(rlx_tir_lower_blocks(ctx, f, &lb));
+    if (lb) CHECK_OK(rlx_tir_flatten_buffers(ctx, lb, &fl));
+    const rlx_tir_func_t* fs[3] = {f, lb, fl};
+    for (int v = 0; v < 3 && fs[v]; v++) {
+      out = 0;
+      CHECK_OK(rlx_tir_interpret(fs[v], dargs, 2));
+      CHECK_MSG(out == 31.0f, "scalar variant %d: %g", v, out);
+    }
+  }
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ identities */
 static void test_identities(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
@@ -439,6 +484,7 @@ int main(void) {
   test_identities();
   test_errors();
   test_reductions();
+  test_scalar_outputs();
   test_symbolic();
   test_matmul_relu();
   TEST_MAIN_END();
