@@ -59,6 +59,7 @@ static const char* unique_block_name(cpf_t* c, const char* base) {
 typedef struct {
   int n_reduce;
   const rlx_tir_buffer_t* bad_buffer; /* first load of a non-TE buffer */
+  const rlx_buffer_load_t* bad_rank;  /* first load with a wrong number of indices */
 } body_check_t;
 
 static void check_node(const rlx_expr_t* e, void* user) {
@@ -68,6 +69,9 @@ static void check_node(const rlx_expr_t* e, void* user) {
     const rlx_tir_buffer_t* b = RLX_AS(const rlx_buffer_load_t, e)->buffer;
     if (!rlx_te_tensor_of_buffer(b)) bc->bad_buffer = b;
   }
+  if (e->kind == RLX_EXPR_BUFFER_LOAD && !bc->bad_rank &&
+      RLX_AS(const rlx_buffer_load_t, e)->n_indices != RLX_AS(const rlx_buffer_load_t, e)->buffer->ndim)
+    bc->bad_rank = RLX_AS(const rlx_buffer_load_t, e);
 }
 
 /* ------------------------------------------------------------------ access regions */
@@ -141,8 +145,12 @@ static rlx_buffer_region_t point_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* b, int
 static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** out) {
   rlx_ctx_t* ctx = c->ctx;
   rlx_expr_t* body = t->body;
-  body_check_t bc = {0, NULL};
+  body_check_t bc = {0, NULL, NULL};
   rlx_expr_visit(body, check_node, &bc);
+  if (bc.bad_rank)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "create_prim_func: compute '%s' loads '%s' with %d indices, but it has %d dimensions",
+                             t->name, bc.bad_rank->buffer->name, bc.bad_rank->n_indices, bc.bad_rank->buffer->ndim);
   if (bc.bad_buffer)
     return rlx_status_create(RLX_INVALID_ARGUMENT,
                              "create_prim_func: compute '%s' reads buffer '%s', which is not a TE tensor "

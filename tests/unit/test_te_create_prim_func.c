@@ -275,6 +275,15 @@ static rlx_expr_t* max_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   return rlx_te_max(ctx, rlx_te_load(ctx, r->a, 2, i), 1, r->ax);
 }
 
+/* sum over even k only (a conditional reduction) */
+static rlx_expr_t* even_sum_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  red_t* r = user;
+  rlx_expr_t* k = &r->ax[0]->var->hdr;
+  rlx_expr_t* i[2] = {&ix[0]->hdr, k};
+  rlx_expr_t* cond = rlx_ir_cmp(ctx, RLX_EXPR_EQ, rlx_ir_floormod(ctx, k, rlx_ir_i32(ctx, 2)), rlx_ir_i32(ctx, 0));
+  return rlx_te_reduce(ctx, RLX_REDUCE_SUM, rlx_te_load(ctx, r->a, 2, i), 1, r->ax, cond);
+}
+
 static rlx_expr_t* sum2_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   red_t* r = user;
   rlx_expr_t* i[3] = {&r->ax[0]->var->hdr, &ix[0]->hdr, &r->ax[1]->var->hdr};
@@ -323,6 +332,34 @@ static void test_reductions(void) {
       int bad = 0;
       for (int i = 0; i < R; i++) bad += out[i] != ref[i];
       CHECK_MSG(bad == 0, "max variant %d: %d wrong", v, bad);
+    }
+  }
+
+  /* E[i] = sum_{k even} A[i, k] */
+  rlx_te_tensor_t* e = rlx_te_compute(ctx, 1, sa, even_sum_body, &r, "E", "");
+  rlx_te_tensor_t* args_e[2] = {r.a, e};
+  rlx_tir_func_t* fe = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 2, args_e, "even_sum", &fe));
+  if (fe) {
+    rlx_tir_block_realize_t* br = rlx_tir_find_block(fe->body, "E");
+    CHECK(br && br->block->body->kind == RLX_STMT_IF);
+    float eo[R], eref[R];
+    for (int i = 0; i < R; i++) {
+      eref[i] = 0;
+      for (int k = 0; k < K; k += 2) eref[i] += a[i * K + k];
+    }
+    int64_t s2[2] = {R, K}, s1[1] = {R};
+    DLTensor ta = dl(a, 2, s2, kDLFloat, 32), te = dl(eo, 1, s1, kDLFloat, 32);
+    DLTensor* dargs[2] = {&ta, &te};
+    rlx_tir_func_t* lb = NULL;
+    CHECK_OK(rlx_tir_lower_blocks(ctx, fe, &lb));
+    const rlx_tir_func_t* fs[2] = {fe, lb};
+    for (int v = 0; v < 2 && fs[v]; v++) {
+      for (int i = 0; i < R; i++) eo[i] = 77;
+      CHECK_OK(rlx_tir_interpret(fs[v], dargs, 2));
+      double err = 0;
+      for (int i = 0; i < R; i++) err = fmax(err, fabs((double)eo[i] - eref[i]));
+      CHECK_MSG(err < 1e-5, "even sum variant %d: error %g", v, err);
     }
   }
 
@@ -466,6 +503,11 @@ static void test_errors(void) {
   CHECK(fc->n_inputs == 0);
   rlx_te_tensor_t* a3[1] = {fc};
   CHECK_ERR(rlx_te_create_prim_func(ctx, 1, a3, "main", &f), "'Foreign', which is not a TE tensor");
+
+  /* a load with the wrong number of indices */
+  rlx_te_tensor_t* rank = rlx_te_compute(ctx, 1, shape, foreign_body, m.a->buffer, "R", "");
+  rlx_te_tensor_t* a5[2] = {m.a, rank};
+  CHECK_ERR(rlx_te_create_prim_func(ctx, 2, a5, "main", &f), "loads 'A' with 1 indices, but it has 2 dimensions");
 
   /* two computes with the same name get unique block names: C → T (relu C) → T (relu T) */
   rlx_te_tensor_t* d1 = rlx_te_compute(ctx, 2, shape, relu_body, &m, "T", "");
