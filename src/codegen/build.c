@@ -1,0 +1,137 @@
+/* Compiling generated C into shared objects (cached by content hash) and building a whole
+ * IRModule: lower every PrimFunc, generate C, compile, load. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tir/transform.h"
+#include "codegen.h"
+
+/* Fixed flags. -std=gnu11 (not c11) keeps GCC's default -ffp-contract=fast, so that
+ * `acc + a * b` becomes an FMA; -fno-math-errno lets calls like expf vectorize. */
+static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11",
+                                       "-fno-math-errno", "-w"};
+enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
+
+/* The cache directory per the options and environment; heap string. */
+static char* cache_dir(const rlx_compile_options_t* opts) {
+  const char* d = opts && opts->cache_dir ? opts->cache_dir : getenv("RLX_CACHE_DIR");
+  char buf[4096];
+  if (d && *d) {
+    snprintf(buf, sizeof(buf), "%s", d);
+  } else {
+    const char* home = getenv("HOME");
+    if (home && *home) snprintf(buf, sizeof(buf), "%s/.cache/rlx", home);
+    else snprintf(buf, sizeof(buf), "/tmp/rlx-cache-%d", (int)getuid());
+  }
+  return strdup(buf);
+}
+
+rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path) {
+  if (!src || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_compile_c: NULL source or output");
+  const char* cc = opts && opts->cc ? opts->cc : getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  /* $CC may carry words ("ccache gcc"): split on spaces */
+  char* cc_copy = strdup(cc);
+  char* words[MAX_CC_WORDS];
+  int nw = 0;
+  for (char* tok = strtok(cc_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
+  if (nw == 0) words[nw++] = "cc";
+
+  uint64_t h = rlx_hash_bytes(src, strlen(src), 0x726c78);
+  h = rlx_hash_combine(h, rlx_hash_bytes(cc, strlen(cc), 1));
+  for (int i = 0; i < N_FLAGS; i++) h = rlx_hash_combine(h, rlx_hash_bytes(cc_flags[i], strlen(cc_flags[i]), 2));
+
+  char* dir = cache_dir(opts);
+  rlx_status_t* st = rlx_mkdirs(dir);
+  if (st) {
+    free(cc_copy);
+    free(dir);
+    return rlx_status_annotate(st, "compile cache");
+  }
+  size_t plen = strlen(dir) + 96;
+  char* so = malloc(plen);
+  char* c_final = malloc(plen);
+  char* tmp_c = malloc(plen);
+  char* tmp_so = malloc(plen);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long nonce = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)(uintptr_t)&ts << 7);
+  snprintf(so, plen, "%s/%016llx.so", dir, (unsigned long long)h);
+  snprintf(c_final, plen, "%s/%016llx.c", dir, (unsigned long long)h);
+  snprintf(tmp_c, plen, "%s/%016llx.%d.%llx.tmp.c", dir, (unsigned long long)h, (int)getpid(), nonce);
+  snprintf(tmp_so, plen, "%s/%016llx.%d.%llx.tmp.so", dir, (unsigned long long)h, (int)getpid(), nonce);
+  free(dir);
+
+  if (access(so, R_OK) == 0) {
+    if (opts && opts->keep_source && access(c_final, R_OK) != 0) rlx_status_free(rlx_file_write(c_final, src, strlen(src)));
+    goto done;
+  }
+  st = rlx_file_write(tmp_c, src, strlen(src));
+  if (st) goto done;
+  char* argv[MAX_CC_WORDS + N_FLAGS + 8];
+  int na = 0;
+  for (int i = 0; i < nw; i++) argv[na++] = words[i];
+  for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
+  argv[na++] = tmp_c;
+  argv[na++] = "-o";
+  argv[na++] = tmp_so;
+  argv[na++] = "-lm";
+  argv[na] = NULL;
+  st = rlx_process_run(argv, NULL);
+  if (st) {
+    /* keep the failing source next to the cache for inspection */
+    rename(tmp_c, c_final);
+    unlink(tmp_so);
+    st = rlx_status_annotate(st, "compiling generated C '%s'", c_final);
+    goto done;
+  }
+  /* rename is atomic: a concurrent builder of the same source produces the same bytes */
+  if (rename(tmp_so, so) != 0) {
+    unlink(tmp_so);
+    unlink(tmp_c);
+    st = rlx_status_create(RLX_IO_ERROR, "cannot move compiled object into '%s'", so);
+    goto done;
+  }
+  if (opts && opts->keep_source) rename(tmp_c, c_final);
+  else unlink(tmp_c);
+done:
+  free(cc_copy);
+  free(c_final);
+  free(tmp_c);
+  free(tmp_so);
+  if (st) {
+    free(so);
+    return st;
+  }
+  *out_path = so;
+  return NULL;
+}
+
+rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
+                               rlx_library_t** out_lib) {
+  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs);
+  int n = 0;
+  for (int i = 0; i < m->n_funcs; i++) {
+    rlx_module_entry_t* e = &m->funcs[i];
+    if (e->kind != RLX_FUNC_TIR) continue;
+    rlx_tir_func_t* low = NULL;
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_lower(ctx, e->func, true, &low), "lowering '%s'", e->name));
+    if (strcmp(low->name, e->name) != 0) {
+      low = rlx_tir_func_copy(ctx, low);
+      low->name = rlx_ctx_strdup(ctx, e->name);
+    }
+    funcs[n++] = low;
+  }
+  char* src = NULL;
+  RLX_RETURN_IF_ERROR(rlx_codegen_c(ctx, n, funcs, &src));
+  char* path = NULL;
+  rlx_status_t* st = rlx_compile_c(src, opts, &path);
+  free(src);
+  if (st) return st;
+  st = rlx_library_load(path, out_lib);
+  free(path);
+  return st;
+}

@@ -1,0 +1,233 @@
+/* vectorize_loops: VECTORIZED loops → vector statements (Ramp / Broadcast expressions).
+ *
+ * Requires: no blocks; flat (1-D) buffer accesses (runs after flatten_buffers and
+ * unroll_loops).
+ * Produces: a VECTORIZED loop `for v in [min, min + L)` with constant L, 2 <= L <= 64 a power
+ * of two (or L a multiple of 16: an outer serial loop over L/16 chunks of 16 lanes), whose
+ * body is vectorizable, is replaced by its body with v → Ramp(min, 1, L) pushed through the
+ * expressions:
+ *   - index arithmetic stays in Ramp form where it is linear (Ramp ± s, Ramp * c, Ramp ± Ramp),
+ *     so a contiguous access has index Ramp(base, 1, L); an invariant index stays scalar (the
+ *     load is a scalar that is broadcast where it meets a vector);
+ *   - other operations become vector-typed (lanes L), scalars meeting vectors are Broadcast;
+ *   - loads with vector indices are vector loads (gathers when the index is not a unit Ramp).
+ * Vectorizable bodies: stores, sequences, and ifs/lets/inner loops whose condition, value or
+ * bounds do not depend on v. A store must write L distinct locations: its index must be a
+ * Ramp with a non-zero constant stride (a store to a location invariant in v is a reduction
+ * and keeps the loop). Anything else (Let expressions, Reduce, intrinsics with side effects,
+ * allocations inside, already-vector code) leaves the loop unchanged: it stays a VECTORIZED
+ * loop that codegen emits as a serial loop with a simd hint. Extent-1 loops are replaced by
+ * their body with v → min.
+ */
+#include "transform.h"
+
+enum { VEC_MAX_LANES = 64, VEC_SPLIT_LANES = 16 };
+
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_var_t* var;
+  rlx_expr_t* base; /* value of var in lane 0 */
+  int lanes;
+  bool ok;
+} vz_t;
+
+static rlx_expr_t* bcast(vz_t* z, rlx_expr_t* e) {
+  return e->dtype.lanes == z->lanes ? e : rlx_ir_broadcast(z->ctx, e, z->lanes);
+}
+
+static bool is_ramp(const rlx_expr_t* e) { return e->kind == RLX_EXPR_RAMP; }
+
+static rlx_expr_t* vec_expr(vz_t* z, rlx_expr_t* e);
+
+static rlx_expr_t* vec_binary(vz_t* z, rlx_binary_t* b) {
+  rlx_ctx_t* ctx = z->ctx;
+  rlx_expr_t* a = vec_expr(z, b->a);
+  rlx_expr_t* c = vec_expr(z, b->b);
+  if (!z->ok) return &b->hdr;
+  rlx_expr_kind_t k = b->hdr.kind;
+  bool int_t = rlx_dtype_is_int(b->hdr.dtype);
+  if (int_t && (k == RLX_EXPR_ADD || k == RLX_EXPR_SUB)) {
+    bool ra = is_ramp(a), rc = is_ramp(c);
+    rlx_ramp_t* A = RLX_AS(rlx_ramp_t, a);
+    rlx_ramp_t* C = RLX_AS(rlx_ramp_t, c);
+    if (ra && c->dtype.lanes == 1)
+      return rlx_ir_ramp(ctx, rlx_ir_binary(ctx, k, A->base, c), A->stride, z->lanes);
+    if (rc && a->dtype.lanes == 1) {
+      rlx_expr_t* stride = k == RLX_EXPR_ADD ? C->stride : rlx_ir_sub(ctx, rlx_ir_int(ctx, C->stride->dtype, 0), C->stride);
+      return rlx_ir_ramp(ctx, rlx_ir_binary(ctx, k, a, C->base), stride, z->lanes);
+    }
+    if (ra && rc)
+      return rlx_ir_ramp(ctx, rlx_ir_binary(ctx, k, A->base, C->base), rlx_ir_binary(ctx, k, A->stride, C->stride),
+                         z->lanes);
+  }
+  if (int_t && k == RLX_EXPR_MUL) {
+    if (is_ramp(a) && c->dtype.lanes == 1)
+      return rlx_ir_ramp(ctx, rlx_ir_mul(ctx, RLX_AS(rlx_ramp_t, a)->base, c), rlx_ir_mul(ctx, RLX_AS(rlx_ramp_t, a)->stride, c),
+                         z->lanes);
+    if (is_ramp(c) && a->dtype.lanes == 1)
+      return rlx_ir_ramp(ctx, rlx_ir_mul(ctx, a, RLX_AS(rlx_ramp_t, c)->base), rlx_ir_mul(ctx, a, RLX_AS(rlx_ramp_t, c)->stride),
+                         z->lanes);
+  }
+  return rlx_ir_binary(ctx, k, bcast(z, a), bcast(z, c));
+}
+
+static rlx_expr_t* vec_expr(vz_t* z, rlx_expr_t* e) {
+  if (!z->ok || !rlx_expr_uses_var(e, z->var)) return e;
+  rlx_ctx_t* ctx = z->ctx;
+  switch (e->kind) {
+    case RLX_EXPR_VAR:
+      return rlx_ir_ramp(ctx, rlx_ir_cast(ctx, e->dtype, z->base), rlx_ir_int(ctx, e->dtype, 1), z->lanes);
+    case RLX_EXPR_ADD:
+    case RLX_EXPR_SUB:
+    case RLX_EXPR_MUL:
+    case RLX_EXPR_DIV:
+    case RLX_EXPR_MOD:
+    case RLX_EXPR_FLOOR_DIV:
+    case RLX_EXPR_FLOOR_MOD:
+    case RLX_EXPR_MIN:
+    case RLX_EXPR_MAX:
+    case RLX_EXPR_EQ:
+    case RLX_EXPR_NE:
+    case RLX_EXPR_LT:
+    case RLX_EXPR_LE:
+    case RLX_EXPR_GT:
+    case RLX_EXPR_GE:
+    case RLX_EXPR_AND:
+    case RLX_EXPR_OR: return vec_binary(z, RLX_AS(rlx_binary_t, e));
+    case RLX_EXPR_NOT: return rlx_ir_not(ctx, vec_expr(z, RLX_AS(rlx_not_t, e)->a));
+    case RLX_EXPR_SELECT: {
+      rlx_select_t* s = RLX_AS(rlx_select_t, e);
+      rlx_expr_t* c = vec_expr(z, s->cond);
+      rlx_expr_t* t = bcast(z, vec_expr(z, s->t));
+      rlx_expr_t* f = bcast(z, vec_expr(z, s->f));
+      return rlx_ir_select(ctx, c, t, f);
+    }
+    case RLX_EXPR_CAST: {
+      rlx_expr_t* v = vec_expr(z, RLX_AS(rlx_cast_t, e)->value);
+      return rlx_ir_cast(ctx, rlx_dtype_with_lanes(e->dtype, z->lanes), bcast(z, v));
+    }
+    case RLX_EXPR_BUFFER_LOAD: {
+      rlx_buffer_load_t* l = RLX_AS(rlx_buffer_load_t, e);
+      rlx_expr_t** idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, l->n_indices);
+      int n_vec = 0;
+      for (int i = 0; i < l->n_indices; i++) {
+        idx[i] = vec_expr(z, l->indices[i]);
+        n_vec += idx[i]->dtype.lanes > 1;
+      }
+      if (n_vec > 1) z->ok = false;
+      return rlx_ir_load(ctx, l->buffer, l->n_indices, idx);
+    }
+    case RLX_EXPR_CALL: {
+      rlx_call_t* c = RLX_AS(rlx_call_t, e);
+      rlx_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_expr_t*, c->n_args);
+      for (int i = 0; i < c->n_args; i++) args[i] = vec_expr(z, c->args[i]);
+      return rlx_ir_call(ctx, rlx_dtype_with_lanes(e->dtype, z->lanes), c->op, c->n_args, args);
+    }
+    case RLX_EXPR_INT_IMM:
+    case RLX_EXPR_FLOAT_IMM:
+    case RLX_EXPR_STRING_IMM: return e;
+    case RLX_EXPR_LET:
+    case RLX_EXPR_REDUCE:
+    case RLX_EXPR_RAMP:
+    case RLX_EXPR_BROADCAST:
+    case RLX_EXPR_KIND_COUNT: break;
+  }
+  z->ok = false;
+  return e;
+}
+
+static rlx_tir_stmt_t* vec_stmt(vz_t* z, rlx_tir_stmt_t* s) {
+  if (!z->ok || !s) return s;
+  rlx_ctx_t* ctx = z->ctx;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: {
+      rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, s);
+      rlx_expr_t** idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, st->n_indices);
+      int n_vec = 0;
+      for (int i = 0; i < st->n_indices; i++) {
+        idx[i] = vec_expr(z, st->indices[i]);
+        if (idx[i]->dtype.lanes == 1) continue;
+        n_vec++;
+        int64_t stride;
+        /* the store must hit L distinct locations in lane order */
+        if (!is_ramp(idx[i]) || !rlx_expr_is_const_int(RLX_AS(rlx_ramp_t, idx[i])->stride, &stride) || stride == 0)
+          z->ok = false;
+      }
+      if (n_vec != 1) z->ok = false;
+      rlx_expr_t* value = bcast(z, vec_expr(z, st->value));
+      return z->ok ? rlx_tir_store(ctx, st->buffer, value, st->n_indices, idx) : s;
+    }
+    case RLX_STMT_SEQ: {
+      rlx_tir_seq_t* q = RLX_AS(rlx_tir_seq_t, s);
+      rlx_tir_stmt_t** ns = RLX_NEW_ARRAY(ctx, rlx_tir_stmt_t*, q->n);
+      for (int i = 0; i < q->n; i++) ns[i] = vec_stmt(z, q->stmts[i]);
+      return rlx_tir_seq(ctx, q->n, ns);
+    }
+    case RLX_STMT_IF: {
+      rlx_tir_if_t* c = RLX_AS(rlx_tir_if_t, s);
+      if (rlx_expr_uses_var(c->cond, z->var)) break;
+      return rlx_tir_if(ctx, c->cond, vec_stmt(z, c->then_case), c->else_case ? vec_stmt(z, c->else_case) : NULL);
+    }
+    case RLX_STMT_LET: {
+      rlx_tir_let_t* l = RLX_AS(rlx_tir_let_t, s);
+      if (rlx_expr_uses_var(l->value, z->var)) break;
+      return rlx_tir_let(ctx, l->var, l->value, vec_stmt(z, l->body));
+    }
+    case RLX_STMT_FOR: {
+      rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, s);
+      if (rlx_expr_uses_var(f->min, z->var) || rlx_expr_uses_var(f->extent, z->var)) break;
+      rlx_for_kind_t kind = f->for_kind == RLX_FOR_PARALLEL ? RLX_FOR_SERIAL : f->for_kind;
+      return rlx_tir_for(ctx, f->var, f->min, f->extent, kind, vec_stmt(z, f->body));
+    }
+    case RLX_STMT_EVALUATE:
+    case RLX_STMT_BLOCK_REALIZE:
+    case RLX_STMT_ALLOCATE:
+    case RLX_STMT_KIND_COUNT: break;
+  }
+  z->ok = false;
+  return s;
+}
+
+/* The vector form of body for var in [base, base + lanes); NULL when not vectorizable. */
+static rlx_tir_stmt_t* try_vectorize(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t* base, int lanes, rlx_tir_stmt_t* body) {
+  vz_t z = {ctx, var, base, lanes, true};
+  rlx_tir_stmt_t* r = vec_stmt(&z, body);
+  return z.ok ? r : NULL;
+}
+
+static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) {
+  (void)user;
+  if (s->kind != RLX_STMT_FOR) return s;
+  rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, s);
+  int64_t ext;
+  if (f->for_kind != RLX_FOR_VECTORIZED || !rlx_expr_is_const_int(f->extent, &ext)) return s;
+  if (ext == 1) {
+    rlx_ptrmap_t vmap = {0};
+    rlx_ptrmap_put(&vmap, f->var, rlx_ir_cast(ctx, f->var->hdr.dtype, f->min));
+    rlx_tir_stmt_t* r = rlx_tir_stmt_substitute(ctx, f->body, &vmap);
+    rlx_ptrmap_free(&vmap);
+    return r;
+  }
+  if (ext >= 2 && ext <= VEC_MAX_LANES && (ext & (ext - 1)) == 0) {
+    rlx_tir_stmt_t* r = try_vectorize(ctx, f->var, f->min, (int)ext, f->body);
+    return r ? r : s;
+  }
+  if (ext > VEC_SPLIT_LANES && ext % VEC_SPLIT_LANES == 0) {
+    /* for o in [0, ext/16): body with var = min + o*16 + Ramp(0, 1, 16) */
+    rlx_dtype_t t = f->var->hdr.dtype;
+    rlx_var_t* o = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "%s_o", f->var->name), t);
+    rlx_expr_t* base = rlx_ir_add(ctx, f->min, rlx_ir_mul(ctx, &o->hdr, rlx_ir_int(ctx, t, VEC_SPLIT_LANES)));
+    rlx_tir_stmt_t* r = try_vectorize(ctx, f->var, base, VEC_SPLIT_LANES, f->body);
+    if (r) return rlx_tir_for(ctx, o, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, ext / VEC_SPLIT_LANES), RLX_FOR_SERIAL, r);
+  }
+  return s;
+}
+
+rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+  rlx_tir_mutator_t m = {vectorize_stmt, NULL, NULL};
+  rlx_tir_stmt_t* body = rlx_tir_stmt_mutate(ctx, f->body, &m);
+  rlx_tir_func_t* r = rlx_tir_func_copy(ctx, f);
+  r->body = body;
+  *out = r;
+  return NULL;
+}
