@@ -96,4 +96,8 @@ typedef struct {
 bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const sched_dom_t* dom,
                          rlx_expr_t** out_min, rlx_expr_t** out_max);
 
+/* Default schedule of one matmul-like block (default_matmul.c). *out_applied is false (and
+ * the schedule unchanged) when the block does not fit the pattern. */
+rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied);
+
 #endif

@@ -1,0 +1,508 @@
+/* The default schedule of matmul-like contractions (part of rlx_tir_default_schedule).
+ *
+ * Recognized: a block with one reduce iter var k, init `C[idx] = 0` and body
+ * `C[idx] = C[idx] + A[..] * B[..]` (float32), where idx are the spatial iter vars
+ * (batch..., i, j), A is indexed by iter vars including i and k (not j) and B by iter vars
+ * including k and j (not i) -- plain, batched and transposed matmuls. N and K must be
+ * constants, M and the batch extents may be symbolic.
+ *
+ * Produced (MR x NR register tile, VL vector lanes, NO = ceil(N/NR), MO = ceil(M/MR)):
+ *
+ *   Bp = alloc [batchB..., NO, K, NR]                      (root block, global)
+ *   for b.., jo (parallel), k, ji (vectorized):            block "<B>_pack"
+ *       Bp[b.., jo, k, ji] = B[.., k, jo*NR+ji]            (0 beyond N)
+ *   for bo in batch*MO (parallel):                         b.., io from bo
+ *     for jo in NO:
+ *       block "<C>_tile" alloc C_local[MR, NR] "local":
+ *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
+ *             C_local[ii, jv*VL+jl] = 0
+ *         for k:
+ *           for ii (unrolled), jv (unrolled), jl (vectorized):   block "<C>_update"
+ *             C_local[ii, jv*VL+jl] += A[.., min(io*MR+ii, M-1), k] * Bp[.., jo, k, jv*VL+jl]
+ *         for ii (unrolled), jv (unrolled), jl (vectorized):     block "<C>_store"
+ *             where row < M and col < N (only when there is a tail):
+ *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = C_local[ii, jv*VL+jl]
+ *
+ * The blocks are opaque (no iter vars; they use the loop vars directly). Rows beyond M read a
+ * clamped row of A and are never stored; columns beyond N multiply the zero padding of Bp.
+ * Elementwise consumers of C (bias add, relu...) that read it at the same index are folded
+ * into the "<C>_store" block and disappear with their intermediate buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_internal.h"
+
+#define MR 8
+#define NR 32
+#define VL 16
+
+typedef struct {
+  rlx_tir_block_realize_t* br;
+  rlx_tir_stmt_t* nest; /* the loop nest holding only the block */
+  rlx_tir_buffer_t* c;
+  rlx_buffer_load_t* a;
+  rlx_buffer_load_t* b;
+  int n_sp;             /* spatial iter vars = C indices */
+  rlx_iter_var_t* k;
+  rlx_iter_var_t* i;
+  rlx_iter_var_t* j;
+} mm_t;
+
+static bool is_zero(const rlx_expr_t* e) {
+  if (e->kind == RLX_EXPR_FLOAT_IMM) return RLX_AS(const rlx_float_imm_t, e)->value == 0.0;
+  if (e->kind == RLX_EXPR_INT_IMM) return RLX_AS(const rlx_int_imm_t, e)->value == 0;
+  return false;
+}
+
+static rlx_iter_var_t* iv_of(const rlx_tir_block_t* b, const rlx_expr_t* e) {
+  int k = sched_iter_index(b, e);
+  return k < 0 ? NULL : b->iter_vars[k];
+}
+
+static bool load_uses(const rlx_buffer_load_t* l, const rlx_iter_var_t* iv) {
+  for (int d = 0; d < l->n_indices; d++)
+    if (l->indices[d] == &iv->var->hdr) return true;
+  return false;
+}
+
+static bool same_indices(const rlx_tir_store_t* s, int n, rlx_expr_t* const* idx) {
+  if (s->n_indices != n) return false;
+  for (int d = 0; d < n; d++)
+    if (s->indices[d] != idx[d]) return false;
+  return true;
+}
+
+/* Checks the block and its loop nest; false (no error) when it is not a plain matmul. */
+static bool match_matmul(const sched_path_t* p, mm_t* m) {
+  rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, p->s[p->n - 1]);
+  const rlx_tir_block_t* b = br->block;
+  if (br->predicate || !b->init || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
+  if (b->init->kind != RLX_STMT_BUFFER_STORE || b->n_alloc_buffers) return false;
+  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+  rlx_tir_store_t* in = RLX_AS(rlx_tir_store_t, b->init);
+  if (!rlx_dtype_eq(st->buffer->dtype, rlx_dt_float32()) || in->buffer != st->buffer) return false;
+  if (!same_indices(in, st->n_indices, st->indices) || !is_zero(in->value)) return false;
+  /* iter vars: spatial ones are exactly the store indices, one reduce var */
+  int n_red = 0;
+  m->k = NULL;
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    rlx_iter_var_t* iv = b->iter_vars[i];
+    int64_t mn;
+    if (!rlx_expr_is_const_int(iv->dom.min, &mn) || mn != 0) return false;
+    if (iv->kind == RLX_ITER_REDUCE) {
+      n_red++;
+      m->k = iv;
+    }
+  }
+  if (n_red != 1 || st->n_indices != b->n_iter_vars - 1 || st->n_indices < 2) return false;
+  for (int d = 0; d < st->n_indices; d++) {
+    rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
+    if (!iv || iv->kind != RLX_ITER_SPATIAL) return false;
+    for (int e = 0; e < d; e++)
+      if (st->indices[e] == st->indices[d]) return false;
+  }
+  /* value: C[idx] + X * Y (either order) */
+  rlx_expr_t* v = st->value;
+  if (v->kind != RLX_EXPR_ADD) return false;
+  rlx_binary_t* add = RLX_AS(rlx_binary_t, v);
+  rlx_expr_t *acc = add->a, *prod = add->b;
+  if (prod->kind == RLX_EXPR_BUFFER_LOAD) {
+    rlx_expr_t* t = acc;
+    acc = prod;
+    prod = t;
+  }
+  if (acc->kind != RLX_EXPR_BUFFER_LOAD || prod->kind != RLX_EXPR_MUL) return false;
+  rlx_buffer_load_t* al = RLX_AS(rlx_buffer_load_t, acc);
+  if (al->buffer != st->buffer || al->n_indices != st->n_indices) return false;
+  for (int d = 0; d < st->n_indices; d++)
+    if (al->indices[d] != st->indices[d]) return false;
+  rlx_binary_t* mul = RLX_AS(rlx_binary_t, prod);
+  if (mul->a->kind != RLX_EXPR_BUFFER_LOAD || mul->b->kind != RLX_EXPR_BUFFER_LOAD) return false;
+  rlx_buffer_load_t* x = RLX_AS(rlx_buffer_load_t, mul->a);
+  rlx_buffer_load_t* y = RLX_AS(rlx_buffer_load_t, mul->b);
+  if (x->buffer == st->buffer || y->buffer == st->buffer) return false;
+  if (!rlx_dtype_eq(x->hdr.dtype, rlx_dt_float32()) || !rlx_dtype_eq(y->hdr.dtype, rlx_dt_float32())) return false;
+  m->n_sp = st->n_indices;
+  m->i = iv_of(b, st->indices[m->n_sp - 2]);
+  m->j = iv_of(b, st->indices[m->n_sp - 1]);
+  /* every index of the operands is an iter var */
+  for (int d = 0; d < x->n_indices; d++)
+    if (!iv_of(b, x->indices[d])) return false;
+  for (int d = 0; d < y->n_indices; d++)
+    if (!iv_of(b, y->indices[d])) return false;
+  if (load_uses(x, m->j) || !load_uses(x, m->i)) {
+    rlx_buffer_load_t* t = x;
+    x = y;
+    y = t;
+  }
+  if (!load_uses(x, m->i) || !load_uses(x, m->k) || load_uses(x, m->j)) return false;
+  if (!load_uses(y, m->j) || !load_uses(y, m->k) || load_uses(y, m->i)) return false;
+  m->a = x;
+  m->b = y;
+  m->c = st->buffer;
+  m->br = br;
+  /* the loop nest: a chain of loops, each bound to exactly one iter var (value = loop var) */
+  int top = sched_parent_block_index(p, p->n - 1);
+  rlx_tir_stmt_t* r = p->s[p->n - 1];
+  int nloops = 0;
+  for (int i = p->n - 2; i > top; i--) {
+    if (p->s[i]->kind != RLX_STMT_FOR || RLX_AS(rlx_tir_for_t, p->s[i])->body != r) break;
+    r = p->s[i];
+    nloops++;
+  }
+  if (nloops != b->n_iter_vars) return false;
+  for (int i = 0; i < br->n_values; i++) {
+    rlx_expr_t* val = br->iter_values[i];
+    bool found = false;
+    for (int q = p->n - 1 - nloops; q < p->n - 1; q++) {
+      rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, p->s[q]);
+      if (val == &f->var->hdr) {
+        int64_t mn;
+        found = rlx_expr_is_const_int(f->min, &mn) && mn == 0 && sched_expr_equal(f->extent, b->iter_vars[i]->dom.extent);
+      }
+    }
+    if (!found) return false;
+  }
+  m->nest = r;
+  return true;
+}
+
+static rlx_expr_t* ci(rlx_ctx_t* ctx, rlx_dtype_t t, int64_t v) { return rlx_ir_int(ctx, t, v); }
+
+static rlx_expr_t* as_t(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* e) {
+  return rlx_dtype_eq(e->dtype, t) ? e : rlx_ir_cast(ctx, t, e);
+}
+
+/* An opaque block (no iter vars) around body, with regions recomputed. */
+static rlx_tir_stmt_t* opaque(rlx_ctx_t* ctx, const char* name, rlx_tir_stmt_t* body, rlx_expr_t* pred, int n_alloc,
+                              rlx_tir_buffer_t** allocs) {
+  rlx_tir_block_t* b = RLX_NEW(ctx, rlx_tir_block_t);
+  b->name = name;
+  b->body = body;
+  b->n_alloc_buffers = n_alloc;
+  b->alloc_buffers = allocs;
+  b = sched_block_recompute_regions(ctx, b);
+  return rlx_tir_block_realize(ctx, 0, NULL, pred, b);
+}
+
+/* The epilogue: output buffer, its index expressions and the stored value. */
+typedef struct {
+  rlx_tir_buffer_t* out;
+  int n;
+  rlx_expr_t** idx;
+  rlx_expr_t* value;
+} epi_t;
+
+static rlx_expr_t* epi_load(rlx_ctx_t* ctx, rlx_buffer_load_t* l, void* user) { return ((epi_t*)user)->value; }
+
+/* Folds the single elementwise consumer of e->out (an intermediate buffer) into the epilogue.
+ * Returns the consumer's nest root to delete, or NULL when there is none that fits. */
+static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt_t* root_body) {
+  rlx_ctx_t* ctx = s->ctx;
+  if (sched_is_param_buffer(s->func, e->out)) return NULL;
+  if (sched_count_readers(root_body, e->out) != 1 || sched_count_writers(root_body, e->out) != 1) return NULL;
+  /* find the reader among the root's nests */
+  rlx_tir_stmt_t* body = root_body;
+  rlx_tir_seq_t* seq = body->kind == RLX_STMT_SEQ ? RLX_AS(rlx_tir_seq_t, body) : NULL;
+  int n = seq ? seq->n : 1;
+  for (int si = 0; si < n; si++) {
+    rlx_tir_stmt_t* nest = seq ? seq->stmts[si] : body;
+    rlx_tir_stmt_t* t = nest;
+    int depth = 0;
+    while (t->kind == RLX_STMT_FOR) {
+      t = RLX_AS(rlx_tir_for_t, t)->body;
+      depth++;
+    }
+    if (t->kind != RLX_STMT_BLOCK_REALIZE) continue;
+    rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, t);
+    const rlx_tir_block_t* b = br->block;
+    if (!sched_stmt_loads(b->body, e->out)) continue;
+    /* elementwise: a single store, spatial iter vars bound 1:1 to the nest's loops */
+    if (b->init || br->predicate || b->n_alloc_buffers || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return NULL;
+    if (depth != b->n_iter_vars) return NULL;
+    rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+    if (sched_count_writers(root_body, st->buffer) != 1 || st->buffer == e->out) return NULL;
+    for (int i = 0; i < b->n_iter_vars; i++)
+      if (b->iter_vars[i]->kind != RLX_ITER_SPATIAL) return NULL;
+    {
+      rlx_tir_stmt_t* f = nest;
+      for (int i = 0; i < b->n_iter_vars; i++) {
+        rlx_tir_for_t* fl = RLX_AS(rlx_tir_for_t, f);
+        bool bound = false;
+        for (int v = 0; v < br->n_values; v++)
+          bound = bound || (br->iter_values[v] == &fl->var->hdr &&
+                            sched_expr_equal(fl->extent, b->iter_vars[v]->dom.extent));
+        int64_t mn;
+        if (!bound || !rlx_expr_is_const_int(fl->min, &mn) || mn != 0) return NULL;
+        f = fl->body;
+      }
+    }
+    /* other buffers read must be parameters */
+    for (int r = 0; r < b->n_reads; r++)
+      if (b->reads[r].buffer != e->out && !sched_is_param_buffer(s->func, b->reads[r].buffer)) return NULL;
+    /* every load of e->out at one index = all iter vars once, with matching domains */
+    typedef struct {
+      const rlx_buffer_load_t* first;
+      bool differ;
+    } li_t;
+    li_t li = {NULL, false};
+    RLX_VEC(const rlx_expr_t*) stack = {0};
+    rlx_vec_push(&stack, st->value);
+    while (stack.len) {
+      const rlx_expr_t* x = stack.data[--stack.len];
+      if (x->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(const rlx_buffer_load_t, x)->buffer == e->out) {
+        const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, x);
+        if (!li.first) li.first = l;
+        else
+          for (int d = 0; d < l->n_indices; d++) li.differ = li.differ || l->indices[d] != li.first->indices[d];
+      }
+      rlx_expr_t* kids[16];
+      int nk = rlx_expr_children(x, kids, 16);
+      for (int k = 0; k < nk && k < 16; k++) rlx_vec_push(&stack, kids[k]);
+    }
+    rlx_vec_free(&stack);
+    for (int d = 0; d < st->n_indices; d++)
+      if (sched_expr_loads(st->indices[d], e->out)) return NULL;
+    if (!li.first || li.differ || li.first->n_indices != b->n_iter_vars || li.first->n_indices != e->n) return NULL;
+    rlx_ptrmap_t vm = {0};
+    bool ok = true;
+    for (int d = 0; d < e->n && ok; d++) {
+      int k = sched_iter_index(b, li.first->indices[d]);
+      for (int q = 0; q < d && k >= 0; q++)
+        if (li.first->indices[q] == li.first->indices[d]) k = -1;
+      if (k < 0 || !sched_expr_equal(b->iter_vars[k]->dom.extent, e->out->shape[d])) {
+        ok = false;
+        break;
+      }
+      rlx_ptrmap_put(&vm, b->iter_vars[k]->var, as_t(ctx, b->iter_vars[k]->var->hdr.dtype, e->idx[d]));
+    }
+    if (!ok) {
+      rlx_ptrmap_free(&vm);
+      return NULL;
+    }
+    rlx_expr_t* nv = rlx_expr_substitute(ctx, st->value, &vm);
+    nv = sched_replace_loads(ctx, nv, e->out, epi_load, e);
+    rlx_expr_t** nidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, st->n_indices);
+    for (int d = 0; d < st->n_indices; d++) nidx[d] = rlx_expr_substitute(ctx, st->indices[d], &vm);
+    rlx_ptrmap_free(&vm);
+    e->out = st->buffer;
+    e->n = st->n_indices;
+    e->idx = nidx;
+    e->value = nv;
+    return nest;
+  }
+  return NULL;
+}
+
+/* Nest of loops (outermost first) around body. */
+static rlx_tir_stmt_t* wrap(rlx_ctx_t* ctx, int n, rlx_var_t** v, rlx_expr_t** ext, rlx_for_kind_t* kind,
+                            rlx_tir_stmt_t* body) {
+  for (int i = n - 1; i >= 0; i--) body = rlx_tir_for(ctx, v[i], ci(ctx, v[i]->hdr.dtype, 0), ext[i], kind[i], body);
+  return body;
+}
+
+rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied) {
+  rlx_ctx_t* ctx = s->ctx;
+  *out_applied = false;
+  sched_path_t* p = malloc(sizeof(*p));
+  if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
+  mm_t m;
+  memset(&m, 0, sizeof(m));
+  if (!sched_path_to_block(s->func->body, block, p) || !match_matmul(p, &m)) {
+    free(p);
+    return NULL;
+  }
+  int top = sched_parent_block_index(p, p->n - 1);
+  rlx_tir_block_realize_t* root_br = top >= 0 ? RLX_AS(rlx_tir_block_realize_t, p->s[top]) : NULL;
+  free(p);
+  if (!root_br) return NULL;
+  const rlx_tir_block_t* b = m.br->block;
+  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+  int64_t N, K, M = -1;
+  if (!rlx_expr_is_const_int(m.j->dom.extent, &N) || !rlx_expr_is_const_int(m.k->dom.extent, &K)) return NULL;
+  bool m_const = rlx_expr_is_const_int(m.i->dom.extent, &M);
+  if (N < 64 || K < 64 || (m_const && M < 64)) return NULL;
+  rlx_dtype_t t = m.i->var->hdr.dtype;
+  int nb = m.n_sp - 2; /* batch dims of C */
+  int64_t NO = (N + NR - 1) / NR;
+  rlx_expr_t* Mx = as_t(ctx, t, m.i->dom.extent);
+  rlx_expr_t* MO = m_const ? ci(ctx, t, (M + MR - 1) / MR)
+                           : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, MR - 1)), ci(ctx, t, MR)));
+  bool m_tail = !m_const || M % MR != 0;
+  bool n_tail = N % NR != 0;
+  rlx_iter_var_t** batch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
+  for (int d = 0; d < nb; d++) batch[d] = iv_of(b, st->indices[d]);
+
+  /* ---- packing of B */
+  int nbb = 0;
+  rlx_iter_var_t** bbatch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
+  for (int d = 0; d < nb; d++)
+    if (load_uses(m.b, batch[d])) bbatch[nbb++] = batch[d];
+  rlx_expr_t** bp_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nbb + 3);
+  for (int d = 0; d < nbb; d++) bp_shape[d] = bbatch[d]->dom.extent;
+  bp_shape[nbb] = ci(ctx, t, NO);
+  bp_shape[nbb + 1] = ci(ctx, t, K);
+  bp_shape[nbb + 2] = ci(ctx, t, NR);
+  rlx_tir_buffer_t* bp = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_packed", m.b->buffer->name),
+                                               rlx_dt_float32(), nbb + 3, bp_shape, "global");
+  int npl = nbb + 3;
+  rlx_var_t** pl = RLX_NEW_ARRAY(ctx, rlx_var_t*, npl);
+  rlx_expr_t** pext = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+  rlx_for_kind_t* pkind = RLX_NEW_ARRAY(ctx, rlx_for_kind_t, npl);
+  for (int d = 0; d < nbb; d++) {
+    pl[d] = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "p_%s", bbatch[d]->var->name), t);
+    pext[d] = as_t(ctx, t, bbatch[d]->dom.extent);
+    pkind[d] = RLX_FOR_SERIAL;
+  }
+  pl[nbb] = rlx_ir_var(ctx, "p_jo", t);
+  pl[nbb + 1] = rlx_ir_var(ctx, "p_k", t);
+  pl[nbb + 2] = rlx_ir_var(ctx, "p_ji", t);
+  pext[nbb] = ci(ctx, t, NO);
+  pext[nbb + 1] = ci(ctx, t, K);
+  pext[nbb + 2] = ci(ctx, t, NR);
+  pkind[nbb] = pkind[nbb + 1] = RLX_FOR_SERIAL;
+  pkind[nbb + 2] = n_tail ? RLX_FOR_SERIAL : RLX_FOR_VECTORIZED;
+  pkind[0] = RLX_FOR_PARALLEL;
+  rlx_expr_t* pcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &pl[nbb]->hdr, ci(ctx, t, NR)), &pl[nbb + 2]->hdr);
+  rlx_ptrmap_t vm = {0};
+  for (int d = 0; d < nbb; d++) rlx_ptrmap_put(&vm, bbatch[d]->var, as_t(ctx, bbatch[d]->var->hdr.dtype, &pl[d]->hdr));
+  rlx_ptrmap_put(&vm, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &pl[nbb + 1]->hdr));
+  rlx_ptrmap_put(&vm, m.j->var, as_t(ctx, m.j->var->hdr.dtype, pcol));
+  rlx_expr_t* bval = rlx_expr_substitute(ctx, &m.b->hdr, &vm);
+  rlx_ptrmap_free(&vm);
+  if (n_tail) {
+    rlx_expr_t* args[3] = {rlx_ir_cmp(ctx, RLX_EXPR_LT, pcol, ci(ctx, t, N)), bval, rlx_ir_float(ctx, rlx_dt_float32(), 0)};
+    bval = rlx_ir_call(ctx, rlx_dt_float32(), "if_then_else", 3, args);
+  }
+  rlx_expr_t** pidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+  for (int d = 0; d < npl; d++) pidx[d] = &pl[d]->hdr;
+  rlx_tir_stmt_t* pack = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_pack", m.b->buffer->name)),
+                                rlx_tir_store(ctx, bp, bval, npl, pidx), NULL, 0, NULL);
+  pack = wrap(ctx, npl, pl, pext, pkind, pack);
+
+  /* ---- outer loops: bo (batch x MO, parallel), jo */
+  rlx_var_t* bo = rlx_ir_var(ctx, nb ? "b_io_fused" : "io", t);
+  rlx_expr_t* bo_ext = MO;
+  for (int d = 0; d < nb; d++) bo_ext = rlx_ir_mul(ctx, as_t(ctx, t, batch[d]->dom.extent), bo_ext);
+  bo_ext = rlx_ir_simplify(ctx, bo_ext);
+  rlx_expr_t* io = nb ? rlx_ir_floormod(ctx, &bo->hdr, MO) : &bo->hdr;
+  rlx_expr_t** bexpr = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nb);
+  {
+    rlx_expr_t* stride = MO;
+    for (int d = nb - 1; d >= 0; d--) {
+      rlx_expr_t* v = rlx_ir_floordiv(ctx, &bo->hdr, stride);
+      if (d > 0) v = rlx_ir_floormod(ctx, v, as_t(ctx, t, batch[d]->dom.extent));
+      bexpr[d] = v;
+      stride = rlx_ir_mul(ctx, stride, as_t(ctx, t, batch[d]->dom.extent));
+    }
+  }
+  rlx_var_t* jo = rlx_ir_var(ctx, "jo", t);
+  rlx_var_t* kk = rlx_ir_var(ctx, "k", t);
+  /* tile loops (three copies: init, update, store) */
+  rlx_tir_buffer_t* cl;
+  {
+    rlx_expr_t* shp[2] = {ci(ctx, t, MR), ci(ctx, t, NR)};
+    cl = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_local", m.c->name), rlx_dt_float32(), 2, shp, "local");
+  }
+  rlx_tir_stmt_t* stage[3];
+  const char* stage_name[3] = {"init", "update", "store"};
+  rlx_tir_stmt_t* absorbed[8];
+  int n_absorbed = 0;
+  for (int sg = 0; sg < 3; sg++) {
+    rlx_var_t* tv[3] = {rlx_ir_var(ctx, "ii", t), rlx_ir_var(ctx, "jv", t), rlx_ir_var(ctx, "jl", t)};
+    rlx_expr_t* text[3] = {ci(ctx, t, MR), ci(ctx, t, NR / VL), ci(ctx, t, VL)};
+    rlx_for_kind_t tk[3] = {RLX_FOR_UNROLLED, RLX_FOR_UNROLLED, RLX_FOR_VECTORIZED};
+    rlx_expr_t* lcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &tv[1]->hdr, ci(ctx, t, VL)), &tv[2]->hdr);
+    rlx_expr_t* lidx[2] = {&tv[0]->hdr, lcol};
+    rlx_expr_t* row = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, MR)), &tv[0]->hdr);
+    rlx_expr_t* col = rlx_ir_add(ctx, rlx_ir_mul(ctx, &jo->hdr, ci(ctx, t, NR)), lcol);
+    rlx_tir_stmt_t* body = NULL;
+    rlx_expr_t* pred = NULL;
+    if (sg == 0) {
+      body = rlx_tir_store(ctx, cl, rlx_ir_float(ctx, rlx_dt_float32(), 0), 2, lidx);
+    } else if (sg == 1) {
+      rlx_expr_t* arow = m_tail ? rlx_ir_min(ctx, row, rlx_ir_sub(ctx, Mx, ci(ctx, t, 1))) : row;
+      rlx_ptrmap_t am = {0};
+      for (int d = 0; d < nb; d++) rlx_ptrmap_put(&am, batch[d]->var, as_t(ctx, batch[d]->var->hdr.dtype, bexpr[d]));
+      rlx_ptrmap_put(&am, m.i->var, as_t(ctx, m.i->var->hdr.dtype, arow));
+      rlx_ptrmap_put(&am, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &kk->hdr));
+      rlx_expr_t* aval = rlx_expr_substitute(ctx, &m.a->hdr, &am);
+      rlx_ptrmap_free(&am);
+      rlx_expr_t** bidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+      for (int d = 0; d < nbb; d++) {
+        int q = 0;
+        while (batch[q] != bbatch[d]) q++;
+        bidx[d] = bexpr[q];
+      }
+      bidx[nbb] = &jo->hdr;
+      bidx[nbb + 1] = &kk->hdr;
+      bidx[nbb + 2] = lcol;
+      rlx_expr_t* bv = rlx_ir_load(ctx, bp, npl, bidx);
+      rlx_expr_t* prod = rlx_ir_mul(ctx, aval, bv);
+      body = rlx_tir_store(ctx, cl, rlx_ir_add(ctx, rlx_ir_load(ctx, cl, 2, lidx), prod), 2, lidx);
+    } else {
+      epi_t e;
+      e.out = m.c;
+      e.n = m.n_sp;
+      e.idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, m.n_sp);
+      for (int d = 0; d < nb; d++) e.idx[d] = bexpr[d];
+      e.idx[nb] = row;
+      e.idx[nb + 1] = col;
+      e.value = rlx_ir_load(ctx, cl, 2, lidx);
+      rlx_tir_stmt_t* root_body = root_br->block->body;
+      while (n_absorbed < 8) {
+        rlx_tir_stmt_t* nest = absorb_consumer(s, &e, root_body);
+        if (!nest) break;
+        absorbed[n_absorbed++] = nest;
+      }
+      body = rlx_tir_store(ctx, e.out, e.value, e.n, e.idx);
+      if (m_tail) pred = rlx_ir_cmp(ctx, RLX_EXPR_LT, row, Mx);
+      if (n_tail) {
+        rlx_expr_t* c2 = rlx_ir_cmp(ctx, RLX_EXPR_LT, col, ci(ctx, t, N));
+        pred = pred ? rlx_ir_and(ctx, pred, c2) : c2;
+      }
+    }
+    const char* nm = sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_%s", b->name, stage_name[sg]));
+    stage[sg] = wrap(ctx, 3, tv, text, tk, opaque(ctx, nm, body, pred, 0, NULL));
+  }
+  stage[1] = rlx_tir_for(ctx, kk, ci(ctx, t, 0), ci(ctx, t, K), RLX_FOR_SERIAL, stage[1]);
+  rlx_tir_buffer_t** allocs = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, 1);
+  allocs[0] = cl;
+  rlx_tir_stmt_t* tile = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_tile", b->name)),
+                                rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
+  rlx_tir_stmt_t* compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, tile);
+  compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, RLX_FOR_PARALLEL, compute);
+
+  /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp */
+  rlx_tir_stmt_t* both[2] = {pack, compute};
+  rlx_tir_stmt_t* body = sched_replace(ctx, s->func->body, m.nest, rlx_tir_seq(ctx, 2, both));
+  rlx_tir_buffer_t* dropped[9];
+  int n_dropped = 0;
+  if (n_absorbed) dropped[n_dropped++] = m.c;
+  for (int i = 0; i < n_absorbed; i++) {
+    rlx_tir_block_realize_t* cbr;
+    rlx_tir_stmt_t* t2 = absorbed[i];
+    while (t2->kind == RLX_STMT_FOR) t2 = RLX_AS(rlx_tir_for_t, t2)->body;
+    cbr = RLX_AS(rlx_tir_block_realize_t, t2);
+    if (i + 1 < n_absorbed) dropped[n_dropped++] = RLX_AS(rlx_tir_store_t, cbr->block->body)->buffer;
+    body = sched_replace(ctx, body, absorbed[i], NULL);
+  }
+  for (int i = 0; i < n_dropped; i++) body = sched_remove_alloc(ctx, body, dropped[i]);
+  sched_path_t* q = malloc(sizeof(*q));
+  if (!q) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
+  if (!sched_path_to_block(body, root_br->block->name, q)) {
+    free(q);
+    return rlx_status_create(RLX_INTERNAL, "default schedule: lost block '%s'", root_br->block->name);
+  }
+  rlx_tir_block_realize_t* rbr = RLX_AS(rlx_tir_block_realize_t, q->s[q->n - 1]);
+  rlx_tir_block_t* rb = rlx_tir_block_copy(ctx, rbr->block);
+  rb->alloc_buffers = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, rb->n_alloc_buffers + 1);
+  for (int i = 0; i < rbr->block->n_alloc_buffers; i++) rb->alloc_buffers[i] = rbr->block->alloc_buffers[i];
+  rb->alloc_buffers[rb->n_alloc_buffers++] = bp;
+  body = sched_replace(ctx, body, &rbr->hdr, rlx_tir_block_realize(ctx, rbr->n_values, rbr->iter_values, rbr->predicate, rb));
+  free(q);
+  sched_set_body(s, body);
+  *out_applied = true;
+  return NULL;
+}
