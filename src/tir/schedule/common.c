@@ -483,9 +483,49 @@ static void count_writer(const rlx_tir_block_t* b, void* user) {
       return;
     }
 }
+/* Loads of buf in s outside nested blocks. */
+static bool own_loads(const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf) {
+  if (!s) return false;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: {
+      const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
+      if (sched_expr_loads(st->value, buf)) return true;
+      for (int i = 0; i < st->n_indices; i++)
+        if (sched_expr_loads(st->indices[i], buf)) return true;
+      return false;
+    }
+    case RLX_STMT_FOR: {
+      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+      return sched_expr_loads(f->min, buf) || sched_expr_loads(f->extent, buf) || own_loads(f->body, buf);
+    }
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      for (int i = 0; i < q->n; i++)
+        if (own_loads(q->stmts[i], buf)) return true;
+      return false;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      return sched_expr_loads(c->cond, buf) || own_loads(c->then_case, buf) || own_loads(c->else_case, buf);
+    }
+    case RLX_STMT_LET:
+      return sched_expr_loads(RLX_AS(const rlx_tir_let_t, s)->value, buf) || own_loads(RLX_AS(const rlx_tir_let_t, s)->body, buf);
+    case RLX_STMT_EVALUATE: return sched_expr_loads(RLX_AS(const rlx_tir_evaluate_t, s)->value, buf);
+    case RLX_STMT_ALLOCATE: return own_loads(RLX_AS(const rlx_tir_allocate_t, s)->body, buf);
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, s);
+      for (int i = 0; i < br->n_values; i++)
+        if (sched_expr_loads(br->iter_values[i], buf)) return true;
+      return br->predicate && sched_expr_loads(br->predicate, buf);
+    }
+    case RLX_STMT_KIND_COUNT: break;
+  }
+  return false;
+}
+
 static void count_reader(const rlx_tir_block_t* b, void* user) {
   count_ctx_t* cc = user;
-  if (sched_stmt_loads(b->body, cc->buf) || (b->init && sched_stmt_loads(b->init, cc->buf))) cc->count++;
+  if (own_loads(b->body, cc->buf) || own_loads(b->init, cc->buf)) cc->count++;
 }
 
 int sched_count_writers(rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf) {

@@ -230,13 +230,6 @@ rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* bl
       goto done;
     }
   }
-  if (sched_count_readers(s->func->body, x) != 1 || sched_count_writers(s->func->body, x) != 1) {
-    st = rlx_status_create(RLX_INVALID_ARGUMENT,
-                           "reverse_compute_inline: buffer '%s' must have exactly one producer and block '%s' as its "
-                           "only consumer",
-                           x->name, block);
-    goto done;
-  }
   /* find the producer */
   rlx_tir_block_realize_t* pbr = NULL;
   {
@@ -292,6 +285,13 @@ rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* bl
     st = rlx_status_create(RLX_INVALID_ARGUMENT,
                            "reverse_compute_inline: producer '%s' of block '%s' is not a single store to '%s'", pb->name,
                            block, x->name);
+    goto done;
+  }
+  if (sched_count_readers(s->func->body, x) != 1 || sched_count_writers(s->func->body, x) != 1) {
+    st = rlx_status_create(RLX_INVALID_ARGUMENT,
+                           "reverse_compute_inline: buffer '%s' must have exactly one producer and block '%s' as its "
+                           "only consumer",
+                           x->name, block);
     goto done;
   }
   /* C's iter var perm[d] := producer store index d */
