@@ -161,19 +161,22 @@ void cg_emit_vtypes(rlx_strbuf_t* out, const cg_vtype_t* v, int n) {
     int bytes = rlx_dtype_bytes(e) * L;
     rlx_strbuf_printf(out, "typedef %s rlx_%s __attribute__((vector_size(%d), aligned(%d)));\n", et, vt, bytes,
                       rlx_dtype_bytes(e));
-    rlx_strbuf_printf(out,
-                      "static inline rlx_%s rlx_bcast_%s(%s s) { rlx_%s r; for (int l = 0; l < %d; ++l) r[l] = s; "
-                      "return r; }\n",
-                      vt, vt, et, vt, L);
-    rlx_strbuf_printf(out,
-                      "static inline rlx_%s rlx_ramp_%s(%s b, %s s) { rlx_%s r; for (int l = 0; l < %d; ++l) r[l] = "
-                      "(%s)(b + (%s)l * s); return r; }\n",
-                      vt, vt, et, et, vt, L, et, et);
+    /* same-width signed integer vector: comparison masks and bit selects */
+    static const char* const itypes[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+    int ib = e.bits == 8 ? 0 : e.bits == 16 ? 1 : e.bits == 32 ? 2 : 3;
+    rlx_strbuf_printf(out, "typedef %s rlx_m_%s __attribute__((vector_size(%d)));\n", itypes[ib], vt, bytes);
+    /* broadcast and ramp as initializer lists: GCC turns them into one broadcast */
+    rlx_strbuf_printf(out, "static inline rlx_%s rlx_bcast_%s(%s s) { return (rlx_%s){", vt, vt, et, vt);
+    for (int l = 0; l < L; l++) rlx_strbuf_append(out, l ? ", s" : "s");
+    rlx_strbuf_append(out, "}; }\n");
+    rlx_strbuf_printf(out, "static inline rlx_%s rlx_ramp_%s(%s b, %s s) { return (rlx_%s){", vt, vt, et, et, vt);
+    for (int l = 0; l < L; l++) rlx_strbuf_printf(out, "%s(%s)(b + (%s)%d * s)", l ? ", " : "", et, et, l);
+    rlx_strbuf_append(out, "}; }\n");
     for (int k = 0; k < 2; k++)
       rlx_strbuf_printf(out,
-                        "static inline rlx_%s rlx_v%s_%s(rlx_%s a, rlx_%s b) { rlx_%s r; for (int l = 0; l < %d; ++l) "
-                        "r[l] = a[l] %s b[l] ? a[l] : b[l]; return r; }\n",
-                        vt, k ? "max" : "min", vt, vt, vt, vt, L, k ? ">" : "<");
+                        "static inline rlx_%s rlx_v%s_%s(rlx_%s a, rlx_%s b) { rlx_m_%s m = (rlx_m_%s)(a %s b); "
+                        "return (rlx_%s)(((rlx_m_%s)a & m) | ((rlx_m_%s)b & ~m)); }\n",
+                        vt, k ? "max" : "min", vt, vt, vt, vt, vt, k ? ">" : "<", vt, vt, vt);
   }
 }
 
