@@ -1,0 +1,480 @@
+/* BlockBuilder: builds Relax functions binding by binding (TVM's relax.BlockBuilder), and
+ * emit_te, which turns a TE computation into a PrimFunc of the module plus an R.call_tir. */
+#include <string.h>
+
+#include "relax.h"
+
+/* Arena-backed growable array of pointers (the builder is arena-owned and never freed). */
+typedef struct {
+  void** data;
+  int len, cap;
+} ptr_list_t;
+
+static void list_push(rlx_ctx_t* ctx, ptr_list_t* l, void* p) {
+  if (l->len == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    void** nd = RLX_NEW_ARRAY(ctx, void*, cap);
+    if (l->len) memcpy(nd, l->data, sizeof(void*) * (size_t)l->len);
+    l->data = nd;
+    l->cap = cap;
+  }
+  l->data[l->len++] = p;
+}
+
+static bool list_has(const ptr_list_t* l, const void* p) {
+  for (int i = 0; i < l->len; i++)
+    if (l->data[i] == p) return true;
+  return false;
+}
+
+struct rlx_bb {
+  rlx_ctx_t* ctx;
+  rlx_module_t* m;
+  /* the open function */
+  bool in_func;
+  const char* fname;
+  bool params_at_begin;
+  int n_params;
+  rlx_relax_var_t** params;
+  bool is_pure, is_private;
+  rlx_attrs_t attrs;
+  ptr_list_t blocks;   /* finished rlx_relax_block_t* */
+  bool in_dataflow;
+  ptr_list_t cur;      /* bindings of the current block */
+  rlx_relax_expr_t* output;
+  ptr_list_t sym_defined; /* symbolic vars known to be defined (params at begin, match_cast) */
+};
+
+rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_bb_t* bb = RLX_NEW(ctx, rlx_bb_t);
+  bb->ctx = ctx;
+  bb->m = m ? m : rlx_module_create(ctx);
+  return bb;
+}
+
+rlx_module_t* rlx_bb_get(rlx_bb_t* bb) { return bb->m; }
+
+rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr) {
+  return rlx_relax_normalize(bb->ctx, bb->m, expr);
+}
+
+static rlx_status_t* need_func(rlx_bb_t* bb, const char* what) {
+  if (!bb->in_func) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.%s: no function is open", what);
+  return NULL;
+}
+
+static void define_sym_cb(rlx_var_t* v, bool whole_dim, void* user) {
+  rlx_bb_t* bb = user;
+  if (whole_dim && !list_has(&bb->sym_defined, v)) list_push(bb->ctx, &bb->sym_defined, v);
+}
+
+/* ------------------------------------------------------------------ functions */
+rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params) {
+  if (bb->in_func)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.function('%s'): function '%s' is still open",
+                             name ? name : "", bb->fname);
+  if (!name || !*name) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.function: empty name");
+  if (params)
+    for (int i = 0; i < n_params; i++)
+      if (!params[i] || !params[i]->hdr.sinfo || params[i]->hdr.kind != RLX_RELAX_VAR)
+        return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                 "BlockBuilder.function('%s'): parameter %d must be a Var with struct info", name, i);
+  rlx_ctx_t* ctx = bb->ctx;
+  bb->in_func = true;
+  bb->fname = rlx_ctx_strdup(ctx, name);
+  bb->params_at_begin = params != NULL;
+  bb->n_params = params ? n_params : 0;
+  bb->params = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, bb->n_params);
+  for (int i = 0; i < bb->n_params; i++) bb->params[i] = params[i];
+  bb->is_pure = true;
+  bb->is_private = false;
+  bb->attrs.n = 0;
+  bb->attrs.items = NULL;
+  memset(&bb->blocks, 0, sizeof(bb->blocks));
+  memset(&bb->cur, 0, sizeof(bb->cur));
+  memset(&bb->sym_defined, 0, sizeof(bb->sym_defined));
+  bb->in_dataflow = false;
+  bb->output = NULL;
+  for (int i = 0; i < bb->n_params; i++) rlx_sinfo_visit_vars(bb->params[i]->hdr.sinfo, define_sym_cb, bb);
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "function(pure=...)"));
+  bb->is_pure = is_pure;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "function(private=...)"));
+  bb->is_private = is_private;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "function(attrs=...)"));
+  bb->attrs = rlx_attrs_set(bb->ctx, bb->attrs, key, value);
+  return NULL;
+}
+
+/* Closes the current block into bb->blocks (empty blocks are dropped, as TVM's normalizer). */
+static void flush_block(rlx_bb_t* bb) {
+  if (bb->cur.len)
+    list_push(bb->ctx, &bb->blocks,
+              rlx_relax_block(bb->ctx, bb->in_dataflow, bb->cur.len, (rlx_relax_binding_t* const*)bb->cur.data));
+  memset(&bb->cur, 0, sizeof(bb->cur));
+}
+
+rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "dataflow"));
+  if (bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.dataflow: already inside a dataflow block of '%s'",
+                             bb->fname);
+  if (bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.dataflow: '%s' already emitted its output", bb->fname);
+  flush_block(bb);
+  bb->in_dataflow = true;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "dataflow"));
+  if (!bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.dataflow: no dataflow block is open in '%s'", bb->fname);
+  flush_block(bb);
+  bb->in_dataflow = false;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ emit */
+static bool is_leaf(const rlx_relax_expr_t* e) {
+  switch (e->kind) {
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+      return true;
+    case RLX_RELAX_TUPLE:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_KIND_COUNT:
+      break;
+  }
+  return false;
+}
+
+static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out);
+
+/* TVM's ANF rule: a call's arguments are leaves or tuples of leaves; anything else is bound
+ * to a fresh var first. Returns e or a rebuilt node. */
+static rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  if (is_leaf(e)) return *out = e, NULL;
+  if (e->kind == RLX_RELAX_TUPLE) {
+    rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(bb->ctx, rlx_relax_expr_t*, t->n_fields);
+    bool changed = false;
+    for (int i = 0; i < t->n_fields; i++) {
+      RLX_RETURN_IF_ERROR(to_leaf(bb, t->fields[i], &f[i]));
+      changed |= f[i] != t->fields[i];
+    }
+    *out = changed ? rlx_relax_tuple(bb->ctx, t->n_fields, f) : e;
+    return NULL;
+  }
+  if (e->kind == RLX_RELAX_FUNCTION) return *out = e, NULL;
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(bind(bb, e, NULL, false, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
+static rlx_status_t* flatten_call(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  *out = e;
+  if (e->kind != RLX_RELAX_CALL) return NULL;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(bb->ctx, rlx_relax_expr_t*, c->n_args);
+  bool changed = false;
+  for (int i = 0; i < c->n_args; i++) {
+    RLX_RETURN_IF_ERROR(to_leaf(bb, c->args[i], &args[i]));
+    changed |= args[i] != c->args[i];
+  }
+  if (changed) {
+    rlx_relax_expr_t* n =
+        rlx_relax_call(bb->ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+    n->sinfo = e->sinfo;
+    *out = n;
+  }
+  return NULL;
+}
+
+static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
+  rlx_ctx_t* ctx = bb->ctx;
+  if (!expr) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL expression");
+  RLX_RETURN_IF_ERROR(flatten_call(bb, expr, &expr));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, expr), "BlockBuilder.emit in '%s'", bb->fname));
+  if (bb->in_dataflow && expr->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)expr))
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit in '%s': impure call %s cannot be emitted inside a dataflow block",
+                             bb->fname, rlx_relax_expr_brief(ctx, expr));
+  if (bb->in_dataflow && expr->kind == RLX_RELAX_IF)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit in '%s': an If cannot be emitted inside a dataflow block",
+                             bb->fname);
+  rlx_relax_var_t* v = bb->in_dataflow && !output ? rlx_relax_dataflow_var(ctx, name ? name : "lv", expr->sinfo)
+                                                  : rlx_relax_var(ctx, name ? name : (output ? "gv" : "lv"), expr->sinfo);
+  list_push(ctx, &bb->cur, rlx_relax_var_binding(ctx, v, expr));
+  *out = v;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit"));
+  if (bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: '%s' already emitted its output", bb->fname);
+  return bind(bb, expr, name_hint, false, out_var);
+}
+
+rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+                                 rlx_relax_var_t** out_var) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit_output"));
+  if (!bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_output in '%s': must be called inside a dataflow block", bb->fname);
+  return bind(bb, expr, name_hint, true, out_var);
+}
+
+rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+                                rlx_relax_var_t** out_var) {
+  rlx_ctx_t* ctx = bb->ctx;
+  RLX_RETURN_IF_ERROR(need_func(bb, "match_cast"));
+  if (!value || !sinfo) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast: NULL value or struct info");
+  if (bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast: '%s' already emitted its output", bb->fname);
+  if (!is_leaf(value)) {
+    rlx_relax_var_t* tmp = NULL;
+    RLX_RETURN_IF_ERROR(bind(bb, value, NULL, false, &tmp));
+    value = &tmp->hdr;
+  }
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, value), "BlockBuilder.match_cast in '%s'", bb->fname));
+  /* A cast between kinds can never succeed (a Tensor is never a Shape). */
+  if (value->sinfo->kind != RLX_SINFO_OBJECT && sinfo->kind != RLX_SINFO_OBJECT && value->sinfo->kind != sinfo->kind)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast in '%s': cannot cast %s to %s", bb->fname,
+                             rlx_sinfo_str(ctx, value->sinfo), rlx_sinfo_str(ctx, sinfo));
+  rlx_relax_var_t* v = bb->in_dataflow ? rlx_relax_dataflow_var(ctx, name_hint ? name_hint : "lv", sinfo)
+                                       : rlx_relax_var(ctx, name_hint ? name_hint : "lv", sinfo);
+  list_push(ctx, &bb->cur, rlx_relax_match_cast(ctx, v, value, sinfo));
+  rlx_sinfo_visit_vars(sinfo, define_sym_cb, bb);
+  *out_var = v;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+                                      rlx_relax_var_t* const* params) {
+  rlx_ctx_t* ctx = bb->ctx;
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit_func_output"));
+  if (bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_func_output: called twice for function '%s' (once per function)",
+                             bb->fname);
+  if (bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_func_output in '%s': must be called outside a dataflow block", bb->fname);
+  if (!output) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_func_output in '%s': NULL output", bb->fname);
+  if (bb->params_at_begin && params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_func_output in '%s': params were already given to function()", bb->fname);
+  if (!bb->params_at_begin && !params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_func_output in '%s': params must be given (function() had none)", bb->fname);
+  if (params)
+    for (int i = 0; i < n_params; i++)
+      if (!params[i] || !params[i]->hdr.sinfo || params[i]->hdr.kind != RLX_RELAX_VAR)
+        return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                 "BlockBuilder.emit_func_output in '%s': parameter %d must be a Var with struct info",
+                                 bb->fname, i);
+  if (output->kind == RLX_RELAX_DATAFLOW_VAR)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_func_output in '%s': output is DataflowVar %s, which is not visible "
+                             "outside its dataflow block (use emit_output)",
+                             bb->fname, ((rlx_relax_var_t*)output)->name);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, output), "BlockBuilder.emit_func_output in '%s'",
+                                          bb->fname));
+  if (params) {
+    bb->n_params = n_params;
+    bb->params = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, n_params);
+    for (int i = 0; i < n_params; i++) bb->params[i] = params[i];
+  }
+  bb->output = output;
+  return NULL;
+}
+
+static rlx_status_t* add_relax(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv) {
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(bb->ctx, bb->m, &f->hdr));
+  const char* name = rlx_module_unique_name(bb->m, name_hint);
+  rlx_module_set(bb->m, name, RLX_FUNC_RELAX, f);
+  if (out_gv) *out_gv = rlx_relax_global_var(bb->ctx, name, f->hdr.sinfo);
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
+  rlx_ctx_t* ctx = bb->ctx;
+  RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
+  if (bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder: function '%s' ends inside a dataflow block", bb->fname);
+  if (!bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder: function '%s' ends without emit_func_output",
+                             bb->fname);
+  flush_block(bb);
+  rlx_relax_expr_t* seq = rlx_relax_seq(ctx, bb->blocks.len, (rlx_relax_block_t* const*)bb->blocks.data, bb->output);
+  rlx_attrs_t attrs = bb->attrs;
+  const char* name = rlx_module_unique_name(bb->m, bb->fname);
+  if (!bb->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
+    attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(name));
+  rlx_relax_func_t* f = rlx_relax_func(ctx, bb->n_params, bb->params, seq, NULL, attrs, bb->is_pure);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(add_relax(bb, f, name, out_gv), "BlockBuilder: function '%s'", bb->fname));
+  bb->in_func = false;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
+                              rlx_relax_expr_t** out_gv) {
+  rlx_ctx_t* ctx = bb->ctx;
+  if (!func || !name_hint || !*name_hint)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.add_func: NULL function or empty name");
+  switch (kind) {
+    case RLX_FUNC_RELAX: return add_relax(bb, func, name_hint, out_gv);
+    case RLX_FUNC_TIR: {
+      rlx_tir_func_t* tf = func;
+      /* TVM deduplicates structurally equal functions: the existing one is returned. */
+      for (int i = 0; i < bb->m->n_funcs; i++) {
+        rlx_module_entry_t* e = &bb->m->funcs[i];
+        if (e->kind == RLX_FUNC_TIR && rlx_tir_func_equal(e->func, tf)) {
+          if (out_gv) *out_gv = rlx_relax_global_var(ctx, e->name, rlx_relax_prim_func_sinfo(ctx, e->func));
+          return NULL;
+        }
+      }
+      const char* name = rlx_module_unique_name(bb->m, name_hint);
+      rlx_tir_func_t* copy = rlx_tir_func_copy(ctx, tf);
+      copy->name = name;
+      rlx_module_set(bb->m, name, RLX_FUNC_TIR, copy);
+      if (out_gv) *out_gv = rlx_relax_global_var(ctx, name, rlx_relax_prim_func_sinfo(ctx, copy));
+      return NULL;
+    }
+  }
+  return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.add_func: bad function kind %d", (int)kind);
+}
+
+/* ------------------------------------------------------------------ emit_te */
+typedef struct {
+  rlx_ctx_t* ctx;
+  ptr_list_t bound; /* vars that are a whole dim of some shape */
+  ptr_list_t used;  /* every var, first-appearance order */
+} te_vars_t;
+
+static void te_used_cb(const rlx_expr_t* e, void* user) {
+  te_vars_t* t = user;
+  if (e->kind == RLX_EXPR_VAR && !list_has(&t->used, e)) list_push(t->ctx, &t->used, (void*)e);
+}
+
+static void te_collect(te_vars_t* t, const rlx_tir_buffer_t* b) {
+  for (int i = 0; i < b->ndim; i++) {
+    if (b->shape[i]->kind == RLX_EXPR_VAR && !list_has(&t->bound, b->shape[i])) list_push(t->ctx, &t->bound, b->shape[i]);
+    rlx_expr_visit(b->shape[i], te_used_cb, t);
+  }
+}
+
+rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+  rlx_ctx_t* ctx = bb->ctx;
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
+  if (!f || n_args < 0 || (n_args > 0 && !args))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
+  rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
+  for (int i = 0; i < n_args; i++) {
+    rlx_relax_expr_t* a = args[i];
+    if (!a) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: argument %d is NULL", i);
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, a), "BlockBuilder.emit_te argument %d", i));
+    rlx_sinfo_tensor_t* ts = a->sinfo->kind == RLX_SINFO_TENSOR ? (rlx_sinfo_tensor_t*)a->sinfo : NULL;
+    if (!ts || !ts->shape || rlx_dtype_is_void(ts->dtype))
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "BlockBuilder.emit_te: argument %d (%s) must be a tensor with a known shape and dtype, "
+                               "got %s (unknown dims would need new symbolic vars: match_cast it first)",
+                               i, rlx_relax_expr_brief(ctx, a), rlx_sinfo_str(ctx, a->sinfo));
+    const char* pname = rlx_relax_is_var(a) ? ((rlx_relax_var_t*)a)->name : "rxplaceholder";
+    /* placeholder names unique within the PrimFunc: x, x_1, ... */
+    const char* uname = pname;
+    for (int k = 1;; k++) {
+      bool clash = false;
+      for (int j = 0; j < i; j++) clash |= strcmp(ins[j]->name, uname) == 0;
+      if (!clash) break;
+      uname = rlx_ctx_sprintf(ctx, "%s_%d", pname, k);
+    }
+    ins[i] = rlx_te_placeholder(ctx, ts->ndim, ts->shape, ts->dtype, uname);
+  }
+  rlx_te_tensor_t* out = f(ctx, ins, n_args, user);
+  if (!out) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
+  for (int i = 0; i < n_args; i++)
+    if (out == ins[i])
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "BlockBuilder.emit_te: the TE function returned its input %d instead of a computed tensor", i);
+
+  /* tir_vars (TVM's _get_unbound_tir_vars): vars used in the shapes that are not themselves
+   * a dim of the inputs' or the output's shape. */
+  te_vars_t tv = {ctx, {0}, {0}};
+  for (int i = 0; i < n_args; i++) te_collect(&tv, ins[i]->buffer);
+  te_collect(&tv, out->buffer);
+  ptr_list_t tir_vars = {0};
+  for (int i = 0; i < tv.used.len; i++)
+    if (!list_has(&tv.bound, tv.used.data[i])) list_push(ctx, &tir_vars, tv.used.data[i]);
+  /* A symbolic var of the output shape must come from the inputs or the function's scope. */
+  if (bb->params_at_begin)
+    for (int d = 0; d < out->buffer->ndim; d++) {
+      te_vars_t ov = {ctx, {0}, {0}};
+      rlx_expr_visit(out->buffer->shape[d], te_used_cb, &ov);
+      for (int k = 0; k < ov.used.len; k++) {
+        rlx_var_t* v = ov.used.data[k];
+        bool known = list_has(&bb->sym_defined, v);
+        for (int i = 0; i < n_args && !known; i++)
+          for (int j = 0; j < ins[i]->buffer->ndim && !known; j++) known = rlx_expr_uses_var(ins[i]->buffer->shape[j], v);
+        if (!known)
+          return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                   "BlockBuilder.emit_te: the output shape of '%s' uses symbolic var %s, which is "
+                                   "defined neither by the inputs nor in function '%s'",
+                                   out->name, v->name, bb->fname);
+      }
+    }
+
+  ins[n_args] = out;
+  const char* fname = primfunc_name ? primfunc_name : out->name;
+  rlx_tir_func_t* pf = NULL;
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_te_create_prim_func(ctx, n_args + 1, ins, fname, &pf),
+                                          "BlockBuilder.emit_te '%s'", fname));
+  if (tir_vars.len) {
+    rlx_tir_func_t* c = rlx_tir_func_copy(ctx, pf);
+    c->n_params = pf->n_params + tir_vars.len;
+    c->params = RLX_NEW_ARRAY(ctx, rlx_var_t*, c->n_params);
+    c->buffer_map = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, c->n_params);
+    for (int i = 0; i < pf->n_params; i++) {
+      c->params[i] = pf->params[i];
+      c->buffer_map[i] = pf->buffer_map[i];
+    }
+    for (int i = 0; i < tir_vars.len; i++) c->params[pf->n_params + i] = tir_vars.data[i];
+    pf = c;
+  }
+  pf->is_private = true; /* TVM drops global_symbol from emit_te PrimFuncs */
+  rlx_relax_expr_t* gv = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, pf, fname, &gv));
+
+  rlx_sinfo_t* out_sinfo = rlx_sinfo_tensor(ctx, out->buffer->ndim, out->buffer->shape, out->buffer->dtype);
+  rlx_relax_expr_t* tv_shape = NULL;
+  if (tir_vars.len) tv_shape = rlx_relax_shape_expr(ctx, tir_vars.len, (rlx_expr_t* const*)tir_vars.data);
+  rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_args, args, out_sinfo, tv_shape);
+  return rlx_bb_emit(bb, call, name_hint, out_var);
+}

@@ -1,0 +1,509 @@
+/* Relax: the graph-level IR (modelled on TVM's Relax).
+ *
+ * Expressions, bindings, binding blocks (plain and dataflow), functions and struct info with
+ * symbolic shapes; struct-info inference for the generic nodes and for the calls that connect
+ * to TIR and to external code; a well-formedness checker; structural equality; and the
+ * BlockBuilder that builds functions the way TVM's relax.BlockBuilder does.
+ *
+ * Ownership and identity
+ * - Every node lives in the rlx_ctx_t arena and is freed with it.
+ * - Nodes are immutable, with one exception taken from TVM: an expression's struct info
+ *   (hdr.sinfo) may be NULL when the node is built and is then filled in ONCE by
+ *   normalization (rlx_relax_normalize / the BlockBuilder). Vars always carry struct info.
+ * - Vars (Var, DataflowVar) have identity: the same variable iff the pointers are equal.
+ *   Names are hints for printing only.
+ * - Symbolic shape variables are rlx_var_t* (int64) PrimExpr vars, shared between the struct
+ *   info of a function and the PrimFuncs that emit_te creates from it.
+ *
+ * The three calls that connect the IRs, in the exact form produced and expected:
+ * - R.call_tir(gv, (a, b), out_sinfo=S[, tir_vars=R.shape([..])]):
+ *     Call{op = Op "relax.call_tir", args = [GlobalVar, Tuple(a, b)[, ShapeExpr]],
+ *          sinfo_args = [S]}   S is a Tensor or a Tuple of Tensors; the call's sinfo is S.
+ * - R.call_dps_packed("f", (a, b), out_sinfo=S):
+ *     Call{op = Op "relax.call_dps_packed", args = [ExternFunc "f", Tuple(a, b)], sinfo_args = [S]}
+ * - R.call_packed("f", a, b, sinfo_args=(S...)):  (impure)
+ *     Call{op = ExternFunc "f", args = [a, b], sinfo_args = [S...]}; sinfo = S0, a Tuple of
+ *     them when several, Object when none.
+ * - R.call_pure_packed("f", a, b, sinfo_args=(S...)):  (pure)
+ *     Call{op = Op "relax.call_pure_packed", args = [ExternFunc "f", a, b], sinfo_args = [S...]}
+ */
+#ifndef RLX_RELAX_H
+#define RLX_RELAX_H
+
+#include "../ir/ir.h"
+#include "../tir/te.h"
+#include "../tir/tir.h"
+
+/* ------------------------------------------------------------------ struct info */
+typedef enum {
+  RLX_SINFO_OBJECT,
+  RLX_SINFO_PRIM,
+  RLX_SINFO_SHAPE,
+  RLX_SINFO_TENSOR,
+  RLX_SINFO_TUPLE,
+  RLX_SINFO_FUNC
+} rlx_sinfo_kind_t;
+
+typedef struct rlx_sinfo {
+  rlx_sinfo_kind_t kind;
+} rlx_sinfo_t;
+
+/* R.Object: anything. */
+typedef struct {
+  rlx_sinfo_t hdr;
+} rlx_sinfo_object_t;
+/* R.Prim(dtype) or R.Prim(value=v): a scalar; value NULL = unknown. */
+typedef struct {
+  rlx_sinfo_t hdr;
+  rlx_dtype_t dtype;
+  rlx_expr_t* value;
+} rlx_sinfo_prim_t;
+/* R.Shape([..]) / R.Shape(ndim=k) / R.Shape: ndim -1 = unknown; values NULL = unknown
+ * (values has ndim int64 PrimExprs when known). */
+typedef struct {
+  rlx_sinfo_t hdr;
+  int ndim;
+  rlx_expr_t** values;
+} rlx_sinfo_shape_t;
+/* R.Tensor((..), dtype=..): ndim -1 = unknown; shape NULL = unknown (ndim int64 PrimExprs
+ * when known); dtype void (rlx_dt_void) = unknown. */
+typedef struct {
+  rlx_sinfo_t hdr;
+  int ndim;
+  rlx_expr_t** shape;
+  rlx_dtype_t dtype;
+} rlx_sinfo_tensor_t;
+/* R.Tuple(f0, f1, ...). */
+typedef struct {
+  rlx_sinfo_t hdr;
+  int n_fields;
+  rlx_sinfo_t** fields;
+} rlx_sinfo_tuple_t;
+/* R.Callable((params), ret, purity). n_params -1 = opaque (params unknown). */
+typedef struct {
+  rlx_sinfo_t hdr;
+  int n_params;
+  rlx_sinfo_t** params;
+  rlx_sinfo_t* ret;
+  bool is_pure;
+} rlx_sinfo_func_t;
+
+/* The unknown dtype of Tensor struct info (TVM's DataType::Void()). */
+static inline rlx_dtype_t rlx_dt_void(void) { return rlx_dtype(RLX_DT_HANDLE, 0, 1); }
+static inline bool rlx_dtype_is_void(rlx_dtype_t t) { return t.code == RLX_DT_HANDLE && t.bits == 0; }
+
+/* Constructors (arena-owned; arrays are copied). Shapes are int64: integer constants of
+ * another width are converted. */
+rlx_sinfo_t* rlx_sinfo_object(rlx_ctx_t* ctx);
+rlx_sinfo_t* rlx_sinfo_prim(rlx_ctx_t* ctx, rlx_dtype_t dtype, rlx_expr_t* value /* NULL ok */);
+/* values NULL = unknown values with ndim dims (ndim -1 = unknown rank). */
+rlx_sinfo_t* rlx_sinfo_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
+/* shape NULL = unknown shape with ndim dims (ndim -1 = unknown rank); dtype may be void. */
+rlx_sinfo_t* rlx_sinfo_tensor(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype);
+/* Shorthand for a tensor with constant dims. */
+rlx_sinfo_t* rlx_sinfo_tensor_const(rlx_ctx_t* ctx, int ndim, const int64_t* dims, rlx_dtype_t dtype);
+rlx_sinfo_t* rlx_sinfo_tuple(rlx_ctx_t* ctx, int n, rlx_sinfo_t* const* fields);
+rlx_sinfo_t* rlx_sinfo_func(rlx_ctx_t* ctx, int n_params, rlx_sinfo_t* const* params, rlx_sinfo_t* ret,
+                            bool is_pure);
+/* A function whose params are unknown (ExternFunc, PrimFunc seen from Relax). */
+rlx_sinfo_t* rlx_sinfo_func_opaque(rlx_ctx_t* ctx, rlx_sinfo_t* ret, bool is_pure);
+
+/* Equality. Symbolic dims are compared with the arithmetic prover (n*m equals m*n); free
+ * symbolic variables are equal only when identical. ctx holds the prover's scratch nodes. */
+bool rlx_sinfo_equal(rlx_ctx_t* ctx, const rlx_sinfo_t* a, const rlx_sinfo_t* b);
+/* True when every value described by derived is also described by base (TVM's
+ * IsBaseOf): Object is the base of everything; R.Tensor(ndim=2) is the base of
+ * R.Tensor((n, 4), "float32"); a Func with unknown params is the base of every Func of the
+ * same purity or any pure Func when it is impure. Dims compare with the prover. */
+bool rlx_sinfo_is_base_of(rlx_ctx_t* ctx, const rlx_sinfo_t* base, const rlx_sinfo_t* derived);
+/* Least common ancestor (the most precise struct info that both a and b derive from);
+ * used for the two branches of an If. */
+rlx_sinfo_t* rlx_sinfo_lca(rlx_ctx_t* ctx, rlx_sinfo_t* a, rlx_sinfo_t* b);
+/* Appends the TVMScript form: R.Tensor((n, 4), dtype="float32"), R.Tensor(dtype="float32",
+ * ndim=2), R.Tensor, R.Tuple(..), R.Shape([n, 4]), R.Shape(ndim=2), R.Prim("int64"),
+ * R.Prim(value=n), R.Object, R.Callable((..), ret, True). NULL prints as "<none>". */
+void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb);
+/* The same as an arena string (for error messages). */
+const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
+/* Appends a shape PrimExpr as TVMScript writes it inside R.Tensor: 128, n, n * m, n // 2,
+ * T.max(a, b) ... (int64 constants without T.int64). */
+void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb);
+
+/* Calls f on every symbolic variable used in s (each occurrence, in order). */
+void rlx_sinfo_visit_vars(const rlx_sinfo_t* s, void (*f)(rlx_var_t* v, bool whole_dim, void* user),
+                          void* user);
+/* TVM's EraseToWellDefined: a copy of s where every dim / prim value that uses a symbolic var
+ * for which is_defined(v) is false becomes unknown (the rank stays known). is_defined NULL =
+ * no var is defined. Returns s itself when nothing changes. */
+rlx_sinfo_t* rlx_sinfo_erase_undefined(rlx_ctx_t* ctx, rlx_sinfo_t* s, bool (*is_defined)(rlx_var_t* v, void* user),
+                                       void* user);
+
+/* ------------------------------------------------------------------ attrs */
+typedef enum {
+  RLX_ATTR_BOOL,
+  RLX_ATTR_INT,
+  RLX_ATTR_FLOAT,
+  RLX_ATTR_STR,
+  RLX_ATTR_DTYPE,
+  RLX_ATTR_INTS, /* list of int64 (axes, strides, padding ...) */
+  RLX_ATTR_EXPR  /* a PrimExpr */
+} rlx_attr_kind_t;
+
+typedef struct {
+  const char* key;
+  rlx_attr_kind_t kind;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    const char* s;
+    rlx_dtype_t dtype;
+    struct {
+      int n;
+      int64_t* v;
+    } ints;
+    rlx_expr_t* expr;
+  } u;
+} rlx_attr_t;
+
+/* A small key → value list, in insertion order (keys unique). */
+typedef struct {
+  int n;
+  rlx_attr_t* items;
+} rlx_attrs_t;
+
+/* A copy of attrs with key set (replaced when present). The value is copied from v (its key
+ * is ignored). */
+rlx_attrs_t rlx_attrs_set(rlx_ctx_t* ctx, rlx_attrs_t attrs, const char* key, rlx_attr_t v);
+const rlx_attr_t* rlx_attrs_get(const rlx_attrs_t* attrs, const char* key); /* NULL if absent */
+static inline rlx_attr_t rlx_attr_bool(bool b) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_BOOL; a.u.b = b; return a; }
+static inline rlx_attr_t rlx_attr_int(int64_t i) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_INT; a.u.i = i; return a; }
+static inline rlx_attr_t rlx_attr_float(double f) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_FLOAT; a.u.f = f; return a; }
+static inline rlx_attr_t rlx_attr_str(const char* s) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_STR; a.u.s = s; return a; }
+static inline rlx_attr_t rlx_attr_dtype(rlx_dtype_t t) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_DTYPE; a.u.dtype = t; return a; }
+static inline rlx_attr_t rlx_attr_ints(int n, int64_t* v) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_INTS; a.u.ints.n = n; a.u.ints.v = v; return a; }
+static inline rlx_attr_t rlx_attr_expr(rlx_expr_t* e) { rlx_attr_t a = {0}; a.kind = RLX_ATTR_EXPR; a.u.expr = e; return a; }
+bool rlx_attr_equal(const rlx_attr_t* a, const rlx_attr_t* b);
+
+/* ------------------------------------------------------------------ expressions */
+typedef enum {
+#define X(E, S) RLX_RELAX_##E,
+#include "expr.def"
+#undef X
+  RLX_RELAX_KIND_COUNT
+} rlx_relax_kind_t;
+const char* rlx_relax_kind_name(rlx_relax_kind_t k);
+
+/* Common header of every Relax expression. sinfo: see "Ownership" above. */
+typedef struct rlx_relax_expr {
+  rlx_relax_kind_t kind;
+  rlx_sinfo_t* sinfo;
+} rlx_relax_expr_t;
+
+/* Var and DataflowVar (kind tells which). A DataflowVar is visible only inside its
+ * dataflow block. */
+typedef struct rlx_relax_var {
+  rlx_relax_expr_t hdr;
+  const char* name;
+} rlx_relax_var_t;
+
+/* A host tensor constant: data holds prod(shape) * dtype bytes, row-major, in the arena. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_dtype_t dtype;
+  int ndim;
+  int64_t* shape;
+  void* data;
+  size_t nbytes;
+} rlx_relax_constant_t;
+
+typedef struct {
+  rlx_relax_expr_t hdr;
+  int n_fields;
+  struct rlx_relax_expr** fields;
+} rlx_relax_tuple_t;
+
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_relax_expr_t* tuple;
+  int index;
+} rlx_relax_tuple_get_item_t;
+
+/* R.shape([n, 4]): int64 PrimExprs. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  int ndim;
+  rlx_expr_t** values;
+} rlx_relax_shape_expr_t;
+
+/* R.prim_value(v): a PrimExpr as a Relax value. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_expr_t* value;
+} rlx_relax_prim_value_t;
+
+/* R.str("..."). */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  const char* value;
+} rlx_relax_string_imm_t;
+
+/* R.dtype("float32"). */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_dtype_t value;
+} rlx_relax_dtype_imm_t;
+
+/* An operator, by name ("relax.call_tir", "relax.add" ...). Two Op nodes with the same name
+ * are the same operator. Ops have no struct info of their own. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  const char* name;
+} rlx_relax_op_t;
+
+/* op(args...) with attrs and explicit struct info arguments (sinfo_args). op is an Op, a
+ * GlobalVar, an ExternFunc, a Var of function struct info, or any expression of Func sinfo. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_relax_expr_t* op;
+  int n_args;
+  rlx_relax_expr_t** args;
+  rlx_attrs_t attrs;
+  int n_sinfo_args;
+  rlx_sinfo_t** sinfo_args;
+} rlx_relax_call_t;
+
+typedef struct {
+  rlx_relax_expr_t hdr;
+  rlx_relax_expr_t* cond; /* a Prim("bool") value or a Tensor of bool of rank 0 */
+  rlx_relax_expr_t* then_branch;
+  rlx_relax_expr_t* else_branch;
+} rlx_relax_if_t;
+
+typedef enum { RLX_BINDING_VAR, RLX_BINDING_MATCH_CAST } rlx_binding_kind_t;
+
+/* var = value (VarBinding) or var = R.match_cast(value, sinfo) (MatchCast). A MatchCast
+ * defines the symbolic vars that appear as whole dims of sinfo and are not yet defined,
+ * and checks the rest at run time; var's struct info is sinfo. */
+typedef struct {
+  rlx_binding_kind_t kind;
+  rlx_relax_var_t* var;
+  rlx_relax_expr_t* value;
+  rlx_sinfo_t* sinfo; /* MatchCast only */
+} rlx_relax_binding_t;
+
+/* A binding block; a dataflow block (R.dataflow()) holds only pure bindings and only its
+ * non-dataflow vars are visible after it. */
+typedef struct {
+  bool is_dataflow;
+  int n_bindings;
+  rlx_relax_binding_t** bindings;
+} rlx_relax_block_t;
+
+/* Blocks run in order, then body is the value. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  int n_blocks;
+  rlx_relax_block_t** blocks;
+  rlx_relax_expr_t* body;
+} rlx_relax_seq_t;
+
+/* A Relax function (the module stores rlx_relax_func_t* as RLX_FUNC_RELAX entries).
+ * body is a SeqExpr after normalization; ret_sinfo is the declared or inferred return struct
+ * info; is_pure false for functions with side effects (R.function(pure=False)). Attributes
+ * TVM uses: "global_symbol" (str), "relax.force_pure" (bool). */
+typedef struct rlx_relax_func {
+  rlx_relax_expr_t hdr; /* sinfo: Func(params' sinfo, ret_sinfo, is_pure) */
+  int n_params;
+  rlx_relax_var_t** params;
+  rlx_relax_expr_t* body;
+  rlx_sinfo_t* ret_sinfo;
+  rlx_attrs_t attrs;
+  bool is_pure;
+} rlx_relax_func_t;
+
+/* A reference to a function of the module by name (TVM's GlobalVar). */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  const char* name;
+} rlx_relax_global_var_t;
+
+/* An external (packed) function by symbol name. Opaque, impure Func sinfo; a call's struct
+ * info comes from its sinfo_args. */
+typedef struct {
+  rlx_relax_expr_t hdr;
+  const char* global_symbol;
+} rlx_relax_extern_func_t;
+
+/* Constructors. Arrays are copied into the arena. sinfo may be NULL where noted: the node's
+ * struct info is then filled by normalization. */
+rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). */
+rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
+                                     const void* data, size_t nbytes);
+rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);
+rlx_relax_expr_t* rlx_relax_tuple_get_item(rlx_ctx_t* ctx, rlx_relax_expr_t* tuple, int index);
+rlx_relax_expr_t* rlx_relax_shape_expr(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
+rlx_relax_expr_t* rlx_relax_prim_value(rlx_ctx_t* ctx, rlx_expr_t* value);
+rlx_relax_expr_t* rlx_relax_string_imm(rlx_ctx_t* ctx, const char* value);
+rlx_relax_expr_t* rlx_relax_dtype_imm(rlx_ctx_t* ctx, rlx_dtype_t value);
+rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, const char* name);
+rlx_relax_expr_t* rlx_relax_call(rlx_ctx_t* ctx, rlx_relax_expr_t* op, int n_args, rlx_relax_expr_t* const* args,
+                                 rlx_attrs_t attrs, int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
+                               rlx_relax_expr_t* else_branch);
+rlx_relax_binding_t* rlx_relax_var_binding(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value);
+rlx_relax_binding_t* rlx_relax_match_cast(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value,
+                                          rlx_sinfo_t* sinfo);
+rlx_relax_block_t* rlx_relax_block(rlx_ctx_t* ctx, bool is_dataflow, int n, rlx_relax_binding_t* const* bindings);
+rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t* const* blocks,
+                                rlx_relax_expr_t* body);
+/* ret_sinfo NULL = inferred from the body by normalization. */
+rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
+                                 rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, rlx_attrs_t attrs, bool is_pure);
+/* sinfo NULL = filled from the module by normalization. */
+rlx_relax_expr_t* rlx_relax_global_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+rlx_relax_expr_t* rlx_relax_extern_func(rlx_ctx_t* ctx, const char* global_symbol);
+
+/* The bridge calls, in the forms listed at the top of this header. out_sinfo: a Tensor or a
+ * Tuple of Tensors. tir_vars NULL = none (else a ShapeExpr). */
+rlx_relax_expr_t* rlx_relax_call_tir(rlx_ctx_t* ctx, rlx_relax_expr_t* gv, int n_args, rlx_relax_expr_t* const* args,
+                                     rlx_sinfo_t* out_sinfo, rlx_relax_expr_t* tir_vars);
+rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, int n_args,
+                                            rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo);
+rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
+                                             rlx_relax_expr_t* const* args, int n_sinfo_args,
+                                             rlx_sinfo_t* const* sinfo_args);
+
+static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
+  return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);
+}
+/* True when e is an Op called name. */
+bool rlx_relax_is_op(const rlx_relax_expr_t* e, const char* name);
+/* Sub-expressions of e in a fixed order (Tuple: fields; TupleGetItem: tuple; Call: op, args;
+ * If: cond, then, else; SeqExpr: binding values in order, then body; Function: body). Vars
+ * bound by SeqExpr/Function are not children. Returns the count; writes at most max. */
+int rlx_relax_expr_children(const rlx_relax_expr_t* e, rlx_relax_expr_t** out, int max);
+/* A short description for error messages: "Call(relax.call_tir)", "Var lv0", ... */
+const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e);
+
+/* ------------------------------------------------------------------ inference (struct_info.c) */
+/* True when the call is free of side effects: a call of an Op other than the impure ones
+ * (the three bridge calls and call_pure_packed are pure), or of a function value whose Func
+ * struct info is pure. A call of an ExternFunc (call_packed) is impure. */
+bool rlx_relax_call_is_pure(const rlx_relax_call_t* call);
+/* Fills the struct info of e and every sub-expression that lacks it (post-order) and
+ * checks the call forms above. Vars must already carry struct info. GlobalVars without
+ * struct info take it from m (may be NULL). Function: ret_sinfo is inferred from the body
+ * when NULL. Errors name the offending expression. Does not insert bindings (TVM's
+ * Normalize also flattens nested calls into bindings; here the BlockBuilder's emit does). */
+rlx_status_t* rlx_relax_normalize(rlx_ctx_t* ctx, rlx_module_t* m, rlx_relax_expr_t* e);
+/* The struct info a PrimFunc has when seen from Relax: opaque Func, impure. */
+rlx_sinfo_t* rlx_relax_prim_func_sinfo(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
+
+/* ------------------------------------------------------------------ well-formedness (well_formed.c) */
+/* Checks every Relax function of m (TIR functions are not checked):
+ * - every Relax var is defined before use and defined once (params, bindings);
+ * - DataflowVars are bound only inside a dataflow block and used only inside it;
+ * - dataflow blocks contain only pure calls; a pure function (without "relax.force_pure")
+ *   contains no impure call;
+ * - every expression carries struct info; a MatchCast's var has its sinfo;
+ * - symbolic vars are defined (as a whole dim of a param's struct info or of a
+ *   match_cast's struct info) before use;
+ * - GlobalVars name functions of m;
+ * - the function body is a SeqExpr whose value is not a DataflowVar.
+ * Error: "well-formed: function 'main': <problem>" naming the binding or expression. */
+rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
+/* The same for one function (name used in messages; m may be NULL: GlobalVars unchecked). */
+rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
+                                         const rlx_relax_func_t* f);
+
+/* ------------------------------------------------------------------ structural equality (structural.c) */
+/* Structural equality of two Relax functions / expressions: Relax vars are mapped by their
+ * definition (params, bindings), symbolic shape vars are mapped on their first definition
+ * (a whole dim in a param's or a match_cast's struct info), struct info is compared
+ * structurally (under the var map; no prover), GlobalVars by name, constants by bytes.
+ * Names of vars are ignored. */
+bool rlx_relax_func_equal(const rlx_relax_func_t* a, const rlx_relax_func_t* b);
+bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
+/* Struct info equal as trees (free symbolic vars equal iff identical). */
+bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
+
+/* ------------------------------------------------------------------ BlockBuilder (block_builder.c) */
+/* Builds Relax functions binding by binding, as TVM's relax.BlockBuilder:
+ *
+ *   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+ *   rlx_bb_function_begin(bb, "main", 0, NULL);          // params given at the end
+ *   rlx_bb_dataflow_begin(bb);
+ *   rlx_bb_emit_te(bb, te_matmul, NULL, 2, (rlx_relax_expr_t*[]){A, B}, NULL, &lv0);
+ *   rlx_bb_emit_te(bb, te_relu, NULL, 1, (rlx_relax_expr_t*[]){lv0}, NULL, &lv1);
+ *   rlx_bb_emit_output(bb, lv1, "gv", &gv);
+ *   rlx_bb_dataflow_end(bb);
+ *   rlx_bb_emit_func_output(bb, gv, 2, (rlx_relax_var_t*[]){A, B});
+ *   rlx_bb_function_end(bb, &main_gv);
+ *   rlx_module_t* m = rlx_bb_get(bb);
+ *
+ * The builder is arena-owned (no free). After an error the builder stays usable: the failed
+ * call had no effect. */
+typedef struct rlx_bb rlx_bb_t;
+
+/* m NULL = a new empty module. */
+rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m);
+/* Opens a function. params may be given here (n_params >= 0, params non-NULL) or at
+ * rlx_bb_emit_func_output (pass params NULL here). The function is pure and public
+ * ("global_symbol" = name) unless changed below. Error when a function is already open. */
+rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
+/* Options of the open function: purity (R.function(pure=False)), privacy (no
+ * global_symbol), extra attributes. */
+rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
+rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
+rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
+/* Opens / closes a dataflow block in the open function (no nesting). */
+rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
+rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
+/* Normalizes expr (fills struct info; an impure call inside a dataflow block is an error
+ * naming it) and binds it to a new var (a DataflowVar inside a dataflow block) named
+ * name_hint ("lv" when NULL). */
+rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
+/* Inside a dataflow block: binds expr to a (non-dataflow) Var that stays visible after the
+ * block ("gv" when name_hint NULL). Error outside a dataflow block (as TVM). */
+rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+                                 rlx_relax_var_t** out_var);
+/* Binds var = R.match_cast(value, sinfo): symbolic vars appearing as whole dims of sinfo that
+ * are not yet defined become defined. */
+rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+                                rlx_relax_var_t** out_var);
+/* Sets the function's result (outside any dataflow block; once per function). params: the
+ * function's params when they were not given at begin (n_params >= 0), else NULL. */
+rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+                                      rlx_relax_var_t* const* params);
+/* Closes the function: normalizes it and adds it to the module under its name (made unique
+ * when taken). out_gv may be NULL. */
+rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+/* Adds a function (kind RLX_FUNC_TIR: rlx_tir_func_t*, RLX_FUNC_RELAX: rlx_relax_func_t*)
+ * under a unique name derived from name_hint; returns its GlobalVar (with struct info). A
+ * TIR function is renamed (its copy's name field = the module name). */
+rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
+                              rlx_relax_expr_t** out_gv);
+/* The module built so far. */
+rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
+/* Normalizes expr in the builder's module (see rlx_relax_normalize). */
+rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
+
+/* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
+typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+/* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
+ * shape and dtype; the shape's PrimExprs, symbolic vars included, become the placeholder's
+ * shape; a placeholder is named after the arg's var, else "rxplaceholder"), runs f, creates
+ * a private PrimFunc over [inputs..., output] (plus scalar params for tir_vars), adds it under
+ * a unique name (primfunc_name, or the output tensor's name when NULL) and emits
+ *   R.call_tir(gv, (args...), out_sinfo=R.Tensor(out shape, out dtype)[, tir_vars=R.shape([...])])
+ * where tir_vars are the symbolic vars used in the output's or inputs' shapes that are not a
+ * whole dim of any of those shapes (TVM's rule). Bound to a new var named name_hint. */
+rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
+
+#endif
