@@ -197,11 +197,12 @@ typedef struct {
 static rlx_expr_t* epi_load(rlx_ctx_t* ctx, rlx_buffer_load_t* l, void* user) { return ((epi_t*)user)->value; }
 
 /* Folds the single elementwise consumer of e->out (an intermediate buffer) into the epilogue.
- * Returns the consumer's nest root to delete, or NULL when there is none that fits. */
-static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt_t* root_body) {
+ * self_reads: blocks other than the consumer known to read e->out (the matmul itself). Returns the consumer's nest root to delete, or NULL when there is none that fits. */
+static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt_t* root_body, int self_reads) {
   rlx_ctx_t* ctx = s->ctx;
   if (sched_is_param_buffer(s->func, e->out)) return NULL;
-  if (sched_count_readers(root_body, e->out) != 1 || sched_count_writers(root_body, e->out) != 1) return NULL;
+  if (sched_count_readers(root_body, e->out) != 1 + self_reads || sched_count_writers(root_body, e->out) != 1)
+    return NULL;
   /* find the reader among the root's nests */
   rlx_tir_stmt_t* body = root_body;
   rlx_tir_seq_t* seq = body->kind == RLX_STMT_SEQ ? RLX_AS(rlx_tir_seq_t, body) : NULL;
@@ -217,7 +218,7 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
     if (t->kind != RLX_STMT_BLOCK_REALIZE) continue;
     rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, t);
     const rlx_tir_block_t* b = br->block;
-    if (!sched_stmt_loads(b->body, e->out)) continue;
+    if (!sched_stmt_loads(b->body, e->out) || b->init) continue;
     /* elementwise: a single store, spatial iter vars bound 1:1 to the nest's loops */
     if (b->init || br->predicate || b->n_alloc_buffers || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return NULL;
     if (depth != b->n_iter_vars) return NULL;
@@ -452,7 +453,8 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
       e.value = rlx_ir_load(ctx, cl, 2, lidx);
       rlx_tir_stmt_t* root_body = root_br->block->body;
       while (n_absorbed < 8) {
-        rlx_tir_stmt_t* nest = absorb_consumer(s, &e, root_body);
+        /* the matmul block itself reads C (accumulation) */
+        rlx_tir_stmt_t* nest = absorb_consumer(s, &e, root_body, n_absorbed == 0 ? 1 : 0);
         if (!nest) break;
         absorbed[n_absorbed++] = nest;
       }

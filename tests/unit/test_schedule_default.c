@@ -1,0 +1,242 @@
+/* The default CPU schedule: numbers against the unscheduled function (interpreter) for
+ * matmuls (square, non-divisible, +relu, batched, shared-weight batched, transposed B,
+ * symbolic M, small), broadcasting add, row and column sums; the structure of the matmul
+ * kernel; attributes. With RLX_SCHED_BENCH=1 it also compiles a 1024^3 matmul through
+ * rlx_build_module and prints GFLOPS for 1 and 2 threads. */
+#include <time.h>
+
+#include "codegen/codegen.h"
+#include "test_schedule_util.h"
+
+static rlx_tir_func_t* sched(rlx_ctx_t* ctx, const rlx_tir_func_t* f) {
+  rlx_tir_func_t* g = NULL;
+  CHECK_OK(rlx_tir_default_schedule(ctx, f, &g));
+  if (getenv("RLX_SCHED_DUMP") && g) dump_func(g);
+  return g;
+}
+
+static bool scheduled_attr(const rlx_tir_func_t* g) {
+  rlx_expr_t* v = rlx_tir_func_get_attr(g, "tir.is_scheduled");
+  int64_t x;
+  return v && rlx_expr_is_const_int(v, &x) && x == 1;
+}
+
+static void check_mm(int64_t m, int64_t n, int64_t k, int batch, bool trans_b, bool b_batched, bool relu,
+                     bool expect_kernel) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, m), n, k, batch, trans_b, b_batched, relu);
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(g && scheduled_attr(g));
+  bool kernel = rlx_tir_find_block(g->body, "C_update") != NULL;
+  CHECK_MSG(kernel == expect_kernel, "%lldx%lldx%lld: kernel=%d", (long long)m, (long long)n, (long long)k, kernel);
+  if (relu && kernel) CHECK(rlx_tir_find_block(g->body, "R") == NULL); /* folded into C_store */
+  tshape_t sh[3];
+  int nb = batch ? 1 : 0;
+  sh[0].ndim = 2 + nb;
+  sh[1].ndim = 2 + (nb && b_batched);
+  sh[2].ndim = 2 + nb;
+  if (nb) sh[0].shape[0] = sh[2].shape[0] = batch;
+  if (nb && b_batched) sh[1].shape[0] = batch;
+  sh[0].shape[nb] = m;
+  sh[0].shape[nb + 1] = k;
+  sh[1].shape[sh[1].ndim - 2] = trans_b ? n : k;
+  sh[1].shape[sh[1].ndim - 1] = trans_b ? k : n;
+  sh[2].shape[nb] = m;
+  sh[2].shape[nb + 1] = n;
+  double d = compare_funcs(f, g, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "%lldx%lldx%lld batch=%d trans=%d relu=%d: diff %g", (long long)m, (long long)n,
+            (long long)k, batch, trans_b, relu, d);
+  rlx_ctx_free(ctx);
+}
+
+static void test_matmuls(void) {
+  check_mm(64, 64, 64, 0, false, false, false, true);
+  check_mm(100, 70, 90, 0, false, false, false, true);
+  check_mm(128, 96, 80, 0, false, false, true, true);
+  check_mm(67, 64, 64, 2, false, true, false, true);
+  check_mm(64, 80, 64, 3, false, false, true, true);
+  check_mm(72, 100, 64, 0, true, false, false, true);
+  check_mm(8, 8, 8, 0, false, false, false, false);
+  check_mm(64, 16, 64, 0, false, false, true, false);
+}
+
+static void test_matmul_structure(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 64), 64, 64, 0, false, false, false);
+  rlx_tir_func_t* g = sched(ctx, f);
+  census_t c = census(g);
+  CHECK(c.n_for[RLX_FOR_PARALLEL] == 2);   /* pack and row tiles */
+  CHECK(c.n_for[RLX_FOR_VECTORIZED] == 4); /* pack, init, update, store */
+  CHECK(c.n_for[RLX_FOR_UNROLLED] == 6);
+  CHECK(c.n_pred == 0); /* divisible: no tails */
+  rlx_tir_block_realize_t* tile = rlx_tir_find_block(g->body, "C_tile");
+  CHECK(tile && tile->block->n_alloc_buffers == 1 && strcmp(tile->block->alloc_buffers[0]->scope, "local") == 0);
+  rlx_tir_block_t* root = RLX_AS(rlx_tir_block_realize_t, g->body)->block;
+  CHECK(root->n_alloc_buffers == 1 && strcmp(root->alloc_buffers[0]->name, "B_packed") == 0);
+  /* already scheduled: unchanged */
+  rlx_tir_func_t* h = NULL;
+  CHECK_OK(rlx_tir_default_schedule(ctx, g, &h));
+  CHECK(h == g);
+  rlx_tir_func_t* f2 = rlx_tir_func_with_attr(ctx, f, "rlx.no_default_schedule", rlx_ir_bool(ctx, true));
+  CHECK_OK(rlx_tir_default_schedule(ctx, f2, &h));
+  CHECK(h == f2);
+  rlx_ctx_free(ctx);
+}
+
+static void test_symbolic_m(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_var_t* n = rlx_ir_var(ctx, "n", rlx_dt_int64());
+  rlx_tir_func_t* f = make_matmul(ctx, &n->hdr, 96, 128, 0, false, false, true);
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "C_update") != NULL);
+  int64_t ms[4] = {1, 8, 37, 70};
+  for (int i = 0; i < 4; i++) {
+    tshape_t sh[3] = {{2, {ms[i], 128}}, {2, {128, 96}}, {2, {ms[i], 96}}};
+    double d = compare_funcs(f, g, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "n=%lld diff %g", (long long)ms[i], d);
+  }
+  rlx_ctx_free(ctx);
+}
+
+/* ------------------------------------------------------------------ elementwise / reductions */
+static rlx_expr_t* badd_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  rlx_te_tensor_t** t = user;
+  rlx_expr_t* i2[2] = {&ix[0]->hdr, &ix[1]->hdr};
+  rlx_expr_t* i1[1] = {&ix[1]->hdr};
+  return rlx_ir_add(ctx, rlx_te_load(ctx, t[0], 2, i2), rlx_te_load(ctx, t[1], 1, i1));
+}
+
+static void check_add(int64_t m, int64_t n, bool expect_parallel, bool expect_vector) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* s2[2] = {c64(ctx, m), c64(ctx, n)};
+  rlx_expr_t* s1[1] = {c64(ctx, n)};
+  rlx_te_tensor_t* t[2] = {rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A"),
+                           rlx_te_placeholder(ctx, 1, s1, rlx_dt_float32(), "B")};
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, s2, badd_body, t, "C", "broadcast");
+  rlx_te_tensor_t* args[3] = {t[0], t[1], c};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "badd", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  census_t cs = census(g);
+  CHECK_MSG((cs.n_for[RLX_FOR_PARALLEL] == 1) == expect_parallel, "%lldx%lld parallel", (long long)m, (long long)n);
+  CHECK_MSG((cs.n_for[RLX_FOR_VECTORIZED] == 1) == expect_vector, "%lldx%lld vector", (long long)m, (long long)n);
+  tshape_t sh[3] = {{2, {m, n}}, {1, {n}}, {2, {m, n}}};
+  CHECK(compare_funcs(f, g, 3, sh, 2) == 0);
+  rlx_ctx_free(ctx);
+}
+
+typedef struct {
+  rlx_te_tensor_t* a;
+  rlx_iter_var_t* r;
+  int axis;
+} sum_t;
+static rlx_expr_t* sum_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  sum_t* s = user;
+  rlx_expr_t* i[2];
+  i[s->axis] = &s->r->var->hdr;
+  i[1 - s->axis] = &ix[0]->hdr;
+  return rlx_te_sum(ctx, rlx_te_load(ctx, s->a, 2, i), 1, &s->r);
+}
+
+static void check_sum(int64_t m, int64_t n, int axis, bool expect_vector) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* s2[2] = {c64(ctx, m), c64(ctx, n)};
+  sum_t* su = RLX_NEW(ctx, sum_t);
+  su->a = rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A");
+  su->axis = axis;
+  su->r = rlx_te_reduce_axis(ctx, c64(ctx, 0), s2[axis], "r");
+  rlx_expr_t* so[1] = {s2[1 - axis]};
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 1, so, sum_body, su, "S", "reduce");
+  rlx_te_tensor_t* args[2] = {su->a, c};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 2, args, "sum", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  census_t cs = census(g);
+  CHECK_MSG((cs.n_for[RLX_FOR_VECTORIZED] > 0) == expect_vector, "sum axis %d vector", axis);
+  tshape_t sh[2] = {{2, {m, n}}, {1, {s2[1 - axis] == s2[0] ? m : n}}};
+  double d = compare_funcs(f, g, 2, sh, 1);
+  CHECK_MSG(d >= 0 && d < 1e-4, "sum axis %d diff %g", axis, d);
+  rlx_ctx_free(ctx);
+}
+
+static void test_elementwise_reduction(void) {
+  check_add(300, 260, true, true);   /* 260 = 4 x 65: 4 lanes */
+  check_add(300, 250, true, false);  /* 250: no lane count >= 4 divides it */
+  check_add(300, 256, true, true);
+  check_add(20, 48, false, true);
+  check_add(7, 3, false, false);
+  check_sum(130, 70, 1, false); /* row sum: inner axis is the reduction */
+  check_sum(70, 128, 0, true);  /* column sum: vectorized across columns */
+}
+
+/* ------------------------------------------------------------------ benchmark */
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void bench(void) {
+  int64_t nn = getenv("RLX_SCHED_BENCH_N") ? atoll(getenv("RLX_SCHED_BENCH_N")) : 1024;
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, nn), nn, nn, 0, false, false, false);
+  rlx_module_t* mod = rlx_module_create(ctx);
+  rlx_module_set(mod, "mm", RLX_FUNC_TIR, f);
+  rlx_compile_options_t opts = {NULL, NULL, true};
+  rlx_library_t* lib = NULL;
+  double t0 = now();
+  rlx_status_t* st = rlx_build_module(ctx, mod, &opts, &lib);
+  if (st) {
+    fprintf(stderr, "bench: build failed: %s\n", rlx_status_message(st));
+    rlx_status_free(st);
+    rlx_ctx_free(ctx);
+    return;
+  }
+  fprintf(stderr, "bench: build %.2fs, library %s\n", now() - t0, rlx_library_path(lib));
+  rlx_packed_fn_t fn;
+  CHECK_OK(rlx_library_get_function(lib, rlx_codegen_symbol(ctx, "mm"), &fn));
+  size_t sz = (size_t)(nn * nn);
+  float* a = malloc(sz * 4);
+  float* b = malloc(sz * 4);
+  float* c = malloc(sz * 4);
+  unsigned seed = 5;
+  for (size_t i = 0; i < sz; i++) a[i] = frand_s(&seed), b[i] = frand_s(&seed);
+  tshape_t sh = {2, {nn, nn}};
+  DLTensor ta = mk_tensor(a, &sh), tb = mk_tensor(b, &sh), tc = mk_tensor(c, &sh);
+  DLTensor* ts[3] = {&ta, &tb, &tc};
+  for (int threads = 1; threads <= 2; threads++) {
+    rlx_library_set_num_threads(lib, threads);
+    double best = 1e9;
+    for (int r = 0; r < 5; r++) {
+      double s0 = now();
+      CHECK_OK(rlx_packed_call_tensors(fn, NULL, ts, 3));
+      double dt = now() - s0;
+      if (dt < best) best = dt;
+    }
+    printf("matmul %lld^3: %d thread(s): %.1f GFLOPS (%.2f ms)\n", (long long)nn, threads,
+           2.0 * (double)nn * (double)nn * (double)nn / best * 1e-9, best * 1e3);
+  }
+  double maxd = 0;
+  for (int t = 0; t < 64; t++) {
+    int64_t i = (t * 37) % nn, j = (t * 101) % nn;
+    double ref = 0;
+    for (int64_t k = 0; k < nn; k++) ref += (double)a[i * nn + k] * (double)b[k * nn + j];
+    double d = fabs(ref - c[i * nn + j]);
+    if (d > maxd) maxd = d;
+  }
+  CHECK_MSG(maxd < 1e-2, "bench result differs by %g", maxd);
+  free(a);
+  free(b);
+  free(c);
+  rlx_library_free(lib);
+  rlx_ctx_free(ctx);
+}
+
+int main(void) {
+  test_matmuls();
+  test_matmul_structure();
+  test_symbolic_m();
+  test_elementwise_reduction();
+  if (getenv("RLX_SCHED_BENCH")) bench();
+  TEST_MAIN_END();
+}
