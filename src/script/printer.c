@@ -1,0 +1,1110 @@
+/* TVMScript printer for TIR: writes exactly what TVM's printer (0.15+) writes.
+ *
+ * The printer walks the IR once and writes text directly. Names are scoped like TVM's
+ * IRDocsifier: every var/buffer is defined in a frame (function, loop, block, let, ...), a
+ * name already in use gets a `_1`, `_2`... suffix, and names are released when the frame
+ * closes. A variable used without a definition is declared at function level
+ * (`n = T.int64()`) just before the top-level statement that first uses it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script.h"
+
+typedef struct {
+  const void* obj;
+  const char* name;
+  int depth;
+} def_t;
+
+typedef struct {
+  rlx_ctx_t* ctx; /* scratch arena: temporary nodes and names */
+  rlx_strbuf_t* out;
+  RLX_VEC(const char*) pending; /* function-level var definitions not yet written */
+  RLX_VEC(def_t) defs;
+  RLX_VEC(const rlx_tir_for_t*) loops; /* enclosing loops (for T.axis.remap) */
+  int depth, fn_depth;
+  int body_indent; /* indentation of function-level statements */
+} pr_t;
+
+/* ------------------------------------------------------------------ names */
+static const char* lookup(pr_t* p, const void* obj) {
+  for (int i = p->defs.len - 1; i >= 0; i--)
+    if (p->defs.data[i].obj == obj) return p->defs.data[i].name;
+  return NULL;
+}
+
+static bool name_used(pr_t* p, const char* name) {
+  for (int i = 0; i < p->defs.len; i++)
+    if (strcmp(p->defs.data[i].name, name) == 0) return true;
+  return false;
+}
+
+/* Defines obj in the frame at depth with a unique name derived from hint. */
+static const char* define_at(pr_t* p, const void* obj, const char* hint, int depth) {
+  char base[256];
+  snprintf(base, sizeof(base), "%s", hint && *hint ? hint : "v");
+  for (char* c = base; *c; c++)
+    if (*c != '_' && !((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) *c = '_';
+  const char* name = rlx_ctx_strdup(p->ctx, base);
+  for (int i = 1; name_used(p, name); i++) name = rlx_ctx_sprintf(p->ctx, "%s_%d", base, i);
+  def_t d = {obj, name, depth};
+  rlx_vec_push(&p->defs, d);
+  return name;
+}
+
+static const char* define(pr_t* p, const void* obj, const char* hint) { return define_at(p, obj, hint, p->depth); }
+
+/* Defines obj with a fixed doc text (e.g. "A.data") that does not reserve a name. */
+static void define_alias(pr_t* p, const void* obj, const char* text) {
+  def_t d = {obj, rlx_ctx_strdup(p->ctx, text), p->depth};
+  /* an alias is not a plain name: mark it so name_used() never matches (contains '.') */
+  rlx_vec_push(&p->defs, d);
+}
+
+static void frame_push(pr_t* p) { p->depth++; }
+static void frame_pop(pr_t* p) {
+  while (p->defs.len && p->defs.data[p->defs.len - 1].depth >= p->depth) p->defs.len--;
+  p->depth--;
+}
+
+/* ------------------------------------------------------------------ literals */
+static const char* dtype_name(rlx_dtype_t t, char buf[32]) { return rlx_dtype_str(t, buf); }
+
+static void put_float(rlx_strbuf_t* sb, double v) {
+  if (isnan(v)) rlx_strbuf_append(sb, "\"nan\"");
+  else if (isinf(v)) rlx_strbuf_append(sb, v < 0 ? "\"-inf\"" : "\"inf\"");
+  else if (nearbyint(v) == v) rlx_strbuf_printf(sb, "%.1f", v);
+  else rlx_strbuf_printf(sb, "%.17g", v);
+}
+
+static void put_string(rlx_strbuf_t* sb, const char* s) {
+  rlx_strbuf_append(sb, "\"");
+  for (; *s; s++) {
+    switch (*s) {
+      case '"': rlx_strbuf_append(sb, "\\\""); break;
+      case '\\': rlx_strbuf_append(sb, "\\\\"); break;
+      case '\n': rlx_strbuf_append(sb, "\\n"); break;
+      case '\t': rlx_strbuf_append(sb, "\\t"); break;
+      case '\r': rlx_strbuf_append(sb, "\\r"); break;
+      default: rlx_strbuf_appendn(sb, s, 1);
+    }
+  }
+  rlx_strbuf_append(sb, "\"");
+}
+
+/* ------------------------------------------------------------------ expressions */
+enum { P_OR = 3, P_AND = 4, P_NOT = 5, P_CMP = 6, P_ADD = 11, P_MUL = 12, P_ID = 15 };
+
+static bool is_int_const(const rlx_expr_t* e, int64_t v) {
+  return e->kind == RLX_EXPR_INT_IMM && RLX_AS(const rlx_int_imm_t, e)->value == v;
+}
+static bool is_num_const(const rlx_expr_t* e, double v) {
+  if (e->kind == RLX_EXPR_INT_IMM) return (double)RLX_AS(const rlx_int_imm_t, e)->value == v;
+  if (e->kind == RLX_EXPR_FLOAT_IMM) return RLX_AS(const rlx_float_imm_t, e)->value == v;
+  return false;
+}
+static bool is_const(const rlx_expr_t* e) { return e->kind == RLX_EXPR_INT_IMM || e->kind == RLX_EXPR_FLOAT_IMM; }
+
+/* Whether TVM would print the binary node with operator syntax: only when rebuilding it
+ * with the operator would give the same node back (no constant folding, same dtypes). */
+static bool sugar_ok(const rlx_expr_t* e) {
+  const rlx_binary_t* b = RLX_AS(const rlx_binary_t, e);
+  if (!rlx_dtype_eq(b->a->dtype, b->b->dtype)) return false;
+  if (is_const(b->a) && is_const(b->b)) return false;
+  switch (e->kind) {
+    case RLX_EXPR_ADD: return !is_num_const(b->a, 0) && !is_num_const(b->b, 0);
+    case RLX_EXPR_SUB: return !is_num_const(b->b, 0);
+    case RLX_EXPR_MUL:
+      return !is_num_const(b->a, 1) && !is_num_const(b->b, 1) && !is_num_const(b->a, 0) && !is_num_const(b->b, 0);
+    case RLX_EXPR_DIV: return rlx_dtype_is_float(b->a->dtype) && !is_num_const(b->b, 1) && !is_num_const(b->a, 0);
+    case RLX_EXPR_FLOOR_DIV:
+    case RLX_EXPR_FLOOR_MOD: return !is_int_const(b->b, 1);
+    case RLX_EXPR_AND:
+    case RLX_EXPR_OR: return b->a->kind != RLX_EXPR_INT_IMM && b->b->kind != RLX_EXPR_INT_IMM;
+    default: return true;
+  }
+}
+
+static int prec_of(const rlx_expr_t* e) {
+  switch (e->kind) {
+    case RLX_EXPR_ADD:
+    case RLX_EXPR_SUB: return sugar_ok(e) ? P_ADD : P_ID;
+    case RLX_EXPR_MUL:
+    case RLX_EXPR_DIV:
+    case RLX_EXPR_FLOOR_DIV:
+    case RLX_EXPR_FLOOR_MOD: return sugar_ok(e) ? P_MUL : P_ID;
+    case RLX_EXPR_EQ:
+    case RLX_EXPR_NE:
+    case RLX_EXPR_LT:
+    case RLX_EXPR_LE:
+    case RLX_EXPR_GT:
+    case RLX_EXPR_GE: return sugar_ok(e) ? P_CMP : P_ID;
+    case RLX_EXPR_AND: return sugar_ok(e) ? P_AND : P_ID;
+    case RLX_EXPR_OR: return sugar_ok(e) ? P_OR : P_ID;
+    case RLX_EXPR_NOT: {
+      const rlx_expr_t* a = RLX_AS(const rlx_not_t, e)->a;
+      bool literal = (a->kind == RLX_EXPR_INT_IMM && rlx_dtype_eq(a->dtype, rlx_dt_int32())) ||
+                     a->kind == RLX_EXPR_STRING_IMM;
+      return literal ? P_ID : P_NOT;
+    }
+    default: return P_ID;
+  }
+}
+
+static void pexpr(pr_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb);
+
+static void pchild(pr_t* p, const rlx_expr_t* e, int parent, bool paren_same, rlx_strbuf_t* sb) {
+  int pr = prec_of(e);
+  bool paren = pr < parent || (paren_same && pr == parent);
+  if (paren) rlx_strbuf_append(sb, "(");
+  pexpr(p, e, sb);
+  if (paren) rlx_strbuf_append(sb, ")");
+}
+
+static void pcall(pr_t* p, const char* fn, int n, rlx_expr_t* const* args, rlx_strbuf_t* sb) {
+  rlx_strbuf_printf(sb, "T.%s(", fn);
+  for (int i = 0; i < n; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    pexpr(p, args[i], sb);
+  }
+  rlx_strbuf_append(sb, ")");
+}
+
+static const char* var_creation(pr_t* p, const rlx_var_t* v) {
+  char buf[32];
+  return rlx_ctx_sprintf(p->ctx, "T.%s()", dtype_name(v->hdr.dtype, buf));
+}
+
+static const char* var_name(pr_t* p, const rlx_var_t* v) {
+  const char* n = lookup(p, v);
+  if (n) return n;
+  /* Undefined variable: declare it at function level, as TVM does. */
+  n = define_at(p, v, v->name, p->fn_depth);
+  const char* line = rlx_ctx_sprintf(p->ctx, "%s = %s", n, var_creation(p, v));
+  rlx_vec_push(&p->pending, line);
+  return n;
+}
+
+static const char* binop_token(rlx_expr_kind_t k) {
+  switch (k) {
+    case RLX_EXPR_ADD: return "+";
+    case RLX_EXPR_SUB: return "-";
+    case RLX_EXPR_MUL: return "*";
+    case RLX_EXPR_DIV: return "/";
+    case RLX_EXPR_FLOOR_DIV: return "//";
+    case RLX_EXPR_FLOOR_MOD: return "%";
+    case RLX_EXPR_EQ: return "==";
+    case RLX_EXPR_NE: return "!=";
+    case RLX_EXPR_LT: return "<";
+    case RLX_EXPR_LE: return "<=";
+    case RLX_EXPR_GT: return ">";
+    case RLX_EXPR_GE: return ">=";
+    case RLX_EXPR_AND: return "and";
+    case RLX_EXPR_OR: return "or";
+    default: return "?";
+  }
+}
+
+/* Name of the T.<Op> call used when operator syntax does not apply. */
+static const char* binop_call(rlx_expr_kind_t k) {
+  switch (k) {
+    case RLX_EXPR_ADD: return "Add";
+    case RLX_EXPR_SUB: return "Sub";
+    case RLX_EXPR_MUL: return "Mul";
+    case RLX_EXPR_DIV: return "Div";
+    case RLX_EXPR_MOD: return "truncmod";
+    case RLX_EXPR_FLOOR_DIV: return "FloorDiv";
+    case RLX_EXPR_FLOOR_MOD: return "FloorMod";
+    case RLX_EXPR_MIN: return "min";
+    case RLX_EXPR_MAX: return "max";
+    case RLX_EXPR_EQ: return "EQ";
+    case RLX_EXPR_NE: return "NE";
+    case RLX_EXPR_LT: return "LT";
+    case RLX_EXPR_LE: return "LE";
+    case RLX_EXPR_GT: return "GT";
+    case RLX_EXPR_GE: return "GE";
+    case RLX_EXPR_AND: return "And";
+    case RLX_EXPR_OR: return "Or";
+    default: return "?";
+  }
+}
+
+/* Buffer indices; a Ramp with a constant stride prints as a slice, as TVM does. */
+static void pindices(pr_t* p, int n, rlx_expr_t* const* idx, rlx_strbuf_t* sb) {
+  if (n == 0) {
+    rlx_strbuf_append(sb, "[()]");
+    return;
+  }
+  rlx_strbuf_append(sb, "[");
+  for (int i = 0; i < n; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    const rlx_expr_t* e = idx[i];
+    if (e->kind == RLX_EXPR_RAMP && RLX_AS(const rlx_ramp_t, e)->stride->kind == RLX_EXPR_INT_IMM) {
+      const rlx_ramp_t* r = RLX_AS(const rlx_ramp_t, e);
+      int64_t st = RLX_AS(const rlx_int_imm_t, r->stride)->value;
+      rlx_expr_t* stop = rlx_ir_add(p->ctx, r->base, rlx_ir_int(p->ctx, r->base->dtype, st * r->lanes));
+      pexpr(p, r->base, sb);
+      rlx_strbuf_append(sb, ":");
+      pexpr(p, stop, sb);
+      if (st != 1) {
+        rlx_strbuf_append(sb, ":");
+        pexpr(p, r->stride, sb);
+      }
+      continue;
+    }
+    pexpr(p, e, sb);
+  }
+  rlx_strbuf_append(sb, "]");
+}
+
+static const char* buffer_name(pr_t* p, const rlx_tir_buffer_t* b);
+
+static const char* reduce_name(rlx_reduce_kind_t k) {
+  switch (k) {
+    case RLX_REDUCE_SUM: return "sum";
+    case RLX_REDUCE_PROD: return "prod";
+    case RLX_REDUCE_MAX: return "max";
+    case RLX_REDUCE_MIN: return "min";
+  }
+  return "?";
+}
+
+static void pexpr(pr_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
+  char buf[32];
+  switch (e->kind) {
+    case RLX_EXPR_INT_IMM: {
+      int64_t v = RLX_AS(const rlx_int_imm_t, e)->value;
+      if (rlx_dtype_eq(e->dtype, rlx_dt_int32())) rlx_strbuf_printf(sb, "%lld", (long long)v);
+      else if (rlx_dtype_is_bool(e->dtype)) rlx_strbuf_printf(sb, "T.bool(%s)", v ? "True" : "False");
+      else rlx_strbuf_printf(sb, "T.%s(%lld)", dtype_name(e->dtype, buf), (long long)v);
+      return;
+    }
+    case RLX_EXPR_FLOAT_IMM:
+      rlx_strbuf_printf(sb, "T.%s(", dtype_name(e->dtype, buf));
+      put_float(sb, RLX_AS(const rlx_float_imm_t, e)->value);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_EXPR_STRING_IMM: put_string(sb, RLX_AS(const rlx_string_imm_t, e)->value); return;
+    case RLX_EXPR_VAR: rlx_strbuf_append(sb, var_name(p, RLX_AS(const rlx_var_t, e))); return;
+    case RLX_EXPR_ADD:
+    case RLX_EXPR_SUB:
+    case RLX_EXPR_MUL:
+    case RLX_EXPR_DIV:
+    case RLX_EXPR_FLOOR_DIV:
+    case RLX_EXPR_FLOOR_MOD:
+    case RLX_EXPR_EQ:
+    case RLX_EXPR_NE:
+    case RLX_EXPR_LT:
+    case RLX_EXPR_LE:
+    case RLX_EXPR_GT:
+    case RLX_EXPR_GE:
+    case RLX_EXPR_AND:
+    case RLX_EXPR_OR: {
+      const rlx_binary_t* b = RLX_AS(const rlx_binary_t, e);
+      if (!sugar_ok(e)) {
+        rlx_expr_t* args[2] = {b->a, b->b};
+        pcall(p, binop_call(e->kind), 2, args, sb);
+        return;
+      }
+      int pr = prec_of(e);
+      pchild(p, b->a, pr, false, sb);
+      rlx_strbuf_printf(sb, " %s ", binop_token(e->kind));
+      pchild(p, b->b, pr, true, sb);
+      return;
+    }
+    case RLX_EXPR_MOD:
+    case RLX_EXPR_MIN:
+    case RLX_EXPR_MAX: {
+      const rlx_binary_t* b = RLX_AS(const rlx_binary_t, e);
+      rlx_expr_t* args[2] = {b->a, b->b};
+      pcall(p, binop_call(e->kind), 2, args, sb);
+      return;
+    }
+    case RLX_EXPR_NOT: {
+      const rlx_expr_t* a = RLX_AS(const rlx_not_t, e)->a;
+      if (prec_of(e) == P_ID) {
+        rlx_expr_t* args[1] = {(rlx_expr_t*)a};
+        pcall(p, "Not", 1, args, sb);
+        return;
+      }
+      rlx_strbuf_append(sb, "not ");
+      pchild(p, a, P_NOT, false, sb);
+      return;
+    }
+    case RLX_EXPR_SELECT: {
+      const rlx_select_t* s = RLX_AS(const rlx_select_t, e);
+      rlx_expr_t* args[3] = {s->cond, s->t, s->f};
+      pcall(p, "Select", 3, args, sb);
+      return;
+    }
+    case RLX_EXPR_CAST:
+      rlx_strbuf_printf(sb, "T.Cast(\"%s\", ", dtype_name(e->dtype, buf));
+      pexpr(p, RLX_AS(const rlx_cast_t, e)->value, sb);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_EXPR_LET: {
+      const rlx_let_t* l = RLX_AS(const rlx_let_t, e);
+      rlx_strbuf_append(sb, "T.Let(");
+      pexpr(p, l->body, sb);
+      rlx_strbuf_append(sb, ", where={");
+      pexpr(p, &l->var->hdr, sb);
+      rlx_strbuf_append(sb, ": ");
+      pexpr(p, l->value, sb);
+      rlx_strbuf_append(sb, "})");
+      return;
+    }
+    case RLX_EXPR_BUFFER_LOAD: {
+      const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
+      rlx_strbuf_append(sb, buffer_name(p, l->buffer));
+      pindices(p, l->n_indices, l->indices, sb);
+      return;
+    }
+    case RLX_EXPR_CALL: {
+      const rlx_call_t* c = RLX_AS(const rlx_call_t, e);
+      pcall(p, c->op, c->n_args, c->args, sb);
+      return;
+    }
+    case RLX_EXPR_REDUCE: {
+      /* Not valid in a PrimFunc; printed readably (not parseable). */
+      const rlx_reduce_t* r = RLX_AS(const rlx_reduce_t, e);
+      rlx_strbuf_printf(sb, "T.reduce(\"%s\", ", reduce_name(r->combiner));
+      pexpr(p, r->source, sb);
+      rlx_strbuf_append(sb, ", [");
+      for (int i = 0; i < r->n_axis; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        rlx_strbuf_append(sb, r->axis[i]->var->name);
+      }
+      rlx_strbuf_append(sb, "])");
+      return;
+    }
+    case RLX_EXPR_RAMP: {
+      const rlx_ramp_t* r = RLX_AS(const rlx_ramp_t, e);
+      rlx_strbuf_append(sb, "T.Ramp(");
+      pexpr(p, r->base, sb);
+      rlx_strbuf_append(sb, ", ");
+      pexpr(p, r->stride, sb);
+      rlx_strbuf_printf(sb, ", %d)", r->lanes);
+      return;
+    }
+    case RLX_EXPR_BROADCAST: {
+      const rlx_broadcast_t* b = RLX_AS(const rlx_broadcast_t, e);
+      rlx_strbuf_append(sb, "T.Broadcast(");
+      pexpr(p, b->value, sb);
+      rlx_strbuf_printf(sb, ", %d)", b->lanes);
+      return;
+    }
+    case RLX_EXPR_KIND_COUNT: break;
+  }
+  rlx_strbuf_append(sb, "?");
+}
+
+static const char* expr_str(pr_t* p, const rlx_expr_t* e) {
+  rlx_strbuf_t sb = {0};
+  pexpr(p, e, &sb);
+  const char* s = rlx_ctx_strdup(p->ctx, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return s;
+}
+
+/* ------------------------------------------------------------------ buffers */
+typedef enum { BUF_ALLOC, BUF_MATCH, BUF_DECL } buf_method_t;
+
+/* Writes `(shape), "dtype", kw=...` for a buffer declaration. Bare undefined vars in the
+ * shape are declared (as TVM's MatchBuffer definition does) into out_defs. */
+static void buffer_args(pr_t* p, const rlx_tir_buffer_t* b, bool declare_shape_vars, bool force_dtype,
+                        rlx_strbuf_t* sb, rlx_strbuf_t* defs_lhs, rlx_strbuf_t* defs_rhs, int* n_defs) {
+  char buf[32];
+  rlx_strbuf_append(sb, "(");
+  for (int i = 0; i < b->ndim; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    const rlx_expr_t* e = b->shape[i];
+    if (declare_shape_vars && e->kind == RLX_EXPR_VAR && !lookup(p, e)) {
+      const rlx_var_t* v = RLX_AS(const rlx_var_t, e);
+      const char* n = define(p, v, v->name);
+      if (*n_defs) {
+        rlx_strbuf_append(defs_lhs, ", ");
+        rlx_strbuf_append(defs_rhs, ", ");
+      }
+      rlx_strbuf_append(defs_lhs, n);
+      rlx_strbuf_append(defs_rhs, var_creation(p, v));
+      (*n_defs)++;
+    }
+    pexpr(p, e, sb);
+  }
+  rlx_strbuf_append(sb, b->ndim == 1 ? ",)" : ")");
+  if (force_dtype || !rlx_dtype_eq(b->dtype, rlx_dt_float32()))
+    rlx_strbuf_printf(sb, ", \"%s\"", dtype_name(b->dtype, buf));
+  if (b->strides) {
+    rlx_strbuf_append(sb, ", strides=(");
+    for (int i = 0; i < b->ndim; i++) {
+      if (i) rlx_strbuf_append(sb, ", ");
+      pexpr(p, b->strides[i], sb);
+    }
+    rlx_strbuf_append(sb, b->ndim == 1 ? ",)" : ")");
+  }
+  if (b->elem_offset && !is_int_const(b->elem_offset, 0)) {
+    rlx_strbuf_append(sb, ", elem_offset=");
+    pexpr(p, b->elem_offset, sb);
+  }
+  if (b->scope && strcmp(b->scope, "global") != 0) {
+    rlx_strbuf_append(sb, ", scope=");
+    put_string(sb, b->scope);
+  }
+}
+
+/* Defines buffer b in the current frame; its data var reads as `<name>.data`. */
+static const char* define_buffer(pr_t* p, const rlx_tir_buffer_t* b) {
+  const char* n = define(p, b, b->name && *b->name ? b->name : "buffer");
+  if (b->data && !lookup(p, b->data)) define_alias(p, b->data, rlx_ctx_sprintf(p->ctx, "%s.data", n));
+  return n;
+}
+
+/* A buffer used but never declared: `X = T.Buffer((...), data=...)` at function level. */
+static const char* buffer_name(pr_t* p, const rlx_tir_buffer_t* b) {
+  const char* n = lookup(p, b);
+  if (n) return n;
+  rlx_strbuf_t sb = {0}, dl = {0}, dr = {0};
+  int nd = 0;
+  rlx_strbuf_append(&sb, "T.Buffer(");
+  buffer_args(p, b, false, false, &sb, &dl, &dr, &nd);
+  const char* data = b->data ? lookup(p, b->data) : NULL;
+  if (data) rlx_strbuf_printf(&sb, ", data=%s", data);
+  rlx_strbuf_append(&sb, ")");
+  int saved = p->depth;
+  p->depth = p->fn_depth;
+  n = define(p, b, b->name && *b->name ? b->name : "buffer");
+  if (b->data && !data) define_alias(p, b->data, rlx_ctx_sprintf(p->ctx, "%s.data", n));
+  p->depth = saved;
+  rlx_vec_push(&p->pending, rlx_ctx_sprintf(p->ctx, "%s = %s", n, rlx_strbuf_cstr(&sb)));
+  rlx_strbuf_free(&sb);
+  rlx_strbuf_free(&dl);
+  rlx_strbuf_free(&dr);
+  return n;
+}
+
+static void line(pr_t* p, int indent, const char* s) {
+  rlx_strbuf_indent(p->out, indent);
+  rlx_strbuf_append(p->out, s);
+  rlx_strbuf_append(p->out, "\n");
+}
+
+/* `name = T.<method>(shape, dtype, kw...)` for alloc_buffer / decl_buffer lines. */
+static const char* buffer_decl(pr_t* p, const rlx_tir_buffer_t* b, const char* method) {
+  rlx_strbuf_t sb = {0}, dl = {0}, dr = {0};
+  int nd = 0;
+  rlx_strbuf_printf(&sb, "T.%s(", method);
+  buffer_args(p, b, false, false, &sb, &dl, &dr, &nd);
+  rlx_strbuf_append(&sb, ")");
+  const char* s = rlx_ctx_strdup(p->ctx, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  rlx_strbuf_free(&dl);
+  rlx_strbuf_free(&dr);
+  return s;
+}
+
+static void region_str(pr_t* p, const rlx_buffer_region_t* r, rlx_strbuf_t* sb) {
+  rlx_strbuf_append(sb, buffer_name(p, r->buffer));
+  if (r->ndim == 0) {
+    rlx_strbuf_append(sb, "[()]");
+    return;
+  }
+  rlx_strbuf_append(sb, "[");
+  for (int i = 0; i < r->ndim; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    pexpr(p, r->region[i].min, sb);
+    if (!is_int_const(r->region[i].extent, 1)) {
+      rlx_strbuf_append(sb, ":");
+      pexpr(p, rlx_ir_add(p->ctx, r->region[i].min, r->region[i].extent), sb);
+    }
+  }
+  rlx_strbuf_append(sb, "]");
+}
+
+/* ------------------------------------------------------------------ statements */
+static void pstmt(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool concise);
+
+static void pbody(pr_t* p, const rlx_tir_stmt_t* s, int indent) {
+  size_t before = p->out->len;
+  if (s && s->kind == RLX_STMT_SEQ) {
+    const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+    for (int i = 0; i < q->n; i++) pstmt(p, q->stmts[i], indent, i == q->n - 1);
+  } else if (s) {
+    pstmt(p, s, indent, true);
+  }
+  if (p->out->len == before) line(p, indent, "pass");
+}
+
+static void flush_pending(pr_t* p, rlx_strbuf_t* dst) {
+  for (int i = 0; i < p->pending.len; i++) {
+    rlx_strbuf_indent(dst, p->body_indent);
+    rlx_strbuf_append(dst, p->pending.data[i]);
+    rlx_strbuf_append(dst, "\n");
+  }
+  p->pending.len = 0;
+}
+
+static bool loop_var_of(pr_t* p, const rlx_expr_t* v, const rlx_tir_for_t** out) {
+  if (v->kind != RLX_EXPR_VAR) return false;
+  for (int i = p->loops.len - 1; i >= 0; i--)
+    if (&p->loops.data[i]->var->hdr == v) {
+      *out = p->loops.data[i];
+      return true;
+    }
+  return false;
+}
+
+static bool same_expr(const rlx_expr_t* a, const rlx_expr_t* b) {
+  if (a == b) return true;
+  if (a->kind == RLX_EXPR_INT_IMM && b->kind == RLX_EXPR_INT_IMM)
+    return rlx_dtype_eq(a->dtype, b->dtype) && RLX_AS(const rlx_int_imm_t, a)->value == RLX_AS(const rlx_int_imm_t, b)->value;
+  return false;
+}
+
+static void print_single_iter(pr_t* p, const rlx_tir_block_realize_t* br, int i, int indent) {
+  const rlx_iter_var_t* iv = br->block->iter_vars[i];
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_printf(&sb, "T.axis.%s(", iv->kind == RLX_ITER_SPATIAL ? "spatial" : "reduce");
+  if (is_int_const(iv->dom.min, 0)) {
+    pexpr(p, iv->dom.extent, &sb);
+  } else {
+    rlx_strbuf_append(&sb, "(");
+    pexpr(p, iv->dom.min, &sb);
+    rlx_strbuf_append(&sb, ", ");
+    pexpr(p, rlx_ir_add(p->ctx, iv->dom.min, iv->dom.extent), &sb);
+    rlx_strbuf_append(&sb, ")");
+  }
+  rlx_strbuf_append(&sb, ", ");
+  pexpr(p, br->iter_values[i], &sb);
+  rlx_strbuf_append(&sb, ")");
+  const char* n = define(p, iv->var, iv->var->name);
+  rlx_strbuf_indent(p->out, indent);
+  rlx_strbuf_printf(p->out, "%s = %s\n", n, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+}
+
+static void flush_remap(pr_t* p, const rlx_tir_block_realize_t* br, int* idx, int* n, int indent) {
+  if (*n == 0) return;
+  if (*n == 1) {
+    print_single_iter(p, br, idx[0], indent);
+    *n = 0;
+    return;
+  }
+  rlx_strbuf_t lhs = {0}, kinds = {0}, vals = {0};
+  for (int k = 0; k < *n; k++) {
+    const rlx_iter_var_t* iv = br->block->iter_vars[idx[k]];
+    if (k) {
+      rlx_strbuf_append(&lhs, ", ");
+      rlx_strbuf_append(&vals, ", ");
+    }
+    rlx_strbuf_append(&lhs, define(p, iv->var, iv->var->name));
+    pexpr(p, br->iter_values[idx[k]], &vals);
+    rlx_strbuf_append(&kinds, iv->kind == RLX_ITER_SPATIAL ? "S" : "R");
+  }
+  rlx_strbuf_indent(p->out, indent);
+  rlx_strbuf_printf(p->out, "%s = T.axis.remap(\"%s\", [%s])\n", rlx_strbuf_cstr(&lhs), rlx_strbuf_cstr(&kinds),
+                    rlx_strbuf_cstr(&vals));
+  rlx_strbuf_free(&lhs);
+  rlx_strbuf_free(&kinds);
+  rlx_strbuf_free(&vals);
+  *n = 0;
+}
+
+static void annotations_str(pr_t* p, int n, const char* const* keys, rlx_expr_t* const* vals, rlx_strbuf_t* sb) {
+  /* TVM prints string-keyed maps sorted by key. */
+  int* order = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  if (!order) return;
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && strcmp(keys[order[j - 1]], keys[order[j]]) > 0; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  rlx_strbuf_append(sb, "{");
+  for (int k = 0; k < n; k++) {
+    if (k) rlx_strbuf_append(sb, ", ");
+    put_string(sb, keys[order[k]]);
+    rlx_strbuf_append(sb, ": ");
+    pexpr(p, vals[order[k]], sb);
+  }
+  rlx_strbuf_append(sb, "}");
+  free(order);
+}
+
+static void pblock(pr_t* p, const rlx_tir_block_realize_t* br, int indent) {
+  const rlx_tir_block_t* b = br->block;
+  rlx_strbuf_indent(p->out, indent);
+  rlx_strbuf_append(p->out, "with T.block(");
+  put_string(p->out, b->name ? b->name : "");
+  rlx_strbuf_append(p->out, "):\n");
+  frame_push(p);
+  int in = indent + 4;
+  int* idx = malloc(sizeof(int) * (size_t)(b->n_iter_vars + 1));
+  int n = 0;
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    const rlx_iter_var_t* iv = b->iter_vars[i];
+    const rlx_tir_for_t* loop;
+    if (i < br->n_values && loop_var_of(p, br->iter_values[i], &loop) && same_expr(loop->min, iv->dom.min) &&
+        same_expr(loop->extent, iv->dom.extent)) {
+      idx[n++] = i;
+      continue;
+    }
+    flush_remap(p, br, idx, &n, in);
+    print_single_iter(p, br, i, in);
+  }
+  flush_remap(p, br, idx, &n, in);
+  free(idx);
+  rlx_strbuf_t sb = {0};
+  if (br->predicate && !is_int_const(br->predicate, 1)) {
+    rlx_strbuf_append(&sb, "T.where(");
+    pexpr(p, br->predicate, &sb);
+    rlx_strbuf_append(&sb, ")");
+    line(p, in, rlx_strbuf_cstr(&sb));
+    sb.len = 0;
+  }
+  rlx_strbuf_append(&sb, "T.reads(");
+  for (int i = 0; i < b->n_reads; i++) {
+    if (i) rlx_strbuf_append(&sb, ", ");
+    region_str(p, &b->reads[i], &sb);
+  }
+  rlx_strbuf_append(&sb, ")");
+  line(p, in, rlx_strbuf_cstr(&sb));
+  sb.len = 0;
+  rlx_strbuf_append(&sb, "T.writes(");
+  for (int i = 0; i < b->n_writes; i++) {
+    if (i) rlx_strbuf_append(&sb, ", ");
+    region_str(p, &b->writes[i], &sb);
+  }
+  rlx_strbuf_append(&sb, ")");
+  line(p, in, rlx_strbuf_cstr(&sb));
+  if (b->n_annotations) {
+    sb.len = 0;
+    rlx_strbuf_append(&sb, "T.block_attr(");
+    annotations_str(p, b->n_annotations, b->annotation_keys, b->annotation_values, &sb);
+    rlx_strbuf_append(&sb, ")");
+    line(p, in, rlx_strbuf_cstr(&sb));
+  }
+  rlx_strbuf_free(&sb);
+  for (int i = 0; i < b->n_alloc_buffers; i++) {
+    const char* n2 = define_buffer(p, b->alloc_buffers[i]);
+    const char* rhs = buffer_decl(p, b->alloc_buffers[i], "alloc_buffer");
+    rlx_strbuf_indent(p->out, in);
+    rlx_strbuf_printf(p->out, "%s = %s\n", n2, rhs);
+  }
+  if (b->init) {
+    line(p, in, "with T.init():");
+    frame_push(p);
+    pbody(p, b->init, in + 4);
+    frame_pop(p);
+  }
+  pbody(p, b->body, in);
+  frame_pop(p);
+}
+
+static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
+  /* T.grid: perfectly nested serial loops from 0 whose extents do not use the grid vars. */
+  const rlx_tir_for_t* grid[64];
+  int ng = 0;
+  for (const rlx_tir_for_t* l = f; l && ng < 64;) {
+    if (l->for_kind != RLX_FOR_SERIAL || !is_int_const(l->min, 0)) break;
+    bool dep = false;
+    for (int k = 0; k < ng; k++) dep = dep || rlx_expr_uses_var(l->extent, grid[k]->var);
+    if (dep) break;
+    grid[ng++] = l;
+    l = l->body && l->body->kind == RLX_STMT_FOR ? RLX_AS(const rlx_tir_for_t, l->body) : NULL;
+  }
+  frame_push(p);
+  rlx_strbuf_t sb = {0};
+  if (ng > 1) {
+    rlx_strbuf_t lhs = {0};
+    rlx_strbuf_append(&sb, "T.grid(");
+    for (int k = 0; k < ng; k++) {
+      if (k) {
+        rlx_strbuf_append(&lhs, ", ");
+        rlx_strbuf_append(&sb, ", ");
+      }
+      rlx_strbuf_append(&lhs, define(p, grid[k]->var, grid[k]->var->name));
+      pexpr(p, grid[k]->extent, &sb);
+      rlx_vec_push(&p->loops, grid[k]);
+    }
+    rlx_strbuf_append(&sb, ")");
+    rlx_strbuf_indent(p->out, indent);
+    rlx_strbuf_printf(p->out, "for %s in %s:\n", rlx_strbuf_cstr(&lhs), rlx_strbuf_cstr(&sb));
+    rlx_strbuf_free(&lhs);
+    rlx_strbuf_free(&sb);
+    pbody(p, grid[ng - 1]->body, indent + 4);
+    p->loops.len -= ng;
+    frame_pop(p);
+    return;
+  }
+  const char* n = define(p, f->var, f->var->name);
+  const char* fn = "range";
+  switch (f->for_kind) {
+    case RLX_FOR_SERIAL: fn = "range"; break;
+    case RLX_FOR_PARALLEL: fn = "T.parallel"; break;
+    case RLX_FOR_VECTORIZED: fn = "T.vectorized"; break;
+    case RLX_FOR_UNROLLED: fn = "T.unroll"; break;
+  }
+  rlx_strbuf_printf(&sb, "%s(", fn);
+  if (is_int_const(f->min, 0)) {
+    pexpr(p, f->extent, &sb);
+  } else {
+    pexpr(p, f->min, &sb);
+    rlx_strbuf_append(&sb, ", ");
+    pexpr(p, rlx_ir_add(p->ctx, f->min, f->extent), &sb);
+  }
+  rlx_strbuf_append(&sb, ")");
+  rlx_strbuf_indent(p->out, indent);
+  rlx_strbuf_printf(p->out, "for %s in %s:\n", n, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  rlx_vec_push(&p->loops, f);
+  pbody(p, f->body, indent + 4);
+  p->loops.len--;
+  frame_pop(p);
+}
+
+static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool concise) {
+  char buf[32];
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: {
+      const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
+      rlx_strbuf_t sb = {0};
+      rlx_strbuf_append(&sb, buffer_name(p, st->buffer));
+      pindices(p, st->n_indices, st->indices, &sb);
+      rlx_strbuf_append(&sb, " = ");
+      pexpr(p, st->value, &sb);
+      line(p, indent, rlx_strbuf_cstr(&sb));
+      rlx_strbuf_free(&sb);
+      return;
+    }
+    case RLX_STMT_FOR: pfor(p, RLX_AS(const rlx_tir_for_t, s), indent); return;
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      for (int i = 0; i < q->n; i++) pstmt(p, q->stmts[i], indent, concise && i == q->n - 1);
+      return;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      rlx_strbuf_indent(p->out, indent);
+      rlx_strbuf_printf(p->out, "if %s:\n", expr_str(p, c->cond));
+      frame_push(p);
+      pbody(p, c->then_case, indent + 4);
+      frame_pop(p);
+      if (c->else_case) {
+        line(p, indent, "else:");
+        frame_push(p);
+        pbody(p, c->else_case, indent + 4);
+        frame_pop(p);
+      }
+      return;
+    }
+    case RLX_STMT_LET: {
+      const rlx_tir_let_t* l = RLX_AS(const rlx_tir_let_t, s);
+      const char* rhs = expr_str(p, l->value);
+      frame_push(p);
+      bool defined = lookup(p, l->var) != NULL;
+      if (defined) {
+        rlx_strbuf_indent(p->out, indent);
+        rlx_strbuf_printf(p->out, "with T.LetStmt(%s, var=%s):\n", rhs, lookup(p, l->var));
+        pbody(p, l->body, indent + 4);
+      } else {
+        const char* n = define(p, l->var, l->var->name);
+        rlx_strbuf_indent(p->out, indent);
+        if (concise) {
+          rlx_strbuf_printf(p->out, "%s: T.%s = %s\n", n, dtype_name(l->var->hdr.dtype, buf), rhs);
+          pbody(p, l->body, indent);
+        } else {
+          rlx_strbuf_printf(p->out, "with T.LetStmt(%s) as %s:\n", rhs, n);
+          pbody(p, l->body, indent + 4);
+        }
+      }
+      frame_pop(p);
+      return;
+    }
+    case RLX_STMT_EVALUATE: {
+      const rlx_expr_t* v = RLX_AS(const rlx_tir_evaluate_t, s)->value;
+      const char* e = expr_str(p, v);
+      if (v->kind == RLX_EXPR_CALL) line(p, indent, e);
+      else line(p, indent, rlx_ctx_sprintf(p->ctx, "T.evaluate(%s)", e));
+      return;
+    }
+    case RLX_STMT_BLOCK_REALIZE: pblock(p, RLX_AS(const rlx_tir_block_realize_t, s), indent); return;
+    case RLX_STMT_ALLOCATE: {
+      /* rlx's Allocate carries a buffer: TVM's Allocate+DeclBuffer pair, printed as
+       * T.decl_buffer. */
+      const rlx_tir_allocate_t* a = RLX_AS(const rlx_tir_allocate_t, s);
+      const char* rhs = buffer_decl(p, a->buffer, "decl_buffer");
+      frame_push(p);
+      const char* n = define_buffer(p, a->buffer);
+      rlx_strbuf_indent(p->out, indent);
+      if (concise) {
+        rlx_strbuf_printf(p->out, "%s = %s\n", n, rhs);
+        pbody(p, a->body, indent);
+      } else {
+        rlx_strbuf_printf(p->out, "with %s as %s:\n", rhs, n);
+        pbody(p, a->body, indent + 4);
+      }
+      frame_pop(p);
+      return;
+    }
+    case RLX_STMT_KIND_COUNT: break;
+  }
+}
+
+static void pstmt(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool concise) {
+  if (!s) return;
+  if (indent != p->body_indent) {
+    pstmt_inner(p, s, indent, concise);
+    return;
+  }
+  /* Function-level statement: print it aside so that variable definitions it triggers
+   * land just before it. */
+  rlx_strbuf_t tmp = {0};
+  rlx_strbuf_t* saved = p->out;
+  p->out = &tmp;
+  pstmt_inner(p, s, indent, concise);
+  p->out = saved;
+  flush_pending(p, p->out);
+  if (tmp.len) rlx_strbuf_append(p->out, rlx_strbuf_cstr(&tmp));
+  rlx_strbuf_free(&tmp);
+}
+
+/* ------------------------------------------------------------------ functions */
+typedef struct {
+  const rlx_var_t* v;
+  bool found;
+} use_t;
+static void use_expr(const rlx_expr_t* e, void* u) {
+  use_t* x = u;
+  if (!x->found && rlx_expr_uses_var(e, x->v)) x->found = true;
+}
+static void use_block(const rlx_tir_block_t* b, void* u) { (void)b, (void)u; }
+
+static bool var_used_in_body(const rlx_tir_stmt_t* body, const rlx_var_t* v) {
+  use_t u = {v, false};
+  rlx_tir_visitor_t vis = {NULL, use_expr, use_block, &u};
+  rlx_tir_stmt_visit(body, &vis);
+  return u.found;
+}
+
+static bool expr_has_var(const rlx_expr_t* e) {
+  if (!e) return false;
+  if (e->kind == RLX_EXPR_VAR) return true;
+  rlx_expr_t* kids[8];
+  int n = rlx_expr_children(e, kids, 8);
+  for (int i = 0; i < n && i < 8; i++)
+    if (expr_has_var(kids[i])) return true;
+  return false;
+}
+
+static bool simple_buffer(const rlx_tir_buffer_t* b) {
+  if (b->strides) return false;
+  for (int i = 0; i < b->ndim; i++)
+    if (expr_has_var(b->shape[i])) return false;
+  if (b->elem_offset && !is_int_const(b->elem_offset, 0)) return false;
+  return !b->scope || strcmp(b->scope, "global") == 0;
+}
+
+typedef struct {
+  bool found;
+} any_block_t;
+static void any_block(const rlx_tir_block_t* b, void* u) {
+  (void)b;
+  ((any_block_t*)u)->found = true;
+}
+
+/* TVM's implicit root block: printed as a comment, its alloc_buffers at function level. */
+static const rlx_tir_block_t* root_block(const rlx_tir_stmt_t* body) {
+  if (!body || body->kind != RLX_STMT_BLOCK_REALIZE) return NULL;
+  const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, body);
+  if (br->n_values || (br->predicate && !is_int_const(br->predicate, 1))) return NULL;
+  const rlx_tir_block_t* b = br->block;
+  if (b->n_iter_vars || b->n_annotations || b->n_reads || b->n_writes || b->init) return NULL;
+  if (b->n_alloc_buffers) return b;
+  if (b->body && b->body->kind == RLX_STMT_BLOCK_REALIZE)
+    return RLX_AS(const rlx_tir_block_realize_t, b->body)->block->n_iter_vars ? b : NULL;
+  any_block_t u = {false};
+  rlx_tir_visitor_t vis = {NULL, NULL, any_block, &u};
+  rlx_tir_stmt_visit(b->body, &vis);
+  return u.found ? b : NULL;
+}
+
+static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int indent, rlx_strbuf_t* out) {
+  char buf[32];
+  p->out = out;
+  frame_push(p);
+  p->fn_depth = p->depth;
+  p->body_indent = indent + 4;
+  rlx_strbuf_indent(out, indent);
+  rlx_strbuf_append(out, f->is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n");
+  /* Step 1: params. */
+  bool* inlined = calloc((size_t)(f->n_params + 1), sizeof(bool));
+  const char** pnames = calloc((size_t)(f->n_params + 1), sizeof(char*));
+  rlx_strbuf_t sig = {0};
+  for (int i = 0; i < f->n_params; i++) {
+    const rlx_var_t* v = f->params[i];
+    const rlx_tir_buffer_t* b = f->buffer_map ? f->buffer_map[i] : NULL;
+    if (i) rlx_strbuf_append(&sig, ", ");
+    if (b && simple_buffer(b) && !var_used_in_body(f->body, v)) {
+      rlx_strbuf_t ann = {0}, dl = {0}, dr = {0};
+      int nd = 0;
+      const char* n = define_buffer(p, b);
+      buffer_args(p, b, false, true, &ann, &dl, &dr, &nd);
+      if (!lookup(p, v)) define_alias(p, v, rlx_ctx_sprintf(p->ctx, "%s.data", n));
+      rlx_strbuf_printf(&sig, "%s: T.Buffer(%s)", n, rlx_strbuf_cstr(&ann));
+      rlx_strbuf_free(&ann);
+      rlx_strbuf_free(&dl);
+      rlx_strbuf_free(&dr);
+      inlined[i] = true;
+      continue;
+    }
+    const char* hint = v->name;
+    if (b && b->name && strcmp(v->name, b->name) == 0) hint = rlx_ctx_sprintf(p->ctx, "var_%s", b->name);
+    pnames[i] = define(p, v, hint);
+    if (b) rlx_strbuf_printf(&sig, "%s: T.handle", pnames[i]);
+    else rlx_strbuf_printf(&sig, "%s: T.%s", pnames[i], dtype_name(v->hdr.dtype, buf));
+  }
+  rlx_strbuf_indent(out, indent);
+  rlx_strbuf_printf(out, "def %s(%s):\n", name, rlx_strbuf_cstr(&sig));
+  rlx_strbuf_free(&sig);
+  /* Step 2: attrs (global_symbol hidden when it equals the printed name). */
+  int n_attr = 0;
+  const char** keys = calloc((size_t)(f->n_attrs + 1), sizeof(char*));
+  rlx_expr_t** vals = calloc((size_t)(f->n_attrs + 1), sizeof(rlx_expr_t*));
+  for (int i = 0; i < f->n_attrs; i++) {
+    const rlx_expr_t* v = f->attr_values[i];
+    if (strcmp(f->attr_keys[i], "global_symbol") == 0 && v && v->kind == RLX_EXPR_STRING_IMM &&
+        strcmp(RLX_AS(const rlx_string_imm_t, v)->value, name) == 0)
+      continue;
+    keys[n_attr] = f->attr_keys[i];
+    vals[n_attr++] = f->attr_values[i];
+  }
+  if (n_attr) {
+    rlx_strbuf_t sb = {0};
+    rlx_strbuf_append(&sb, "T.func_attr(");
+    annotations_str(p, n_attr, keys, vals, &sb);
+    rlx_strbuf_append(&sb, ")");
+    flush_pending(p, out);
+    line(p, indent + 4, rlx_strbuf_cstr(&sb));
+    rlx_strbuf_free(&sb);
+  }
+  free(keys);
+  free(vals);
+  /* Step 3: match_buffer for buffers not inlined in the signature. */
+  for (int i = 0; i < f->n_params; i++) {
+    const rlx_tir_buffer_t* b = f->buffer_map ? f->buffer_map[i] : NULL;
+    if (!b || inlined[i]) continue;
+    rlx_strbuf_t sb = {0}, dl = {0}, dr = {0};
+    int nd = 0;
+    const char* bn = define(p, b, b->name && *b->name ? b->name : "buffer");
+    if (b->data && !lookup(p, b->data)) define_alias(p, b->data, rlx_ctx_sprintf(p->ctx, "%s.data", bn));
+    rlx_strbuf_printf(&sb, "T.match_buffer(%s, ", pnames[i]);
+    buffer_args(p, b, true, false, &sb, &dl, &dr, &nd);
+    rlx_strbuf_append(&sb, ")");
+    flush_pending(p, out);
+    if (nd) {
+      rlx_strbuf_indent(out, indent + 4);
+      rlx_strbuf_printf(out, "%s = %s\n", rlx_strbuf_cstr(&dl), rlx_strbuf_cstr(&dr));
+    }
+    rlx_strbuf_indent(out, indent + 4);
+    rlx_strbuf_printf(out, "%s = %s\n", bn, rlx_strbuf_cstr(&sb));
+    rlx_strbuf_free(&sb);
+    rlx_strbuf_free(&dl);
+    rlx_strbuf_free(&dr);
+  }
+  free(inlined);
+  free(pnames);
+  /* Step 4: body, eliding the implicit root block. */
+  const rlx_tir_block_t* root = root_block(f->body);
+  if (root) {
+    line(p, indent + 4, "# with T.block(\"root\"):");
+    for (int i = 0; i < root->n_alloc_buffers; i++) {
+      const char* n = define_buffer(p, root->alloc_buffers[i]);
+      const char* rhs = buffer_decl(p, root->alloc_buffers[i], "alloc_buffer");
+      flush_pending(p, out);
+      rlx_strbuf_indent(out, indent + 4);
+      rlx_strbuf_printf(out, "%s = %s\n", n, rhs);
+    }
+    pbody(p, root->body, indent + 4);
+  } else {
+    pbody(p, f->body, indent + 4);
+  }
+  flush_pending(p, out);
+  frame_pop(p);
+}
+
+static void pr_init(pr_t* p) {
+  memset(p, 0, sizeof(*p));
+  p->ctx = rlx_ctx_create();
+}
+
+static void pr_free(pr_t* p) {
+  rlx_vec_free(&p->pending);
+  rlx_vec_free(&p->defs);
+  rlx_vec_free(&p->loops);
+  rlx_ctx_free(p->ctx);
+}
+
+char* rlx_script_print_tir_func(const rlx_tir_func_t* f) {
+  pr_t p;
+  pr_init(&p);
+  rlx_strbuf_t out = {0};
+  rlx_strbuf_append(&out, "# from tvm.script import tir as T\n\n");
+  print_func(&p, f, f->name && *f->name ? f->name : "main", 0, &out);
+  pr_free(&p);
+  return rlx_strbuf_take(&out);
+}
+
+static int func_priority(const rlx_module_entry_t* e) {
+  if (strcmp(e->name, "main") == 0) return 1000;
+  return e->kind == RLX_FUNC_TIR ? 1 : 3;
+}
+
+char* rlx_script_print_module(const rlx_module_t* m) {
+  int n_tir = 0;
+  for (int i = 0; i < m->n_funcs; i++) n_tir += m->funcs[i].kind == RLX_FUNC_TIR;
+  if (m->n_funcs == 1 && n_tir == 1) {
+    pr_t p;
+    pr_init(&p);
+    rlx_strbuf_t out = {0};
+    rlx_strbuf_append(&out, "# from tvm.script import tir as T\n\n");
+    print_func(&p, m->funcs[0].func, m->funcs[0].name, 0, &out);
+    pr_free(&p);
+    return rlx_strbuf_take(&out);
+  }
+  /* TVM sorts: "main" last, PrimFuncs before Relax functions, then by name. */
+  int nf = m->n_funcs > 0 ? m->n_funcs : 0;
+  int* order = calloc((size_t)nf + 1, sizeof(int));
+  if (!order) return NULL;
+  for (int i = 0; i < nf; i++) order[i] = i;
+  for (int i = 1; i < m->n_funcs; i++)
+    for (int j = i; j > 0; j--) {
+      const rlx_module_entry_t *a = &m->funcs[order[j - 1]], *b = &m->funcs[order[j]];
+      int pa = func_priority(a), pb = func_priority(b);
+      if (pa < pb || (pa == pb && strcmp(a->name, b->name) <= 0)) break;
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  rlx_strbuf_t out = {0};
+  rlx_strbuf_append(&out, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n");
+  rlx_strbuf_append(&out, "@I.ir_module\nclass Module:\n");
+  for (int k = 0; k < m->n_funcs; k++) {
+    const rlx_module_entry_t* e = &m->funcs[order[k]];
+    if (k) rlx_strbuf_append(&out, "\n");
+    if (e->kind != RLX_FUNC_TIR) {
+      rlx_strbuf_printf(&out, "    # %s: Relax functions are not printed yet\n", e->name);
+      continue;
+    }
+    pr_t p;
+    pr_init(&p);
+    print_func(&p, e->func, e->name, 4, &out);
+    pr_free(&p);
+  }
+  if (m->n_funcs == 0) rlx_strbuf_append(&out, "    pass\n");
+  free(order);
+  return rlx_strbuf_take(&out);
+}
