@@ -2,8 +2,8 @@
  * TVMScript TIR — @T.prim_func functions, @I.ir_module classes, buffers, loops, blocks —
  * and builds the IR with the constructors of tir/tir.h. Follows TVM's parser: params
  * `A: T.Buffer(...)` or `a: T.handle` + `T.match_buffer`, an implicit root block when the
- * body has blocks or root allocations, read/write regions inferred when omitted, and
- * "global_symbol" = the def name for non-private functions. */
+ * body has blocks or root allocations, read/write regions inferred when omitted. The def
+ * name is the function's name (= global symbol in rlx). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -759,10 +759,17 @@ static rlx_status_t* parse_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** ou
       body = rlx_tir_block_realize(p->ctx, 0, NULL, NULL, root);
     }
     rlx_tir_func_t* f = rlx_tir_func_create(p->ctx, s->name, fn.n_params, fn.params, fn.bmap, body);
-    bool has_gs = false;
-    for (int i = 0; i < fn.attr_keys.len; i++) has_gs = has_gs || strcmp(fn.attr_keys.data[i], "global_symbol") == 0;
-    if (!is_private && !has_gs) f = rlx_tir_func_with_attr(p->ctx, f, "global_symbol", rlx_ir_string(p->ctx, s->name));
-    for (int i = 0; i < fn.attr_keys.len; i++) f = rlx_tir_func_with_attr(p->ctx, f, fn.attr_keys.data[i], fn.attr_vals.data[i]);
+    /* In rlx the function name is the global symbol (rlx_tir_func_t.name), so unlike TVM the
+     * parser does not add a "global_symbol" attr, and drops one equal to the def name: the
+     * parsed function then equals what create_prim_func builds. A different global symbol
+     * is kept (and printed back). */
+    for (int i = 0; i < fn.attr_keys.len; i++) {
+      const rlx_expr_t* v = fn.attr_vals.data[i];
+      if (strcmp(fn.attr_keys.data[i], "global_symbol") == 0 && v->kind == RLX_EXPR_STRING_IMM &&
+          strcmp(RLX_AS(const rlx_string_imm_t, v)->value, s->name) == 0)
+        continue;
+      f = rlx_tir_func_with_attr(p->ctx, f, fn.attr_keys.data[i], fn.attr_vals.data[i]);
+    }
     f->is_private = is_private;
     *out = f;
   }

@@ -39,7 +39,7 @@ static void check_golden(const char* path) {
 int main(void) {
   static const char* const files[] = {
       "tests/golden/tir_matmul_relu.py", "tests/golden/tir_matmul_relu_i64.py", "tests/golden/tir_symbolic.py",
-      "tests/golden/tir_loops.py",       "tests/golden/tir_exprs.py",
+      "tests/golden/tir_loops.py",       "tests/golden/tir_exprs.py", "tests/golden/tir_symbolic_te.py",
   };
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) check_golden(files[i]);
   TEST_MAIN_END();
