@@ -274,10 +274,10 @@ rlx_status_t* py_lex(rlx_arena_t* arena, const char* text, const char* filename,
     st = push(&l, PY_TOK_OP, op, sp);
   }
   if (!st) {
-    if (l.toks.len && l.toks.data[l.toks.len - 1].kind != PY_TOK_NEWLINE &&
+    if (l.depth == 0 && l.toks.len && l.toks.data[l.toks.len - 1].kind != PY_TOK_NEWLINE &&
         l.toks.data[l.toks.len - 1].kind != PY_TOK_DEDENT)
       st = push(&l, PY_TOK_NEWLINE, "", here(&l));
-    while (!st && l.n_indents > 1) {
+    while (!st && l.depth == 0 && l.n_indents > 1) {
       l.n_indents--;
       st = push(&l, PY_TOK_DEDENT, "", here(&l));
     }
