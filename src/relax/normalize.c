@@ -211,16 +211,21 @@ static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** ou
   if (fs->n_params != c->n_args)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected %d arguments, got %d",
                              rlx_relax_expr_brief(n->ctx, &c->hdr), fs->n_params, c->n_args);
+  /* Bind the params' symbolic vars from the arguments, then check each argument against
+   * its param with those values: an argument that can never match is an error; one that may
+   * match at run time (less precise) is accepted, as TVM does. */
   rlx_ptrmap_t map = {0};
+  for (int i = 0; i < c->n_args; i++) match_params(&map, fs->params[i], c->args[i]->sinfo);
   for (int i = 0; i < c->n_args; i++) {
-    if (!rlx_sinfo_is_base_of(n->ctx, fs->params[i], c->args[i]->sinfo) &&
-        !rlx_sinfo_is_base_of(n->ctx, c->args[i]->sinfo, fs->params[i])) {
+    rlx_sinfo_t* want = map.len ? subst_sinfo(n->ctx, fs->params[i], &map) : fs->params[i];
+    if (!rlx_sinfo_is_base_of(n->ctx, want, c->args[i]->sinfo) &&
+        !rlx_sinfo_is_base_of(n->ctx, rlx_sinfo_erase_undefined(n->ctx, c->args[i]->sinfo, NULL, NULL),
+                              rlx_sinfo_erase_undefined(n->ctx, want, NULL, NULL))) {
       rlx_ptrmap_free(&map);
       return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: argument %d has struct info %s, expected %s",
                                rlx_relax_expr_brief(n->ctx, &c->hdr), i, rlx_sinfo_str(n->ctx, c->args[i]->sinfo),
-                               rlx_sinfo_str(n->ctx, fs->params[i]));
+                               rlx_sinfo_str(n->ctx, want));
     }
-    match_params(&map, fs->params[i], c->args[i]->sinfo);
   }
   *out = map.len ? subst_sinfo(n->ctx, fs->ret, &map) : fs->ret;
   rlx_ptrmap_free(&map);
