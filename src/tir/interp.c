@@ -40,6 +40,7 @@ typedef struct {
   const rlx_tir_func_t* f;
   rlx_ptrmap_t env;     /* rlx_var_t* → val_t* */
   rlx_ptrmap_t storage; /* data var → storage_t* */
+  RLX_VEC(val_t*) spare; /* released environment slots, reused before malloc */
 } interp_t;
 
 static rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...)
@@ -110,17 +111,23 @@ static void convert_lane(rlx_dtype_t from, const val_t* v, int k, rlx_dtype_t to
 /* ------------------------------------------------------------------ environment */
 static val_t* env_get(interp_t* in, const rlx_var_t* v) { return rlx_ptrmap_get(&in->env, v); }
 
+/* Copies the valid lanes only (values are large). */
+static void val_copy(val_t* dst, const val_t* src) {
+  dst->t = src->t;
+  memcpy(dst->u.i, src->u.i, sizeof(int64_t) * (size_t)(src->t.lanes ? src->t.lanes : 1));
+}
+
 /* Binds v to a fresh slot holding x; returns the previous slot (to restore with env_pop). */
 static val_t* env_push(interp_t* in, const rlx_var_t* v, const val_t* x, val_t** out_slot) {
   val_t* old = env_get(in, v);
-  val_t* slot = malloc(sizeof(val_t));
-  if (slot) *slot = *x;
+  val_t* slot = in->spare.len ? in->spare.data[--in->spare.len] : malloc(sizeof(val_t));
+  if (slot) val_copy(slot, x);
   rlx_ptrmap_put(&in->env, v, slot);
   *out_slot = slot;
   return old;
 }
 static void env_pop(interp_t* in, const rlx_var_t* v, val_t* slot, val_t* old) {
-  free(slot);
+  if (slot && !rlx_vec_push(&in->spare, slot)) free(slot);
   rlx_ptrmap_put(&in->env, v, old);
 }
 
@@ -133,6 +140,17 @@ static void set_int(val_t* v, rlx_dtype_t t, int64_t x) {
 static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out);
 
 static rlx_status_t* eval_int(interp_t* in, const rlx_expr_t* e, int64_t* out, const char* what) {
+  if (e->kind == RLX_EXPR_INT_IMM) { /* fast paths: shapes and loop bounds */
+    *out = RLX_AS(const rlx_int_imm_t, e)->value;
+    return NULL;
+  }
+  if (e->kind == RLX_EXPR_VAR) {
+    const val_t* x = env_get(in, RLX_AS(const rlx_var_t, e));
+    if (x && x->t.lanes == 1 && !is_float(x->t)) {
+      *out = x->u.i[0];
+      return NULL;
+    }
+  }
   val_t v;
   RLX_RETURN_IF_ERROR(eval(in, e, &v));
   if (v.t.lanes != 1 || is_float(v.t)) return err(in, RLX_INVALID_ARGUMENT, "%s is not an integer scalar", what);
@@ -148,7 +166,7 @@ static void splat(val_t* v, int n) {
   }
 }
 
-static rlx_status_t* eval_binary(interp_t* in, const rlx_expr_t* e, val_t* out) {
+__attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const rlx_expr_t* e, val_t* out) {
   const rlx_binary_t* b = RLX_AS(const rlx_binary_t, e);
   val_t x, y;
   RLX_RETURN_IF_ERROR(eval(in, b->a, &x));
@@ -340,9 +358,10 @@ static rlx_status_t* eval_indices(interp_t* in, int n, rlx_expr_t* const* exprs,
   return NULL;
 }
 
-static rlx_status_t* eval_load(interp_t* in, const rlx_buffer_load_t* l, val_t* out) {
+__attribute__((noinline)) static rlx_status_t* eval_load(interp_t* in, const rlx_buffer_load_t* l, val_t* out) {
   RLX_RETURN_IF_ERROR(check_dtype(in, l->buffer->dtype));
-  val_t* idx = malloc(sizeof(val_t) * (size_t)(l->n_indices > 0 ? l->n_indices : 1));
+  val_t small[4];
+  val_t* idx = l->n_indices <= 4 ? small : malloc(sizeof(val_t) * (size_t)l->n_indices);
   if (!idx) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
   int lanes;
   rlx_status_t* st = eval_indices(in, l->n_indices, l->indices, idx, &lanes);
@@ -354,7 +373,7 @@ static rlx_status_t* eval_load(interp_t* in, const rlx_buffer_load_t* l, val_t* 
     st = locate(in, l->buffer, l->n_indices, idx, k, false, &p);
     if (!st) read_elem(l->buffer->dtype, p, out, k);
   }
-  free(idx);
+  if (idx != small) free(idx);
   return st;
 }
 
@@ -381,7 +400,7 @@ static const struct {
     {"acosh", acosh, acoshf}, {"atanh", atanh, atanhf},   {"cbrt", cbrt, cbrtf},
 };
 
-static rlx_status_t* eval_call(interp_t* in, const rlx_call_t* c, val_t* out) {
+__attribute__((noinline)) static rlx_status_t* eval_call(interp_t* in, const rlx_call_t* c, val_t* out) {
   const char* op = c->op;
   rlx_dtype_t rt = c->hdr.dtype;
   if (strcmp(op, "if_then_else") == 0) {
@@ -483,6 +502,43 @@ static rlx_status_t* eval_call(interp_t* in, const rlx_call_t* c, val_t* out) {
   return err(in, RLX_UNSUPPORTED, "unknown intrinsic '%s'", op);
 }
 
+/* Cases of eval with large locals, kept out of eval's own frame (it recurses). */
+__attribute__((noinline)) static rlx_status_t* eval_select(interp_t* in, const rlx_expr_t* e, val_t* out) {
+  const rlx_select_t* s = RLX_AS(const rlx_select_t, e);
+  val_t c;
+  RLX_RETURN_IF_ERROR(eval(in, s->cond, &c));
+  if (c.t.lanes == 1) return eval(in, c.u.i[0] ? s->t : s->f, out);
+  val_t a, b;
+  RLX_RETURN_IF_ERROR(eval(in, s->t, &a));
+  RLX_RETURN_IF_ERROR(eval(in, s->f, &b));
+  splat(&a, c.t.lanes);
+  splat(&b, c.t.lanes);
+  *out = a;
+  for (int k = 0; k < c.t.lanes; k++) out->u.i[k] = c.u.i[k] ? a.u.i[k] : b.u.i[k];
+  return NULL;
+}
+
+__attribute__((noinline)) static rlx_status_t* eval_cast(interp_t* in, const rlx_expr_t* e, val_t* out) {
+  RLX_RETURN_IF_ERROR(check_dtype(in, e->dtype));
+  val_t v;
+  RLX_RETURN_IF_ERROR(eval(in, RLX_AS(const rlx_cast_t, e)->value, &v));
+  out->t = rlx_dtype_with_lanes(e->dtype, v.t.lanes);
+  for (int k = 0; k < v.t.lanes; k++) convert_lane(v.t, &v, k, e->dtype, out, k);
+  return NULL;
+}
+
+__attribute__((noinline)) static rlx_status_t* eval_let(interp_t* in, const rlx_expr_t* e, val_t* out) {
+  const rlx_let_t* l = RLX_AS(const rlx_let_t, e);
+  val_t v;
+  RLX_RETURN_IF_ERROR(eval(in, l->value, &v));
+  val_t* slot;
+  val_t* old = env_push(in, l->var, &v, &slot);
+  if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  rlx_status_t* st = eval(in, l->body, out);
+  env_pop(in, l->var, slot, old);
+  return st;
+}
+
 static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
   switch (e->kind) {
     case RLX_EXPR_INT_IMM:
@@ -497,7 +553,7 @@ static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
     case RLX_EXPR_VAR: {
       val_t* v = env_get(in, RLX_AS(const rlx_var_t, e));
       if (!v) return err(in, RLX_INVALID_ARGUMENT, "variable '%s' is not bound", RLX_AS(const rlx_var_t, e)->name);
-      *out = *v;
+      val_copy(out, v);
       return NULL;
     }
     case RLX_EXPR_ADD:
@@ -523,39 +579,9 @@ static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
       out->t = rlx_dtype_with_lanes(rlx_dt_bool(), out->t.lanes);
       return NULL;
     }
-    case RLX_EXPR_SELECT: {
-      const rlx_select_t* s = RLX_AS(const rlx_select_t, e);
-      val_t c;
-      RLX_RETURN_IF_ERROR(eval(in, s->cond, &c));
-      if (c.t.lanes == 1) return eval(in, c.u.i[0] ? s->t : s->f, out);
-      val_t a, b;
-      RLX_RETURN_IF_ERROR(eval(in, s->t, &a));
-      RLX_RETURN_IF_ERROR(eval(in, s->f, &b));
-      splat(&a, c.t.lanes);
-      splat(&b, c.t.lanes);
-      *out = a;
-      for (int k = 0; k < c.t.lanes; k++) out->u.i[k] = c.u.i[k] ? a.u.i[k] : b.u.i[k];
-      return NULL;
-    }
-    case RLX_EXPR_CAST: {
-      RLX_RETURN_IF_ERROR(check_dtype(in, e->dtype));
-      val_t v;
-      RLX_RETURN_IF_ERROR(eval(in, RLX_AS(const rlx_cast_t, e)->value, &v));
-      out->t = rlx_dtype_with_lanes(e->dtype, v.t.lanes);
-      for (int k = 0; k < v.t.lanes; k++) convert_lane(v.t, &v, k, e->dtype, out, k);
-      return NULL;
-    }
-    case RLX_EXPR_LET: {
-      const rlx_let_t* l = RLX_AS(const rlx_let_t, e);
-      val_t v;
-      RLX_RETURN_IF_ERROR(eval(in, l->value, &v));
-      val_t* slot;
-      val_t* old = env_push(in, l->var, &v, &slot);
-      if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
-      rlx_status_t* st = eval(in, l->body, out);
-      env_pop(in, l->var, slot, old);
-      return st;
-    }
+    case RLX_EXPR_SELECT: return eval_select(in, e, out);
+    case RLX_EXPR_CAST: return eval_cast(in, e, out);
+    case RLX_EXPR_LET: return eval_let(in, e, out);
     case RLX_EXPR_BUFFER_LOAD: return eval_load(in, RLX_AS(const rlx_buffer_load_t, e), out);
     case RLX_EXPR_CALL: RLX_RETURN_IF_ERROR(check_dtype(in, e->dtype)); return eval_call(in, RLX_AS(const rlx_call_t, e), out);
     case RLX_EXPR_REDUCE: return err(in, RLX_UNSUPPORTED, "a Reduce expression outside a TE compute");
@@ -625,7 +651,8 @@ static rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
   RLX_RETURN_IF_ERROR(check_dtype(in, s->buffer->dtype));
   val_t v;
   RLX_RETURN_IF_ERROR(eval(in, s->value, &v));
-  val_t* idx = malloc(sizeof(val_t) * (size_t)(s->n_indices > 0 ? s->n_indices : 1));
+  val_t small[4];
+  val_t* idx = s->n_indices <= 4 ? small : malloc(sizeof(val_t) * (size_t)s->n_indices);
   if (!idx) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
   int lanes;
   rlx_status_t* st = eval_indices(in, s->n_indices, s->indices, idx, &lanes);
@@ -641,7 +668,7 @@ static rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
     st = locate(in, s->buffer, s->n_indices, idx, k, true, &p);
     if (!st) write_elem(s->buffer->dtype, p, &cv, k);
   }
-  free(idx);
+  if (idx != small) free(idx);
   return st;
 }
 
@@ -674,11 +701,16 @@ static rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br)
     if (!p.u.i[0]) return NULL;
   }
   int n = b->n_iter_vars;
-  val_t* vals = malloc(sizeof(val_t) * (size_t)(n > 0 ? n : 1));
-  val_t** slots = calloc((size_t)(n > 0 ? n : 1), sizeof(val_t*));
-  val_t** olds = calloc((size_t)(n > 0 ? n : 1), sizeof(val_t*));
-  storage_t** allocs = calloc((size_t)(b->n_alloc_buffers + 1), sizeof(storage_t*));
-  storage_t** old_allocs = calloc((size_t)(b->n_alloc_buffers + 1), sizeof(storage_t*));
+  /* small blocks (all in practice) use the stack */
+  val_t vals_s[6];
+  val_t *slots_s[6] = {0}, *olds_s[6] = {0};
+  storage_t *allocs_s[4] = {0}, *old_allocs_s[4] = {0};
+  bool big = n > 6, big_alloc = b->n_alloc_buffers > 4;
+  val_t* vals = big ? malloc(sizeof(val_t) * (size_t)n) : vals_s;
+  val_t** slots = big ? calloc((size_t)n, sizeof(val_t*)) : slots_s;
+  val_t** olds = big ? calloc((size_t)n, sizeof(val_t*)) : olds_s;
+  storage_t** allocs = big_alloc ? calloc((size_t)b->n_alloc_buffers, sizeof(storage_t*)) : allocs_s;
+  storage_t** old_allocs = big_alloc ? calloc((size_t)b->n_alloc_buffers, sizeof(storage_t*)) : old_allocs_s;
   rlx_status_t* st = NULL;
   if (!vals || !slots || !olds || !allocs || !old_allocs) st = err(in, RLX_OUT_OF_MEMORY, "out of memory");
   for (int i = 0; i < n && !st; i++) {
@@ -710,11 +742,15 @@ static rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br)
     if (allocs[i]) free_buffer(in, b->alloc_buffers[i], old_allocs[i], allocs[i]);
   for (int i = bound - 1; i >= 0; i--)
     if (slots[i]) env_pop(in, b->iter_vars[i]->var, slots[i], olds[i]);
-  free(vals);
-  free(slots);
-  free(olds);
-  free(allocs);
-  free(old_allocs);
+  if (big) {
+    free(vals);
+    free(slots);
+    free(olds);
+  }
+  if (big_alloc) {
+    free(allocs);
+    free(old_allocs);
+  }
   return st;
 }
 
@@ -892,6 +928,8 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
   free(slots);
   free(vars);
   free(stores);
+  for (int i = 0; i < in.spare.len; i++) free(in.spare.data[i]);
+  rlx_vec_free(&in.spare);
   rlx_ptrmap_free(&in.env);
   rlx_ptrmap_free(&in.storage);
   return st;
