@@ -53,6 +53,7 @@ static void test_matmuls(void) {
   check_mm(64, 64, 64, 0, false, false, false, true);
   check_mm(100, 70, 90, 0, false, false, false, true);
   check_mm(128, 96, 80, 0, false, false, true, true);
+  check_mm(200, 64, 72, 0, false, false, true, true); /* row blocks of 64 with a tail */
   check_mm(67, 64, 64, 2, false, true, false, true);
   check_mm(64, 80, 64, 3, false, false, true, true);
   check_mm(72, 100, 64, 0, true, false, false, true);

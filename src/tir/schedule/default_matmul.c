@@ -6,13 +6,15 @@
  * including k and j (not i) -- plain, batched and transposed matmuls. N and K must be
  * constants, M and the batch extents may be symbolic.
  *
- * Produced (MR x NR register tile, VL vector lanes, NO = ceil(N/NR), MO = ceil(M/MR)):
+ * Produced (MR x NR register tile, VL vector lanes, NO = ceil(N/NR), row blocks of MC = MR*MB
+ * rows (MB = 1 when M < 2*MC), MO = ceil(M/MC)):
  *
  *   Bp = alloc [batchB..., NO, K, NR]                      (root block, global)
  *   for b.., jo (parallel), k, ji (vectorized):            block "<B>_pack"
  *       Bp[b.., jo, k, ji] = B[.., k, jo*NR+ji]            (0 beyond N)
- *   for bo in batch*MO (parallel):                         b.., io from bo
+ *   for bo in batch*MO (parallel):                         b.., io_block from bo
  *     for jo in NO:
+ *      for ib in MB:                                       io = io_block*MB + ib
  *       block "<C>_tile" alloc C_local[MR, NR] "local":
  *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
  *             C_local[ii, jv*VL+jl] = 0
@@ -36,6 +38,7 @@
 #define MR 8
 #define NR 32
 #define VL 16
+#define MB 8 /* micro-tiles per row block (MC = MR * MB rows) */
 
 typedef struct {
   rlx_tir_block_realize_t* br;
@@ -183,6 +186,20 @@ static rlx_tir_stmt_t* opaque(rlx_ctx_t* ctx, const char* name, rlx_tir_stmt_t* 
   b->n_alloc_buffers = n_alloc;
   b->alloc_buffers = allocs;
   b = sched_block_recompute_regions(ctx, b);
+  if (n_alloc) {
+    /* the body has inner loops: whole-buffer regions, without the block's own buffers */
+    rlx_buffer_region_t* lists[2] = {b->reads, b->writes};
+    int* counts[2] = {&b->n_reads, &b->n_writes};
+    for (int l = 0; l < 2; l++) {
+      int k = 0;
+      for (int i = 0; i < *counts[l]; i++) {
+        bool own = false;
+        for (int a = 0; a < n_alloc; a++) own = own || lists[l][i].buffer == allocs[a];
+        if (!own) lists[l][k++] = sched_full_region(ctx, lists[l][i].buffer);
+      }
+      *counts[l] = k;
+    }
+  }
   return rlx_tir_block_realize(ctx, 0, NULL, pred, b);
 }
 
@@ -328,9 +345,13 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   int nb = m.n_sp - 2; /* batch dims of C */
   int64_t NO = (N + NR - 1) / NR;
   rlx_expr_t* Mx = as_t(ctx, t, m.i->dom.extent);
-  rlx_expr_t* MO = m_const ? ci(ctx, t, (M + MR - 1) / MR)
-                           : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, MR - 1)), ci(ctx, t, MR)));
-  bool m_tail = !m_const || M % MR != 0;
+  /* rows are walked in blocks of MB micro-tiles so that the A rows of a block and one panel
+   * of Bp stay in L2 while the block sweeps the panels */
+  int64_t mb = m_const && M < 2 * MR * MB ? 1 : MB;
+  int64_t mc = MR * mb;
+  rlx_expr_t* MO = m_const ? ci(ctx, t, (M + mc - 1) / mc)
+                           : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, mc - 1)), ci(ctx, t, mc)));
+  bool m_tail = !m_const || M % mc != 0;
   bool n_tail = N % NR != 0;
   rlx_iter_var_t** batch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
   for (int d = 0; d < nb; d++) batch[d] = iv_of(b, st->indices[d]);
@@ -399,6 +420,8 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
     }
   }
   rlx_var_t* jo = rlx_ir_var(ctx, "jo", t);
+  rlx_var_t* ib = rlx_ir_var(ctx, "ib", t);
+  io = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, mb)), &ib->hdr);
   rlx_var_t* kk = rlx_ir_var(ctx, "k", t);
   /* tile loops (three copies: init, update, store) */
   rlx_tir_buffer_t* cl;
@@ -473,7 +496,8 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   allocs[0] = cl;
   rlx_tir_stmt_t* tile = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_tile", b->name)),
                                 rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
-  rlx_tir_stmt_t* compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, tile);
+  rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ci(ctx, t, mb), RLX_FOR_SERIAL, tile);
+  compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, compute);
   compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, RLX_FOR_PARALLEL, compute);
 
   /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp */
