@@ -66,7 +66,12 @@ static void define_alias(pr_t* p, const void* obj, const char* text) {
 
 static void frame_push(pr_t* p) { p->depth++; }
 static void frame_pop(pr_t* p) {
-  while (p->defs.len && p->defs.data[p->defs.len - 1].depth >= p->depth) p->defs.len--;
+  /* Function-level definitions made late (undeclared vars/buffers) can sit above deeper
+   * ones in the stack: filter instead of truncating. */
+  int n = 0;
+  for (int i = 0; i < p->defs.len; i++)
+    if (p->defs.data[i].depth < p->depth) p->defs.data[n++] = p->defs.data[i];
+  p->defs.len = n;
   p->depth--;
 }
 
