@@ -30,9 +30,14 @@ typedef struct rlx_te_tensor {
  * int32); returns the value expression (possibly rlx_te_sum(...) etc.). */
 typedef rlx_expr_t* (*rlx_te_fcompute_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user);
 
+/* An input tensor (TVM's te.placeholder): a compact global buffer called name (the data var
+ * too) with the given shape (exprs kept as given: int32 constants, int64 vars...). */
 rlx_te_tensor_t* rlx_te_placeholder(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
                                     const char* name);
-/* Output index vars are named i, j, k, l, m, n, o, p, q, r, s, t, then i12, i13, ... in order. */
+/* A computed tensor (TVM's te.compute): calls f once with fresh index vars (dtype of each
+ * shape dim) and records the returned expression as the body; the tensor's dtype is the
+ * body's. Output index vars are named i, j, k, l, m, n, o, p, q, r, s, t, then i12, i13, ...
+ * in order. The TE tensors the body loads become t->inputs. */
 rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                 void* user, const char* name, const char* tag);
 /* Like rlx_te_compute, with the output index vars named axis_names[0..ndim) (TVM names them
