@@ -219,6 +219,20 @@ int cg_shape_vars(const rlx_tir_func_t* f, rlx_var_t** out, int max) {
 }
 
 /* ------------------------------------------------------------------ wrapper */
+/* s as a C string literal (quotes included), safe for any bytes. Arena. */
+static const char* quote(cg_t* g, const char* s) {
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, "\"");
+  for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
+    if (*p == '"' || *p == '\\') rlx_strbuf_printf(&sb, "\\%c", *p);
+    else if (*p < 32 || *p >= 127) rlx_strbuf_printf(&sb, "\\%03o", *p);
+    else rlx_strbuf_appendn(&sb, (const char*)p, 1);
+  }
+  rlx_strbuf_append(&sb, "\"");
+  const char* r = rlx_ctx_strdup(g->ctx, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return r;
+}
 static void shape_text(cg_t* g, const rlx_tir_buffer_t* b, rlx_expr_t** dims, rlx_strbuf_t* sb, bool* symbolic) {
   rlx_strbuf_t* saved = g->out;
   g->out = sb;
@@ -245,14 +259,14 @@ void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n
   (void)n_shape_vars;
   (void)shape_vars;
   rlx_ctx_t* ctx = g->ctx;
-  const char* fn = f->name;
+  const char* fn = quote(g, f->name);
   rlx_ptrmap_t bound = {0};
   cg_line(g, "RLX_EXPORT int %s(rlx_value_t* args, int* type_codes, int nargs, rlx_value_t* out_ret, int* out_ret_code, void* resource) {",
           rlx_codegen_symbol(ctx, f->name));
   g->indent++;
   cg_line(g, "(void)out_ret; (void)out_ret_code; (void)resource;");
-  cg_line(g, "if (nargs != %d) return rlx_arg_error(\"%s: expected %d arguments, got %%d\", nargs);", f->n_params, fn,
-          f->n_params);
+  cg_line(g, "if (nargs != %d) return rlx_arg_error(\"%%s: expected %d arguments, got %%d\", %s, nargs);", f->n_params,
+          f->n_params, fn);
   /* 1. tensors and scalar params */
   for (int i = 0; i < f->n_params; i++) {
     const rlx_tir_buffer_t* b = f->buffer_map[i];
@@ -260,23 +274,23 @@ void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n
     if (b) {
       rlx_dtype_t t = b->dtype;
       cg_line(g, "rlx_dltensor_t* rlx_a%d;", i);
-      cg_line(g, "if (rlx_get_tensor(args, type_codes, %d, \"%s\", \"%s\", %d, %d, %d, %d, &rlx_a%d)) return -1;", i, fn,
-              b->name, b->ndim, t.code, t.bits, t.lanes, i);
+      cg_line(g, "if (rlx_get_tensor(args, type_codes, %d, %s, %s, %d, %d, %d, %d, &rlx_a%d)) return -1;", i, fn,
+              quote(g, b->name), b->ndim, t.code, t.bits, t.lanes, i);
       continue;
     }
     rlx_dtype_t t = pv->hdr.dtype;
     const char* name = cg_var_name(g, pv, true);
     rlx_ptrmap_put(&bound, pv, (void*)1);
     if (rlx_dtype_is_float(t)) {
-      cg_line(g, "if (type_codes[%d] != 2 && type_codes[%d] != 0) return rlx_arg_error(\"%s: argument %d (%s): expected a float, got type code %%d\", type_codes[%d]);",
-              i, i, fn, i, pv->name, i);
+      cg_line(g, "if (type_codes[%d] != 2 && type_codes[%d] != 0) return rlx_arg_error(\"%%s: argument %d (%%s): expected a float, got type code %%d\", %s, %s, type_codes[%d]);",
+              i, i, i, fn, quote(g, pv->name), i);
       cg_line(g, "%s %s = (%s)(type_codes[%d] == 2 ? args[%d].v_float64 : (double)args[%d].v_int64);", cg_scalar_ctype(t),
               name, cg_scalar_ctype(t), i, i, i);
     } else if (t.code == RLX_DT_HANDLE) {
       cg_line(g, "void* %s = args[%d].v_handle;", name, i);
     } else {
-      cg_line(g, "if (type_codes[%d] != 0 && type_codes[%d] != 1) return rlx_arg_error(\"%s: argument %d (%s): expected an integer, got type code %%d\", type_codes[%d]);",
-              i, i, fn, i, pv->name, i);
+      cg_line(g, "if (type_codes[%d] != 0 && type_codes[%d] != 1) return rlx_arg_error(\"%%s: argument %d (%%s): expected an integer, got type code %%d\", %s, %s, type_codes[%d]);",
+              i, i, i, fn, quote(g, pv->name), i);
       cg_line(g, "%s %s = (%s)args[%d].v_int64;", cg_scalar_ctype(t), name, cg_scalar_ctype(t), i);
     }
   }
@@ -313,8 +327,8 @@ void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n
       P(")");
     }
     if (b->ndim == 0) P("0");
-    PF("}; if (rlx_check_shape(rlx_a%d, rlx_ex, \"%s\", %d, \"%s\", %s%s%s, %d)) return -1; }\n", i, fn, i, b->name,
-       symbolic ? "\"" : "", symbolic ? rlx_strbuf_cstr(&txt) : "NULL", symbolic ? "\"" : "", b->strides ? 0 : 1);
+    PF("}; if (rlx_check_shape(rlx_a%d, rlx_ex, %s, %d, %s, %s, %d)) return -1; }\n", i, fn, i, quote(g, b->name),
+       symbolic ? quote(g, rlx_strbuf_cstr(&txt)) : "NULL", b->strides ? 0 : 1);
     rlx_strbuf_free(&txt);
     if (b->strides) {
       for (int d = 0; d < b->ndim; d++) {
@@ -322,8 +336,8 @@ void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n
         cg_indent(g);
         PF("if (rlx_s%d[%d] != (int64_t)(", i, d);
         cg_expr(g, b->strides[d]);
-        PF(")) return rlx_arg_error(\"%s: argument %d (%s): stride %d is %%lld, expected %%lld\", (long long)rlx_s%d[%d], (long long)(",
-           fn, i, b->name, d, i, d);
+        PF(")) return rlx_arg_error(\"%%s: argument %d (%%s): stride %d is %%lld, expected %%lld\", %s, %s, (long long)rlx_s%d[%d], (long long)(",
+           i, d, fn, quote(g, b->name), i, d);
         cg_expr(g, b->strides[d]);
         P("));\n");
       }

@@ -18,6 +18,9 @@
  * allocations inside, already-vector code) leaves the loop unchanged: it stays a VECTORIZED
  * loop that codegen emits as a serial loop with a simd hint. Extent-1 loops are replaced by
  * their body with v → min.
+ * A body `if (cond(v)) S` where cond is a conjunction of <, <=, >, >= between expressions
+ * linear in v (the tail guard of a non-dividing split) becomes
+ * `if (cond(min) && cond(min + L - 1)) <S vectorized> else <the original loop>`.
  */
 #include "transform.h"
 
@@ -195,6 +198,44 @@ static rlx_tir_stmt_t* try_vectorize(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t*
   return z.ok ? r : NULL;
 }
 
+/* True when cond is a conjunction of <, <=, >, >= whose sides are linear in var (Ramp or
+ * invariant after vectorization): such a condition holds for every lane iff it holds for
+ * the first and the last lane. */
+static bool monotonic_cond(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t* base, int lanes, rlx_expr_t* cond) {
+  if (cond->kind == RLX_EXPR_AND)
+    return monotonic_cond(ctx, var, base, lanes, RLX_AS(rlx_binary_t, cond)->a) &&
+           monotonic_cond(ctx, var, base, lanes, RLX_AS(rlx_binary_t, cond)->b);
+  if (cond->kind != RLX_EXPR_LT && cond->kind != RLX_EXPR_LE && cond->kind != RLX_EXPR_GT && cond->kind != RLX_EXPR_GE)
+    return false;
+  rlx_binary_t* b = RLX_AS(rlx_binary_t, cond);
+  if (!rlx_dtype_is_int(b->a->dtype)) return false;
+  vz_t z = {ctx, var, base, lanes, true};
+  rlx_expr_t* a = vec_expr(&z, b->a);
+  rlx_expr_t* c = vec_expr(&z, b->b);
+  return z.ok && (a->dtype.lanes == 1 || is_ramp(a)) && (c->dtype.lanes == 1 || is_ramp(c));
+}
+
+/* `for v vectorized L: if (cond(v)) body` with a monotonic cond (a tail guard of a split):
+ * `if (cond(first) && cond(last)) <vector body> else <the loop>`. NULL when not applicable. */
+static rlx_tir_stmt_t* vectorize_guarded(rlx_ctx_t* ctx, rlx_tir_for_t* f, rlx_expr_t* base, int lanes) {
+  if (f->body->kind != RLX_STMT_IF) return NULL;
+  rlx_tir_if_t* g = RLX_AS(rlx_tir_if_t, f->body);
+  if (g->else_case || !monotonic_cond(ctx, f->var, base, lanes, g->cond)) return NULL;
+  rlx_tir_stmt_t* vec = try_vectorize(ctx, f->var, base, lanes, g->then_case);
+  if (!vec) return NULL;
+  rlx_dtype_t t = f->var->hdr.dtype;
+  rlx_expr_t* ends[2] = {rlx_ir_cast(ctx, t, base), rlx_ir_add(ctx, rlx_ir_cast(ctx, t, base), rlx_ir_int(ctx, t, lanes - 1))};
+  rlx_expr_t* all = NULL;
+  for (int e = 0; e < 2; e++) {
+    rlx_ptrmap_t vmap = {0};
+    rlx_ptrmap_put(&vmap, f->var, ends[e]);
+    rlx_expr_t* c = rlx_expr_substitute(ctx, g->cond, &vmap);
+    rlx_ptrmap_free(&vmap);
+    all = all ? rlx_ir_and(ctx, all, c) : c;
+  }
+  return rlx_tir_if(ctx, all, vec, &f->hdr);
+}
+
 static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) {
   (void)user;
   if (s->kind != RLX_STMT_FOR) return s;
@@ -210,6 +251,7 @@ static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* u
   }
   if (ext >= 2 && ext <= VEC_MAX_LANES && (ext & (ext - 1)) == 0) {
     rlx_tir_stmt_t* r = try_vectorize(ctx, f->var, f->min, (int)ext, f->body);
+    if (!r) r = vectorize_guarded(ctx, f, f->min, (int)ext);
     return r ? r : s;
   }
   if (ext > VEC_SPLIT_LANES && ext % VEC_SPLIT_LANES == 0) {

@@ -1,0 +1,140 @@
+/* unroll_loops and vectorize_loops: the IR forms they produce and the loops they must leave
+ * alone; plus the pragmas codegen emits for loops left over. */
+#include "codegen_test_util.h"
+
+static rlx_tir_buffer_t *A_, *B_, *C_;
+
+static rlx_tir_func_t* func_of(rlx_tir_stmt_t* body) {
+  rlx_tir_buffer_t* bufs[3] = {A_, B_, C_};
+  return make_func("f", 3, bufs, body);
+}
+
+static rlx_tir_stmt_t* unrolled(rlx_tir_stmt_t* body) {
+  rlx_tir_func_t* out = NULL;
+  CHECK_OK(rlx_tir_unroll_loops(ctx_, func_of(body), &out));
+  return out ? out->body : NULL;
+}
+
+static rlx_tir_stmt_t* vectorized(rlx_tir_stmt_t* body) {
+  rlx_tir_func_t* out = NULL;
+  CHECK_OK(rlx_tir_vectorize_loops(ctx_, func_of(body), &out));
+  return out ? out->body : NULL;
+}
+
+static bool store_at_const(const rlx_tir_stmt_t* s, int64_t want) {
+  int64_t v;
+  if (!s || s->kind != RLX_STMT_BUFFER_STORE) return false;
+  rlx_expr_t* i = rlx_ir_simplify(ctx_, RLX_AS(const rlx_tir_store_t, s)->indices[0]);
+  return rlx_expr_is_const_int(i, &v) && v == want;
+}
+
+static void test_unroll(void) {
+  rlx_var_t* i = VAR("i");
+  /* for i unrolled(4): B[i*2 + 1] = A[i] → four stores at 1, 3, 5, 7 */
+  rlx_tir_stmt_t* s = unrolled(FOR(i, I32(4), RLX_FOR_UNROLLED, ST(B_, ADD(MUL(E(i), I32(2)), I32(1)), LD(A_, E(i)))));
+  CHECK(s && s->kind == RLX_STMT_SEQ && RLX_AS(rlx_tir_seq_t, s)->n == 4);
+  if (s && s->kind == RLX_STMT_SEQ)
+    for (int k = 0; k < 4; k++) CHECK(store_at_const(RLX_AS(rlx_tir_seq_t, s)->stmts[k], 2 * k + 1));
+  /* nested 8 x 2 → 16 stores, inner loops expanded first */
+  rlx_var_t *a = VAR("a"), *b = VAR("b");
+  s = unrolled(FOR(a, I32(8), RLX_FOR_UNROLLED, FOR(b, I32(2), RLX_FOR_UNROLLED, ST(B_, ADD(MUL(E(a), I32(2)), E(b)), I32(0)))));
+  CHECK(s && s->kind == RLX_STMT_SEQ && RLX_AS(rlx_tir_seq_t, s)->n == 16);
+  if (s && s->kind == RLX_STMT_SEQ) CHECK(store_at_const(RLX_AS(rlx_tir_seq_t, s)->stmts[15], 15));
+  /* over the limit, or symbolic: left as UNROLLED loops */
+  rlx_var_t* c = VAR("c");
+  s = unrolled(FOR(c, I32(100000), RLX_FOR_UNROLLED, ST(B_, E(c), I32(0))));
+  CHECK(s && s->kind == RLX_STMT_FOR && RLX_AS(rlx_tir_for_t, s)->for_kind == RLX_FOR_UNROLLED);
+  rlx_var_t *d = VAR("d"), *n = VAR("n");
+  s = unrolled(FOR(d, E(n), RLX_FOR_UNROLLED, ST(B_, E(d), I32(0))));
+  CHECK(s && s->kind == RLX_STMT_FOR);
+}
+
+static void test_vectorize(void) {
+  rlx_var_t* i = VAR("i");
+  /* C[i] = A[i] + B[0] → C[Ramp(0,1,16)] = A[Ramp(0,1,16)] + Broadcast(B[0]) */
+  rlx_tir_stmt_t* s = vectorized(FOR(i, I32(16), RLX_FOR_VECTORIZED, ST(C_, E(i), ADD(LD(A_, E(i)), LD(B_, I32(0))))));
+  CHECK(s && s->kind == RLX_STMT_BUFFER_STORE);
+  if (s && s->kind == RLX_STMT_BUFFER_STORE) {
+    rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, s);
+    CHECK(st->indices[0]->kind == RLX_EXPR_RAMP && RLX_AS(rlx_ramp_t, st->indices[0])->lanes == 16);
+    CHECK(st->value->dtype.lanes == 16 && st->value->kind == RLX_EXPR_ADD);
+    CHECK(RLX_AS(rlx_binary_t, st->value)->b->kind == RLX_EXPR_BROADCAST);
+  }
+  /* i*2 + 3 → Ramp(3, 2, 8) */
+  rlx_var_t* j = VAR("j");
+  s = vectorized(FOR(j, I32(8), RLX_FOR_VECTORIZED, ST(C_, ADD(MUL(E(j), I32(2)), I32(3)), I32(0))));
+  CHECK(s && s->kind == RLX_STMT_BUFFER_STORE);
+  if (s && s->kind == RLX_STMT_BUFFER_STORE) {
+    rlx_expr_t* idx = RLX_AS(rlx_tir_store_t, s)->indices[0];
+    int64_t b = -1, st = -1;
+    CHECK(idx->kind == RLX_EXPR_RAMP && rlx_expr_is_const_int(rlx_ir_simplify(ctx_, RLX_AS(rlx_ramp_t, idx)->base), &b) &&
+          rlx_expr_is_const_int(rlx_ir_simplify(ctx_, RLX_AS(rlx_ramp_t, idx)->stride), &st) && b == 3 && st == 2);
+  }
+  /* a store to a location invariant in the loop var (a reduction) keeps the loop */
+  rlx_var_t* k = VAR("k");
+  s = vectorized(FOR(k, I32(16), RLX_FOR_VECTORIZED, ST(C_, I32(0), ADD(LD(C_, I32(0)), LD(A_, E(k))))));
+  CHECK(s && s->kind == RLX_STMT_FOR);
+  /* extent 1: the body with the var replaced by min */
+  rlx_var_t* u = VAR("u");
+  s = vectorized(FOR(u, I32(1), RLX_FOR_VECTORIZED, ST(C_, ADD(E(u), I32(5)), I32(0))));
+  CHECK(store_at_const(s, 5));
+  /* extent 128: an outer serial loop of 8 over 16-lane vectors */
+  rlx_var_t* w = VAR("w");
+  s = vectorized(FOR(w, I32(128), RLX_FOR_VECTORIZED, ST(C_, E(w), LD(A_, E(w)))));
+  CHECK(s && s->kind == RLX_STMT_FOR && RLX_AS(rlx_tir_for_t, s)->for_kind == RLX_FOR_SERIAL);
+  if (s && s->kind == RLX_STMT_FOR) {
+    int64_t e;
+    CHECK(rlx_expr_is_const_int(RLX_AS(rlx_tir_for_t, s)->extent, &e) && e == 8);
+    CHECK(RLX_AS(rlx_tir_for_t, s)->body->kind == RLX_STMT_BUFFER_STORE);
+  }
+  /* extent 3 is not a power of two: unchanged */
+  rlx_var_t* t = VAR("t");
+  s = vectorized(FOR(t, I32(3), RLX_FOR_VECTORIZED, ST(C_, E(t), I32(0))));
+  CHECK(s && s->kind == RLX_STMT_FOR && RLX_AS(rlx_tir_for_t, s)->for_kind == RLX_FOR_VECTORIZED);
+  /* tail guard: if (o*16 + v < n) → if (first && last lane) vector else loop */
+  rlx_var_t *o = VAR("o"), *v = VAR("v"), *n = VAR("n");
+  rlx_expr_t* idx = ADD(MUL(E(o), I32(16)), E(v));
+  s = vectorized(FOR(v, I32(16), RLX_FOR_VECTORIZED,
+                     rlx_tir_if(ctx_, rlx_ir_cmp(ctx_, RLX_EXPR_LT, idx, E(n)), ST(C_, idx, LD(A_, idx)), NULL)));
+  CHECK(s && s->kind == RLX_STMT_IF);
+  if (s && s->kind == RLX_STMT_IF) {
+    CHECK(RLX_AS(rlx_tir_if_t, s)->then_case->kind == RLX_STMT_BUFFER_STORE);
+    CHECK(RLX_AS(rlx_tir_if_t, s)->else_case && RLX_AS(rlx_tir_if_t, s)->else_case->kind == RLX_STMT_FOR);
+  }
+  /* a non-monotonic condition keeps the loop */
+  rlx_var_t* q = VAR("q");
+  s = vectorized(FOR(q, I32(16), RLX_FOR_VECTORIZED,
+                     rlx_tir_if(ctx_, rlx_ir_cmp(ctx_, RLX_EXPR_EQ, rlx_ir_floormod(ctx_, E(q), I32(2)), I32(0)),
+                                ST(C_, E(q), I32(1)), NULL)));
+  CHECK(s && s->kind == RLX_STMT_FOR);
+}
+
+static void test_pragmas(void) {
+  /* leftover unrolled loop, nested parallel loops, leftover vectorized loop */
+  rlx_var_t *a = VAR("a"), *b = VAR("b"), *c = VAR("c"), *d = VAR("d");
+  rlx_tir_stmt_t* body =
+      SEQ2(FOR(a, I32(4), RLX_FOR_PARALLEL, FOR(b, I32(4), RLX_FOR_PARALLEL, ST(C_, ADD(MUL(E(a), I32(4)), E(b)), I32(1)))),
+           SEQ2(FOR(c, I32(1000), RLX_FOR_UNROLLED, ST(B_, E(c), I32(2))), FOR(d, I32(3), RLX_FOR_VECTORIZED, ST(A_, E(d), I32(3)))));
+  rlx_tir_func_t* f = unroll_vectorize(func_of(body));
+  char* src = NULL;
+  CHECK_OK(rlx_codegen_c(ctx_, 1, &f, &src));
+  if (!src) return;
+  const char* p = strstr(src, "#pragma omp parallel for");
+  CHECK(p && !strstr(p + 1, "#pragma omp parallel for")); /* the nested one became serial */
+  CHECK(strstr(src, "#pragma GCC unroll 64") != NULL);
+  CHECK(strstr(src, "#pragma GCC ivdep") != NULL);
+  free(src);
+}
+
+int main(void) {
+  ctx_ = rlx_ctx_create();
+  rlx_expr_t* s = I32(4096);
+  A_ = param_buf("A", rlx_dt_int32(), 1, &s);
+  B_ = param_buf("B", rlx_dt_int32(), 1, &s);
+  C_ = param_buf("C", rlx_dt_int32(), 1, &s);
+  test_unroll();
+  test_vectorize();
+  test_pragmas();
+  rlx_ctx_free(ctx_);
+  TEST_MAIN_END();
+}
