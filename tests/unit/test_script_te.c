@@ -4,6 +4,7 @@
 
 #include "script/script.h"
 #include "test.h"
+#include "tir/schedule/schedule.h"
 #include "tir/te.h"
 
 typedef struct {
@@ -97,7 +98,59 @@ static void test_symbolic(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A scheduled function (split with a predicate, reorder, parallel, vectorize, cache_write,
+ * default schedule) prints, parses back structurally equal, and prints identically. */
+static void check_reparse(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* what, bool show) {
+  char* out = rlx_script_print_tir_func(f);
+  if (show) printf("%s", out);
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, out, what, &m);
+  CHECK_MSG(!st, "%s: %s\n%s", what, rlx_status_message(st), out);
+  rlx_status_free(st);
+  if (m) {
+    CHECK_MSG(rlx_tir_func_equal(f, m->funcs[0].func), "%s: reparsed function differs\n%s", what, out);
+    char* out2 = rlx_script_print_module(m);
+    CHECK_STREQ(out2, out);
+    free(out2);
+  }
+  free(out);
+}
+
+static void test_scheduled(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* shape[2] = {rlx_ir_i32(ctx, 128), rlx_ir_i32(ctx, 128)};
+  mm_t m = {0};
+  m.a = rlx_te_placeholder(ctx, 2, shape, rlx_dt_float32(), "A");
+  m.b = rlx_te_placeholder(ctx, 2, shape, rlx_dt_float32(), "B");
+  m.k = rlx_te_reduce_axis(ctx, rlx_ir_i32(ctx, 0), rlx_ir_i32(ctx, 128), "k");
+  m.c = rlx_te_compute(ctx, 2, shape, mm_body, &m, "C", "");
+  rlx_te_tensor_t* d = rlx_te_compute(ctx, 2, shape, relu_body, &m, "compute", "elemwise");
+  rlx_te_tensor_t* args[3] = {m.a, m.b, d};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "main", &f));
+  if (!f) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  rlx_schedule_t* s = rlx_schedule_create(ctx, f);
+  rlx_var_t** loops;
+  int n;
+  CHECK_OK(rlx_sched_get_loops(s, "C", &loops, &n));
+  rlx_var_t* sp[2];
+  int64_t fac[2] = {-1, 5};
+  CHECK_OK(rlx_sched_split(s, loops[0], 2, fac, sp));
+  CHECK_OK(rlx_sched_parallel(s, sp[0]));
+  const char* cw = NULL;
+  CHECK_OK(rlx_sched_cache_write(s, "compute", 0, "local", &cw));
+  check_reparse(ctx, s->func, "scheduled", false);
+  rlx_tir_func_t* ds = NULL;
+  CHECK_OK(rlx_tir_default_schedule(ctx, f, &ds));
+  if (ds) check_reparse(ctx, ds, "default_schedule", false);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_scheduled();
   test_matmul_relu(false);
   test_matmul_relu(true);
   test_symbolic();
