@@ -657,8 +657,9 @@ static ival_t sum_interval(rlx_analyzer_t* an, const sum_t* s) {
   return r;
 }
 
-/* The symbolic bound (dir > 0: upper, dir < 0: lower) of atom x, or NULL. */
-static rlx_expr_t* atom_sym_bound(rlx_analyzer_t* an, rlx_expr_t* x, int dir) {
+/* The symbolic bound (dir > 0: upper, dir < 0: lower) of atom x, or NULL. For min (upper)
+ * and max (lower) either operand is a bound: the one matching want_sym is preferred. */
+static rlx_expr_t* atom_sym_bound(rlx_analyzer_t* an, rlx_expr_t* x, int dir, bool want_sym) {
   if (x->kind == RLX_EXPR_VAR) {
     binding_t* b = amap_get(&an->vars, x);
     if (!b || !b->min) return NULL;
@@ -672,8 +673,11 @@ static rlx_expr_t* atom_sym_bound(rlx_analyzer_t* an, rlx_expr_t* x, int dir) {
     if (dir < 0) return rlx_ir_int(an->ctx, x->dtype, 0);
     return rlx_ir_sub(an->ctx, d, rlx_ir_int(an->ctx, x->dtype, 1));
   }
-  if (x->kind == RLX_EXPR_MIN && dir > 0) return RLX_AS(rlx_binary_t, x)->a;
-  if (x->kind == RLX_EXPR_MAX && dir < 0) return RLX_AS(rlx_binary_t, x)->a;
+  if ((x->kind == RLX_EXPR_MIN && dir > 0) || (x->kind == RLX_EXPR_MAX && dir < 0)) {
+    rlx_binary_t* m = RLX_AS(rlx_binary_t, x);
+    bool a_sym = m->a->kind != RLX_EXPR_INT_IMM;
+    return a_sym == want_sym ? m->a : m->b;
+  }
   return NULL;
 }
 
@@ -690,7 +694,7 @@ static sum_t* sum_subst_bounds(rlx_analyzer_t* an, const sum_t* s, int dir, bool
     int done = 0;
     for (int k = 0; k < t->n && !done; k++) {
       int d = t->c > 0 ? dir : -dir;
-      rlx_expr_t* repl = atom_sym_bound(an, t->a[k], d);
+      rlx_expr_t* repl = atom_sym_bound(an, t->a[k], d, want_sym);
       if (!repl) continue;
       if ((repl->kind == RLX_EXPR_INT_IMM) == want_sym) continue;
       /* the rest of the product must be non-negative for the bound to carry over */

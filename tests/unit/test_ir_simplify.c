@@ -272,6 +272,143 @@ static void test_vector(void) {
              rlx_ir_ramp(C, mul(V(i), I(3)), I(3), 4));
 }
 
+
+/* ---- differential check: random expressions evaluated before and after simplification ---- */
+typedef struct {
+  rlx_var_t* v[3];
+  int64_t val[3];
+} env_t;
+
+static int64_t fdiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+/* Evaluates an int64/bool expression; *ok = false on division by zero. */
+static int64_t ev(const rlx_expr_t* e, const env_t* env, bool* ok) {
+  switch (e->kind) {
+    case RLX_EXPR_INT_IMM: return RLX_AS(const rlx_int_imm_t, e)->value;
+    case RLX_EXPR_VAR:
+      for (int i = 0; i < 3; i++)
+        if (e == &env->v[i]->hdr) return env->val[i];
+      *ok = false;
+      return 0;
+    case RLX_EXPR_NOT: return !ev(RLX_AS(const rlx_not_t, e)->a, env, ok);
+    case RLX_EXPR_SELECT: {
+      const rlx_select_t* s = RLX_AS(const rlx_select_t, e);
+      return ev(s->cond, env, ok) ? ev(s->t, env, ok) : ev(s->f, env, ok);
+    }
+    default: break;
+  }
+  if (!rlx_expr_is_binary(e->kind)) {
+    *ok = false;
+    return 0;
+  }
+  int64_t a = ev(RLX_AS(const rlx_binary_t, e)->a, env, ok), b = ev(RLX_AS(const rlx_binary_t, e)->b, env, ok);
+  switch (e->kind) {
+    case RLX_EXPR_ADD: return a + b;
+    case RLX_EXPR_SUB: return a - b;
+    case RLX_EXPR_MUL: return a * b;
+    case RLX_EXPR_DIV: if (!b) { *ok = false; return 0; } return a / b;
+    case RLX_EXPR_MOD: if (!b) { *ok = false; return 0; } return a % b;
+    case RLX_EXPR_FLOOR_DIV: if (!b) { *ok = false; return 0; } return fdiv_i(a, b);
+    case RLX_EXPR_FLOOR_MOD: if (!b) { *ok = false; return 0; } return a - fdiv_i(a, b) * b;
+    case RLX_EXPR_MIN: return a < b ? a : b;
+    case RLX_EXPR_MAX: return a > b ? a : b;
+    case RLX_EXPR_EQ: return a == b;
+    case RLX_EXPR_NE: return a != b;
+    case RLX_EXPR_LT: return a < b;
+    case RLX_EXPR_LE: return a <= b;
+    case RLX_EXPR_GT: return a > b;
+    case RLX_EXPR_GE: return a >= b;
+    case RLX_EXPR_AND: return a && b;
+    case RLX_EXPR_OR: return a || b;
+    default: *ok = false; return 0;
+  }
+}
+
+static uint32_t seed = 7;
+static int rnd(int n) {
+  seed = seed * 1103515245u + 12345u;
+  return (int)((seed >> 16) % (uint32_t)n);
+}
+
+static rlx_expr_t* gen(const env_t* env, int depth);
+static rlx_expr_t* gen_cond(const env_t* env, int depth) {
+  static const rlx_expr_kind_t cmps[] = {RLX_EXPR_EQ, RLX_EXPR_NE, RLX_EXPR_LT, RLX_EXPR_LE, RLX_EXPR_GT, RLX_EXPR_GE};
+  rlx_expr_t* c = rlx_ir_cmp(C, cmps[rnd(6)], gen(env, depth), gen(env, depth));
+  if (rnd(4) == 0) c = rlx_ir_binary(C, rnd(2) ? RLX_EXPR_AND : RLX_EXPR_OR, c, gen_cond(env, depth));
+  if (rnd(5) == 0) c = rlx_ir_not(C, c);
+  return c;
+}
+static rlx_expr_t* gen(const env_t* env, int depth) {
+  if (depth <= 0 || rnd(5) == 0) return rnd(3) ? &env->v[rnd(3)]->hdr : I(rnd(9) - 3);
+  rlx_expr_t* a = gen(env, depth - 1);
+  rlx_expr_t* b = gen(env, depth - 1);
+  rlx_expr_t* c = I(rnd(6) + 1); /* positive constant divisor */
+  switch (rnd(13)) {
+    case 0: return add(a, b);
+    case 1: return sub(a, b);
+    case 2: return mul(a, rnd(2) ? b : I(rnd(7) - 3));
+    case 3: return fdv(a, c);
+    case 4: return fmd(a, c);
+    case 5: return rlx_ir_min(C, a, b);
+    case 6: return rlx_ir_max(C, a, b);
+    case 7: return rlx_ir_select(C, gen_cond(env, depth - 1), a, b);
+    case 8: return rlx_ir_div(C, a, c);
+    case 9: return rlx_ir_binary(C, RLX_EXPR_MOD, a, c);
+    case 10: return fdv(a, add(&env->v[2]->hdr, I(1))); /* v2 + 1 >= 1 */
+    case 11: return fmd(a, add(&env->v[2]->hdr, I(1)));
+    default: return add(mul(a, c), b);
+  }
+}
+
+/* symbolic: z in [0, x + 1) instead of [0, 3) */
+static void test_fuzz(bool symbolic) {
+  rlx_analyzer_t* an = rlx_analyzer_create(C);
+  env_t env;
+  env.v[0] = rlx_ir_var(C, "x", rlx_dt_int64());
+  env.v[1] = rlx_ir_var(C, "y", rlx_dt_int64());
+  env.v[2] = rlx_ir_var(C, "z", rlx_dt_int64());
+  int64_t lo[3] = {0, -4, 0}, ext[3] = {8, 8, 3};
+  for (int i = 0; i < 3; i++) rlx_analyzer_bind(an, env.v[i], I(lo[i]), I(ext[i]));
+  if (symbolic) {
+    rlx_analyzer_bind(an, env.v[2], I(0), add(&env.v[0]->hdr, I(1)));
+    ext[2] = 8;
+  }
+  int mismatches = 0, simplified = 0, bound_bad = 0;
+  for (int n = 0; n < 3000; n++) {
+    rlx_expr_t* e = rnd(4) ? gen(&env, 4) : gen_cond(&env, 3);
+    rlx_expr_t* s = rlx_analyzer_simplify(an, e);
+    if (s != e) simplified++;
+    int64_t bmin = 0, bmax = 0;
+    bool bounded = rlx_dtype_is_int(e->dtype) && rlx_analyzer_const_bound(an, e, &bmin, &bmax);
+    for (env.val[0] = lo[0]; env.val[0] < lo[0] + ext[0]; env.val[0]++)
+      for (env.val[1] = lo[1]; env.val[1] < lo[1] + ext[1]; env.val[1]++)
+        for (env.val[2] = lo[2]; env.val[2] < lo[2] + ext[2]; env.val[2]++) {
+          if (symbolic && env.val[2] > env.val[0]) continue;
+          bool ok1 = true, ok2 = true;
+          int64_t want = ev(e, &env, &ok1);
+          int64_t got = ev(s, &env, &ok2);
+          if (ok1 && (!ok2 || want != got)) {
+            if (mismatches++ < 3) {
+              char* es = str(e);
+              char* ss = str(s);
+              fprintf(stderr, "unsound: %s\n   → %s\n   at x=%lld y=%lld z=%lld: %lld vs %lld\n", es, ss,
+                      (long long)env.val[0], (long long)env.val[1], (long long)env.val[2], (long long)want, (long long)got);
+              free(es);
+              free(ss);
+            }
+          }
+          if (ok1 && bounded && (want < bmin || want > bmax)) bound_bad++;
+        }
+  }
+  CHECK_MSG(mismatches == 0, "%d unsound simplifications", mismatches);
+  CHECK_MSG(bound_bad == 0, "%d values outside const_bound", bound_bad);
+  CHECK_MSG(simplified > 1000, "only %d of 3000 changed", simplified);
+}
+
 int main(void) {
   C = rlx_ctx_create();
   test_canonical();
@@ -279,6 +416,8 @@ int main(void) {
   test_ranges();
   test_logic_float();
   test_vector();
+  test_fuzz(false);
+  test_fuzz(true);
   rlx_ctx_free(C);
   TEST_MAIN_END();
 }
