@@ -7,6 +7,7 @@
 
 #include "test.h"
 #include "tir/interp.h"
+#include "tir/schedule/schedule.h"
 #include "tir/te.h"
 #include "tir/transform.h"
 
@@ -285,6 +286,50 @@ static void test_simplify(void) {
   rlx_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------------------ scheduled, then lowered */
+/* Schedule primitives leave forms lower_blocks must handle: predicates from non-divisible
+ * splits (on a spatial and on a reduction loop), split reduce iter values in the init
+ * condition, an init block split off by decompose_reduction, a local cache block with its
+ * alloc_buffer, parallel/vectorized/unrolled loops. */
+static void test_scheduled(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_tir_func_t* f = make_matmul_relu(ctx, "mm");
+  if (!f) goto done;
+  for (int variant = 0; variant < 2; variant++) {
+    rlx_schedule_t* s = rlx_schedule_create(ctx, f);
+    rlx_var_t** loops = NULL;
+    int n = 0;
+    rlx_status_t* st = rlx_sched_get_loops(s, "C", &loops, &n);
+    CHECK_OK(st);
+    if (n != 3) continue;
+    rlx_var_t *lj[2], *lk[2];
+    int64_t fj[2] = {-1, 8}, fk[2] = {-1, 3};
+    CHECK_OK(rlx_sched_split(s, loops[1], 2, fj, lj)); /* 28 = 4 x 8 - 4 */
+    CHECK_OK(rlx_sched_split(s, loops[2], 2, fk, lk)); /* 20 = 7 x 3 - 1 */
+    CHECK_OK(rlx_sched_parallel(s, loops[0]));
+    if (variant == 0) {
+      CHECK_OK(rlx_sched_unroll(s, lk[1]));
+    } else {
+      const char* init = NULL;
+      CHECK_OK(rlx_sched_decompose_reduction(s, "C", lk[0], &init));
+      const char* cw = NULL;
+      CHECK_OK(rlx_sched_cache_write(s, "D", 0, "local", &cw));
+    }
+    CHECK_OK(rlx_tir_verify(s->func));
+    check_matmul(s->func, variant ? "scheduled (decompose, cache_write)" : "scheduled (unroll)");
+    rlx_tir_func_t *lb = NULL, *low = NULL;
+    CHECK_OK(rlx_tir_lower_blocks(ctx, s->func, &lb));
+    if (lb) {
+      CHECK(stats(lb).n_blocks == 0 && stats(lb).n_if >= 1);
+      check_matmul(lb, variant ? "scheduled 1, lower_blocks" : "scheduled 0, lower_blocks");
+    }
+    CHECK_OK(rlx_tir_lower(ctx, s->func, false, &low));
+    if (low) check_matmul(low, variant ? "scheduled 1, rlx_tir_lower" : "scheduled 0, rlx_tir_lower");
+  }
+done:
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ module */
 static void test_module(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
@@ -311,6 +356,7 @@ int main(void) {
   test_simplify();
   test_nested_blocks();
   test_passes_on_matmul();
+  test_scheduled();
   test_module();
   TEST_MAIN_END();
 }
