@@ -355,6 +355,68 @@ static void test_alloc(void) {
   rlx_ndarray_release(a[0]);
   rlx_ndarray_release(a[1]);
   rlx_library_free(lib);
+
+  /* a register tile written with 64 lanes and read with 16 and 1: scalarized in chunks of 1 */
+  rlx_expr_t* s64 = I32(64);
+  rlx_tir_buffer_t* X = param_buf("X", rlx_dt_float32(), 1, &s64);
+  rlx_tir_buffer_t* Y = param_buf("Y", rlx_dt_float32(), 1, &s64);
+  rlx_tir_buffer_t* R = rlx_tir_buffer_create(ctx_, "R", rlx_dt_float32(), 1, &s64, "local");
+  rlx_var_t *v = VAR("v"), *c = VAR("c"), *w = VAR("w");
+  rlx_expr_t* cw = ADD(MUL(E(c), I32(16)), E(w));
+  rlx_tir_stmt_t* init = FOR(v, I32(64), RLX_FOR_VECTORIZED, ST(R, E(v), ADD(LD(X, E(v)), rlx_ir_float(ctx_, rlx_dt_float32(), 1))));
+  rlx_tir_stmt_t* use = FOR(c, I32(4), RLX_FOR_UNROLLED, FOR(w, I32(16), RLX_FOR_VECTORIZED, ST(Y, cw, MUL(LD(R, cw), LD(R, I32(3))))));
+  rlx_tir_buffer_t* bufs2[2] = {X, Y};
+  rlx_tir_func_t* g = unroll_vectorize(make_func("tile", 2, bufs2, rlx_tir_allocate(ctx_, R, SEQ2(init, use))));
+  lib = build_lib(1, &g, &src);
+  if (!lib) return;
+  CHECK(strstr(src, "float R_63 = {0};") != NULL);
+  free(src);
+  sz = 64;
+  rlx_ndarray_t* t[2] = {new_array(1, &sz, F32, 32), new_array(1, &sz, F32, 33)};
+  CHECK_OK(call_arrays(get_fn(lib, "tile"), t, 2));
+  const float *x = t[0]->dl.data, *y = t[1]->dl.data;
+  bad = 0;
+  for (int q = 0; q < 64; q++) bad += y[q] != (x[q] + 1.0f) * (x[3] + 1.0f);
+  CHECK_MSG(bad == 0, "tile: %d wrong", bad);
+  rlx_ndarray_release(t[0]);
+  rlx_ndarray_release(t[1]);
+  rlx_library_free(lib);
+}
+
+/* ------------------------------------------------------------------ scalar params */
+/* B[i] = A[i] * alpha for i < m (alpha float32, m int64 scalar params) */
+static void test_scalar_params(void) {
+  rlx_expr_t* s = I32(32);
+  rlx_tir_buffer_t* A = param_buf("A", rlx_dt_float32(), 1, &s);
+  rlx_tir_buffer_t* B = param_buf("B", rlx_dt_float32(), 1, &s);
+  rlx_var_t* alpha = rlx_ir_var(ctx_, "alpha", rlx_dt_float32());
+  rlx_var_t* m = rlx_ir_var(ctx_, "m", rlx_dt_int64());
+  rlx_var_t* i = rlx_ir_var(ctx_, "i", rlx_dt_int64());
+  rlx_var_t* params[4] = {A->data, alpha, m, B->data};
+  rlx_tir_buffer_t* bmap[4] = {A, NULL, NULL, B};
+  rlx_tir_func_t* f =
+      rlx_tir_func_create(ctx_, "scale", 4, params, bmap, FOR(i, E(m), RLX_FOR_SERIAL, ST(B, E(i), MUL(LD(A, E(i)), E(alpha)))));
+  rlx_library_t* lib = build_lib(1, &f, NULL);
+  if (!lib) return;
+  rlx_packed_fn_t fn = get_fn(lib, "scale");
+  int64_t n = 32;
+  rlx_ndarray_t *a = new_array(1, &n, F32, 40), *b = new_array(1, &n, F32, 41);
+  float before = ((float*)b->dl.data)[31];
+  rlx_value_t args[4];
+  int codes[4] = {RLX_ARG_NDARRAY, RLX_ARG_FLOAT, RLX_ARG_INT, RLX_ARG_NDARRAY};
+  args[0].v_handle = a;
+  args[1].v_float64 = 0.5;
+  args[2].v_int64 = 20;
+  args[3].v_handle = b;
+  CHECK_OK(rlx_packed_call(fn, NULL, args, codes, 4, NULL, NULL));
+  int bad = 0;
+  for (int q = 0; q < 20; q++) bad += ((float*)b->dl.data)[q] != ((float*)a->dl.data)[q] * 0.5f;
+  CHECK_MSG(bad == 0 && ((float*)b->dl.data)[31] == before, "scale: %d wrong", bad);
+  codes[2] = RLX_ARG_FLOAT;
+  CHECK_ERR(rlx_packed_call(fn, NULL, args, codes, 4, NULL, NULL), "scale: argument 2 (m): expected an integer, got type code 2");
+  rlx_ndarray_release(a);
+  rlx_ndarray_release(b);
+  rlx_library_free(lib);
 }
 
 /* ------------------------------------------------------------------ argument errors */
@@ -423,6 +485,7 @@ int main(void) {
   test_floordiv();
   test_math();
   test_alloc();
+  test_scalar_params();
   test_errors();
   rlx_ctx_free(ctx_);
   TEST_MAIN_END();
