@@ -105,7 +105,7 @@ for n in (5, 300):
     if run_ok("run", p, "-i", save("x%d.npy" % n, x), "-i", save("y%d.npy" % n, y), "-o", outdir):
         close(np.load(os.path.join(outdir, "output_0.npy")), np.exp(x.astype(np.float64)) + y, "symbolic n=%d" % n)
     objects.append(sorted(f for f in os.listdir(cache) if f.endswith(".so")) if os.path.isdir(cache) else [])
-check(len(objects[0]) == 1 and objects[0] == objects[1], "symbolic function compiled more than once: %s" % objects)
+check(len(objects[0]) >= 1 and objects[0] == objects[1], "the second size compiled again: %s" % objects)
 
 # --- bench prints a median -----------------------------------------------------------------
 rc, out, err = tool.run("bench", example, "--repeat", "3", "--threads", "1")
