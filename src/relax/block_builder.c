@@ -390,12 +390,24 @@ static void te_collect(te_vars_t* t, const rlx_tir_buffer_t* b) {
   }
 }
 
-rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+/* Symbolic-var maps of one emit_te: Relax-side var → fresh PrimFunc-side var and back. */
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_ptrmap_t fwd, inv;
+} te_map_t;
+
+static void te_fresh_cb(const rlx_expr_t* e, void* user) {
+  te_map_t* tm = user;
+  if (e->kind != RLX_EXPR_VAR || rlx_ptrmap_has(&tm->fwd, e)) return;
+  rlx_var_t* nv = rlx_ir_var(tm->ctx, ((const rlx_var_t*)e)->name, e->dtype);
+  rlx_ptrmap_put(&tm->fwd, e, nv);
+  rlx_ptrmap_put(&tm->inv, nv, (void*)e);
+}
+
+static rlx_status_t* emit_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, void* user, int n_args,
+                                  rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
+                                  rlx_relax_var_t** out_var) {
   rlx_ctx_t* ctx = bb->ctx;
-  RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
-  if (!f || n_args < 0 || (n_args > 0 && !args))
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
   for (int i = 0; i < n_args; i++) {
     rlx_relax_expr_t* a = args[i];
@@ -407,16 +419,25 @@ rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
                                "BlockBuilder.emit_te: argument %d (%s) must be a tensor with a known shape and dtype, "
                                "got %s (unknown dims would need new symbolic vars: match_cast it first)",
                                i, rlx_relax_expr_brief(ctx, a), rlx_sinfo_str(ctx, a->sinfo));
-    const char* pname = rlx_relax_is_var(a) ? ((rlx_relax_var_t*)a)->name : "rxplaceholder";
-    /* placeholder names unique within the PrimFunc: x, x_1, ... */
-    const char* uname = pname;
+    /* TVM: named after the Relax var, else A, B, C ... by position */
+    const char* pname = rlx_relax_is_var(a) ? ((rlx_relax_var_t*)a)->name
+                        : i < 26           ? rlx_ctx_sprintf(ctx, "%c", 'A' + i)
+                                           : rlx_ctx_sprintf(ctx, "tensor_input_%d", i);
+    const char* uname = pname; /* unique within the PrimFunc: x, x_1, ... */
     for (int k = 1;; k++) {
       bool clash = false;
       for (int j = 0; j < i; j++) clash |= strcmp(ins[j]->name, uname) == 0;
       if (!clash) break;
       uname = rlx_ctx_sprintf(ctx, "%s_%d", pname, k);
     }
-    ins[i] = rlx_te_placeholder(ctx, ts->ndim, ts->shape, ts->dtype, uname);
+    /* The PrimFunc gets its own symbolic vars (TVM's tir_var_map), so it does not share
+     * variables with the calling function. */
+    rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ts->ndim);
+    for (int d = 0; d < ts->ndim; d++) {
+      rlx_expr_visit(ts->shape[d], te_fresh_cb, tm);
+      shape[d] = rlx_expr_substitute(ctx, ts->shape[d], &tm->fwd);
+    }
+    ins[i] = rlx_te_placeholder(ctx, ts->ndim, shape, ts->dtype, uname);
   }
   rlx_te_tensor_t* out = f(ctx, ins, n_args, user);
   if (!out) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
@@ -433,17 +454,18 @@ rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
   ptr_list_t tir_vars = {0};
   for (int i = 0; i < tv.used.len; i++)
     if (!list_has(&tv.bound, tv.used.data[i])) list_push(ctx, &tir_vars, tv.used.data[i]);
-  /* A symbolic var of the output shape must come from the inputs or the function's scope. */
+  /* The output shape, in the caller's vars. A var the TE function introduced itself (not
+   * from an input shape) must be defined in the calling function. */
+  int ndim = out->buffer->ndim;
+  rlx_expr_t** out_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
+  for (int d = 0; d < ndim; d++) out_shape[d] = rlx_expr_substitute(ctx, out->buffer->shape[d], &tm->inv);
   if (bb->params_at_begin)
-    for (int d = 0; d < out->buffer->ndim; d++) {
+    for (int d = 0; d < ndim; d++) {
       te_vars_t ov = {ctx, {0}, {0}};
-      rlx_expr_visit(out->buffer->shape[d], te_used_cb, &ov);
+      rlx_expr_visit(out_shape[d], te_used_cb, &ov);
       for (int k = 0; k < ov.used.len; k++) {
         rlx_var_t* v = ov.used.data[k];
-        bool known = list_has(&bb->sym_defined, v);
-        for (int i = 0; i < n_args && !known; i++)
-          for (int j = 0; j < ins[i]->buffer->ndim && !known; j++) known = rlx_expr_uses_var(ins[i]->buffer->shape[j], v);
-        if (!known)
+        if (!rlx_ptrmap_has(&tm->fwd, v) && !list_has(&bb->sym_defined, v))
           return rlx_status_create(RLX_INVALID_ARGUMENT,
                                    "BlockBuilder.emit_te: the output shape of '%s' uses symbolic var %s, which is "
                                    "defined neither by the inputs nor in function '%s'",
@@ -472,9 +494,27 @@ rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
   rlx_relax_expr_t* gv = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, pf, fname, &gv));
 
-  rlx_sinfo_t* out_sinfo = rlx_sinfo_tensor(ctx, out->buffer->ndim, out->buffer->shape, out->buffer->dtype);
+  rlx_sinfo_t* out_sinfo = rlx_sinfo_tensor(ctx, ndim, out_shape, out->buffer->dtype);
   rlx_relax_expr_t* tv_shape = NULL;
-  if (tir_vars.len) tv_shape = rlx_relax_shape_expr(ctx, tir_vars.len, (rlx_expr_t* const*)tir_vars.data);
+  if (tir_vars.len) {
+    rlx_expr_t** vals = RLX_NEW_ARRAY(ctx, rlx_expr_t*, tir_vars.len);
+    for (int i = 0; i < tir_vars.len; i++) vals[i] = rlx_expr_substitute(ctx, tir_vars.data[i], &tm->inv);
+    tv_shape = rlx_relax_shape_expr(ctx, tir_vars.len, vals);
+  }
   rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_args, args, out_sinfo, tv_shape);
   return rlx_bb_emit(bb, call, name_hint, out_var);
+}
+
+rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
+  if (!f || n_args < 0 || (n_args > 0 && !args))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
+  te_map_t tm;
+  memset(&tm, 0, sizeof(tm));
+  tm.ctx = bb->ctx;
+  rlx_status_t* st = emit_te_impl(bb, &tm, f, user, n_args, args, primfunc_name, name_hint, out_var);
+  rlx_ptrmap_free(&tm.fwd);
+  rlx_ptrmap_free(&tm.inv);
+  return st;
 }

@@ -136,8 +136,15 @@ static void test_symbolic_matmul(void) {
   CHECK_STREQ(((rlx_relax_global_var_t*)c->args[0])->name, "relu");
   CHECK(c->n_args == 2); /* no tir_vars: n and m are dims of the shapes */
   rlx_tir_func_t* pm = rlx_module_find(mod, "matmul")->func;
-  CHECK(pm->buffer_map[0]->shape[0] == n && pm->buffer_map[0]->shape[1] == k);
-  CHECK(pm->buffer_map[2]->shape[0] == n && pm->buffer_map[2]->shape[1] == m);
+  /* the PrimFunc has its own symbolic vars (n, k, m), shared by its buffers, not by main */
+  rlx_expr_t** sa = pm->buffer_map[0]->shape;
+  rlx_expr_t** sb = pm->buffer_map[1]->shape;
+  rlx_expr_t** so = pm->buffer_map[2]->shape;
+  CHECK(sa[0]->kind == RLX_EXPR_VAR && strcmp(((rlx_var_t*)sa[0])->name, "n") == 0 && sa[0] != n);
+  CHECK(sa[1]->kind == RLX_EXPR_VAR && strcmp(((rlx_var_t*)sa[1])->name, "k") == 0 && sa[1] != k);
+  CHECK(sb[0] == sa[1] && so[0] == sa[0] && so[1] == sb[1] && sb[1] != m);
+  CHECK_STREQ(pm->buffer_map[0]->name, "x");
+  CHECK_STREQ(pm->buffer_map[1]->name, "w");
   rlx_relax_func_t* f = rlx_module_find(mod, "main")->func;
   CHECK_STREQ(S(ctx, f->ret_sinfo), "R.Tensor((n, m), dtype=\"float32\")");
   CHECK_OK(rlx_relax_well_formed(ctx, mod));
@@ -282,7 +289,52 @@ static void test_builder_errors(void) {
   rlx_ctx_free(ctx);
 }
 
+static rlx_expr_t* add_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  rlx_te_tensor_t* const* in = user;
+  rlx_expr_t* i0 = &idx[0]->hdr;
+  return rlx_ir_add(ctx, rlx_te_load(ctx, in[0], 1, &i0), rlx_te_load(ctx, in[1], 1, &i0));
+}
+static rlx_te_tensor_t* te_add(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  rlx_te_tensor_t** keep = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
+  keep[0] = in[0];
+  keep[1] = in[1];
+  return n == 2 ? rlx_te_compute(ctx, 1, in[0]->buffer->shape, add_body, keep, "add", "elemwise") : NULL;
+}
+
+/* Placeholder names: the Relax var's name, made unique (x, x_1); A, B ... for non-vars. */
+static void test_emit_te_args(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t d3 = 3;
+  float data[3] = {1, 2, 3};
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor_const(ctx, 1, &d3, f32));
+  rlx_relax_expr_t* c = rlx_relax_constant(ctx, f32, 1, &d3, data, sizeof(data));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t *a = NULL, *b = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 1, &x));
+  CHECK_OK(rlx_bb_emit_te(bb, te_add, NULL, 2, (rlx_relax_expr_t*[]){&x->hdr, &x->hdr}, NULL, "a", &a));
+  /* structurally the same PrimFunc: deduplicated (as TVM's BlockBuilder does) */
+  CHECK_OK(rlx_bb_emit_te(bb, te_add, NULL, 2, (rlx_relax_expr_t*[]){c, &a->hdr}, "te_add", "b", &b));
+  rlx_relax_var_t* r = NULL;
+  CHECK_OK(rlx_bb_emit_te(bb, te_relu, NULL, 1, &c, "te_relu", "r", &r));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &r->hdr, 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_module_t* m = rlx_bb_get(bb);
+  rlx_tir_func_t* f1 = rlx_module_find(m, "add")->func;
+  CHECK(rlx_module_find(m, "te_add") == NULL && m->n_funcs == 3);
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)((rlx_relax_func_t*)rlx_module_find(m, "main")->func)->body;
+  CHECK_STREQ(((rlx_relax_global_var_t*)((rlx_relax_call_t*)seq->blocks[0]->bindings[1]->value)->args[0])->name, "add");
+  rlx_tir_func_t* f2 = rlx_module_find(m, "te_relu")->func;
+  CHECK_STREQ(f1->buffer_map[0]->name, "x");
+  CHECK_STREQ(f1->buffer_map[1]->name, "x_1");
+  CHECK_STREQ(f2->buffer_map[0]->name, "A");
+  CHECK_STREQ(f2->name, "te_relu");
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_emit_te_args();
   test_mlc_example();
   test_symbolic_matmul();
   test_tir_vars();
