@@ -581,8 +581,10 @@ static void print_single_iter(pr_t* p, const rlx_tir_block_realize_t* br, int i,
     pexpr(p, rlx_ir_add(p->ctx, iv->dom.min, iv->dom.extent), &sb);
     rlx_strbuf_append(&sb, ")");
   }
-  rlx_strbuf_append(&sb, ", ");
-  pexpr(p, br->iter_values[i], &sb);
+  if (i < br->n_values) {
+    rlx_strbuf_append(&sb, ", ");
+    pexpr(p, br->iter_values[i], &sb);
+  }
   rlx_strbuf_append(&sb, ")");
   const char* n = define(p, iv->var, iv->var->name);
   rlx_strbuf_indent(p->out, indent);

@@ -27,6 +27,10 @@ static void check_golden(const char* path) {
     if (!st) {
       char* out2 = rlx_script_print_module(m2);
       CHECK_STREQ(out2, out);
+      CHECK(m2->n_funcs == m->n_funcs);
+      for (int i = 0; i < m->n_funcs && i < m2->n_funcs; i++)
+        CHECK_MSG(rlx_tir_func_equal(m->funcs[i].func, m2->funcs[i].func), "%s: function %s differs after print/parse",
+                  path, m->funcs[i].name);
       free(out2);
     }
     free(out);
@@ -39,7 +43,7 @@ static void check_golden(const char* path) {
 int main(void) {
   static const char* const files[] = {
       "tests/golden/tir_matmul_relu.py", "tests/golden/tir_matmul_relu_i64.py", "tests/golden/tir_symbolic.py",
-      "tests/golden/tir_loops.py",       "tests/golden/tir_exprs.py", "tests/golden/tir_symbolic_te.py",
+      "tests/golden/tir_loops.py",       "tests/golden/tir_exprs.py", "tests/golden/tir_symbolic_te.py", "tests/golden/tir_lowered.py",
   };
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) check_golden(files[i]);
   TEST_MAIN_END();
