@@ -8,6 +8,8 @@
 #include "codegen/codegen.h"
 #include "test_schedule_util.h"
 
+static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in);
+
 static rlx_tir_func_t* sched(rlx_ctx_t* ctx, const rlx_tir_func_t* f) {
   rlx_tir_func_t* g = NULL;
   CHECK_OK(rlx_tir_default_schedule(ctx, f, &g));
@@ -123,6 +125,7 @@ static void check_add(int64_t m, int64_t n, bool expect_parallel, bool expect_ve
   CHECK_MSG((cs.n_for[RLX_FOR_VECTORIZED] == 1) == expect_vector, "%lldx%lld vector", (long long)m, (long long)n);
   tshape_t sh[3] = {{2, {m, n}}, {1, {n}}, {2, {m, n}}};
   CHECK(compare_funcs(f, g, 3, sh, 2) == 0);
+  CHECK_MSG(compare_compiled(ctx, f, 3, sh, 2) == 0, "compiled add %lldx%lld", (long long)m, (long long)n);
   rlx_ctx_free(ctx);
 }
 
@@ -157,6 +160,8 @@ static void check_sum(int64_t m, int64_t n, int axis, bool expect_vector) {
   tshape_t sh[2] = {{2, {m, n}}, {1, {s2[1 - axis] == s2[0] ? m : n}}};
   double d = compare_funcs(f, g, 2, sh, 1);
   CHECK_MSG(d >= 0 && d < 1e-4, "sum axis %d diff %g", axis, d);
+  d = compare_compiled(ctx, f, 2, sh, 1);
+  CHECK_MSG(d >= 0 && d < 1e-4, "compiled sum axis %d diff %g", axis, d);
   rlx_ctx_free(ctx);
 }
 
@@ -168,6 +173,90 @@ static void test_elementwise_reduction(void) {
   check_add(7, 3, false, false);
   check_sum(130, 70, 1, false); /* row sum: inner axis is the reduction */
   check_sum(70, 128, 0, true);  /* column sum: vectorized across columns */
+}
+
+
+/* ------------------------------------------------------------------ compiled path */
+/* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
+ * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
+static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in) {
+  rlx_module_t* mod = rlx_module_create(ctx);
+  rlx_module_set(mod, f->name, RLX_FUNC_TIR, f);
+  rlx_library_t* lib = NULL;
+  rlx_status_t* st = rlx_build_module(ctx, mod, NULL, &lib);
+  if (st) {
+    fprintf(stderr, "build %s: %s\n", f->name, rlx_status_message(st));
+    rlx_status_free(st);
+    return -1;
+  }
+  rlx_packed_fn_t fn;
+  st = rlx_library_get_function(lib, rlx_codegen_symbol(ctx, f->name), &fn);
+  float* bufs[2][8];
+  DLTensor ts[2][8];
+  DLTensor* ps[2][8];
+  unsigned seed = 99;
+  for (int i = 0; i < n; i++) {
+    int64_t m = numel(&shapes[i]);
+    for (int r = 0; r < 2; r++) {
+      bufs[r][i] = malloc(sizeof(float) * (size_t)(m ? m : 1));
+      ts[r][i] = mk_tensor(bufs[r][i], &shapes[i]);
+      ps[r][i] = &ts[r][i];
+    }
+    for (int64_t e = 0; e < m; e++) bufs[0][i][e] = bufs[1][i][e] = i < n_in ? frand_s(&seed) : 777.0f;
+  }
+  double diff = -1;
+  if (!st) st = rlx_tir_interpret(f, ps[0], n);
+  if (!st) st = rlx_packed_call_tensors(fn, NULL, ps[1], n);
+  if (st) {
+    fprintf(stderr, "run %s: %s\n", f->name, rlx_status_message(st));
+    rlx_status_free(st);
+  } else {
+    diff = 0;
+    for (int i = n_in; i < n; i++)
+      for (int64_t e = 0; e < numel(&shapes[i]); e++) {
+        double d = fabs((double)bufs[0][i][e] - (double)bufs[1][i][e]);
+        if (d > diff || d != d) diff = d != d ? 1e30 : d;
+      }
+  }
+  for (int i = 0; i < n; i++) {
+    free(bufs[0][i]);
+    free(bufs[1][i]);
+  }
+  rlx_library_free(lib);
+  return diff;
+}
+
+static void test_compiled(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  {
+    rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 100), 70, 90, 0, false, false, true);
+    tshape_t sh[3] = {{2, {100, 90}}, {2, {90, 70}}, {2, {100, 70}}};
+    double d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled 100x70x90 relu: %g", d);
+  }
+  {
+    rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 200), 96, 64, 0, true, false, false);
+    tshape_t sh[3] = {{2, {200, 64}}, {2, {96, 64}}, {2, {200, 96}}};
+    double d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled 200x96x64 trans_b: %g", d);
+  }
+  {
+    rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 67), 80, 64, 3, false, true, true);
+    tshape_t sh[3] = {{3, {3, 67, 64}}, {3, {3, 64, 80}}, {3, {3, 67, 80}}};
+    double d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled batched: %g", d);
+  }
+  {
+    rlx_var_t* nv = rlx_ir_var(ctx, "n", rlx_dt_int64());
+    rlx_tir_func_t* f = make_matmul(ctx, &nv->hdr, 128, 96, 0, false, false, false);
+    int64_t ms[3] = {1, 37, 150};
+    for (int i = 0; i < 3; i++) {
+      tshape_t sh[3] = {{2, {ms[i], 96}}, {2, {96, 128}}, {2, {ms[i], 128}}};
+      double d = compare_compiled(ctx, f, 3, sh, 2);
+      CHECK_MSG(d >= 0 && d < 1e-4, "compiled symbolic n=%lld: %g", (long long)ms[i], d);
+    }
+  }
+  rlx_ctx_free(ctx);
 }
 
 /* ------------------------------------------------------------------ benchmark */
@@ -238,6 +327,7 @@ int main(void) {
   test_matmul_structure();
   test_symbolic_m();
   test_elementwise_reduction();
+  test_compiled();
   if (getenv("RLX_SCHED_BENCH")) bench();
   TEST_MAIN_END();
 }
