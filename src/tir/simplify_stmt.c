@@ -67,16 +67,36 @@ static rlx_tir_stmt_t* simp_realize(sp_t* sp, rlx_tir_block_realize_t* br) {
   bool changed = false;
   rlx_expr_t** vals = sx_array(sp, br->n_values, br->iter_values, &changed);
   rlx_expr_t* pred = sx(sp, br->predicate);
+  int64_t pv;
+  if (pred && (rlx_expr_is_const_int(pred, &pv) ? pv != 0 : rlx_analyzer_can_prove(sp->an, pred))) pred = NULL;
   changed = changed || pred != br->predicate;
   rlx_tir_block_t* b = br->block;
   for (int i = 0; i < b->n_iter_vars; i++)
     rlx_analyzer_bind(sp->an, b->iter_vars[i]->var, b->iter_vars[i]->dom.min, b->iter_vars[i]->dom.extent);
+  bool regions_changed = false;
+  rlx_buffer_region_t* rw[2] = {b->reads, b->writes};
+  int nrw[2] = {b->n_reads, b->n_writes};
+  for (int k = 0; k < 2; k++) {
+    rlx_buffer_region_t* rs = RLX_NEW_ARRAY(ctx, rlx_buffer_region_t, nrw[k]);
+    for (int i = 0; i < nrw[k]; i++) {
+      rs[i] = rw[k][i];
+      rs[i].region = RLX_NEW_ARRAY(ctx, rlx_range_t, rs[i].ndim);
+      for (int d = 0; d < rs[i].ndim; d++) {
+        rs[i].region[d].min = sx(sp, rw[k][i].region[d].min);
+        rs[i].region[d].extent = sx(sp, rw[k][i].region[d].extent);
+        regions_changed = regions_changed || rs[i].region[d].min != rw[k][i].region[d].min ||
+                          rs[i].region[d].extent != rw[k][i].region[d].extent;
+      }
+    }
+    rw[k] = rs;
+  }
   rlx_tir_stmt_t* init = b->init ? simp(sp, b->init) : NULL;
   rlx_tir_stmt_t* body = simp(sp, b->body);
-  if (init != b->init || body != b->body) {
+  if (init != b->init || body != b->body || regions_changed) {
     b = rlx_tir_block_copy(ctx, b);
     b->init = init;
     b->body = body;
+    if (regions_changed) b->reads = rw[0], b->writes = rw[1];
     changed = true;
   }
   return changed ? rlx_tir_block_realize(ctx, br->n_values, vals, pred, b) : &br->hdr;

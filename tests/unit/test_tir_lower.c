@@ -283,6 +283,23 @@ static void test_simplify(void) {
   g = NULL;
   CHECK_OK(rlx_tir_simplify(ctx, f2, &g));
   CHECK(g && g->body->kind == RLX_STMT_EVALUATE);
+  /* a block predicate provable from the loop range is dropped */
+  rlx_var_t* v = rlx_ir_var(ctx, "v", rlx_dt_int32());
+  rlx_expr_t* vx = &v->hdr;
+  rlx_tir_block_t* blk = RLX_NEW(ctx, rlx_tir_block_t);
+  blk->name = "B";
+  blk->n_iter_vars = 1;
+  blk->iter_vars = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, 1);
+  blk->iter_vars[0] = rlx_tir_iter_var(ctx, v, rlx_ir_i32(ctx, 0), n8, RLX_ITER_SPATIAL);
+  blk->body = rlx_tir_store(ctx, a, rlx_ir_float(ctx, rlx_dt_float32(), 1.0), 1, &vx);
+  rlx_expr_t* jv = &j->hdr;
+  rlx_tir_stmt_t* s3 = rlx_tir_block_realize(ctx, 1, &jv, rlx_ir_cmp(ctx, RLX_EXPR_LT, jv, n8), blk);
+  s3 = rlx_tir_for(ctx, j, rlx_ir_i32(ctx, 0), n8, RLX_FOR_SERIAL, s3);
+  rlx_tir_func_t* f3 = rlx_tir_func_create(ctx, "simp3", 1, &a->data, &a, s3);
+  g = NULL;
+  CHECK_OK(rlx_tir_simplify(ctx, f3, &g));
+  rlx_tir_block_realize_t* br = g ? rlx_tir_find_block(g->body, "B") : NULL;
+  CHECK(br && br->predicate == NULL);
   rlx_ctx_free(ctx);
 }
 
@@ -317,7 +334,13 @@ static void test_scheduled(void) {
     }
     CHECK_OK(rlx_tir_verify(s->func));
     check_matmul(s->func, variant ? "scheduled (decompose, cache_write)" : "scheduled (unroll)");
-    rlx_tir_func_t *lb = NULL, *low = NULL;
+    rlx_tir_func_t *lb = NULL, *low = NULL, *sim = NULL;
+    CHECK_OK(rlx_tir_simplify(ctx, s->func, &sim)); /* simplify works on blocks too */
+    if (sim) {
+      CHECK(stats(sim).n_blocks == stats(s->func).n_blocks);
+      CHECK_OK(rlx_tir_verify(sim));
+      check_matmul(sim, "scheduled, simplify");
+    }
     CHECK_OK(rlx_tir_lower_blocks(ctx, s->func, &lb));
     if (lb) {
       CHECK(stats(lb).n_blocks == 0 && stats(lb).n_if >= 1);
