@@ -8,6 +8,8 @@
  *   - a loop of extent 1 is replaced by its body with the loop var := min; a loop of extent
  *     <= 0 or with an empty body is removed;
  *   - an `if` whose condition is provably true (false) is replaced by its then (else) branch;
+ *   - blocks (when present): iter values, reads/writes regions and bodies are simplified, a
+ *     provably-true predicate is removed;
  *   - no-op statements (Evaluate of a constant) are dropped from sequences; an empty body is
  *     Evaluate(0).
  */
