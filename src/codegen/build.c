@@ -29,6 +29,24 @@ static char* cache_dir(const rlx_compile_options_t* opts) {
   return strdup(buf);
 }
 
+/* True when the compiler finds glibc's libmvec (vector math used by generated code). */
+static bool have_libmvec(char* const* cc_words, int nw) {
+  char* argv[MAX_CC_WORDS + 2];
+  for (int i = 0; i < nw; i++) argv[i] = cc_words[i];
+  argv[nw] = "-print-file-name=libmvec.so";
+  argv[nw + 1] = NULL;
+  char* log = NULL;
+  rlx_status_t* st = rlx_process_run(argv, &log);
+  bool ok = !st && log && log[0] == '/';
+  if (ok) {
+    log[strcspn(log, "\r\n")] = 0;
+    ok = access(log, R_OK) == 0;
+  }
+  rlx_status_free(st);
+  free(log);
+  return ok;
+}
+
 rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path) {
   if (!src || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_compile_c: NULL source or output");
   const char* cc = opts && opts->cc ? opts->cc : getenv("CC");
@@ -78,6 +96,7 @@ rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, 
   argv[na++] = tmp_c;
   argv[na++] = "-o";
   argv[na++] = tmp_so;
+  if (have_libmvec(words, nw)) argv[na++] = "-lmvec";
   argv[na++] = "-lm";
   argv[na] = NULL;
   st = rlx_process_run(argv, NULL);

@@ -392,7 +392,53 @@ static char* intrin_template(const rlx_call_t* c) {
   return NULL;
 }
 
+/* Unary float32 intrinsics with a 16-lane vector version (glibc libmvec, see the prelude's
+ * RLX_MV): op → scalar function name. */
+static const char* const mvec_ops[][2] = {
+    {"exp", "expf"},     {"exp2", "exp2f"},   {"expm1", "expm1f"}, {"log", "logf"},
+    {"log2", "log2f"},   {"log10", "log10f"}, {"log1p", "log1pf"}, {"sin", "sinf"},     {"cos", "cosf"},
+    {"tan", "tanf"},     {"tanh", "tanhf"},   {"erf", "erff"},     {"asin", "asinf"},   {"acos", "acosf"},
+    {"atan", "atanf"},   {"sinh", "sinhf"},   {"cosh", "coshf"},   {"asinh", "asinhf"}, {"acosh", "acoshf"},
+    {"atanh", "atanhf"},
+};
+
+/* Emits f applied to the float32 vector expression arg (lanes a multiple of 16), 16 lanes at
+ * a time through RLX_MV. */
+static void emit_mvec(cg_t* g, const char* f, rlx_dtype_t t, const rlx_expr_t* arg, bool negate) {
+  const char* vt = cg_vec_ctype(g, t);
+  int a = g->tmp++, r = g->tmp++;
+  PF("({ %s rlx_t%d = ", vt, a);
+  if (negate) P("-");
+  cg_expr(g, arg);
+  PF("; %s rlx_t%d; for (int rlx_c = 0; rlx_c < %d; ++rlx_c) { rlx_mv16 rlx_x; "
+     "__builtin_memcpy(&rlx_x, (char*)&rlx_t%d + 64 * rlx_c, 64); rlx_x = RLX_MV(%s, rlx_x); "
+     "__builtin_memcpy((char*)&rlx_t%d + 64 * rlx_c, &rlx_x, 64); } rlx_t%d; })",
+     vt, r, t.lanes / 16, a, f, r, r);
+}
+
+/* Vector float32 calls that have a 16-lane library version; false when c has none. */
+static bool emit_vector_math(cg_t* g, const rlx_call_t* c) {
+  rlx_dtype_t t = c->hdr.dtype;
+  if (t.code != RLX_DT_FLOAT || t.bits != 32 || t.lanes % 16 != 0 || c->n_args != 1 ||
+      !rlx_dtype_eq(c->args[0]->dtype, t))
+    return false;
+  if (strcmp(c->op, "sigmoid") == 0) { /* 1 / (1 + exp(-x)) */
+    const char* vt = cg_vec_ctype(g, t);
+    PF("(rlx_bcast_%s(1.0f) / (rlx_bcast_%s(1.0f) + ", vt + 4, vt + 4);
+    emit_mvec(g, "expf", t, c->args[0], true);
+    P("))");
+    return true;
+  }
+  for (size_t i = 0; i < sizeof(mvec_ops) / sizeof(mvec_ops[0]); i++) {
+    if (strcmp(mvec_ops[i][0], c->op) != 0) continue;
+    emit_mvec(g, mvec_ops[i][1], t, c->args[0], false);
+    return true;
+  }
+  return false;
+}
+
 static void emit_call(cg_t* g, const rlx_call_t* c) {
+  if (c->hdr.dtype.lanes > 1 && emit_vector_math(g, c)) return;
   char* tmpl = intrin_template(c);
   if (!tmpl) {
     cg_fail(g, RLX_UNSUPPORTED, "%s: intrinsic '%s' with %d arguments is not supported by the C backend", g->fname, c->op,
