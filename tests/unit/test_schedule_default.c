@@ -129,6 +129,31 @@ static void check_add(int64_t m, int64_t n, bool expect_parallel, bool expect_ve
   rlx_ctx_free(ctx);
 }
 
+
+/* Both dims symbolic: the vectorized inner loop has a tail predicate. */
+static void test_add_symbolic(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_var_t* mv = rlx_ir_var(ctx, "m", rlx_dt_int64());
+  rlx_var_t* nv = rlx_ir_var(ctx, "n", rlx_dt_int64());
+  rlx_expr_t* s2[2] = {&mv->hdr, &nv->hdr};
+  rlx_expr_t* s1[1] = {&nv->hdr};
+  rlx_te_tensor_t* t[2] = {rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A"),
+                           rlx_te_placeholder(ctx, 1, s1, rlx_dt_float32(), "B")};
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, s2, badd_body, t, "C", "broadcast");
+  rlx_te_tensor_t* args[3] = {t[0], t[1], c};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "badd_sym", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  int64_t dims[3][2] = {{3, 5}, {17, 33}, {1, 64}};
+  for (int i = 0; i < 3; i++) {
+    tshape_t sh[3] = {{2, {dims[i][0], dims[i][1]}}, {1, {dims[i][1]}}, {2, {dims[i][0], dims[i][1]}}};
+    CHECK(compare_funcs(f, g, 3, sh, 2) == 0);
+    CHECK_MSG(compare_compiled(ctx, f, 3, sh, 2) == 0, "compiled symbolic add %lldx%lld", (long long)dims[i][0],
+              (long long)dims[i][1]);
+  }
+  rlx_ctx_free(ctx);
+}
+
 typedef struct {
   rlx_te_tensor_t* a;
   rlx_iter_var_t* r;
@@ -328,6 +353,7 @@ int main(void) {
   test_symbolic_m();
   test_elementwise_reduction();
   test_compiled();
+  test_add_symbolic();
   if (getenv("RLX_SCHED_BENCH")) bench();
   TEST_MAIN_END();
 }
