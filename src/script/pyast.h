@@ -72,6 +72,7 @@ typedef struct py_expr {
   int n_kw;
   const char** kw_names;
   struct py_expr** kw_values;
+  int height; /* tree height, bounded by the parser so later recursion stays shallow */
 } py_expr_t;
 
 /* ------------------------------------------------------------------ statements */

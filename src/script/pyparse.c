@@ -77,6 +77,25 @@ static py_expr_t** freeze(ps_t* p, expr_vec_t* v) {
 static rlx_status_t* parse_expr(ps_t* p, py_expr_t** out);
 static rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out);
 
+enum { MAX_HEIGHT = 400 };
+static int hgt(const py_expr_t* e) { return e ? e->height : 0; }
+/* Sets e's height from its (already sealed) children; errors when the tree gets too deep
+ * (e.g. a 100000-term sum) so that every later recursive pass is safe. */
+static rlx_status_t* seal(ps_t* p, py_expr_t* e) {
+  if (!e) return NULL;
+  int h = hgt(e->a);
+  if (hgt(e->b) > h) h = hgt(e->b);
+  if (hgt(e->c) > h) h = hgt(e->c);
+  for (int i = 0; i < e->n; i++)
+    if (hgt(e->items[i]) > h) h = hgt(e->items[i]);
+  for (int i = 0; i < e->n_kw; i++)
+    if (hgt(e->kw_values[i]) > h) h = hgt(e->kw_values[i]);
+  e->height = h + 1;
+  if (e->height > MAX_HEIGHT)
+    return rlx_error(RLX_PARSE_ERROR, e->span, "expected an expression at most %d levels deep, got a deeper one", MAX_HEIGHT);
+  return NULL;
+}
+
 #define OOM() rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory while parsing")
 #define DEPTH_IN()                                                                                   \
   do {                                                                                               \
@@ -132,6 +151,7 @@ static rlx_status_t* parse_items(ps_t* p, const char* close, bool kw, bool slice
           }
         }
         e = s;
+        if ((st = seal(p, e))) break;
       }
       rlx_vec_push(&items, e);
     }
@@ -239,12 +259,14 @@ static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
         if (!(e = new_expr(p, PY_E_LIST, t->span))) return OOM();
         next(p);
         RLX_RETURN_IF_ERROR(parse_items(p, "]", false, false, e, NULL));
+        RLX_RETURN_IF_ERROR(seal(p, e));
         break;
       }
       if (is_op(p, "{")) {
         if (!(e = new_expr(p, PY_E_DICT, t->span))) return OOM();
         next(p);
         RLX_RETURN_IF_ERROR(parse_dict(p, e));
+        RLX_RETURN_IF_ERROR(seal(p, e));
         break;
       }
       return expected(p, "an expression");
@@ -262,6 +284,7 @@ static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
       c->a = e;
       next(p);
       RLX_RETURN_IF_ERROR(parse_items(p, ")", true, false, c, NULL));
+      RLX_RETURN_IF_ERROR(seal(p, c));
       e = c;
     } else if (is_op(p, "[")) {
       py_expr_t* s = new_expr(p, PY_E_SUBSCRIPT, e->span);
@@ -269,6 +292,7 @@ static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
       s->a = e;
       next(p);
       RLX_RETURN_IF_ERROR(parse_items(p, "]", false, true, s, NULL));
+      RLX_RETURN_IF_ERROR(seal(p, s));
       e = s;
     } else if (is_op(p, ".")) {
       next(p);
@@ -278,6 +302,7 @@ static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
       a->a = e;
       a->str = tok(p)->text;
       next(p);
+      RLX_RETURN_IF_ERROR(seal(p, a));
       e = a;
     } else {
       break;
@@ -299,6 +324,7 @@ static rlx_status_t* parse_power(ps_t* p, py_expr_t** out) {
     b->a = *out;
     RLX_RETURN_IF_ERROR(parse_unary(p, &b->b));
     b->span = b->a->span;
+    RLX_RETURN_IF_ERROR(seal(p, b));
     *out = b;
   }
   return NULL;
@@ -313,6 +339,7 @@ static rlx_status_t* parse_unary(ps_t* p, py_expr_t** out) {
     u->op = tok(p)->text;
     next(p);
     st = parse_unary(p, &u->a);
+    if (!st) st = seal(p, u);
     *out = u;
   } else {
     st = parse_power(p, out);
@@ -341,6 +368,7 @@ static rlx_status_t* parse_level(ps_t* p, int level, py_expr_t** out) {
     next(p);
     b->a = *out;
     RLX_RETURN_IF_ERROR(parse_level(p, level + 1, &b->b));
+    RLX_RETURN_IF_ERROR(seal(p, b));
     *out = b;
   }
 }
@@ -382,6 +410,7 @@ static rlx_status_t* parse_comparison(ps_t* p, py_expr_t** out) {
     c->items = freeze(p, &items);
     c->ops = rlx_arena_memdup(p->arena, ops.data, sizeof(char*) * (size_t)ops.len);
     *out = c;
+    st = seal(p, c);
   }
   rlx_vec_free(&items);
   rlx_vec_free(&ops);
@@ -397,6 +426,7 @@ static rlx_status_t* parse_not(ps_t* p, py_expr_t** out) {
     u->op = "not";
     next(p);
     st = parse_not(p, &u->a);
+    if (!st) st = seal(p, u);
     *out = u;
   } else {
     st = parse_comparison(p, out);
@@ -414,6 +444,7 @@ static rlx_status_t* parse_and(ps_t* p, py_expr_t** out) {
     next(p);
     b->a = *out;
     RLX_RETURN_IF_ERROR(parse_not(p, &b->b));
+    RLX_RETURN_IF_ERROR(seal(p, b));
     *out = b;
   }
   return NULL;
@@ -428,6 +459,7 @@ static rlx_status_t* parse_or(ps_t* p, py_expr_t** out) {
     next(p);
     b->a = *out;
     RLX_RETURN_IF_ERROR(parse_and(p, &b->b));
+    RLX_RETURN_IF_ERROR(seal(p, b));
     *out = b;
   }
   return NULL;
@@ -444,6 +476,7 @@ static rlx_status_t* parse_expr(ps_t* p, py_expr_t** out) {
     st = parse_or(p, &c->a);
     if (!st && !accept_kw(p, "else")) st = expected(p, "'else' in conditional expression");
     if (!st) st = parse_expr(p, &c->c);
+    if (!st) st = seal(p, c);
     *out = c;
   }
   p->depth--;
@@ -476,6 +509,7 @@ static rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out) {
       t->n = items.len;
       t->items = freeze(p, &items);
       *out = t;
+      st = seal(p, t);
     }
   }
   rlx_vec_free(&items);

@@ -31,6 +31,7 @@ typedef struct {
   int depth;
   RLX_VEC(loop_dom_t) loops; /* enclosing loops, for T.axis.remap */
   bool contains_block;
+  int scope_nest; /* statements nesting the rest of their block (let, decl_buffer) */
 } tp_t;
 
 rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -362,8 +362,15 @@ static bool is_call_to(tp_t* p, const py_expr_t* e, const char* fn) {
 
 /* Rest of the block as the body of a scoping statement (LetStmt, decl_buffer). */
 static rlx_status_t* rest_body(tp_t* p, const py_block_t* b, int i, sctx_t c, rlx_tir_stmt_t** out) {
+  enum { MAX_SCOPE_NEST = 1000 }; /* bounds recursion here and in every pass over the IR */
+  if (p->scope_nest >= MAX_SCOPE_NEST)
+    return tp_err_at(p, b->items[i]->span, "expected at most %d nested let/decl_buffer statements in one block, got more",
+                     MAX_SCOPE_NEST);
   rlx_tir_stmt_t* body = NULL;
-  RLX_RETURN_IF_ERROR(parse_stmts(p, b, i + 1, c, &body));
+  p->scope_nest++;
+  rlx_status_t* st = parse_stmts(p, b, i + 1, c, &body);
+  p->scope_nest--;
+  RLX_RETURN_IF_ERROR(st);
   *out = or_nop(p, body);
   return NULL;
 }

@@ -88,6 +88,17 @@ static void test_deep_nesting(void) {
   s[k] = 0;
   CHECK_ERR(parse(s), "levels of nesting");
   free(s);
+  /* a 100000-term sum and 20000 chained lets: errors, not stack overflows */
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, HDR "    B[0] = A[0, 0]");
+  for (int i = 0; i < 100000; i++) rlx_strbuf_append(&sb, " + A[0, 0]");
+  rlx_strbuf_append(&sb, "\n");
+  CHECK_ERR(parse(rlx_strbuf_cstr(&sb)), "t.py:3:12: expected an expression at most");
+  rlx_strbuf_free(&sb);
+  rlx_strbuf_append(&sb, HDR);
+  for (int i = 0; i < 20000; i++) rlx_strbuf_printf(&sb, "    x%d = %d\n", i, i);
+  CHECK_ERR(parse(rlx_strbuf_cstr(&sb)), "nested let/decl_buffer statements");
+  rlx_strbuf_free(&sb);
 }
 
 /* Every prefix of a valid script and single-byte mutations: an error or success, never a
