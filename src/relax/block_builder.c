@@ -275,6 +275,32 @@ rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo
   return NULL;
 }
 
+rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* b) {
+  rlx_ctx_t* ctx = bb->ctx;
+  RLX_RETURN_IF_ERROR(need_func(bb, "emit_binding"));
+  if (!b || !b->var || !b->value)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_binding in '%s': incomplete binding", bb->fname);
+  if (bb->output)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_binding: '%s' already emitted its output", bb->fname);
+  if (b->var->hdr.kind == RLX_RELAX_DATAFLOW_VAR && !bb->in_dataflow)
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_binding in '%s': DataflowVar %s outside a dataflow block", bb->fname,
+                             b->var->name);
+  if (b->kind == RLX_BINDING_MATCH_CAST && !b->sinfo)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_binding in '%s': match_cast %s without struct info",
+                             bb->fname, b->var->name);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, b->value), "BlockBuilder.emit_binding %s in '%s'",
+                                          b->var->name, bb->fname));
+  if (bb->in_dataflow && b->value->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)b->value))
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "BlockBuilder.emit_binding in '%s': impure call %s cannot be bound to %s inside a dataflow block",
+                             bb->fname, rlx_relax_expr_brief(ctx, b->value), b->var->name);
+  if (!b->var->hdr.sinfo) b->var->hdr.sinfo = b->kind == RLX_BINDING_MATCH_CAST ? b->sinfo : b->value->sinfo;
+  list_push(ctx, &bb->cur, b);
+  if (b->kind == RLX_BINDING_MATCH_CAST) rlx_sinfo_visit_vars(b->sinfo, define_sym_cb, bb);
+  return NULL;
+}
+
 rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params) {
   rlx_ctx_t* ctx = bb->ctx;

@@ -151,38 +151,6 @@ static void match_params(rlx_ptrmap_t* map, const rlx_sinfo_t* param, const rlx_
   }
 }
 
-static rlx_sinfo_t* subst_sinfo(rlx_ctx_t* ctx, rlx_sinfo_t* s, const rlx_ptrmap_t* map) {
-  switch (s->kind) {
-    case RLX_SINFO_OBJECT:
-    case RLX_SINFO_FUNC: return s;
-    case RLX_SINFO_PRIM: {
-      rlx_sinfo_prim_t* p = (void*)s;
-      return p->value ? rlx_sinfo_prim(ctx, p->dtype, rlx_expr_substitute(ctx, p->value, map)) : s;
-    }
-    case RLX_SINFO_SHAPE: {
-      rlx_sinfo_shape_t* p = (void*)s;
-      if (!p->values) return s;
-      rlx_expr_t** v = RLX_NEW_ARRAY(ctx, rlx_expr_t*, p->ndim);
-      for (int i = 0; i < p->ndim; i++) v[i] = rlx_ir_simplify(ctx, rlx_expr_substitute(ctx, p->values[i], map));
-      return rlx_sinfo_shape(ctx, p->ndim, v);
-    }
-    case RLX_SINFO_TENSOR: {
-      rlx_sinfo_tensor_t* t = (void*)s;
-      if (!t->shape) return s;
-      rlx_expr_t** v = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t->ndim);
-      for (int i = 0; i < t->ndim; i++) v[i] = rlx_ir_simplify(ctx, rlx_expr_substitute(ctx, t->shape[i], map));
-      return rlx_sinfo_tensor(ctx, t->ndim, v, t->dtype);
-    }
-    case RLX_SINFO_TUPLE: {
-      rlx_sinfo_tuple_t* t = (void*)s;
-      rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, t->n_fields);
-      for (int i = 0; i < t->n_fields; i++) f[i] = subst_sinfo(ctx, t->fields[i], map);
-      return rlx_sinfo_tuple(ctx, t->n_fields, f);
-    }
-  }
-  return s;
-}
-
 static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** out) {
   rlx_relax_expr_t* op = c->op;
   if (op->kind == RLX_RELAX_OP) {
@@ -217,7 +185,7 @@ static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** ou
   rlx_ptrmap_t map = {0};
   for (int i = 0; i < c->n_args; i++) match_params(&map, fs->params[i], c->args[i]->sinfo);
   for (int i = 0; i < c->n_args; i++) {
-    rlx_sinfo_t* want = map.len ? subst_sinfo(n->ctx, fs->params[i], &map) : fs->params[i];
+    rlx_sinfo_t* want = map.len ? rlx_sinfo_substitute(n->ctx, fs->params[i], &map) : fs->params[i];
     if (!rlx_sinfo_is_base_of(n->ctx, want, c->args[i]->sinfo) &&
         !rlx_sinfo_is_base_of(n->ctx, rlx_sinfo_erase_undefined(n->ctx, c->args[i]->sinfo, NULL, NULL),
                               rlx_sinfo_erase_undefined(n->ctx, want, NULL, NULL))) {
@@ -227,7 +195,7 @@ static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** ou
                                rlx_sinfo_str(n->ctx, want));
     }
   }
-  *out = map.len ? subst_sinfo(n->ctx, fs->ret, &map) : fs->ret;
+  *out = map.len ? rlx_sinfo_substitute(n->ctx, fs->ret, &map) : fs->ret;
   rlx_ptrmap_free(&map);
   return NULL;
 }

@@ -9,7 +9,9 @@
  * - Every node lives in the rlx_ctx_t arena and is freed with it.
  * - Nodes are immutable, with one exception taken from TVM: an expression's struct info
  *   (hdr.sinfo) may be NULL when the node is built and is then filled in ONCE by
- *   normalization (rlx_relax_normalize / the BlockBuilder). Vars always carry struct info.
+ *   normalization (rlx_relax_normalize / the BlockBuilder); likewise a Function's ret_sinfo.
+ *   Function params must carry struct info; a var bound by a binding may be built with NULL
+ *   struct info and gets the value's (a MatchCast: its sinfo) from normalization.
  * - Vars (Var, DataflowVar) have identity: the same variable iff the pointers are equal.
  *   Names are hints for printing only.
  * - Symbolic shape variables are rlx_var_t* (int64) PrimExpr vars, shared between the struct
@@ -390,6 +392,27 @@ int rlx_relax_expr_children(const rlx_relax_expr_t* e, rlx_relax_expr_t** out, i
 /* A short description for error messages: "Call(relax.call_tir)", "Var lv0", ... */
 const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e);
 
+/* ------------------------------------------------------------------ traversal (functor.c) */
+/* A node like e with the given children (same order as rlx_relax_expr_children); e itself
+ * when every child is pointer-equal to the old one. A rebuilt node has NULL struct info
+ * (normalize it), except a Function, which keeps its params and declared ret_sinfo. A
+ * rebuilt SeqExpr keeps every binding var (only values change). */
+rlx_relax_expr_t* rlx_relax_expr_rebuild(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t* const* kids);
+/* Post-order rewrite: children are transformed first, the node is rebuilt, then f(node)
+ * returns its replacement (return the node itself to keep it). f may be NULL (identity). */
+typedef rlx_relax_expr_t* (*rlx_relax_expr_fn_t)(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user);
+rlx_relax_expr_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user);
+/* Replaces uses of Relax vars per vmap (rlx_relax_var_t* → rlx_relax_expr_t*). Definitions
+ * (params, binding vars) are not touched. Returns e when unchanged; rebuilt nodes need
+ * normalization. */
+rlx_relax_expr_t* rlx_relax_expr_substitute(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const rlx_ptrmap_t* vmap);
+/* Calls f on e and every sub-expression, pre-order (binding values and nested function
+ * bodies included; binding vars and params are not visited as expressions). */
+void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user);
+/* Struct info with symbolic vars replaced per map (rlx_var_t* → rlx_expr_t*), dims
+ * simplified; s itself when nothing changes. */
+rlx_sinfo_t* rlx_sinfo_substitute(rlx_ctx_t* ctx, rlx_sinfo_t* s, const rlx_ptrmap_t* map);
+
 /* ------------------------------------------------------------------ inference (struct_info.c) */
 /* True when the call is free of side effects: a call of an Op other than the impure ones
  * (the three bridge calls and call_pure_packed are pure), or of a function value whose Func
@@ -438,11 +461,11 @@ bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
  *   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
  *   rlx_bb_function_begin(bb, "main", 0, NULL);          // params given at the end
  *   rlx_bb_dataflow_begin(bb);
- *   rlx_bb_emit_te(bb, te_matmul, NULL, 2, (rlx_relax_expr_t*[]){A, B}, NULL, &lv0);
- *   rlx_bb_emit_te(bb, te_relu, NULL, 1, (rlx_relax_expr_t*[]){lv0}, NULL, &lv1);
- *   rlx_bb_emit_output(bb, lv1, "gv", &gv);
+ *   rlx_bb_emit_te(bb, te_matmul, NULL, 2, (rlx_relax_expr_t*[]){&A->hdr, &B->hdr}, NULL, NULL, &lv0);
+ *   rlx_bb_emit_te(bb, te_relu, NULL, 1, (rlx_relax_expr_t*[]){&lv0->hdr}, NULL, NULL, &lv1);
+ *   rlx_bb_emit_output(bb, &lv1->hdr, "gv", &gv);
  *   rlx_bb_dataflow_end(bb);
- *   rlx_bb_emit_func_output(bb, gv, 2, (rlx_relax_var_t*[]){A, B});
+ *   rlx_bb_emit_func_output(bb, &gv->hdr, 2, (rlx_relax_var_t*[]){A, B});
  *   rlx_bb_function_end(bb, &main_gv);
  *   rlx_module_t* m = rlx_bb_get(bb);
  *
@@ -476,6 +499,10 @@ rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const cha
  * are not yet defined become defined. */
 rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
                                 rlx_relax_var_t** out_var);
+/* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
+ * function binding by binding (TVM's EmitNormalized). The value is normalized; a
+ * DataflowVar outside a dataflow block and an impure call inside one are errors. */
+rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
 /* Sets the function's result (outside any dataflow block; once per function). params: the
  * function's params when they were not given at begin (n_params >= 0), else NULL. */
 rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
@@ -485,7 +512,9 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
 rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
 /* Adds a function (kind RLX_FUNC_TIR: rlx_tir_func_t*, RLX_FUNC_RELAX: rlx_relax_func_t*)
  * under a unique name derived from name_hint; returns its GlobalVar (with struct info). A
- * TIR function is renamed (its copy's name field = the module name). */
+ * TIR function is added as a copy whose name field is the module name; one structurally
+ * equal to a PrimFunc already in the module is not added again (TVM's dedup): the existing
+ * function's GlobalVar is returned. */
 rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
                               rlx_relax_expr_t** out_gv);
 /* The module built so far. */
@@ -496,13 +525,18 @@ rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 /* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
 typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
 /* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
- * shape and dtype; the shape's PrimExprs, symbolic vars included, become the placeholder's
- * shape; a placeholder is named after the arg's var, else "rxplaceholder"), runs f, creates
+ * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
+ * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
+ * with the caller; a placeholder is named after the arg's var (x, x_1 when repeated), else
+ * A, B, C ... by position), runs f (vars that f takes from elsewhere, e.g. through user,
+ * stay as they are), creates
  * a private PrimFunc over [inputs..., output] (plus scalar params for tir_vars), adds it under
  * a unique name (primfunc_name, or the output tensor's name when NULL) and emits
  *   R.call_tir(gv, (args...), out_sinfo=R.Tensor(out shape, out dtype)[, tir_vars=R.shape([...])])
  * where tir_vars are the symbolic vars used in the output's or inputs' shapes that are not a
- * whole dim of any of those shapes (TVM's rule). Bound to a new var named name_hint. */
+ * whole dim of any of those shapes (TVM's rule), mapped back to the caller's vars. A PrimFunc
+ * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
+ * var named name_hint. f returns one tensor (multi-output TE functions are not supported). */
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
 
