@@ -50,6 +50,8 @@ static const char* const reserved[] = {
     "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2", "fmod", "hypot", "copysign",
     "fmin", "fmax", "isnan", "isinf", "isfinite", "malloc", "free", "aligned_alloc", "memcpy", "snprintf",
     "NAN", "INFINITY", "NULL", "INT64_MIN", "INT32_MIN", "INT64_C", "UINT64_C", "errno", "omp_set_num_threads",
+    /* the packed wrapper's own parameters */
+    "args", "type_codes", "nargs", "out_ret", "out_ret_code", "resource",
 };
 
 static bool name_ok(const char* s) {
