@@ -196,21 +196,63 @@ static rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t
   return NULL;
 }
 
-static rlx_status_t* flatten_call(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+/* Makes the operands of e leaves (call args, tuple fields, the tuple of a TupleGetItem, the
+ * condition of an If), binding nested non-leaf expressions first. */
+static rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = bb->ctx;
   *out = e;
-  if (e->kind != RLX_RELAX_CALL) return NULL;
-  rlx_relax_call_t* c = (rlx_relax_call_t*)e;
-  rlx_relax_expr_t** args = RLX_NEW_ARRAY(bb->ctx, rlx_relax_expr_t*, c->n_args);
-  bool changed = false;
-  for (int i = 0; i < c->n_args; i++) {
-    RLX_RETURN_IF_ERROR(to_leaf(bb, c->args[i], &args[i]));
-    changed |= args[i] != c->args[i];
-  }
-  if (changed) {
-    rlx_relax_expr_t* n =
-        rlx_relax_call(bb->ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
-    n->sinfo = e->sinfo;
-    *out = n;
+  switch (e->kind) {
+    case RLX_RELAX_CALL: {
+      rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+      rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, c->n_args);
+      bool changed = false;
+      for (int i = 0; i < c->n_args; i++) {
+        if (!c->args[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL call argument %d", i);
+        RLX_RETURN_IF_ERROR(to_leaf(bb, c->args[i], &args[i]));
+        changed |= args[i] != c->args[i];
+      }
+      if (changed) {
+        *out = rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+        (*out)->sinfo = e->sinfo;
+      }
+      return NULL;
+    }
+    case RLX_RELAX_TUPLE: {
+      rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
+      for (int i = 0; i < t->n_fields; i++)
+        if (!t->fields[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL tuple field %d", i);
+      return to_leaf(bb, e, out);
+    }
+    case RLX_RELAX_TUPLE_GET_ITEM: {
+      rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
+      rlx_relax_expr_t* t = NULL;
+      if (!g->tuple) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: TupleGetItem of NULL");
+      RLX_RETURN_IF_ERROR(to_leaf(bb, g->tuple, &t));
+      if (t != g->tuple) *out = rlx_relax_tuple_get_item(ctx, t, g->index);
+      return NULL;
+    }
+    case RLX_RELAX_IF: {
+      rlx_relax_if_t* f = (rlx_relax_if_t*)e;
+      rlx_relax_expr_t* c = NULL;
+      if (!f->cond) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: If without a condition");
+      RLX_RETURN_IF_ERROR(to_leaf(bb, f->cond, &c));
+      if (c != f->cond) *out = rlx_relax_if(ctx, c, f->then_branch, f->else_branch);
+      return NULL;
+    }
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+    case RLX_RELAX_KIND_COUNT:
+      return NULL;
   }
   return NULL;
 }
@@ -218,7 +260,7 @@ static rlx_status_t* flatten_call(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_e
 static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!expr) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL expression");
-  RLX_RETURN_IF_ERROR(flatten_call(bb, expr, &expr));
+  RLX_RETURN_IF_ERROR(flatten(bb, expr, &expr));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, expr), "BlockBuilder.emit in '%s'", bb->fname));
   if (bb->in_dataflow && expr->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)expr))
     return rlx_status_create(RLX_INVALID_ARGUMENT,

@@ -333,7 +333,38 @@ static void test_emit_te_args(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Nested non-leaf operands are bound first: tuple fields, the tuple of a TupleGetItem. */
+static void test_anf(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t d4 = 4;
+  rlx_sinfo_t* t4 = rlx_sinfo_tensor_const(ctx, 1, &d4, rlx_dt_float32());
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t4);
+  rlx_relax_expr_t* xe = &x->hdr;
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t *t = NULL, *g = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 1, &x));
+  rlx_relax_expr_t* call = rlx_relax_call_pure_packed(ctx, "ext_f", 1, &xe, 1, &t4);
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){call, xe}), "t", &t));
+  rlx_sinfo_t* pair = rlx_sinfo_tuple(ctx, 2, (rlx_sinfo_t*[]){t4, t4});
+  rlx_relax_expr_t* call2 = rlx_relax_call_pure_packed(ctx, "ext_split", 1, &xe, 1, &pair);
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple_get_item(ctx, call2, 1), "g", &g));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &g->hdr, 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_relax_func_t* f = rlx_module_find(rlx_bb_get(bb), "main")->func;
+  rlx_relax_block_t* blk = ((rlx_relax_seq_t*)f->body)->blocks[0];
+  CHECK(blk->n_bindings == 4); /* lv = ext_f(x); t = (lv, x); lv1 = ext_split(x); g = lv1[1] */
+  CHECK(blk->bindings[1]->value->kind == RLX_RELAX_TUPLE && blk->bindings[1]->var == t);
+  CHECK(((rlx_relax_tuple_t*)blk->bindings[1]->value)->fields[0] == &blk->bindings[0]->var->hdr);
+  CHECK_STREQ(rlx_sinfo_str(ctx, t->hdr.sinfo),
+              "R.Tuple(R.Tensor((4,), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\"))");
+  CHECK(blk->bindings[3]->value->kind == RLX_RELAX_TUPLE_GET_ITEM);
+  CHECK(g->hdr.sinfo == t4);
+  CHECK_OK(rlx_relax_well_formed(ctx, rlx_bb_get(bb)));
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_anf();
   test_emit_te_args();
   test_mlc_example();
   test_symbolic_matmul();
