@@ -694,9 +694,20 @@ static sum_t* sum_subst_bounds(rlx_analyzer_t* an, const sum_t* s, int dir, bool
     int done = 0;
     for (int k = 0; k < t->n && !done; k++) {
       int d = t->c > 0 ? dir : -dir;
-      rlx_expr_t* repl = atom_sym_bound(an, t->a[k], d, want_sym);
-      if (!repl) continue;
-      if ((repl->kind == RLX_EXPR_INT_IMM) == want_sym) continue;
+      int64_t coef = t->c, dc;
+      rlx_expr_t* at = t->a[k];
+      rlx_expr_t* repl;
+      if (want_sym && at->kind == RLX_EXPR_FLOOR_DIV && rlx_expr_is_const_int(RLX_AS(rlx_binary_t, at)->b, &dc) &&
+          dc > 0 && t->c % dc == 0) {
+        /* X - (c-1) <= c*floordiv(X, c) <= X */
+        rlx_expr_t* x = RLX_AS(rlx_binary_t, at)->a;
+        coef = t->c / dc;
+        repl = d > 0 ? x : rlx_ir_sub(ctx, x, rlx_ir_int(ctx, x->dtype, dc - 1));
+      } else {
+        repl = atom_sym_bound(an, at, d, want_sym);
+        if (!repl) continue;
+        if ((repl->kind == RLX_EXPR_INT_IMM) == want_sym) continue;
+      }
       /* the rest of the product must be non-negative for the bound to carry over */
       ival_t rest = iv_make(1, 1);
       rlx_expr_t** ra = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t->n);
@@ -708,7 +719,7 @@ static sum_t* sum_subst_bounds(rlx_analyzer_t* an, const sum_t* s, int dir, bool
       }
       if (rest.lo < 0) continue;
       sum_t* rs = sum_new(ctx, s->dt, 1);
-      sum_push(ctx, rs, t->c, rn, ra); /* rn == 0 makes it the constant */
+      sum_push(ctx, rs, coef, rn, ra); /* rn == 0 makes it the constant */
       sum_t* p = sum_mul(ctx, rs, sum_of(ctx, repl));
       if (!p) continue;
       sum_add(ctx, r, p, 1);

@@ -213,6 +213,25 @@ static void test_ranges(void) {
   CHECK(rlx_analyzer_can_prove(an, rlx_ir_cmp(C, RLX_EXPR_GE, V(n), I(0))));
   CHECK(!rlx_analyzer_can_prove(an, lt(V(k), sub(V(n), I(1)))));
   CHECK(rlx_analyzer_can_prove(an, rlx_ir_and(C, lt(V(k), V(n)), rlx_ir_cmp(C, RLX_EXPR_GE, V(k), I(0)))));
+  /* ceil-division padding: floordiv(n + 15, 16) * 16 is in [n, n + 15] */
+  rlx_expr_t* padded = mul(fdv(add(V(n), I(15)), I(16)), I(16));
+  CHECK(rlx_analyzer_can_prove(an, rlx_ir_cmp(C, RLX_EXPR_GE, padded, V(n))));
+  CHECK(rlx_analyzer_can_prove(an, rlx_ir_cmp(C, RLX_EXPR_LE, padded, add(V(n), I(15)))));
+  CHECK(!rlx_analyzer_can_prove(an, rlx_ir_cmp(C, RLX_EXPR_LE, padded, add(V(n), I(14)))));
+  /* split of a symbolic loop by 16 with io in [0, ceil(n/16)): io*16 + ii < n is not provable,
+   * io*16 + ii < n + 15 is */
+  rlx_var_t* io = rlx_ir_var(C, "io", rlx_dt_int64());
+  rlx_var_t* ii = rlx_ir_var(C, "ii", rlx_dt_int64());
+  rlx_analyzer_bind(an, io, I(0), fdv(add(V(n), I(15)), I(16)));
+  rlx_analyzer_bind(an, ii, I(0), I(16));
+  rlx_expr_t* idx = add(mul(V(io), I(16)), V(ii));
+  CHECK(!rlx_analyzer_can_prove(an, lt(idx, V(n))));
+  CHECK(rlx_analyzer_can_prove(an, lt(idx, add(V(n), I(15)))));
+  /* i in [0, min(n, 16)): i < 16 and i < n */
+  rlx_var_t* q = rlx_ir_var(C, "q", rlx_dt_int64());
+  rlx_analyzer_bind(an, q, I(0), rlx_ir_min(C, I(16), V(n)));
+  CHECK(rlx_analyzer_can_prove(an, lt(V(q), I(16))));
+  CHECK(rlx_analyzer_can_prove(an, lt(V(q), V(n))));
 }
 
 static void test_logic_float(void) {
