@@ -201,6 +201,93 @@ static void test_elementwise_reduction(void) {
 }
 
 
+
+/* ------------------------------------------------------------------ inlining */
+static rlx_expr_t* scale_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  rlx_expr_t* i[2] = {&ix[0]->hdr, &ix[1]->hdr};
+  return rlx_ir_mul(ctx, rlx_te_load(ctx, user, 2, i), rlx_ir_float(ctx, rlx_dt_float32(), 2.0));
+}
+typedef struct {
+  rlx_te_tensor_t *a, *b;
+  rlx_iter_var_t* k;
+} mm2_t;
+static rlx_expr_t* mm2_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  mm2_t* m = user;
+  rlx_expr_t* ia[2] = {&ix[0]->hdr, &m->k->var->hdr};
+  rlx_expr_t* ib[2] = {&m->k->var->hdr, &ix[1]->hdr};
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, m->a, 2, ia), rlx_te_load(ctx, m->b, 2, ib)), 1, &m->k);
+}
+
+static void test_inline(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  /* A -> S = 2A -> T = 2S (output): S is inlined */
+  rlx_expr_t* sh2[2] = {c64(ctx, 64), c64(ctx, 64)};
+  rlx_te_tensor_t* a = rlx_te_placeholder(ctx, 2, sh2, rlx_dt_float32(), "A");
+  rlx_te_tensor_t* sc = rlx_te_compute(ctx, 2, sh2, scale_body, a, "S", "elemwise");
+  rlx_te_tensor_t* t2 = rlx_te_compute(ctx, 2, sh2, scale_body, sc, "T", "elemwise");
+  rlx_te_tensor_t* args[2] = {a, t2};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 2, args, "chain", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "S") == NULL && rlx_tir_find_block(g->body, "T") != NULL);
+  tshape_t sh[2] = {{2, {64, 64}}, {2, {64, 64}}};
+  CHECK(compare_funcs(f, g, 2, sh, 1) == 0);
+  /* S = 2A feeding a matmul: kept, so that the matmul kernel still applies */
+  mm2_t* m = RLX_NEW(ctx, mm2_t);
+  m->a = sc;
+  m->b = rlx_te_placeholder(ctx, 2, sh2, rlx_dt_float32(), "B");
+  m->k = rlx_te_reduce_axis(ctx, c64(ctx, 0), c64(ctx, 64), "k");
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, sh2, mm2_body, m, "C", "matmul");
+  rlx_te_tensor_t* args2[3] = {a, m->b, c};
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args2, "scaled_mm", &f));
+  g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "S") != NULL && rlx_tir_find_block(g->body, "C_update") != NULL);
+  tshape_t sh3[3] = {{2, {64, 64}}, {2, {64, 64}}, {2, {64, 64}}};
+  double d = compare_funcs(f, g, 3, sh3, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "scaled mm diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
+
+static rlx_expr_t* bias_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  rlx_te_tensor_t** t = user;
+  rlx_expr_t* i2[2] = {&ix[0]->hdr, &ix[1]->hdr};
+  rlx_expr_t* i1[1] = {&ix[1]->hdr};
+  return rlx_ir_add(ctx, rlx_te_load(ctx, t[0], 2, i2), rlx_te_load(ctx, t[1], 1, i1));
+}
+
+/* dense + bias + relu: the bias add is inlined into relu, which folds into the matmul tile */
+static void test_dense_bias_relu(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* sa[2] = {c64(ctx, 96), c64(ctx, 80)};
+  rlx_expr_t* sb[2] = {c64(ctx, 80), c64(ctx, 72)};
+  rlx_expr_t* sc[2] = {c64(ctx, 96), c64(ctx, 72)};
+  rlx_expr_t* sv[1] = {c64(ctx, 72)};
+  mm2_t* m = RLX_NEW(ctx, mm2_t);
+  m->a = rlx_te_placeholder(ctx, 2, sa, rlx_dt_float32(), "A");
+  m->b = rlx_te_placeholder(ctx, 2, sb, rlx_dt_float32(), "B");
+  m->k = rlx_te_reduce_axis(ctx, c64(ctx, 0), c64(ctx, 80), "k");
+  rlx_te_tensor_t* bias = rlx_te_placeholder(ctx, 1, sv, rlx_dt_float32(), "bias");
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, sc, mm2_body, m, "C", "matmul");
+  rlx_te_tensor_t** cb = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
+  cb[0] = c;
+  cb[1] = bias;
+  rlx_te_tensor_t* t = rlx_te_compute(ctx, 2, sc, bias_body, cb, "T", "broadcast");
+  rlx_te_tensor_t* r = rlx_te_compute(ctx, 2, sc, relu_body, t, "R", "elemwise");
+  rlx_te_tensor_t* args[4] = {m->a, m->b, bias, r};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 4, args, "dense", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "C_store") && !rlx_tir_find_block(g->body, "T") && !rlx_tir_find_block(g->body, "R"));
+  CHECK(RLX_AS(rlx_tir_block_realize_t, g->body)->block->n_alloc_buffers == 1); /* only B_packed */
+  tshape_t sh[4] = {{2, {96, 80}}, {2, {80, 72}}, {1, {72}}, {2, {96, 72}}};
+  double d = compare_funcs(f, g, 4, sh, 3);
+  CHECK_MSG(d >= 0 && d < 1e-4, "dense bias relu diff %g", d);
+  d = compare_compiled(ctx, f, 4, sh, 3);
+  CHECK_MSG(d >= 0 && d < 1e-4, "compiled dense bias relu diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ compiled path */
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
@@ -352,6 +439,8 @@ int main(void) {
   test_matmul_structure();
   test_symbolic_m();
   test_elementwise_reduction();
+  test_inline();
+  test_dense_bias_relu();
   test_compiled();
   test_add_symbolic();
   if (getenv("RLX_SCHED_BENCH")) bench();

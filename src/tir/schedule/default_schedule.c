@@ -3,6 +3,8 @@
  * Requires: a PrimFunc in block form (root block whose body is a sequence of loop nests, each
  * ending in one block, as create_prim_func builds it). Other shapes are left alone.
  * Produces, per top-level block:
+ *   - elementwise blocks writing an intermediate buffer that no reduction reads: inlined
+ *     into their consumers (compute_inline);
  *   - matmul-like contractions: the packed, register-tiled kernel of default_matmul.c, with
  *     elementwise consumers folded into its write-back;
  *   - other reductions: leading spatial loops fused (parallel when the work is >= 64K
@@ -228,6 +230,35 @@ static bool is_reduction(const rlx_tir_block_t* b) {
   return false;
 }
 
+typedef struct {
+  const rlx_tir_buffer_t* buf;
+  bool reduction_reader;
+} rr_t;
+static void reduction_reader(const rlx_tir_block_t* b, void* user) {
+  rr_t* r = user;
+  if (is_reduction(b) && (sched_stmt_loads(b->body, r->buf) || (b->init && sched_stmt_loads(b->init, r->buf))))
+    r->reduction_reader = true;
+}
+
+/* Inlines an elementwise block producing an intermediate buffer that no reduction reads
+ * (reductions keep plain operand loads, which the matmul and vectorization checks need). */
+static void try_inline(rlx_schedule_t* s, const char* name) {
+  rlx_tir_block_realize_t* br = rlx_tir_find_block(s->func->body, name);
+  if (!br || is_reduction(br->block) || !br->block->body || br->block->body->kind != RLX_STMT_BUFFER_STORE) return;
+  rlx_tir_buffer_t* buf = RLX_AS(rlx_tir_store_t, br->block->body)->buffer;
+  if (sched_is_param_buffer(s->func, buf)) return;
+  rr_t r = {buf, false};
+  rlx_tir_visitor_t v = {NULL, NULL, reduction_reader, &r};
+  rlx_tir_stmt_visit(s->func->body, &v);
+  if (r.reduction_reader) return;
+  rlx_tir_func_t* saved = s->func;
+  rlx_status_t* st = rlx_sched_compute_inline(s, name);
+  if (st) {
+    rlx_status_free(st);
+    s->func = saved;
+  }
+}
+
 rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) {
     *out = (rlx_tir_func_t*)f;
@@ -237,6 +268,7 @@ rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, 
   const char** names;
   int n = top_blocks(ctx, s->func, &names);
   bool* done = RLX_NEW_ARRAY(ctx, bool, n);
+  for (int i = n - 1; i >= 0; i--) try_inline(s, names[i]);
   for (int i = 0; i < n; i++) {
     if (!rlx_tir_find_block(s->func->body, names[i])) continue;
     rlx_tir_func_t* saved = s->func;
