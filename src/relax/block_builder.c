@@ -391,7 +391,8 @@ static rlx_status_t* add_relax(rlx_bb_t* bb, rlx_relax_func_t* f, const char* na
   return NULL;
 }
 
-rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
+/* Closes the open function into a normalized Function; global_symbol = symbol unless private. */
+static rlx_status_t* close_func(rlx_bb_t* bb, const char* symbol, rlx_relax_func_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
   if (bb->in_dataflow)
@@ -402,12 +403,38 @@ rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
   flush_block(bb);
   rlx_relax_expr_t* seq = rlx_relax_seq(ctx, bb->blocks.len, (rlx_relax_block_t* const*)bb->blocks.data, bb->output);
   rlx_attrs_t attrs = bb->attrs;
-  const char* name = rlx_module_unique_name(bb->m, bb->fname);
   if (!bb->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
-    attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(name));
+    attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(symbol));
   rlx_relax_func_t* f = rlx_relax_func(ctx, bb->n_params, bb->params, seq, NULL, attrs, bb->is_pure);
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(add_relax(bb, f, name, out_gv), "BlockBuilder: function '%s'", bb->fname));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, &f->hdr), "BlockBuilder: function '%s'", bb->fname));
+  *out = f;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
+  const char* name = rlx_module_unique_name(bb->m, bb->fname);
+  rlx_relax_func_t* f = NULL;
+  RLX_RETURN_IF_ERROR(close_func(bb, name, &f));
+  rlx_module_set(bb->m, name, RLX_FUNC_RELAX, f);
+  if (out_gv) *out_gv = rlx_relax_global_var(bb->ctx, name, f->hdr.sinfo);
   bb->in_func = false;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func) {
+  RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
+  RLX_RETURN_IF_ERROR(close_func(bb, bb->fname, out_func));
+  bb->in_func = false;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func) {
+  if (!name || !func) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.update_func: NULL name or function");
+  rlx_module_entry_t* e = rlx_module_find(bb->m, name);
+  if (!e) return rlx_status_create(RLX_NOT_FOUND, "BlockBuilder.update_func: no function '%s' in the module", name);
+  if (kind == RLX_FUNC_RELAX) RLX_RETURN_IF_ERROR(rlx_relax_normalize(bb->ctx, bb->m, &((rlx_relax_func_t*)func)->hdr));
+  rlx_module_set(bb->m, name, kind, func);
   return NULL;
 }
 
@@ -472,9 +499,8 @@ static void te_fresh_cb(const rlx_expr_t* e, void* user) {
   rlx_ptrmap_put(&tm->inv, nv, (void*)e);
 }
 
-static rlx_status_t* emit_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, void* user, int n_args,
-                                  rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
-                                  rlx_relax_var_t** out_var) {
+static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, void* user, int n_args,
+                                  rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
   rlx_ctx_t* ctx = bb->ctx;
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
   for (int i = 0; i < n_args; i++) {
@@ -527,7 +553,7 @@ static rlx_status_t* emit_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, 
   int ndim = out->buffer->ndim;
   rlx_expr_t** out_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
   for (int d = 0; d < ndim; d++) out_shape[d] = rlx_expr_substitute(ctx, out->buffer->shape[d], &tm->inv);
-  if (bb->params_at_begin)
+  if (bb->in_func && bb->params_at_begin)
     for (int d = 0; d < ndim; d++) {
       te_vars_t ov = {ctx, {0}, {0}};
       rlx_expr_visit(out_shape[d], te_used_cb, &ov);
@@ -570,19 +596,28 @@ static rlx_status_t* emit_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, 
     tv_shape = rlx_relax_shape_expr(ctx, tir_vars.len, vals);
   }
   rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_args, args, out_sinfo, tv_shape);
-  return rlx_bb_emit(bb, call, name_hint, out_var);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, bb->m, call));
+  *out_call = call;
+  return NULL;
+}
+
+rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, rlx_relax_expr_t** out_call) {
+  if (!f || n_args < 0 || (n_args > 0 && !args))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
+  te_map_t tm;
+  memset(&tm, 0, sizeof(tm));
+  tm.ctx = bb->ctx;
+  rlx_status_t* st = call_te_impl(bb, &tm, f, user, n_args, args, primfunc_name, out_call);
+  rlx_ptrmap_free(&tm.fwd);
+  rlx_ptrmap_free(&tm.inv);
+  return st;
 }
 
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
-  if (!f || n_args < 0 || (n_args > 0 && !args))
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
-  te_map_t tm;
-  memset(&tm, 0, sizeof(tm));
-  tm.ctx = bb->ctx;
-  rlx_status_t* st = emit_te_impl(bb, &tm, f, user, n_args, args, primfunc_name, name_hint, out_var);
-  rlx_ptrmap_free(&tm.fwd);
-  rlx_ptrmap_free(&tm.inv);
-  return st;
+  rlx_relax_expr_t* call = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_call_te(bb, f, user, n_args, args, primfunc_name, &call));
+  return rlx_bb_emit(bb, call, name_hint, out_var);
 }

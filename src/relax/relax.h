@@ -510,6 +510,13 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
 /* Closes the function: normalizes it and adds it to the module under its name (made unique
  * when taken). out_gv may be NULL. */
 rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+/* Closes the function like rlx_bb_function_end but returns it without adding it to the
+ * module (global_symbol = the name given at begin unless private); for passes, with: */
+rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);
+/* Replaces the function called name (TVM's UpdateFunction); error when there is none. Note:
+ * GlobalVars in the module keep their struct info; replace a function only by one with the
+ * same signature, or renormalize the callers. */
+rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func);
 /* Adds a function (kind RLX_FUNC_TIR: rlx_tir_func_t*, RLX_FUNC_RELAX: rlx_relax_func_t*)
  * under a unique name derived from name_hint; returns its GlobalVar (with struct info). A
  * TIR function is added as a copy whose name field is the module name; one structurally
@@ -539,5 +546,10 @@ typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
  * var named name_hint. f returns one tensor (multi-output TE functions are not supported). */
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
+/* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
+ * normalized R.call_tir expression (for passes such as legalization, which bind it to an
+ * existing var with rlx_bb_emit_binding). Needs no open function. */
+rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 #endif

@@ -121,7 +121,62 @@ static void test_emit_binding(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Legalization-style rewrite: lv = R.nn.relu(x) becomes lv = R.call_tir(relu, (x,), ...) with
+ * the same var, through call_te + emit_binding. */
+static void test_call_te_legalize(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = rlx_module_create(ctx);
+  rlx_expr_t* n = sym(ctx, "n");
+  rlx_sinfo_t* tn = rlx_sinfo_tensor(ctx, 1, &n, rlx_dt_float32());
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", tn);
+  rlx_relax_expr_t* xe = &x->hdr;
+  rlx_relax_expr_t* relu = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.nn.relu"), 1, &xe, (rlx_attrs_t){0, NULL}, 0, NULL);
+  relu->sinfo = tn; /* what the op registry will infer */
+  rlx_relax_var_t* lv = rlx_relax_dataflow_var(ctx, "lv", tn);
+  rlx_relax_var_t* gv = rlx_relax_var(ctx, "gv", tn);
+  rlx_relax_binding_t* bs[2] = {rlx_relax_var_binding(ctx, lv, relu), rlx_relax_var_binding(ctx, gv, &lv->hdr)};
+  rlx_relax_block_t* blk = rlx_relax_block(ctx, true, 2, bs);
+  rlx_relax_func_t* f = rlx_relax_func(ctx, 1, &x, rlx_relax_seq(ctx, 1, &blk, &gv->hdr), NULL, (rlx_attrs_t){0, NULL}, true);
+  CHECK_OK(rlx_relax_normalize(ctx, m, &f->hdr));
+  rlx_module_set(m, "main", RLX_FUNC_RELAX, f);
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+
+  rlx_bb_t* bb = rlx_bb_create(ctx, m);
+  rlx_relax_expr_t* call = NULL;
+  CHECK_OK(rlx_bb_call_te(bb, te_relu, NULL, 1, &xe, NULL, &call)); /* no function open: fine */
+  CHECK(call && rlx_relax_is_op(((rlx_relax_call_t*)call)->op, "relax.call_tir") && call->sinfo);
+  CHECK_OK(rlx_bb_function_begin(bb, "main", f->n_params, f->params));
+  CHECK_OK(rlx_bb_dataflow_begin(bb));
+  for (int k = 0; k < blk->n_bindings; k++) {
+    rlx_relax_binding_t* b = blk->bindings[k];
+    if (b->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)b->value)->op, "relax.nn.relu")) {
+      rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
+      rlx_relax_expr_t* legal = NULL;
+      CHECK_OK(rlx_bb_call_te(bb, te_relu, NULL, c->n_args, c->args, NULL, &legal));
+      CHECK_OK(rlx_bb_emit_binding(bb, rlx_relax_var_binding(ctx, b->var, legal)));
+    } else {
+      CHECK_OK(rlx_bb_emit_binding(bb, b));
+    }
+  }
+  CHECK_OK(rlx_bb_dataflow_end(bb));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &gv->hdr, 0, NULL));
+  rlx_relax_func_t* nf0 = NULL;
+  CHECK_OK(rlx_bb_function_finish(bb, &nf0));
+  CHECK_ERR(rlx_bb_update_func(bb, "nope", RLX_FUNC_RELAX, nf0), "no function 'nope'");
+  CHECK_OK(rlx_bb_update_func(bb, "main", RLX_FUNC_RELAX, nf0));
+  CHECK(m->n_funcs == 2 && rlx_module_find(m, "relu") != NULL); /* main + relu (deduplicated) */
+  const rlx_attr_t* gs = rlx_attrs_get(&nf0->attrs, "global_symbol");
+  CHECK(gs && strcmp(gs->u.s, "main") == 0);
+  rlx_relax_func_t* nf = rlx_module_find(m, "main")->func;
+  rlx_relax_call_t* c0 = (rlx_relax_call_t*)((rlx_relax_seq_t*)nf->body)->blocks[0]->bindings[0]->value;
+  CHECK(rlx_relax_is_op(c0->op, "relax.call_tir"));
+  CHECK(((rlx_relax_seq_t*)nf->body)->blocks[0]->bindings[0]->var == lv);
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_call_te_legalize();
   test_visit_substitute();
   test_sinfo_substitute();
   test_emit_binding();
