@@ -572,7 +572,7 @@ static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
     case RLX_EXPR_GT:
     case RLX_EXPR_GE:
     case RLX_EXPR_AND:
-    case RLX_EXPR_OR: RLX_RETURN_IF_ERROR(check_dtype(in, e->dtype)); return eval_binary(in, e, out);
+    case RLX_EXPR_OR: return eval_binary(in, e, out); /* operand dtypes were checked where they were made */
     case RLX_EXPR_NOT: {
       RLX_RETURN_IF_ERROR(eval(in, RLX_AS(const rlx_not_t, e)->a, out));
       for (int k = 0; k < out->t.lanes; k++) out->u.i[k] = is_float(out->t) ? out->u.f[k] == 0 : out->u.i[k] == 0;
