@@ -71,6 +71,19 @@ static rlx_expr_t* vec_binary(vz_t* z, rlx_binary_t* b) {
       return rlx_ir_ramp(ctx, rlx_ir_mul(ctx, a, RLX_AS(rlx_ramp_t, c)->base), rlx_ir_mul(ctx, a, RLX_AS(rlx_ramp_t, c)->stride),
                          z->lanes);
   }
+  /* Ramp(b, 1, L) // d and % d with d a multiple of L and b a multiple of L: the lanes never
+   * cross a multiple of d, so the quotient is uniform and the remainder a unit Ramp. */
+  int64_t d, r0;
+  if (int_t && (k == RLX_EXPR_FLOOR_DIV || k == RLX_EXPR_FLOOR_MOD) && is_ramp(a) && rlx_expr_is_const_int(c, &d) &&
+      d > 0 && d % z->lanes == 0) {
+    rlx_ramp_t* A = RLX_AS(rlx_ramp_t, a);
+    int64_t st;
+    rlx_expr_t* base_mod = rlx_ir_simplify(ctx, rlx_ir_floormod(ctx, A->base, rlx_ir_int(ctx, A->base->dtype, z->lanes)));
+    if (rlx_expr_is_const_int(A->stride, &st) && st == 1 && rlx_expr_is_const_int(base_mod, &r0) && r0 == 0) {
+      rlx_expr_t* q = rlx_ir_binary(ctx, k, A->base, c);
+      return k == RLX_EXPR_FLOOR_DIV ? rlx_ir_broadcast(ctx, q, z->lanes) : rlx_ir_ramp(ctx, q, A->stride, z->lanes);
+    }
+  }
   return rlx_ir_binary(ctx, k, bcast(z, a), bcast(z, c));
 }
 
@@ -118,6 +131,12 @@ static rlx_expr_t* vec_expr(vz_t* z, rlx_expr_t* e) {
         n_vec += idx[i]->dtype.lanes > 1;
       }
       if (n_vec > 1) z->ok = false;
+      /* a uniform index (Broadcast) is a scalar load, broadcast */
+      for (int i = 0; i < l->n_indices; i++) {
+        if (idx[i]->kind != RLX_EXPR_BROADCAST) continue;
+        idx[i] = RLX_AS(rlx_broadcast_t, idx[i])->value;
+        return rlx_ir_broadcast(ctx, rlx_ir_load(ctx, l->buffer, l->n_indices, idx), z->lanes);
+      }
       return rlx_ir_load(ctx, l->buffer, l->n_indices, idx);
     }
     case RLX_EXPR_CALL: {

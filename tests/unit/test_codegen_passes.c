@@ -101,6 +101,18 @@ static void test_vectorize(void) {
     CHECK(RLX_AS(rlx_tir_if_t, s)->then_case->kind == RLX_STMT_BUFFER_STORE);
     CHECK(RLX_AS(rlx_tir_if_t, s)->else_case && RLX_AS(rlx_tir_if_t, s)->else_case->kind == RLX_STMT_FOR);
   }
+  /* fused index: (o*16 + v) // 64 is uniform over the lanes, (o*16 + v) % 64 a unit Ramp */
+  rlx_var_t *o2 = VAR("o2"), *v2 = VAR("v2");
+  rlx_expr_t* fused = ADD(MUL(E(o2), I32(16)), E(v2));
+  rlx_expr_t* row = rlx_ir_floordiv(ctx_, fused, I32(64));
+  rlx_expr_t* col = rlx_ir_floormod(ctx_, fused, I32(64));
+  s = vectorized(FOR(v2, I32(16), RLX_FOR_VECTORIZED, ST(C_, fused, ADD(LD(A_, col), LD(B_, row)))));
+  CHECK(s && s->kind == RLX_STMT_BUFFER_STORE);
+  if (s && s->kind == RLX_STMT_BUFFER_STORE) {
+    rlx_binary_t* add = RLX_AS(rlx_binary_t, RLX_AS(rlx_tir_store_t, s)->value);
+    CHECK(add->a->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(rlx_buffer_load_t, add->a)->indices[0]->kind == RLX_EXPR_RAMP);
+    CHECK(add->b->kind == RLX_EXPR_BROADCAST);
+  }
   /* a non-monotonic condition keeps the loop */
   rlx_var_t* q = VAR("q");
   s = vectorized(FOR(q, I32(16), RLX_FOR_VECTORIZED,
