@@ -19,12 +19,31 @@ typedef struct {
   int depth;
 } def_t;
 
+/* A printer frame (function, loop, block, init, branch, let, decl_buffer). Definitions of
+ * variables/buffers the IR uses without declaring go into the lowest open frame that holds
+ * every use (TVM's FindLowestVarDef), just before the frame's statement being printed. */
+typedef struct {
+  const void* key;  /* the IR node that opened it */
+  size_t cursor;    /* offset where the frame's statement being printed starts */
+  int mode;         /* CUR_AT: cursor valid; CUR_END: end of output; CUR_HOLD: header not written */
+  int indent;       /* indentation of the frame's statements */
+  RLX_VEC(const char*) held; /* definitions waiting for the header (CUR_HOLD) */
+} frame_t;
+enum { CUR_AT, CUR_END, CUR_HOLD };
+
+typedef struct {
+  int len;
+  const void** path;
+} prefix_t;
+
 typedef struct {
   rlx_ctx_t* ctx; /* scratch arena: temporary nodes and names */
   rlx_strbuf_t* out;
-  RLX_VEC(const char*) pending; /* function-level var definitions not yet written */
   RLX_VEC(def_t) defs;
   RLX_VEC(const rlx_tir_for_t*) loops; /* enclosing loops (for T.axis.remap) */
+  RLX_VEC(frame_t) frames;
+  rlx_ptrmap_t prefix;              /* var/buffer → common prefix of frame keys of its uses */
+  RLX_VEC(const void*) kstack;      /* key stack while computing prefixes */
   int depth, fn_depth;
   int body_indent; /* indentation of function-level statements */
 } pr_t;
@@ -64,8 +83,74 @@ static void define_alias(pr_t* p, const void* obj, const char* text) {
   rlx_vec_push(&p->defs, d);
 }
 
-static void frame_push(pr_t* p) { p->depth++; }
+static void sb_insert(rlx_strbuf_t* sb, size_t pos, const char* text) {
+  size_t n = strlen(text), old = sb->len;
+  rlx_strbuf_append(sb, text); /* grow */
+  if (sb->len != old + n) return;
+  memmove(sb->data + pos + n, sb->data + pos, old - pos);
+  memcpy(sb->data + pos, text, n);
+}
+
+static frame_t* top_frame(pr_t* p) { return p->frames.len ? &p->frames.data[p->frames.len - 1] : NULL; }
+
+static void frame_open(pr_t* p, const void* key, int indent, int mode) {
+  frame_t f;
+  memset(&f, 0, sizeof(f));
+  f.key = key;
+  f.indent = indent;
+  f.mode = mode;
+  rlx_vec_push(&p->frames, f);
+  p->depth++;
+}
+
+/* The frame's header line is written: definitions held so far go first in its body. */
+static void frame_started(pr_t* p) {
+  frame_t* f = top_frame(p);
+  if (!f) return;
+  for (int i = 0; i < f->held.len; i++) rlx_strbuf_append(p->out, f->held.data[i]);
+  f->held.len = 0;
+  f->mode = CUR_END;
+}
+
+/* Writes a definition line into frame k (before the statement it is printing). */
+static void frame_emit(pr_t* p, int k, const char* stmt) {
+  frame_t* f = &p->frames.data[k];
+  rlx_strbuf_t line = {0};
+  rlx_strbuf_indent(&line, f->indent);
+  rlx_strbuf_append(&line, stmt);
+  rlx_strbuf_append(&line, "\n");
+  const char* text = rlx_ctx_strdup(p->ctx, rlx_strbuf_cstr(&line));
+  rlx_strbuf_free(&line);
+  if (f->mode == CUR_HOLD) {
+    rlx_vec_push(&f->held, text);
+    return;
+  }
+  if (f->mode == CUR_END) {
+    rlx_strbuf_append(p->out, text);
+    return;
+  }
+  size_t pos = f->cursor, n = strlen(text);
+  sb_insert(p->out, pos, text);
+  for (int j = k; j < p->frames.len; j++)
+    if (p->frames.data[j].mode == CUR_AT && p->frames.data[j].cursor >= pos) p->frames.data[j].cursor += n;
+}
+
+/* Index of the lowest open frame holding every use of obj (the function frame if none). */
+static int def_frame(pr_t* p, const void* obj) {
+  const prefix_t* pf = rlx_ptrmap_get(&p->prefix, obj);
+  if (pf)
+    for (int i = pf->len - 1; i >= 0; i--)
+      for (int k = p->frames.len - 1; k >= 0; k--)
+        if (p->frames.data[k].key == pf->path[i]) return k;
+  return p->fn_depth - 1 >= 0 ? p->fn_depth - 1 : 0;
+}
+
 static void frame_pop(pr_t* p) {
+  if (p->frames.len) {
+    frame_t* f = top_frame(p);
+    rlx_vec_free(&f->held);
+    p->frames.len--;
+  }
   /* Function-level definitions made late (undeclared vars/buffers) can sit above deeper
    * ones in the stack: filter instead of truncating. */
   int n = 0;
@@ -186,10 +271,10 @@ static const char* var_creation(pr_t* p, const rlx_var_t* v) {
 static const char* var_name(pr_t* p, const rlx_var_t* v) {
   const char* n = lookup(p, v);
   if (n) return n;
-  /* Undefined variable: declare it at function level, as TVM does. */
-  n = define_at(p, v, v->name, p->fn_depth);
-  const char* line = rlx_ctx_sprintf(p->ctx, "%s = %s", n, var_creation(p, v));
-  rlx_vec_push(&p->pending, line);
+  /* Undefined variable: declared in the lowest frame holding all its uses, as TVM does. */
+  int k = def_frame(p, v);
+  n = define_at(p, v, v->name, k + 1);
+  frame_emit(p, k, rlx_ctx_sprintf(p->ctx, "%s = %s", n, var_creation(p, v)));
   return n;
 }
 
@@ -479,11 +564,12 @@ static const char* buffer_name(pr_t* p, const rlx_tir_buffer_t* b) {
   if (data) rlx_strbuf_printf(&sb, ", data=%s", data);
   rlx_strbuf_append(&sb, ")");
   int saved = p->depth;
-  p->depth = p->fn_depth;
+  int k = def_frame(p, b);
+  p->depth = k + 1;
   n = define(p, b, b->name && *b->name ? b->name : "buffer");
   if (b->data && !data) define_alias(p, b->data, rlx_ctx_sprintf(p->ctx, "%s.data", n));
   p->depth = saved;
-  rlx_vec_push(&p->pending, rlx_ctx_sprintf(p->ctx, "%s = %s", n, rlx_strbuf_cstr(&sb)));
+  frame_emit(p, k, rlx_ctx_sprintf(p->ctx, "%s = %s", n, rlx_strbuf_cstr(&sb)));
   rlx_strbuf_free(&sb);
   rlx_strbuf_free(&dl);
   rlx_strbuf_free(&dr);
@@ -540,15 +626,6 @@ static void pbody(pr_t* p, const rlx_tir_stmt_t* s, int indent) {
     pstmt(p, s, indent, true);
   }
   if (p->out->len == before) line(p, indent, "pass");
-}
-
-static void flush_pending(pr_t* p, rlx_strbuf_t* dst) {
-  for (int i = 0; i < p->pending.len; i++) {
-    rlx_strbuf_indent(dst, p->body_indent);
-    rlx_strbuf_append(dst, p->pending.data[i]);
-    rlx_strbuf_append(dst, "\n");
-  }
-  p->pending.len = 0;
 }
 
 static bool loop_var_of(pr_t* p, const rlx_expr_t* v, const rlx_tir_for_t** out) {
@@ -647,7 +724,7 @@ static void pblock(pr_t* p, const rlx_tir_block_realize_t* br, int indent) {
   rlx_strbuf_append(p->out, "with T.block(");
   put_string(p->out, b->name ? b->name : "");
   rlx_strbuf_append(p->out, "):\n");
-  frame_push(p);
+  frame_open(p, b, indent + 4, CUR_END);
   int in = indent + 4;
   int* idx = malloc(sizeof(int) * (size_t)(b->n_iter_vars + 1));
   int n = 0;
@@ -703,7 +780,7 @@ static void pblock(pr_t* p, const rlx_tir_block_realize_t* br, int indent) {
   }
   if (b->init) {
     line(p, in, "with T.init():");
-    frame_push(p);
+    frame_open(p, b->init, in + 4, CUR_END);
     pbody(p, b->init, in + 4);
     frame_pop(p);
   }
@@ -723,7 +800,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
     grid[ng++] = l;
     l = l->body && l->body->kind == RLX_STMT_FOR ? RLX_AS(const rlx_tir_for_t, l->body) : NULL;
   }
-  frame_push(p);
+  frame_open(p, f, indent + 4, CUR_HOLD);
   rlx_strbuf_t sb = {0};
   if (ng > 1) {
     rlx_strbuf_t lhs = {0};
@@ -740,6 +817,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
     rlx_strbuf_append(&sb, ")");
     rlx_strbuf_indent(p->out, indent);
     rlx_strbuf_printf(p->out, "for %s in %s:\n", rlx_strbuf_cstr(&lhs), rlx_strbuf_cstr(&sb));
+    frame_started(p);
     rlx_strbuf_free(&lhs);
     rlx_strbuf_free(&sb);
     pbody(p, grid[ng - 1]->body, indent + 4);
@@ -766,6 +844,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
   rlx_strbuf_append(&sb, ")");
   rlx_strbuf_indent(p->out, indent);
   rlx_strbuf_printf(p->out, "for %s in %s:\n", n, rlx_strbuf_cstr(&sb));
+  frame_started(p);
   rlx_strbuf_free(&sb);
   rlx_vec_push(&p->loops, f);
   pbody(p, f->body, indent + 4);
@@ -797,12 +876,12 @@ static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool conci
       const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
       rlx_strbuf_indent(p->out, indent);
       rlx_strbuf_printf(p->out, "if %s:\n", expr_str(p, c->cond));
-      frame_push(p);
+      frame_open(p, c->then_case, indent + 4, CUR_END);
       pbody(p, c->then_case, indent + 4);
       frame_pop(p);
       if (c->else_case) {
         line(p, indent, "else:");
-        frame_push(p);
+        frame_open(p, c->else_case, indent + 4, CUR_END);
         pbody(p, c->else_case, indent + 4);
         frame_pop(p);
       }
@@ -811,20 +890,23 @@ static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool conci
     case RLX_STMT_LET: {
       const rlx_tir_let_t* l = RLX_AS(const rlx_tir_let_t, s);
       const char* rhs = expr_str(p, l->value);
-      frame_push(p);
       bool defined = lookup(p, l->var) != NULL;
+      frame_open(p, s, defined || !concise ? indent + 4 : indent, CUR_HOLD);
       if (defined) {
         rlx_strbuf_indent(p->out, indent);
         rlx_strbuf_printf(p->out, "with T.LetStmt(%s, var=%s):\n", rhs, lookup(p, l->var));
+        frame_started(p);
         pbody(p, l->body, indent + 4);
       } else {
         const char* n = define(p, l->var, l->var->name);
         rlx_strbuf_indent(p->out, indent);
         if (concise) {
           rlx_strbuf_printf(p->out, "%s: T.%s = %s\n", n, dtype_name(l->var->hdr.dtype, buf), rhs);
+          frame_started(p);
           pbody(p, l->body, indent);
         } else {
           rlx_strbuf_printf(p->out, "with T.LetStmt(%s) as %s:\n", rhs, n);
+          frame_started(p);
           pbody(p, l->body, indent + 4);
         }
       }
@@ -844,14 +926,16 @@ static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool conci
        * T.decl_buffer. */
       const rlx_tir_allocate_t* a = RLX_AS(const rlx_tir_allocate_t, s);
       const char* rhs = buffer_decl(p, a->buffer, "decl_buffer");
-      frame_push(p);
+      frame_open(p, s, concise ? indent : indent + 4, CUR_HOLD);
       const char* n = define_buffer(p, a->buffer);
       rlx_strbuf_indent(p->out, indent);
       if (concise) {
         rlx_strbuf_printf(p->out, "%s = %s\n", n, rhs);
+        frame_started(p);
         pbody(p, a->body, indent);
       } else {
         rlx_strbuf_printf(p->out, "with %s as %s:\n", rhs, n);
+        frame_started(p);
         pbody(p, a->body, indent + 4);
       }
       frame_pop(p);
@@ -863,20 +947,152 @@ static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool conci
 
 static void pstmt(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool concise) {
   if (!s) return;
-  if (indent != p->body_indent) {
-    pstmt_inner(p, s, indent, concise);
+  /* Definitions this statement triggers for the current frame land just before it. */
+  int k = p->frames.len - 1;
+  if (k >= 0) {
+    p->frames.data[k].cursor = p->out->len;
+    p->frames.data[k].mode = CUR_AT;
+  }
+  pstmt_inner(p, s, indent, concise);
+  if (k >= 0 && k < p->frames.len) p->frames.data[k].mode = CUR_END;
+}
+
+/* ------------------------------------------------------------------ use prefixes */
+static void pf_use(pr_t* p, const void* obj) {
+  prefix_t* pf = rlx_ptrmap_get(&p->prefix, obj);
+  int n = p->kstack.len;
+  if (!pf) {
+    pf = RLX_NEW(p->ctx, prefix_t);
+    pf->len = n;
+    pf->path = rlx_arena_memdup(&p->ctx->arena, p->kstack.data, sizeof(void*) * (size_t)n);
+    rlx_ptrmap_put(&p->prefix, obj, pf);
     return;
   }
-  /* Function-level statement: print it aside so that variable definitions it triggers
-   * land just before it. */
-  rlx_strbuf_t tmp = {0};
-  rlx_strbuf_t* saved = p->out;
-  p->out = &tmp;
-  pstmt_inner(p, s, indent, concise);
-  p->out = saved;
-  flush_pending(p, p->out);
-  if (tmp.len) rlx_strbuf_append(p->out, rlx_strbuf_cstr(&tmp));
-  rlx_strbuf_free(&tmp);
+  int i = 0;
+  while (i < pf->len && i < n && pf->path[i] == p->kstack.data[i]) i++;
+  pf->len = i;
+}
+
+static void pf_expr(pr_t* p, const rlx_expr_t* e) {
+  if (!e) return;
+  if (e->kind == RLX_EXPR_VAR) pf_use(p, e);
+  if (e->kind == RLX_EXPR_BUFFER_LOAD) pf_use(p, RLX_AS(const rlx_buffer_load_t, e)->buffer);
+  if (e->kind == RLX_EXPR_LET) pf_use(p, RLX_AS(const rlx_let_t, e)->var);
+  rlx_expr_t* kids[8];
+  int n = rlx_expr_children(e, kids, 8);
+  if (n > 8) {
+    rlx_expr_t** all = RLX_NEW_ARRAY(p->ctx, rlx_expr_t*, n);
+    rlx_expr_children(e, all, n);
+    for (int i = 0; i < n; i++) pf_expr(p, all[i]);
+    return;
+  }
+  for (int i = 0; i < n; i++) pf_expr(p, kids[i]);
+}
+
+static void pf_region(pr_t* p, const rlx_buffer_region_t* r) {
+  pf_use(p, r->buffer);
+  for (int d = 0; d < r->ndim; d++) {
+    pf_expr(p, r->region[d].min);
+    pf_expr(p, r->region[d].extent);
+  }
+}
+
+/* Records, for every var/buffer, the frame keys common to all its uses (TVM's common
+ * prefix); the keys mirror the frames the printer opens. */
+static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
+  if (!s) return;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: {
+      const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
+      pf_use(p, st->buffer);
+      pf_expr(p, st->value);
+      for (int i = 0; i < st->n_indices; i++) pf_expr(p, st->indices[i]);
+      return;
+    }
+    case RLX_STMT_FOR: {
+      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+      /* Bounds count as uses outside the loop (TVM counts them inside, which would put a
+       * definition after the header that uses it). */
+      pf_expr(p, f->min);
+      pf_expr(p, f->extent);
+      rlx_vec_push(&p->kstack, s);
+      pf_stmt(p, f->body);
+      p->kstack.len--;
+      return;
+    }
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      for (int i = 0; i < q->n; i++) pf_stmt(p, q->stmts[i]);
+      return;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      pf_expr(p, c->cond);
+      const rlx_tir_stmt_t* br[2] = {c->then_case, c->else_case};
+      for (int i = 0; i < 2; i++) {
+        if (!br[i]) continue;
+        rlx_vec_push(&p->kstack, br[i]);
+        pf_stmt(p, br[i]);
+        p->kstack.len--;
+      }
+      return;
+    }
+    case RLX_STMT_LET: {
+      const rlx_tir_let_t* l = RLX_AS(const rlx_tir_let_t, s);
+      rlx_vec_push(&p->kstack, s);
+      pf_expr(p, l->value);
+      pf_stmt(p, l->body);
+      p->kstack.len--;
+      return;
+    }
+    case RLX_STMT_EVALUATE: pf_expr(p, RLX_AS(const rlx_tir_evaluate_t, s)->value); return;
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, s);
+      const rlx_tir_block_t* b = br->block;
+      for (int i = 0; i < br->n_values; i++) pf_expr(p, br->iter_values[i]);
+      pf_expr(p, br->predicate);
+      rlx_vec_push(&p->kstack, b);
+      for (int i = 0; i < b->n_iter_vars; i++) {
+        pf_expr(p, b->iter_vars[i]->dom.min);
+        pf_expr(p, b->iter_vars[i]->dom.extent);
+      }
+      for (int i = 0; i < b->n_reads; i++) pf_region(p, &b->reads[i]);
+      for (int i = 0; i < b->n_writes; i++) pf_region(p, &b->writes[i]);
+      for (int i = 0; i < b->n_alloc_buffers; i++) pf_use(p, b->alloc_buffers[i]);
+      for (int i = 0; i < b->n_annotations; i++) pf_expr(p, b->annotation_values[i]);
+      if (b->init) {
+        rlx_vec_push(&p->kstack, b->init);
+        pf_stmt(p, b->init);
+        p->kstack.len--;
+      }
+      pf_stmt(p, b->body);
+      p->kstack.len--;
+      return;
+    }
+    case RLX_STMT_ALLOCATE: {
+      const rlx_tir_allocate_t* a = RLX_AS(const rlx_tir_allocate_t, s);
+      rlx_vec_push(&p->kstack, s);
+      pf_use(p, a->buffer);
+      pf_stmt(p, a->body);
+      p->kstack.len--;
+      return;
+    }
+    case RLX_STMT_KIND_COUNT: return;
+  }
+}
+
+static void pf_func(pr_t* p, const rlx_tir_func_t* f) {
+  rlx_vec_push(&p->kstack, f);
+  for (int i = 0; i < f->n_params; i++) {
+    pf_use(p, f->params[i]);
+    const rlx_tir_buffer_t* b = f->buffer_map ? f->buffer_map[i] : NULL;
+    if (!b) continue;
+    pf_use(p, b);
+    for (int d = 0; d < b->ndim; d++) pf_expr(p, b->shape[d]);
+  }
+  for (int i = 0; i < f->n_attrs; i++) pf_expr(p, f->attr_values[i]);
+  pf_stmt(p, f->body);
+  p->kstack.len--;
 }
 
 /* ------------------------------------------------------------------ functions */
@@ -942,7 +1158,8 @@ static const rlx_tir_block_t* root_block(const rlx_tir_stmt_t* body) {
 static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int indent, rlx_strbuf_t* out) {
   char buf[32];
   p->out = out;
-  frame_push(p);
+  pf_func(p, f);
+  frame_open(p, f, indent + 4, CUR_HOLD);
   p->fn_depth = p->depth;
   p->body_indent = indent + 4;
   rlx_strbuf_indent(out, indent);
@@ -977,6 +1194,7 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
   rlx_strbuf_indent(out, indent);
   rlx_strbuf_printf(out, "def %s(%s):\n", name, rlx_strbuf_cstr(&sig));
   rlx_strbuf_free(&sig);
+  frame_started(p);
   /* Step 2: attrs (global_symbol hidden when it equals the printed name). */
   int n_attr = 0;
   const char** keys = calloc((size_t)(f->n_attrs + 1), sizeof(char*));
@@ -994,7 +1212,6 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
     rlx_strbuf_append(&sb, "T.func_attr(");
     annotations_str(p, n_attr, keys, vals, &sb);
     rlx_strbuf_append(&sb, ")");
-    flush_pending(p, out);
     line(p, indent + 4, rlx_strbuf_cstr(&sb));
     rlx_strbuf_free(&sb);
   }
@@ -1011,7 +1228,6 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
     rlx_strbuf_printf(&sb, "T.match_buffer(%s, ", pnames[i]);
     buffer_args(p, b, true, false, &sb, &dl, &dr, &nd);
     rlx_strbuf_append(&sb, ")");
-    flush_pending(p, out);
     if (nd) {
       rlx_strbuf_indent(out, indent + 4);
       rlx_strbuf_printf(out, "%s = %s\n", rlx_strbuf_cstr(&dl), rlx_strbuf_cstr(&dr));
@@ -1031,15 +1247,13 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
     for (int i = 0; i < root->n_alloc_buffers; i++) {
       const char* n = define_buffer(p, root->alloc_buffers[i]);
       const char* rhs = buffer_decl(p, root->alloc_buffers[i], "alloc_buffer");
-      flush_pending(p, out);
-      rlx_strbuf_indent(out, indent + 4);
+        rlx_strbuf_indent(out, indent + 4);
       rlx_strbuf_printf(out, "%s = %s\n", n, rhs);
     }
     pbody(p, root->body, indent + 4);
   } else {
     pbody(p, f->body, indent + 4);
   }
-  flush_pending(p, out);
   frame_pop(p);
 }
 
@@ -1049,7 +1263,9 @@ static void pr_init(pr_t* p) {
 }
 
 static void pr_free(pr_t* p) {
-  rlx_vec_free(&p->pending);
+  rlx_vec_free(&p->frames);
+  rlx_vec_free(&p->kstack);
+  rlx_ptrmap_free(&p->prefix);
   rlx_vec_free(&p->defs);
   rlx_vec_free(&p->loops);
   rlx_ctx_free(p->ctx);
