@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
+#include "structural_internal.h"
 
 #define NEG_INF INT64_MIN
 #define POS_INF INT64_MAX
@@ -1229,19 +1229,12 @@ static rlx_expr_t* simp(rlx_analyzer_t* an, rlx_expr_t* e) {
       rlx_reduce_t* r = RLX_AS(rlx_reduce_t, e);
       binding_t** old = RLX_NEW_ARRAY(ctx, binding_t*, r->n_axis);
       for (int i = 0; i < r->n_axis; i++) {
-        /* iter vars: rlx_iter_var_t starts with var, dom.min, dom.extent */
-        struct {
-          rlx_var_t* var;
-          rlx_expr_t* min;
-          rlx_expr_t* extent;
-        }* iv = (void*)r->axis[i];
+        const rlx_iter_var_view_t* iv = (const rlx_iter_var_view_t*)r->axis[i];
         bind_temp(an, iv->var, iv->min, iv->extent, &old[i]);
       }
       rlx_expr_t* out = simp_kids(an, e);
-      for (int i = r->n_axis - 1; i >= 0; i--) {
-        rlx_var_t* v = *(rlx_var_t**)r->axis[i];
-        amap_put(ctx, &an->vars, v, old[i]);
-      }
+      for (int i = r->n_axis - 1; i >= 0; i--)
+        amap_put(ctx, &an->vars, ((const rlx_iter_var_view_t*)r->axis[i])->var, old[i]);
       return out;
     }
     case RLX_EXPR_RAMP: {

@@ -270,6 +270,20 @@ static void test_logic_float(void) {
   /* let with constant value is inlined */
   rlx_var_t* t = rlx_ir_var(C, "t", rlx_dt_int64());
   CHECK_SIMP(an, rlx_ir_let(C, t, I(4), sub(mul(V(x), V(t)), mul(I(4), V(x)))), I(0));
+  /* Reduce axes are bound while the source is simplified */
+  rlx_var_t* k = rlx_ir_var(C, "k", rlx_dt_int64());
+  struct rlx_iter_var* ax[1];
+  struct {
+    rlx_var_t* var;
+    rlx_expr_t* min;
+    rlx_expr_t* extent;
+    int kind;
+  } axis = {k, I(0), I(8), 1}; /* the layout of rlx_iter_var_t (tir/tir.h) */
+  ax[0] = (struct rlx_iter_var*)&axis;
+  rlx_expr_t* red = rlx_ir_reduce(C, RLX_REDUCE_SUM, rlx_ir_cast(C, rlx_dt_float32(), fmd(V(k), I(8))), 1, ax, NULL);
+  rlx_expr_t* rs = rlx_analyzer_simplify(an, red);
+  CHECK(rs->kind == RLX_EXPR_REDUCE && RLX_AS(rlx_cast_t, RLX_AS(rlx_reduce_t, rs)->source)->value == V(k));
+  CHECK(!rlx_analyzer_const_bound(an, V(k), NULL, NULL)); /* the binding ends with the Reduce */
   /* if_then_else with constant condition */
   rlx_expr_t* args[3] = {T, V(x), V(y)};
   CHECK_SIMP(an, rlx_ir_call(C, rlx_dt_int64(), "if_then_else", 3, args), V(x));
