@@ -37,6 +37,11 @@ typedef struct {
 rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A `@T.prim_func def ...` statement → PrimFunc (tir_parser.c). */
+rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out);
+/* Short description of a statement kind for error messages ("'for'", "an assignment"). */
+const char* tp_stmt_desc(const py_stmt_t* s);
+
 /* Symbols (scoped by frame depth). */
 void tp_define(tp_t* p, const char* name, sym_kind_t kind, void* ptr);
 sym_t* tp_lookup(tp_t* p, const char* name);

@@ -48,7 +48,7 @@ static rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t
 
 static rlx_tir_stmt_t* or_nop(tp_t* p, rlx_tir_stmt_t* s) { return s ? s : rlx_tir_evaluate(p->ctx, rlx_ir_i32(p->ctx, 0)); }
 
-static const char* stmt_desc(const py_stmt_t* s) {
+const char* tp_stmt_desc(const py_stmt_t* s) {
   switch (s->kind) {
     case PY_S_EXPR: return "an expression statement";
     case PY_S_ASSIGN: return "an assignment";
@@ -668,7 +668,7 @@ static rlx_status_t* parse_one(tp_t* p, const py_block_t* b, int i, sctx_t c, rl
     case PY_S_CLASS:
     case PY_S_RETURN:
     case PY_S_IMPORT:
-    case PY_S_ASSERT: return tp_err_at(p, s->span, "expected a TIR statement, got unsupported %s", stmt_desc(s));
+    case PY_S_ASSERT: return tp_err_at(p, s->span, "expected a TIR statement, got unsupported %s", tp_stmt_desc(s));
   }
   return NULL;
 }
@@ -732,7 +732,7 @@ static rlx_status_t* prim_func_decorator(tp_t* p, const py_stmt_t* s, bool* is_p
   return NULL;
 }
 
-static rlx_status_t* parse_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out) {
+rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out) {
   bool is_private;
   RLX_RETURN_IF_ERROR(prim_func_decorator(p, s, &is_private));
   fn_t fn = {0};
@@ -787,88 +787,3 @@ static rlx_status_t* parse_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** ou
   return st;
 }
 
-static void handle_import(tp_t* p, const py_stmt_t* s) {
-  if (!s->module) return;
-  if (strcmp(s->module, "tvm.script") != 0 && strcmp(s->module, "tvm") != 0) return;
-  for (int i = 0; i < s->n_params; i++) {
-    const char* alias = s->params[i].alias ? s->params[i].alias : s->params[i].name;
-    if (strcmp(s->params[i].name, "tir") == 0) p->tir_alias = alias;
-    else if (strcmp(s->params[i].name, "ir") == 0) p->ir_alias = alias;
-  }
-}
-
-static rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
-  if (rlx_module_find(m, s->name)) return tp_err_at(p, s->span, "expected distinct function names, got '%s' twice", s->name);
-  rlx_tir_func_t* f;
-  RLX_RETURN_IF_ERROR(parse_func(p, s, &f));
-  rlx_module_set(m, s->name, RLX_FUNC_TIR, f);
-  return NULL;
-}
-
-static rlx_status_t* parse_class(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
-  bool ok = false;
-  for (int i = 0; i < s->n_decorators; i++) {
-    const char* d = py_dotted_name(p->ast, s->decorators[i]);
-    if (!d) continue;
-    size_t n = strlen(p->ir_alias);
-    if ((strncmp(d, p->ir_alias, n) == 0 && strcmp(d + n, ".ir_module") == 0) || strcmp(d, "tvm.script.ir_module") == 0 ||
-        strcmp(d, "ir_module") == 0)
-      ok = true;
-  }
-  if (!ok) return tp_err_at(p, s->span, "expected @I.ir_module on class '%s', got %s", s->name, s->n_decorators ? "another decorator" : "none");
-  for (int i = 0; i < s->body.n; i++) {
-    const py_stmt_t* x = s->body.items[i];
-    if (x->kind == PY_S_PASS || (x->kind == PY_S_EXPR && x->value->kind == PY_E_STR)) continue;
-    if (x->kind != PY_S_DEF) return tp_err_at(p, x->span, "expected a @T.prim_func function in the module, got %s", stmt_desc(x));
-    RLX_RETURN_IF_ERROR(add_func(p, m, x));
-  }
-  return NULL;
-}
-
-rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
-  if (!ctx || !out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
-  rlx_arena_t arena;
-  rlx_arena_init(&arena);
-  py_block_t top;
-  const char* file = filename ? filename : "<string>";
-  rlx_status_t* st = py_parse(&arena, text ? text : "", file, &top);
-  tp_t p = {0};
-  p.ctx = ctx;
-  p.ast = &arena;
-  p.file = file;
-  p.tir_alias = "T";
-  p.ir_alias = "I";
-  rlx_module_t* m = rlx_module_create(ctx);
-  int n_defs = 0;
-  for (int i = 0; !st && i < top.n; i++) {
-    const py_stmt_t* s = top.items[i];
-    switch (s->kind) {
-      case PY_S_IMPORT: handle_import(&p, s); break;
-      case PY_S_DEF:
-        st = add_func(&p, m, s);
-        n_defs++;
-        break;
-      case PY_S_CLASS:
-        st = parse_class(&p, m, s);
-        n_defs++;
-        break;
-      case PY_S_PASS: break;
-      case PY_S_EXPR:
-        if (s->value->kind == PY_E_STR) break;
-        /* fallthrough */
-      default:
-        st = tp_err_at(&p, s->span, "expected a @T.prim_func function or an @I.ir_module class, got %s", stmt_desc(s));
-        break;
-    }
-  }
-  if (!st && n_defs == 0) {
-    rlx_span_t sp = {file, 1, 1};
-    st = rlx_error(RLX_PARSE_ERROR, sp, "expected a @T.prim_func function or an @I.ir_module class, got end of file");
-  }
-  rlx_vec_free(&p.syms);
-  rlx_vec_free(&p.loops);
-  rlx_arena_free(&arena);
-  if (st) return st;
-  *out = m;
-  return NULL;
-}
