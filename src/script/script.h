@@ -3,6 +3,23 @@
  * The printer writes exactly what TVM prints (`# from tvm.script import tir as T`,
  * `@T.prim_func`, `T.Buffer`, `T.grid`, `T.block`, `T.axis.remap`, ...). The parser reads that
  * syntax back (and the common variants TVM accepts), giving file:line:col errors.
+ *
+ * Conventions (see src/script/*.c for details):
+ * - Printed text ends with one newline (TVM's script() strips it; print() adds it back).
+ * - The function name is rlx's global symbol: the parser adds no "global_symbol" attr (and
+ *   drops one equal to the def name); the printer hides it when it equals the printed name.
+ *   `@T.prim_func(private=True)` <-> rlx_tir_func_t.is_private.
+ * - Param buffers: printed inline (`A: T.Buffer(...)`) when their shape has no variables,
+ *   otherwise `var_A: T.handle` + `A = T.match_buffer(var_A, ...)`; parsed buffers use the
+ *   param var as buffer->data.
+ * - Integer DIV prints as T.Div(a, b), MOD as T.truncmod(a, b) (as TVM); the parser also
+ *   accepts T.truncdiv / T.floordiv / T.floormod. Float DIV prints as `/`.
+ * - rlx's ALLOCATE (a buffer + body) prints as TVM's Allocate+DeclBuffer pair:
+ *   `X = T.decl_buffer((64,), scope="local")`; buffers used but never declared print as
+ *   `X = T.Buffer((n,), data=A.data)` in the lowest frame holding their uses.
+ * - Blocks without T.reads/T.writes get regions inferred from the body as TVM does.
+ * Layers: lexer.c + pyparse.c (Python subset → generic AST, pyast.h), parse.c (module
+ * level), tir_parser.c + tir_expr.c (AST → TIR), printer.c (TIR → text).
  */
 #ifndef RLX_SCRIPT_H
 #define RLX_SCRIPT_H

@@ -1,5 +1,5 @@
 /* TIR script builder, statement half: interprets the generic Python AST (pyast.h) as
- * TVMScript TIR — @T.prim_func functions, @I.ir_module classes, buffers, loops, blocks —
+ * TVMScript TIR — @T.prim_func functions (parse.c handles modules), buffers, loops, blocks —
  * and builds the IR with the constructors of tir/tir.h. Follows TVM's parser: params
  * `A: T.Buffer(...)` or `a: T.handle` + `T.match_buffer`, an implicit root block when the
  * body has blocks or root allocations, read/write regions inferred when omitted. The def
