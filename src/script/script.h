@@ -4,7 +4,7 @@
  * `@T.prim_func`, `T.Buffer`, `T.grid`, `T.block`, `T.axis.remap`, ...). The parser reads that
  * syntax back (and the common variants TVM accepts), giving file:line:col errors.
  *
- * Conventions (see src/script/*.c for details):
+ * Conventions (details in the .c files of src/script):
  * - Printed text ends with one newline (TVM's script() strips it; print() adds it back).
  * - The function name is rlx's global symbol: the parser adds no "global_symbol" attr (and
  *   drops one equal to the def name); the printer hides it when it equals the printed name.
