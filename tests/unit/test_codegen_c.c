@@ -163,13 +163,20 @@ static double get_d(const DLTensor* t, int64_t i) {
     case 216: return (double)((const _Float16*)p)[i];
     case 232: return ((const float*)p)[i];
     case 264: return ((const double*)p)[i];
+    case 416: { /* bfloat16: the high half of a float32 */
+      uint32_t u = (uint32_t)((const uint16_t*)p)[i] << 16;
+      float f;
+      memcpy(&f, &u, 4);
+      return f;
+    }
     default: return NAN;
   }
 }
 
 static void test_dtypes(void) {
   static const char* const names[] = {"int8",   "int16",  "int32",   "int64",   "uint8",   "uint16",
-                                      "uint32", "uint64", "float16", "float32", "float64", "bool"};
+                                      "uint32", "uint64", "float16", "float32", "float64", "bool",
+                                      "bfloat16"};
   enum { NT = sizeof(names) / sizeof(names[0]) };
   const int64_t N = 64;
   rlx_tir_func_t* fs[2 * NT];
@@ -203,7 +210,9 @@ static void test_dtypes(void) {
       for (int64_t i = 0; i < N; i++) {
         double x = get_d(&a[0]->dl, i), y = get_d(&a[1]->dl, i), z = get_d(&a[2]->dl, i);
         double ref = dl.code == kDLUInt && dl.bits == 1 ? (double)((x && y) || !x) : x * y + x;
-        double tol = dl.code == kDLFloat && dl.bits == 16 ? 2e-3 * (1 + fabs(ref)) : dl.code == kDLFloat ? 1e-6 : 0;
+        double tol = dl.bits == 16 && (dl.code == kDLFloat || dl.code == kDLBfloat) ? 8e-3 * (1 + fabs(ref))
+                     : dl.code == kDLFloat                                       ? 1e-6
+                                                                                 : 0;
         err = fmax(err, fabs(z - ref) - tol);
       }
       CHECK_MSG(err <= 0, "%s (%s): error beyond tolerance %g", names[t], vec ? "vectorized" : "serial", err);

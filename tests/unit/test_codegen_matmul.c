@@ -94,7 +94,9 @@ static void run_matmul(int64_t M, int64_t N, int64_t K, bool full_check, bool be
   rlx_ndarray_t* C = new_array(2, sc, f32, 3);
   rlx_ndarray_t* args[3] = {A, B, C};
   if (fn && A && B && C) {
-    rlx_library_set_num_threads(lib, 1);
+    const char* th = getenv("RLX_BENCH_THREADS"); /* default: single-threaded */
+    int threads = th ? atoi(th) : 1;
+    rlx_library_set_num_threads(lib, threads > 0 ? threads : 1);
     CHECK_OK(call_arrays(fn, args, 3));
     const float *a = A->dl.data, *b = B->dl.data, *c = C->dl.data;
     double max_rel = 0;
@@ -129,7 +131,7 @@ static void run_matmul(int64_t M, int64_t N, int64_t K, bool full_check, bool be
         double t1 = now_s();
         if (t1 - t0 < best) best = t1 - t0;
       }
-      printf("matmul %lld^3 single-threaded: %.1f GFLOPS (best of 5, %.2f ms)\n", (long long)M,
+      printf("matmul %lld^3, %d thread(s): %.1f GFLOPS (best of 5, %.2f ms)\n", (long long)M, threads > 0 ? threads : 1,
              2.0 * (double)M * (double)N * (double)K / best * 1e-9, best * 1e3);
     }
   }
