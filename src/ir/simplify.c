@@ -1017,6 +1017,24 @@ static rlx_expr_t* simp_compare(rlx_analyzer_t* an, rlx_expr_kind_t k, rlx_expr_
     default: break;
   }
   if (res >= 0) return rlx_ir_bool(ctx, res == 1);
+  /* Divide by the gcd g of the coefficients: g*S + c < 0 ⇔ S + floor(c/g) < 0, and so on. */
+  int64_t g = 0;
+  for (int i = 0; i < d->n; i++) g = gcd64(g, d->t[i].c);
+  if (g > 1) {
+    int64_t c = d->cst, c2;
+    switch (k) {
+      case RLX_EXPR_LT:
+      case RLX_EXPR_GE: c2 = fdiv64(c, g); break;
+      case RLX_EXPR_LE:
+      case RLX_EXPR_GT: c2 = c == NEG_INF ? fdiv64(c, g) : -fdiv64(-c, g); break;
+      default:
+        if (c % g != 0) return rlx_ir_bool(ctx, k == RLX_EXPR_NE);
+        c2 = c / g;
+        break;
+    }
+    for (int i = 0; i < d->n; i++) d->t[i].c /= g;
+    d->cst = c2;
+  }
   /* Cancel common terms: positive terms on the left, negated negative terms on the right;
    * the constant joins the side where it is positive. */
   sum_t* l = sum_new(ctx, a->dtype, d->n);

@@ -179,6 +179,14 @@ static void test_ranges(void) {
   /* common terms cancel in comparisons: u*4 + i < u*4 + 16 → true; u + 3 < 10 → u < 7 */
   CHECK_SIMP(an, lt(add(mul(V(u), I(4)), V(i)), add(mul(V(u), I(4)), I(16))), rlx_ir_bool(C, true));
   CHECK_SIMP(an, lt(add(V(u), I(3)), I(10)), lt(V(u), I(7)));
+  /* coefficients divided by their gcd: u*4 < 16 → u < 4; u*4 + j*8 <= 10 → u + j*2 <= 2 */
+  rlx_var_t* jj = rlx_ir_var(C, "jj", rlx_dt_int64());
+  CHECK_SIMP(an, lt(mul(V(u), I(4)), I(16)), lt(V(u), I(4)));
+  CHECK_SIMP(an, lt(mul(V(u), I(4)), I(14)), lt(V(u), I(4)));
+  CHECK_SIMP(an, rlx_ir_cmp(C, RLX_EXPR_LE, add(mul(V(u), I(4)), mul(V(jj), I(8))), I(10)),
+             rlx_ir_cmp(C, RLX_EXPR_LE, add(mul(V(jj), I(2)), V(u)), I(2)));
+  CHECK_SIMP(an, rlx_ir_cmp(C, RLX_EXPR_EQ, mul(V(u), I(4)), I(10)), rlx_ir_bool(C, false));
+  CHECK_SIMP(an, rlx_ir_cmp(C, RLX_EXPR_NE, mul(V(u), I(4)), I(12)), rlx_ir_cmp(C, RLX_EXPR_NE, V(u), I(3)));
   /* unknown ranges: nothing to do */
   CHECK_SIMP(an, fdv(V(u), I(4)), fdv(V(u), I(4)));
   CHECK_SIMP(an, fmd(V(u), I(4)), fmd(V(u), I(4)));
