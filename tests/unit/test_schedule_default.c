@@ -409,7 +409,7 @@ static void bench(void) {
   for (int threads = 1; threads <= 2; threads++) {
     rlx_library_set_num_threads(lib, threads);
     double best = 1e9;
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < 15; r++) {
       double s0 = now();
       CHECK_OK(rlx_packed_call_tensors(fn, NULL, ts, 3));
       double dt = now() - s0;

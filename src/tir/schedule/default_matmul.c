@@ -14,7 +14,7 @@
  *       Bp[b.., jo, k, ji] = B[.., k, jo*NR+ji]            (0 beyond N)
  *   for bo in batch*MO (parallel):                         b.., io_block from bo
  *     for jo in NO:
- *      for ib in MB:                                       io = io_block*MB + ib
+ *      for ib in min(MB, ceil(M/MR) - io_block*MB):         io = io_block*MB + ib
  *       block "<C>_tile" alloc C_local[MR, NR] "local":
  *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
  *             C_local[ii, jv*VL+jl] = 0
@@ -421,6 +421,13 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   }
   rlx_var_t* jo = rlx_ir_var(ctx, "jo", t);
   rlx_var_t* ib = rlx_ir_var(ctx, "ib", t);
+  /* micro-tiles in this row block: MB, fewer in the last block of a tail (ceil(M/MR) in all) */
+  rlx_expr_t* ib_ext = ci(ctx, t, mb);
+  if (m_tail && mb > 1) {
+    rlx_expr_t* mt = m_const ? ci(ctx, t, (M + MR - 1) / MR)
+                             : rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, MR - 1)), ci(ctx, t, MR));
+    ib_ext = rlx_ir_min(ctx, ib_ext, rlx_ir_sub(ctx, mt, rlx_ir_mul(ctx, io, ci(ctx, t, mb))));
+  }
   io = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, mb)), &ib->hdr);
   rlx_var_t* kk = rlx_ir_var(ctx, "k", t);
   /* tile loops (three copies: init, update, store) */
@@ -496,7 +503,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   allocs[0] = cl;
   rlx_tir_stmt_t* tile = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_tile", b->name)),
                                 rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
-  rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ci(ctx, t, mb), RLX_FOR_SERIAL, tile);
+  rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ib_ext, RLX_FOR_SERIAL, tile);
   compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, compute);
   compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, RLX_FOR_PARALLEL, compute);
 
