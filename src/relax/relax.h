@@ -121,9 +121,12 @@ bool rlx_sinfo_is_base_of(rlx_ctx_t* ctx, const rlx_sinfo_t* base, const rlx_sin
 /* Least common ancestor (the most precise struct info that both a and b derive from);
  * used for the two branches of an If. */
 rlx_sinfo_t* rlx_sinfo_lca(rlx_ctx_t* ctx, rlx_sinfo_t* a, rlx_sinfo_t* b);
-/* Appends the TVMScript form: R.Tensor((n, 4), dtype="float32"), R.Tensor(dtype="float32",
- * ndim=2), R.Tensor, R.Tuple(..), R.Shape([n, 4]), R.Shape(ndim=2), R.Prim("int64"),
- * R.Prim(value=n), R.Object, R.Callable((..), ret, True). NULL prints as "<none>". */
+/* Appends the TVMScript form, as TVM's printer writes it: R.Tensor((n, 4), dtype="float32"),
+ * R.Tensor(dtype="float32", ndim=2), R.Tensor, R.Tuple(..), R.Tuple, R.Shape([n, 4]),
+ * R.Shape(ndim=2), R.Shape(ndim=-1), R.Prim("int64"), R.Prim(value=n), R.Object,
+ * R.Callable((..), ret, True), R.Callable (opaque, impure, Object ret),
+ * R.Callable(ret=.., purity=True). NULL prints as "<none>". Symbolic vars print bare; the
+ * script printer quotes them ("n") where TVM does (a function signature's first use). */
 void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb);
 /* The same as an arena string (for error messages). */
 const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);

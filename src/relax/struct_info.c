@@ -374,10 +374,8 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
         rlx_strbuf_append(sb, "R.Shape([");
         print_dims(p->ndim, p->values, sb);
         rlx_strbuf_append(sb, "])");
-      } else if (p->ndim >= 0) {
-        rlx_strbuf_printf(sb, "R.Shape(ndim=%d)", p->ndim);
       } else {
-        rlx_strbuf_append(sb, "R.Shape");
+        rlx_strbuf_printf(sb, "R.Shape(ndim=%d)", p->ndim); /* TVM prints ndim=-1 too */
       }
       return;
     }
@@ -416,10 +414,17 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
     }
     case RLX_SINFO_FUNC: {
       const rlx_sinfo_func_t* f = (const void*)s;
-      if (f->n_params < 0) {
-        rlx_strbuf_append(sb, "R.Callable(ret=");
-        rlx_sinfo_print(f->ret, sb);
-        rlx_strbuf_printf(sb, ", purity=%s)", f->is_pure ? "True" : "False");
+      if (f->n_params < 0) { /* TVM: ret only when not Object, purity only when pure */
+        bool has_ret = f->ret && f->ret->kind != RLX_SINFO_OBJECT;
+        rlx_strbuf_append(sb, "R.Callable");
+        if (!has_ret && !f->is_pure) return;
+        rlx_strbuf_append(sb, "(");
+        if (has_ret) {
+          rlx_strbuf_append(sb, "ret=");
+          rlx_sinfo_print(f->ret, sb);
+        }
+        if (f->is_pure) rlx_strbuf_printf(sb, "%spurity=True", has_ret ? ", " : "");
+        rlx_strbuf_append(sb, ")");
         return;
       }
       rlx_strbuf_append(sb, "R.Callable((");

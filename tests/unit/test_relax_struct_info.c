@@ -20,7 +20,7 @@ static void test_print(void) {
   CHECK_STREQ(S(ctx, rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void())), "R.Tensor");
   CHECK_STREQ(S(ctx, rlx_sinfo_shape(ctx, 2, (rlx_expr_t*[]){n, four})), "R.Shape([n, 4])");
   CHECK_STREQ(S(ctx, rlx_sinfo_shape(ctx, 3, NULL)), "R.Shape(ndim=3)");
-  CHECK_STREQ(S(ctx, rlx_sinfo_shape(ctx, -1, NULL)), "R.Shape");
+  CHECK_STREQ(S(ctx, rlx_sinfo_shape(ctx, -1, NULL)), "R.Shape(ndim=-1)");
   CHECK_STREQ(S(ctx, rlx_sinfo_prim(ctx, rlx_dt_int64(), NULL)), "R.Prim(\"int64\")");
   CHECK_STREQ(S(ctx, rlx_sinfo_prim(ctx, rlx_dt_int64(), n)), "R.Prim(value=n)");
   CHECK_STREQ(S(ctx, rlx_sinfo_object(ctx)), "R.Object");
@@ -36,7 +36,11 @@ static void test_print(void) {
   CHECK_STREQ(S(ctx, rlx_sinfo_shape(ctx, 1, &e3)), "R.Shape([T.max(n, m)])");
   CHECK_STREQ(S(ctx, rlx_sinfo_func(ctx, 1, fields, fields[0], true)),
               "R.Callable((R.Tensor((n,), dtype=\"float32\"),), R.Tensor((n,), dtype=\"float32\"), True)");
-  CHECK_STREQ(S(ctx, rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false)), "R.Callable(ret=R.Object, purity=False)");
+  CHECK_STREQ(S(ctx, rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false)), "R.Callable");
+  CHECK_STREQ(S(ctx, rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), true)), "R.Callable(purity=True)");
+  CHECK_STREQ(S(ctx, rlx_sinfo_func_opaque(ctx, fields[0], true)),
+              "R.Callable(ret=R.Tensor((n,), dtype=\"float32\"), purity=True)");
+  CHECK_STREQ(S(ctx, rlx_sinfo_func_opaque(ctx, fields[0], false)), "R.Callable(ret=R.Tensor((n,), dtype=\"float32\"))");
   CHECK_STREQ(S(ctx, NULL), "<none>");
   rlx_ctx_free(ctx);
 }
