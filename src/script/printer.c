@@ -278,49 +278,22 @@ static const char* var_name(pr_t* p, const rlx_var_t* v) {
   return n;
 }
 
-static const char* binop_token(rlx_expr_kind_t k) {
-  switch (k) {
-    case RLX_EXPR_ADD: return "+";
-    case RLX_EXPR_SUB: return "-";
-    case RLX_EXPR_MUL: return "*";
-    case RLX_EXPR_DIV: return "/";
-    case RLX_EXPR_FLOOR_DIV: return "//";
-    case RLX_EXPR_FLOOR_MOD: return "%";
-    case RLX_EXPR_EQ: return "==";
-    case RLX_EXPR_NE: return "!=";
-    case RLX_EXPR_LT: return "<";
-    case RLX_EXPR_LE: return "<=";
-    case RLX_EXPR_GT: return ">";
-    case RLX_EXPR_GE: return ">=";
-    case RLX_EXPR_AND: return "and";
-    case RLX_EXPR_OR: return "or";
-    default: return "?";
-  }
-}
-
-/* Name of the T.<Op> call used when operator syntax does not apply. */
-static const char* binop_call(rlx_expr_kind_t k) {
-  switch (k) {
-    case RLX_EXPR_ADD: return "Add";
-    case RLX_EXPR_SUB: return "Sub";
-    case RLX_EXPR_MUL: return "Mul";
-    case RLX_EXPR_DIV: return "Div";
-    case RLX_EXPR_MOD: return "truncmod";
-    case RLX_EXPR_FLOOR_DIV: return "FloorDiv";
-    case RLX_EXPR_FLOOR_MOD: return "FloorMod";
-    case RLX_EXPR_MIN: return "min";
-    case RLX_EXPR_MAX: return "max";
-    case RLX_EXPR_EQ: return "EQ";
-    case RLX_EXPR_NE: return "NE";
-    case RLX_EXPR_LT: return "LT";
-    case RLX_EXPR_LE: return "LE";
-    case RLX_EXPR_GT: return "GT";
-    case RLX_EXPR_GE: return "GE";
-    case RLX_EXPR_AND: return "And";
-    case RLX_EXPR_OR: return "Or";
-    default: return "?";
-  }
-}
+/* Operator token and T.<Op> call name of each binary kind (indexed by kind). */
+static const char* const binop_tokens[RLX_EXPR_KIND_COUNT] = {
+    [RLX_EXPR_ADD] = "+",  [RLX_EXPR_SUB] = "-",  [RLX_EXPR_MUL] = "*",  [RLX_EXPR_DIV] = "/",
+    [RLX_EXPR_FLOOR_DIV] = "//", [RLX_EXPR_FLOOR_MOD] = "%", [RLX_EXPR_EQ] = "==", [RLX_EXPR_NE] = "!=",
+    [RLX_EXPR_LT] = "<",   [RLX_EXPR_LE] = "<=",  [RLX_EXPR_GT] = ">",   [RLX_EXPR_GE] = ">=",
+    [RLX_EXPR_AND] = "and", [RLX_EXPR_OR] = "or",
+};
+static const char* const binop_calls[RLX_EXPR_KIND_COUNT] = {
+    [RLX_EXPR_ADD] = "Add", [RLX_EXPR_SUB] = "Sub", [RLX_EXPR_MUL] = "Mul", [RLX_EXPR_DIV] = "Div",
+    [RLX_EXPR_MOD] = "truncmod", [RLX_EXPR_FLOOR_DIV] = "FloorDiv", [RLX_EXPR_FLOOR_MOD] = "FloorMod",
+    [RLX_EXPR_MIN] = "min", [RLX_EXPR_MAX] = "max", [RLX_EXPR_EQ] = "EQ", [RLX_EXPR_NE] = "NE",
+    [RLX_EXPR_LT] = "LT", [RLX_EXPR_LE] = "LE", [RLX_EXPR_GT] = "GT", [RLX_EXPR_GE] = "GE",
+    [RLX_EXPR_AND] = "And", [RLX_EXPR_OR] = "Or",
+};
+static const char* binop_token(rlx_expr_kind_t k) { return binop_tokens[k] ? binop_tokens[k] : "?"; }
+static const char* binop_call(rlx_expr_kind_t k) { return binop_calls[k] ? binop_calls[k] : "?"; }
 
 /* Buffer indices; a Ramp with a constant stride prints as a slice, as TVM does. */
 static void pindices(pr_t* p, int n, rlx_expr_t* const* idx, rlx_strbuf_t* sb) {
