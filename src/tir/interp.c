@@ -192,8 +192,9 @@ __attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const r
         case RLX_EXPR_MUL: r = a * c; break;
         case RLX_EXPR_DIV: r = a / c; break;
         case RLX_EXPR_MOD: r = fmod(a, c); break;
-        case RLX_EXPR_FLOOR_DIV: r = floor(a / c); break;
-        case RLX_EXPR_FLOOR_MOD: r = a - floor(a / c) * c; break;
+        /* each step rounded to the dtype, as C code computing in float would */
+        case RLX_EXPR_FLOOR_DIV: r = floor(round_f(t, a / c)); break;
+        case RLX_EXPR_FLOOR_MOD: r = a - round_f(t, floor(round_f(t, a / c)) * c); break;
         case RLX_EXPR_MIN: r = a < c ? a : c; break;
         case RLX_EXPR_MAX: r = a > c ? a : c; break;
         case RLX_EXPR_EQ: cmp = a == c; break;
