@@ -288,6 +288,32 @@ static void test_dense_bias_relu(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* int32 shapes (int32 loop and iter vars) */
+static void test_int32_shapes(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* sa[2] = {rlx_ir_i32(ctx, 70), rlx_ir_i32(ctx, 64)};
+  rlx_expr_t* sb[2] = {rlx_ir_i32(ctx, 64), rlx_ir_i32(ctx, 96)};
+  rlx_expr_t* sc[2] = {rlx_ir_i32(ctx, 70), rlx_ir_i32(ctx, 96)};
+  mm2_t* m = RLX_NEW(ctx, mm2_t);
+  m->a = rlx_te_placeholder(ctx, 2, sa, rlx_dt_float32(), "A");
+  m->b = rlx_te_placeholder(ctx, 2, sb, rlx_dt_float32(), "B");
+  m->k = rlx_te_reduce_axis(ctx, rlx_ir_i32(ctx, 0), rlx_ir_i32(ctx, 64), "k");
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, sc, mm2_body, m, "C", "matmul");
+  rlx_te_tensor_t* r = rlx_te_compute(ctx, 2, sc, relu_body, c, "R", "elemwise");
+  rlx_te_tensor_t* args[3] = {m->a, m->b, r};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "mm32", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "C_update") != NULL);
+  tshape_t sh[3] = {{2, {70, 64}}, {2, {64, 96}}, {2, {70, 96}}};
+  double d = compare_funcs(f, g, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "int32 mm diff %g", d);
+  d = compare_compiled(ctx, f, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "compiled int32 mm diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ compiled path */
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
@@ -440,6 +466,7 @@ int main(void) {
   test_symbolic_m();
   test_elementwise_reduction();
   test_inline();
+  test_int32_shapes();
   test_dense_bias_relu();
   test_compiled();
   test_add_symbolic();
