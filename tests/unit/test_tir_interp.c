@@ -309,11 +309,51 @@ static void test_control_and_errors(void) {
   rlx_ctx_free(c);
 }
 
+
+/* Vector expressions: O[ramp(i*4, 1, 4)] = select(X[ramp] > bcast(0), exp(X[ramp]), bcast(-1)) and
+ * a vector Let, over an 8-element float32 buffer. */
+static void test_vector_ops(void) {
+  rlx_ctx_t* c = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_expr_t* s8[1] = {tb_i(c, 8)};
+  rlx_tir_buffer_t* X = rlx_tir_buffer_create(c, "X", f32, 1, s8, NULL);
+  rlx_tir_buffer_t* O = rlx_tir_buffer_create(c, "O", f32, 1, s8, NULL);
+  rlx_var_t* i = rlx_ir_var(c, "i", rlx_dt_int64());
+  rlx_expr_t* r[1] = {rlx_ir_ramp(c, rlx_ir_mul(c, tb_v(i), tb_i(c, 4)), tb_i(c, 1), 4)};
+  rlx_var_t* xv = rlx_ir_var(c, "xv", rlx_dtype_with_lanes(f32, 4));
+  rlx_expr_t* xe = tb_v(xv);
+  rlx_expr_t* pos = rlx_ir_cmp(c, RLX_EXPR_GT, xe, rlx_ir_broadcast(c, tb_f(c, 0), 4));
+  rlx_expr_t* ex = rlx_ir_call(c, xe->dtype, "exp", 1, &xe);
+  rlx_expr_t* val = rlx_ir_select(c, pos, ex, rlx_ir_broadcast(c, tb_f(c, -1), 4));
+  rlx_tir_stmt_t* st = rlx_tir_let(c, xv, rlx_ir_load(c, X, 1, r), rlx_tir_store(c, O, val, 1, r));
+  rlx_tir_stmt_t* body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 2), RLX_FOR_UNROLLED, st);
+  rlx_var_t* params[2] = {rlx_ir_var(c, "x", rlx_dt_handle()), rlx_ir_var(c, "o", rlx_dt_handle())};
+  rlx_tir_buffer_t* bm[2] = {X, O};
+  rlx_tir_func_t* f = rlx_tir_func_create(c, "vec_ops", 2, params, bm, body);
+  float x[8] = {-1, 0.5f, 2, -3, 0, 1, -0.5f, 3}, o[8];
+  tensor_t tx, to;
+  int64_t s[1] = {8};
+  tensor_init(&tx, x, dl_f32(), 1, s);
+  tensor_init(&to, o, dl_f32(), 1, s);
+  DLTensor* args[2] = {&tx.t, &to.t};
+  CHECK_OK(rlx_tir_interpret(f, args, 2));
+  int bad = 0;
+  for (int k = 0; k < 8; k++) bad += o[k] != (x[k] > 0 ? expf(x[k]) : -1.0f);
+  CHECK_MSG(bad == 0, "vector select/exp: %d wrong", bad);
+  /* a ramp running past the end is caught */
+  rlx_expr_t* r2[1] = {rlx_ir_ramp(c, rlx_ir_add(c, rlx_ir_mul(c, tb_v(i), tb_i(c, 4)), tb_i(c, 1)), tb_i(c, 1), 4)};
+  rlx_tir_stmt_t* bad_st = rlx_tir_store(c, O, rlx_ir_load(c, X, 1, r2), 1, r);
+  rlx_tir_func_t* g = rlx_tir_func_create(c, "vec_oob", 2, params, bm, rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 2), RLX_FOR_SERIAL, bad_st));
+  CHECK_ERR(rlx_tir_interpret(g, args, 2), "out-of-bounds load from buffer 'X': index 8 of dimension 0 outside [0, 8)");
+  rlx_ctx_free(c);
+}
+
 int main(void) {
   test_matmul();
   test_vector_add_symbolic();
   test_lowered();
   test_dtypes_intrinsics();
   test_control_and_errors();
+  test_vector_ops();
   TEST_MAIN_END();
 }
