@@ -455,6 +455,9 @@ rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const 
  * Names of vars are ignored. */
 bool rlx_relax_func_equal(const rlx_relax_func_t* a, const rlx_relax_func_t* b);
 bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
+/* Hashes consistent with the equalities above (equal ⇒ same hash). */
+uint64_t rlx_relax_func_hash(const rlx_relax_func_t* f);
+uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
 /* Struct info equal as trees (free symbolic vars equal iff identical). */
 bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
 

@@ -55,6 +55,7 @@ static void test_functions(void) {
   CHECK(a->params[0] != b->params[0]);
   CHECK(rlx_relax_func_equal(a, b));
   CHECK(rlx_relax_func_equal(b, a));
+  CHECK(rlx_relax_func_hash(a) == rlx_relax_func_hash(b));
   CHECK(rlx_relax_func_equal(a, a));
   variant_t sq = base;
   sq.square = true;
@@ -72,6 +73,11 @@ static void test_functions(void) {
   more.use_relu_twice = true;
   rlx_relax_func_t* f = build(ctx, more);
   CHECK(f && !rlx_relax_func_equal(a, f));
+  /* different functions hash differently (not guaranteed in general, but expected here) */
+  CHECK(c && rlx_relax_func_hash(a) != rlx_relax_func_hash(c));
+  CHECK(d && rlx_relax_func_hash(a) != rlx_relax_func_hash(d));
+  CHECK(e && rlx_relax_func_hash(a) != rlx_relax_func_hash(e));
+  CHECK(f && rlx_relax_func_hash(a) != rlx_relax_func_hash(f));
   rlx_ctx_free(ctx);
 }
 
@@ -125,6 +131,12 @@ static void test_exprs(void) {
   rlx_relax_func_t* fmn = rlx_relax_func(ctx, 1, &xm, rlx_relax_seq(ctx, 0, NULL, &xm->hdr),
                                          rlx_sinfo_tensor(ctx, 1, &n, f32), no_attrs(), true);
   CHECK(rlx_relax_func_equal(fn, fm));
+  CHECK(rlx_relax_func_hash(fn) == rlx_relax_func_hash(fm));
+  CHECK(rlx_relax_func_hash(fn) != rlx_relax_func_hash(fmn));
+  CHECK(rlx_relax_func_hash(fp) == rlx_relax_func_hash(fq));
+  CHECK(rlx_relax_func_hash(first) != rlx_relax_func_hash(second));
+  CHECK(rlx_relax_expr_hash(c1) == rlx_relax_expr_hash(c1b) && rlx_relax_expr_hash(c1) != rlx_relax_expr_hash(c2));
+  CHECK(rlx_relax_expr_hash(k1) == rlx_relax_expr_hash(k2) && rlx_relax_expr_hash(k1) != rlx_relax_expr_hash(k3));
   CHECK(!rlx_relax_func_equal(fn, fmn));
   rlx_ctx_free(ctx);
 }
