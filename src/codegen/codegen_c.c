@@ -220,9 +220,31 @@ static void ivdep_stmt(const rlx_tir_stmt_t* s, void* user) {
   if (!uses) sc->ok = false;
 }
 
+static void reads_memory_node(const rlx_expr_t* e, void* user) {
+  if (e->kind == RLX_EXPR_BUFFER_LOAD || e->kind == RLX_EXPR_CALL) *(bool*)user = true;
+}
+
+/* True when e loads from a buffer or calls an intrinsic. */
+static bool reads_memory(const rlx_expr_t* e) {
+  bool r = false;
+  rlx_expr_visit(e, reads_memory_node, &r);
+  return r;
+}
+
 static void emit_for(cg_t* g, const rlx_tir_for_t* f) {
   const char* name = cg_var_name(g, f->var, true);
   if (cg_nonneg(g, f->min)) rlx_ptrmap_put(&g->nonneg, f->var, (void*)1);
+  const char* ty = cg_scalar_ctype(f->var->hdr.dtype);
+  /* TIR evaluates the bounds once: hoist them when they read memory */
+  rlx_expr_t* end = rlx_ir_add(g->ctx, f->min, f->extent);
+  const char* end_name = NULL;
+  if (reads_memory(end)) {
+    end_name = cg_fresh_name(g, rlx_ctx_sprintf(g->ctx, "%s_end", f->var->name));
+    cg_indent(g);
+    PF("{ const %s %s = ", ty, end_name);
+    cg_expr(g, end);
+    P(";\n");
+  }
   bool par = false;
   int64_t ext;
   switch (f->for_kind) {
@@ -246,15 +268,17 @@ static void emit_for(cg_t* g, const rlx_tir_for_t* f) {
     case RLX_FOR_SERIAL: break;
   }
   cg_indent(g);
-  PF("for (%s %s = ", cg_scalar_ctype(f->var->hdr.dtype), name);
+  PF("for (%s %s = ", ty, name);
   cg_expr(g, f->min);
   PF("; %s < ", name);
-  cg_expr(g, rlx_ir_add(g->ctx, f->min, f->extent));
+  if (end_name) P(end_name);
+  else cg_expr(g, end);
   PF("; ++%s) {\n", name);
   if (par) g->parallel_depth++;
   emit_body(g, f->body);
   if (par) g->parallel_depth--;
   cg_line(g, "}");
+  if (end_name) cg_line(g, "}");
 }
 
 /* Writes `value` (lanes L) into the chunks of a scalarized buffer. */

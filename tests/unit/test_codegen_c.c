@@ -428,6 +428,21 @@ static void test_scalar_params(void) {
   rlx_ndarray_release(a);
   rlx_ndarray_release(b);
   rlx_library_free(lib);
+
+  /* a loop bound read from memory is evaluated once: for i in range(L[0]): L[0] += 1 */
+  rlx_expr_t* one = I32(1);
+  rlx_tir_buffer_t* Lb = param_buf("L", rlx_dt_int32(), 1, &one);
+  rlx_var_t* q = VAR("q");
+  rlx_tir_func_t* h = make_func("grow", 1, &Lb, FOR(q, LD(Lb, I32(0)), RLX_FOR_SERIAL, ST(Lb, I32(0), ADD(LD(Lb, I32(0)), I32(1)))));
+  lib = build_lib(1, &h, NULL);
+  if (!lib) return;
+  int64_t n1 = 1;
+  rlx_ndarray_t* l = new_array(1, &n1, rlx_dldtype(kDLInt, 32, 1), 42);
+  ((int32_t*)l->dl.data)[0] = 5;
+  CHECK_OK(call_arrays(get_fn(lib, "grow"), &l, 1));
+  CHECK_MSG(((int32_t*)l->dl.data)[0] == 10, "grow: %d (expected 10)", ((int32_t*)l->dl.data)[0]);
+  rlx_ndarray_release(l);
+  rlx_library_free(lib);
 }
 
 /* ------------------------------------------------------------------ argument errors */
