@@ -316,8 +316,8 @@ static void test_vector(void) {
 
 /* ---- differential check: random expressions evaluated before and after simplification ---- */
 typedef struct {
-  rlx_var_t* v[3];
-  int64_t val[3];
+  rlx_var_t* v[4]; /* x, y, z bound to ranges; n only known non-negative */
+  int64_t val[4];
 } env_t;
 
 static int64_t fdiv_i(int64_t a, int64_t b) {
@@ -331,7 +331,7 @@ static int64_t ev(const rlx_expr_t* e, const env_t* env, bool* ok) {
   switch (e->kind) {
     case RLX_EXPR_INT_IMM: return RLX_AS(const rlx_int_imm_t, e)->value;
     case RLX_EXPR_VAR:
-      for (int i = 0; i < 3; i++)
+      for (int i = 0; i < 4; i++)
         if (e == &env->v[i]->hdr) return env->val[i];
       *ok = false;
       return 0;
@@ -384,11 +384,11 @@ static rlx_expr_t* gen_cond(const env_t* env, int depth) {
   return c;
 }
 static rlx_expr_t* gen(const env_t* env, int depth) {
-  if (depth <= 0 || rnd(5) == 0) return rnd(3) ? &env->v[rnd(3)]->hdr : I(rnd(9) - 3);
+  if (depth <= 0 || rnd(5) == 0) return rnd(3) ? &env->v[rnd(4)]->hdr : I(rnd(9) - 3);
   rlx_expr_t* a = gen(env, depth - 1);
   rlx_expr_t* b = gen(env, depth - 1);
   rlx_expr_t* c = I(rnd(6) + 1); /* positive constant divisor */
-  switch (rnd(13)) {
+  switch (rnd(17)) {
     case 0: return add(a, b);
     case 1: return sub(a, b);
     case 2: return mul(a, rnd(2) ? b : I(rnd(7) - 3));
@@ -401,6 +401,10 @@ static rlx_expr_t* gen(const env_t* env, int depth) {
     case 9: return rlx_ir_binary(C, RLX_EXPR_MOD, a, c);
     case 10: return fdv(a, add(&env->v[2]->hdr, I(1))); /* v2 + 1 >= 1 */
     case 11: return fmd(a, add(&env->v[2]->hdr, I(1)));
+    case 12: return fdv(a, &env->v[3]->hdr); /* n may be 0: such points are skipped */
+    case 13: return fmd(add(mul(b, &env->v[3]->hdr), a), &env->v[3]->hdr);
+    case 14: return rlx_ir_div(C, a, add(&env->v[2]->hdr, I(1)));
+    case 15: return rlx_ir_binary(C, RLX_EXPR_MOD, a, add(&env->v[2]->hdr, I(1)));
     default: return add(mul(a, c), b);
   }
 }
@@ -412,6 +416,8 @@ static void test_fuzz(bool symbolic) {
   env.v[0] = rlx_ir_var(C, "x", rlx_dt_int64());
   env.v[1] = rlx_ir_var(C, "y", rlx_dt_int64());
   env.v[2] = rlx_ir_var(C, "z", rlx_dt_int64());
+  env.v[3] = rlx_ir_var(C, "n", rlx_dt_int64());
+  rlx_analyzer_bind_nonneg(an, env.v[3]);
   int64_t lo[3] = {0, -4, 0}, ext[3] = {8, 8, 3};
   for (int i = 0; i < 3; i++) rlx_analyzer_bind(an, env.v[i], I(lo[i]), I(ext[i]));
   if (symbolic) {
@@ -429,6 +435,7 @@ static void test_fuzz(bool symbolic) {
       for (env.val[1] = lo[1]; env.val[1] < lo[1] + ext[1]; env.val[1]++)
         for (env.val[2] = lo[2]; env.val[2] < lo[2] + ext[2]; env.val[2]++) {
           if (symbolic && env.val[2] > env.val[0]) continue;
+          for (env.val[3] = 0; env.val[3] < 5; env.val[3]++) {
           bool ok1 = true, ok2 = true;
           int64_t want = ev(e, &env, &ok1);
           int64_t got = ev(s, &env, &ok2);
@@ -436,13 +443,15 @@ static void test_fuzz(bool symbolic) {
             if (mismatches++ < 3) {
               char* es = str(e);
               char* ss = str(s);
-              fprintf(stderr, "unsound: %s\n   → %s\n   at x=%lld y=%lld z=%lld: %lld vs %lld\n", es, ss,
-                      (long long)env.val[0], (long long)env.val[1], (long long)env.val[2], (long long)want, (long long)got);
+              fprintf(stderr, "unsound: %s\n   → %s\n   at x=%lld y=%lld z=%lld n=%lld: %lld vs %lld\n", es, ss,
+                      (long long)env.val[0], (long long)env.val[1], (long long)env.val[2], (long long)env.val[3],
+                      (long long)want, (long long)got);
               free(es);
               free(ss);
             }
           }
           if (ok1 && bounded && (want < bmin || want > bmax)) bound_bad++;
+          }
         }
   }
   CHECK_MSG(mismatches == 0, "%d unsound simplifications", mismatches);
