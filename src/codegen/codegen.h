@@ -9,6 +9,13 @@
  * shape (constants must match; symbolic dims bind vars, repeated vars must agree) and
  * compactness, and reports errors with RLXAPISetLastError naming the function and parameter.
  * Every library also exports `void __rlx_set_num_threads(int)`.
+ *
+ * Input: lowered TIR (rlx_tir_lower): no blocks, 1-D accesses to flat buffers sharing the data
+ * var of a parameter or an ALLOCATE, vector expressions from rlx_tir_vectorize_loops. A local
+ * ALLOCATE whose accesses all have constant indices (unrolled register tiles) becomes separate
+ * C variables, one per vector chunk. The source is self-contained (GNU C: vector extensions,
+ * statement expressions; no rlx headers) and needs, at load time, RLXAPISetLastError from
+ * librlx_runtime; it uses OpenMP and, on glibc x86-64 with AVX-512, libmvec.
  */
 #ifndef RLX_CODEGEN_H
 #define RLX_CODEGEN_H

@@ -7,6 +7,11 @@
  * (gathers, selects on non-32-bit lanes, intrinsics, floor division) is computed lane by
  * lane inside a GNU statement expression, which GCC still vectorizes in most cases.
  * Boolean vectors are masks with int32 lanes (-1 true, 0 false), as GCC comparisons give.
+ * 16-lane float32 math (exp, log, tanh, erf, sigmoid, ...) goes through RLX_MV (libmvec).
+ *
+ * The dispatch switch (cg_expr) lists every kind; the small classification helpers
+ * (cg_const_eval, cg_nonneg, c_op) switch over a few kinds and use `default` on purpose:
+ * everything else simply is "not constant" / "not known non-negative".
  */
 #include <math.h>
 #include <stdarg.h>
