@@ -7,6 +7,7 @@
 #include "test.h"
 #include "test_tir_interp_builders.h"
 #include "tir/interp.h"
+#include "tir/schedule/schedule.h"
 #include "tir/transform.h"
 
 static uint32_t rng = 99;
@@ -62,6 +63,34 @@ static double compare(const rlx_tir_func_t* f, const rlx_tir_func_t* g, int M, i
   return err;
 }
 
+
+typedef rlx_status_t* (*pass_fn_t)(rlx_ctx_t*, const rlx_tir_func_t*, rlx_tir_func_t**);
+
+/* Every stage of the pipeline, one pass at a time: well-formed and numerically unchanged. */
+static void test_stages(rlx_ctx_t* c, rlx_expr_t* M, int m) {
+  rlx_tir_func_t* f = tb_matmul_relu(c, M, tb_i(c, 32), tb_i(c, 24), 0.0);
+  static const struct {
+    const char* name;
+    pass_fn_t fn;
+  } passes[] = {{"default_schedule", rlx_tir_default_schedule}, {"lower_blocks", rlx_tir_lower_blocks},
+                {"flatten_buffers", rlx_tir_flatten_buffers},   {"unroll_loops", rlx_tir_unroll_loops},
+                {"vectorize_loops", rlx_tir_vectorize_loops},   {"simplify", rlx_tir_simplify}};
+  const rlx_tir_func_t* cur = f;
+  for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]); p++) {
+    rlx_tir_func_t* next = NULL;
+    rlx_status_t* st = passes[p].fn(c, cur, &next);
+    CHECK_MSG(!st, "%s: %s", passes[p].name, rlx_status_message(st));
+    rlx_status_free(st);
+    if (!next) return;
+    st = rlx_tir_verify(next);
+    CHECK_MSG(!st, "verify after %s: %s", passes[p].name, rlx_status_message(st));
+    rlx_status_free(st);
+    double e = compare(f, next, m, 32, 24);
+    CHECK_MSG(e <= 1e-5, "after %s: max abs error %g", passes[p].name, e);
+    cur = next;
+  }
+}
+
 int main(void) {
   rlx_ctx_t* c = rlx_ctx_create();
   for (int sched = 0; sched < 2; sched++) {
@@ -85,6 +114,8 @@ int main(void) {
     e = compare(fs, gs, 16, 64, 16);
     CHECK_MSG(e <= 1e-5, "symbolic 16x64, schedule=%d: max abs error %g", sched, e);
   }
+  test_stages(c, tb_i(c, 20), 20);
+  test_stages(c, &rlx_ir_var(c, "M", rlx_dt_int64())->hdr, 13);
   rlx_ctx_free(c);
   TEST_MAIN_END();
 }
