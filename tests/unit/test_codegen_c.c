@@ -3,6 +3,7 @@
  * stack and heap allocations, argument checking messages, compile errors. Each result is
  * compared with a plain C reference (tolerance stated per test). */
 #include <math.h>
+#include <unistd.h>
 
 #include "codegen_test_util.h"
 
@@ -502,6 +503,32 @@ static void test_errors(void) {
   CHECK_ERR(rlx_compile_c("int f(void) { return undeclared_thing; }\n", &opts, &path), "undeclared_thing");
 }
 
+/* ------------------------------------------------------------------ compile cache */
+static void test_cache(void) {
+  char dir[] = "/tmp/rlx-cg-cache-XXXXXX";
+  if (!mkdtemp(dir)) return;
+  char src[128];
+  snprintf(src, sizeof(src), "int rlx_cache_probe(void) { return %d; }\n", (int)(now_s() * 1000) % 100000);
+  rlx_compile_options_t opts = {NULL, dir, true};
+  char *p1 = NULL, *p2 = NULL;
+  CHECK_OK(rlx_compile_c(src, &opts, &p1));
+  double t0 = now_s();
+  CHECK_OK(rlx_compile_c(src, &opts, &p2));
+  double hit = now_s() - t0;
+  CHECK(p1 && p2 && strcmp(p1, p2) == 0 && strncmp(p1, dir, strlen(dir)) == 0);
+  CHECK_MSG(hit < 0.05, "cache hit took %.3f s", hit);
+  if (p1) {
+    char c_path[512];
+    snprintf(c_path, sizeof(c_path), "%.*s.c", (int)(strlen(p1) - 3), p1);
+    CHECK(access(c_path, R_OK) == 0); /* keep_source */
+    unlink(c_path);
+    unlink(p1);
+  }
+  rmdir(dir);
+  free(p1);
+  free(p2);
+}
+
 int main(void) {
   ctx_ = rlx_ctx_create();
   test_vadd();
@@ -513,6 +540,7 @@ int main(void) {
   test_alloc();
   test_scalar_params();
   test_errors();
+  test_cache();
   rlx_ctx_free(ctx_);
   TEST_MAIN_END();
 }
