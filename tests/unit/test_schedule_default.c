@@ -314,6 +314,41 @@ static void test_int32_shapes(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* 1-D convolution out[i, w] = sum_r data[i, w + r] * wt[r]: vectorized over w (unit stride) */
+typedef struct {
+  rlx_te_tensor_t *d, *w;
+  rlx_iter_var_t* r;
+} conv_t;
+static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  conv_t* c = user;
+  rlx_expr_t* id[2] = {&ix[0]->hdr, rlx_ir_add(ctx, &ix[1]->hdr, &c->r->var->hdr)};
+  rlx_expr_t* iw[1] = {&c->r->var->hdr};
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, c->d, 2, id), rlx_te_load(ctx, c->w, 1, iw)), 1, &c->r);
+}
+static void test_conv1d(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  conv_t* c = RLX_NEW(ctx, conv_t);
+  rlx_expr_t* sd[2] = {c64(ctx, 6), c64(ctx, 66)};
+  rlx_expr_t* sw[1] = {c64(ctx, 3)};
+  rlx_expr_t* so[2] = {c64(ctx, 6), c64(ctx, 64)};
+  c->d = rlx_te_placeholder(ctx, 2, sd, rlx_dt_float32(), "data");
+  c->w = rlx_te_placeholder(ctx, 1, sw, rlx_dt_float32(), "wt");
+  c->r = rlx_te_reduce_axis(ctx, c64(ctx, 0), c64(ctx, 3), "r");
+  rlx_te_tensor_t* o = rlx_te_compute(ctx, 2, so, conv_body, c, "out", "conv");
+  rlx_te_tensor_t* args[3] = {c->d, c->w, o};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "conv1d", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(census(g).n_for[RLX_FOR_VECTORIZED] == 2);
+  tshape_t sh[3] = {{2, {6, 66}}, {1, {3}}, {2, {6, 64}}};
+  double d = compare_funcs(f, g, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-5, "conv1d diff %g", d);
+  d = compare_compiled(ctx, f, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-5, "compiled conv1d diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ compiled path */
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
@@ -466,6 +501,7 @@ int main(void) {
   test_symbolic_m();
   test_elementwise_reduction();
   test_inline();
+  test_conv1d();
   test_int32_shapes();
   test_dense_bias_relu();
   test_compiled();

@@ -80,12 +80,20 @@ static int bound_iter(const rlx_tir_block_realize_t* br, const rlx_var_t* v) {
 }
 
 /* True if every access of the block body uses iter var iv only as its last index (or not at
- * all), and the store does use it as its last index: then the loop bound to iv walks memory
- * contiguously. */
+ * all) with unit stride, and the store uses it as its last index: then the loop bound to iv
+ * walks memory contiguously. */
 typedef struct {
+  rlx_ctx_t* ctx;
   const rlx_var_t* iv;
   bool ok;
 } contig_t;
+/* idx is iv + (something without iv). */
+static bool unit_stride(rlx_ctx_t* ctx, rlx_expr_t* idx, const rlx_var_t* iv) {
+  if (idx == &iv->hdr) return true;
+  rlx_expr_t* ivx = (rlx_expr_t*)&iv->hdr;
+  if (!rlx_dtype_eq(idx->dtype, ivx->dtype)) return false;
+  return !rlx_expr_uses_var(rlx_ir_simplify(ctx, rlx_ir_sub(ctx, idx, ivx)), iv);
+}
 static void contig_load(const rlx_expr_t* e, void* user) {
   contig_t* c = user;
   if (e->kind != RLX_EXPR_BUFFER_LOAD) return;
@@ -93,16 +101,16 @@ static void contig_load(const rlx_expr_t* e, void* user) {
   for (int d = 0; d + 1 < l->n_indices; d++)
     if (rlx_expr_uses_var(l->indices[d], c->iv)) c->ok = false;
   if (l->n_indices > 0 && rlx_expr_uses_var(l->indices[l->n_indices - 1], c->iv) &&
-      l->indices[l->n_indices - 1] != &c->iv->hdr)
+      !unit_stride(c->ctx, l->indices[l->n_indices - 1], c->iv))
     c->ok = false;
 }
-static bool contiguous(const rlx_tir_block_t* b, const rlx_var_t* iv) {
+static bool contiguous(rlx_ctx_t* ctx, const rlx_tir_block_t* b, const rlx_var_t* iv) {
   if (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
   rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
   if (st->n_indices == 0 || st->indices[st->n_indices - 1] != &iv->hdr) return false;
   for (int d = 0; d + 1 < st->n_indices; d++)
     if (rlx_expr_uses_var(st->indices[d], iv)) return false;
-  contig_t c = {iv, true};
+  contig_t c = {ctx, iv, true};
   rlx_expr_visit(st->value, contig_load, &c);
   return c.ok;
 }
@@ -152,7 +160,7 @@ static rlx_status_t* sched_elementwise(rlx_schedule_t* s, const char* name) {
   int n_outer = 0;
   for (int i = 0; i + 1 < nest.n; i++) outer[n_outer++] = nest.loops[i]->var;
   int lanes = lanes_for(b);
-  if (iv >= 0 && lanes >= 4 && contiguous(b, b->iter_vars[iv]->var)) {
+  if (iv >= 0 && lanes >= 4 && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
     int64_t w = const_extent(inner);
     int vl = lanes;
     if (w >= 0)
@@ -198,7 +206,7 @@ static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
   int vl = lanes;
   if (w > 0)
     while (vl > 1 && w % vl != 0) vl /= 2;
-  if (iv >= 0 && sp < nest.n && b->init && vl >= 4 && w >= vl && contiguous(b, b->iter_vars[iv]->var)) {
+  if (iv >= 0 && sp < nest.n && b->init && vl >= 4 && w >= vl && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
     int64_t factors[2] = {-1, vl};
     rlx_var_t* sv[2];
     RLX_RETURN_IF_ERROR(rlx_sched_split(s, ls->var, 2, factors, sv));
