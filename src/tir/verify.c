@@ -7,12 +7,14 @@
  *     block's own iter vars);
  *   - every buffer used (load, store, region) is in the buffer map, allocated by an enclosing
  *     block or ALLOCATE, or is a view sharing the data var of such a buffer (flattened form);
- *   - store values have the buffer's element type; loop extents are integers.
+ *   - store values have the buffer's element type; loop extents are integers;
+ *   - block names are unique (schedules address blocks by name).
  * Requires nothing; produces nothing (pure check). The error names the function and the first
  * problem.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "transform.h"
 
@@ -20,6 +22,7 @@ typedef struct {
   const rlx_tir_func_t* f;
   rlx_ptrmap_t vars;    /* var → definition count */
   rlx_ptrmap_t buffers; /* buffer → definition count */
+  RLX_VEC(const char*) block_names;
   rlx_status_t* err;
   const char* where; /* block name for messages, NULL at the top */
 } vstate_t;
@@ -190,6 +193,9 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
       const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, s);
       const rlx_tir_block_t* b = br->block;
       const char* outer = st->where;
+      for (int i = 0; i < st->block_names.len && !st->err; i++)
+        if (strcmp(st->block_names.data[i], b->name) == 0) fail(st, "block name '%s' is not unique%s", b->name, "");
+      rlx_vec_push(&st->block_names, b->name);
       st->where = b->name;
       if (br->n_values != b->n_iter_vars) {
         fail(st, "block has %s iter values for its iter vars%s", "a different number of", "");
@@ -247,5 +253,6 @@ rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f) {
   check_stmt(&st, f->body);
   rlx_ptrmap_free(&st.vars);
   rlx_ptrmap_free(&st.buffers);
+  rlx_vec_free(&st.block_names);
   return st.err;
 }

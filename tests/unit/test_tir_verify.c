@@ -47,6 +47,10 @@ int main(void) {
             "PrimFunc 'f5', block 'B': variable 'vi' is used but not defined");
   body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 8), RLX_FOR_SERIAL, rlx_tir_block_realize(c, 1, ii, NULL, blk));
   CHECK_OK(rlx_tir_verify(rlx_tir_func_create(c, "f6", 1, &po, &O, body)));
+  /* two blocks with the same name */
+  rlx_tir_stmt_t* twice[2] = {body, body};
+  CHECK_ERR(rlx_tir_verify(rlx_tir_func_create(c, "f8", 1, &po, &O, rlx_tir_seq(c, 2, twice))),
+            "block name 'B' is not unique");
   /* a store of the wrong type */
   body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 8), RLX_FOR_SERIAL, rlx_tir_store(c, O, tb_v(i), 1, ii));
   CHECK_ERR(rlx_tir_verify(rlx_tir_func_create(c, "f7", 1, &po, &O, body)), "store into buffer 'O' has a value of the wrong type");
