@@ -210,13 +210,15 @@ static bool const_diff(const rlx_expr_t* a, const rlx_expr_t* b, int64_t* out) {
 
 rlx_expr_t* tp_extent(tp_t* p, rlx_expr_t* start, rlx_expr_t* stop) {
   int64_t d;
+  /* The printer writes `start + extent`: take the extent back as written (a fixed point). */
+  if (stop->kind == RLX_EXPR_ADD && expr_same(RLX_AS(rlx_binary_t, stop)->a, start)) return RLX_AS(rlx_binary_t, stop)->b;
   if (rlx_dtype_is_int(start->dtype) && rlx_dtype_is_int(stop->dtype) && const_diff(stop, start, &d)) {
     rlx_dtype_t t = start->dtype.bits >= stop->dtype.bits ? start->dtype : stop->dtype;
     if (start->kind == RLX_EXPR_INT_IMM && stop->kind != RLX_EXPR_INT_IMM) t = stop->dtype;
     if (stop->kind == RLX_EXPR_INT_IMM && start->kind != RLX_EXPR_INT_IMM) t = start->dtype;
     return rlx_ir_int(p->ctx, t, d);
   }
-  return rlx_ir_sub(p->ctx, stop, start);
+  return rlx_ir_simplify(p->ctx, rlx_ir_sub(p->ctx, stop, start)); /* as TVM: Simplify(stop - start) */
 }
 
 /* ------------------------------------------------------------------ regions and indices */
@@ -263,11 +265,14 @@ rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out) {
       if (it->a) RLX_RETURN_IF_ERROR(tp_eval(p, it->a, &lo));
       RLX_RETURN_IF_ERROR(tp_eval(p, it->b, &hi));
       if (!it->a) lo = rlx_ir_int(p->ctx, hi->dtype, 0);
+      if (!rlx_dtype_is_int(lo->dtype) || !rlx_dtype_is_int(hi->dtype))
+        return tp_err(p, it, "expected integer slice bounds, got a non-integer");
       out->region[i].min = lo;
       out->region[i].extent = tp_extent(p, lo, hi);
     } else {
       rlx_expr_t* x;
       RLX_RETURN_IF_ERROR(tp_eval(p, it, &x));
+      if (!rlx_dtype_is_int(x->dtype)) return tp_err(p, it, "expected an integer index, got a non-integer expression");
       out->region[i].min = x;
       out->region[i].extent = rlx_ir_int(p->ctx, x->dtype, 1);
     }
@@ -288,6 +293,8 @@ rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int
       rlx_expr_t *lo, *hi, *step = NULL;
       RLX_RETURN_IF_ERROR(tp_eval(p, it->a, &lo));
       RLX_RETURN_IF_ERROR(tp_eval(p, it->b, &hi));
+      if (!rlx_dtype_is_int(lo->dtype) || !rlx_dtype_is_int(hi->dtype))
+        return tp_err(p, it, "expected integer slice bounds, got a non-integer");
       if (it->c) RLX_RETURN_IF_ERROR(tp_eval(p, it->c, &step));
       int64_t st = 1, len;
       if (step && !rlx_expr_is_const_int(step, &st)) return tp_err(p, it->c, "expected a constant slice step, got an expression");

@@ -103,21 +103,50 @@ static void test_deep_nesting(void) {
 
 /* Every prefix of a valid script and single-byte mutations: an error or success, never a
  * crash, and errors always carry a location. */
-static void test_fuzz(void) {
+/* Parses text; when it parses, its printout must parse and print the same (no crash, no
+ * printer/parser disagreement). Returns 1 for an error without a location. */
+static int fuzz_one(const char* text, int* n_ok, int* n_unstable) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_status_t* e = rlx_script_parse(ctx, text, "t.py", &m);
+  int bad = e && !strstr(rlx_status_message(e), "t.py:");
+  if (!e) {
+    (*n_ok)++;
+    char* out = rlx_script_print_module(m);
+    rlx_module_t* m2 = NULL;
+    rlx_status_t* e2 = rlx_script_parse(ctx, out, "t.py", &m2);
+    if (e2) {
+      (*n_unstable)++;
+      if (*n_unstable < 3) fprintf(stderr, "unstable: %s\n%s\n--- from\n%s\n", rlx_status_message(e2), out, text);
+    } else {
+      char* out2 = rlx_script_print_module(m2);
+      if (strcmp(out, out2) != 0) {
+        (*n_unstable)++;
+        if (*n_unstable < 3) fprintf(stderr, "not a fixed point:\n%s\n---\n%s\n--- from\n%s\n", out, out2, text);
+      }
+      free(out2);
+    }
+    rlx_status_free(e2);
+    free(out);
+  }
+  rlx_status_free(e);
+  rlx_ctx_free(ctx);
+  return bad;
+}
+
+static void fuzz_file(const char* path) {
   char* text = NULL;
   size_t len = 0;
-  rlx_status_t* st = rlx_file_read("tests/golden/tir_exprs.py", &text, &len);
+  rlx_status_t* st = rlx_file_read(path, &text, &len);
   CHECK(!st);
   rlx_status_free(st);
   if (!text) return;
   char* buf = malloc(len + 1);
-  int bad = 0;
+  int bad = 0, n_ok = 0, n_unstable = 0;
   for (size_t cut = 0; cut <= len; cut++) {
     memcpy(buf, text, cut);
     buf[cut] = 0;
-    rlx_status_t* e = parse(buf);
-    if (e && !strstr(rlx_status_message(e), "t.py:")) bad++;
-    rlx_status_free(e);
+    bad += fuzz_one(buf, &n_ok, &n_unstable);
   }
   static const char subst[] = "()[]:,.=\"' \n\tx0T#";
   unsigned seed = 1;
@@ -127,11 +156,10 @@ static void test_fuzz(void) {
     size_t pos = (seed >> 8) % len;
     seed = seed * 1103515245u + 12345u;
     buf[pos] = subst[(seed >> 8) % (sizeof(subst) - 1)];
-    rlx_status_t* e = parse(buf);
-    if (e && !strstr(rlx_status_message(e), "t.py:")) bad++;
-    rlx_status_free(e);
+    bad += fuzz_one(buf, &n_ok, &n_unstable);
   }
-  CHECK_MSG(bad == 0, "%d errors without a location", bad);
+  CHECK_MSG(bad == 0, "%s: %d errors without a location", path, bad);
+  CHECK_MSG(n_unstable == 0, "%s: %d of %d parsed mutants did not print/parse back stably", path, n_unstable, n_ok);
   free(buf);
   free(text);
 }
@@ -139,6 +167,8 @@ static void test_fuzz(void) {
 int main(void) {
   test_cases();
   test_deep_nesting();
-  test_fuzz();
+  fuzz_file("tests/golden/tir_exprs.py");
+  fuzz_file("tests/golden/tir_matmul_relu.py");
+  fuzz_file("tests/golden/tir_lowered.py");
   TEST_MAIN_END();
 }
