@@ -372,6 +372,7 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
                              "BlockBuilder.emit_func_output in '%s': output is DataflowVar %s, which is not visible "
                              "outside its dataflow block (use emit_output)",
                              bb->fname, ((rlx_relax_var_t*)output)->name);
+  RLX_RETURN_IF_ERROR(flatten(bb, output, &output)); /* nested operands are bound first */
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, output), "BlockBuilder.emit_func_output in '%s'",
                                           bb->fname));
   if (params) {

@@ -359,6 +359,18 @@ static void test_anf(void) {
               "R.Tuple(R.Tensor((4,), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\"))");
   CHECK(blk->bindings[3]->value->kind == RLX_RELAX_TUPLE_GET_ITEM);
   CHECK(g->hdr.sinfo == t4);
+  /* a function output with nested calls: the call is bound first, the tuple is the body */
+  rlx_relax_var_t* y = rlx_relax_var(ctx, "y", t4);
+  rlx_relax_expr_t* ye = &y->hdr;
+  CHECK_OK(rlx_bb_function_begin(bb, "h", 1, &y));
+  rlx_relax_expr_t* inner = rlx_relax_call_pure_packed(ctx, "ext_f", 1, &ye, 1, &t4);
+  CHECK_OK(rlx_bb_emit_func_output(bb, rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){inner, ye}), 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_relax_func_t* h = rlx_module_find(rlx_bb_get(bb), "h")->func;
+  rlx_relax_seq_t* hs = (rlx_relax_seq_t*)h->body;
+  CHECK(hs->n_blocks == 1 && hs->blocks[0]->n_bindings == 1 && hs->body->kind == RLX_RELAX_TUPLE);
+  CHECK_STREQ(rlx_sinfo_str(ctx, h->ret_sinfo),
+              "R.Tuple(R.Tensor((4,), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\"))");
   CHECK_OK(rlx_relax_well_formed(ctx, rlx_bb_get(bb)));
   rlx_ctx_free(ctx);
 }
