@@ -2,8 +2,13 @@
  *
  * Expressions, bindings, binding blocks (plain and dataflow), functions and struct info with
  * symbolic shapes; struct-info inference for the generic nodes and for the calls that connect
- * to TIR and to external code; a well-formedness checker; structural equality; and the
- * BlockBuilder that builds functions the way TVM's relax.BlockBuilder does.
+ * to TIR and to external code; traversal helpers; a well-formedness checker; structural
+ * equality and hashing; and the BlockBuilder that builds functions the way TVM's
+ * relax.BlockBuilder does (emit_te / call_te included).
+ *
+ * Files: expr.def (node kinds), expr.c (constructors, attrs), struct_info.c (struct info),
+ * normalize.c (inference, purity), functor.c (traversal), well_formed.c, structural.c,
+ * block_builder.c.
  *
  * Ownership and identity
  * - Every node lives in the rlx_ctx_t arena and is freed with it.
@@ -14,8 +19,10 @@
  *   struct info and gets the value's (a MatchCast: its sinfo) from normalization.
  * - Vars (Var, DataflowVar) have identity: the same variable iff the pointers are equal.
  *   Names are hints for printing only.
- * - Symbolic shape variables are rlx_var_t* (int64) PrimExpr vars, shared between the struct
- *   info of a function and the PrimFuncs that emit_te creates from it.
+ * - Symbolic shape variables are rlx_var_t* (int64) PrimExpr vars with identity. A function
+ *   defines one where it first appears as a whole dim of a param's struct info (or of a
+ *   match_cast's); other uses must follow a definition. The PrimFuncs emit_te creates use
+ *   their own fresh copies (as TVM), so no var is shared between the two IRs.
  *
  * The three calls that connect the IRs, in the exact form produced and expected:
  * - R.call_tir(gv, (a, b), out_sinfo=S[, tir_vars=R.shape([..])]):
@@ -416,10 +423,12 @@ void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_e
  * simplified; s itself when nothing changes. */
 rlx_sinfo_t* rlx_sinfo_substitute(rlx_ctx_t* ctx, rlx_sinfo_t* s, const rlx_ptrmap_t* map);
 
-/* ------------------------------------------------------------------ inference (struct_info.c) */
+/* ------------------------------------------------------------------ inference (normalize.c) */
 /* True when the call is free of side effects: a call of an Op other than the impure ones
- * (the three bridge calls and call_pure_packed are pure), or of a function value whose Func
- * struct info is pure. A call of an ExternFunc (call_packed) is impure. */
+ * (relax.print, relax.assert_op, relax.call_builtin_with_ctx, relax.memory.kill_*,
+ * relax.vm.kill_object, relax.call_inplace_packed; the op registry will own this list), or
+ * of a function value whose Func struct info is pure. call_tir, call_dps_packed and
+ * call_pure_packed are pure; a call of an ExternFunc (call_packed) is impure. */
 bool rlx_relax_call_is_pure(const rlx_relax_call_t* call);
 /* Fills the struct info of e and every sub-expression that lacks it (post-order) and
  * checks the call forms above. Vars must already carry struct info. GlobalVars without
