@@ -265,7 +265,7 @@ __attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const r
 static rlx_status_t* locate(interp_t* in, const rlx_tir_buffer_t* b, int n_idx, const val_t* idx, int k,
                             bool is_store, char** out_ptr) {
   const char* op = is_store ? "store to" : "load from";
-  storage_t* st = rlx_ptrmap_get(&in->storage, b->data);
+  storage_t* st = b->data ? rlx_ptrmap_get(&in->storage, b->data) : NULL;
   if (!st) return err(in, RLX_INVALID_ARGUMENT, "%s buffer '%s', which is not allocated", op, b->name);
   if (n_idx != b->ndim)
     return err(in, RLX_INVALID_ARGUMENT, "%s buffer '%s' with %d indices (it has %d dimensions)", op, b->name, n_idx, b->ndim);
@@ -614,6 +614,7 @@ static rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s);
 
 /* Allocates zeroed storage for buffer b (its shape evaluated now) under b->data. */
 static rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t** out_old, storage_t** out_new) {
+  if (!b->data) return err(in, RLX_INVALID_ARGUMENT, "allocated buffer '%s' has no data var", b->name);
   RLX_RETURN_IF_ERROR(check_dtype(in, b->dtype));
   int64_t n = 1;
   for (int d = 0; d < b->ndim; d++) {
@@ -845,7 +846,11 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
       st = err(&in, RLX_UNSUPPORTED, "parameter '%s' is a scalar (only buffer parameters are supported)", pname);
       break;
     }
-    const DLTensor* t = args[i];
+    const DLTensor* t = args ? args[i] : NULL;
+    if (!b->data) {
+      st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s') has no data var", pname, b->name);
+      break;
+    }
     if (!t) {
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): no tensor given", pname, b->name);
       break;
@@ -860,6 +865,10 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
     if (!rlx_dtype_eq(tt, b->dtype)) {
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): expected dtype %s, got %s", pname, b->name,
                dts(b->dtype, b1), dts(tt, b2));
+      break;
+    }
+    if (t->ndim > 0 && !t->shape) {
+      st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): tensor has no shape", pname, b->name);
       break;
     }
     if (t->ndim != b->ndim) {
