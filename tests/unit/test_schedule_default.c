@@ -158,21 +158,24 @@ typedef struct {
   rlx_te_tensor_t* a;
   rlx_iter_var_t* r;
   int axis;
+  bool max;
 } sum_t;
 static rlx_expr_t* sum_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   sum_t* s = user;
   rlx_expr_t* i[2];
   i[s->axis] = &s->r->var->hdr;
   i[1 - s->axis] = &ix[0]->hdr;
+  if (s->max) return rlx_te_max(ctx, rlx_te_load(ctx, s->a, 2, i), 1, &s->r);
   return rlx_te_sum(ctx, rlx_te_load(ctx, s->a, 2, i), 1, &s->r);
 }
 
-static void check_sum(int64_t m, int64_t n, int axis, bool expect_vector) {
+static void check_sum(int64_t m, int64_t n, int axis, bool expect_vector, bool max) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_expr_t* s2[2] = {c64(ctx, m), c64(ctx, n)};
   sum_t* su = RLX_NEW(ctx, sum_t);
   su->a = rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A");
   su->axis = axis;
+  su->max = max;
   su->r = rlx_te_reduce_axis(ctx, c64(ctx, 0), s2[axis], "r");
   rlx_expr_t* so[1] = {s2[1 - axis]};
   rlx_te_tensor_t* c = rlx_te_compute(ctx, 1, so, sum_body, su, "S", "reduce");
@@ -196,8 +199,10 @@ static void test_elementwise_reduction(void) {
   check_add(300, 256, true, true);
   check_add(20, 48, false, true);
   check_add(7, 3, false, false);
-  check_sum(130, 70, 1, false); /* row sum: inner axis is the reduction */
-  check_sum(70, 128, 0, true);  /* column sum: vectorized across columns */
+  check_sum(130, 70, 1, false, false); /* row sum, 70 not a multiple of 16: scalar */
+  check_sum(130, 128, 1, true, false); /* row sum: 16 partial sums in a vector */
+  check_sum(33, 256, 1, true, true);   /* row max */
+  check_sum(70, 128, 0, true, false);  /* column sum: vectorized across columns */
 }
 
 

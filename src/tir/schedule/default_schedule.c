@@ -10,7 +10,8 @@
  *   - other reductions: leading spatial loops fused (parallel when the work is >= 64K
  *     elements); when the innermost spatial axis is contiguous in every access it is split by
  *     the vector width, moved inside the reduction loops and vectorized (the init is
- *     decomposed into its own block);
+ *     decomposed into its own block); a single reduction axis that is innermost and contiguous
+ *     is instead split into VL partial results kept in a vector (rfactor), combined at the end;
  *   - elementwise/injective blocks: innermost contiguous axis split by the vector width and
  *     vectorized, all other loops fused into one loop, parallel when >= 64K elements.
  * A block whose schedule fails any check keeps its previous form. The result carries
@@ -115,6 +116,33 @@ static bool contiguous(rlx_ctx_t* ctx, const rlx_tir_block_t* b, const rlx_var_t
   return c.ok;
 }
 
+static rlx_expr_t* as_dtype(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* e) {
+  return rlx_dtype_eq(e->dtype, t) ? e : rlx_ir_cast(ctx, t, e);
+}
+
+/* An opaque block (no iter vars) around body. Regions: whole buffers, without its own. */
+static rlx_tir_stmt_t* opaque_block(rlx_ctx_t* ctx, const char* name, rlx_tir_stmt_t* body, int n_alloc,
+                                    rlx_tir_buffer_t** allocs) {
+  rlx_tir_block_t* b = RLX_NEW(ctx, rlx_tir_block_t);
+  b->name = name;
+  b->body = body;
+  b->n_alloc_buffers = n_alloc;
+  b->alloc_buffers = allocs;
+  b = sched_block_recompute_regions(ctx, b);
+  rlx_buffer_region_t* lists[2] = {b->reads, b->writes};
+  int* counts[2] = {&b->n_reads, &b->n_writes};
+  for (int l = 0; l < 2; l++) {
+    int k = 0;
+    for (int i = 0; i < *counts[l]; i++) {
+      bool own = false;
+      for (int a = 0; a < n_alloc; a++) own = own || lists[l][i].buffer == allocs[a];
+      if (!own) lists[l][k++] = sched_full_region(ctx, lists[l][i].buffer);
+    }
+    *counts[l] = k;
+  }
+  return rlx_tir_block_realize(ctx, 0, NULL, NULL, b);
+}
+
 static int lanes_for(const rlx_tir_block_t* b) {
   if (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return 1;
   int bytes = rlx_dtype_bytes(RLX_AS(rlx_tir_store_t, b->body)->buffer->dtype);
@@ -184,6 +212,104 @@ static bool binds_reduce(const rlx_tir_block_realize_t* br, const rlx_var_t* v) 
   return false;
 }
 
+/* Row reductions over a contiguous innermost axis (sum/max/min, float): the reduce loop k of
+ * extent K (a multiple of VL) becomes, at the same place,
+ *   block "<S>_rf" alloc S_rf[VL] "local":
+ *     for l (vectorized): S_rf[l] = init
+ *     for ko in K/VL: for l (vectorized): S_rf[l] = combine(S_rf[l], x[k := ko*VL + l])
+ *     S[idx] = combine(...combine(init, S_rf[0])..., S_rf[VL-1])
+ * (TVM's rfactor followed by vectorization). The blocks are opaque. Changes the order of
+ * the additions of a float sum. *out_done is false when the block does not fit. */
+static rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nest, bool* out_done) {
+  rlx_ctx_t* ctx = s->ctx;
+  *out_done = false;
+  rlx_tir_block_realize_t* br = nest->br;
+  const rlx_tir_block_t* b = br->block;
+  if (br->predicate || !b->init || b->n_alloc_buffers || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE ||
+      b->init->kind != RLX_STMT_BUFFER_STORE)
+    return NULL;
+  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+  rlx_tir_store_t* in = RLX_AS(rlx_tir_store_t, b->init);
+  if (!rlx_dtype_eq(st->buffer->dtype, rlx_dt_float32()) || in->buffer != st->buffer || in->n_indices != st->n_indices)
+    return NULL;
+  for (int d = 0; d < st->n_indices; d++)
+    if (in->indices[d] != st->indices[d]) return NULL;
+  rlx_expr_kind_t comb = st->value->kind;
+  if (comb != RLX_EXPR_ADD && comb != RLX_EXPR_MAX && comb != RLX_EXPR_MIN) return NULL;
+  rlx_binary_t* v = RLX_AS(rlx_binary_t, st->value);
+  rlx_expr_t* acc = v->a;
+  rlx_expr_t* x = v->b;
+  if (x->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(rlx_buffer_load_t, x)->buffer == st->buffer) {
+    acc = v->b;
+    x = v->a;
+  }
+  if (acc->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(rlx_buffer_load_t, acc)->buffer != st->buffer) return NULL;
+  for (int d = 0; d < st->n_indices; d++)
+    if (RLX_AS(rlx_buffer_load_t, acc)->indices[d] != st->indices[d]) return NULL;
+  if (sched_expr_loads(x, st->buffer) || sched_expr_loads(in->value, st->buffer)) return NULL;
+  /* one reduce iter var, bound to the innermost loop, contiguous in every load */
+  rlx_tir_for_t* kl = nest->loops[nest->n - 1];
+  int ki = bound_iter(br, kl->var);
+  if (ki < 0 || b->iter_vars[ki]->kind != RLX_ITER_REDUCE) return NULL;
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (i != ki && (b->iter_vars[i]->kind == RLX_ITER_REDUCE || rlx_expr_uses_var(br->iter_values[i], kl->var)))
+      return NULL;
+  int64_t K, mn;
+  if (!rlx_expr_is_const_int(kl->extent, &K) || !rlx_expr_is_const_int(kl->min, &mn) || mn != 0 ||
+      !rlx_expr_is_const_int(b->iter_vars[ki]->dom.min, &mn) || mn != 0)
+    return NULL;
+  int vl = 16;
+  if (K % vl != 0 || K < 2 * vl) return NULL;
+  rlx_var_t* kv = b->iter_vars[ki]->var;
+  contig_t c = {ctx, kv, true};
+  rlx_expr_visit(x, contig_load, &c);
+  if (!c.ok) return NULL;
+  for (int d = 0; d < st->n_indices; d++)
+    if (rlx_expr_uses_var(st->indices[d], kv)) return NULL;
+  /* build */
+  rlx_dtype_t t = kl->var->hdr.dtype;
+  rlx_ptrmap_t vm = {0};
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (i != ki) rlx_ptrmap_put(&vm, b->iter_vars[i]->var, br->iter_values[i]);
+  rlx_expr_t** idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, st->n_indices);
+  for (int d = 0; d < st->n_indices; d++) idx[d] = rlx_expr_substitute(ctx, st->indices[d], &vm);
+  rlx_expr_t* init = rlx_expr_substitute(ctx, in->value, &vm);
+  rlx_var_t* l0 = rlx_ir_var(ctx, "l", t);
+  rlx_var_t* l1 = rlx_ir_var(ctx, "l", t);
+  rlx_var_t* ko = rlx_ir_var(ctx, "ko", t);
+  rlx_ptrmap_put(&vm, kv, as_dtype(ctx, kv->hdr.dtype, rlx_ir_add(ctx, rlx_ir_mul(ctx, &ko->hdr, rlx_ir_int(ctx, t, vl)), &l1->hdr)));
+  rlx_expr_t* xs = rlx_expr_substitute(ctx, x, &vm);
+  rlx_ptrmap_free(&vm);
+  rlx_expr_t* shp[1] = {rlx_ir_int(ctx, t, vl)};
+  rlx_tir_buffer_t* rf = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_rf", st->buffer->name), rlx_dt_float32(),
+                                               1, shp, "local");
+  rlx_expr_t* i0[1] = {&l0->hdr};
+  rlx_expr_t* i1[1] = {&l1->hdr};
+  rlx_tir_stmt_t* s_init = rlx_tir_for(ctx, l0, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, vl), RLX_FOR_VECTORIZED,
+                                       opaque_block(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_rf_init", name)),
+                                                    rlx_tir_store(ctx, rf, init, 1, i0), 0, NULL));
+  rlx_expr_t* upd = rlx_ir_binary(ctx, comb, rlx_ir_load(ctx, rf, 1, i1), xs);
+  rlx_tir_stmt_t* s_upd = opaque_block(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_rf_update", name)),
+                                       rlx_tir_store(ctx, rf, upd, 1, i1), 0, NULL);
+  s_upd = rlx_tir_for(ctx, l1, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, vl), RLX_FOR_VECTORIZED, s_upd);
+  s_upd = rlx_tir_for(ctx, ko, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, K / vl), RLX_FOR_SERIAL, s_upd);
+  rlx_expr_t* fin = init;
+  for (int j = 0; j < vl; j++) {
+    rlx_expr_t* ij[1] = {rlx_ir_int(ctx, t, j)};
+    fin = rlx_ir_binary(ctx, comb, fin, rlx_ir_load(ctx, rf, 1, ij));
+  }
+  rlx_tir_stmt_t* s_fin = opaque_block(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_rf_final", name)),
+                                       rlx_tir_store(ctx, st->buffer, fin, st->n_indices, idx), 0, NULL);
+  rlx_tir_stmt_t* parts[3] = {s_init, s_upd, s_fin};
+  rlx_tir_buffer_t** al = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, 1);
+  al[0] = rf;
+  rlx_tir_stmt_t* tile = opaque_block(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_rf", name)),
+                                      rlx_tir_seq(ctx, 3, parts), 1, al);
+  sched_set_body(s, sched_replace(ctx, s->func->body, &kl->hdr, tile));
+  *out_done = true;
+  return NULL;
+}
+
 static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
@@ -226,6 +352,8 @@ static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
     if (nil > 0) RLX_RETURN_IF_ERROR(rlx_sched_vectorize(s, il[nil - 1]));
     outer[n_outer++] = sv[0];
   } else {
+    bool done = false;
+    if (nest.n == sp + 1) RLX_RETURN_IF_ERROR(row_reduce(s, name, &nest, &done));
     outer[n_outer++] = ls->var;
   }
   return fuse_parallel(s, n_outer, outer, par);
