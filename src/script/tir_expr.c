@@ -354,8 +354,15 @@ static rlx_expr_t* binop(tp_t* p, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* 
   return rlx_ir_binary(p->ctx, k, a, b);
 }
 
+/* Evaluates e, which must be numeric (not a string). */
+static rlx_status_t* eval_num(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
+  RLX_RETURN_IF_ERROR(tp_eval(p, e, out));
+  if ((*out)->kind == RLX_EXPR_STRING_IMM) return tp_err(p, e, "expected a numeric value, got a string");
+  return NULL;
+}
+
 static rlx_status_t* eval_args(tp_t* p, const py_expr_t* call, int n, rlx_expr_t** out) {
-  for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(tp_eval(p, call->items[i], &out[i]));
+  for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(eval_num(p, call->items[i], &out[i]));
   return NULL;
 }
 
@@ -410,7 +417,7 @@ static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
       return NULL;
     }
     rlx_expr_t* v;
-    RLX_RETURN_IF_ERROR(tp_eval(p, a, &v));
+    RLX_RETURN_IF_ERROR(eval_num(p, a, &v));
     *out = rlx_ir_cast(p->ctx, dt, v);
     return NULL;
   }
@@ -436,7 +443,7 @@ static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     const py_expr_t* ve = dte == e->items[0] ? e->items[1] : e->items[0];
     RLX_RETURN_IF_ERROR(tp_dtype(p, dte, &dt));
     rlx_expr_t* v;
-    RLX_RETURN_IF_ERROR(tp_eval(p, ve, &v));
+    RLX_RETURN_IF_ERROR(eval_num(p, ve, &v));
     *out = rlx_ir_cast(p->ctx, dt, v);
     return NULL;
   }
@@ -473,8 +480,8 @@ static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     sym_t* s = tp_lookup(p, where->items[0]->str);
     if (!s || s->kind != SYM_VAR) return tp_err(p, where->items[0], "undefined variable '%s'", where->items[0]->str);
     rlx_expr_t *body, *val;
-    RLX_RETURN_IF_ERROR(tp_eval(p, where->kw_values[0], &val));
-    RLX_RETURN_IF_ERROR(tp_eval(p, e->items[0], &body));
+    RLX_RETURN_IF_ERROR(eval_num(p, where->kw_values[0], &val));
+    RLX_RETURN_IF_ERROR(eval_num(p, e->items[0], &body));
     *out = rlx_ir_let(p->ctx, s->ptr, val, body);
     return NULL;
   }
@@ -555,7 +562,7 @@ rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     case PY_E_BINOP: return eval_binop(p, e, out);
     case PY_E_UNARY: {
       rlx_expr_t* a;
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->a, &a));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->a, &a));
       if (strcmp(e->op, "not") == 0) {
         *out = rlx_ir_not(p->ctx, a);
       } else if (strcmp(e->op, "-") == 0) {
@@ -573,10 +580,10 @@ rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     case PY_E_COMPARE: {
       rlx_expr_t* result = NULL;
       rlx_expr_t* left;
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->items[0], &left));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->items[0], &left));
       for (int i = 1; i < e->n; i++) {
         rlx_expr_t* right;
-        RLX_RETURN_IF_ERROR(tp_eval(p, e->items[i], &right));
+        RLX_RETURN_IF_ERROR(eval_num(p, e->items[i], &right));
         const char* op = e->ops[i - 1];
         rlx_expr_kind_t k;
         if (strcmp(op, "<") == 0) k = RLX_EXPR_LT;
@@ -595,16 +602,17 @@ rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     }
     case PY_E_BOOLOP: {
       rlx_expr_t *a, *b;
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->a, &a));
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->b, &b));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->a, &a));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->b, &b));
       *out = rlx_ir_binary(p->ctx, strcmp(e->op, "and") == 0 ? RLX_EXPR_AND : RLX_EXPR_OR, a, b);
       return NULL;
     }
     case PY_E_IFEXP: {
       rlx_expr_t *c, *t, *f;
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->a, &c));
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->b, &t));
-      RLX_RETURN_IF_ERROR(tp_eval(p, e->c, &f));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->a, &c));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->b, &t));
+      RLX_RETURN_IF_ERROR(eval_num(p, e->c, &f));
+      if (!rlx_dtype_is_bool(c->dtype)) return tp_err(p, e->a, "expected a boolean condition, got a non-boolean");
       *out = rlx_ir_select(p->ctx, c, t, f);
       return NULL;
     }
