@@ -355,6 +355,18 @@ static void emit_store(cg_t* g, const rlx_tir_store_t* st) {
   int tv = g->tmp++, ti = g->tmp++;
   PF("{ %s rlx_t%d = ", cg_vec_ctype(g, rlx_dtype_with_lanes(st->value->dtype, L)), tv);
   cg_expr_lanes(g, st->value, L);
+  if (idx->kind == RLX_EXPR_RAMP && RLX_AS(const rlx_ramp_t, idx)->base->dtype.lanes == 1) {
+    /* strided: each lane's index from the scalar base and stride */
+    const rlx_ramp_t* r = RLX_AS(const rlx_ramp_t, idx);
+    const char* it = cg_scalar_ctype(r->base->dtype);
+    PF("; const %s rlx_t%d = ", it, ti);
+    cg_expr(g, r->base);
+    PF("; const %s rlx_t%d_s = ", it, ti);
+    cg_expr(g, r->stride);
+    PF("; for (int rlx_l = 0; rlx_l < %d; ++rlx_l) %s[rlx_t%d + rlx_l * rlx_t%d_s] = %srlx_t%d[rlx_l]%s; }\n", L, ptr, ti, ti,
+       conv_open, tv, conv_close);
+    return;
+  }
   PF("; %s rlx_t%d = ", cg_vec_ctype(g, rlx_dtype_with_lanes(idx->dtype, L)), ti);
   cg_expr_lanes(g, idx, L);
   PF("; for (int rlx_l = 0; rlx_l < %d; ++rlx_l) %s[rlx_t%d[rlx_l]] = %srlx_t%d[rlx_l]%s; }\n", L, ptr, ti, conv_open, tv,

@@ -338,9 +338,18 @@ static void emit_load(cg_t* g, const rlx_buffer_load_t* l) {
   g->out = &ptr;
   emit_ptr(g, b);
   g->out = saved;
-  rlx_strbuf_printf(&tmpl, "%s%s[%%0])%s", conv_open, rlx_strbuf_cstr(&ptr), rlx_dtype_is_bool(b->dtype) ? " != 0" : "");
-  const rlx_expr_t* ops[1] = {idx};
-  lanewise(g, t, rlx_strbuf_cstr(&tmpl), 1, ops);
+  const char* ne = rlx_dtype_is_bool(b->dtype) ? " != 0" : "";
+  if (idx->kind == RLX_EXPR_RAMP && RLX_AS(const rlx_ramp_t, idx)->base->dtype.lanes == 1) {
+    /* strided: index each lane from the scalar base and stride */
+    const rlx_ramp_t* r = RLX_AS(const rlx_ramp_t, idx);
+    rlx_strbuf_printf(&tmpl, "%s%s[%%0 + rlx_l * %%1])%s", conv_open, rlx_strbuf_cstr(&ptr), ne);
+    const rlx_expr_t* ops[2] = {r->base, r->stride};
+    lanewise(g, t, rlx_strbuf_cstr(&tmpl), 2, ops);
+  } else {
+    rlx_strbuf_printf(&tmpl, "%s%s[%%0])%s", conv_open, rlx_strbuf_cstr(&ptr), ne);
+    const rlx_expr_t* ops[1] = {idx};
+    lanewise(g, t, rlx_strbuf_cstr(&tmpl), 1, ops);
+  }
   rlx_strbuf_free(&ptr);
   rlx_strbuf_free(&tmpl);
 }

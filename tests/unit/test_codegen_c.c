@@ -46,6 +46,41 @@ static void test_vadd(void) {
   rlx_library_free(lib);
 }
 
+/* ------------------------------------------------------------------ strided access */
+/* B (32, 16) = transpose(A (16, 32)), vectorized along B's rows (strided loads) and along
+ * A's rows (strided stores). */
+static void test_transpose(void) {
+  rlx_expr_t* sa[2] = {I32(16), I32(32)};
+  rlx_expr_t* sb[2] = {I32(32), I32(16)};
+  rlx_tir_func_t* fs[2];
+  for (int v = 0; v < 2; v++) {
+    rlx_tir_buffer_t* A = param_buf("A", rlx_dt_float32(), 2, sa);
+    rlx_tir_buffer_t* B = param_buf("B", rlx_dt_float32(), 2, sb);
+    rlx_tir_buffer_t *Af = flat_of(A), *Bf = flat_of(B);
+    rlx_var_t *i = VAR("i"), *j = VAR("j");
+    rlx_tir_stmt_t* st = ST(Bf, ADD(MUL(E(i), I32(16)), E(j)), LD(Af, ADD(MUL(E(j), I32(32)), E(i))));
+    rlx_tir_stmt_t* body = v == 0 ? FOR(i, I32(32), RLX_FOR_SERIAL, FOR(j, I32(16), RLX_FOR_VECTORIZED, st))
+                                  : FOR(j, I32(16), RLX_FOR_SERIAL, FOR(i, I32(32), RLX_FOR_VECTORIZED, st));
+    rlx_tir_buffer_t* bufs[2] = {A, B};
+    fs[v] = unroll_vectorize(make_func(v ? "transpose_st" : "transpose_ld", 2, bufs, body));
+  }
+  rlx_library_t* lib = build_lib(2, fs, NULL);
+  if (!lib) return;
+  for (int v = 0; v < 2; v++) {
+    int64_t a_shape[2] = {16, 32}, b_shape[2] = {32, 16};
+    rlx_ndarray_t* a[2] = {new_array(2, a_shape, F32, 50), new_array(2, b_shape, F32, 51)};
+    CHECK_OK(call_arrays(get_fn(lib, fs[v]->name), a, 2));
+    const float *x = a[0]->dl.data, *y = a[1]->dl.data;
+    int bad = 0;
+    for (int r = 0; r < 32; r++)
+      for (int c = 0; c < 16; c++) bad += y[r * 16 + c] != x[c * 32 + r];
+    CHECK_MSG(bad == 0, "%s: %d wrong", fs[v]->name, bad);
+    rlx_ndarray_release(a[0]);
+    rlx_ndarray_release(a[1]);
+  }
+  rlx_library_free(lib);
+}
+
 /* ------------------------------------------------------------------ reductions */
 /* B[i] = sum_k A[i, k] with i parallel; S[0] = sum_i A[0, i] with a "vectorized" loop whose
  * store is loop-invariant (must stay a serial loop). */
@@ -532,6 +567,7 @@ static void test_cache(void) {
 int main(void) {
   ctx_ = rlx_ctx_create();
   test_vadd();
+  test_transpose();
   test_reduction();
   test_symbolic();
   test_dtypes();
