@@ -441,6 +441,29 @@ static rlx_status_t* assign_name(tp_t* p, const py_block_t* blk, int i, const py
     tp_define(p, name, SYM_BUFFER, b);
     return NULL;
   }
+  if (fn && strcmp(fn, "allocate") == 0) {
+    /* TVM's lowered `X = T.allocate([n], "float32", "global")`: X is the data pointer, read
+     * through `X_1 = T.Buffer((n,), data=X)`. Becomes an rlx Allocate of a buffer over X. */
+    const py_expr_t* ext = tp_arg(v, 0, "extents");
+    const py_expr_t* dte = tp_arg(v, 1, "dtype");
+    const py_expr_t* sce = tp_arg(v, 2, "scope");
+    if (!ext || !dte) return tp_err(p, v, "expected T.allocate(extents, dtype, scope), got %d arguments", v->n + v->n_kw);
+    int n;
+    rlx_expr_t** shape;
+    RLX_RETURN_IF_ERROR(tp_shape(p, ext, &n, &shape));
+    RLX_RETURN_IF_ERROR(tp_dtype(p, dte, &dt));
+    if (sce && sce->kind != PY_E_STR) return tp_err(p, sce, "expected a scope string such as \"local\", got an expression");
+    rlx_tir_buffer_t* b = rlx_tir_buffer_create(p->ctx, name, dt, n, shape, sce ? sce->str : "global");
+    tp_frame_push(p);
+    tp_define(p, name, SYM_VAR, b->data);
+    rlx_tir_stmt_t* body = NULL;
+    rlx_status_t* st = rest_body(p, blk, i, c, &body);
+    tp_frame_pop(p);
+    if (st) return st;
+    *out = rlx_tir_allocate(p->ctx, b, body);
+    *consumed = true;
+    return NULL;
+  }
   if (fn && strcmp(fn, "decl_buffer") == 0) {
     rlx_tir_buffer_t* b;
     RLX_RETURN_IF_ERROR(make_buffer(p, v, 0, name, &b));

@@ -213,7 +213,33 @@ static void test_lowered(void) {
   rlx_ctx_free(ctx);
 }
 
+/* TVM's lowered T.allocate + T.Buffer(data=...) form reads as an Allocate. */
+static void test_tvm_allocate(void) {
+  const char* text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((128,), \"float32\"), B: T.Buffer((128,), \"float32\")):\n"
+      "    C = T.allocate([128], \"float32\", \"global\")\n"
+      "    for i in range(128):\n"
+      "        C_1 = T.Buffer((128,), data=C)\n"
+      "        C_1[i] = A[i] * T.float32(2)\n"
+      "    for i in range(128):\n"
+      "        C_1 = T.Buffer((128,), data=C)\n"
+      "        B[i] = C_1[i]\n";
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, text, "alloc.py", &m));
+  if (m) {
+    rlx_tir_func_t* f = m->funcs[0].func;
+    CHECK(f->body->kind == RLX_STMT_ALLOCATE);
+    char* out = rlx_script_print_module(m);
+    CHECK(strstr(out, "    C = T.decl_buffer((128,))\n    for i in range(128):\n        C_1 = T.Buffer((128,), data=C.data)\n") != NULL);
+    free(out);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_tvm_allocate();
   test_variants_equal_te();
   test_symbolic();
   test_module();
