@@ -7,7 +7,8 @@
  *     block's own iter vars);
  *   - every buffer used (load, store, region) is in the buffer map, allocated by an enclosing
  *     block or ALLOCATE, or is a view sharing the data var of such a buffer (flattened form);
- *   - store values have the buffer's element type; loop extents are integers;
+ *   - loads and stores have one index per buffer dimension; store values have the buffer's
+ *     element type; loop extents are integers;
  *   - block names are unique (schedules address blocks by name).
  * Requires nothing; produces nothing (pure check). The error names the function and the first
  * problem.
@@ -75,7 +76,16 @@ static void check_expr(vstate_t* st, const rlx_expr_t* e) {
       for (int i = 0; i < r->n_axis; i++) push(&st->vars, r->axis[i]->var, -1);
       return;
     }
-    case RLX_EXPR_BUFFER_LOAD: check_buffer(st, RLX_AS(const rlx_buffer_load_t, e)->buffer); break;
+    case RLX_EXPR_BUFFER_LOAD: {
+      const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
+      check_buffer(st, l->buffer);
+      if (!st->err && l->n_indices != l->buffer->ndim) {
+        char msg[64];
+        snprintf(msg, sizeof(msg), "%d indices for %d dimensions", l->n_indices, l->buffer->ndim);
+        fail(st, "load from buffer '%s' has %s", l->buffer->name, msg);
+      }
+      break;
+    }
     case RLX_EXPR_INT_IMM:
     case RLX_EXPR_FLOAT_IMM:
     case RLX_EXPR_STRING_IMM:
@@ -145,6 +155,11 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
     case RLX_STMT_BUFFER_STORE: {
       const rlx_tir_store_t* x = RLX_AS(const rlx_tir_store_t, s);
       check_buffer(st, x->buffer);
+      if (!st->err && x->n_indices != x->buffer->ndim) {
+        char msg[64];
+        snprintf(msg, sizeof(msg), "%d indices for %d dimensions", x->n_indices, x->buffer->ndim);
+        fail(st, "store to buffer '%s' has %s", x->buffer->name, msg);
+      }
       check_expr(st, x->value);
       for (int i = 0; i < x->n_indices; i++) check_expr(st, x->indices[i]);
       if (!st->err && (x->value->dtype.code != x->buffer->dtype.code || x->value->dtype.bits != x->buffer->dtype.bits)) {

@@ -47,6 +47,11 @@ int main(void) {
             "PrimFunc 'f5', block 'B': variable 'vi' is used but not defined");
   body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 8), RLX_FOR_SERIAL, rlx_tir_block_realize(c, 1, ii, NULL, blk));
   CHECK_OK(rlx_tir_verify(rlx_tir_func_create(c, "f6", 1, &po, &O, body)));
+  /* wrong number of indices */
+  rlx_expr_t* two_idx[2] = {tb_v(i), tb_v(i)};
+  body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 8), RLX_FOR_SERIAL, rlx_tir_store(c, O, tb_f(c, 1), 2, two_idx));
+  CHECK_ERR(rlx_tir_verify(rlx_tir_func_create(c, "f9", 1, &po, &O, body)), "store to buffer 'O' has 2 indices for 1 dimensions");
+  body = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 8), RLX_FOR_SERIAL, rlx_tir_block_realize(c, 1, ii, NULL, blk));
   /* two blocks with the same name */
   rlx_tir_stmt_t* twice[2] = {body, body};
   CHECK_ERR(rlx_tir_verify(rlx_tir_func_create(c, "f8", 1, &po, &O, rlx_tir_seq(c, 2, twice))),
