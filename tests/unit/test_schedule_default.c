@@ -354,6 +354,42 @@ static void test_conv1d(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* A hand-written scan B[i] = B[i-1] + A[i] (i >= 1): iterations depend on each other, so the
+ * default schedule must leave it serial. */
+static void test_scan_left_alone(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t n = 70000;
+  rlx_expr_t* sh[1] = {c64(ctx, n)};
+  rlx_tir_buffer_t* a = rlx_tir_buffer_create(ctx, "A", rlx_dt_float32(), 1, sh, NULL);
+  rlx_tir_buffer_t* b = rlx_tir_buffer_create(ctx, "B", rlx_dt_float32(), 1, sh, NULL);
+  rlx_var_t* i = rlx_ir_var(ctx, "i", rlx_dt_int64());
+  rlx_var_t* vi = rlx_ir_var(ctx, "vi", rlx_dt_int64());
+  rlx_tir_block_t* blk = RLX_NEW(ctx, rlx_tir_block_t);
+  blk->name = "scan";
+  blk->n_iter_vars = 1;
+  blk->iter_vars = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, 1);
+  blk->iter_vars[0] = rlx_tir_iter_var(ctx, vi, c64(ctx, 1), c64(ctx, n - 1), RLX_ITER_SPATIAL);
+  rlx_expr_t* prev[1] = {rlx_ir_sub(ctx, &vi->hdr, c64(ctx, 1))};
+  rlx_expr_t* cur[1] = {&vi->hdr};
+  blk->body = rlx_tir_store(ctx, b, rlx_ir_add(ctx, rlx_ir_load(ctx, b, 1, prev), rlx_ir_load(ctx, a, 1, cur)), 1, cur);
+  rlx_expr_t* val[1] = {rlx_ir_add(ctx, &i->hdr, c64(ctx, 1))};
+  rlx_tir_stmt_t* body = rlx_tir_block_realize(ctx, 1, val, NULL, blk);
+  body = rlx_tir_for(ctx, i, c64(ctx, 0), c64(ctx, n - 1), RLX_FOR_SERIAL, body);
+  rlx_tir_block_t* root = RLX_NEW(ctx, rlx_tir_block_t);
+  root->name = "root";
+  root->body = body;
+  rlx_var_t* params[2] = {a->data, b->data};
+  rlx_tir_buffer_t* bm[2] = {a, b};
+  rlx_tir_func_t* f = rlx_tir_func_create(ctx, "scan", 2, params, bm, rlx_tir_block_realize(ctx, 0, NULL, NULL, root));
+  rlx_tir_func_t* g = sched(ctx, f);
+  census_t c = census(g);
+  CHECK(c.n_for[RLX_FOR_PARALLEL] == 0 && c.n_for[RLX_FOR_VECTORIZED] == 0);
+  tshape_t shp[2] = {{1, {n}}, {1, {n}}};
+  CHECK(compare_funcs(f, g, 2, shp, 1) == 0);
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ compiled path */
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
@@ -506,6 +542,7 @@ int main(void) {
   test_symbolic_m();
   test_elementwise_reduction();
   test_inline();
+  test_scan_left_alone();
   test_conv1d();
   test_int32_shapes();
   test_dense_bias_relu();

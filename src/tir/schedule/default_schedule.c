@@ -175,10 +175,47 @@ static rlx_status_t* fuse_parallel(rlx_schedule_t* s, int n, rlx_var_t** outer, 
   return NULL;
 }
 
+/* The block can run its spatial iterations in any order: a single store whose indices use
+ * every spatial iter var (one iteration per element), and its own buffer is read back only
+ * at the stored element. */
+typedef struct {
+  const rlx_tir_store_t* st;
+  bool ok;
+} selfdep_t;
+static void selfdep_load(const rlx_expr_t* e, void* user) {
+  selfdep_t* sd = user;
+  if (e->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(const rlx_buffer_load_t, e)->buffer != sd->st->buffer) return;
+  const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
+  if (l->n_indices != sd->st->n_indices) {
+    sd->ok = false;
+    return;
+  }
+  for (int d = 0; d < l->n_indices; d++)
+    if (!sched_expr_equal(l->indices[d], sd->st->indices[d])) sd->ok = false;
+}
+static bool order_free(const rlx_tir_block_t* b) {
+  if (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
+  const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, b->body);
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    if (b->iter_vars[i]->kind != RLX_ITER_SPATIAL) continue;
+    bool used = false;
+    for (int d = 0; d < st->n_indices && !used; d++) used = rlx_expr_uses_var(st->indices[d], b->iter_vars[i]->var);
+    if (!used) return false;
+  }
+  selfdep_t sd = {st, true};
+  rlx_expr_visit(st->value, selfdep_load, &sd);
+  for (int d = 0; d < st->n_indices; d++) rlx_expr_visit(st->indices[d], selfdep_load, &sd);
+  if (b->init) {
+    if (b->init->kind != RLX_STMT_BUFFER_STORE) return false;
+    rlx_expr_visit(RLX_AS(const rlx_tir_store_t, b->init)->value, selfdep_load, &sd);
+  }
+  return sd.ok;
+}
+
 static rlx_status_t* sched_elementwise(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
-  if (nest.n == 0) return NULL;
+  if (nest.n == 0 || !order_free(nest.br->block)) return NULL;
   const rlx_tir_block_t* b = nest.br->block;
   int64_t total = work(nest.loops, nest.n);
   bool par = total < 0 || total >= PAR_MIN;
@@ -313,7 +350,7 @@ static rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nes
 static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
-  if (nest.n == 0) return NULL;
+  if (nest.n == 0 || !order_free(nest.br->block)) return NULL;
   const rlx_tir_block_t* b = nest.br->block;
   int sp = 0;
   while (sp < nest.n && !binds_reduce(nest.br, nest.loops[sp]->var)) sp++;
