@@ -71,13 +71,17 @@ static double round_f(rlx_dtype_t t, double v) { return t.bits == 32 ? (double)(
 static bool is_float(rlx_dtype_t t) { return t.code == RLX_DT_FLOAT; }
 static bool is_u64(rlx_dtype_t t) { return t.code == RLX_DT_UINT && t.bits == 64; }
 
+static bool dtype_supported(rlx_dtype_t t) {
+  if (t.code == RLX_DT_FLOAT) return t.bits == 32 || t.bits == 64;
+  if (t.code == RLX_DT_INT || t.code == RLX_DT_UINT)
+    return t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  return t.code == RLX_DT_HANDLE;
+}
+
 static rlx_status_t* check_dtype(interp_t* in, rlx_dtype_t t) {
   char b[32];
   if (t.lanes > MAX_LANES) return err(in, RLX_UNSUPPORTED, "vectors of %d lanes (at most %d)", t.lanes, MAX_LANES);
-  if (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) return NULL;
-  if ((t.code == RLX_DT_INT || t.code == RLX_DT_UINT) && (t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64))
-    return NULL;
-  if (t.code == RLX_DT_HANDLE) return NULL;
+  if (dtype_supported(t)) return NULL;
   return err(in, RLX_UNSUPPORTED, "dtype %s is not supported by the interpreter", dts(t, b));
 }
 
@@ -830,22 +834,50 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
     return err(&in, RLX_INVALID_ARGUMENT, "expected %d arguments, got %d", f->n_params, n_args);
   /* every shape var is bound at most once per dim: bound the slot count */
   int max_slots = 0;
-  for (int i = 0; i < f->n_params; i++)
-    if (f->buffer_map[i]) max_slots += 2 * f->buffer_map[i]->ndim + 1;
+  for (int i = 0; i < f->n_params; i++) max_slots += f->buffer_map[i] ? 2 * f->buffer_map[i]->ndim + 1 : 1;
   val_t** slots = calloc((size_t)(max_slots + 1), sizeof(val_t*));
   const rlx_var_t** vars = calloc((size_t)(max_slots + 1), sizeof(rlx_var_t*));
   storage_t* stores = calloc((size_t)(f->n_params + 1), sizeof(storage_t));
   int n_slots = 0;
   rlx_status_t* st = NULL;
   if (!slots || !vars || !stores) st = err(&in, RLX_OUT_OF_MEMORY, "out of memory");
+  /* pass 0: scalar params (no buffer) come as 0-d tensors holding their value */
+  for (int i = 0; i < f->n_params && !st; i++) {
+    if (f->buffer_map[i]) continue;
+    const rlx_var_t* p = f->params[i];
+    const DLTensor* t = args ? args[i] : NULL;
+    rlx_dtype_t pt = p->hdr.dtype;
+    if (!t || !t->data || t->ndim != 0 || t->device.device_type != kDLCPU) {
+      st = err(&in, RLX_INVALID_ARGUMENT, "scalar parameter '%s': expected a 0-d CPU tensor holding its value", p->name);
+      break;
+    }
+    rlx_dtype_t tt = rlx_dtype(t->dtype.code, t->dtype.bits, t->dtype.lanes);
+    if (tt.lanes != 1 || pt.lanes != 1 || !dtype_supported(tt) || !dtype_supported(pt) || tt.code == RLX_DT_HANDLE ||
+        pt.code == RLX_DT_HANDLE || is_float(tt) != is_float(pt)) {
+      st = err(&in, RLX_INVALID_ARGUMENT, "scalar parameter '%s': expected a %s value, got a %s tensor", p->name,
+               dts(pt, b1), dts(tt, b2));
+      break;
+    }
+    val_t v;
+    read_elem(tt, (const char*)t->data + t->byte_offset, &v, 0);
+    v.t = tt;
+    val_t cv;
+    convert_lane(tt, &v, 0, pt, &cv, 0);
+    cv.t = pt;
+    val_t* slot;
+    env_push(&in, p, &cv, &slot);
+    if (!slot) {
+      st = err(&in, RLX_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    vars[n_slots] = p;
+    slots[n_slots++] = slot;
+  }
   /* pass 1: types, ranks, devices; bind shape vars that are plain variables */
   for (int i = 0; i < f->n_params && !st; i++) {
     const rlx_tir_buffer_t* b = f->buffer_map[i];
     const char* pname = f->params[i]->name;
-    if (!b) {
-      st = err(&in, RLX_UNSUPPORTED, "parameter '%s' is a scalar (only buffer parameters are supported)", pname);
-      break;
-    }
+    if (!b) continue;
     const DLTensor* t = args ? args[i] : NULL;
     if (!b->data) {
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s') has no data var", pname, b->name);
@@ -882,6 +914,7 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
   /* pass 2: every dimension (and stride) must now evaluate to the argument's */
   for (int i = 0; i < f->n_params && !st; i++) {
     const rlx_tir_buffer_t* b = f->buffer_map[i];
+    if (!b) continue;
     const DLTensor* t = args[i];
     const char* pname = f->params[i]->name;
     int64_t numel = 1, max_off = 0;

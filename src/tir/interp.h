@@ -9,7 +9,8 @@
 
 #include "tir.h"
 
-/* Runs f on args (one DLTensor per param, in order; scalar params are not supported).
+/* Runs f on args (one DLTensor per param, in order; a scalar param, one without a buffer,
+ * takes a 0-d tensor holding its value).
  * Checks ndim/dtype/shape against the buffer map and binds shape vars. Errors name the
  * parameter; an out-of-bounds access is an error, never a crash. */
 rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args);

@@ -348,6 +348,40 @@ static void test_vector_ops(void) {
   rlx_ctx_free(c);
 }
 
+
+/* A scalar param (TVM's tir_vars) comes as a 0-d tensor: f(a: [n], n: int64): A[i] = i * n. */
+static void test_scalar_param(void) {
+  rlx_ctx_t* c = rlx_ctx_create();
+  rlx_var_t* n = rlx_ir_var(c, "n", rlx_dt_int64());
+  rlx_expr_t* sn[1] = {tb_v(n)};
+  rlx_tir_buffer_t* A = rlx_tir_buffer_create(c, "A", rlx_dt_float32(), 1, sn, NULL);
+  rlx_var_t* i = rlx_ir_var(c, "i", rlx_dt_int64());
+  rlx_expr_t* ix[1] = {tb_v(i)};
+  rlx_tir_stmt_t* body = rlx_tir_for(c, i, tb_i(c, 0), tb_v(n), RLX_FOR_SERIAL,
+                                     rlx_tir_store(c, A, rlx_ir_cast(c, rlx_dt_float32(), rlx_ir_mul(c, tb_v(i), tb_v(n))), 1, ix));
+  rlx_var_t* params[2] = {rlx_ir_var(c, "a", rlx_dt_handle()), n};
+  rlx_tir_buffer_t* bm[2] = {A, NULL};
+  rlx_tir_func_t* f = rlx_tir_func_create(c, "scalar_param", 2, params, bm, body);
+  float a[6];
+  int64_t nv = 5;
+  int32_t nv32 = 5;
+  tensor_t ta, tn;
+  int64_t s5[1] = {5}, s6[1] = {6};
+  DLDataType i64 = {kDLInt, 64, 1}, i32 = {kDLInt, 32, 1};
+  tensor_init(&ta, a, dl_f32(), 1, s5);
+  tensor_init(&tn, &nv, i64, 0, NULL);
+  DLTensor* args[2] = {&ta.t, &tn.t};
+  CHECK_OK(rlx_tir_interpret(f, args, 2));
+  CHECK(a[0] == 0 && a[1] == 5 && a[4] == 20);
+  tensor_init(&tn, &nv32, i32, 0, NULL); /* any integer type converts */
+  CHECK_OK(rlx_tir_interpret(f, args, 2));
+  tensor_init(&ta, a, dl_f32(), 1, s6);
+  CHECK_ERR(rlx_tir_interpret(f, args, 2), "parameter 'a' (buffer 'A'): expected shape[0] = 5, got 6");
+  tensor_init(&tn, a, dl_f32(), 0, NULL);
+  CHECK_ERR(rlx_tir_interpret(f, args, 2), "scalar parameter 'n': expected a int64 value, got a float32 tensor");
+  rlx_ctx_free(c);
+}
+
 int main(void) {
   test_matmul();
   test_vector_add_symbolic();
@@ -355,5 +389,6 @@ int main(void) {
   test_dtypes_intrinsics();
   test_control_and_errors();
   test_vector_ops();
+  test_scalar_param();
   TEST_MAIN_END();
 }
