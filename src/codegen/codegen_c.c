@@ -12,7 +12,9 @@
  *                     every store's index depends on the loop var
  *   For UNROLLED    → `#pragma GCC unroll N` (left over by the unroller)
  *   ALLOCATE local  → LOCAL SCALARIZATION when the size is constant and every access has a
- *                     constant flat index: one C variable per chunk (`rlx_f32x16 C_0, C_16`),
+ *                     constant flat index: one C variable per chunk (`rlx_f32x16 C_0, C_16`;
+ *                     the chunk is the gcd of the vector accesses' lanes and offsets, a
+ *                     scalar access reads or writes one lane `C_16[3]`),
  *                     which GCC keeps in registers -- this is what makes register-tiled
  *                     micro-kernels fast
  *   other ALLOCATE  → 64-byte aligned stack array when constant and <= 64 KiB, else an
@@ -125,7 +127,7 @@ void cg_line(cg_t* g, const char* fmt, ...) {
 typedef struct {
   const rlx_var_t* data;
   int64_t size;
-  int64_t chunk; /* gcd of all lanes and offsets so far (0 = no access yet) */
+  int64_t chunk; /* gcd of the lanes and offsets of vector accesses so far (0 = none yet) */
   bool ok;
   cg_t* g;
 } scal_scan_t;
@@ -161,7 +163,8 @@ static void scal_access(scal_scan_t* sc, const rlx_tir_buffer_t* b, int n, rlx_e
     sc->ok = false;
     return;
   }
-  sc->chunk = gcd64(gcd64(sc->chunk, lanes), off);
+  /* scalar accesses read or write one lane of a chunk: only vector accesses set the chunk */
+  if (lanes > 1) sc->chunk = gcd64(gcd64(sc->chunk, lanes), off);
 }
 
 static void scal_expr_node(const rlx_expr_t* e, void* user) {
@@ -192,7 +195,7 @@ static int64_t scalarize_chunk(cg_t* g, const rlx_tir_allocate_t* a, int64_t siz
   rlx_tir_visitor_t v = {scal_stmt, scal_expr, NULL, &sc};
   rlx_tir_stmt_visit(a->body, &v);
   if (!sc.ok) return 0;
-  if (sc.chunk == 0) sc.chunk = size; /* never accessed */
+  if (sc.chunk == 0) sc.chunk = 1; /* scalar accesses only (or none) */
   if (sc.chunk <= 0 || size % sc.chunk != 0 || size / sc.chunk > SCALARIZE_MAX_VARS || sc.chunk > 64) return 0;
   return sc.chunk;
 }
@@ -287,6 +290,13 @@ static void emit_scalar_buf_store(cg_t* g, const cg_scalar_buf_t* sb, int64_t of
     cg_indent(g);
     PF("%s_%lld = ", sb->base, (long long)off);
     cg_expr_lanes(g, value, lanes);
+    P(";\n");
+    return;
+  }
+  if (lanes == 1) { /* one lane of a vector variable */
+    cg_indent(g);
+    PF("%s_%lld[%lld] = ", sb->base, (long long)(off - off % sb->chunk), (long long)(off % sb->chunk));
+    cg_expr(g, value);
     P(";\n");
     return;
   }

@@ -292,6 +292,10 @@ static void emit_scalar_buf_load(cg_t* g, const cg_scalar_buf_t* sb, const rlx_e
     PF("%s_%lld", sb->base, (long long)off);
     return;
   }
+  if (lanes == 1) { /* one lane of a vector variable */
+    PF("%s_%lld[%lld]", sb->base, (long long)(off - off % sb->chunk), (long long)(off % sb->chunk));
+    return;
+  }
   int r = g->tmp++;
   PF("({ %s rlx_t%d; ", cg_value_ctype(g, t), r);
   size_t bytes = (size_t)rlx_dtype_bytes(vec_elem(sb->dtype)) * (size_t)sb->chunk;
