@@ -149,11 +149,49 @@ static void test_reverse_compute_at(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* The register-tile matmul schedule written with primitives, as one would in TVM. */
+static void test_tvm_style_matmul(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 64), 64, 48, 0, false, false, true);
+  tshape_t sh[3] = {{2, {64, 48}}, {2, {48, 64}}, {2, {64, 64}}};
+  rlx_schedule_t* s = rlx_schedule_create(ctx, f);
+  rlx_var_t** l;
+  int n;
+  CHECK_OK(rlx_sched_get_loops(s, "C", &l, &n));
+  rlx_var_t *i = l[0], *j = l[1], *k = l[2];
+  rlx_var_t *io_ii[2], *jo_ji[2], *jv_jl[2];
+  CHECK_OK(rlx_sched_split(s, i, 2, (int64_t[]){-1, 8}, io_ii));
+  CHECK_OK(rlx_sched_split(s, j, 2, (int64_t[]){-1, 32}, jo_ji));
+  CHECK_OK(rlx_sched_split(s, jo_ji[1], 2, (int64_t[]){2, 16}, jv_jl));
+  CHECK_OK(rlx_sched_reorder(s, 6, (rlx_var_t*[]){io_ii[0], jo_ji[0], k, io_ii[1], jv_jl[0], jv_jl[1]}));
+  const char* wb;
+  CHECK_OK(rlx_sched_cache_write(s, "C", 0, "local", &wb));
+  CHECK_OK(rlx_sched_reverse_compute_at(s, wb, jo_ji[0]));
+  CHECK_OK(rlx_sched_reverse_compute_inline(s, "R"));
+  CHECK_OK(rlx_sched_unroll(s, io_ii[1]));
+  CHECK_OK(rlx_sched_unroll(s, jv_jl[0]));
+  CHECK_OK(rlx_sched_vectorize(s, jv_jl[1]));
+  const char* ib;
+  CHECK_OK(rlx_sched_decompose_reduction(s, "C", k, &ib));
+  CHECK_OK(rlx_sched_parallel(s, io_ii[0]));
+  rlx_var_t** wl;
+  CHECK_OK(rlx_sched_get_loops(s, wb, &wl, &n));
+  CHECK(n == 4 && wl[0] == io_ii[0] && wl[1] == jo_ji[0]);
+  census_t c = census(s->func);
+  CHECK(c.n_for[RLX_FOR_UNROLLED] == 4 && c.n_for[RLX_FOR_VECTORIZED] == 2 && c.n_for[RLX_FOR_PARALLEL] == 1);
+  if (getenv("RLX_SCHED_DUMP")) dump_func(s->func);
+  double d = compare_funcs(f, s->func, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "tvm-style matmul diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_compute_inline();
   test_reverse_compute_inline();
   test_cache_and_decompose();
   test_compute_at();
   test_reverse_compute_at();
+  test_tvm_style_matmul();
   TEST_MAIN_END();
 }
