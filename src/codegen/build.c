@@ -83,8 +83,11 @@ rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, 
   snprintf(tmp_so, plen, "%s/%016llx.%d.%llx.tmp.so", dir, (unsigned long long)h, (int)getpid(), nonce);
   free(dir);
 
+  /* $RLX_KEEP_SOURCE=1 keeps every generated source next to its object (debugging) */
+  const char* keep_env = getenv("RLX_KEEP_SOURCE");
+  bool keep = (opts && opts->keep_source) || (keep_env && *keep_env && strcmp(keep_env, "0") != 0);
   if (access(so, R_OK) == 0) {
-    if (opts && opts->keep_source && access(c_final, R_OK) != 0) rlx_status_free(rlx_file_write(c_final, src, strlen(src)));
+    if (keep && access(c_final, R_OK) != 0) rlx_status_free(rlx_file_write(c_final, src, strlen(src)));
     goto done;
   }
   st = rlx_file_write(tmp_c, src, strlen(src));
@@ -114,7 +117,7 @@ rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, 
     st = rlx_status_create(RLX_IO_ERROR, "cannot move compiled object into '%s'", so);
     goto done;
   }
-  if (opts && opts->keep_source) rename(tmp_c, c_final);
+  if (keep) rename(tmp_c, c_final);
   else unlink(tmp_c);
 done:
   free(cc_copy);

@@ -38,7 +38,8 @@ typedef struct {
 
 /* Compiles C source into a shared object at *out_path (heap string), reusing the cached
  * object when the hash of (source, compiler, flags) matches. Flags: -O3 -march=native
- * -fPIC -shared -fopenmp. Compiler errors are returned with the compiler's output. */
+ * -fPIC -shared -fopenmp. Compiler errors are returned with the compiler's output (the failing
+ * source is left in the cache as <hash>.c). $RLX_KEEP_SOURCE=1 keeps every source (debugging). */
 rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path);
 
 /* Lowers (with the default schedule where allowed), generates C for every PrimFunc in the
