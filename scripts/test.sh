@@ -11,8 +11,8 @@ run_suite() { # name, build dir, cmake flags...
   local name=$1 dir=$2
   shift 2
   echo "== $name build"
-  if ! cmake -S . -B "$dir" "$@" >/dev/null || ! cmake --build "$dir" -j"$jobs" >/dev/null 2>"$dir.log"; then
-    cat "$dir.log" 2>/dev/null | tail -40
+  if ! cmake -S . -B "$dir" "$@" >/dev/null || ! cmake --build "$dir" -j"$jobs" >/dev/null 2>"$dir/build.log"; then
+    cat "$dir/build.log" 2>/dev/null | tail -40
     echo "$name build failed"
     total_fail=$((total_fail + 1))
     return

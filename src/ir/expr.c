@@ -45,7 +45,7 @@ rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v) { return rlx_ir_int(ctx, rlx_dt_
 
 rlx_expr_t* rlx_ir_float(rlx_ctx_t* ctx, rlx_dtype_t t, double v) {
   rlx_float_imm_t* e = NEW_EXPR(rlx_float_imm_t, RLX_EXPR_FLOAT_IMM, t);
-  e->value = t.bits == 32 ? (double)(float)v : v;
+  e->value = v; /* kept at double precision, as TVM does, even for float32 */
   return &e->hdr;
 }
 
@@ -116,6 +116,17 @@ static rlx_expr_t* fold(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_ex
   }
   if (a->kind == RLX_EXPR_FLOAT_IMM && b->kind == RLX_EXPR_FLOAT_IMM) {
     double x = fval(a), y = fval(b);
+    if (t.bits == 32) { /* fold as the C code would compute it: in float */
+      x = (float)x;
+      y = (float)y;
+      switch (k) {
+        case RLX_EXPR_ADD: return rlx_ir_float(ctx, t, (float)x + (float)y);
+        case RLX_EXPR_SUB: return rlx_ir_float(ctx, t, (float)x - (float)y);
+        case RLX_EXPR_MUL: return rlx_ir_float(ctx, t, (float)x * (float)y);
+        case RLX_EXPR_DIV: return y != 0 ? rlx_ir_float(ctx, t, (float)x / (float)y) : NULL;
+        default: break;
+      }
+    }
     switch (k) {
       case RLX_EXPR_ADD: return rlx_ir_float(ctx, t, x + y);
       case RLX_EXPR_SUB: return rlx_ir_float(ctx, t, x - y);
