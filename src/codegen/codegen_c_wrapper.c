@@ -259,25 +259,44 @@ static const char* quote(cg_t* g, const char* s) {
   rlx_strbuf_free(&sb);
   return r;
 }
-static void shape_text(cg_t* g, const rlx_tir_buffer_t* b, rlx_expr_t** dims, rlx_strbuf_t* sb, bool* symbolic) {
-  rlx_strbuf_t* saved = g->out;
-  g->out = sb;
+/* A shape dimension as Python-like text: 4, n, n * 2, (n + 1) // 2; "?" for anything else. */
+static void dim_text(const rlx_expr_t* e, rlx_strbuf_t* sb, int prec) {
+  int64_t c;
+  if (cg_const_eval(e, &c)) {
+    rlx_strbuf_printf(sb, "%lld", (long long)c);
+    return;
+  }
+  const char* op = NULL;
+  int p = 0;
+  switch (e->kind) {
+    case RLX_EXPR_VAR: rlx_strbuf_append(sb, RLX_AS(const rlx_var_t, e)->name); return;
+    case RLX_EXPR_CAST: dim_text(RLX_AS(const rlx_cast_t, e)->value, sb, prec); return;
+    case RLX_EXPR_ADD: op = " + ", p = 1; break;
+    case RLX_EXPR_SUB: op = " - ", p = 1; break;
+    case RLX_EXPR_MUL: op = " * ", p = 2; break;
+    case RLX_EXPR_DIV:
+    case RLX_EXPR_FLOOR_DIV: op = " // ", p = 2; break;
+    case RLX_EXPR_MOD:
+    case RLX_EXPR_FLOOR_MOD: op = " % ", p = 2; break;
+    default: rlx_strbuf_append(sb, "?"); return;
+  }
+  const rlx_binary_t* b = RLX_AS(const rlx_binary_t, e);
+  if (p < prec) rlx_strbuf_append(sb, "(");
+  dim_text(b->a, sb, p);
+  rlx_strbuf_append(sb, op);
+  dim_text(b->b, sb, p + 1);
+  if (p < prec) rlx_strbuf_append(sb, ")");
+}
+
+static void shape_text(const rlx_tir_buffer_t* b, rlx_expr_t** dims, rlx_strbuf_t* sb, bool* symbolic) {
   rlx_strbuf_append(sb, "(");
   for (int d = 0; d < b->ndim; d++) {
     if (d) rlx_strbuf_append(sb, ", ");
     int64_t c;
-    if (cg_const_eval(dims[d], &c)) {
-      rlx_strbuf_printf(sb, "%lld", (long long)c);
-    } else if (dims[d]->kind == RLX_EXPR_VAR) {
-      rlx_strbuf_append(sb, RLX_AS(rlx_var_t, dims[d])->name);
-      *symbolic = true;
-    } else {
-      rlx_strbuf_append(sb, "<expr>");
-      *symbolic = true;
-    }
+    if (!cg_const_eval(dims[d], &c)) *symbolic = true;
+    dim_text(dims[d], sb, 0);
   }
   rlx_strbuf_append(sb, b->ndim == 1 ? ",)" : ")");
-  g->out = saved;
 }
 
 void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n_shape_vars,
@@ -344,7 +363,7 @@ void cg_emit_wrapper(cg_t* g, const rlx_tir_func_t* f, const char* kernel, int n
     if (!b) continue;
     rlx_strbuf_t txt = {0};
     bool symbolic = false;
-    shape_text(g, b, b->shape, &txt, &symbolic);
+    shape_text(b, b->shape, &txt, &symbolic);
     cg_indent(g);
     PF("{ int64_t rlx_ex[%d] = {", b->ndim > 0 ? b->ndim : 1);
     for (int d = 0; d < b->ndim; d++) {
