@@ -1051,11 +1051,88 @@ static rlx_expr_t* simp_compare(rlx_analyzer_t* an, rlx_expr_kind_t k, rlx_expr_
 static bool is_true(const rlx_expr_t* e) { return e->kind == RLX_EXPR_INT_IMM && ivalue(e) != 0; }
 static bool is_false(const rlx_expr_t* e) { return e->kind == RLX_EXPR_INT_IMM && ivalue(e) == 0; }
 
+/* ---- facts: while simplifying one side of a select / if_then_else (only the taken side is
+ * evaluated, in C and in the interpreter alike), the condition's var-vs-constant comparisons
+ * tighten the variables' ranges. */
+enum { MAX_FACTS = 8 };
+typedef struct {
+  rlx_var_t* var;
+  binding_t* old;
+} saved_t;
+
+static rlx_expr_kind_t flip_cmp(rlx_expr_kind_t k) {
+  switch (k) {
+    case RLX_EXPR_LT: return RLX_EXPR_GT;
+    case RLX_EXPR_LE: return RLX_EXPR_GE;
+    case RLX_EXPR_GT: return RLX_EXPR_LT;
+    case RLX_EXPR_GE: return RLX_EXPR_LE;
+    default: return k;
+  }
+}
+
+static rlx_expr_kind_t negate_cmp(rlx_expr_kind_t k);
+
+/* Applies the facts implied by cond == truth; returns the new count of saved bindings. */
+static int push_facts(rlx_analyzer_t* an, rlx_expr_t* cond, bool truth, saved_t* sv, int n) {
+  if (n >= MAX_FACTS || cond->dtype.lanes != 1) return n;
+  if (cond->kind == RLX_EXPR_NOT) return push_facts(an, RLX_AS(rlx_not_t, cond)->a, !truth, sv, n);
+  if ((cond->kind == RLX_EXPR_AND && truth) || (cond->kind == RLX_EXPR_OR && !truth)) {
+    n = push_facts(an, RLX_AS(rlx_binary_t, cond)->a, truth, sv, n);
+    return push_facts(an, RLX_AS(rlx_binary_t, cond)->b, truth, sv, n);
+  }
+  if (cond->kind < RLX_EXPR_EQ || cond->kind > RLX_EXPR_GE) return n;
+  rlx_binary_t* c = RLX_AS(rlx_binary_t, cond);
+  rlx_expr_kind_t k = truth ? cond->kind : negate_cmp(cond->kind);
+  rlx_expr_t* v = c->a;
+  rlx_expr_t* x = c->b;
+  if (v->kind != RLX_EXPR_VAR) {
+    v = c->b;
+    x = c->a;
+    k = flip_cmp(k);
+  }
+  int64_t cv;
+  if (v->kind != RLX_EXPR_VAR || !is_iscalar(v->dtype) || !rlx_expr_is_const_int(x, &cv)) return n;
+  ival_t f;
+  switch (k) {
+    case RLX_EXPR_LT: f = iv_make(NEG_INF, cv == NEG_INF ? NEG_INF : cv - 1); break;
+    case RLX_EXPR_LE: f = iv_make(NEG_INF, cv); break;
+    case RLX_EXPR_GT: f = iv_make(cv == POS_INF ? POS_INF : cv + 1, POS_INF); break;
+    case RLX_EXPR_GE: f = iv_make(cv, POS_INF); break;
+    case RLX_EXPR_EQ: f = iv_make(cv, cv); break;
+    default: return n;
+  }
+  binding_t* old = amap_get(&an->vars, v);
+  binding_t* nb = RLX_NEW(an->ctx, binding_t);
+  if (old) *nb = *old;
+  else nb->iv = dtype_range(v->dtype);
+  nb->iv = iv_intersect(nb->iv, f);
+  if (nb->iv.lo > nb->iv.hi) return n; /* an unreachable side: learn nothing */
+  amap_put(an->ctx, &an->vars, v, nb);
+  sv[n].var = RLX_AS(rlx_var_t, v);
+  sv[n].old = old;
+  return n + 1;
+}
+
+static void pop_facts(rlx_analyzer_t* an, saved_t* sv, int n) {
+  for (int i = n - 1; i >= 0; i--) amap_put(an->ctx, &an->vars, sv[i].var, sv[i].old);
+}
+
+/* simp(e) knowing cond == truth. */
+static rlx_expr_t* simp_under(rlx_analyzer_t* an, rlx_expr_t* cond, bool truth, rlx_expr_t* e) {
+  saved_t sv[MAX_FACTS];
+  int n = push_facts(an, cond, truth, sv, 0);
+  rlx_expr_t* r = simp(an, e);
+  pop_facts(an, sv, n);
+  return r;
+}
+
 static rlx_expr_t* simp_binary(rlx_analyzer_t* an, rlx_expr_t* e) {
   rlx_ctx_t* ctx = an->ctx;
   rlx_binary_t* x = RLX_AS(rlx_binary_t, e);
   rlx_expr_kind_t k = e->kind;
   rlx_expr_t* a = simp(an, x->a);
+  /* (no facts from a while simplifying b: And/Or evaluate both sides in the interpreter, and a
+   * fact that pins a divisor to 0 would turn a harmless side into a trap) */
   rlx_expr_t* b = simp(an, x->b);
   rlx_dtype_t dt = a->dtype;
   if (k == RLX_EXPR_AND || k == RLX_EXPR_OR) {
@@ -1204,8 +1281,8 @@ static rlx_expr_t* simp(rlx_analyzer_t* an, rlx_expr_t* e) {
     case RLX_EXPR_SELECT: {
       rlx_select_t* s = RLX_AS(rlx_select_t, e);
       rlx_expr_t* c = simp(an, s->cond);
-      rlx_expr_t* t = simp(an, s->t);
-      rlx_expr_t* f = simp(an, s->f);
+      rlx_expr_t* t = simp_under(an, c, true, s->t);
+      rlx_expr_t* f = simp_under(an, c, false, s->f);
       if (c->kind == RLX_EXPR_INT_IMM && c->dtype.lanes == 1) return ivalue(c) ? t : f;
       if (same(t, f)) return t;
       return rlx_ir_select(ctx, c, t, f);
@@ -1236,6 +1313,15 @@ static rlx_expr_t* simp(rlx_analyzer_t* an, rlx_expr_t* e) {
       return rlx_ir_let(ctx, l->var, v, body);
     }
     case RLX_EXPR_CALL: {
+      rlx_call_t* c0 = RLX_AS(rlx_call_t, e);
+      if (strcmp(c0->op, "if_then_else") == 0 && c0->n_args == 3) {
+        rlx_expr_t* args[3];
+        args[0] = simp(an, c0->args[0]);
+        args[1] = simp_under(an, args[0], true, c0->args[1]);
+        args[2] = simp_under(an, args[0], false, c0->args[2]);
+        if (args[0]->kind == RLX_EXPR_INT_IMM && args[0]->dtype.lanes == 1) return ivalue(args[0]) ? args[1] : args[2];
+        return rlx_expr_rebuild(ctx, e, args);
+      }
       rlx_expr_t* r = simp_kids(an, e);
       rlx_call_t* c = RLX_AS(rlx_call_t, r);
       if (strcmp(c->op, "if_then_else") == 0 && c->n_args == 3 && c->args[0]->kind == RLX_EXPR_INT_IMM &&
