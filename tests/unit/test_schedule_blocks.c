@@ -180,9 +180,18 @@ static void test_tvm_style_matmul(void) {
   CHECK(n == 4 && wl[0] == io_ii[0] && wl[1] == jo_ji[0]);
   census_t c = census(s->func);
   CHECK(c.n_for[RLX_FOR_UNROLLED] == 4 && c.n_for[RLX_FOR_VECTORIZED] == 2 && c.n_for[RLX_FOR_PARALLEL] == 1);
-  if (getenv("RLX_SCHED_DUMP")) dump_func(s->func);
   double d = compare_funcs(f, s->func, 3, sh, 2);
   CHECK_MSG(d >= 0 && d < 1e-4, "tvm-style matmul diff %g", d);
+  /* shrink the whole-size local cache to the 8 x 32 tile of one jo iteration */
+  CHECK_OK(rlx_sched_compact_buffer(s, "C_local"));
+  CHECK_OK(rlx_sched_get_loops(s, wb, &wl, &n));
+  CHECK_OK(rlx_sched_unroll(s, wl[2]));
+  CHECK_OK(rlx_sched_vectorize(s, wl[3]));
+  if (getenv("RLX_SCHED_DUMP")) dump_func(s->func);
+  CHECK(RLX_AS(rlx_tir_block_realize_t, s->func->body)->block->n_alloc_buffers == 0);
+  d = compare_funcs(f, s->func, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "compacted tvm-style matmul diff %g", d);
+  CHECK_ERR(rlx_sched_compact_buffer(s, "C_local"), "no block allocates");
   rlx_ctx_free(ctx);
 }
 

@@ -523,6 +523,34 @@ static bool own_loads(const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf) {
   return false;
 }
 
+/* Stores to buf in s outside nested blocks. */
+static bool own_stores(const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf) {
+  if (!s) return false;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: return RLX_AS(const rlx_tir_store_t, s)->buffer == buf;
+    case RLX_STMT_FOR: return own_stores(RLX_AS(const rlx_tir_for_t, s)->body, buf);
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      for (int i = 0; i < q->n; i++)
+        if (own_stores(q->stmts[i], buf)) return true;
+      return false;
+    }
+    case RLX_STMT_IF:
+      return own_stores(RLX_AS(const rlx_tir_if_t, s)->then_case, buf) ||
+             own_stores(RLX_AS(const rlx_tir_if_t, s)->else_case, buf);
+    case RLX_STMT_LET: return own_stores(RLX_AS(const rlx_tir_let_t, s)->body, buf);
+    case RLX_STMT_ALLOCATE: return own_stores(RLX_AS(const rlx_tir_allocate_t, s)->body, buf);
+    case RLX_STMT_EVALUATE:
+    case RLX_STMT_BLOCK_REALIZE:
+    case RLX_STMT_KIND_COUNT: break;
+  }
+  return false;
+}
+
+bool sched_block_own_access(const rlx_tir_block_t* b, const rlx_tir_buffer_t* buf) {
+  return own_loads(b->body, buf) || own_loads(b->init, buf) || own_stores(b->body, buf) || own_stores(b->init, buf);
+}
+
 static void count_reader(const rlx_tir_block_t* b, void* user) {
   count_ctx_t* cc = user;
   if (own_loads(b->body, cc->buf) || own_loads(b->init, cc->buf)) cc->count++;

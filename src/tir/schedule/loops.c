@@ -85,7 +85,7 @@ rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const i
 
 rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop) {
   rlx_ctx_t* ctx = s->ctx;
-  if (n < 1) return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse: no loops given");
+  if (n < 1 || !loops) return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse: no loops given");
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "fuse");
   rlx_tir_for_t* outer;
@@ -140,7 +140,7 @@ rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, 
 
 rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops) {
   rlx_ctx_t* ctx = s->ctx;
-  if (n < 1) return rlx_status_create(RLX_INVALID_ARGUMENT, "reorder: no loops given");
+  if (n < 1 || !loops) return rlx_status_create(RLX_INVALID_ARGUMENT, "reorder: no loops given");
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++)
       if (loops[i] == loops[j]) return rlx_status_create(RLX_INVALID_ARGUMENT, "reorder: loop '%s' given twice", loops[i]->name);

@@ -62,6 +62,8 @@ bool sched_is_param_buffer(const rlx_tir_func_t* f, const rlx_tir_buffer_t* buf)
 /* Counts blocks writing / reading buf in s (blocks nested anywhere). */
 int sched_count_writers(rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);
 int sched_count_readers(rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);
+/* True if the block's own statements (not nested blocks) load or store buf. */
+bool sched_block_own_access(const rlx_tir_block_t* b, const rlx_tir_buffer_t* buf);
 /* True if the expression or statement loads buf. */
 bool sched_expr_loads(const rlx_expr_t* e, const rlx_tir_buffer_t* buf);
 bool sched_stmt_loads(const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* buf);

@@ -40,6 +40,13 @@ rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int rea
 rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
                                             const char** out_init_block);
 
+/* Shrinks the buffer called `buffer` (allocated by a block) to the region that one iteration
+ * of the innermost loop enclosing all its accesses touches, allocated there (ALLOCATE) and
+ * indexed from the region start -- TVM's CompactBufferAllocation as a primitive. Turns a
+ * cache_write "local" buffer moved by reverse_compute_at into a register-sized tile. Errors when
+ * no loop encloses every access or the region extent is not constant. */
+rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
+
 /* The default CPU schedule, applied to any unscheduled PrimFunc: elementwise/injective blocks
  * get fused, parallel outer loops and vectorized inner loops; reductions get a parallel
  * spatial outer loop; matmul-like contractions get register blocking, cache tiling, packing,

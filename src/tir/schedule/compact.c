@@ -1,0 +1,236 @@
+/* compact_buffer(X): TVM's CompactBufferAllocation as a primitive. X, allocated by a block,
+ * is replaced by a buffer holding only the region that one iteration of L touches, where L is
+ * the innermost loop enclosing every access of X; the new buffer is allocated (ALLOCATE) as the
+ * body of L and every access is rebased to the region start. The typical use is after
+ * cache_write + reverse_compute_at, to turn a whole-size "local" cache into a register tile.
+ * Requires: constant region extents, accesses in blocks directly under loops (bindings in
+ * loop vars).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_internal.h"
+
+typedef struct {
+  const char* name;
+  rlx_tir_buffer_t* found;
+} find_alloc_t;
+static void find_alloc(const rlx_tir_block_t* b, void* user) {
+  find_alloc_t* fa = user;
+  for (int i = 0; i < b->n_alloc_buffers && !fa->found; i++)
+    if (strcmp(b->alloc_buffers[i]->name, fa->name) == 0) fa->found = b->alloc_buffers[i];
+}
+
+/* Blocks whose own statements (not nested blocks) access x. */
+typedef struct {
+  const rlx_tir_buffer_t* x;
+  RLX_VEC(rlx_tir_block_realize_t*) users;
+} users_t;
+static void find_users(const rlx_tir_stmt_t* s, void* user) {
+  users_t* u = user;
+  if (s->kind != RLX_STMT_BLOCK_REALIZE) return;
+  rlx_tir_block_realize_t* br = (rlx_tir_block_realize_t*)s;
+  if (sched_block_own_access(br->block, u->x)) rlx_vec_push(&u->users, br);
+}
+
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_analyzer_t* an;
+  sched_dom_t dom;
+  const rlx_tir_buffer_t* x;
+  const rlx_tir_block_realize_t* cur;
+  rlx_expr_t** lo;
+  rlx_expr_t** hi;
+  int count;
+  bool fail;
+} creg_t;
+
+static void note(creg_t* rc, int n, rlx_expr_t* const* idx) {
+  if (n != rc->x->ndim) {
+    rc->fail = true;
+    return;
+  }
+  rlx_ptrmap_t vm = {0};
+  for (int i = 0; i < rc->cur->n_values; i++) rlx_ptrmap_put(&vm, rc->cur->block->iter_vars[i]->var, rc->cur->iter_values[i]);
+  for (int d = 0; d < n && !rc->fail; d++) {
+    rlx_expr_t *lo, *hi;
+    if (!sched_eval_interval(rc->ctx, rc->an, rlx_expr_substitute(rc->ctx, idx[d], &vm), &rc->dom, &lo, &hi)) {
+      rc->fail = true;
+      break;
+    }
+    rc->lo[d] = rc->count ? rlx_analyzer_simplify(rc->an, rlx_ir_min(rc->ctx, rc->lo[d], lo)) : lo;
+    rc->hi[d] = rc->count ? rlx_analyzer_simplify(rc->an, rlx_ir_max(rc->ctx, rc->hi[d], hi)) : hi;
+  }
+  rlx_ptrmap_free(&vm);
+  rc->count++;
+}
+static void creg_load(const rlx_expr_t* e, void* user) {
+  creg_t* rc = user;
+  if (e->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(const rlx_buffer_load_t, e)->buffer == rc->x)
+    note(rc, RLX_AS(const rlx_buffer_load_t, e)->n_indices, RLX_AS(const rlx_buffer_load_t, e)->indices);
+}
+static void creg_expr(const rlx_expr_t* e, void* user) { rlx_expr_visit(e, creg_load, user); }
+static void creg_stmt(const rlx_tir_stmt_t* s, void* user) {
+  creg_t* rc = user;
+  if (s->kind == RLX_STMT_BLOCK_REALIZE) rc->cur = RLX_AS(const rlx_tir_block_realize_t, s);
+  if (s->kind == RLX_STMT_BUFFER_STORE && RLX_AS(const rlx_tir_store_t, s)->buffer == rc->x && rc->cur)
+    note(rc, RLX_AS(const rlx_tir_store_t, s)->n_indices, RLX_AS(const rlx_tir_store_t, s)->indices);
+}
+
+typedef struct {
+  rlx_tir_buffer_t* x;
+  rlx_tir_buffer_t* nx;
+  rlx_expr_t** lo;
+} rebase_t;
+
+static rlx_expr_t** rebased(rlx_ctx_t* ctx, const rebase_t* rb, int n, rlx_expr_t* const* idx) {
+  rlx_expr_t** out = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t* lo = rb->lo[d];
+    if (!rlx_dtype_eq(lo->dtype, idx[d]->dtype)) lo = rlx_ir_cast(ctx, idx[d]->dtype, lo);
+    out[d] = rlx_ir_sub(ctx, idx[d], lo);
+  }
+  return out;
+}
+static rlx_expr_t* rebase_load(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
+  rebase_t* rb = user;
+  if (e->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(rlx_buffer_load_t, e)->buffer != rb->x) return e;
+  rlx_buffer_load_t* l = RLX_AS(rlx_buffer_load_t, e);
+  return rlx_ir_load(ctx, rb->nx, l->n_indices, rebased(ctx, rb, l->n_indices, l->indices));
+}
+static rlx_expr_t* rebase_expr(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
+  return rlx_expr_transform(ctx, e, rebase_load, user);
+}
+static rlx_tir_stmt_t* rebase_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) {
+  rebase_t* rb = user;
+  if (s->kind == RLX_STMT_BUFFER_STORE && RLX_AS(rlx_tir_store_t, s)->buffer == rb->x) {
+    rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, s);
+    return rlx_tir_store(ctx, rb->nx, st->value, st->n_indices, rebased(ctx, rb, st->n_indices, st->indices));
+  }
+  if (s->kind == RLX_STMT_BLOCK_REALIZE) {
+    /* regions of x: the whole compact buffer */
+    rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, s);
+    rlx_tir_block_t* b = br->block;
+    bool touches = false;
+    for (int i = 0; i < b->n_reads; i++) touches = touches || b->reads[i].buffer == rb->x;
+    for (int i = 0; i < b->n_writes; i++) touches = touches || b->writes[i].buffer == rb->x;
+    if (!touches) return s;
+    rlx_tir_block_t* c = rlx_tir_block_copy(ctx, b);
+    for (int i = 0; i < c->n_reads; i++)
+      if (c->reads[i].buffer == rb->x) c->reads[i] = sched_full_region(ctx, rb->nx);
+    for (int i = 0; i < c->n_writes; i++)
+      if (c->writes[i].buffer == rb->x) c->writes[i] = sched_full_region(ctx, rb->nx);
+    return rlx_tir_block_realize(ctx, br->n_values, br->iter_values, br->predicate, c);
+  }
+  return s;
+}
+
+static void collect_loop(const rlx_tir_stmt_t* s, void* user) {
+  if (s->kind != RLX_STMT_FOR) return;
+  void** u = user;
+  rlx_vec_push((RLX_VEC(rlx_var_t*)*)u[0], RLX_AS(const rlx_tir_for_t, s)->var);
+  rlx_range_t r = {RLX_AS(const rlx_tir_for_t, s)->min, RLX_AS(const rlx_tir_for_t, s)->extent};
+  rlx_vec_push((RLX_VEC(rlx_range_t)*)u[1], r);
+}
+
+rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer) {
+  rlx_ctx_t* ctx = s->ctx;
+  rlx_status_t* st = NULL;
+  find_alloc_t fa = {buffer ? buffer : "", NULL};
+  rlx_tir_visitor_t fv = {NULL, NULL, find_alloc, &fa};
+  rlx_tir_stmt_visit(s->func->body, &fv);
+  if (!fa.found) return rlx_status_create(RLX_NOT_FOUND, "compact_buffer: no block allocates a buffer named '%s'", fa.name);
+  rlx_tir_buffer_t* x = fa.found;
+  users_t u = {x, {0}};
+  rlx_tir_visitor_t uv = {find_users, NULL, NULL, &u};
+  rlx_tir_stmt_visit(s->func->body, &uv);
+  sched_path_t* p = malloc(sizeof(*p));
+  sched_path_t* q = malloc(sizeof(*q));
+  RLX_VEC(rlx_var_t*) lv = {0};
+  RLX_VEC(rlx_range_t) lr = {0};
+  if (!p || !q) {
+    st = rlx_status_create(RLX_OUT_OF_MEMORY, "compact_buffer");
+    goto done;
+  }
+  if (u.users.len == 0) {
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "compact_buffer: buffer '%s' is never accessed", x->name);
+    goto done;
+  }
+  /* longest common prefix of the paths to the users */
+  int common = 0;
+  for (int i = 0; i < u.users.len; i++) {
+    if (!sched_path_to_stmt(s->func->body, &u.users.data[i]->hdr, i == 0 ? p : q)) {
+      st = rlx_status_create(RLX_INTERNAL, "compact_buffer: lost a block");
+      goto done;
+    }
+    if (i == 0) {
+      common = p->n - 1;
+      continue;
+    }
+    int c = 0;
+    while (c < common && c < q->n - 1 && p->s[c] == q->s[c]) c++;
+    common = c;
+  }
+  int li = -1;
+  for (int i = common - 1; i >= 0 && li < 0; i--) {
+    if (p->s[i]->kind == RLX_STMT_BLOCK_REALIZE) break; /* stop at the enclosing block */
+    if (p->s[i]->kind == RLX_STMT_FOR) li = i;
+  }
+  if (li < 0) {
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "compact_buffer: no loop encloses every access of '%s'", x->name);
+    goto done;
+  }
+  rlx_tir_for_t* lf = RLX_AS(rlx_tir_for_t, p->s[li]);
+  /* region over one iteration of L */
+  void* cu[2] = {&lv, &lr};
+  rlx_tir_visitor_t lcv = {collect_loop, NULL, NULL, cu};
+  rlx_tir_stmt_visit(lf->body, &lcv);
+  rlx_analyzer_t* an = rlx_analyzer_create(ctx);
+  for (int i = 0; i < s->func->n_params; i++) {
+    const rlx_tir_buffer_t* b = s->func->buffer_map[i];
+    for (int d = 0; b && d < b->ndim; d++)
+      if (b->shape[d]->kind == RLX_EXPR_VAR) rlx_analyzer_bind_nonneg(an, RLX_AS(rlx_var_t, b->shape[d]));
+  }
+  for (int i = 0; i <= li; i++)
+    if (p->s[i]->kind == RLX_STMT_FOR)
+      rlx_analyzer_bind(an, RLX_AS(rlx_tir_for_t, p->s[i])->var, RLX_AS(rlx_tir_for_t, p->s[i])->min,
+                        RLX_AS(rlx_tir_for_t, p->s[i])->extent);
+  for (int i = 0; i < lv.len; i++) rlx_analyzer_bind(an, lv.data[i], lr.data[i].min, lr.data[i].extent);
+  creg_t rc = {ctx, an, {lv.len, lv.data, lr.data}, x, NULL, RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim),
+               RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), 0, false};
+  rlx_tir_visitor_t rv = {creg_stmt, creg_expr, NULL, &rc};
+  rlx_tir_stmt_visit(lf->body, &rv);
+  if (rc.fail || rc.count == 0) {
+    st = rlx_status_create(RLX_UNSUPPORTED, "compact_buffer: cannot bound the accesses of '%s' under loop '%s'", x->name,
+                           lf->var->name);
+    goto done;
+  }
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim);
+  for (int d = 0; d < x->ndim; d++) {
+    rlx_expr_t* ext = rlx_analyzer_simplify(
+        an, rlx_ir_add(ctx, rlx_ir_sub(ctx, rc.hi[d], rc.lo[d]), rlx_ir_int(ctx, rc.hi[d]->dtype, 1)));
+    int64_t e;
+    if (!rlx_expr_is_const_int(ext, &e) || e <= 0) {
+      st = rlx_status_create(RLX_UNSUPPORTED,
+                             "compact_buffer: the region of '%s' under loop '%s' has a non-constant extent in dim %d",
+                             x->name, lf->var->name, d);
+      goto done;
+    }
+    shape[d] = rlx_ir_int(ctx, x->shape[d]->dtype, e);
+  }
+  rlx_tir_buffer_t* nx = rlx_tir_buffer_create(ctx, x->name, x->dtype, x->ndim, shape, x->scope);
+  rebase_t rb = {x, nx, rc.lo};
+  rlx_tir_mutator_t m = {rebase_stmt, rebase_expr, &rb};
+  rlx_tir_stmt_t* nbody = rlx_tir_stmt_mutate(ctx, lf->body, &m);
+  rlx_tir_stmt_t* nf = rlx_tir_for(ctx, lf->var, lf->min, lf->extent, lf->for_kind, rlx_tir_allocate(ctx, nx, nbody));
+  rlx_tir_stmt_t* body = sched_replace(ctx, s->func->body, &lf->hdr, nf);
+  body = sched_remove_alloc(ctx, body, x);
+  sched_set_body(s, body);
+done:
+  rlx_vec_free(&u.users);
+  rlx_vec_free(&lv);
+  rlx_vec_free(&lr);
+  free(p);
+  free(q);
+  return st;
+}
