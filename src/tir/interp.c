@@ -89,10 +89,11 @@ static rlx_status_t* check_dtype(interp_t* in, rlx_dtype_t t) {
 static void convert_lane(rlx_dtype_t from, const val_t* v, int k, rlx_dtype_t to, val_t* out, int ko) {
   if (is_float(to)) {
     double x;
-    if (is_float(from)) x = v->u.f[k];
-    else if (is_u64(from)) x = (double)(uint64_t)v->u.i[k];
-    else x = (double)v->u.i[k];
-    out->u.f[ko] = round_f(to, x);
+    /* integers convert straight to float32 (through double could round twice) */
+    if (is_float(from)) x = round_f(to, v->u.f[k]);
+    else if (to.bits == 32) x = is_u64(from) ? (double)(float)(uint64_t)v->u.i[k] : (double)(float)v->u.i[k];
+    else x = is_u64(from) ? (double)(uint64_t)v->u.i[k] : (double)v->u.i[k];
+    out->u.f[ko] = x;
     return;
   }
   if (rlx_dtype_is_bool(to)) {
