@@ -835,7 +835,7 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
     return err(&in, RLX_INVALID_ARGUMENT, "expected %d arguments, got %d", f->n_params, n_args);
   /* every shape var is bound at most once per dim: bound the slot count */
   int max_slots = 0;
-  for (int i = 0; i < f->n_params; i++) max_slots += f->buffer_map[i] ? 2 * f->buffer_map[i]->ndim + 1 : 1;
+  for (int i = 0; i < f->n_params; i++) max_slots += f->buffer_map[i] ? 2 * f->buffer_map[i]->ndim + 2 : 1;
   val_t** slots = calloc((size_t)(max_slots + 1), sizeof(val_t*));
   const rlx_var_t** vars = calloc((size_t)(max_slots + 1), sizeof(rlx_var_t*));
   storage_t* stores = calloc((size_t)(f->n_params + 1), sizeof(storage_t));
@@ -956,10 +956,29 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): tensor has no data", pname, b->name);
       break;
     }
+    int64_t esz = rlx_dtype_bytes(b->dtype);
     stores[i].data = (char*)t->data + t->byte_offset;
-    stores[i].nbytes = empty ? 0 : (max_off + 1) * rlx_dtype_bytes(b->dtype);
+    stores[i].nbytes = empty ? 0 : (max_off + 1) * esz;
     stores[i].name = b->name;
     (void)numel;
+    if (b->elem_offset) {
+      /* the buffer's elem_offset is the tensor's byte_offset in elements (bound or checked);
+       * accesses add it, so the storage starts at the data pointer itself */
+      if (t->byte_offset % (uint64_t)esz != 0) {
+        st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): byte_offset %llu is not a multiple of %lld",
+                 pname, b->name, (unsigned long long)t->byte_offset, (long long)esz);
+        break;
+      }
+      int64_t off = (int64_t)(t->byte_offset / (uint64_t)esz), want;
+      st = bind_or_check(&in, b->elem_offset, off, pname, "elem_offset", 0, slots, &n_slots, vars);
+      if (!st) st = eval_int(&in, b->elem_offset, &want, "elem_offset");
+      if (!st && want != off)
+        st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): expected elem_offset %lld, got %lld", pname,
+                 b->name, (long long)want, (long long)off);
+      if (st) break;
+      stores[i].data = (char*)t->data;
+      stores[i].nbytes += (int64_t)t->byte_offset;
+    }
     if (rlx_ptrmap_get(&in.storage, b->data) || (f->params[i] != b->data && rlx_ptrmap_get(&in.storage, f->params[i]))) {
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): data var shared with another parameter", pname, b->name);
       break;

@@ -379,6 +379,25 @@ static void test_scalar_param(void) {
   CHECK_ERR(rlx_tir_interpret(f, args, 2), "parameter 'a' (buffer 'A'): expected shape[0] = 5, got 6");
   tensor_init(&tn, a, dl_f32(), 0, NULL);
   CHECK_ERR(rlx_tir_interpret(f, args, 2), "scalar parameter 'n': expected a int64 value, got a float32 tensor");
+  /* a buffer with a symbolic elem_offset: bound from the tensor's byte_offset */
+  rlx_var_t* off = rlx_ir_var(c, "off", rlx_dt_int64());
+  rlx_expr_t* s4[1] = {tb_i(c, 4)};
+  rlx_tir_buffer_t* X = rlx_tir_buffer_create(c, "X", rlx_dt_float32(), 1, s4, NULL);
+  rlx_tir_buffer_t* Y = rlx_tir_buffer_create(c, "Y", rlx_dt_float32(), 1, s4, NULL);
+  X->elem_offset = tb_v(off);
+  rlx_tir_stmt_t* cp = rlx_tir_for(c, i, tb_i(c, 0), tb_i(c, 4), RLX_FOR_SERIAL, rlx_tir_store(c, Y, rlx_ir_load(c, X, 1, ix), 1, ix));
+  rlx_var_t* p2[2] = {rlx_ir_var(c, "x", rlx_dt_handle()), rlx_ir_var(c, "y", rlx_dt_handle())};
+  rlx_tir_buffer_t* bm2[2] = {X, Y};
+  rlx_tir_func_t* g = rlx_tir_func_create(c, "offset", 2, p2, bm2, cp);
+  float xs[6] = {10, 11, 12, 13, 14, 15}, ys[4] = {0};
+  tensor_t tx, ty;
+  int64_t s4v[1] = {4};
+  tensor_init(&tx, xs, dl_f32(), 1, s4v);
+  tx.t.byte_offset = 2 * sizeof(float);
+  tensor_init(&ty, ys, dl_f32(), 1, s4v);
+  DLTensor* args2[2] = {&tx.t, &ty.t};
+  CHECK_OK(rlx_tir_interpret(g, args2, 2));
+  CHECK(ys[0] == 12 && ys[3] == 15);
   rlx_ctx_free(c);
 }
 
