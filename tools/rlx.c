@@ -1,6 +1,6 @@
 /* rlx — command-line tool.
  *
- *   rlx print FILE                      parse and print
+ *   rlx print FILE [--after PASS|all]   parse and print (after a lowering pass)
  *   rlx run FILE [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--threads N]
  *   rlx bench FILE [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]
  *
@@ -17,6 +17,7 @@
 #include "rlx/runtime.h"
 #include "script/script.h"
 #include "tir/tir.h"
+#include "tir/transform.h"
 
 enum { MAX_INPUTS = 64 };
 
@@ -27,13 +28,17 @@ typedef struct {
   const char* inputs[MAX_INPUTS];
   int n_inputs;
   const char* outdir;
+  const char* after;
   int repeat;
   int threads;
 } options_t;
 
 static const char usage[] =
     "usage: rlx <command> [options]\n"
-    "  rlx print FILE                         parse a TVMScript file and print it\n"
+    "  rlx print FILE [--after PASS|all]      parse a TVMScript file and print it, or print it\n"
+    "                                         after a lowering pass (default_schedule,\n"
+    "                                         lower_blocks, flatten_buffers, unroll_loops,\n"
+    "                                         vectorize_loops, simplify, all)\n"
     "  rlx run FILE [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--threads N]\n"
     "                                         compile and run one function; outputs are\n"
     "                                         written as OUTDIR/output_0.npy, ...\n"
@@ -67,6 +72,9 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s needs a directory", a);
       o->outdir = argv[++i];
+    } else if (strcmp(a, "--after") == 0) {
+      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "--after needs a pass name or 'all'");
+      o->after = argv[++i];
     } else if (strcmp(a, "--repeat") == 0) {
       if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "--repeat needs a number");
       RLX_RETURN_IF_ERROR(parse_int_arg(a, argv[++i], 1, &o->repeat));
@@ -97,6 +105,7 @@ static rlx_status_t* cmd_print(const options_t* o) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
   rlx_status_t* st = load_module(ctx, o->file, &m);
+  if (!st && o->after) st = rlx_tir_lower_module_until(ctx, m, true, o->after, &m);
   if (!st) {
     char* text = rlx_script_print_module(m);
     fputs(text, stdout);

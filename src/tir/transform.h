@@ -45,6 +45,14 @@ rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_
 rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
                                    rlx_module_t** out_module);
 
+/* Like rlx_tir_lower / rlx_tir_lower_module but stop after the pass named stop_after
+ * ("default_schedule", "lower_blocks", "flatten_buffers", "unroll_loops", "vectorize_loops",
+ * "simplify" or "all"); for printing the IR after any pass. Unknown names are an error. */
+rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
+                                  const char* stop_after, rlx_tir_func_t** out);
+rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+                                         const char* stop_after, rlx_module_t** out_module);
+
 /* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
  * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are
  * in the buffer map or allocated. Error names the function and the first problem. */

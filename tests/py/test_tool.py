@@ -107,6 +107,14 @@ for n in (5, 300):
     objects.append(sorted(f for f in os.listdir(cache) if f.endswith(".so")) if os.path.isdir(cache) else [])
 check(len(objects[0]) >= 1 and objects[0] == objects[1], "the second size compiled again: %s" % objects)
 
+# --- every lowering stage prints ------------------------------------------------------------
+for stage, needle in (("default_schedule", "C_local = T.alloc_buffer((8, 32), scope=\"local\")"),
+                      ("lower_blocks", "for k in range(128)"), ("flatten_buffers", "T.decl_buffer"),
+                      ("vectorize_loops", "T.Broadcast(T.float32(0.0), 16)"), ("all", "T.parallel")):
+    rc, out, err = tool.run("print", example, "--after", stage)
+    check(rc == 0 and needle in out and "T.block" not in out or stage == "default_schedule" and needle in out,
+          "print --after %s lacks %r:\n%s%s" % (stage, needle, out[:2000], err))
+
 # --- bench prints a median -----------------------------------------------------------------
 rc, out, err = tool.run("bench", example, "--repeat", "3", "--threads", "1")
 check(rc == 0 and "median_ms=" in out, "bench output: " + out + err)
@@ -135,6 +143,7 @@ with open(junk, "wb") as f:
     f.write(b"\x93NUMPY\x01\x00garbage")
 fails(["run", example, "-i", junk], "junk.npy", "corrupted npy")
 fails(["run", example, "-e", "nothere"], "no function 'nothere'", "unknown entry")
+fails(["print", example, "--after", "bogus"], "unknown pass 'bogus'", "unknown pass")
 fails(["bench", example, "--repeat", "zero"], "--repeat expects an integer", "bad repeat")
 
 finish()
