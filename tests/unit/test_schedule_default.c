@@ -68,7 +68,7 @@ static void test_matmul_structure(void) {
   rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 64), 64, 64, 0, false, false, false);
   rlx_tir_func_t* g = sched(ctx, f);
   census_t c = census(g);
-  CHECK(c.n_for[RLX_FOR_PARALLEL] == 2);   /* pack and row tiles */
+  CHECK(c.n_for[RLX_FOR_PARALLEL] == 0);   /* 64^3: too small for threads */
   CHECK(c.n_for[RLX_FOR_VECTORIZED] == 4); /* pack, init, update, store */
   CHECK(c.n_for[RLX_FOR_UNROLLED] == 6);
   CHECK(c.n_pred == 0); /* divisible: no tails */
@@ -83,6 +83,14 @@ static void test_matmul_structure(void) {
   rlx_tir_func_t* f2 = rlx_tir_func_with_attr(ctx, f, "rlx.no_default_schedule", rlx_ir_bool(ctx, true));
   CHECK_OK(rlx_tir_default_schedule(ctx, f2, &h));
   CHECK(h == f2);
+  /* 256 x 128 x 64: row blocks in parallel, the 8K-element pack serial */
+  f = make_matmul(ctx, c64(ctx, 256), 128, 64, 0, false, false, false);
+  g = sched(ctx, f);
+  CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 1);
+  /* 256 x 512 x 256: both */
+  f = make_matmul(ctx, c64(ctx, 256), 512, 256, 0, false, false, false);
+  g = sched(ctx, f);
+  CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 2);
   rlx_ctx_free(ctx);
 }
 

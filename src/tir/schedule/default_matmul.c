@@ -39,6 +39,8 @@
 #define NR 32
 #define VL 16
 #define MB 8 /* micro-tiles per row block (MC = MR * MB rows) */
+#define PAR_MACS (1 << 20)
+#define PAR_ELEMS 65536
 
 typedef struct {
   rlx_tir_block_realize_t* br;
@@ -385,7 +387,21 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   pext[nbb + 2] = ci(ctx, t, NR);
   pkind[nbb] = pkind[nbb + 1] = RLX_FOR_SERIAL;
   pkind[nbb + 2] = n_tail ? RLX_FOR_SERIAL : RLX_FOR_VECTORIZED;
-  pkind[0] = RLX_FOR_PARALLEL;
+  /* threads only pay off above ~1M multiply-adds (and 64K packed elements) */
+  int64_t macs = m_const ? M * N * K : -1;
+  int64_t packed = N * K;
+  for (int d = 0; d < nb; d++) {
+    int64_t e;
+    if (!rlx_expr_is_const_int(batch[d]->dom.extent, &e)) macs = -1;
+    else if (macs >= 0) macs *= e;
+  }
+  for (int d = 0; d < nbb; d++) {
+    int64_t e;
+    if (!rlx_expr_is_const_int(bbatch[d]->dom.extent, &e)) packed = -1;
+    else if (packed >= 0) packed *= e;
+  }
+  bool par = macs < 0 || macs >= PAR_MACS;
+  if (par && (packed < 0 || packed >= PAR_ELEMS)) pkind[0] = RLX_FOR_PARALLEL;
   rlx_expr_t* pcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &pl[nbb]->hdr, ci(ctx, t, NR)), &pl[nbb + 2]->hdr);
   rlx_ptrmap_t vm = {0};
   for (int d = 0; d < nbb; d++) rlx_ptrmap_put(&vm, bbatch[d]->var, as_t(ctx, bbatch[d]->var->hdr.dtype, &pl[d]->hdr));
@@ -505,7 +521,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
                                 rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
   rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ib_ext, RLX_FOR_SERIAL, tile);
   compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, compute);
-  compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, RLX_FOR_PARALLEL, compute);
+  compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, par ? RLX_FOR_PARALLEL : RLX_FOR_SERIAL, compute);
 
   /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp */
   rlx_tir_stmt_t* both[2] = {pack, compute};
