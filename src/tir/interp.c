@@ -41,6 +41,8 @@ typedef struct {
   rlx_ptrmap_t env;     /* rlx_var_t* → val_t* */
   rlx_ptrmap_t storage; /* data var → storage_t* */
   RLX_VEC(val_t*) spare; /* released environment slots, reused before malloc */
+  const void* last_data;   /* one-entry cache of the storage lookup (cleared on alloc/free) */
+  storage_t* last_storage;
 } interp_t;
 
 static rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...)
@@ -119,6 +121,10 @@ static val_t* env_get(interp_t* in, const rlx_var_t* v) { return rlx_ptrmap_get(
 /* Copies the valid lanes only (values are large). */
 static void val_copy(val_t* dst, const val_t* src) {
   dst->t = src->t;
+  if (src->t.lanes <= 1) {
+    dst->u.i[0] = src->u.i[0];
+    return;
+  }
   memcpy(dst->u.i, src->u.i, sizeof(int64_t) * (size_t)(src->t.lanes ? src->t.lanes : 1));
 }
 
@@ -270,7 +276,14 @@ __attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const r
 static rlx_status_t* locate(interp_t* in, const rlx_tir_buffer_t* b, int n_idx, const val_t* idx, int k,
                             bool is_store, char** out_ptr) {
   const char* op = is_store ? "store to" : "load from";
-  storage_t* st = b->data ? rlx_ptrmap_get(&in->storage, b->data) : NULL;
+  storage_t* st;
+  if (b->data && b->data == in->last_data) {
+    st = in->last_storage;
+  } else {
+    st = b->data ? rlx_ptrmap_get(&in->storage, b->data) : NULL;
+    in->last_data = b->data;
+    in->last_storage = st;
+  }
   if (!st) return err(in, RLX_INVALID_ARGUMENT, "%s buffer '%s', which is not allocated", op, b->name);
   if (n_idx != b->ndim)
     return err(in, RLX_INVALID_ARGUMENT, "%s buffer '%s' with %d indices (it has %d dimensions)", op, b->name, n_idx, b->ndim);
@@ -644,12 +657,14 @@ static rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffer_t* b, stora
   st->owned = true;
   *out_old = rlx_ptrmap_get(&in->storage, b->data);
   rlx_ptrmap_put(&in->storage, b->data, st);
+  in->last_data = NULL;
   *out_new = st;
   return NULL;
 }
 
 static void free_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t* old, storage_t* st) {
   rlx_ptrmap_put(&in->storage, b->data, old);
+  in->last_data = NULL;
   free(st->data);
   free(st);
 }
