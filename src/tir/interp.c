@@ -38,7 +38,12 @@ typedef struct {
 
 typedef struct {
   const rlx_tir_func_t* f;
-  rlx_ptrmap_t env;     /* rlx_var_t* → val_t* */
+  /* the environment: a stack of bindings searched from the top (few live vars, LIFO
+   * scopes: faster than hashing, and shadowing comes for free) */
+  RLX_VEC(struct env_entry {
+    const rlx_var_t* var;
+    val_t* slot;
+  }) env;
   rlx_ptrmap_t storage; /* data var → storage_t* */
   RLX_VEC(val_t*) spare; /* released environment slots, reused before malloc */
   const void* last_data;   /* one-entry cache of the storage lookup (cleared on alloc/free) */
@@ -116,7 +121,11 @@ static void convert_lane(rlx_dtype_t from, const val_t* v, int k, rlx_dtype_t to
 }
 
 /* ------------------------------------------------------------------ environment */
-static val_t* env_get(interp_t* in, const rlx_var_t* v) { return rlx_ptrmap_get(&in->env, v); }
+static val_t* env_get(interp_t* in, const rlx_var_t* v) {
+  for (int i = in->env.len - 1; i >= 0; i--)
+    if (in->env.data[i].var == v) return in->env.data[i].slot;
+  return NULL;
+}
 
 /* Copies the valid lanes only (values are large). */
 static void val_copy(val_t* dst, const val_t* src) {
@@ -128,18 +137,24 @@ static void val_copy(val_t* dst, const val_t* src) {
   memcpy(dst->u.i, src->u.i, sizeof(int64_t) * (size_t)(src->t.lanes ? src->t.lanes : 1));
 }
 
-/* Binds v to a fresh slot holding x; returns the previous slot (to restore with env_pop). */
+/* Binds v to a fresh slot holding x (*out_slot, NULL when out of memory). Bindings are
+ * released in LIFO order with env_pop. The return value is unused (kept for symmetry). */
 static val_t* env_push(interp_t* in, const rlx_var_t* v, const val_t* x, val_t** out_slot) {
-  val_t* old = env_get(in, v);
   val_t* slot = in->spare.len ? in->spare.data[--in->spare.len] : malloc(sizeof(val_t));
+  struct env_entry ent = {v, slot};
+  if (slot && !rlx_vec_push(&in->env, ent)) {
+    free(slot);
+    slot = NULL;
+  }
   if (slot) val_copy(slot, x);
-  rlx_ptrmap_put(&in->env, v, slot);
   *out_slot = slot;
-  return old;
+  return NULL;
 }
 static void env_pop(interp_t* in, const rlx_var_t* v, val_t* slot, val_t* old) {
-  if (slot && !rlx_vec_push(&in->spare, slot)) free(slot);
-  rlx_ptrmap_put(&in->env, v, old);
+  (void)old;
+  if (!slot) return;
+  if (in->env.len > 0 && in->env.data[in->env.len - 1].var == v) in->env.len--;
+  if (!rlx_vec_push(&in->spare, slot)) free(slot);
 }
 
 static void set_int(val_t* v, rlx_dtype_t t, int64_t x) {
@@ -1008,7 +1023,7 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
   free(stores);
   for (int i = 0; i < in.spare.len; i++) free(in.spare.data[i]);
   rlx_vec_free(&in.spare);
-  rlx_ptrmap_free(&in.env);
+  rlx_vec_free(&in.env);
   rlx_ptrmap_free(&in.storage);
   return st;
 }
