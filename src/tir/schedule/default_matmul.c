@@ -25,6 +25,9 @@
  *             where row < M and col < N (only when there is a tail):
  *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = C_local[ii, jv*VL+jl]
  *
+ * With a symbolic M all of this sits under `if M >= MIN_ROWS`, the else branch keeping the
+ * original matmul (and folded consumer) nests for the generic schedules.
+ *
  * The blocks are opaque (no iter vars; they use the loop vars directly). Rows beyond M read a
  * clamped row of A and are never stored; columns beyond N multiply the zero padding of Bp.
  * Elementwise consumers of C (bias add, relu...) that read it at the same index are folded
@@ -40,6 +43,7 @@
 #define VL 16
 #define MB 8 /* micro-tiles per row block (MC = MR * MB rows) */
 #define PAR_MACS (1 << 20)
+#define MIN_ROWS 16 /* symbolic M: below this the plain reduction schedule runs */
 #define PAR_ELEMS 65536
 
 typedef struct {
@@ -523,20 +527,32 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, compute);
   compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, par ? RLX_FOR_PARALLEL : RLX_FOR_SERIAL, compute);
 
-  /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp */
+  /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp.
+   * With a symbolic M the kernel runs only when M >= MIN_ROWS; otherwise the original nests
+   * (matmul and absorbed consumers) run, scheduled later as a plain reduction / elementwise. */
   rlx_tir_stmt_t* both[2] = {pack, compute};
-  rlx_tir_stmt_t* body = sched_replace(ctx, s->func->body, m.nest, rlx_tir_seq(ctx, 2, both));
+  rlx_tir_stmt_t* kernel = rlx_tir_seq(ctx, 2, both);
+  rlx_tir_stmt_t* body = s->func->body;
   rlx_tir_buffer_t* dropped[9];
   int n_dropped = 0;
-  if (n_absorbed) dropped[n_dropped++] = m.c;
+  if (n_absorbed && m_const) dropped[n_dropped++] = m.c;
+  rlx_tir_stmt_t* fallback[9];
+  int n_fallback = 0;
+  fallback[n_fallback++] = m.nest;
   for (int i = 0; i < n_absorbed; i++) {
     rlx_tir_block_realize_t* cbr;
     rlx_tir_stmt_t* t2 = absorbed[i];
     while (t2->kind == RLX_STMT_FOR) t2 = RLX_AS(rlx_tir_for_t, t2)->body;
     cbr = RLX_AS(rlx_tir_block_realize_t, t2);
-    if (i + 1 < n_absorbed) dropped[n_dropped++] = RLX_AS(rlx_tir_store_t, cbr->block->body)->buffer;
+    if (i + 1 < n_absorbed && m_const) dropped[n_dropped++] = RLX_AS(rlx_tir_store_t, cbr->block->body)->buffer;
     body = sched_replace(ctx, body, absorbed[i], NULL);
+    fallback[n_fallback++] = absorbed[i];
   }
+  if (!m_const) {
+    rlx_expr_t* big = rlx_ir_cmp(ctx, RLX_EXPR_GE, Mx, ci(ctx, t, MIN_ROWS));
+    kernel = rlx_tir_if(ctx, big, kernel, rlx_tir_seq(ctx, n_fallback, fallback));
+  }
+  body = sched_replace(ctx, body, m.nest, kernel);
   for (int i = 0; i < n_dropped; i++) body = sched_remove_alloc(ctx, body, dropped[i]);
   sched_path_t* q = malloc(sizeof(*q));
   if (!q) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
@@ -552,6 +568,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   body = sched_replace(ctx, body, &rbr->hdr, rlx_tir_block_realize(ctx, rbr->n_values, rbr->iter_values, rbr->predicate, rb));
   free(q);
   sched_set_body(s, body);
-  *out_applied = true;
+  /* with a fallback the original blocks are still there for the generic schedules */
+  *out_applied = m_const;
   return NULL;
 }
