@@ -166,6 +166,7 @@ static void set_int(val_t* v, rlx_dtype_t t, int64_t x) {
 static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out);
 
 static rlx_status_t* eval_int(interp_t* in, const rlx_expr_t* e, int64_t* out, const char* what) {
+  if (!e) return err(in, RLX_INVALID_ARGUMENT, "%s is missing", what);
   if (e->kind == RLX_EXPR_INT_IMM) { /* fast paths: shapes and loop bounds */
     *out = RLX_AS(const rlx_int_imm_t, e)->value;
     return NULL;
@@ -574,6 +575,7 @@ __attribute__((noinline)) static rlx_status_t* eval_let(interp_t* in, const rlx_
 }
 
 static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
+  if (!e) return err(in, RLX_INVALID_ARGUMENT, "missing expression");
   switch (e->kind) {
     case RLX_EXPR_INT_IMM:
       set_int(out, e->dtype, RLX_AS(const rlx_int_imm_t, e)->value);
