@@ -394,6 +394,7 @@ static rlx_status_t* eval_indices(interp_t* in, int n, rlx_expr_t* const* exprs,
 }
 
 __attribute__((noinline)) static rlx_status_t* eval_load(interp_t* in, const rlx_buffer_load_t* l, val_t* out) {
+  if (!l->buffer) return err(in, RLX_INVALID_ARGUMENT, "load without a buffer");
   RLX_RETURN_IF_ERROR(check_dtype(in, l->buffer->dtype));
   val_t small[4];
   val_t* idx = l->n_indices <= 4 ? small : malloc(sizeof(val_t) * (size_t)l->n_indices);
@@ -649,6 +650,7 @@ static rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s);
 
 /* Allocates zeroed storage for buffer b (its shape evaluated now) under b->data. */
 static rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t** out_old, storage_t** out_new) {
+  if (!b) return err(in, RLX_INVALID_ARGUMENT, "allocation without a buffer");
   if (!b->data) return err(in, RLX_INVALID_ARGUMENT, "allocated buffer '%s' has no data var", b->name);
   RLX_RETURN_IF_ERROR(check_dtype(in, b->dtype));
   int64_t n = 1;
@@ -687,6 +689,7 @@ static void free_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t* old,
 }
 
 static rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
+  if (!s->buffer) return err(in, RLX_INVALID_ARGUMENT, "store without a buffer");
   RLX_RETURN_IF_ERROR(check_dtype(in, s->buffer->dtype));
   val_t v;
   RLX_RETURN_IF_ERROR(eval(in, s->value, &v));
@@ -731,6 +734,7 @@ static rlx_status_t* exec_for(interp_t* in, const rlx_tir_for_t* f) {
 
 static rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br) {
   const rlx_tir_block_t* b = br->block;
+  if (!b) return err(in, RLX_INVALID_ARGUMENT, "block realize without a block");
   if (br->n_values != b->n_iter_vars)
     return err(in, RLX_INVALID_ARGUMENT, "block '%s' has %d iter values for %d iter vars", b->name, br->n_values, b->n_iter_vars);
   if (br->predicate) {
