@@ -488,10 +488,11 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void bench(void) {
+static void bench(bool symbolic) {
   int64_t nn = getenv("RLX_SCHED_BENCH_N") ? atoll(getenv("RLX_SCHED_BENCH_N")) : 1024;
   rlx_ctx_t* ctx = rlx_ctx_create();
-  rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, nn), nn, nn, 0, false, false, false);
+  rlx_var_t* mv = rlx_ir_var(ctx, "m", rlx_dt_int64());
+  rlx_tir_func_t* f = make_matmul(ctx, symbolic ? &mv->hdr : c64(ctx, nn), nn, nn, 0, false, false, false);
   rlx_module_t* mod = rlx_module_create(ctx);
   rlx_module_set(mod, "mm", RLX_FUNC_TIR, f);
   rlx_compile_options_t opts = {NULL, NULL, true};
@@ -525,7 +526,7 @@ static void bench(void) {
       double dt = now() - s0;
       if (dt < best) best = dt;
     }
-    printf("matmul %lld^3: %d thread(s): %.1f GFLOPS (%.2f ms)\n", (long long)nn, threads,
+    printf("matmul %lld^3%s: %d thread(s): %.1f GFLOPS (%.2f ms)\n", (long long)nn, symbolic ? " (symbolic M)" : "", threads,
            2.0 * (double)nn * (double)nn * (double)nn / best * 1e-9, best * 1e3);
   }
   double maxd = 0;
@@ -556,6 +557,9 @@ int main(void) {
   test_dense_bias_relu();
   test_compiled();
   test_add_symbolic();
-  if (getenv("RLX_SCHED_BENCH")) bench();
+  if (getenv("RLX_SCHED_BENCH")) {
+    bench(false);
+    bench(true);
+  }
   TEST_MAIN_END();
 }
