@@ -45,6 +45,7 @@ static void fail(vstate_t* st, const char* fmt, const char* a, const char* b) {
 }
 
 static void check_buffer(vstate_t* st, const rlx_tir_buffer_t* b) {
+  if (!st->err && !b) fail(st, "an access without a buffer%s%s", "", "");
   if (st->err || defined(&st->buffers, b)) return;
   if (b->data && defined(&st->vars, b->data)) return; /* a view of a defined buffer's data */
   fail(st, "buffer '%s' is used but is not in the buffer map or allocated%s", b->name, "");
@@ -79,7 +80,8 @@ static void check_expr(vstate_t* st, const rlx_expr_t* e) {
     case RLX_EXPR_BUFFER_LOAD: {
       const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
       check_buffer(st, l->buffer);
-      if (!st->err && l->n_indices != l->buffer->ndim) {
+      if (st->err) return;
+      if (l->n_indices != l->buffer->ndim) {
         char msg[64];
         snprintf(msg, sizeof(msg), "%d indices for %d dimensions", l->n_indices, l->buffer->ndim);
         fail(st, "load from buffer '%s' has %s", l->buffer->name, msg);
@@ -141,6 +143,7 @@ static void define_buffer(vstate_t* st, const rlx_tir_buffer_t* b, int d) {
 
 static void check_region(vstate_t* st, const rlx_buffer_region_t* r) {
   check_buffer(st, r->buffer);
+  if (st->err) return;
   if (!st->err && r->ndim != r->buffer->ndim)
     fail(st, "region of buffer '%s' has the wrong number of dimensions%s", r->buffer->name, "");
   for (int i = 0; i < r->ndim; i++) {
@@ -155,6 +158,8 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
     case RLX_STMT_BUFFER_STORE: {
       const rlx_tir_store_t* x = RLX_AS(const rlx_tir_store_t, s);
       check_buffer(st, x->buffer);
+      if (!st->err && !x->value) fail(st, "store to buffer '%s' without a value%s", x->buffer->name, "");
+      if (st->err) return;
       if (!st->err && x->n_indices != x->buffer->ndim) {
         char msg[64];
         snprintf(msg, sizeof(msg), "%d indices for %d dimensions", x->n_indices, x->buffer->ndim);
@@ -174,6 +179,10 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
     }
     case RLX_STMT_FOR: {
       const rlx_tir_for_t* x = RLX_AS(const rlx_tir_for_t, s);
+      if (!x->min || !x->extent || !x->var) {
+        fail(st, "a loop without %s%s", "var, min or extent", "");
+        return;
+      }
       check_expr(st, x->min);
       check_expr(st, x->extent);
       if (!st->err && !rlx_dtype_is_int(x->extent->dtype))
@@ -207,6 +216,10 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
     case RLX_STMT_BLOCK_REALIZE: {
       const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, s);
       const rlx_tir_block_t* b = br->block;
+      if (!b) {
+        fail(st, "a block realize without a block%s%s", "", "");
+        return;
+      }
       const char* outer = st->where;
       for (int i = 0; i < st->block_names.len && !st->err; i++)
         if (strcmp(st->block_names.data[i], b->name) == 0) fail(st, "block name '%s' is not unique%s", b->name, "");
@@ -235,6 +248,10 @@ static void check_stmt(vstate_t* st, const rlx_tir_stmt_t* s) {
     }
     case RLX_STMT_ALLOCATE: {
       const rlx_tir_allocate_t* x = RLX_AS(const rlx_tir_allocate_t, s);
+      if (!x->buffer) {
+        fail(st, "an allocation without a buffer%s%s", "", "");
+        return;
+      }
       define_buffer(st, x->buffer, 1);
       check_stmt(st, x->body);
       define_buffer(st, x->buffer, -1);
