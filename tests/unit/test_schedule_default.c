@@ -398,6 +398,37 @@ static void test_scan_left_alone(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* C = A^T B with A stored (k, m) */
+static rlx_expr_t* mmta_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  mm2_t* m = user;
+  rlx_expr_t* ia[2] = {&m->k->var->hdr, &ix[0]->hdr};
+  rlx_expr_t* ib[2] = {&m->k->var->hdr, &ix[1]->hdr};
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, m->a, 2, ia), rlx_te_load(ctx, m->b, 2, ib)), 1, &m->k);
+}
+static void test_transposed_a(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* sa[2] = {c64(ctx, 72), c64(ctx, 90)};
+  rlx_expr_t* sb[2] = {c64(ctx, 72), c64(ctx, 100)};
+  rlx_expr_t* sc[2] = {c64(ctx, 90), c64(ctx, 100)};
+  mm2_t* m = RLX_NEW(ctx, mm2_t);
+  m->a = rlx_te_placeholder(ctx, 2, sa, rlx_dt_float32(), "A");
+  m->b = rlx_te_placeholder(ctx, 2, sb, rlx_dt_float32(), "B");
+  m->k = rlx_te_reduce_axis(ctx, c64(ctx, 0), c64(ctx, 72), "k");
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 2, sc, mmta_body, m, "C", "matmul");
+  rlx_te_tensor_t* args[3] = {m->a, m->b, c};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "mm_ta", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "C_update") != NULL);
+  tshape_t sh[3] = {{2, {72, 90}}, {2, {72, 100}}, {2, {90, 100}}};
+  double d = compare_funcs(f, g, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "A^T B diff %g", d);
+  d = compare_compiled(ctx, f, 3, sh, 2);
+  CHECK_MSG(d >= 0 && d < 1e-4, "compiled A^T B diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ compiled path */
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
@@ -551,6 +582,7 @@ int main(void) {
   test_symbolic_m();
   test_elementwise_reduction();
   test_inline();
+  test_transposed_a();
   test_scan_left_alone();
   test_conv1d();
   test_int32_shapes();
