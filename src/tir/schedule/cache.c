@@ -72,6 +72,15 @@ static rlx_status_t* cache(rlx_schedule_t* s, const char* block, int index, cons
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: block '%s' has no parent block to allocate the cache in", op, block);
     goto done;
   }
+  if (kind == CACHE_WRITE &&
+      (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE || RLX_AS(rlx_tir_store_t, b->body)->buffer != x ||
+       !sched_store_covers_buffer(b, RLX_AS(rlx_tir_store_t, b->body)))) {
+    st = rlx_status_create(RLX_UNSUPPORTED,
+                           "%s: block '%s' must be a single store covering all of '%s' (the copy-back writes the "
+                           "whole buffer)",
+                           op, block, x->name);
+    goto done;
+  }
   if (kind == CACHE_WRITE && sched_count_writers(s->func->body, x) != 1) {
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: buffer '%s' of block '%s' has several writers", op, x->name,
                            block);

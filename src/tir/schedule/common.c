@@ -653,6 +653,26 @@ const char* sched_unique_block_name(rlx_schedule_t* s, const char* base) {
   }
 }
 
+bool sched_same_value(const rlx_expr_t* a, const rlx_expr_t* b) {
+  int64_t x, y;
+  if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) return x == y;
+  return sched_expr_equal(a, b);
+}
+
+bool sched_store_covers_buffer(const rlx_tir_block_t* b, const rlx_tir_store_t* st) {
+  if (st->n_indices != st->buffer->ndim) return false;
+  for (int d = 0; d < st->n_indices; d++) {
+    int k = sched_iter_index(b, st->indices[d]);
+    if (k < 0) return false;
+    for (int e = 0; e < d; e++)
+      if (st->indices[e] == st->indices[d]) return false;
+    int64_t mn;
+    if (!rlx_expr_is_const_int(b->iter_vars[k]->dom.min, &mn) || mn != 0) return false;
+    if (!sched_same_value(b->iter_vars[k]->dom.extent, st->buffer->shape[d])) return false;
+  }
+  return true;
+}
+
 int sched_iter_index(const rlx_tir_block_t* b, const rlx_expr_t* v) {
   for (int i = 0; i < b->n_iter_vars; i++)
     if (&b->iter_vars[i]->var->hdr == v) return i;

@@ -218,6 +218,18 @@ rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* bl
                            block, x->name);
     goto done;
   }
+  for (int i = 0; i < li.n; i++) {
+    int k = sched_iter_index(c, li.idx[i]);
+    int64_t mn;
+    bool whole = k >= 0 && rlx_expr_is_const_int(c->iter_vars[k]->dom.min, &mn) && mn == 0 &&
+                 sched_same_value(c->iter_vars[k]->dom.extent, x->shape[i]);
+    if (!whole || br->predicate) {
+      st = rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "reverse_compute_inline: block '%s' must read all of '%s' (one iteration per element)",
+                             block, x->name);
+      goto done;
+    }
+  }
   int* perm = RLX_NEW_ARRAY(ctx, int, li.n);
   for (int i = 0; i < li.n; i++) {
     perm[i] = sched_iter_index(c, li.idx[i]);

@@ -84,6 +84,13 @@ rlx_tir_stmt_t* sched_stmt_replace_loads(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, cons
 /* A name not used by any block of the function: base, base_1, base_2 ... */
 const char* sched_unique_block_name(rlx_schedule_t* s, const char* base);
 
+/* Equal constants (any int dtype) or structurally equal expressions. */
+bool sched_same_value(const rlx_expr_t* a, const rlx_expr_t* b);
+
+/* True if the store's indices are distinct iter vars of b whose domains are [0, shape[d]) of
+ * the stored buffer: one iteration of b per element of the whole buffer. */
+bool sched_store_covers_buffer(const rlx_tir_block_t* b, const rlx_tir_store_t* st);
+
 /* Index of the iter var of b that is exactly variable v; -1 if none. */
 int sched_iter_index(const rlx_tir_block_t* b, const rlx_expr_t* v);
 
