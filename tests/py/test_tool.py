@@ -107,6 +107,29 @@ for n in (5, 300):
     objects.append(sorted(f for f in os.listdir(cache) if f.endswith(".so")) if os.path.isdir(cache) else [])
 check(len(objects[0]) >= 1 and objects[0] == objects[1], "the second size compiled again: %s" % objects)
 
+# --- plain matmuls through the default schedule (register tiles, packing, tails) ---------
+MM = '''# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer(({m}, {k}), "float32"), B: T.Buffer(({k}, {n}), "float32"), C: T.Buffer(({m}, {n}), "float32")):
+    T.func_attr({{"tir.noalias": T.bool(True)}})
+    for i, j, k in T.grid({m}, {n}, {k}):
+        with T.block("C"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(C[v_i, v_j])
+            with T.init():
+                C[v_i, v_j] = T.float32(0.0)
+            C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
+'''
+for m, n, k in ((512, 512, 512), (100, 70, 90), (257, 129, 300), (3, 5, 7)):
+    p = tool.file("mm_%d_%d_%d.py" % (m, n, k), MM.format(m=m, n=n, k=k))
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    y = rng.standard_normal((k, n)).astype(np.float32)
+    outdir = os.path.join(tool.tmp, "mm%d" % m)
+    if run_ok("run", p, "-i", save("mx.npy", x), "-i", save("my.npy", y), "-o", outdir):
+        close(np.load(os.path.join(outdir, "output_0.npy")), x.astype(np.float64) @ y, "matmul %dx%dx%d" % (m, n, k))
+
 # --- every lowering stage prints ------------------------------------------------------------
 for stage, needle in (("default_schedule", "C_local = T.alloc_buffer((8, 32), scope=\"local\")"),
                       ("lower_blocks", "for k in range(128)"), ("flatten_buffers", "T.decl_buffer"),
