@@ -295,7 +295,9 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
       int k = sched_iter_index(b, li.first->indices[d]);
       for (int q = 0; q < d && k >= 0; q++)
         if (li.first->indices[q] == li.first->indices[d]) k = -1;
-      if (k < 0 || !sched_expr_equal(b->iter_vars[k]->dom.extent, e->out->shape[d])) {
+      int64_t mn;
+      if (k < 0 || !sched_same_value(b->iter_vars[k]->dom.extent, e->out->shape[d]) ||
+          !rlx_expr_is_const_int(b->iter_vars[k]->dom.min, &mn) || mn != 0) {
         ok = false;
         break;
       }
