@@ -793,11 +793,56 @@ static bool ival(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const 
           *lo = rlx_ir_max(ctx, al, bl);
           *hi = rlx_ir_max(ctx, ah, bh);
           return true;
-        default: return false;
+        case RLX_EXPR_INT_IMM:
+        case RLX_EXPR_FLOAT_IMM:
+        case RLX_EXPR_STRING_IMM:
+        case RLX_EXPR_VAR:
+        case RLX_EXPR_MOD:
+        case RLX_EXPR_EQ:
+        case RLX_EXPR_NE:
+        case RLX_EXPR_LT:
+        case RLX_EXPR_LE:
+        case RLX_EXPR_GT:
+        case RLX_EXPR_GE:
+        case RLX_EXPR_AND:
+        case RLX_EXPR_OR:
+        case RLX_EXPR_NOT:
+        case RLX_EXPR_SELECT:
+        case RLX_EXPR_CAST:
+        case RLX_EXPR_LET:
+        case RLX_EXPR_BUFFER_LOAD:
+        case RLX_EXPR_CALL:
+        case RLX_EXPR_REDUCE:
+        case RLX_EXPR_RAMP:
+        case RLX_EXPR_BROADCAST:
+        case RLX_EXPR_KIND_COUNT:
+          return false;
       }
+      return false;
     }
-    default: return false;
+    case RLX_EXPR_FLOAT_IMM:
+    case RLX_EXPR_STRING_IMM:
+    case RLX_EXPR_MOD:
+    case RLX_EXPR_EQ:
+    case RLX_EXPR_NE:
+    case RLX_EXPR_LT:
+    case RLX_EXPR_LE:
+    case RLX_EXPR_GT:
+    case RLX_EXPR_GE:
+    case RLX_EXPR_AND:
+    case RLX_EXPR_OR:
+    case RLX_EXPR_NOT:
+    case RLX_EXPR_SELECT:
+    case RLX_EXPR_LET:
+    case RLX_EXPR_BUFFER_LOAD:
+    case RLX_EXPR_CALL:
+    case RLX_EXPR_REDUCE:
+    case RLX_EXPR_RAMP:
+    case RLX_EXPR_BROADCAST:
+    case RLX_EXPR_KIND_COUNT:
+      return false;
   }
+  return false;
 }
 
 bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const sched_dom_t* dom,
