@@ -7,6 +7,7 @@
  * struct info is an RLX_NOT_FOUND error (the op registry plugs in here later). */
 #include <string.h>
 
+#include "op.h"
 #include "relax.h"
 
 typedef struct {
@@ -35,7 +36,8 @@ bool rlx_relax_call_is_pure(const rlx_relax_call_t* call) {
       const char* name = ((const rlx_relax_op_t*)op)->name;
       for (size_t i = 0; i < sizeof(impure_ops) / sizeof(impure_ops[0]); i++)
         if (strcmp(name, impure_ops[i]) == 0) return false;
-      return true;
+      const rlx_op_def_t* def = rlx_op_lookup(name);
+      return def ? def->is_pure : true;
     }
     case RLX_RELAX_EXTERN_FUNC: return false;
     case RLX_RELAX_VAR:
@@ -162,6 +164,8 @@ static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** ou
       *out = by_sinfo_args(n, c);
       return NULL;
     }
+    const rlx_op_def_t* def = rlx_op_lookup(((rlx_relax_op_t*)op)->name);
+    if (def && def->infer) return def->infer(n->ctx, c, out);
     return rlx_status_create(RLX_NOT_FOUND, "struct info of %s: no inference rule for op '%s'",
                              rlx_relax_expr_brief(n->ctx, &c->hdr), ((rlx_relax_op_t*)op)->name);
   }

@@ -1,0 +1,11 @@
+/* topi: the operator library, written in TE (src/tir/te.h). Each function builds TE compute
+ * tensors from TE inputs; Relax legalization calls them inside rlx_bb_call_te callbacks.
+ * Families: basic.h (elementwise, broadcast, reductions, shape/index ops) and nn.h (dense,
+ * matmul, conv, pool, softmax, norms). Functions return NULL and set *out_st on bad input
+ * (e.g. incompatible shapes), never crash. */
+#ifndef RLX_TOPI_H
+#define RLX_TOPI_H
+
+#include "../tir/te.h"
+
+#endif

@@ -1,0 +1,10 @@
+/* Pass fuse_ops: placeholder until the pass lands (see pass.h for its contract). It fails loudly
+ * instead of passing the module through. */
+#include "pass.h"
+
+rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+  (void)ctx;
+  (void)in;
+  (void)out;
+  return rlx_status_create(RLX_UNSUPPORTED, "pass fuse_ops is not implemented yet");
+}

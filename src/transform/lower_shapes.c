@@ -1,0 +1,10 @@
+/* Pass lower_shapes: placeholder until the pass lands (see pass.h for its contract). It fails loudly
+ * instead of passing the module through. */
+#include "pass.h"
+
+rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+  (void)ctx;
+  (void)in;
+  (void)out;
+  return rlx_status_create(RLX_UNSUPPORTED, "pass lower_shapes is not implemented yet");
+}

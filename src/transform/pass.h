@@ -1,0 +1,52 @@
+/* Relax passes and the pass manager.
+ *
+ * A pass takes a module and returns a new module (the input is left as it is; functions it
+ * does not change are shared). Each pass lives in its own file named after it, which starts
+ * with its contract (what it requires, what it produces). The pipeline is the one array in
+ * pipeline.c; rlx_pipeline_run checks well-formedness after every pass when asked and can
+ * stop after any pass for printing (`rlx print FILE --after PASS`).
+ */
+#ifndef RLX_TRANSFORM_PASS_H
+#define RLX_TRANSFORM_PASS_H
+
+#include "../relax/relax.h"
+
+typedef rlx_status_t* (*rlx_pass_fn_t)(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+
+typedef struct {
+  const char* name;
+  rlx_pass_fn_t run;
+} rlx_pass_t;
+
+/* ---- the passes, in pipeline order ---- */
+/* High-level ops (R.add, R.matmul, R.nn.conv2d ...) → R.call_tir of TE PrimFuncs (registry). */
+rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* call_tir whose args are all constants → evaluated at compile time into a Constant. */
+rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* Groups call_tirs (elementwise/injective consumers into their producers) and merges each
+ * group into one PrimFunc (TVM's FuseOps + FuseTIR). */
+rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* Applies the default CPU schedule to every unscheduled PrimFunc. */
+rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* call_tir / call_dps_packed → explicit R.builtin.alloc_tensor + DPS call. */
+rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* Static memory planning: alloc_tensor → storages reused across tensors with disjoint
+ * lifetimes (symbolic sizes included). */
+rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* Shape computations, match_cast and argument checks → VM builtin calls. */
+rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+
+/* The pipeline, in order (pipeline.c). */
+void rlx_pipeline_passes(const rlx_pass_t** out_passes, int* out_n);
+
+typedef struct {
+  bool check_well_formed; /* run rlx_relax_well_formed after every pass (tests do) */
+  const char* stop_after; /* NULL or "all" = run everything; else a pass name */
+} rlx_pipeline_options_t;
+
+/* Runs the pipeline on m. An unknown stop_after is an error listing the pass names; a pass
+ * error is annotated with the pass name. */
+rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
+                               rlx_module_t** out);
+
+#endif
