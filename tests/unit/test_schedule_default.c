@@ -512,6 +512,66 @@ static void test_compiled(void) {
   rlx_ctx_free(ctx);
 }
 
+
+/* scores = Q K^T per batch with a symbolic sequence length (M = N = n), and a symbolic K */
+typedef struct {
+  rlx_te_tensor_t *q, *k;
+  rlx_iter_var_t* r;
+} att_t;
+static rlx_expr_t* att_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
+  att_t* a = user;
+  rlx_expr_t* iq[3] = {&ix[0]->hdr, &ix[1]->hdr, &a->r->var->hdr};
+  rlx_expr_t* ik[3] = {&ix[0]->hdr, &ix[2]->hdr, &a->r->var->hdr};
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, a->q, 3, iq), rlx_te_load(ctx, a->k, 3, ik)), 1, &a->r);
+}
+static void test_symbolic_nk(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_var_t* n = rlx_ir_var(ctx, "n", rlx_dt_int64());
+  rlx_expr_t* sq[3] = {c64(ctx, 2), &n->hdr, c64(ctx, 64)};
+  rlx_expr_t* so[3] = {c64(ctx, 2), &n->hdr, &n->hdr};
+  att_t* a = RLX_NEW(ctx, att_t);
+  a->q = rlx_te_placeholder(ctx, 3, sq, rlx_dt_float32(), "Q");
+  a->k = rlx_te_placeholder(ctx, 3, sq, rlx_dt_float32(), "K");
+  a->r = rlx_te_reduce_axis(ctx, c64(ctx, 0), c64(ctx, 64), "d");
+  rlx_te_tensor_t* c = rlx_te_compute(ctx, 3, so, att_body, a, "S", "batch_matmul");
+  rlx_te_tensor_t* args[3] = {a->q, a->k, c};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args, "scores", &f));
+  rlx_tir_func_t* g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "S_update") != NULL);
+  int64_t ns[3] = {5, 40, 77};
+  for (int i = 0; i < 3; i++) {
+    tshape_t sh[3] = {{3, {2, ns[i], 64}}, {3, {2, ns[i], 64}}, {3, {2, ns[i], ns[i]}}};
+    double d = compare_funcs(f, g, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "scores n=%lld diff %g", (long long)ns[i], d);
+    d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled scores n=%lld diff %g", (long long)ns[i], d);
+  }
+  /* symbolic K */
+  rlx_var_t* kv = rlx_ir_var(ctx, "kk", rlx_dt_int64());
+  rlx_expr_t* sa[2] = {c64(ctx, 70), &kv->hdr};
+  rlx_expr_t* sb[2] = {&kv->hdr, c64(ctx, 96)};
+  rlx_expr_t* sc[2] = {c64(ctx, 70), c64(ctx, 96)};
+  mm2_t* m = RLX_NEW(ctx, mm2_t);
+  m->a = rlx_te_placeholder(ctx, 2, sa, rlx_dt_float32(), "A");
+  m->b = rlx_te_placeholder(ctx, 2, sb, rlx_dt_float32(), "B");
+  m->k = rlx_te_reduce_axis(ctx, c64(ctx, 0), &kv->hdr, "k");
+  rlx_te_tensor_t* cc = rlx_te_compute(ctx, 2, sc, mm2_body, m, "C", "matmul");
+  rlx_te_tensor_t* args2[3] = {m->a, m->b, cc};
+  CHECK_OK(rlx_te_create_prim_func(ctx, 3, args2, "mm_symk", &f));
+  g = sched(ctx, f);
+  CHECK(rlx_tir_find_block(g->body, "C_update") != NULL);
+  int64_t ks[2] = {3, 100};
+  for (int i = 0; i < 2; i++) {
+    tshape_t sh[3] = {{2, {70, ks[i]}}, {2, {ks[i], 96}}, {2, {70, 96}}};
+    double d = compare_funcs(f, g, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "symbolic k=%lld diff %g", (long long)ks[i], d);
+    d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled symbolic k=%lld diff %g", (long long)ks[i], d);
+  }
+  rlx_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------------ benchmark */
 static double now(void) {
   struct timespec t;
@@ -589,6 +649,7 @@ int main(void) {
   test_dense_bias_relu();
   test_compiled();
   test_add_symbolic();
+  test_symbolic_nk();
   if (getenv("RLX_SCHED_BENCH")) {
     bench(false);
     bench(true);

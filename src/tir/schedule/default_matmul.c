@@ -3,8 +3,8 @@
  * Recognized: a block with one reduce iter var k, init `C[idx] = 0` and body
  * `C[idx] = C[idx] + A[..] * B[..]` (float32), where idx are the spatial iter vars
  * (batch..., i, j), A is indexed by iter vars including i and k (not j) and B by iter vars
- * including k and j (not i) -- plain, batched and transposed matmuls. N and K must be
- * constants, M and the batch extents may be symbolic.
+ * including k and j (not i) -- plain, batched and transposed matmuls. M, N, K and the batch
+ * extents may be symbolic.
  *
  * Produced (MR x NR register tile, VL vector lanes, NO = ceil(N/NR), row blocks of MC = MR*MB
  * rows (MB = 1 when M < 2*MC), MO = ceil(M/MC)):
@@ -25,7 +25,8 @@
  *             where row < M and col < N (only when there is a tail):
  *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = C_local[ii, jv*VL+jl]
  *
- * With a symbolic M all of this sits under `if M >= MIN_ROWS`, the else branch keeping the
+ * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= 32 and K >= 16` (the
+ * symbolic ones), the else branch keeping the
  * original matmul (and folded consumer) nests for the generic schedules.
  *
  * The blocks are opaque (no iter vars; they use the loop vars directly). Rows beyond M read a
@@ -345,13 +346,18 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   if (!root_br) return NULL;
   const rlx_tir_block_t* b = m.br->block;
   rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
-  int64_t N, K, M = -1;
-  if (!rlx_expr_is_const_int(m.j->dom.extent, &N) || !rlx_expr_is_const_int(m.k->dom.extent, &K)) return NULL;
+  int64_t N = -1, K = -1, M = -1;
+  bool n_const = rlx_expr_is_const_int(m.j->dom.extent, &N);
+  bool k_const = rlx_expr_is_const_int(m.k->dom.extent, &K);
   bool m_const = rlx_expr_is_const_int(m.i->dom.extent, &M);
-  if (N < 64 || K < 64 || (m_const && M < 64)) return NULL;
+  if ((n_const && N < 64) || (k_const && K < 64) || (m_const && M < 64)) return NULL;
+  bool all_const = m_const && n_const && k_const;
   rlx_dtype_t t = m.i->var->hdr.dtype;
   int nb = m.n_sp - 2; /* batch dims of C */
-  int64_t NO = (N + NR - 1) / NR;
+  rlx_expr_t* Nx = as_t(ctx, t, m.j->dom.extent);
+  rlx_expr_t* Kx = as_t(ctx, t, m.k->dom.extent);
+  rlx_expr_t* NOx = n_const ? ci(ctx, t, (N + NR - 1) / NR)
+                            : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Nx, ci(ctx, t, NR - 1)), ci(ctx, t, NR)));
   rlx_expr_t* Mx = as_t(ctx, t, m.i->dom.extent);
   /* rows are walked in blocks of MB micro-tiles so that the A rows of a block and one panel
    * of Bp stay in L2 while the block sweeps the panels */
@@ -360,7 +366,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   rlx_expr_t* MO = m_const ? ci(ctx, t, (M + mc - 1) / mc)
                            : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, mc - 1)), ci(ctx, t, mc)));
   bool m_tail = !m_const || M % mc != 0;
-  bool n_tail = N % NR != 0;
+  bool n_tail = !n_const || N % NR != 0;
   rlx_iter_var_t** batch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
   for (int d = 0; d < nb; d++) batch[d] = iv_of(b, st->indices[d]);
 
@@ -371,8 +377,8 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
     if (load_uses(m.b, batch[d])) bbatch[nbb++] = batch[d];
   rlx_expr_t** bp_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nbb + 3);
   for (int d = 0; d < nbb; d++) bp_shape[d] = bbatch[d]->dom.extent;
-  bp_shape[nbb] = ci(ctx, t, NO);
-  bp_shape[nbb + 1] = ci(ctx, t, K);
+  bp_shape[nbb] = NOx;
+  bp_shape[nbb + 1] = Kx;
   bp_shape[nbb + 2] = ci(ctx, t, NR);
   rlx_tir_buffer_t* bp = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_packed", m.b->buffer->name),
                                                rlx_dt_float32(), nbb + 3, bp_shape, "global");
@@ -388,14 +394,14 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   pl[nbb] = rlx_ir_var(ctx, "p_jo", t);
   pl[nbb + 1] = rlx_ir_var(ctx, "p_k", t);
   pl[nbb + 2] = rlx_ir_var(ctx, "p_ji", t);
-  pext[nbb] = ci(ctx, t, NO);
-  pext[nbb + 1] = ci(ctx, t, K);
+  pext[nbb] = NOx;
+  pext[nbb + 1] = Kx;
   pext[nbb + 2] = ci(ctx, t, NR);
   pkind[nbb] = pkind[nbb + 1] = RLX_FOR_SERIAL;
   pkind[nbb + 2] = n_tail ? RLX_FOR_SERIAL : RLX_FOR_VECTORIZED;
   /* threads only pay off above ~1M multiply-adds (and 64K packed elements) */
-  int64_t macs = m_const ? M * N * K : -1;
-  int64_t packed = N * K;
+  int64_t macs = all_const ? M * N * K : -1;
+  int64_t packed = n_const && k_const ? N * K : -1;
   for (int d = 0; d < nb; d++) {
     int64_t e;
     if (!rlx_expr_is_const_int(batch[d]->dom.extent, &e)) macs = -1;
@@ -416,7 +422,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   rlx_expr_t* bval = rlx_expr_substitute(ctx, &m.b->hdr, &vm);
   rlx_ptrmap_free(&vm);
   if (n_tail) {
-    rlx_expr_t* args[3] = {rlx_ir_cmp(ctx, RLX_EXPR_LT, pcol, ci(ctx, t, N)), bval, rlx_ir_float(ctx, rlx_dt_float32(), 0)};
+    rlx_expr_t* args[3] = {rlx_ir_cmp(ctx, RLX_EXPR_LT, pcol, Nx), bval, rlx_ir_float(ctx, rlx_dt_float32(), 0)};
     bval = rlx_ir_call(ctx, rlx_dt_float32(), "if_then_else", 3, args);
   }
   rlx_expr_t** pidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
@@ -513,20 +519,20 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
       body = rlx_tir_store(ctx, e.out, e.value, e.n, e.idx);
       if (m_tail) pred = rlx_ir_cmp(ctx, RLX_EXPR_LT, row, Mx);
       if (n_tail) {
-        rlx_expr_t* c2 = rlx_ir_cmp(ctx, RLX_EXPR_LT, col, ci(ctx, t, N));
+        rlx_expr_t* c2 = rlx_ir_cmp(ctx, RLX_EXPR_LT, col, Nx);
         pred = pred ? rlx_ir_and(ctx, pred, c2) : c2;
       }
     }
     const char* nm = sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_%s", b->name, stage_name[sg]));
     stage[sg] = wrap(ctx, 3, tv, text, tk, opaque(ctx, nm, body, pred, 0, NULL));
   }
-  stage[1] = rlx_tir_for(ctx, kk, ci(ctx, t, 0), ci(ctx, t, K), RLX_FOR_SERIAL, stage[1]);
+  stage[1] = rlx_tir_for(ctx, kk, ci(ctx, t, 0), Kx, RLX_FOR_SERIAL, stage[1]);
   rlx_tir_buffer_t** allocs = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, 1);
   allocs[0] = cl;
   rlx_tir_stmt_t* tile = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_tile", b->name)),
                                 rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
   rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ib_ext, RLX_FOR_SERIAL, tile);
-  compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), ci(ctx, t, NO), RLX_FOR_SERIAL, compute);
+  compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), NOx, RLX_FOR_SERIAL, compute);
   compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, par ? RLX_FOR_PARALLEL : RLX_FOR_SERIAL, compute);
 
   /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp.
@@ -537,7 +543,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   rlx_tir_stmt_t* body = s->func->body;
   rlx_tir_buffer_t* dropped[9];
   int n_dropped = 0;
-  if (n_absorbed && m_const) dropped[n_dropped++] = m.c;
+  if (n_absorbed && all_const) dropped[n_dropped++] = m.c;
   rlx_tir_stmt_t* fallback[9];
   int n_fallback = 0;
   fallback[n_fallback++] = m.nest;
@@ -546,12 +552,15 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
     rlx_tir_stmt_t* t2 = absorbed[i];
     while (t2->kind == RLX_STMT_FOR) t2 = RLX_AS(rlx_tir_for_t, t2)->body;
     cbr = RLX_AS(rlx_tir_block_realize_t, t2);
-    if (i + 1 < n_absorbed && m_const) dropped[n_dropped++] = RLX_AS(rlx_tir_store_t, cbr->block->body)->buffer;
+    if (i + 1 < n_absorbed && all_const) dropped[n_dropped++] = RLX_AS(rlx_tir_store_t, cbr->block->body)->buffer;
     body = sched_replace(ctx, body, absorbed[i], NULL);
     fallback[n_fallback++] = absorbed[i];
   }
-  if (!m_const) {
-    rlx_expr_t* big = rlx_ir_cmp(ctx, RLX_EXPR_GE, Mx, ci(ctx, t, MIN_ROWS));
+  if (!all_const) {
+    rlx_expr_t* big = rlx_ir_bool(ctx, true);
+    if (!m_const) big = rlx_ir_and(ctx, big, rlx_ir_cmp(ctx, RLX_EXPR_GE, Mx, ci(ctx, t, MIN_ROWS)));
+    if (!n_const) big = rlx_ir_and(ctx, big, rlx_ir_cmp(ctx, RLX_EXPR_GE, Nx, ci(ctx, t, NR)));
+    if (!k_const) big = rlx_ir_and(ctx, big, rlx_ir_cmp(ctx, RLX_EXPR_GE, Kx, ci(ctx, t, MIN_ROWS)));
     kernel = rlx_tir_if(ctx, big, kernel, rlx_tir_seq(ctx, n_fallback, fallback));
   }
   body = sched_replace(ctx, body, m.nest, kernel);
@@ -571,6 +580,6 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   free(q);
   sched_set_body(s, body);
   /* with a fallback the original blocks are still there for the generic schedules */
-  *out_applied = m_const;
+  *out_applied = all_const;
   return NULL;
 }
