@@ -100,7 +100,6 @@ static rlx_status_t* cache(rlx_schedule_t* s, const char* block, int index, cons
   rlx_ptrmap_put(&bm, x, c);
   rlx_tir_stmt_t* nbr = rlx_tir_stmt_replace_buffers(ctx, &br->hdr, &bm);
   rlx_ptrmap_free(&bm);
-  rlx_tir_stmt_t* ts = top_stmt(p, top);
   rlx_tir_stmt_t* copy = kind == CACHE_READ ? copy_nest(ctx, cname, c, x) : copy_nest(ctx, cname, x, c);
   rlx_tir_stmt_t* body = sched_replace(ctx, s->func->body, &br->hdr, nbr);
   /* the top statement changed (it contains B): find the new one by B's new realize */
@@ -109,8 +108,7 @@ static rlx_status_t* cache(rlx_schedule_t* s, const char* block, int index, cons
     st = rlx_status_create(RLX_INTERNAL, "%s: lost block '%s'", op, block);
     goto done;
   }
-  (void)ts;
-  ts = top_stmt(q, sched_parent_block_index(q, q->n - 1));
+  rlx_tir_stmt_t* ts = top_stmt(q, sched_parent_block_index(q, q->n - 1));
   rlx_tir_stmt_t* pair[2] = {kind == CACHE_READ ? copy : ts, kind == CACHE_READ ? ts : copy};
   body = sched_replace(ctx, body, ts, rlx_tir_seq(ctx, 2, pair));
   /* allocate in the parent block */

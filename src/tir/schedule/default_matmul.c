@@ -25,9 +25,9 @@
  *             where row < M and col < N (only when there is a tail):
  *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = C_local[ii, jv*VL+jl]
  *
- * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= 32 and K >= 16` (the
- * symbolic ones), the else branch keeping the
- * original matmul (and folded consumer) nests for the generic schedules.
+ * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= 32 and K >= 16` (for
+ * the symbolic ones); the else branch keeps the original matmul (and folded consumer) nests
+ * for the generic schedules. Threads are used above 1M multiply-adds only.
  *
  * The blocks are opaque (no iter vars; they use the loop vars directly). Rows beyond M read a
  * clamped row of A and are never stored; columns beyond N multiply the zero padding of Bp.
