@@ -1,0 +1,108 @@
+/* rlx — the virtual machine that runs compiled models (part of librlx_runtime).
+ *
+ * A compiled model is ONE shared object (made by the compiler's rlx_vm_compile / `rlx
+ * compile`) holding the generated kernels and the VM executable (bytecode, function table,
+ * constants) exported as the symbols `rlx_vm_executable` (bytes) and
+ * `rlx_vm_executable_size` (uint64_t). The VM is a register machine like TVM's Relax VM:
+ * instructions call / ret / goto / if; everything else is a call of a packed function — a
+ * kernel, an external function, or a VM builtin ("vm.builtin.alloc_storage", ...).
+ *
+ * External names: rlx_vm_load resolves EVERY packed function the executable names before
+ * it returns, looking in this order: the model's own shared object, the libraries given by
+ * the caller (in order), the global registry (rlx_registry_register), the VM builtins. A
+ * name found nowhere fails the load with a message listing the places searched.
+ *
+ * Ownership: an rlx_vm_t owns its executable, constants and loaded libraries; free it with
+ * rlx_vm_free. Outputs of rlx_vm_invoke are references the caller releases. Every fallible
+ * call returns an rlx_status_t* (NULL = ok) that the caller frees.
+ *
+ * Thread safety: a VM may be invoked from one thread at a time; separate VMs are
+ * independent.
+ */
+#ifndef RLX_VM_H
+#define RLX_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rlx/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rlx_vm rlx_vm_t;
+
+/* Loads a compiled model: dlopens model_so, reads and verifies its executable, loads the
+ * n_libs extra libraries `libs` (paths; a name without '/' is searched by the loader) and
+ * resolves every external name (order above). The caller owns *out_vm. Errors: NOT_FOUND /
+ * IO_ERROR for a missing or unloadable file; PARSE_ERROR for an object without
+ * `rlx_vm_executable` or with a corrupted executable (bad magic, unsupported version,
+ * out-of-range index, register or jump); NOT_FOUND naming a packed function missing from
+ * every place searched, and listing them. */
+rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm);
+
+/* As rlx_vm_load, for an executable already in memory (`exec_bytes`, n bytes, copied):
+ * kernel_lib (may be NULL) plays the role of the model's own shared object. For tools and
+ * tests that assemble executables by hand. */
+rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
+                            const char* const* libs, rlx_vm_t** out_vm);
+
+/* Frees the VM, its constants and its libraries. NULL is ignored. Outputs handed out by
+ * rlx_vm_invoke stay valid (they hold their own references) unless they are views of
+ * constants, which also keep themselves alive. */
+void rlx_vm_free(rlx_vm_t* vm);
+
+/* Number of VM functions (entry points) and the name of function i (owned by the VM). */
+int rlx_vm_function_count(const rlx_vm_t* vm);
+const char* rlx_vm_function_name(const rlx_vm_t* vm, int i);
+
+/* Describes a VM function's parameters. Arrays are owned by the VM and live as long as it.
+ * param_ndims[i]: -1 unknown rank, -2 not a tensor. param_dtypes[i].bits == 0: unknown.
+ * param_shapes[i]: the expected shape as text, "(n, 4)" ("" when unknown). */
+typedef struct {
+  const char* name;
+  int n_params;
+  const char* const* param_names;
+  const char* const* param_shapes;
+  const DLDataType* param_dtypes;
+  const int32_t* param_ndims;
+} rlx_vm_function_info_t;
+
+/* Fills *out_info for the function `name`. NOT_FOUND lists the functions there are. */
+rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info);
+
+/* Runs function `name` on n_inputs CPU tensors (compact; not copied — kernels read them in
+ * place, and must not be freed during the call). On success *out_n outputs are returned in
+ * *out_outputs, a heap array the caller frees with free() after releasing each tensor with
+ * rlx_ndarray_release. A Tuple result is flattened (nested tuples depth-first); a tensor
+ * result is one output; an int / float result is a 0-d int64 / float64 tensor and a shape
+ * a 1-d int64 tensor. An output may share memory with an input or a constant when the
+ * function returns it unchanged. Errors: NOT_FOUND for an unknown function;
+ * INVALID_ARGUMENT for a wrong input count, or a wrong shape or dtype, naming the function,
+ * the parameter, the expected and the actual shape ("main: parameter x: expected shape
+ * (n, 4) with n bound to 3, got (3, 5)"); errors of kernels and external functions carry
+ * their message and the function name. */
+rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
+                            rlx_ndarray_t*** out_outputs);
+
+/* Sets the number of threads the model's kernels (and the extra libraries) use. */
+void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);
+
+/* Prints an executable as text: a header with the format version, a constants summary
+ * (c[k] = kind, dtype, shape, bytes), then each VM function
+ *   function main(x, w)  ; 2 params, 9 registers
+ *     0: %2 = call vm.builtin.alloc_shape_heap(i2)
+ *     3: %5 = call matmul(%0, %1, %4)    ; kernel rlx_fn_matmul
+ *     8: ret %5
+ * and the packed functions it names. The bytes are verified first (errors as rlx_vm_load).
+ * *out_text is a heap string the caller frees. */
+rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text);
+
+/* The same for a compiled model shared object (reads its `rlx_vm_executable`). */
+rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,410 @@
+/* VM builtins: allocation, shapes and the shape heap, checks, tuples (list in
+ * vm_builtins.def). Each checks its own arguments: a malformed executable gets an error,
+ * never a crash. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vm_internal.h"
+
+#define ERR(...) rlx_status_create(RLX_INVALID_ARGUMENT, __VA_ARGS__)
+
+static rlx_status_t* want_n(const char* who, int n, int want) {
+  if (n != want) return ERR("%s: expected %d arguments, got %d", who, want, n);
+  return NULL;
+}
+
+static rlx_status_t* want_kind(const char* who, int i, const rlx_vmv_t* v, rlx_vmv_kind_t k) {
+  if (v->kind != k)
+    return ERR("%s: argument %d must be %s, got %s", who, i, rlx_vmv_kind_name(k), rlx_vmv_kind_name(v->kind));
+  return NULL;
+}
+
+/* The shape heap: an int64 tensor whose slots hold the symbolic dims of one call. */
+static rlx_status_t* heap_arg(const char* who, int i, const rlx_vmv_t* v, int64_t** out, int64_t* out_n) {
+  RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
+  DLTensor* t = &v->u.t->dl;
+  if (t->ndim != 1 || t->dtype.code != kDLInt || t->dtype.bits != 64)
+    return ERR("%s: argument %d is not a shape heap (1-d int64 tensor)", who, i);
+  *out = (int64_t*)t->data;
+  *out_n = t->shape[0];
+  return NULL;
+}
+
+static rlx_status_t* slot_ok(const char* who, int64_t slot, int64_t n) {
+  if (slot < 0 || slot >= n) return ERR("%s: shape heap slot %lld out of range [0, %lld)", who, (long long)slot, (long long)n);
+  return NULL;
+}
+
+/* alloc_shape_heap(i<size>) → int64 tensor of size slots, zeroed. */
+static rlx_status_t* b_alloc_shape_heap(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.alloc_shape_heap";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_INT));
+  int64_t size = a[0].u.i;
+  if (size < 0 || size > (1 << 24)) return ERR("%s: bad size %lld", who, (long long)size);
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(1, &size, rlx_dldtype(kDLInt, 64, 1), NULL, &t));
+  memset(t->dl.data, 0, (size_t)size * 8);
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* The dims of a tensor or shape value. */
+static rlx_status_t* dims_of(const char* who, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
+  switch (v->kind) {
+    case RLX_VMV_TENSOR: *ndim = v->u.t->dl.ndim; *dims = v->u.t->dl.shape; return NULL;
+    case RLX_VMV_SHAPE: *ndim = v->u.shape->ndim; *dims = v->u.shape->dims; return NULL;
+    case RLX_VMV_NONE:
+    case RLX_VMV_INT:
+    case RLX_VMV_FLOAT:
+    case RLX_VMV_DTYPE:
+    case RLX_VMV_STR:
+    case RLX_VMV_TUPLE:
+    case RLX_VMV_FUNC: break;
+  }
+  return ERR("%s: expected a tensor or a shape, got %s", who, rlx_vmv_kind_name(v->kind));
+}
+
+enum { MATCH_ASSERT_IMM = 0, MATCH_STORE = 1, MATCH_ASSERT_SLOT = 2, MATCH_SKIP = 3 };
+
+/* Appends ", with n bound to 3, m bound to 4" for the heap dims of the pattern; names are
+ * taken from `expected` ("(n, 4)") dim by dim. */
+static void bound_names(rlx_strbuf_t* sb, const char* expected, int ndim, const int64_t* kinds,
+                        const int64_t* vals, const int64_t* heap) {
+  const char* p = expected;
+  if (*p == '(') p++;
+  bool first = true;
+  for (int d = 0; d < ndim && *p; d++) {
+    size_t len = strcspn(p, ",)");
+    if (kinds[d] == MATCH_STORE || kinds[d] == MATCH_ASSERT_SLOT) {
+      char name[64];
+      snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), p);
+      /* the same var may appear twice: report once */
+      bool seen = false;
+      for (int e = 0; e < d; e++)
+        if ((kinds[e] == MATCH_STORE || kinds[e] == MATCH_ASSERT_SLOT) && vals[e] == vals[d]) seen = true;
+      if (!seen) {
+        rlx_strbuf_printf(sb, "%s%s bound to %lld", first ? " with " : ", ", name, (long long)heap[vals[d]]);
+        first = false;
+      }
+    }
+    p += len;
+    while (*p == ',' || *p == ' ') p++;
+  }
+}
+
+/* match_shape(value, heap, i<ndim>, (i<kind>, i<v>) * ndim, c<context>, c<expected text>):
+ * value is a tensor or shape of exactly ndim dims; per dim: kind 0 = must equal v, 1 =
+ * store into heap slot v, 2 = must equal heap slot v, 3 = not checked. All stores happen
+ * before the checks, so "(n, n)" works. Error: "<context>: expected shape <expected> with n
+ * bound to 3, got (3, 5)". */
+static rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.match_shape";
+  if (n < 5) return ERR("%s: expected at least 5 arguments, got %d", who, n);
+  RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
+  int64_t nd = a[2].u.i;
+  if (nd < 0 || nd > RLX_VM_MAX_NDIM || n != 5 + 2 * nd) return ERR("%s: bad ndim %lld for %d arguments", who, (long long)nd, n);
+  const char* ctx = a[n - 2].kind == RLX_VMV_STR ? a[n - 2].u.s : "value";
+  const char* expected = a[n - 1].kind == RLX_VMV_STR ? a[n - 1].u.s : "?";
+  int64_t* heap = NULL;
+  int64_t hn = 0;
+  RLX_RETURN_IF_ERROR(heap_arg(who, 1, &a[1], &heap, &hn));
+  int ndim = 0;
+  const int64_t* dims = NULL;
+  rlx_status_t* st = dims_of(who, &a[0], &ndim, &dims);
+  if (st) {
+    rlx_status_free(st);
+    return ERR("%s: expected a value of shape %s, got %s", ctx, expected, rlx_vmv_kind_name(a[0].kind));
+  }
+  char buf[256];
+  if (ndim != nd)
+    return ERR("%s: expected shape %s (ndim %lld), got %s (ndim %d)", ctx, expected, (long long)nd,
+               rlx_shape_str(ndim, dims, buf, sizeof(buf)), ndim);
+  int64_t kinds[RLX_VM_MAX_NDIM], vals[RLX_VM_MAX_NDIM];
+  for (int d = 0; d < nd; d++) {
+    RLX_RETURN_IF_ERROR(want_kind(who, 3 + 2 * d, &a[3 + 2 * d], RLX_VMV_INT));
+    RLX_RETURN_IF_ERROR(want_kind(who, 4 + 2 * d, &a[4 + 2 * d], RLX_VMV_INT));
+    kinds[d] = a[3 + 2 * d].u.i;
+    vals[d] = a[4 + 2 * d].u.i;
+    if (kinds[d] < MATCH_ASSERT_IMM || kinds[d] > MATCH_SKIP) return ERR("%s: bad match kind %lld", who, (long long)kinds[d]);
+    if (kinds[d] == MATCH_STORE || kinds[d] == MATCH_ASSERT_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, vals[d], hn));
+  }
+  for (int d = 0; d < nd; d++)
+    if (kinds[d] == MATCH_STORE) heap[vals[d]] = dims[d];
+  for (int d = 0; d < nd; d++) {
+    bool ok = true;
+    if (kinds[d] == MATCH_ASSERT_IMM) ok = dims[d] == vals[d];
+    else if (kinds[d] == MATCH_ASSERT_SLOT || kinds[d] == MATCH_STORE) ok = dims[d] == heap[vals[d]];
+    if (!ok) {
+      rlx_strbuf_t sb = {0};
+      rlx_strbuf_printf(&sb, "%s: expected shape %s", ctx, expected);
+      bound_names(&sb, expected, (int)nd, kinds, vals, heap);
+      rlx_strbuf_printf(&sb, ", got %s", rlx_shape_str(ndim, dims, buf, sizeof(buf)));
+      st = ERR("%s", rlx_strbuf_cstr(&sb));
+      rlx_strbuf_free(&sb);
+      return st;
+    }
+  }
+  (void)out;
+  return NULL;
+}
+
+/* make_shape(heap, i<ndim>, (i<kind>, i<v>) * ndim): kind 0 = the value v, 1 = heap slot v. */
+static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.make_shape";
+  if (n < 2) return ERR("%s: expected at least 2 arguments, got %d", who, n);
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  int64_t nd = a[1].u.i;
+  if (nd < 0 || nd > RLX_VM_MAX_NDIM || n != 2 + 2 * nd) return ERR("%s: bad ndim %lld for %d arguments", who, (long long)nd, n);
+  int64_t* heap = NULL;
+  int64_t hn = 0;
+  if (a[0].kind != RLX_VMV_NONE) RLX_RETURN_IF_ERROR(heap_arg(who, 0, &a[0], &heap, &hn));
+  int64_t dims[RLX_VM_MAX_NDIM];
+  for (int d = 0; d < nd; d++) {
+    RLX_RETURN_IF_ERROR(want_kind(who, 2 + 2 * d, &a[2 + 2 * d], RLX_VMV_INT));
+    RLX_RETURN_IF_ERROR(want_kind(who, 3 + 2 * d, &a[3 + 2 * d], RLX_VMV_INT));
+    int64_t k = a[2 + 2 * d].u.i, v = a[3 + 2 * d].u.i;
+    if (k == 0) {
+      dims[d] = v;
+    } else if (k == 1) {
+      RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
+      dims[d] = heap[v];
+    } else {
+      return ERR("%s: bad dim kind %lld", who, (long long)k);
+    }
+  }
+  rlx_vm_shape_t* s = NULL;
+  RLX_RETURN_IF_ERROR(rlx_vm_shape_new((int)nd, dims, &s));
+  out->kind = RLX_VMV_SHAPE;
+  out->u.shape = s;
+  return NULL;
+}
+
+/* Opcodes of shape_compute programs (kept in step with lower_shapes.c). */
+enum { SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX };
+
+static int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* shape_compute(heap, i<dst slot>, (i<op>, i<operand>)...): runs the postfix program (push
+ * immediate / push slot / binary ops on int64) and stores its one result in the slot. */
+static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.shape_compute";
+  if (n < 4 || (n - 2) % 2) return ERR("%s: bad argument count %d", who, n);
+  int64_t* heap = NULL;
+  int64_t hn = 0;
+  RLX_RETURN_IF_ERROR(heap_arg(who, 0, &a[0], &heap, &hn));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(slot_ok(who, a[1].u.i, hn));
+  int64_t stack[64];
+  int sp = 0;
+  for (int i = 2; i < n; i += 2) {
+    RLX_RETURN_IF_ERROR(want_kind(who, i, &a[i], RLX_VMV_INT));
+    RLX_RETURN_IF_ERROR(want_kind(who, i + 1, &a[i + 1], RLX_VMV_INT));
+    int64_t op = a[i].u.i, v = a[i + 1].u.i;
+    if (op == SC_PUSH_IMM || op == SC_PUSH_SLOT) {
+      if (sp == 64) return ERR("%s: program too deep", who);
+      if (op == SC_PUSH_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
+      stack[sp++] = op == SC_PUSH_IMM ? v : heap[v];
+      continue;
+    }
+    if (sp < 2) return ERR("%s: stack underflow", who);
+    int64_t y = stack[--sp], x = stack[sp - 1], r;
+    switch (op) {
+      case SC_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+      case SC_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+      case SC_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+      case SC_FLOORDIV:
+      case SC_FLOORMOD:
+        if (y == 0) return ERR("%s: division by zero in a shape", who);
+        r = floordiv(x, y);
+        if (op == SC_FLOORMOD) r = x - r * y;
+        break;
+      case SC_MIN: r = x < y ? x : y; break;
+      case SC_MAX: r = x > y ? x : y; break;
+      default: return ERR("%s: bad opcode %lld", who, (long long)op);
+    }
+    stack[sp - 1] = r;
+  }
+  if (sp != 1) return ERR("%s: program leaves %d values", who, sp);
+  heap[a[1].u.i] = stack[0];
+  (void)out;
+  return NULL;
+}
+
+/* check_tensor_info(value, i<ndim or -1>, dtype constant or i0 (unknown), c<context>). */
+static rlx_status_t* b_check_tensor_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.check_tensor_info";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 4));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  const char* ctx = a[3].kind == RLX_VMV_STR ? a[3].u.s : "value";
+  char b1[32], b2[32];
+  if (a[0].kind != RLX_VMV_TENSOR) return ERR("%s: expected a Tensor, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  DLTensor* t = &a[0].u.t->dl;
+  if (a[1].u.i >= 0 && t->ndim != a[1].u.i)
+    return ERR("%s: expected a tensor of ndim %lld, got ndim %d", ctx, (long long)a[1].u.i, t->ndim);
+  if (a[2].kind == RLX_VMV_DTYPE && !rlx_dldtype_equal(a[2].u.dtype, t->dtype))
+    return ERR("%s: expected dtype %s, got %s", ctx, rlx_dldtype_str(a[2].u.dtype, b1), rlx_dldtype_str(t->dtype, b2));
+  (void)out;
+  return NULL;
+}
+
+/* check_tuple_info(value, i<n fields>, c<context>). */
+static rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.check_tuple_info";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  const char* ctx = a[2].kind == RLX_VMV_STR ? a[2].u.s : "value";
+  if (a[0].kind != RLX_VMV_TUPLE) return ERR("%s: expected a Tuple, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  if (a[0].u.tuple->n != a[1].u.i)
+    return ERR("%s: expected a tuple of %lld fields, got %d", ctx, (long long)a[1].u.i, a[0].u.tuple->n);
+  (void)out;
+  return NULL;
+}
+
+static rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
+  RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_SHAPE));
+  *ndim = v->u.shape->ndim;
+  *dims = v->u.shape->dims;
+  return NULL;
+}
+
+/* alloc_storage(shape (nbytes,), i<device index>, c<scope str>, c<dtype>) → a 1-d uint8
+ * tensor of nbytes (the storage). */
+static rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.alloc_storage";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 4));
+  int nd = 0;
+  const int64_t* dims = NULL;
+  RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
+  if (nd != 1) return ERR("%s: size must be a 1-d shape, got ndim %d", who, nd);
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(1, dims, rlx_dldtype(kDLUInt, 8, 1), NULL, &t));
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* alloc_tensor(storage, i<byte offset>, shape, c<dtype>) → a view of the storage. */
+static rlx_status_t* b_alloc_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.alloc_tensor";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 4));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 3, &a[3], RLX_VMV_DTYPE));
+  int nd = 0;
+  const int64_t* dims = NULL;
+  RLX_RETURN_IF_ERROR(shape_arg(who, 2, &a[2], &nd, &dims));
+  if (a[1].u.i < 0) return ERR("%s: negative offset", who);
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(
+      rlx_status_annotate(rlx_ndarray_view(a[0].u.t, nd, dims, a[3].u.dtype, (uint64_t)a[1].u.i, &t), "%s", who));
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* empty(shape, c<dtype>) → a fresh tensor (uninitialized). */
+static rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.empty";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 2));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_DTYPE));
+  int nd = 0;
+  const int64_t* dims = NULL;
+  RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(nd, dims, a[1].u.dtype, NULL, &t), "%s", who));
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* null_value() → none (writing it into a register releases what the register held). */
+static rlx_status_t* b_null_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  (void)a;
+  (void)out;
+  return want_n("vm.builtin.null_value", n, 0);
+}
+
+/* make_tuple(fields...) → tuple. */
+static rlx_status_t* b_make_tuple(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  rlx_vm_tuple_t* t = malloc(sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)n);
+  if (!t) return rlx_status_create(RLX_OUT_OF_MEMORY, "vm.builtin.make_tuple");
+  t->refcount = 1;
+  t->n = n;
+  for (int i = 0; i < n; i++) t->fields[i] = rlx_vmv_retain(a[i]);
+  out->kind = RLX_VMV_TUPLE;
+  out->u.tuple = t;
+  return NULL;
+}
+
+/* tuple_getitem(tuple, i<index>) → field. */
+static rlx_status_t* b_tuple_getitem(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.tuple_getitem";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 2));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  if (a[1].u.i < 0 || a[1].u.i >= a[0].u.tuple->n)
+    return ERR("%s: index %lld out of range for a tuple of %d", who, (long long)a[1].u.i, a[0].u.tuple->n);
+  *out = rlx_vmv_retain(a[0].u.tuple->fields[a[1].u.i]);
+  return NULL;
+}
+
+/* copy(x) → x (a register move). */
+static rlx_status_t* b_copy(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  RLX_RETURN_IF_ERROR(want_n("vm.builtin.copy", n, 1));
+  *out = rlx_vmv_retain(a[0]);
+  return NULL;
+}
+
+/* shape_of(tensor) → shape. */
+static rlx_status_t* b_shape_of(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.shape_of";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  rlx_vm_shape_t* s = NULL;
+  RLX_RETURN_IF_ERROR(rlx_vm_shape_new(a[0].u.t->dl.ndim, a[0].u.t->dl.shape, &s));
+  out->kind = RLX_VMV_SHAPE;
+  out->u.shape = s;
+  return NULL;
+}
+
+/* call_tir_dyn(f<kernel>, args..., shape) → calls the kernel with args followed by the
+ * shape's dims as int64 arguments (a call_tir with tir_vars). */
+static rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.call_tir_dyn";
+  if (n < 2) return ERR("%s: expected at least 2 arguments, got %d", who, n);
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_FUNC));
+  int nd = 0;
+  const int64_t* dims = NULL;
+  RLX_RETURN_IF_ERROR(shape_arg(who, n - 1, &a[n - 1], &nd, &dims));
+  int m = n - 2 + nd;
+  rlx_vmv_t* args = calloc((size_t)(m > 0 ? m : 1), sizeof(rlx_vmv_t));
+  if (!args) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  for (int i = 1; i < n - 1; i++) args[i - 1] = a[i];
+  for (int d = 0; d < nd; d++) {
+    args[n - 2 + d].kind = RLX_VMV_INT;
+    args[n - 2 + d].u.i = dims[d];
+  }
+  rlx_status_t* st = rlx_vm_call_index(vm, a[0].u.func, args, m, out);
+  free(args);
+  return st;
+}
+
+static const struct {
+  const char* name;
+  rlx_vm_builtin_fn_t fn;
+} builtins[] = {
+#define X(c, name, doc) {name, b_##c},
+#include "vm_builtins.def"
+#undef X
+};
+
+rlx_vm_builtin_fn_t rlx_vm_builtin_lookup(const char* name) {
+  for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+    if (strcmp(builtins[i].name, name) == 0) return builtins[i].fn;
+  return NULL;
+}

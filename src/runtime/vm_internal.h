@@ -1,0 +1,82 @@
+/* Internals of the VM shared by vm_interp.c (loading, interpreting) and vm_builtins.c. */
+#ifndef RLX_RUNTIME_VM_INTERNAL_H
+#define RLX_RUNTIME_VM_INTERNAL_H
+
+#include "rlx/vm.h"
+#include "vm_exec.h"
+
+/* A register value. Registers own their values (tensors, shapes and tuples are
+ * refcounted; strings point into the executable's constants). */
+typedef enum {
+  RLX_VMV_NONE,
+  RLX_VMV_INT,
+  RLX_VMV_FLOAT,
+  RLX_VMV_DTYPE,
+  RLX_VMV_STR,
+  RLX_VMV_TENSOR,
+  RLX_VMV_SHAPE,
+  RLX_VMV_TUPLE,
+  RLX_VMV_FUNC
+} rlx_vmv_kind_t;
+
+typedef struct rlx_vm_shape {
+  int refcount;
+  int ndim;
+  int64_t dims[];
+} rlx_vm_shape_t;
+
+struct rlx_vm_tuple;
+
+typedef struct {
+  rlx_vmv_kind_t kind;
+  union {
+    int64_t i;
+    double f;
+    DLDataType dtype;
+    const char* s;
+    rlx_ndarray_t* t;
+    rlx_vm_shape_t* shape;
+    struct rlx_vm_tuple* tuple;
+    int func;
+  } u;
+} rlx_vmv_t;
+
+typedef struct rlx_vm_tuple {
+  int refcount;
+  int n;
+  rlx_vmv_t fields[];
+} rlx_vm_tuple_t;
+
+/* A builtin: args are borrowed; *out starts as NONE and receives an owned value. */
+typedef rlx_status_t* (*rlx_vm_builtin_fn_t)(rlx_vm_t* vm, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+
+/* Where a function index of the executable leads once resolved. */
+typedef struct {
+  rlx_vm_builtin_fn_t builtin; /* a VM builtin, or NULL */
+  rlx_packed_fn_t packed;      /* a packed function, or NULL */
+  void* resource;
+} rlx_vm_target_t;
+
+struct rlx_vm {
+  rlx_vm_exec_t* exec;
+  rlx_library_t* model; /* may be NULL */
+  int n_libs;
+  rlx_library_t** libs;
+  rlx_vm_target_t* targets; /* per function index (packed ones) */
+  rlx_vmv_t* consts;        /* per constant index */
+  int depth;                /* call depth (recursion guard) */
+};
+
+rlx_vmv_t rlx_vmv_retain(rlx_vmv_t v);
+void rlx_vmv_release(rlx_vmv_t* v);
+rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out);
+const char* rlx_vmv_kind_name(rlx_vmv_kind_t k);
+
+/* The builtin called name, or NULL. */
+rlx_vm_builtin_fn_t rlx_vm_builtin_lookup(const char* name);
+
+/* Calls function index f of the executable with args (borrowed); *out receives an owned
+ * value. Used by the interpreter and by builtins that call kernels. */
+rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+
+#endif

@@ -1,0 +1,552 @@
+/* The VM: loading a model (executable + libraries, every external name resolved up
+ * front), the interpreter loop, invoking functions from C, and the register values. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vm_internal.h"
+
+enum { MAX_DEPTH = 256 };
+
+/* ====================================================================== values */
+
+const char* rlx_vmv_kind_name(rlx_vmv_kind_t k) {
+  switch (k) {
+    case RLX_VMV_NONE: return "null";
+    case RLX_VMV_INT: return "int";
+    case RLX_VMV_FLOAT: return "float";
+    case RLX_VMV_DTYPE: return "dtype";
+    case RLX_VMV_STR: return "string";
+    case RLX_VMV_TENSOR: return "Tensor";
+    case RLX_VMV_SHAPE: return "Shape";
+    case RLX_VMV_TUPLE: return "Tuple";
+    case RLX_VMV_FUNC: return "function";
+  }
+  return "?";
+}
+
+rlx_vmv_t rlx_vmv_retain(rlx_vmv_t v) {
+  switch (v.kind) {
+    case RLX_VMV_TENSOR: rlx_ndarray_retain(v.u.t); break;
+    case RLX_VMV_SHAPE: v.u.shape->refcount++; break;
+    case RLX_VMV_TUPLE: v.u.tuple->refcount++; break;
+    case RLX_VMV_NONE:
+    case RLX_VMV_INT:
+    case RLX_VMV_FLOAT:
+    case RLX_VMV_DTYPE:
+    case RLX_VMV_STR:
+    case RLX_VMV_FUNC: break;
+  }
+  return v;
+}
+
+void rlx_vmv_release(rlx_vmv_t* v) {
+  switch (v->kind) {
+    case RLX_VMV_TENSOR: rlx_ndarray_release(v->u.t); break;
+    case RLX_VMV_SHAPE:
+      if (--v->u.shape->refcount == 0) free(v->u.shape);
+      break;
+    case RLX_VMV_TUPLE:
+      if (--v->u.tuple->refcount == 0) {
+        for (int i = 0; i < v->u.tuple->n; i++) rlx_vmv_release(&v->u.tuple->fields[i]);
+        free(v->u.tuple);
+      }
+      break;
+    case RLX_VMV_NONE:
+    case RLX_VMV_INT:
+    case RLX_VMV_FLOAT:
+    case RLX_VMV_DTYPE:
+    case RLX_VMV_STR:
+    case RLX_VMV_FUNC: break;
+  }
+  v->kind = RLX_VMV_NONE;
+}
+
+rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out) {
+  rlx_vm_shape_t* s = malloc(sizeof(*s) + sizeof(int64_t) * (size_t)(ndim > 0 ? ndim : 1));
+  if (!s) return rlx_status_create(RLX_OUT_OF_MEMORY, "shape");
+  s->refcount = 1;
+  s->ndim = ndim;
+  if (ndim > 0) memcpy(s->dims, dims, sizeof(int64_t) * (size_t)ndim);
+  *out = s;
+  return NULL;
+}
+
+/* ====================================================================== loading */
+
+void rlx_vm_free(rlx_vm_t* vm) {
+  if (!vm) return;
+  if (vm->consts)
+    for (int i = 0; i < vm->exec->consts.len; i++) rlx_vmv_release(&vm->consts[i]);
+  free(vm->consts);
+  free(vm->targets);
+  rlx_vm_exec_free(vm->exec);
+  for (int i = 0; i < vm->n_libs; i++) rlx_library_free(vm->libs[i]);
+  free(vm->libs);
+  rlx_library_free(vm->model);
+  free(vm);
+}
+
+/* Finds a packed function's symbol: the model's object, the extra libraries, the
+ * registry, the builtins; NOT_FOUND lists where it looked. */
+static rlx_status_t* resolve(rlx_vm_t* vm, const rlx_vm_func_t* f, rlx_vm_target_t* out) {
+  rlx_library_t* libs[1 + 64];
+  int nl = 0;
+  if (vm->model) libs[nl++] = vm->model;
+  for (int i = 0; i < vm->n_libs && nl < 65; i++) libs[nl++] = vm->libs[i];
+  for (int i = 0; i < nl; i++) {
+    if (rlx_library_has_symbol(libs[i], f->symbol)) {
+      RLX_RETURN_IF_ERROR(rlx_library_get_function(libs[i], f->symbol, &out->packed));
+      return NULL;
+    }
+  }
+  rlx_status_t* st = rlx_registry_get(f->symbol, &out->packed, &out->resource);
+  if (!st) return NULL;
+  rlx_status_free(st);
+  out->builtin = rlx_vm_builtin_lookup(f->symbol);
+  if (out->builtin) return NULL;
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_printf(&sb, "packed function '%s'", f->name);
+  if (strcmp(f->name, f->symbol) != 0) rlx_strbuf_printf(&sb, " (symbol '%s')", f->symbol);
+  rlx_strbuf_append(&sb, " was not found; searched: ");
+  if (vm->model) rlx_strbuf_printf(&sb, "the model library '%s', ", rlx_library_path(vm->model));
+  else rlx_strbuf_append(&sb, "no model library, ");
+  for (int i = 0; i < vm->n_libs; i++) rlx_strbuf_printf(&sb, "library '%s', ", rlx_library_path(vm->libs[i]));
+  if (vm->n_libs == 0) rlx_strbuf_append(&sb, "no extra libraries (--lib), ");
+  rlx_strbuf_append(&sb, "the global registry, the VM builtins");
+  st = rlx_status_create(RLX_NOT_FOUND, "%s", rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return st;
+}
+
+static rlx_status_t* make_consts(rlx_vm_t* vm) {
+  rlx_vm_exec_t* e = vm->exec;
+  vm->consts = calloc((size_t)(e->consts.len ? e->consts.len : 1), sizeof(rlx_vmv_t));
+  if (!vm->consts) return rlx_status_create(RLX_OUT_OF_MEMORY, "VM constants");
+  for (int i = 0; i < e->consts.len; i++) {
+    rlx_vm_const_t* c = &e->consts.data[i];
+    rlx_vmv_t* v = &vm->consts[i];
+    switch (c->kind) {
+      case RLX_VM_CONST_TENSOR: {
+        rlx_ndarray_t* t = NULL;
+        RLX_RETURN_IF_ERROR(rlx_ndarray_create(c->ndim, c->shape, c->dtype, NULL, &t));
+        if (c->nbytes) memcpy(t->dl.data, c->data, c->nbytes);
+        v->kind = RLX_VMV_TENSOR;
+        v->u.t = t;
+        /* the executable's copy is no longer needed */
+        free(c->data);
+        c->data = NULL;
+        break;
+      }
+      case RLX_VM_CONST_INT: v->kind = RLX_VMV_INT; v->u.i = c->i; break;
+      case RLX_VM_CONST_FLOAT: v->kind = RLX_VMV_FLOAT; v->u.f = c->f; break;
+      case RLX_VM_CONST_STR: v->kind = RLX_VMV_STR; v->u.s = c->s; break;
+      case RLX_VM_CONST_DTYPE: v->kind = RLX_VMV_DTYPE; v->u.dtype = c->dtype; break;
+    }
+  }
+  return NULL;
+}
+
+static rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, int n_libs, const char* const* libs,
+                            rlx_vm_t** out_vm) {
+  rlx_vm_t* vm = calloc(1, sizeof(*vm));
+  if (!vm) {
+    rlx_library_free(model);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "VM");
+  }
+  vm->model = model;
+  rlx_status_t* st = rlx_vm_exec_parse(bytes, n, &vm->exec);
+  if (!st && n_libs > 64) st = rlx_status_create(RLX_INVALID_ARGUMENT, "at most 64 libraries, got %d", n_libs);
+  if (!st && n_libs > 0) {
+    vm->libs = calloc((size_t)n_libs, sizeof(rlx_library_t*));
+    if (!vm->libs) st = rlx_status_create(RLX_OUT_OF_MEMORY, "VM");
+    for (int i = 0; !st && i < n_libs; i++) {
+      st = rlx_library_load(libs[i], &vm->libs[i]);
+      if (!st) vm->n_libs++;
+    }
+  }
+  if (!st) {
+    vm->targets = calloc((size_t)(vm->exec->funcs.len ? vm->exec->funcs.len : 1), sizeof(rlx_vm_target_t));
+    if (!vm->targets) st = rlx_status_create(RLX_OUT_OF_MEMORY, "VM");
+  }
+  for (int i = 0; !st && i < vm->exec->funcs.len; i++)
+    if (vm->exec->funcs.data[i].kind == RLX_VM_FUNC_PACKED) st = resolve(vm, &vm->exec->funcs.data[i], &vm->targets[i]);
+  if (!st) st = make_consts(vm);
+  if (st) {
+    rlx_vm_free(vm);
+    return st;
+  }
+  *out_vm = vm;
+  return NULL;
+}
+
+rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
+                            const char* const* libs, rlx_vm_t** out_vm) {
+  if (!out_vm || (n_libs > 0 && !libs)) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_create: NULL argument");
+  rlx_library_t* model = NULL;
+  if (kernel_lib) RLX_RETURN_IF_ERROR(rlx_library_load(kernel_lib, &model));
+  return create(exec_bytes, n, model, n_libs, libs, out_vm);
+}
+
+/* The executable embedded in a model object. */
+static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, size_t* out_n) {
+  void *bytes, *size;
+  if (rlx_library_get_symbol(lib, "rlx_vm_executable", &bytes) == NULL &&
+      rlx_library_get_symbol(lib, "rlx_vm_executable_size", &size) == NULL) {
+    uint64_t n;
+    memcpy(&n, size, sizeof(n));
+    *out_bytes = bytes;
+    *out_n = (size_t)n;
+    return NULL;
+  }
+  return rlx_status_create(RLX_PARSE_ERROR,
+                           "'%s' is not a compiled rlx model: it has no rlx_vm_executable / rlx_vm_executable_size",
+                           rlx_library_path(lib));
+}
+
+rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm) {
+  if (!model_so || !out_vm || (n_libs > 0 && !libs))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_load: NULL argument");
+  rlx_library_t* model = NULL;
+  RLX_RETURN_IF_ERROR(rlx_library_load(model_so, &model));
+  const void* bytes;
+  size_t n;
+  rlx_status_t* st = embedded_exec(model, &bytes, &n);
+  if (st) {
+    rlx_library_free(model);
+    return st;
+  }
+  return rlx_status_annotate(create(bytes, n, model, n_libs, libs, out_vm), "loading '%s'", model_so);
+}
+
+rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text) {
+  rlx_library_t* model = NULL;
+  RLX_RETURN_IF_ERROR(rlx_library_load(model_so, &model));
+  const void* bytes;
+  size_t n;
+  rlx_status_t* st = embedded_exec(model, &bytes, &n);
+  if (!st) st = rlx_vm_disassemble(bytes, n, out_text);
+  rlx_library_free(model);
+  return st;
+}
+
+/* ====================================================================== functions */
+
+int rlx_vm_function_count(const rlx_vm_t* vm) {
+  int n = 0;
+  for (int i = 0; i < vm->exec->funcs.len; i++) n += vm->exec->funcs.data[i].kind == RLX_VM_FUNC_VM;
+  return n;
+}
+
+const char* rlx_vm_function_name(const rlx_vm_t* vm, int i) {
+  for (int k = 0; k < vm->exec->funcs.len; k++)
+    if (vm->exec->funcs.data[k].kind == RLX_VM_FUNC_VM && i-- == 0) return vm->exec->funcs.data[k].name;
+  return NULL;
+}
+
+static rlx_status_t* not_found(const rlx_vm_t* vm, const char* name) {
+  rlx_strbuf_t sb = {0};
+  for (int i = 0; i < rlx_vm_function_count(vm); i++)
+    rlx_strbuf_printf(&sb, "%s%s", i ? ", " : "", rlx_vm_function_name(vm, i));
+  rlx_status_t* st =
+      rlx_status_create(RLX_NOT_FOUND, "the model has no function '%s' (functions: %s)", name, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return st;
+}
+
+rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info) {
+  int f = rlx_vm_exec_find_func(vm->exec, name);
+  if (f < 0) return not_found(vm, name);
+  const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
+  out_info->name = fn->name;
+  out_info->n_params = fn->n_params;
+  out_info->param_names = (const char* const*)fn->param_names;
+  out_info->param_shapes = (const char* const*)fn->param_shapes;
+  out_info->param_dtypes = fn->param_dtypes;
+  out_info->param_ndims = fn->param_ndims;
+  return NULL;
+}
+
+void rlx_vm_set_num_threads(rlx_vm_t* vm, int n) {
+  rlx_library_set_num_threads(vm->model, n);
+  for (int i = 0; i < vm->n_libs; i++) rlx_library_set_num_threads(vm->libs[i], n);
+}
+
+/* ====================================================================== calls */
+
+static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+
+/* Converts VM values to packed arguments; objects travel as RLX_ARG_OBJECT handles. */
+static rlx_status_t* to_packed(const char* who, const rlx_vmv_t* v, rlx_value_t* out, int* code) {
+  switch (v->kind) {
+    case RLX_VMV_NONE: out->v_handle = NULL; *code = RLX_ARG_NULLPTR; return NULL;
+    case RLX_VMV_INT: out->v_int64 = v->u.i; *code = RLX_ARG_INT; return NULL;
+    case RLX_VMV_FLOAT: out->v_float64 = v->u.f; *code = RLX_ARG_FLOAT; return NULL;
+    case RLX_VMV_DTYPE: out->v_type = v->u.dtype; *code = RLX_ARG_DATATYPE; return NULL;
+    case RLX_VMV_STR: out->v_str = v->u.s; *code = RLX_ARG_STR; return NULL;
+    case RLX_VMV_TENSOR: out->v_handle = &v->u.t->dl; *code = RLX_ARG_DLTENSOR; return NULL;
+    case RLX_VMV_SHAPE: out->v_handle = v->u.shape; *code = RLX_ARG_OBJECT; return NULL;
+    case RLX_VMV_TUPLE: out->v_handle = v->u.tuple; *code = RLX_ARG_OBJECT; return NULL;
+    case RLX_VMV_FUNC: break;
+  }
+  return rlx_status_create(RLX_UNSUPPORTED, "%s: a function cannot be passed to a packed function", who);
+}
+
+static rlx_status_t* call_packed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+  const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
+  rlx_vm_target_t* t = &vm->targets[f];
+  if (t->builtin) return rlx_status_annotate(t->builtin(vm, args, n, out), "in %s", fn->name);
+  rlx_value_t small_v[16];
+  int small_c[16];
+  rlx_value_t* pv = n <= 16 ? small_v : malloc(sizeof(rlx_value_t) * (size_t)n);
+  int* pc = n <= 16 ? small_c : malloc(sizeof(int) * (size_t)n);
+  rlx_status_t* st = (!pv || !pc) ? rlx_status_create(RLX_OUT_OF_MEMORY, "calling %s", fn->name) : NULL;
+  for (int i = 0; !st && i < n; i++) st = to_packed(fn->name, &args[i], &pv[i], &pc[i]);
+  rlx_value_t ret;
+  int ret_code = RLX_ARG_NULLPTR;
+  ret.v_handle = NULL;
+  if (!st) st = rlx_packed_call(t->packed, t->resource, pv, pc, n, &ret, &ret_code);
+  if (pv != small_v) free(pv);
+  if (pc != small_c) free(pc);
+  if (st) return rlx_status_annotate(st, "calling %s", fn->name);
+  switch (ret_code) {
+    case RLX_ARG_INT:
+    case RLX_ARG_UINT: out->kind = RLX_VMV_INT; out->u.i = ret.v_int64; return NULL;
+    case RLX_ARG_FLOAT: out->kind = RLX_VMV_FLOAT; out->u.f = ret.v_float64; return NULL;
+    case RLX_ARG_NULLPTR: return NULL;
+    case RLX_ARG_DATATYPE: out->kind = RLX_VMV_DTYPE; out->u.dtype = ret.v_type; return NULL;
+    case RLX_ARG_NDARRAY: /* the callee handed us one reference */
+      if (!ret.v_handle) return NULL;
+      out->kind = RLX_VMV_TENSOR;
+      out->u.t = ret.v_handle;
+      return NULL;
+    default: break;
+  }
+  return rlx_status_create(RLX_UNSUPPORTED,
+                           "%s returned a value of type code %d; packed functions called by the VM return "
+                           "nothing, an int, a float, a dtype or an NDArray (RLX_ARG_NDARRAY, one reference)",
+                           fn->name, ret_code);
+}
+
+rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+  if (f < 0 || f >= vm->exec->funcs.len) return rlx_status_create(RLX_INVALID_ARGUMENT, "bad function index %d", f);
+  switch (vm->exec->funcs.data[f].kind) {
+    case RLX_VM_FUNC_VM: return run(vm, f, args, n, out);
+    case RLX_VM_FUNC_PACKED: return call_packed(vm, f, args, n, out);
+  }
+  return NULL;
+}
+
+static bool truthy(const rlx_vmv_t* v, bool* out) {
+  switch (v->kind) {
+    case RLX_VMV_INT: *out = v->u.i != 0; return true;
+    case RLX_VMV_FLOAT: *out = v->u.f != 0; return true;
+    case RLX_VMV_TENSOR: {
+      DLTensor* t = &v->u.t->dl;
+      if (rlx_ndarray_numel(t) != 1 || t->dtype.lanes != 1) return false;
+      const char* p = (const char*)t->data + t->byte_offset;
+      switch (t->dtype.bits) {
+        case 1:
+        case 8: *out = *(const uint8_t*)p != 0; return true;
+        case 16: *out = *(const uint16_t*)p != 0; return true;
+        case 32: *out = t->dtype.code == kDLFloat ? *(const float*)p != 0 : *(const uint32_t*)p != 0; return true;
+        case 64: *out = t->dtype.code == kDLFloat ? *(const double*)p != 0 : *(const uint64_t*)p != 0; return true;
+        default: return false;
+      }
+    }
+    case RLX_VMV_NONE:
+    case RLX_VMV_DTYPE:
+    case RLX_VMV_STR:
+    case RLX_VMV_SHAPE:
+    case RLX_VMV_TUPLE:
+    case RLX_VMV_FUNC: return false;
+  }
+  return false;
+}
+
+/* Runs VM function f on args (borrowed; retained into the frame). */
+static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+  const rlx_vm_exec_t* e = vm->exec;
+  const rlx_vm_func_t* fn = &e->funcs.data[f];
+  if (n != fn->n_params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected %d arguments, got %d", fn->name, fn->n_params, n);
+  if (vm->depth >= MAX_DEPTH)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: call depth exceeds %d", fn->name, MAX_DEPTH);
+  rlx_vmv_t* regs = calloc((size_t)(fn->n_regs ? fn->n_regs : 1), sizeof(rlx_vmv_t));
+  if (!regs) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: registers", fn->name);
+  for (int i = 0; i < n; i++) regs[i] = rlx_vmv_retain(args[i]);
+  vm->depth++;
+  rlx_status_t* st = NULL;
+  rlx_vmv_t small[16];
+  int64_t pc = fn->begin;
+  for (;;) {
+    if (pc < fn->begin || pc >= fn->end) {
+      st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: pc %lld left the function", fn->name, (long long)pc);
+      break;
+    }
+    const rlx_vm_instr_t* in = &e->instrs.data[pc];
+    switch (in->op) {
+      case RLX_VM_OP_CALL: {
+        rlx_vmv_t* a = in->n_args <= 16 ? small : malloc(sizeof(rlx_vmv_t) * (size_t)in->n_args);
+        if (!a) {
+          st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s: arguments", fn->name);
+          break;
+        }
+        for (int i = 0; i < in->n_args; i++) {
+          const rlx_vm_arg_t* arg = &e->args.data[in->first_arg + i];
+          switch (arg->kind) {
+            case RLX_VM_ARG_REG: a[i] = regs[arg->value]; break;
+            case RLX_VM_ARG_IMM: a[i].kind = RLX_VMV_INT; a[i].u.i = arg->value; break;
+            case RLX_VM_ARG_CONST: a[i] = vm->consts[arg->value]; break;
+            case RLX_VM_ARG_FUNC: a[i].kind = RLX_VMV_FUNC; a[i].u.func = (int)arg->value; break;
+          }
+        }
+        rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+        st = rlx_vm_call_index(vm, in->func, a, in->n_args, &res);
+        if (a != small) free(a);
+        if (st) {
+          st = rlx_status_annotate(st, "%s, instruction %lld", fn->name, (long long)(pc - fn->begin));
+          break;
+        }
+        rlx_vmv_release(&regs[in->dst]);
+        regs[in->dst] = res;
+        pc++;
+        continue;
+      }
+      case RLX_VM_OP_RET:
+        *out = regs[in->dst];
+        regs[in->dst].kind = RLX_VMV_NONE;
+        break;
+      case RLX_VM_OP_GOTO: pc += in->offset; continue;
+      case RLX_VM_OP_IF: {
+        bool c;
+        if (!truthy(&regs[in->dst], &c)) {
+          st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: if condition %%%d is a %s, not a scalar", fn->name, in->dst,
+                                 rlx_vmv_kind_name(regs[in->dst].kind));
+          break;
+        }
+        pc += c ? 1 : in->offset;
+        continue;
+      }
+    }
+    break;
+  }
+  vm->depth--;
+  for (int i = 0; i < fn->n_regs; i++) rlx_vmv_release(&regs[i]);
+  free(regs);
+  return st;
+}
+
+/* ====================================================================== invoke */
+
+static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor* t) {
+  char b1[32], b2[32], sh[256];
+  const char* pname = fn->param_names[i];
+  if (!t || (t->ndim > 0 && !t->shape) || (!t->data && t->ndim >= 0 && rlx_ndarray_numel(t) > 0))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: NULL tensor", fn->name, pname);
+  if (t->device.device_type != kDLCPU)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: not a CPU tensor", fn->name, pname);
+  if (fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR)
+    return rlx_status_create(RLX_UNSUPPORTED, "%s: parameter %s is not a tensor; only tensor inputs can be passed",
+                             fn->name, pname);
+  if (fn->param_dtypes[i].bits != 0 && !rlx_dldtype_equal(fn->param_dtypes[i], t->dtype))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: expected dtype %s, got %s", fn->name, pname,
+                             rlx_dldtype_str(fn->param_dtypes[i], b1), rlx_dldtype_str(t->dtype, b2));
+  if (fn->param_ndims[i] >= 0 && fn->param_ndims[i] != t->ndim)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: expected shape %s (ndim %d), got %s (ndim %d)",
+                             fn->name, pname, fn->param_shapes[i][0] ? fn->param_shapes[i] : "?", fn->param_ndims[i],
+                             rlx_shape_str(t->ndim, t->shape, sh, sizeof(sh)), t->ndim);
+  if (t->strides) {
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+      if (t->shape[d] != 1 && t->strides[d] != expect)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: tensor is not compact", fn->name, pname);
+      expect *= t->shape[d];
+    }
+  }
+  return NULL;
+}
+
+/* Appends the tensors of v (tuples flattened) to outs. */
+typedef RLX_VEC(rlx_ndarray_t*) outvec_t;
+
+static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
+  rlx_ndarray_t* t = NULL;
+  switch (v->kind) {
+    case RLX_VMV_TENSOR: t = rlx_ndarray_retain(v->u.t); break;
+    case RLX_VMV_TUPLE:
+      for (int i = 0; i < v->u.tuple->n; i++) RLX_RETURN_IF_ERROR(flatten(fname, &v->u.tuple->fields[i], outs));
+      return NULL;
+    case RLX_VMV_INT:
+    case RLX_VMV_FLOAT: {
+      bool is_int = v->kind == RLX_VMV_INT;
+      RLX_RETURN_IF_ERROR(rlx_ndarray_create(0, NULL, rlx_dldtype(is_int ? kDLInt : kDLFloat, 64, 1), NULL, &t));
+      if (is_int) memcpy(t->dl.data, &v->u.i, 8);
+      else memcpy(t->dl.data, &v->u.f, 8);
+      break;
+    }
+    case RLX_VMV_SHAPE: {
+      int64_t n = v->u.shape->ndim;
+      RLX_RETURN_IF_ERROR(rlx_ndarray_create(1, &n, rlx_dldtype(kDLInt, 64, 1), NULL, &t));
+      if (n) memcpy(t->dl.data, v->u.shape->dims, (size_t)n * 8);
+      break;
+    }
+    case RLX_VMV_NONE:
+    case RLX_VMV_DTYPE:
+    case RLX_VMV_STR:
+    case RLX_VMV_FUNC:
+      return rlx_status_create(RLX_UNSUPPORTED, "%s returned a %s, which is not a tensor output", fname,
+                               rlx_vmv_kind_name(v->kind));
+  }
+  if (!rlx_vec_push(outs, t)) {
+    rlx_ndarray_release(t);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "outputs");
+  }
+  return NULL;
+}
+
+rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
+                            rlx_ndarray_t*** out_outputs) {
+  if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
+  int f = rlx_vm_exec_find_func(vm->exec, name);
+  if (f < 0) return not_found(vm, name);
+  const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
+  if (n_inputs != fn->n_params) {
+    rlx_strbuf_t sb = {0};
+    for (int i = 0; i < fn->n_params; i++) rlx_strbuf_printf(&sb, "%s%s", i ? ", " : "", fn->param_names[i]);
+    rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected %d inputs (%s), got %d", fn->name,
+                                         fn->n_params, rlx_strbuf_cstr(&sb), n_inputs);
+    rlx_strbuf_free(&sb);
+    return st;
+  }
+  rlx_vmv_t* args = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(rlx_vmv_t));
+  if (!args) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
+  rlx_status_t* st = NULL;
+  for (int i = 0; !st && i < n_inputs; i++) {
+    st = check_param(fn, i, inputs[i]);
+    if (st) break;
+    rlx_ndarray_t* t = NULL;
+    st = rlx_ndarray_from_data((char*)inputs[i]->data + inputs[i]->byte_offset, inputs[i]->ndim, inputs[i]->shape,
+                               inputs[i]->dtype, &t);
+    if (!st) {
+      args[i].kind = RLX_VMV_TENSOR;
+      args[i].u.t = t;
+    }
+  }
+  rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+  if (!st) st = run(vm, f, args, n_inputs, &res);
+  for (int i = 0; i < n_inputs; i++) rlx_vmv_release(&args[i]);
+  free(args);
+  if (st) return st;
+  outvec_t outs = {0};
+  st = flatten(fn->name, &res, &outs);
+  rlx_vmv_release(&res);
+  if (st) {
+    for (int i = 0; i < outs.len; i++) rlx_ndarray_release(outs.data[i]);
+    rlx_vec_free(&outs);
+    return st;
+  }
+  *out_n = outs.len;
+  *out_outputs = outs.data ? outs.data : calloc(1, sizeof(rlx_ndarray_t*));
+  return NULL;
+}
