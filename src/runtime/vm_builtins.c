@@ -150,7 +150,7 @@ static rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
   return NULL;
 }
 
-/* make_shape(heap, i<ndim>, (i<kind>, i<v>) * ndim): kind 0 = the value v, 1 = heap slot v. */
+/* make_shape(heap or i0, i<ndim>, (i<kind>, i<v>) * ndim): kind 0 = the value v, 1 = heap slot v. */
 static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.make_shape";
   if (n < 2) return ERR("%s: expected at least 2 arguments, got %d", who, n);
@@ -159,7 +159,8 @@ static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* 
   if (nd < 0 || nd > RLX_VM_MAX_NDIM || n != 2 + 2 * nd) return ERR("%s: bad ndim %lld for %d arguments", who, (long long)nd, n);
   int64_t* heap = NULL;
   int64_t hn = 0;
-  if (a[0].kind != RLX_VMV_NONE) RLX_RETURN_IF_ERROR(heap_arg(who, 0, &a[0], &heap, &hn));
+  /* no heap (an immediate) when every dim is a constant */
+  if (a[0].kind == RLX_VMV_TENSOR) RLX_RETURN_IF_ERROR(heap_arg(who, 0, &a[0], &heap, &hn));
   int64_t dims[RLX_VM_MAX_NDIM];
   for (int d = 0; d < nd; d++) {
     RLX_RETURN_IF_ERROR(want_kind(who, 2 + 2 * d, &a[2 + 2 * d], RLX_VMV_INT));

@@ -189,9 +189,10 @@ rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel
 
 /* The executable embedded in a model object. */
 static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, size_t* out_n) {
-  void *bytes, *size;
-  if (rlx_library_get_symbol(lib, "rlx_vm_executable", &bytes) == NULL &&
-      rlx_library_get_symbol(lib, "rlx_vm_executable_size", &size) == NULL) {
+  void *bytes = NULL, *size = NULL;
+  if (rlx_library_has_symbol(lib, "rlx_vm_executable") && rlx_library_has_symbol(lib, "rlx_vm_executable_size")) {
+    RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, "rlx_vm_executable", &bytes));
+    RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, "rlx_vm_executable_size", &size));
     uint64_t n;
     memcpy(&n, size, sizeof(n));
     *out_bytes = bytes;
