@@ -1,6 +1,474 @@
-/* Relax ops, family "basic" (see op.h). */
-#include "op.h"
+/* Relax ops, family "basic" (see op.h): the op table, shared helpers, and the elementwise
+ * ops — unary math, binary ops with numpy broadcasting, where, astype, clip. Reductions are
+ * in op_basic_reduce.c, shape and index ops in op_basic_shape.c.
+ *
+ * Every op here is pure. Struct info: symbolic dims broadcast when one is 1 or both are
+ * provably equal (rlx_ir_prove_equal); an unknown rank or shape gives a result of unknown
+ * rank or shape instead of an error. Legalization: R.call_tir of a TE function from topi
+ * (basic.h) through rlx_bb_call_te, named as TVM's legalization names it ("add", "relu",
+ * "sum", "transpose" ...); it needs known shapes and dtypes.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "op_basic_internal.h"
+
+/* ------------------------------------------------------------------ helpers */
+const char* ob_name(const rlx_relax_call_t* call) {
+  return call->op && call->op->kind == RLX_RELAX_OP ? ((const rlx_relax_op_t*)call->op)->name : "relax.?";
+}
+
+rlx_status_t* ob_error(const rlx_relax_call_t* call, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rlx_status_t* st = rlx_status_createv(RLX_INVALID_ARGUMENT, fmt, ap);
+  va_end(ap);
+  return rlx_status_annotate(st, "%s", ob_name(call));
+}
+
+const char* ob_dtype_str(rlx_ctx_t* ctx, rlx_dtype_t t) {
+  char b[32];
+  return rlx_dtype_is_void(t) ? "void" : rlx_ctx_strdup(ctx, rlx_dtype_str(t, b));
+}
+
+const char* ob_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
+  if (ndim < 0) return "(ndim=-1)";
+  if (!shape) return rlx_ctx_sprintf(ctx, "(ndim=%d)", ndim);
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, "(");
+  for (int i = 0; i < ndim; i++) {
+    if (i) rlx_strbuf_append(&sb, ", ");
+    rlx_relax_prim_print(shape[i], &sb);
+  }
+  rlx_strbuf_append(&sb, ndim == 1 ? ",)" : ")");
+  const char* s = rlx_ctx_strdup(ctx, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return s;
+}
+
+rlx_expr_t** ob_simplify_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
+  rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
+  for (int i = 0; i < ndim; i++) s[i] = rlx_ir_simplify(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), shape[i]));
+  return s;
+}
+
+rlx_status_t* ob_nargs(const rlx_relax_call_t* call, int lo, int hi) {
+  if (call->n_args >= lo && call->n_args <= hi) return NULL;
+  if (lo == hi) return ob_error(call, "takes %d argument%s, got %d", lo, lo == 1 ? "" : "s", call->n_args);
+  return ob_error(call, "takes %d to %d arguments, got %d", lo, hi, call->n_args);
+}
+
+rlx_status_t* ob_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
+  if (i >= call->n_args) return ob_error(call, "missing argument %d", i);
+  rlx_sinfo_t* s = call->args[i]->sinfo;
+  if (!s || s->kind != RLX_SINFO_TENSOR)
+    return ob_error(call, "argument %d must be a tensor, got %s", i, rlx_sinfo_str(ctx, s));
+  *out = (rlx_sinfo_tensor_t*)s;
+  return NULL;
+}
+
+bool ob_attr_int(const rlx_relax_call_t* call, const char* key, int64_t* out) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  if (!a) return false;
+  if (a->kind == RLX_ATTR_INT) *out = a->u.i;
+  else if (a->kind == RLX_ATTR_INTS && a->u.ints.n == 1) *out = a->u.ints.v[0];
+  else if (a->kind == RLX_ATTR_BOOL) *out = a->u.b;
+  else return false;
+  return true;
+}
+
+bool ob_attr_ints(rlx_ctx_t* ctx, const rlx_relax_call_t* call, const char* key, int* out_n, int64_t** out_v) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  if (!a) return false;
+  if (a->kind == RLX_ATTR_INTS) {
+    *out_n = a->u.ints.n;
+    *out_v = a->u.ints.v;
+    return true;
+  }
+  if (a->kind == RLX_ATTR_INT) {
+    *out_n = 1;
+    *out_v = RLX_NEW(ctx, int64_t);
+    **out_v = a->u.i;
+    return true;
+  }
+  return false;
+}
+
+bool ob_attr_bool(const rlx_relax_call_t* call, const char* key, bool dflt) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  if (!a) return dflt;
+  if (a->kind == RLX_ATTR_BOOL) return a->u.b;
+  if (a->kind == RLX_ATTR_INT) return a->u.i != 0;
+  return dflt;
+}
+
+bool ob_attr_float(const rlx_relax_call_t* call, const char* key, double* out) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  if (!a) return false;
+  if (a->kind == RLX_ATTR_FLOAT) *out = a->u.f;
+  else if (a->kind == RLX_ATTR_INT) *out = (double)a->u.i;
+  else return false;
+  return true;
+}
+
+const char* ob_attr_str(const rlx_relax_call_t* call, const char* key, const char* dflt) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  return a && a->kind == RLX_ATTR_STR ? a->u.s : dflt;
+}
+
+bool ob_attr_dtype(const rlx_relax_call_t* call, const char* key, rlx_dtype_t* out) {
+  const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
+  if (!a) return false;
+  if (a->kind == RLX_ATTR_DTYPE) *out = a->u.dtype;
+  else if (a->kind == RLX_ATTR_STR) return rlx_dtype_parse(a->u.s, out);
+  else return false;
+  return true;
+}
+
+rlx_status_t* ob_shape_arg(const rlx_relax_call_t* call, int i, int* out_n, rlx_expr_t*** out_v) {
+  if (i >= call->n_args) return ob_error(call, "missing shape argument %d", i);
+  rlx_relax_expr_t* a = call->args[i];
+  if (a->kind == RLX_RELAX_SHAPE_EXPR) {
+    *out_n = ((rlx_relax_shape_expr_t*)a)->ndim;
+    *out_v = ((rlx_relax_shape_expr_t*)a)->values;
+    return NULL;
+  }
+  if (!a->sinfo || a->sinfo->kind != RLX_SINFO_SHAPE)
+    return ob_error(call, "argument %d must be a shape (R.shape([...]) or a value of R.Shape struct info)", i);
+  rlx_sinfo_shape_t* s = (rlx_sinfo_shape_t*)a->sinfo;
+  *out_n = s->ndim;
+  *out_v = s->values;
+  return NULL;
+}
+
+static rlx_status_t* need_known_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const rlx_sinfo_t* s) {
+  if (s->kind == RLX_SINFO_TUPLE) {
+    const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
+    for (int k = 0; k < t->n_fields; k++) RLX_RETURN_IF_ERROR(need_known_sinfo(ctx, call, i, t->fields[k]));
+    return NULL;
+  }
+  if (s->kind != RLX_SINFO_TENSOR) return NULL;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  if (!t->shape || rlx_dtype_is_void(t->dtype))
+    return ob_error(call, "legalization needs known shapes and dtypes; argument %d is %s", i, rlx_sinfo_str(ctx, s));
+  return NULL;
+}
+
+rlx_status_t* ob_need_known(rlx_ctx_t* ctx, const rlx_relax_call_t* call) {
+  for (int i = 0; i < call->n_args; i++)
+    if (call->args[i]->sinfo) RLX_RETURN_IF_ERROR(need_known_sinfo(ctx, call, i, call->args[i]->sinfo));
+  if (call->hdr.sinfo) RLX_RETURN_IF_ERROR(need_known_sinfo(ctx, call, -1, call->hdr.sinfo));
+  return NULL;
+}
+
+rlx_status_t* ob_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, ob_te_base_t* base, int n_args, rlx_relax_expr_t* const* args,
+                         const char* primfunc_name, rlx_relax_expr_t** out) {
+  rlx_status_t* st = rlx_bb_call_te(bb, f, base, n_args, args, primfunc_name, out);
+  if (st && base->st) {
+    rlx_status_free(st);
+    st = base->st;
+    base->st = NULL;
+  } else if (base->st) {
+    rlx_status_free(base->st);
+    base->st = NULL;
+  }
+  return st;
+}
+
+/* Pairs the vars of relax-side expr r with those of the builder's copy t (same structure). */
+static void pair_vars(rlx_ptrmap_t* map, rlx_expr_t* r, rlx_expr_t* t) {
+  if (!r || !t || r->kind != t->kind) return;
+  if (r->kind == RLX_EXPR_VAR) {
+    if (!rlx_ptrmap_has(map, r)) rlx_ptrmap_put(map, r, t);
+    return;
+  }
+  rlx_expr_t *rk[8], *tk[8];
+  int nr = rlx_expr_children(r, rk, 8), nt = rlx_expr_children(t, tk, 8);
+  if (nr != nt || nr > 8) return;
+  for (int i = 0; i < nr; i++) pair_vars(map, rk[i], tk[i]);
+}
+
+rlx_expr_t** ob_to_te_shape(rlx_ctx_t* ctx, int n_args, rlx_relax_expr_t* const* args, rlx_te_tensor_t* const* ins,
+                            int ndim, rlx_expr_t* const* shape) {
+  rlx_ptrmap_t map = {0};
+  for (int i = 0; i < n_args; i++) {
+    rlx_sinfo_tensor_t* s = (rlx_sinfo_tensor_t*)args[i]->sinfo;
+    if (!s || s->hdr.kind != RLX_SINFO_TENSOR || !s->shape || s->ndim != ins[i]->buffer->ndim) continue;
+    for (int d = 0; d < s->ndim; d++) pair_vars(&map, s->shape[d], ins[i]->buffer->shape[d]);
+  }
+  rlx_expr_t** out = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
+  for (int d = 0; d < ndim; d++) out[d] = rlx_expr_substitute(ctx, shape[d], &map);
+  rlx_ptrmap_free(&map);
+  return out;
+}
+
+/* ------------------------------------------------------------------ unary */
+/* The topi unary op of a Relax op name ("relax.exp", "relax.nn.relu"). */
+static int unary_of(const char* name) {
+  const char* s = strncmp(name, "relax.nn.", 9) == 0 ? name + 9 : strncmp(name, "relax.", 6) == 0 ? name + 6 : name;
+  for (int i = 0; i < RLX_TOPI_UNARY_COUNT; i++)
+    if (strcmp(s, rlx_topi_unary_name((rlx_topi_unary_t)i)) == 0) return i;
+  return -1;
+}
+
+static rlx_status_t* infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  int op = unary_of(ob_name(call));
+  if (op < 0) return ob_error(call, "not a unary op");
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  if (rlx_topi_unary_float_only((rlx_topi_unary_t)op) && !rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
+    return ob_error(call, "needs a float tensor, got %s", rlx_sinfo_str(ctx, &x->hdr));
+  rlx_dtype_t t = op == RLX_TOPI_LOGICAL_NOT || op == RLX_TOPI_ISNAN ? rlx_dt_bool() : x->dtype;
+  *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, t);
+  return NULL;
+}
+
+typedef struct {
+  ob_te_base_t base;
+  int op;
+  rlx_dtype_t dtype;
+  double lo, hi;
+} ew_user_t;
+
+static rlx_te_tensor_t* te_unary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ew_user_t* u = user;
+  return rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], &u->base.st);
+}
+
+static rlx_status_t* legalize_unary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ew_user_t u = {{NULL, call, ctx}, unary_of(ob_name(call)), {0}, 0, 0};
+  return ob_call_te(bb, te_unary, &u.base, 1, call->args, rlx_topi_unary_name((rlx_topi_unary_t)u.op), out);
+}
+
+/* ------------------------------------------------------------------ binary */
+static int binary_of(const char* name) {
+  const char* s = strncmp(name, "relax.", 6) == 0 ? name + 6 : name;
+  for (int i = 0; i < RLX_TOPI_BINARY_COUNT; i++)
+    if (strcmp(s, rlx_topi_binary_name((rlx_topi_binary_t)i)) == 0) return i;
+  return -1;
+}
+
+/* Broadcast struct info of tensors a and b with result dtype t (unknown rank/shape kept
+ * unknown). */
+static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_tensor_t* a,
+                                     rlx_sinfo_tensor_t* b, rlx_dtype_t t, rlx_sinfo_t** out) {
+  if (a->ndim < 0 || b->ndim < 0) {
+    *out = rlx_sinfo_tensor(ctx, -1, NULL, t);
+    return NULL;
+  }
+  int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+  if (!a->shape || !b->shape) {
+    *out = rlx_sinfo_tensor(ctx, n, NULL, t);
+    return NULL;
+  }
+  rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int i = 0; i < n; i++) {
+    int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
+    if (ia < 0) s[i] = b->shape[ib];
+    else if (ib < 0) s[i] = a->shape[ia];
+    else {
+      rlx_topi_broadcast_dim(ctx, a->shape[ia], b->shape[ib], &s[i]);
+      if (!s[i])
+        return ob_error(call, "cannot broadcast %s and %s", ob_shape_str(ctx, a->ndim, a->shape),
+                        ob_shape_str(ctx, b->ndim, b->shape));
+    }
+  }
+  *out = rlx_sinfo_tensor(ctx, n, ob_simplify_shape(ctx, n, s), t);
+  return NULL;
+}
+
+static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  int op = binary_of(ob_name(call));
+  if (op < 0) return ob_error(call, "not a binary op");
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
+  rlx_sinfo_tensor_t *a, *b;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &a));
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &b));
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  bool known = !rlx_dtype_is_void(a->dtype) && !rlx_dtype_is_void(b->dtype);
+  if (!logical && known && !rlx_dtype_eq(a->dtype, b->dtype))
+    return ob_error(call, "operand dtypes differ: %s and %s", ob_dtype_str(ctx, a->dtype), ob_dtype_str(ctx, b->dtype));
+  rlx_dtype_t t = rlx_topi_binary_is_bool((rlx_topi_binary_t)op) ? rlx_dt_bool()
+                  : rlx_dtype_is_void(a->dtype)                  ? b->dtype
+                                                                 : a->dtype;
+  return broadcast_sinfo(ctx, call, a, b, t, out);
+}
+
+static rlx_te_tensor_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ew_user_t* u = user;
+  return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &u->base.st);
+}
+
+static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ew_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), {0}, 0, 0};
+  return ob_call_te(bb, te_binary, &u.base, 2, call->args, rlx_topi_binary_name((rlx_topi_binary_t)u.op), out);
+}
+
+/* ------------------------------------------------------------------ where, astype, clip */
+static rlx_status_t* infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
+  rlx_sinfo_tensor_t *c = NULL, *x = NULL, *y = NULL;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &c));
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &x));
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 2, &y));
+  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_void(y->dtype) && !rlx_dtype_eq(x->dtype, y->dtype))
+    return ob_error(call, "x and y dtypes differ: %s and %s", ob_dtype_str(ctx, x->dtype), ob_dtype_str(ctx, y->dtype));
+  rlx_dtype_t t = rlx_dtype_is_void(x->dtype) ? y->dtype : x->dtype;
+  rlx_sinfo_t* xy;
+  RLX_RETURN_IF_ERROR(broadcast_sinfo(ctx, call, x, y, t, &xy));
+  return broadcast_sinfo(ctx, call, c, (rlx_sinfo_tensor_t*)xy, t, out);
+}
+
+static rlx_te_tensor_t* te_where(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ew_user_t* u = user;
+  return rlx_topi_where(ctx, in[0], in[1], in[2], &u->base.st);
+}
+
+static rlx_status_t* legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
+  return ob_call_te(bb, te_where, &u.base, 3, call->args, "where", out);
+}
+
+static rlx_status_t* infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  rlx_dtype_t t;
+  if (!ob_attr_dtype(call, "dtype", &t) || rlx_dtype_is_void(t) || t.code == RLX_DT_HANDLE)
+    return ob_error(call, "needs a dtype attribute naming a tensor element type");
+  *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, t);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ew_user_t* u = user;
+  return rlx_topi_cast(ctx, in[0], u->dtype, &u->base.st);
+}
+
+static rlx_status_t* legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
+  if (!ob_attr_dtype(call, "dtype", &u.dtype)) return ob_error(call, "needs a dtype attribute");
+  return ob_call_te(bb, te_cast, &u.base, 1, call->args, "cast", out);
+}
+
+/* clip bounds: PrimValue args 1 and 2 (TVM's R.clip(x, min, max)) or attrs min/max. */
+static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, double* hi) {
+  const char* keys[2] = {"min", "max"};
+  double* outs[2] = {lo, hi};
+  for (int k = 0; k < 2; k++) {
+    if (call->n_args > 1 + k) {
+      rlx_relax_expr_t* a = call->args[1 + k];
+      rlx_expr_t* v = a->kind == RLX_RELAX_PRIM_VALUE ? ((rlx_relax_prim_value_t*)a)->value : NULL;
+      int64_t iv;
+      if (v && v->kind == RLX_EXPR_FLOAT_IMM) *outs[k] = ((rlx_float_imm_t*)v)->value;
+      else if (v && rlx_expr_is_const_int(v, &iv)) *outs[k] = (double)iv;
+      else return ob_error(call, "argument %d (%s) must be a constant R.prim_value", 1 + k, keys[k]);
+    } else if (!ob_attr_float(call, keys[k], outs[k]))
+      return ob_error(call, "needs %s as an argument or attribute", keys[k]);
+  }
+  return NULL;
+}
+
+static rlx_status_t* infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
+  if (call->n_args == 2) return ob_error(call, "takes x, min and max (or x with min/max attributes)");
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  double lo, hi;
+  RLX_RETURN_IF_ERROR(clip_bounds(call, &lo, &hi));
+  *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, x->dtype);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ew_user_t* u = user;
+  return rlx_topi_clip(ctx, in[0], u->lo, u->hi, &u->base.st);
+}
+
+static rlx_status_t* legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
+  RLX_RETURN_IF_ERROR(clip_bounds(call, &u.lo, &u.hi));
+  return ob_call_te(bb, te_clip, &u.base, 1, call->args, "clip", out);
+}
+
+/* ------------------------------------------------------------------ the table */
+#define UNARY(name) {name, infer_unary, legalize_unary, true}
+#define BINARY(name) {name, infer_binary, legalize_binary, true}
+#define SHAPE(name, fn) {name, ob_infer_##fn, ob_legalize_##fn, true}
 
 const rlx_op_def_t rlx_ops_basic[] = {
+    UNARY("relax.nn.relu"),
+    UNARY("relax.nn.gelu"),
+    UNARY("relax.nn.gelu_tanh"),
+    UNARY("relax.nn.silu"),
+    UNARY("relax.sigmoid"),
+    UNARY("relax.tanh"),
+    UNARY("relax.exp"),
+    UNARY("relax.log"),
+    UNARY("relax.sqrt"),
+    UNARY("relax.rsqrt"),
+    UNARY("relax.erf"),
+    UNARY("relax.abs"),
+    UNARY("relax.negative"),
+    UNARY("relax.sin"),
+    UNARY("relax.cos"),
+    UNARY("relax.floor"),
+    UNARY("relax.ceil"),
+    UNARY("relax.round"),
+    UNARY("relax.sign"),
+    UNARY("relax.square"),
+    UNARY("relax.logical_not"),
+    UNARY("relax.isnan"),
+    BINARY("relax.add"),
+    BINARY("relax.subtract"),
+    BINARY("relax.multiply"),
+    BINARY("relax.divide"),
+    BINARY("relax.floor_divide"),
+    BINARY("relax.power"),
+    BINARY("relax.maximum"),
+    BINARY("relax.minimum"),
+    BINARY("relax.equal"),
+    BINARY("relax.not_equal"),
+    BINARY("relax.less"),
+    BINARY("relax.less_equal"),
+    BINARY("relax.greater"),
+    BINARY("relax.greater_equal"),
+    BINARY("relax.logical_and"),
+    BINARY("relax.logical_or"),
+    {"relax.where", infer_where, legalize_where, true},
+    {"relax.astype", infer_astype, legalize_astype, true},
+    {"relax.clip", infer_clip, legalize_clip, true},
+    {"relax.sum", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.mean", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.max", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.min", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.prod", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.argmax", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.argmin", ob_infer_reduce, ob_legalize_reduce, true},
+    SHAPE("relax.permute_dims", permute_dims),
+    SHAPE("relax.reshape", reshape),
+    SHAPE("relax.flatten", flatten),
+    SHAPE("relax.expand_dims", expand_dims),
+    SHAPE("relax.squeeze", squeeze),
+    SHAPE("relax.concat", concat),
+    SHAPE("relax.split", split),
+    SHAPE("relax.strided_slice", strided_slice),
+    SHAPE("relax.take", take),
+    SHAPE("relax.nn.pad", pad),
+    SHAPE("relax.broadcast_to", broadcast_to),
+    SHAPE("relax.zeros", full),
+    SHAPE("relax.ones", full),
+    SHAPE("relax.full", full),
     {NULL, NULL, NULL, false},
 };

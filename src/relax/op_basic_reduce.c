@@ -1,0 +1,69 @@
+/* Relax reductions of the basic family: relax.sum / mean / max / min / prod (attrs axis:
+ * ints, absent = all dims; keepdims: bool, default false) and relax.argmax / argmin (attrs
+ * axis: int, absent = all dims flattened; keepdims), as TVM. argmax/argmin give int64. */
+#include <string.h>
+
+#include "op_basic_internal.h"
+
+static int reduce_of(const char* name) {
+  static const char* const names[] = {"relax.sum", "relax.mean", "relax.max", "relax.min",
+                                      "relax.prod", "relax.argmax", "relax.argmin"};
+  for (int i = 0; i < 7; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return -1;
+}
+
+static const char* const legal_names[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+
+rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  int op = reduce_of(ob_name(call));
+  if (op < 0) return ob_error(call, "not a reduction");
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  int n_axes = 0;
+  int64_t* axes = NULL;
+  bool has_axis = ob_attr_ints(ctx, call, "axis", &n_axes, &axes);
+  bool keepdims = ob_attr_bool(call, "keepdims", false);
+  bool is_arg = op >= RLX_TOPI_REDUCE_ARGMAX;
+  if (is_arg && has_axis && n_axes != 1) return ob_error(call, "axis must be a single int, got %d values", n_axes);
+  rlx_dtype_t t = is_arg ? rlx_dt_int64() : x->dtype;
+  if (x->ndim < 0) {
+    *out = rlx_sinfo_tensor(ctx, !has_axis && !keepdims ? 0 : -1, NULL, t);
+    return NULL;
+  }
+  bool* mask = RLX_NEW_ARRAY(ctx, bool, x->ndim);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_topi_reduce_axes("axis", x->ndim, n_axes, has_axis ? axes : NULL, mask),
+                                          "%s", ob_name(call)));
+  int on = 0;
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim);
+  for (int d = 0; d < x->ndim; d++) {
+    if (mask[d] && !keepdims) continue;
+    shape[on++] = mask[d] ? rlx_ir_i64(ctx, 1) : x->shape ? x->shape[d] : NULL;
+  }
+  *out = rlx_sinfo_tensor(ctx, on, x->shape ? shape : NULL, t);
+  return NULL;
+}
+
+typedef struct {
+  ob_te_base_t base;
+  int op;
+  int n_axes;
+  int64_t* axes;
+  bool keepdims;
+} red_user_t;
+
+static rlx_te_tensor_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  red_user_t* u = user;
+  return rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, &u->base.st);
+}
+
+rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  red_user_t u = {{NULL, call, ctx}, reduce_of(ob_name(call)), 0, NULL, false};
+  if (u.op < 0) return ob_error(call, "not a reduction");
+  if (!ob_attr_ints(ctx, call, "axis", &u.n_axes, &u.axes)) u.axes = NULL;
+  u.keepdims = ob_attr_bool(call, "keepdims", false);
+  return ob_call_te(bb, te_reduce, &u.base, 1, call->args, legal_names[u.op], out);
+}

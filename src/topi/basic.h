@@ -1,0 +1,200 @@
+/* topi, basic family: elementwise, broadcast, reductions and shape/index ops, written in TE
+ * (as TVM's topi). Files: elemwise.c (unary ops, cast, clip, full), broadcast.c (broadcast
+ * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin),
+ * transform.c (transpose, reshape, expand_dims, squeeze, concat, strided_slice, take, pad).
+ *
+ * Conventions
+ * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
+ * - On bad input (ranks, axes, dtypes, incompatible shapes) a function returns NULL and sets
+ *   *out_st to an error naming the op ("topi.add: cannot broadcast (2, 3) and (4,)"); it
+ *   never crashes. out_st must not be NULL; it is left untouched on success.
+ * - Output tensors are named as TVM's topi names them (T_add, T_transpose, compute ...) and
+ *   tagged "elemwise", "broadcast", "injective" or "comm_reduce".
+ * - Axes are plain ints; negative axes count from the end. Shape dims are PrimExprs (int64
+ *   for shapes coming from Relax); symbolic dims are compared with the arithmetic prover.
+ */
+#ifndef RLX_TOPI_BASIC_H
+#define RLX_TOPI_BASIC_H
+
+#include "topi.h"
+
+/* ------------------------------------------------------------------ elemwise.c */
+/* Unary ops. The X-list: enum suffix, TVM op name (the legalized PrimFunc name), whether
+ * the op needs a float input. */
+#define RLX_TOPI_UNARY_OPS(X)    \
+  X(RELU, "relu", false)         \
+  X(GELU, "gelu", true)          \
+  X(GELU_TANH, "gelu_tanh", true) \
+  X(SILU, "silu", true)          \
+  X(SIGMOID, "sigmoid", true)    \
+  X(TANH, "tanh", true)          \
+  X(EXP, "exp", true)            \
+  X(LOG, "log", true)            \
+  X(SQRT, "sqrt", true)          \
+  X(RSQRT, "rsqrt", true)        \
+  X(ERF, "erf", true)            \
+  X(ABS, "abs", false)           \
+  X(NEGATIVE, "negative", false) \
+  X(SIN, "sin", true)            \
+  X(COS, "cos", true)            \
+  X(FLOOR, "floor", false)       \
+  X(CEIL, "ceil", false)         \
+  X(ROUND, "round", false)       \
+  X(SIGN, "sign", false)         \
+  X(SQUARE, "square", false)     \
+  X(LOGICAL_NOT, "logical_not", false) \
+  X(ISNAN, "isnan", false)
+
+typedef enum {
+#define X(E, N, F) RLX_TOPI_##E,
+  RLX_TOPI_UNARY_OPS(X)
+#undef X
+      RLX_TOPI_UNARY_COUNT
+} rlx_topi_unary_t;
+
+/* The op's name ("relu", "exp" ...) and whether it accepts only float inputs. */
+const char* rlx_topi_unary_name(rlx_topi_unary_t op);
+bool rlx_topi_unary_float_only(rlx_topi_unary_t op);
+/* op(x) elementwise. Output dtype: x's, bool for logical_not and isnan. gelu is the erf
+ * form 0.5*x*(1+erf(x/sqrt(2))), gelu_tanh the tanh approximation; round rounds half to
+ * even on compiled code (nearbyint). Error: a float-only op on a non-float x. */
+rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x, rlx_status_t** out_st);
+/* x cast to dtype elementwise (T_cast; TVM's topi.cast). */
+rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_status_t** out_st);
+/* min(max(x, lo), hi) with lo/hi converted to x's dtype (compute, tag elemwise). */
+rlx_te_tensor_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi, rlx_status_t** out_st);
+/* A tensor of the given shape filled with value (T_full); value NULL = fill from the 0-d
+ * tensor fill (its value cast to dtype). */
+rlx_te_tensor_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
+                               const double* value, rlx_te_tensor_t* fill, rlx_status_t** out_st);
+
+/* ------------------------------------------------------------------ broadcast.c */
+/* Numpy broadcasting of one pair of dims: 1 broadcasts, equal constants or provably equal
+ * expressions give that dim; *out NULL when they are incompatible. */
+void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out);
+/* The broadcast shape of two shapes (right-aligned). Error: "<op>: cannot broadcast (2, 3)
+ * and (4,)"; op names the caller in the message. out_shape is arena-allocated. */
+rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
+                                       rlx_expr_t* const* b, int* out_ndim, rlx_expr_t*** out_shape);
+/* "(2, n, 4)" — a shape for messages (integer constants and vars print plainly). */
+const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape);
+/* Loads t at the output indices idx of a broadcast result of rank out_ndim (t right-aligned;
+ * constant-1 dims of t read index 0). */
+rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_var_t* const* idx);
+
+/* Binary ops with numpy broadcasting; X(enum suffix, TVM name, result is bool). */
+#define RLX_TOPI_BINARY_OPS(X)            \
+  X(ADD, "add", false)                    \
+  X(SUBTRACT, "subtract", false)          \
+  X(MULTIPLY, "multiply", false)          \
+  X(DIVIDE, "divide", false)              \
+  X(FLOOR_DIVIDE, "floor_divide", false)  \
+  X(POWER, "power", false)                \
+  X(MAXIMUM, "maximum", false)            \
+  X(MINIMUM, "minimum", false)            \
+  X(EQUAL, "equal", true)                 \
+  X(NOT_EQUAL, "not_equal", true)         \
+  X(LESS, "less", true)                   \
+  X(LESS_EQUAL, "less_equal", true)       \
+  X(GREATER, "greater", true)             \
+  X(GREATER_EQUAL, "greater_equal", true) \
+  X(LOGICAL_AND, "logical_and", true)     \
+  X(LOGICAL_OR, "logical_or", true)
+
+typedef enum {
+#define X(E, N, B) RLX_TOPI_##E,
+  RLX_TOPI_BINARY_OPS(X)
+#undef X
+      RLX_TOPI_BINARY_COUNT
+} rlx_topi_binary_t;
+
+const char* rlx_topi_binary_name(rlx_topi_binary_t op);
+/* True for comparisons and logical ops (bool result). */
+bool rlx_topi_binary_is_bool(rlx_topi_binary_t op);
+/* op(a, b) with broadcasting (T_<name>, tag "broadcast"). a and b must have the same dtype
+ * (logical ops: any dtypes, nonzero is true). divide: true division for floats, truncating
+ * for ints (TVM's tir.Div); floor_divide: floor(a / b) / floordiv. */
+rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
+                                 rlx_status_t** out_st);
+/* topi.add: a + b with broadcasting (for builders). */
+rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st);
+/* where(cond, x, y), three-way broadcasting; cond nonzero selects x. x, y same dtype. */
+rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
+                                rlx_status_t** out_st);
+/* x broadcast to shape (x right-aligned; each dim of x is 1 or equals the target's). */
+rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                       rlx_status_t** out_st);
+
+/* ------------------------------------------------------------------ reduce.c */
+typedef enum {
+  RLX_TOPI_REDUCE_SUM,
+  RLX_TOPI_REDUCE_MEAN,
+  RLX_TOPI_REDUCE_MAX,
+  RLX_TOPI_REDUCE_MIN,
+  RLX_TOPI_REDUCE_PROD,
+  RLX_TOPI_REDUCE_ARGMAX,
+  RLX_TOPI_REDUCE_ARGMIN
+} rlx_topi_reduce_t;
+
+/* Normalizes axes (negative from the end) into a per-dim mask of x's rank; axes NULL = all
+ * dims. Error: an axis out of range or repeated. mask has ndim entries. */
+rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const int64_t* axes, bool* mask);
+/* Reduction of x over axes (NULL = all) with keepdims. sum/prod/max/min: tag comm_reduce,
+ * x's dtype. mean: sum then divide by the count (two stages). argmax/argmin: the index of
+ * the first extreme element along the reduced axes (row-major position when several axes),
+ * int64. */
+rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
+                                 const int64_t* axes, bool keepdims, rlx_status_t** out_st);
+
+/* ------------------------------------------------------------------ transform.c */
+/* x with its dims permuted: out.shape[i] = x.shape[axes[i]] (axes NULL = reversed);
+ * T_transpose. */
+rlx_te_tensor_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* axes, rlx_status_t** out_st);
+/* x in row-major order with a new shape of the same element count (T_reshape). The caller
+ * states the shape; the count is checked when both are constant. */
+rlx_te_tensor_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                  rlx_status_t** out_st);
+/* New dims of extent 1 at the given output positions (negative: from the end of the
+ * output); T_expand_dims. */
+rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                      rlx_status_t** out_st);
+/* x without the given dims (axes NULL = every dim that is constant 1); each must be 1
+ * (error otherwise); T_squeeze. */
+rlx_te_tensor_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                  rlx_status_t** out_st);
+/* xs joined along axis (all other dims equal; same dtype); T_concat. */
+rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* xs, int64_t axis,
+                                 rlx_status_t** out_st);
+/* Numpy slicing on the listed axes: begin/end clamped like numpy (negative from the end,
+ * INT64_MAX/INT64_MIN mean "to the end" for positive/negative strides), strides nonzero
+ * (NULL = 1). Symbolic dims give clamped symbolic extents. T_strided_slice. */
+rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                        const int64_t* begin, const int64_t* end, const int64_t* strides,
+                                        rlx_status_t** out_st);
+/* The extent numpy gives x[begin:end:stride] on a dim of extent n (clamping as above);
+ * *out_begin gets the normalized start. Symbolic n gives a min/max expression. */
+rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, int64_t end, int64_t stride,
+                                  rlx_expr_t** out_begin);
+/* TVM's take: elements of x at indices (int32/int64) along axis (has_axis false = x
+ * flattened). mode: "fast" (indices assumed in range), "clip" (clamped), "wrap" (modulo, so
+ * negative indices count from the end). Output shape: x.shape[:axis] + indices.shape +
+ * x.shape[axis+1:]. T_take. */
+rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, bool has_axis,
+                               int64_t axis, const char* mode, rlx_status_t** out_st);
+/* Constant padding: pad_width holds 2 * ndim values (before0, after0, before1, ...), each
+ * >= 0; elements outside x are value (converted to x's dtype). T_pad. */
+rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
+                              rlx_status_t** out_st);
+
+/* The pieces of a dim of extent dim split into sections (indices NULL; ceil-sized, the last
+ * takes the rest, as numpy's array_split for divisible sizes) or at indices (ascending,
+ * clamped to the extent). *out_n pieces; begins/extents are simplified int64 exprs. */
+rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
+                                    const int64_t* indices, int* out_n, rlx_expr_t*** out_begins,
+                                    rlx_expr_t*** out_extents);
+/* x split along axis per rlx_topi_split_ranges: *out_n tensors T_split_0, T_split_1, ...
+ * (a multi-output TE function: pass them all to create_prim_func). */
+rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
+                                 const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st);
+
+#endif

@@ -1,0 +1,227 @@
+/* topi broadcast ops: broadcast shapes, binary ops, where, broadcast_to (see basic.h). */
+#include "basic.h"
+
+static bool is_one(const rlx_expr_t* e) {
+  int64_t v;
+  return rlx_expr_is_const_int(e, &v) && v == 1;
+}
+
+void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out) {
+  int64_t x, y;
+  *out = NULL;
+  if (is_one(a)) *out = b;
+  else if (is_one(b)) *out = a;
+  else if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) *out = x == y ? a : NULL;
+  else if (a == b || rlx_ir_prove_equal(ctx, a, b)) *out = a;
+}
+
+static void print_dim(rlx_strbuf_t* sb, const rlx_expr_t* e) {
+  int64_t v;
+  if (rlx_expr_is_const_int(e, &v)) rlx_strbuf_printf(sb, "%lld", (long long)v);
+  else if (e->kind == RLX_EXPR_VAR) rlx_strbuf_append(sb, RLX_AS(const rlx_var_t, e)->name);
+  else rlx_strbuf_append(sb, "<expr>");
+}
+
+const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, "(");
+  for (int i = 0; i < ndim; i++) {
+    if (i) rlx_strbuf_append(&sb, ", ");
+    print_dim(&sb, shape[i]);
+  }
+  rlx_strbuf_append(&sb, ndim == 1 ? ",)" : ")");
+  const char* s = rlx_ctx_strdup(ctx, rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return s;
+}
+
+rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
+                                       rlx_expr_t* const* b, int* out_ndim, rlx_expr_t*** out_shape) {
+  int n = na > nb ? na : nb;
+  rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int i = 0; i < n; i++) {
+    int ia = i - (n - na), ib = i - (n - nb);
+    if (ia < 0) s[i] = b[ib];
+    else if (ib < 0) s[i] = a[ia];
+    else {
+      rlx_topi_broadcast_dim(ctx, a[ia], b[ib], &s[i]);
+      if (!s[i])
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: cannot broadcast %s and %s", op,
+                                 rlx_topi_shape_str(ctx, na, a), rlx_topi_shape_str(ctx, nb, b));
+    }
+  }
+  *out_ndim = n;
+  *out_shape = s;
+  return NULL;
+}
+
+rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_var_t* const* idx) {
+  int n = t->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t* dim = t->buffer->shape[d];
+    ix[d] = is_one(dim) ? rlx_ir_int(ctx, idx[d + out_ndim - n]->hdr.dtype, 0) : &idx[d + out_ndim - n]->hdr;
+  }
+  return rlx_te_load(ctx, t, n, ix);
+}
+
+/* ------------------------------------------------------------------ binary */
+static const char* const binary_names[] = {
+#define X(E, N, B) N,
+    RLX_TOPI_BINARY_OPS(X)
+#undef X
+};
+static const bool binary_bool[] = {
+#define X(E, N, B) B,
+    RLX_TOPI_BINARY_OPS(X)
+#undef X
+};
+_Static_assert(sizeof(binary_names) / sizeof(binary_names[0]) == RLX_TOPI_BINARY_COUNT, "binary table");
+
+const char* rlx_topi_binary_name(rlx_topi_binary_t op) {
+  return (unsigned)op < RLX_TOPI_BINARY_COUNT ? binary_names[op] : "?";
+}
+bool rlx_topi_binary_is_bool(rlx_topi_binary_t op) { return (unsigned)op < RLX_TOPI_BINARY_COUNT && binary_bool[op]; }
+
+typedef struct {
+  rlx_topi_binary_t op;
+  rlx_te_tensor_t* a;
+  rlx_te_tensor_t* b;
+  rlx_te_tensor_t* c;
+  int ndim;
+} bin_user_t;
+
+static rlx_expr_t* truthy(rlx_ctx_t* ctx, rlx_expr_t* v) {
+  if (rlx_dtype_is_bool(v->dtype)) return v;
+  rlx_expr_t* zero = rlx_dtype_is_float(v->dtype) ? rlx_ir_float(ctx, v->dtype, 0) : rlx_ir_int(ctx, v->dtype, 0);
+  return rlx_ir_cmp(ctx, RLX_EXPR_NE, v, zero);
+}
+
+static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  bin_user_t* u = user;
+  rlx_expr_t* x = rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
+  rlx_expr_t* y = rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx);
+  bool fl = rlx_dtype_is_float(x->dtype);
+  switch (u->op) {
+    case RLX_TOPI_ADD: return rlx_ir_add(ctx, x, y);
+    case RLX_TOPI_SUBTRACT: return rlx_ir_sub(ctx, x, y);
+    case RLX_TOPI_MULTIPLY: return rlx_ir_mul(ctx, x, y);
+    case RLX_TOPI_DIVIDE: return rlx_ir_div(ctx, x, y);
+    case RLX_TOPI_FLOOR_DIVIDE: {
+      if (!fl) return rlx_ir_floordiv(ctx, x, y);
+      rlx_expr_t* q = rlx_ir_div(ctx, x, y);
+      return rlx_ir_call(ctx, x->dtype, "floor", 1, &q);
+    }
+    case RLX_TOPI_POWER: return rlx_ir_call(ctx, x->dtype, "pow", 2, (rlx_expr_t*[]){x, y});
+    case RLX_TOPI_MAXIMUM: return rlx_ir_max(ctx, x, y);
+    case RLX_TOPI_MINIMUM: return rlx_ir_min(ctx, x, y);
+    case RLX_TOPI_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_EQ, x, y);
+    case RLX_TOPI_NOT_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_NE, x, y);
+    case RLX_TOPI_LESS: return rlx_ir_cmp(ctx, RLX_EXPR_LT, x, y);
+    case RLX_TOPI_LESS_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_LE, x, y);
+    case RLX_TOPI_GREATER: return rlx_ir_cmp(ctx, RLX_EXPR_GT, x, y);
+    case RLX_TOPI_GREATER_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_GE, x, y);
+    case RLX_TOPI_LOGICAL_AND: return rlx_ir_and(ctx, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_LOGICAL_OR: return rlx_ir_or(ctx, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_BINARY_COUNT: break;
+  }
+  return x;
+}
+
+rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
+                                 rlx_status_t** out_st) {
+  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !a || !b) {
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op or NULL input");
+    return NULL;
+  }
+  const char* name = binary_names[op];
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  if (!logical && !rlx_dtype_eq(a->buffer->dtype, b->buffer->dtype)) {
+    char x[32], y[32];
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", name,
+                                rlx_dtype_str(a->buffer->dtype, x), rlx_dtype_str(b->buffer->dtype, y));
+    return NULL;
+  }
+  int n = 0;
+  rlx_expr_t** shape = NULL;
+  rlx_status_t* st = rlx_topi_broadcast_shape(ctx, rlx_ctx_sprintf(ctx, "topi.%s", name), a->buffer->ndim,
+                                              a->buffer->shape, b->buffer->ndim, b->buffer->shape, &n, &shape);
+  if (st) {
+    *out_st = st;
+    return NULL;
+  }
+  bin_user_t* u = RLX_NEW(ctx, bin_user_t);
+  u->op = op;
+  u->a = a;
+  u->b = b;
+  u->ndim = n;
+  return rlx_te_compute(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast");
+}
+
+rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st) {
+  return rlx_topi_binary(ctx, RLX_TOPI_ADD, a, b, out_st);
+}
+
+static rlx_expr_t* where_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  bin_user_t* u = user;
+  rlx_expr_t* c = truthy(ctx, rlx_topi_broadcast_load(ctx, u->c, u->ndim, idx));
+  return rlx_ir_select(ctx, c, rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx),
+                       rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx));
+}
+
+rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
+                                rlx_status_t** out_st) {
+  if (!cond || !x || !y) {
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: NULL input");
+    return NULL;
+  }
+  if (!rlx_dtype_eq(x->buffer->dtype, y->buffer->dtype)) {
+    char a[32], b[32];
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: x and y dtypes differ: %s and %s",
+                                rlx_dtype_str(x->buffer->dtype, a), rlx_dtype_str(y->buffer->dtype, b));
+    return NULL;
+  }
+  int n1 = 0, n = 0;
+  rlx_expr_t **s1 = NULL, **s = NULL;
+  rlx_status_t* st = rlx_topi_broadcast_shape(ctx, "topi.where", x->buffer->ndim, x->buffer->shape, y->buffer->ndim,
+                                              y->buffer->shape, &n1, &s1);
+  if (!st)
+    st = rlx_topi_broadcast_shape(ctx, "topi.where", cond->buffer->ndim, cond->buffer->shape, n1, s1, &n, &s);
+  if (st) {
+    *out_st = st;
+    return NULL;
+  }
+  bin_user_t* u = RLX_NEW(ctx, bin_user_t);
+  u->a = x;
+  u->b = y;
+  u->c = cond;
+  u->ndim = n;
+  return rlx_te_compute(ctx, n, s, where_body, u, "T_where", "broadcast");
+}
+
+static rlx_expr_t* bto_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  bin_user_t* u = user;
+  return rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
+}
+
+rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                       rlx_status_t** out_st) {
+  if (!x || ndim < x->buffer->ndim) {
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast rank %d to rank %d",
+                                x ? x->buffer->ndim : -1, ndim);
+    return NULL;
+  }
+  int xn = x->buffer->ndim;
+  for (int d = 0; d < xn; d++) {
+    rlx_expr_t* xd = x->buffer->shape[d];
+    rlx_expr_t* td = shape[d + ndim - xn];
+    if (is_one(xd) || xd == td || rlx_ir_prove_equal(ctx, xd, td)) continue;
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast %s to %s",
+                                rlx_topi_shape_str(ctx, xn, x->buffer->shape), rlx_topi_shape_str(ctx, ndim, shape));
+    return NULL;
+  }
+  bin_user_t* u = RLX_NEW(ctx, bin_user_t);
+  u->a = x;
+  u->ndim = ndim;
+  return rlx_te_compute(ctx, ndim, shape, bto_body, u, "T_broadcast_to", "broadcast");
+}
