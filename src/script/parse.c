@@ -1,10 +1,10 @@
-/* TVMScript module level: imports (tir/ir aliases), standalone functions and
- * `@I.ir_module class` bodies, dispatched by decorator to a front end. Only TIR exists now;
- * a Relax front end adds its `@R.function` case in add_func (and an `R` alias here) and
- * reuses the generic AST of pyast.h. */
+/* TVMScript module level: imports (ir/tir/relax aliases), standalone functions and
+ * `@I.ir_module class` bodies, dispatched by decorator to the TIR front end (tir_parser.c)
+ * or the Relax one (relax_parser.c). Relax functions are parsed in two passes (all
+ * signatures, then bodies) so calls between module functions resolve in any order. */
 #include <string.h>
 
-#include "tir_parse.h"
+#include "relax_script.h"
 
 static void handle_import(tp_t* p, const py_stmt_t* s) {
   if (!s->module) return;
@@ -13,14 +13,30 @@ static void handle_import(tp_t* p, const py_stmt_t* s) {
     const char* alias = s->params[i].alias ? s->params[i].alias : s->params[i].name;
     if (strcmp(s->params[i].name, "tir") == 0) p->tir_alias = alias;
     else if (strcmp(s->params[i].name, "ir") == 0) p->ir_alias = alias;
+    else if (strcmp(s->params[i].name, "relax") == 0) p->relax_alias = alias;
   }
 }
 
-static rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
+typedef RLX_VEC(rs_sig_t*) sig_vec_t;
+
+/* Pass 1 for one def: a PrimFunc is parsed whole; a Relax function's signature is. */
+static rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s, sig_vec_t* sigs) {
   if (rlx_module_find(m, s->name)) return tp_err_at(p, s->span, "expected distinct function names, got '%s' twice", s->name);
+  if (rs_is_relax_def(p, p->relax_alias, s)) {
+    rs_sig_t* sig;
+    RLX_RETURN_IF_ERROR(rs_parse_signature(p, p->relax_alias, m, s, &sig));
+    rlx_vec_push(sigs, sig);
+    return NULL;
+  }
   rlx_tir_func_t* f;
   RLX_RETURN_IF_ERROR(tp_parse_prim_func(p, s, &f));
   rlx_module_set(m, s->name, RLX_FUNC_TIR, f);
+  return NULL;
+}
+
+static rlx_status_t* parse_bodies(tp_t* p, rlx_module_t* m, sig_vec_t* sigs) {
+  for (int i = 0; i < sigs->len; i++) RLX_RETURN_IF_ERROR(rs_parse_body(p, m, sigs->data[i]));
+  sigs->len = 0;
   return NULL;
 }
 
@@ -35,13 +51,22 @@ static rlx_status_t* parse_class(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
       ok = true;
   }
   if (!ok) return tp_err_at(p, s->span, "expected @I.ir_module on class '%s', got %s", s->name, s->n_decorators ? "another decorator" : "none");
-  for (int i = 0; i < s->body.n; i++) {
+  p->module_name = s->name;
+  sig_vec_t sigs = {0};
+  rlx_status_t* st = NULL;
+  for (int i = 0; !st && i < s->body.n; i++) {
     const py_stmt_t* x = s->body.items[i];
     if (x->kind == PY_S_PASS || (x->kind == PY_S_EXPR && x->value->kind == PY_E_STR)) continue;
-    if (x->kind != PY_S_DEF) return tp_err_at(p, x->span, "expected a @T.prim_func function in the module, got %s", tp_stmt_desc(x));
-    RLX_RETURN_IF_ERROR(add_func(p, m, x));
+    if (x->kind != PY_S_DEF) {
+      st = tp_err_at(p, x->span, "expected a @T.prim_func or @R.function function in the module, got %s", tp_stmt_desc(x));
+      break;
+    }
+    st = add_func(p, m, x, &sigs);
   }
-  return NULL;
+  if (!st) st = parse_bodies(p, m, &sigs);
+  rlx_vec_free(&sigs);
+  p->module_name = NULL;
+  return st;
 }
 
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
@@ -57,14 +82,16 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
   p.file = file;
   p.tir_alias = "T";
   p.ir_alias = "I";
+  p.relax_alias = "R";
   rlx_module_t* m = rlx_module_create(ctx);
+  sig_vec_t sigs = {0};
   int n_defs = 0;
   for (int i = 0; !st && i < top.n; i++) {
     const py_stmt_t* s = top.items[i];
     switch (s->kind) {
       case PY_S_IMPORT: handle_import(&p, s); break;
       case PY_S_DEF:
-        st = add_func(&p, m, s);
+        st = add_func(&p, m, s, &sigs);
         n_defs++;
         break;
       case PY_S_CLASS:
@@ -76,14 +103,17 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
         if (s->value->kind == PY_E_STR) break;
         /* fallthrough */
       default:
-        st = tp_err_at(&p, s->span, "expected a @T.prim_func function or an @I.ir_module class, got %s", tp_stmt_desc(s));
+        st = tp_err_at(&p, s->span, "expected a @T.prim_func or @R.function function or an @I.ir_module class, got %s",
+                       tp_stmt_desc(s));
         break;
     }
   }
+  if (!st) st = parse_bodies(&p, m, &sigs);
   if (!st && n_defs == 0) {
     rlx_span_t sp = {file, 1, 1};
     st = rlx_error(RLX_PARSE_ERROR, sp, "expected a @T.prim_func function or an @I.ir_module class, got end of file");
   }
+  rlx_vec_free(&sigs);
   rlx_vec_free(&p.syms);
   rlx_vec_free(&p.loops);
   rlx_arena_free(&arena);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script.h"
+#include "relax_script.h"
 
 typedef struct {
   const void* obj;
@@ -1285,22 +1285,30 @@ char* rlx_script_print_module(const rlx_module_t* m) {
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
-  rlx_strbuf_t out = {0};
-  rlx_strbuf_append(&out, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n");
-  rlx_strbuf_append(&out, "@I.ir_module\nclass Module:\n");
+  /* Functions first (the import header depends on what they use: T., R.). */
+  rlx_strbuf_t funcs = {0};
+  bool used_tir = n_tir > 0, used_meta = false;
   for (int k = 0; k < m->n_funcs; k++) {
     const rlx_module_entry_t* e = &m->funcs[order[k]];
-    if (k) rlx_strbuf_append(&out, "\n");
-    if (e->kind != RLX_FUNC_TIR) {
-      rlx_strbuf_printf(&out, "    # %s: Relax functions are not printed yet\n", e->name);
+    if (k) rlx_strbuf_append(&funcs, "\n");
+    if (e->kind == RLX_FUNC_RELAX) {
+      rs_print_relax_func(m, e->func, e->name, 4, &funcs, &used_tir, &used_meta);
       continue;
     }
     pr_t p;
     pr_init(&p);
-    print_func(&p, e->func, e->name, 4, &out);
+    print_func(&p, e->func, e->name, 4, &funcs);
     pr_free(&p);
   }
-  if (m->n_funcs == 0) rlx_strbuf_append(&out, "    pass\n");
+  if (m->n_funcs == 0) rlx_strbuf_append(&funcs, "    pass\n");
   free(order);
+  rlx_strbuf_t out = {0};
+  rlx_strbuf_append(&out, "# from tvm.script import ir as I\n");
+  if (used_tir) rlx_strbuf_append(&out, "# from tvm.script import tir as T\n");
+  if (n_tir < m->n_funcs) rlx_strbuf_append(&out, "# from tvm.script import relax as R\n");
+  rlx_strbuf_append(&out, "\n@I.ir_module\nclass Module:\n");
+  rlx_strbuf_append(&out, rlx_strbuf_cstr(&funcs));
+  if (used_meta) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  rlx_strbuf_free(&funcs);
   return rlx_strbuf_take(&out);
 }

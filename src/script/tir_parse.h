@@ -27,6 +27,8 @@ typedef struct {
   const char* file;
   const char* tir_alias; /* "T" */
   const char* ir_alias;  /* "I" */
+  const char* relax_alias; /* "R" */
+  const char* module_name; /* the @I.ir_module class being parsed (NULL outside one) */
   RLX_VEC(sym_t) syms;
   int depth;
   RLX_VEC(loop_dom_t) loops; /* enclosing loops, for T.axis.remap */

@@ -1,0 +1,1207 @@
+/* TVMScript parser for Relax functions: the generic AST of pyast.h → Relax IR built with the
+ * constructors of relax/relax.h, normalized (struct info) binding by binding and checked by
+ * rlx_relax_func_well_formed at the end. Accepts what relax_printer.c prints (see
+ * relax_script.h) and the common variants TVM accepts (R.Tensor((n, 4), "float32"),
+ * `_ = cls.f(x, y)`, R.ExternFunc("f")(x)).
+ *
+ * Two passes per module: signatures first (so calls between Relax functions resolve in any
+ * order), then bodies. Errors are "file:line:col: what: expected X, got Y". Attr values of op
+ * calls: True/False → bool, int → int, float → float, a list of ints → ints, None → attr
+ * omitted, a string → dtype when the key ends in "dtype" (TVM's DataType attrs), else a
+ * string; anything else → a PrimExpr. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../relax/op.h"
+#include "relax_script.h"
+
+typedef enum { RS_RELAX, RS_SYM, RS_MODULE } rs_sym_kind_t;
+typedef struct {
+  const char* name;
+  rs_sym_kind_t kind;
+  void* ptr;
+  int depth;
+} rs_sym_t;
+
+struct rs_sig {
+  const py_stmt_t* s;
+  const char* name;
+  const char* relax_alias;
+  int n_params;
+  rlx_relax_var_t** params;
+  rlx_sinfo_t* ret;
+  bool is_pure, is_private;
+  int n_syms; /* the signature's symbolic vars */
+  rs_sym_t* syms;
+};
+
+typedef struct {
+  tp_t* p;
+  rlx_ctx_t* ctx;
+  const char* R;
+  rlx_module_t* m;
+  RLX_VEC(rs_sym_t) syms;
+  int depth;
+  bool sig_mode; /* strings in struct info define symbolic vars */
+  bool in_dataflow;
+  const char** outs; /* R.output names of the open dataflow block */
+  int n_outs;
+  rlx_attrs_t fattrs;
+  bool attrs_allowed;
+} rs_t;
+
+/* ------------------------------------------------------------------ helpers */
+static rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  rlx_span_t sp = e ? e->span : (rlx_span_t){r->p->file, 0, 0};
+  return rlx_error(RLX_PARSE_ERROR, sp, "%s", msg);
+}
+
+static rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return rlx_error(RLX_PARSE_ERROR, sp, "%s", msg);
+}
+
+/* Wraps a status from the IR layer (no location) with the span of the statement. */
+static rlx_status_t* at_span(rlx_status_t* st, rlx_span_t sp) {
+  if (!st) return NULL;
+  rlx_status_t* e = rlx_error(RLX_PARSE_ERROR, sp, "%s", rlx_status_message(st));
+  rlx_status_free(st);
+  return e;
+}
+
+static const char* desc(rs_t* r, const py_expr_t* e) {
+  if (!e) return "nothing";
+  switch (e->kind) {
+    case PY_E_NAME: return rlx_ctx_sprintf(r->ctx, "name '%s'", e->str);
+    case PY_E_INT: return rlx_ctx_sprintf(r->ctx, "the integer %lld", (long long)e->ival);
+    case PY_E_FLOAT: return "a float literal";
+    case PY_E_STR: return rlx_ctx_sprintf(r->ctx, "the string \"%s\"", e->str);
+    case PY_E_CONST: return e->str;
+    case PY_E_ATTR:
+    case PY_E_CALL: {
+      const char* d = py_dotted_name(r->p->ast, e->kind == PY_E_CALL ? e->a : e);
+      if (d) return rlx_ctx_sprintf(r->ctx, e->kind == PY_E_CALL ? "a call of %s" : "%s", d);
+      return e->kind == PY_E_CALL ? "a call" : "an attribute";
+    }
+    case PY_E_SUBSCRIPT: return "a subscript";
+    case PY_E_SLICE: return "a slice";
+    case PY_E_TUPLE: return "a tuple";
+    case PY_E_LIST: return "a list";
+    case PY_E_DICT: return "a dict";
+    case PY_E_BINOP:
+    case PY_E_UNARY:
+    case PY_E_COMPARE:
+    case PY_E_BOOLOP:
+    case PY_E_IFEXP: return "an operator expression";
+  }
+  return "an expression";
+}
+
+/* "R.foo.bar" → "foo.bar" when e is a dotted name under the Relax alias. */
+static const char* rname(rs_t* r, const py_expr_t* e) {
+  const char* d = py_dotted_name(r->p->ast, e);
+  if (!d) return NULL;
+  size_t n = strlen(r->R);
+  if (strncmp(d, r->R, n) == 0 && d[n] == '.') return d + n + 1;
+  return NULL;
+}
+
+static bool is_rcall(rs_t* r, const py_expr_t* e, const char* name) {
+  if (!e || e->kind != PY_E_CALL) return false;
+  const char* n = rname(r, e->a);
+  return n && strcmp(n, name) == 0;
+}
+
+static const py_expr_t* arg(const py_expr_t* call, int i, const char* kw) { return tp_arg(call, i, kw); }
+
+static void define(rs_t* r, const char* name, rs_sym_kind_t kind, void* ptr) {
+  rs_sym_t s = {name, kind, ptr, r->depth};
+  rlx_vec_push(&r->syms, s);
+}
+
+static rs_sym_t* lookup(rs_t* r, const char* name) {
+  for (int i = r->syms.len - 1; i >= 0; i--)
+    if (strcmp(r->syms.data[i].name, name) == 0) return &r->syms.data[i];
+  return NULL;
+}
+
+static void scope_push(rs_t* r) { r->depth++; }
+static void scope_pop(rs_t* r) {
+  while (r->syms.len && r->syms.data[r->syms.len - 1].depth >= r->depth) r->syms.len--;
+  r->depth--;
+}
+
+static bool int_lit(const py_expr_t* e, int64_t* out) { return tp_int_literal(e, out); }
+
+/* ------------------------------------------------------------------ PrimExprs (int64 shapes) */
+static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out);
+
+static rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
+  const char* s = e->str;
+  bool ident = s[0] && !(s[0] >= '0' && s[0] <= '9');
+  for (const char* c = s; *c && ident; c++)
+    ident = *c == '_' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
+  if (!ident) {
+    /* a quoted expression ("n * 2"): parse it as Python, names must be defined */
+    py_block_t blk;
+    rlx_status_t* st = py_parse(r->p->ast, s, r->p->file, &blk);
+    if (st || blk.n != 1 || blk.items[0]->kind != PY_S_EXPR) {
+      rlx_status_free(st);
+      return err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
+    }
+    return prim(r, blk.items[0]->value, out);
+  }
+  rs_sym_t* y = lookup(r, s);
+  if (y && y->kind == RS_SYM) {
+    *out = y->ptr;
+    return NULL;
+  }
+  if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", s);
+  rlx_var_t* v = rlx_ir_var(r->ctx, s, rlx_dt_int64());
+  define(r, rlx_ctx_strdup(r->ctx, s), RS_SYM, v);
+  *out = &v->hdr;
+  return NULL;
+}
+
+static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  int64_t iv;
+  if (int_lit(e, &iv)) {
+    *out = rlx_ir_i64(ctx, iv);
+    return NULL;
+  }
+  switch (e->kind) {
+    case PY_E_STR: return sym_from_string(r, e, out);
+    case PY_E_NAME: {
+      rs_sym_t* y = lookup(r, e->str);
+      if (y && y->kind == RS_SYM) {
+        *out = y->ptr;
+        return NULL;
+      }
+      if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", e->str);
+      return err(r, e, "undefined symbolic variable '%s' (declare it with `%s = T.int64()`)", e->str, e->str);
+    }
+    case PY_E_CONST:
+      if (strcmp(e->str, "True") == 0 || strcmp(e->str, "False") == 0) {
+        *out = rlx_ir_bool(ctx, strcmp(e->str, "True") == 0);
+        return NULL;
+      }
+      return err(r, e, "expected a dimension, got None");
+    case PY_E_BINOP: {
+      rlx_expr_t *a, *b;
+      RLX_RETURN_IF_ERROR(prim(r, e->a, &a));
+      RLX_RETURN_IF_ERROR(prim(r, e->b, &b));
+      if (!rlx_dtype_eq(a->dtype, b->dtype) && !(rlx_expr_is_const_int(a, NULL) || rlx_expr_is_const_int(b, NULL)))
+        return err(r, e, "operands of '%s' have different dtypes", e->op);
+      const char* o = e->op;
+      if (strcmp(o, "+") == 0) *out = rlx_ir_add(ctx, a, b);
+      else if (strcmp(o, "-") == 0) *out = rlx_ir_sub(ctx, a, b);
+      else if (strcmp(o, "*") == 0) *out = rlx_ir_mul(ctx, a, b);
+      else if (strcmp(o, "//") == 0) *out = rlx_ir_floordiv(ctx, a, b);
+      else if (strcmp(o, "%") == 0) *out = rlx_ir_floormod(ctx, a, b);
+      else return err(r, e, "expected one of + - * // %% in a dimension, got '%s'", o);
+      return NULL;
+    }
+    case PY_E_UNARY:
+      if (strcmp(e->op, "-") == 0) {
+        rlx_expr_t* a;
+        RLX_RETURN_IF_ERROR(prim(r, e->a, &a));
+        *out = rlx_ir_mul(ctx, a, rlx_ir_int(ctx, a->dtype, -1));
+        return NULL;
+      }
+      return err(r, e, "expected a dimension, got unary '%s'", e->op);
+    case PY_E_COMPARE:
+      if (e->n == 2) {
+        static const char* const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+        static const rlx_expr_kind_t kinds[] = {RLX_EXPR_EQ, RLX_EXPR_NE, RLX_EXPR_LT,
+                                                RLX_EXPR_LE, RLX_EXPR_GT, RLX_EXPR_GE};
+        for (int k = 0; k < 6; k++)
+          if (strcmp(e->ops[0], ops[k]) == 0) {
+            rlx_expr_t *a, *b;
+            RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
+            RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+            *out = rlx_ir_cmp(ctx, kinds[k], a, b);
+            return NULL;
+          }
+      }
+      return err(r, e, "expected a dimension, got a comparison chain");
+    case PY_E_CALL: {
+      const char* t = tp_tname(r->p, e->a);
+      if (!t) break;
+      rlx_dtype_t dt;
+      if (rlx_dtype_parse(t, &dt) && e->n == 1 && e->n_kw == 0) {
+        if ((dt.code == RLX_DT_INT || dt.code == RLX_DT_UINT) && int_lit(e->items[0], &iv)) {
+          *out = rlx_ir_int(ctx, dt, iv);
+          return NULL;
+        }
+        if (dt.code == RLX_DT_FLOAT && (e->items[0]->kind == PY_E_FLOAT || int_lit(e->items[0], &iv))) {
+          *out = rlx_ir_float(ctx, dt, e->items[0]->kind == PY_E_FLOAT ? e->items[0]->fval : (double)iv);
+          return NULL;
+        }
+        if (rlx_dtype_is_bool(dt) && e->items[0]->kind == PY_E_CONST) {
+          *out = rlx_ir_bool(ctx, strcmp(e->items[0]->str, "True") == 0);
+          return NULL;
+        }
+      }
+      if (e->n == 2 && e->n_kw == 0) {
+        rlx_expr_t *a, *b;
+        rlx_expr_t* (*f)(rlx_ctx_t*, rlx_expr_t*, rlx_expr_t*) = NULL;
+        if (strcmp(t, "max") == 0) f = rlx_ir_max;
+        else if (strcmp(t, "min") == 0) f = rlx_ir_min;
+        else if (strcmp(t, "floordiv") == 0) f = rlx_ir_floordiv;
+        else if (strcmp(t, "floormod") == 0) f = rlx_ir_floormod;
+        else if (strcmp(t, "Div") == 0 || strcmp(t, "truncdiv") == 0) f = rlx_ir_div;
+        if (f) {
+          RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
+          RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+          *out = f(ctx, a, b);
+          return NULL;
+        }
+        if (strcmp(t, "truncmod") == 0) {
+          RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
+          RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+          *out = rlx_ir_binary(ctx, RLX_EXPR_MOD, a, b);
+          return NULL;
+        }
+      }
+      break;
+    }
+    default: break;
+  }
+  return err(r, e, "expected a dimension (an integer, a symbolic variable or an expression of them), got %s",
+             desc(r, e));
+}
+
+static rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
+  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST) return err(r, e, "expected a tuple or list of dimensions, got %s", desc(r, e));
+  rlx_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, e->n);
+  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(prim(r, e->items[i], &v[i]));
+  *n = e->n;
+  *out = v;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ struct info */
+static rlx_status_t* dtype_of(rs_t* r, const py_expr_t* e, rlx_dtype_t* out) {
+  const char* s = e->kind == PY_E_STR ? e->str : tp_tname(r->p, e);
+  if (!s || !rlx_dtype_parse(s, out)) return err(r, e, "expected a dtype such as \"float32\", got %s", desc(r, e));
+  return NULL;
+}
+
+static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out);
+
+static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_sinfo_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  if (strcmp(k, "Tensor") == 0) {
+    const py_expr_t* shape = arg(e, 0, "shape");
+    const py_expr_t* dt = arg(e, 1, "dtype");
+    const py_expr_t* nd = arg(e, -1, "ndim");
+    if (shape && shape->kind == PY_E_STR && !dt) {
+      dt = shape;
+      shape = NULL;
+    }
+    if (shape && shape->kind == PY_E_CONST && strcmp(shape->str, "None") == 0) shape = NULL;
+    rlx_dtype_t t = rlx_dt_void();
+    if (dt && !(dt->kind == PY_E_CONST && strcmp(dt->str, "None") == 0)) RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
+    int64_t ndim = -1;
+    if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Tensor: expected an integer ndim, got %s", desc(r, nd));
+    if (ndim < -1 || ndim > 64) return err(r, nd, "R.Tensor: expected ndim between -1 and 64, got %lld", (long long)ndim);
+    if (shape) {
+      int n;
+      rlx_expr_t** dims;
+      RLX_RETURN_IF_ERROR(prim_list(r, shape, &n, &dims));
+      if (nd && ndim != n) return err(r, nd, "R.Tensor: ndim=%lld does not match the shape's %d dims", (long long)ndim, n);
+      for (int i = 0; i < n; i++)
+        if (!rlx_dtype_is_int(dims[i]->dtype)) return err(r, shape->items[i], "R.Tensor: expected an integer dimension");
+      *out = rlx_sinfo_tensor(ctx, n, dims, t);
+    } else {
+      *out = rlx_sinfo_tensor(ctx, (int)ndim, NULL, t);
+    }
+    return NULL;
+  }
+  if (strcmp(k, "Tuple") == 0) {
+    if (e->n_kw) return err(r, e, "R.Tuple: expected struct info arguments only");
+    const py_expr_t* const* items = (const py_expr_t* const*)e->items;
+    int n = e->n;
+    if (n == 1 && (e->items[0]->kind == PY_E_LIST || e->items[0]->kind == PY_E_TUPLE)) {
+      items = (const py_expr_t* const*)e->items[0]->items;
+      n = e->items[0]->n;
+    }
+    rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n);
+    for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(sinfo(r, items[i], &f[i]));
+    *out = rlx_sinfo_tuple(ctx, n, f);
+    return NULL;
+  }
+  if (strcmp(k, "Shape") == 0) {
+    const py_expr_t* v = arg(e, 0, "values");
+    const py_expr_t* nd = arg(e, -1, "ndim");
+    if (v && !(v->kind == PY_E_CONST && strcmp(v->str, "None") == 0)) {
+      int n;
+      rlx_expr_t** dims;
+      RLX_RETURN_IF_ERROR(prim_list(r, v, &n, &dims));
+      *out = rlx_sinfo_shape(ctx, n, dims);
+      return NULL;
+    }
+    int64_t ndim = -1;
+    if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Shape: expected an integer ndim, got %s", desc(r, nd));
+    if (ndim < -1 || ndim > 64) return err(r, nd, "R.Shape: expected ndim between -1 and 64, got %lld", (long long)ndim);
+    *out = rlx_sinfo_shape(ctx, (int)ndim, NULL);
+    return NULL;
+  }
+  if (strcmp(k, "Prim") == 0) {
+    const py_expr_t* v = arg(e, -1, "value");
+    if (v) {
+      rlx_expr_t* x;
+      RLX_RETURN_IF_ERROR(prim(r, v, &x));
+      *out = rlx_sinfo_prim(ctx, x->dtype, x);
+      return NULL;
+    }
+    const py_expr_t* dt = arg(e, 0, "dtype");
+    if (!dt) return err(r, e, "R.Prim: expected a dtype or value=");
+    rlx_dtype_t t;
+    RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
+    *out = rlx_sinfo_prim(ctx, t, NULL);
+    return NULL;
+  }
+  if (strcmp(k, "Callable") == 0) {
+    const py_expr_t* ps = arg(e, 0, "params");
+    const py_expr_t* ret = arg(e, 1, "ret");
+    const py_expr_t* pur = arg(e, 2, "purity");
+    bool pure = true;
+    if (pur) {
+      if (pur->kind != PY_E_CONST || strcmp(pur->str, "None") == 0) return err(r, pur, "R.Callable: expected True or False for purity, got %s", desc(r, pur));
+      pure = strcmp(pur->str, "True") == 0;
+    }
+    rlx_sinfo_t* rs = rlx_sinfo_object(ctx);
+    if (ret) RLX_RETURN_IF_ERROR(sinfo(r, ret, &rs));
+    if (!ps || (ps->kind == PY_E_CONST && strcmp(ps->str, "None") == 0)) {
+      *out = rlx_sinfo_func_opaque(ctx, rs, pure);
+      return NULL;
+    }
+    if (ps->kind != PY_E_TUPLE && ps->kind != PY_E_LIST) return err(r, ps, "R.Callable: expected a tuple of parameter struct info, got %s", desc(r, ps));
+    rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, ps->n);
+    for (int i = 0; i < ps->n; i++) RLX_RETURN_IF_ERROR(sinfo(r, ps->items[i], &f[i]));
+    *out = rlx_sinfo_func(ctx, ps->n, f, rs, pure);
+    return NULL;
+  }
+  return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
+}
+
+static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
+  if (!e) return err(r, e, "expected struct info");
+  rlx_ctx_t* ctx = r->ctx;
+  const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
+  if (!k) return err(r, e, "expected struct info such as R.Tensor((n, 4), dtype=\"float32\"), got %s", desc(r, e));
+  if (e->kind == PY_E_CALL) return sinfo_call(r, k, e, out);
+  if (strcmp(k, "Tensor") == 0) *out = rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void());
+  else if (strcmp(k, "Tuple") == 0) *out = rlx_sinfo_tuple(ctx, 0, NULL);
+  else if (strcmp(k, "Shape") == 0) *out = rlx_sinfo_shape(ctx, -1, NULL);
+  else if (strcmp(k, "Object") == 0) *out = rlx_sinfo_object(ctx);
+  else if (strcmp(k, "Callable") == 0) *out = rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false);
+  else return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ expressions */
+static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
+
+static rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out, bool* is_tir) {
+  if (e->kind != PY_E_ATTR || e->a->kind != PY_E_NAME) return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
+  rs_sym_t* y = lookup(r, e->a->str);
+  bool is_mod = (y && y->kind == RS_MODULE) || (!y && r->p->module_name && strcmp(e->a->str, r->p->module_name) == 0);
+  if (!is_mod) return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
+  rlx_module_entry_t* ent = rlx_module_find(r->m, e->str);
+  if (!ent) return err(r, e, "no function called '%s' in the module", e->str);
+  if (is_tir) *is_tir = ent->kind == RLX_FUNC_TIR;
+  *out = rlx_relax_global_var(r->ctx, e->str, NULL);
+  return NULL;
+}
+
+static rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, int* n, rlx_relax_expr_t*** out) {
+  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST) return err(r, e, "%s: expected a tuple of arguments such as (x, y), got %s", what, desc(r, e));
+  rlx_relax_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, e->n);
+  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &v[i]));
+  *n = e->n;
+  *out = v;
+  return NULL;
+}
+
+static rlx_status_t* sinfo_args(rs_t* r, const py_expr_t* e, int* n, rlx_sinfo_t*** out) {
+  if (!e) {
+    *n = 0;
+    *out = NULL;
+    return NULL;
+  }
+  const py_expr_t* const* items = (const py_expr_t* const*)&e;
+  int k = 1;
+  if (e->kind == PY_E_TUPLE || e->kind == PY_E_LIST) {
+    items = (const py_expr_t* const*)e->items;
+    k = e->n;
+  }
+  rlx_sinfo_t** v = RLX_NEW_ARRAY(r->ctx, rlx_sinfo_t*, k);
+  for (int i = 0; i < k; i++) RLX_RETURN_IF_ERROR(sinfo(r, items[i], &v[i]));
+  *n = k;
+  *out = v;
+  return NULL;
+}
+
+static rlx_status_t* check_kwargs(rs_t* r, const py_expr_t* e, const char* what, const char* const* allowed) {
+  for (int k = 0; k < e->n_kw; k++) {
+    bool ok = false;
+    for (int i = 0; allowed[i]; i++) ok = ok || strcmp(e->kw_names[k], allowed[i]) == 0;
+    if (!ok) return err(r, e->kw_values[k], "%s: unexpected keyword argument '%s'", what, e->kw_names[k]);
+  }
+  return NULL;
+}
+
+static rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what, rlx_sinfo_t** out) {
+  const py_expr_t* o = arg(call, 2, "out_sinfo");
+  if (!o) return err(r, call, "%s: expected out_sinfo=R.Tensor(...)", what);
+  if (o->kind == PY_E_LIST || o->kind == PY_E_TUPLE) {
+    int n;
+    rlx_sinfo_t** f;
+    RLX_RETURN_IF_ERROR(sinfo_args(r, o, &n, &f));
+    *out = rlx_sinfo_tuple(r->ctx, n, f);
+  } else {
+    RLX_RETURN_IF_ERROR(sinfo(r, o, out));
+  }
+  return NULL;
+}
+
+static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool* keep, rlx_attr_t* out) {
+  int64_t iv;
+  *keep = true;
+  if (v->kind == PY_E_CONST) {
+    if (strcmp(v->str, "None") == 0) {
+      *keep = false;
+      return NULL;
+    }
+    *out = rlx_attr_bool(strcmp(v->str, "True") == 0);
+    return NULL;
+  }
+  if (int_lit(v, &iv)) {
+    *out = rlx_attr_int(iv);
+    return NULL;
+  }
+  if (v->kind == PY_E_FLOAT || (v->kind == PY_E_UNARY && strcmp(v->op, "-") == 0 && v->a->kind == PY_E_FLOAT)) {
+    *out = rlx_attr_float(v->kind == PY_E_FLOAT ? v->fval : -v->a->fval);
+    return NULL;
+  }
+  if (v->kind == PY_E_STR) {
+    size_t n = strlen(key);
+    rlx_dtype_t t;
+    if (n >= 5 && strcmp(key + n - 5, "dtype") == 0 && rlx_dtype_parse(v->str, &t)) *out = rlx_attr_dtype(t);
+    else *out = rlx_attr_str(rlx_ctx_strdup(r->ctx, v->str));
+    return NULL;
+  }
+  if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE) {
+    int64_t* xs = RLX_NEW_ARRAY(r->ctx, int64_t, v->n);
+    for (int i = 0; i < v->n; i++)
+      if (!int_lit(v->items[i], &xs[i])) return err(r, v->items[i], "attribute %s: expected a list of integers, got %s", key, desc(r, v->items[i]));
+    *out = rlx_attr_ints(v->n, xs);
+    return NULL;
+  }
+  rlx_expr_t* x;
+  RLX_RETURN_IF_ERROR(prim(r, v, &x));
+  *out = rlx_attr_expr(x);
+  return NULL;
+}
+
+typedef RLX_VEC(int64_t) i64_vec_t;
+typedef RLX_VEC(double) f64_vec_t;
+
+static rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec_t* shape, f64_vec_t* vals,
+                                 bool* is_first) {
+  if (e->kind == PY_E_LIST || e->kind == PY_E_TUPLE) {
+    if (depth >= 32) return err(r, e, "R.const: nesting too deep");
+    if (*is_first) {
+      if (shape->len != depth) return err(r, e, "R.const: ragged nested list");
+      rlx_vec_push(shape, (int64_t)e->n);
+    } else if (depth >= shape->len || shape->data[depth] != e->n) {
+      return err(r, e, "R.const: ragged nested list (expected %lld elements)", depth < shape->len ? (long long)shape->data[depth] : 0LL);
+    }
+    if (e->n == 0) *is_first = false;
+    for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(const_value(r, e->items[i], depth + 1, shape, vals, is_first));
+    return NULL;
+  }
+  if (*is_first) *is_first = false;
+  else if (depth != shape->len) return err(r, e, "R.const: ragged nested list");
+  int64_t iv;
+  double d;
+  if (int_lit(e, &iv)) d = (double)iv;
+  else if (e->kind == PY_E_FLOAT) d = e->fval;
+  else if (e->kind == PY_E_UNARY && strcmp(e->op, "-") == 0 && e->a->kind == PY_E_FLOAT) d = -e->a->fval;
+  else if (e->kind == PY_E_CONST && strcmp(e->str, "None") != 0) d = strcmp(e->str, "True") == 0;
+  else return err(r, e, "R.const: expected a number, got %s", desc(r, e));
+  rlx_vec_push(vals, d);
+  return NULL;
+}
+
+static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+  const py_expr_t* v = arg(e, 0, "value");
+  const py_expr_t* dt = arg(e, 1, "dtype");
+  if (!v) return err(r, e, "R.const: expected a value");
+  rlx_dtype_t t = rlx_dt_float32();
+  if (dt) RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
+  else if (int_lit(v, NULL)) t = rlx_dt_int64();
+  else if (v->kind == PY_E_CONST) t = rlx_dt_bool();
+  bool ok = t.lanes == 1 && (rlx_dtype_is_bool(t) || (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) ||
+                             ((t.code == RLX_DT_INT || t.code == RLX_DT_UINT) &&
+                              (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)));
+  char buf[32];
+  if (!ok) return err(r, dt ? dt : e, "R.const: unsupported dtype %s", rlx_dtype_str(t, buf));
+  i64_vec_t shape = {0};
+  f64_vec_t vals = {0};
+  bool first = true;
+  rlx_status_t* st = const_value(r, v, 0, &shape, &vals, &first);
+  size_t numel = 1;
+  for (int i = 0; !st && i < shape.len; i++) numel *= (size_t)shape.data[i];
+  if (!st && numel != (size_t)vals.len) st = err(r, v, "R.const: ragged nested list");
+  if (st) {
+    rlx_vec_free(&shape);
+    rlx_vec_free(&vals);
+    return st;
+  }
+  int eb = rlx_dtype_bytes(t);
+  unsigned char* data = calloc(numel ? numel : 1, (size_t)eb);
+  for (size_t i = 0; i < numel; i++) {
+    double d = vals.data[i];
+    unsigned char* p = data + i * (size_t)eb;
+    if (rlx_dtype_is_bool(t)) *p = d != 0;
+    else if (t.code == RLX_DT_FLOAT && t.bits == 32) { float f = (float)d; memcpy(p, &f, 4); }
+    else if (t.code == RLX_DT_FLOAT) memcpy(p, &d, 8);
+    else {
+      int64_t x = (int64_t)d;
+      if (v->kind != PY_E_LIST && v->kind != PY_E_TUPLE && int_lit(v, &x)) { /* exact for big ints */ }
+      memcpy(p, &x, (size_t)eb); /* little-endian truncation */
+    }
+  }
+  *out = rlx_relax_constant(r->ctx, t, shape.len, shape.data, data, numel * (size_t)eb);
+  free(data);
+  rlx_vec_free(&shape);
+  rlx_vec_free(&vals);
+  if (!*out) return err(r, e, "R.const: bad constant");
+  return NULL;
+}
+
+static const char* const no_kw[] = {NULL};
+
+static rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
+  const py_expr_t* f = call->n ? call->items[0] : NULL;
+  if (!f || f->kind != PY_E_STR) return err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, desc(r, f));
+  *out = rlx_ctx_strdup(r->ctx, f->str);
+  return NULL;
+}
+
+static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  if (strcmp(k, "call_tir") == 0) {
+    static const char* const kws[] = {"out_sinfo", "tir_vars", "args", NULL};
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.call_tir", kws));
+    const py_expr_t* f = arg(e, 0, NULL);
+    const py_expr_t* a = arg(e, 1, "args");
+    if (!f || !a) return err(r, e, "R.call_tir: expected (cls.f, (args...), out_sinfo=...)");
+    rlx_relax_expr_t* gv;
+    bool is_tir = false;
+    RLX_RETURN_IF_ERROR(global_var(r, f, &gv, &is_tir));
+    if (!is_tir) return err(r, f, "R.call_tir: expected a PrimFunc, got the Relax function '%s'", f->str);
+    int n;
+    rlx_relax_expr_t** args;
+    if (a->kind == PY_E_TUPLE || a->kind == PY_E_LIST) {
+      RLX_RETURN_IF_ERROR(expr_list(r, a, "R.call_tir", &n, &args));
+    } else {
+      n = 1;
+      args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, 1);
+      RLX_RETURN_IF_ERROR(expr(r, a, &args[0]));
+    }
+    rlx_sinfo_t* o;
+    RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_tir", &o));
+    rlx_relax_expr_t* tv = NULL;
+    const py_expr_t* tve = arg(e, 3, "tir_vars");
+    if (tve) {
+      RLX_RETURN_IF_ERROR(expr(r, tve, &tv));
+      if (tv->kind != RLX_RELAX_SHAPE_EXPR) return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
+    }
+    *out = rlx_relax_call_tir(ctx, gv, n, args, o, tv);
+    return NULL;
+  }
+  if (strcmp(k, "call_dps_packed") == 0) {
+    static const char* const kws[] = {"out_sinfo", "args", NULL};
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.call_dps_packed", kws));
+    const char* name;
+    RLX_RETURN_IF_ERROR(packed_name(r, e, "R.call_dps_packed", &name));
+    const py_expr_t* a = arg(e, 1, "args");
+    if (!a) return err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
+    int n;
+    rlx_relax_expr_t** args;
+    RLX_RETURN_IF_ERROR(expr_list(r, a, "R.call_dps_packed", &n, &args));
+    rlx_sinfo_t* o;
+    RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_dps_packed", &o));
+    *out = rlx_relax_call_dps_packed(ctx, name, n, args, o);
+    return NULL;
+  }
+  if (strcmp(k, "call_packed") == 0 || strcmp(k, "call_pure_packed") == 0) {
+    static const char* const kws[] = {"sinfo_args", NULL};
+    bool pure = k[5] == 'p' && k[6] == 'u';
+    const char* what = pure ? "R.call_pure_packed" : "R.call_packed";
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, what, kws));
+    const char* name;
+    RLX_RETURN_IF_ERROR(packed_name(r, e, what, &name));
+    rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
+    for (int i = 1; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &args[i - 1]));
+    int ns;
+    rlx_sinfo_t** ss;
+    RLX_RETURN_IF_ERROR(sinfo_args(r, arg(e, -1, "sinfo_args"), &ns, &ss));
+    *out = pure ? rlx_relax_call_pure_packed(ctx, name, e->n - 1, args, ns, ss)
+                : rlx_relax_call_packed(ctx, name, e->n - 1, args, ns, ss);
+    return NULL;
+  }
+  if (strcmp(k, "shape") == 0) {
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.shape", no_kw));
+    if (e->n != 1) return err(r, e, "R.shape: expected one list of dimensions");
+    int n;
+    rlx_expr_t** dims;
+    RLX_RETURN_IF_ERROR(prim_list(r, e->items[0], &n, &dims));
+    for (int i = 0; i < n; i++)
+      if (!rlx_dtype_is_int(dims[i]->dtype)) return err(r, e->items[0]->items[i], "R.shape: expected an integer dimension");
+    *out = rlx_relax_shape_expr(ctx, n, dims);
+    return NULL;
+  }
+  if (strcmp(k, "prim_value") == 0) {
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.prim_value", no_kw));
+    if (e->n != 1) return err(r, e, "R.prim_value: expected one value");
+    rlx_expr_t* x;
+    if (e->items[0]->kind == PY_E_FLOAT) x = rlx_ir_float(ctx, rlx_dt_float64(), e->items[0]->fval);
+    else RLX_RETURN_IF_ERROR(prim(r, e->items[0], &x));
+    *out = rlx_relax_prim_value(ctx, x);
+    return NULL;
+  }
+  if (strcmp(k, "str") == 0) {
+    if (e->n != 1 || e->n_kw || e->items[0]->kind != PY_E_STR) return err(r, e, "R.str: expected one string literal");
+    *out = rlx_relax_string_imm(ctx, rlx_ctx_strdup(ctx, e->items[0]->str));
+    return NULL;
+  }
+  if (strcmp(k, "dtype") == 0) {
+    if (e->n != 1 || e->n_kw) return err(r, e, "R.dtype: expected one dtype string");
+    rlx_dtype_t t;
+    RLX_RETURN_IF_ERROR(dtype_of(r, e->items[0], &t));
+    *out = rlx_relax_dtype_imm(ctx, t);
+    return NULL;
+  }
+  if (strcmp(k, "const") == 0) return parse_const(r, e, out);
+  if (strcmp(k, "tuple") == 0) {
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.tuple", no_kw));
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
+    for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+    *out = rlx_relax_tuple(ctx, e->n, f);
+    return NULL;
+  }
+  if (strcmp(k, "ExternFunc") == 0) {
+    const char* name;
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.ExternFunc", no_kw));
+    RLX_RETURN_IF_ERROR(packed_name(r, e, "R.ExternFunc", &name));
+    if (e->n != 1) return err(r, e, "R.ExternFunc: expected one name");
+    *out = rlx_relax_extern_func(ctx, name);
+    return NULL;
+  }
+  if (strcmp(k, "match_cast") == 0) return err(r, e, "R.match_cast is only allowed as the value of a binding");
+  if (strcmp(k, "output") == 0) return err(r, e, "R.output is only allowed at the end of a dataflow block");
+  if (strcmp(k, "func_attr") == 0) return err(r, e, "R.func_attr is only allowed at the top of a function");
+  if (strcmp(k, "dataflow") == 0) return err(r, e, "R.dataflow is only allowed as `with R.dataflow():`");
+  /* a registered operator */
+  const char* opname = rlx_ctx_sprintf(ctx, "relax.%s", k);
+  if (!rlx_op_lookup(opname)) return err(r, e->a, "unknown op R.%s", k);
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
+  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &args[i]));
+  rlx_attrs_t attrs = {0};
+  int ns = 0;
+  rlx_sinfo_t** ss = NULL;
+  for (int i = 0; i < e->n_kw; i++) {
+    if (strcmp(e->kw_names[i], "sinfo_args") == 0) {
+      RLX_RETURN_IF_ERROR(sinfo_args(r, e->kw_values[i], &ns, &ss));
+      continue;
+    }
+    if (rlx_attrs_get(&attrs, e->kw_names[i])) return err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
+    bool keep;
+    rlx_attr_t a;
+    RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], &keep, &a));
+    if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
+  }
+  *out = rlx_relax_call(ctx, rlx_relax_op(ctx, opname), e->n, args, attrs, ns, ss);
+  return NULL;
+}
+
+static rlx_status_t* call_args(rs_t* r, const py_expr_t* e, int* n, rlx_relax_expr_t*** out) {
+  if (e->n_kw) return err(r, e->kw_values[0], "unexpected keyword argument '%s' in a function call", e->kw_names[0]);
+  return expr_list(r, &(py_expr_t){.kind = PY_E_TUPLE, .span = e->span, .n = e->n, .items = e->items}, "call", n, out);
+}
+
+static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  switch (e->kind) {
+    case PY_E_NAME: {
+      rs_sym_t* y = lookup(r, e->str);
+      if (y && y->kind == RS_RELAX) {
+        *out = y->ptr;
+        return NULL;
+      }
+      if (y && y->kind == RS_SYM) return err(r, e, "expected a Relax expression, got the symbolic variable '%s' (use R.prim_value(%s))", e->str, e->str);
+      return err(r, e, "undefined variable '%s'", e->str);
+    }
+    case PY_E_TUPLE: {
+      rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
+      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+      *out = rlx_relax_tuple(ctx, e->n, f);
+      return NULL;
+    }
+    case PY_E_SUBSCRIPT: {
+      int64_t idx;
+      if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
+        return err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? desc(r, e->items[0]) : "nothing");
+      rlx_relax_expr_t* t;
+      RLX_RETURN_IF_ERROR(expr(r, e->a, &t));
+      *out = rlx_relax_tuple_get_item(ctx, t, (int)idx);
+      return NULL;
+    }
+    case PY_E_ATTR: {
+      if (e->a->kind == PY_E_NAME && !rname(r, e)) return global_var(r, e, out, NULL);
+      return err(r, e, "expected a Relax expression, got %s", desc(r, e));
+    }
+    case PY_E_CALL: {
+      const char* k = rname(r, e->a);
+      if (k) return rcall(r, k, e, out);
+      if (is_rcall(r, e->a, "ExternFunc")) { /* R.ExternFunc("f")(args): the lowered call_dps_packed */
+        rlx_relax_expr_t* f;
+        RLX_RETURN_IF_ERROR(rcall(r, "ExternFunc", e->a, &f));
+        int n;
+        rlx_relax_expr_t** args;
+        RLX_RETURN_IF_ERROR(call_args(r, e, &n, &args));
+        *out = rlx_relax_call(ctx, f, n, args, (rlx_attrs_t){0}, 0, NULL);
+        (*out)->sinfo = rlx_sinfo_tuple(ctx, 0, NULL);
+        return NULL;
+      }
+      rlx_relax_expr_t* f;
+      bool is_tir = false;
+      if (e->a->kind == PY_E_ATTR) RLX_RETURN_IF_ERROR(global_var(r, e->a, &f, &is_tir));
+      else RLX_RETURN_IF_ERROR(expr(r, e->a, &f));
+      int n;
+      rlx_relax_expr_t** args;
+      RLX_RETURN_IF_ERROR(call_args(r, e, &n, &args));
+      *out = rlx_relax_call(ctx, f, n, args, (rlx_attrs_t){0}, 0, NULL);
+      /* a PrimFunc returns nothing: its call (DPS, after call_tir_rewrite) is void (TVM) */
+      if (is_tir) (*out)->sinfo = rlx_sinfo_tuple(ctx, 0, NULL);
+      return NULL;
+    }
+    case PY_E_INT:
+    case PY_E_FLOAT:
+    case PY_E_STR:
+    case PY_E_CONST:
+    case PY_E_SLICE:
+    case PY_E_LIST:
+    case PY_E_DICT:
+    case PY_E_BINOP:
+    case PY_E_UNARY:
+    case PY_E_COMPARE:
+    case PY_E_BOOLOP:
+    case PY_E_IFEXP: break;
+  }
+  return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s", desc(r, e));
+}
+
+/* ------------------------------------------------------------------ bindings */
+typedef struct {
+  RLX_VEC(rlx_relax_block_t*) blocks;
+  RLX_VEC(rlx_relax_binding_t*) cur; /* bindings of the open plain block */
+} seq_b_t;
+
+static void flush(rs_t* r, seq_b_t* sq, bool dataflow) {
+  if (!sq->cur.len) return;
+  rlx_vec_push(&sq->blocks, rlx_relax_block(r->ctx, dataflow, sq->cur.len, sq->cur.data));
+  sq->cur.len = 0;
+}
+
+static bool compatible(rlx_ctx_t* ctx, rlx_sinfo_t* ann, rlx_sinfo_t* val) {
+  return rlx_sinfo_is_base_of(ctx, ann, val) ||
+         rlx_sinfo_is_base_of(ctx, rlx_sinfo_erase_undefined(ctx, val, NULL, NULL), rlx_sinfo_erase_undefined(ctx, ann, NULL, NULL));
+}
+
+static rlx_relax_var_t* new_var(rs_t* r, const char* name, rlx_sinfo_t* s) {
+  bool is_out = !r->in_dataflow;
+  for (int i = 0; i < r->n_outs && !is_out; i++) is_out = strcmp(r->outs[i], name) == 0;
+  name = rlx_ctx_strdup(r->ctx, name);
+  rlx_relax_var_t* v = is_out ? rlx_relax_var(r->ctx, name, s) : rlx_relax_dataflow_var(r->ctx, name, s);
+  return v;
+}
+
+static rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_span_t sp) {
+  return at_span(rlx_relax_normalize(r->ctx, r->m, v), sp);
+}
+
+/* target (: ann) = value. */
+static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
+                          const py_expr_t* value, seq_b_t* sq) {
+  rlx_ctx_t* ctx = r->ctx;
+  const char* name = "_";
+  if (target) {
+    if (target->kind != PY_E_NAME) return err(r, target, "expected a variable name on the left of '=', got %s", desc(r, target));
+    name = target->str;
+  }
+  rlx_sinfo_t* ann = NULL;
+  if (ann_e) RLX_RETURN_IF_ERROR(sinfo(r, ann_e, &ann));
+  if (is_rcall(r, value, "match_cast")) {
+    if (value->n != 2 || value->n_kw) return err(r, value, "R.match_cast: expected (value, struct info)");
+    rlx_relax_expr_t* v;
+    RLX_RETURN_IF_ERROR(expr(r, value->items[0], &v));
+    RLX_RETURN_IF_ERROR(normalize(r, v, value->items[0]->span));
+    rlx_sinfo_t* si;
+    r->sig_mode = true; /* new symbolic vars are defined by the match */
+    rlx_status_t* st = sinfo(r, value->items[1], &si);
+    r->sig_mode = false;
+    RLX_RETURN_IF_ERROR(st);
+    if (ann && !rlx_sinfo_is_base_of(ctx, ann, si))
+      return err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, si));
+    rlx_relax_var_t* var = new_var(r, name, si);
+    rlx_vec_push(&sq->cur, rlx_relax_match_cast(ctx, var, v, si));
+    define(r, var->name, RS_RELAX, var);
+    return NULL;
+  }
+  rlx_relax_expr_t* v;
+  RLX_RETURN_IF_ERROR(expr(r, value, &v));
+  RLX_RETURN_IF_ERROR(normalize(r, v, value->span));
+  if (r->in_dataflow && v->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)v))
+    return err(r, value, "%s: expected a pure call inside a dataflow block, got the impure %s", name, desc(r, value));
+  if (ann && !compatible(ctx, ann, v->sinfo))
+    return err(r, ann_e, "%s: expected %s, got %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, v->sinfo));
+  (void)s;
+  rlx_relax_var_t* var = new_var(r, name, ann ? ann : v->sinfo);
+  rlx_vec_push(&sq->cur, rlx_relax_var_binding(ctx, var, v));
+  define(r, var->name, RS_RELAX, var);
+  return NULL;
+}
+
+static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch);
+
+/* The last statement of an if-branch: `v (: ann) = value`. */
+static rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_t sp, const char** name, const py_expr_t** ann,
+                            rlx_relax_expr_t** out) {
+  if (b->n == 0) return err_at(sp, "expected a branch ending in an assignment");
+  const py_stmt_t* last = b->items[b->n - 1];
+  if ((last->kind != PY_S_ASSIGN && last->kind != PY_S_ANNASSIGN) || !last->value || last->target->kind != PY_E_NAME)
+    return err_at(last->span, "expected the branch to end with an assignment `v = ...`, got %s", tp_stmt_desc(last));
+  scope_push(r);
+  seq_b_t sq = {0};
+  bool was_df = r->in_dataflow;
+  r->in_dataflow = false;
+  rlx_status_t* st = stmts(r, b, &sq, b->n - 1, true);
+  rlx_relax_expr_t* v = NULL;
+  if (!st) st = expr(r, last->value, &v);
+  if (!st) st = normalize(r, v, last->value->span);
+  r->in_dataflow = was_df;
+  if (!st) {
+    flush(r, &sq, false);
+    *out = rlx_relax_seq(r->ctx, sq.blocks.len, sq.blocks.data, v);
+    *name = last->target->str;
+    *ann = last->kind == PY_S_ANNASSIGN ? last->annotation : NULL;
+  }
+  rlx_vec_free(&sq.blocks);
+  rlx_vec_free(&sq.cur);
+  scope_pop(r);
+  return st;
+}
+
+static rlx_status_t* if_stmt(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+  rlx_relax_expr_t* cond;
+  RLX_RETURN_IF_ERROR(expr(r, s->value, &cond));
+  RLX_RETURN_IF_ERROR(normalize(r, cond, s->value->span));
+  if (s->orelse.n == 0) return err_at(s->span, "expected an else branch (a Relax if is an expression)");
+  const char *n1, *n2;
+  const py_expr_t *a1, *a2;
+  rlx_relax_expr_t *t, *f;
+  RLX_RETURN_IF_ERROR(branch(r, &s->body, s->span, &n1, &a1, &t));
+  RLX_RETURN_IF_ERROR(branch(r, &s->orelse, s->span, &n2, &a2, &f));
+  if (strcmp(n1, n2) != 0)
+    return err_at(s->orelse.items[s->orelse.n - 1]->span, "expected both branches to assign '%s', got '%s'", n1, n2);
+  rlx_relax_expr_t* v = rlx_relax_if(r->ctx, cond, t, f);
+  RLX_RETURN_IF_ERROR(normalize(r, v, s->span));
+  rlx_sinfo_t* ann = NULL;
+  const py_expr_t* ae = a1 ? a1 : a2;
+  if (ae) {
+    RLX_RETURN_IF_ERROR(sinfo(r, ae, &ann));
+    if (!compatible(r->ctx, ann, v->sinfo))
+      return err(r, ae, "%s: expected %s, got %s", n1, rlx_sinfo_str(r->ctx, ann), rlx_sinfo_str(r->ctx, v->sinfo));
+  }
+  if (r->in_dataflow) return err_at(s->span, "expected no if inside a dataflow block");
+  rlx_relax_var_t* var = new_var(r, n1, ann ? ann : v->sinfo);
+  rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, var, v));
+  define(r, var->name, RS_RELAX, var);
+  return NULL;
+}
+
+static bool is_tint_decl(rs_t* r, const py_expr_t* v) {
+  if (!v || v->kind != PY_E_CALL || v->n || v->n_kw) return false;
+  const char* t = tp_tname(r->p, v->a);
+  return t && (strcmp(t, "int64") == 0 || strcmp(t, "int32") == 0);
+}
+
+static rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+  if (r->in_dataflow) return err_at(s->span, "expected no nested R.dataflow()");
+  if (s->target) return err(r, s->target, "expected `with R.dataflow():` without `as`");
+  const py_block_t* b = &s->body;
+  const py_stmt_t* last = b->n ? b->items[b->n - 1] : NULL;
+  if (!last || last->kind != PY_S_EXPR || !is_rcall(r, last->value, "output"))
+    return err_at(last ? last->span : s->span, "expected the dataflow block to end with R.output(...), got %s",
+                  last ? tp_stmt_desc(last) : "an empty block");
+  const py_expr_t* oc = last->value;
+  const char** outs = RLX_NEW_ARRAY(r->ctx, const char*, oc->n);
+  for (int i = 0; i < oc->n; i++) {
+    if (oc->items[i]->kind != PY_E_NAME) return err(r, oc->items[i], "R.output: expected variable names, got %s", desc(r, oc->items[i]));
+    outs[i] = oc->items[i]->str;
+  }
+  flush(r, sq, false);
+  r->in_dataflow = true;
+  r->outs = outs;
+  r->n_outs = oc->n;
+  int mark = r->syms.len;
+  rlx_status_t* st = stmts(r, b, sq, b->n - 1, true);
+  r->in_dataflow = false;
+  r->outs = NULL;
+  r->n_outs = 0;
+  RLX_RETURN_IF_ERROR(st);
+  for (int i = 0; i < oc->n; i++) {
+    rs_sym_t* y = lookup(r, outs[i]);
+    if (!y || y->kind != RS_RELAX || (int)(y - r->syms.data) < mark)
+      return err(r, oc->items[i], "R.output: '%s' is not bound in this dataflow block", outs[i]);
+  }
+  /* dataflow vars are not visible after the block */
+  int n = mark;
+  for (int i = mark; i < r->syms.len; i++) {
+    rs_sym_t* y = &r->syms.data[i];
+    if (y->kind == RS_RELAX && ((rlx_relax_expr_t*)y->ptr)->kind == RLX_RELAX_DATAFLOW_VAR) continue;
+    r->syms.data[n++] = *y;
+  }
+  r->syms.len = n;
+  if (sq->cur.len) {
+    rlx_vec_push(&sq->blocks, rlx_relax_block(r->ctx, true, sq->cur.len, sq->cur.data));
+    sq->cur.len = 0;
+  } else {
+    rlx_vec_push(&sq->blocks, rlx_relax_block(r->ctx, true, 0, NULL));
+  }
+  return NULL;
+}
+
+/* Statements b[0..end) of a function body, branch or dataflow block. */
+static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch) {
+  for (int i = 0; i < end; i++) {
+    const py_stmt_t* s = b->items[i];
+    bool top = !in_branch && !r->in_dataflow;
+    switch (s->kind) {
+      case PY_S_PASS: continue;
+      case PY_S_ASSIGN:
+      case PY_S_ANNASSIGN: {
+        if (!s->value) return err_at(s->span, "expected a value after the annotation");
+        if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && is_tint_decl(r, s->value)) {
+          rs_sym_t* y = lookup(r, s->target->str);
+          if (y && y->kind == RS_SYM) continue;
+          rlx_dtype_t dt;
+          rlx_dtype_parse(tp_tname(r->p, s->value->a), &dt);
+          rlx_var_t* v = rlx_ir_var(r->ctx, rlx_ctx_strdup(r->ctx, s->target->str), dt);
+          define(r, v->name, RS_SYM, v);
+          continue;
+        }
+        if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && s->value->kind == PY_E_NAME && r->p->module_name &&
+            strcmp(s->value->str, r->p->module_name) == 0 && !lookup(r, s->value->str)) {
+          define(r, rlx_ctx_strdup(r->ctx, s->target->str), RS_MODULE, NULL);
+          continue;
+        }
+        RLX_RETURN_IF_ERROR(bind(r, s, s->target, s->kind == PY_S_ANNASSIGN ? s->annotation : NULL, s->value, sq));
+        r->attrs_allowed = false;
+        continue;
+      }
+      case PY_S_EXPR: {
+        const py_expr_t* v = s->value;
+        if (v->kind == PY_E_STR) continue;
+        if (is_rcall(r, v, "func_attr")) {
+          if (!top || !r->attrs_allowed) return err(r, v, "R.func_attr: expected at the top of the function body");
+          if (v->n != 1 || v->items[0]->kind != PY_E_DICT) return err(r, v, "R.func_attr: expected one dict {\"key\": value}");
+          const py_expr_t* d = v->items[0];
+          for (int k = 0; k < d->n; k++) {
+            if (d->items[k]->kind != PY_E_STR) return err(r, d->items[k], "R.func_attr: expected string keys, got %s", desc(r, d->items[k]));
+            bool keep;
+            rlx_attr_t a;
+            RLX_RETURN_IF_ERROR(attr_value(r, d->items[k]->str, d->kw_values[k], &keep, &a));
+            if (keep) r->fattrs = rlx_attrs_set(r->ctx, r->fattrs, rlx_ctx_strdup(r->ctx, d->items[k]->str), a);
+          }
+          continue;
+        }
+        if (is_rcall(r, v, "output")) return err(r, v, "R.output: expected only as the last statement of a dataflow block");
+        RLX_RETURN_IF_ERROR(bind(r, s, NULL, NULL, v, sq));
+        r->attrs_allowed = false;
+        continue;
+      }
+      case PY_S_WITH:
+        if (!is_rcall(r, s->value, "dataflow")) return err(r, s->value, "expected `with R.dataflow():`, got %s", desc(r, s->value));
+        if (in_branch || r->in_dataflow) return err(r, s->value, "expected R.dataflow() only at function level");
+        RLX_RETURN_IF_ERROR(dataflow(r, s, sq));
+        r->attrs_allowed = false;
+        continue;
+      case PY_S_IF:
+        flush(r, sq, false);
+        RLX_RETURN_IF_ERROR(if_stmt(r, s, sq));
+        r->attrs_allowed = false;
+        continue;
+      case PY_S_RETURN: return err_at(s->span, "expected return only as the last statement of the function");
+      case PY_S_AUGASSIGN:
+      case PY_S_FOR:
+      case PY_S_WHILE:
+      case PY_S_DEF:
+      case PY_S_CLASS:
+      case PY_S_IMPORT:
+      case PY_S_ASSERT: break;
+    }
+    return err_at(s->span, "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got %s",
+                  tp_stmt_desc(s));
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ functions */
+bool rs_is_relax_def(tp_t* p, const char* relax_alias, const py_stmt_t* s) {
+  if (s->kind != PY_S_DEF) return false;
+  for (int i = 0; i < s->n_decorators; i++) {
+    const py_expr_t* d = s->decorators[i];
+    const char* n = py_dotted_name(p->ast, d->kind == PY_E_CALL ? d->a : d);
+    if (!n) continue;
+    size_t k = strlen(relax_alias);
+    if (strncmp(n, relax_alias, k) == 0 && strcmp(n + k, ".function") == 0) return true;
+  }
+  return false;
+}
+
+static rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig) {
+  sig->is_pure = true;
+  for (int i = 0; i < s->n_decorators; i++) {
+    const py_expr_t* d = s->decorators[i];
+    if (d->kind != PY_E_CALL) continue;
+    const char* n = rname(r, d->a);
+    if (!n || strcmp(n, "function") != 0) continue;
+    if (d->n) return err(r, d->items[0], "R.function: expected keyword options (pure=, private=), got %s", desc(r, d->items[0]));
+    for (int k = 0; k < d->n_kw; k++) {
+      const py_expr_t* v = d->kw_values[k];
+      bool is_bool = v->kind == PY_E_CONST && strcmp(v->str, "None") != 0;
+      if (!is_bool) return err(r, v, "R.function: expected True or False for %s, got %s", d->kw_names[k], desc(r, v));
+      bool b = strcmp(v->str, "True") == 0;
+      if (strcmp(d->kw_names[k], "pure") == 0) sig->is_pure = b;
+      else if (strcmp(d->kw_names[k], "private") == 0) sig->is_private = b;
+      else return err(r, v, "R.function: unexpected option '%s' (expected pure= or private=)", d->kw_names[k]);
+    }
+  }
+  return NULL;
+}
+
+static void rs_init(rs_t* r, tp_t* p, const char* relax_alias, rlx_module_t* m) {
+  memset(r, 0, sizeof(*r));
+  r->p = p;
+  r->ctx = p->ctx;
+  r->R = relax_alias;
+  r->m = m;
+}
+
+rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
+                                 rs_sig_t** out_sig) {
+  rs_t r;
+  rs_init(&r, p, relax_alias, m);
+  rs_sig_t* sig = RLX_NEW(p->ctx, rs_sig_t);
+  sig->s = s;
+  sig->name = s->name;
+  sig->relax_alias = relax_alias;
+  rlx_status_t* st = decorator(&r, s, sig);
+  r.sig_mode = true;
+  sig->n_params = s->n_params;
+  sig->params = RLX_NEW_ARRAY(p->ctx, rlx_relax_var_t*, s->n_params);
+  for (int i = 0; !st && i < s->n_params; i++) {
+    const py_param_t* pa = &s->params[i];
+    if (!pa->annotation) {
+      st = err_at(pa->span, "parameter %s: expected struct info such as R.Tensor((n, 4), dtype=\"float32\")", pa->name);
+      break;
+    }
+    for (int j = 0; j < i && !st; j++)
+      if (strcmp(s->params[j].name, pa->name) == 0) st = err_at(pa->span, "parameter %s: defined twice", pa->name);
+    rlx_sinfo_t* si = NULL;
+    if (!st) st = sinfo(&r, pa->annotation, &si);
+    if (st) break;
+    sig->params[i] = rlx_relax_var(p->ctx, rlx_ctx_strdup(p->ctx, pa->name), si);
+  }
+  if (!st && s->returns) st = sinfo(&r, s->returns, &sig->ret);
+  if (!st) {
+    sig->n_syms = r.syms.len;
+    sig->syms = RLX_NEW_ARRAY(p->ctx, rs_sym_t, r.syms.len);
+    if (r.syms.len) memcpy(sig->syms, r.syms.data, sizeof(rs_sym_t) * (size_t)r.syms.len);
+    /* placeholder so GlobalVars to this function resolve while bodies are parsed */
+    rlx_relax_func_t* ph = rlx_relax_func(p->ctx, sig->n_params, sig->params, NULL, sig->ret, (rlx_attrs_t){0}, sig->is_pure);
+    if (sig->ret) {
+      rlx_sinfo_t** ps = RLX_NEW_ARRAY(p->ctx, rlx_sinfo_t*, sig->n_params);
+      for (int i = 0; i < sig->n_params; i++) ps[i] = sig->params[i]->hdr.sinfo;
+      ph->hdr.sinfo = rlx_sinfo_func(p->ctx, sig->n_params, ps, sig->ret, sig->is_pure);
+    }
+    rlx_module_set(m, s->name, RLX_FUNC_RELAX, ph);
+    *out_sig = sig;
+  }
+  rlx_vec_free(&r.syms);
+  return st;
+}
+
+rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
+  rs_t r;
+  rs_init(&r, p, sig->relax_alias, m);
+  rlx_ctx_t* ctx = p->ctx;
+  const py_stmt_t* s = sig->s;
+  for (int i = 0; i < sig->n_syms; i++) rlx_vec_push(&r.syms, sig->syms[i]);
+  for (int i = 0; i < sig->n_params; i++) define(&r, sig->params[i]->name, RS_RELAX, sig->params[i]);
+  scope_push(&r);
+  r.attrs_allowed = true;
+  seq_b_t sq = {0};
+  const py_block_t* b = &s->body;
+  const py_stmt_t* last = b->n ? b->items[b->n - 1] : NULL;
+  rlx_status_t* st = NULL;
+  if (!last || last->kind != PY_S_RETURN || !last->value)
+    st = err_at(last ? last->span : s->span, "function %s: expected the body to end with `return <value>`, got %s", s->name,
+                last ? tp_stmt_desc(last) : "an empty body");
+  if (!st) st = stmts(&r, b, &sq, b->n - 1, false);
+  rlx_relax_expr_t* ret = NULL;
+  if (!st) st = expr(&r, last->value, &ret);
+  if (!st) st = normalize(&r, ret, last->value->span);
+  if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR) st = err(&r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
+  if (!st && sig->ret && !compatible(ctx, sig->ret, ret->sinfo))
+    st = err(&r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret), rlx_sinfo_str(ctx, ret->sinfo));
+  rlx_relax_func_t* f = NULL;
+  if (!st) {
+    flush(&r, &sq, false);
+    rlx_relax_expr_t* seq = rlx_relax_seq(ctx, sq.blocks.len, sq.blocks.data, ret);
+    rlx_attrs_t attrs = r.fattrs;
+    if (!sig->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
+      attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(rlx_ctx_strdup(ctx, s->name)));
+    f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
+    st = at_span(rlx_relax_normalize(ctx, m, &f->hdr), s->span);
+  }
+  if (!st) {
+    rlx_module_set(m, s->name, RLX_FUNC_RELAX, f);
+    st = at_span(rlx_relax_func_well_formed(ctx, m, s->name, f), s->span);
+  }
+  rlx_vec_free(&sq.blocks);
+  rlx_vec_free(&sq.cur);
+  rlx_vec_free(&r.syms);
+  return st;
+}

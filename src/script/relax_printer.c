@@ -1,0 +1,826 @@
+/* TVMScript printer for Relax functions: writes what TVM's printer writes (see
+ * relax_script.h for the exact conventions and rlx's choices for constants).
+ *
+ * Names are scoped like TVM's IRDocsifier: a Relax var or symbolic var is defined in a frame
+ * (function, function body, if-branch) under a unique name (`lv`, `lv_1`, ...), released when
+ * the frame closes. Function-level statements (`n = T.int64()`, R.func_attr, `cls = Module`)
+ * collect in `head`, in the order TVM emits them, and precede the body. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "relax_script.h"
+
+typedef struct {
+  const void* obj;
+  const char* name;
+  int depth;
+} rdef_t;
+
+typedef struct {
+  rlx_ctx_t* ctx; /* scratch: names */
+  const rlx_module_t* m;
+  RLX_VEC(rdef_t) defs;
+  int depth;
+  rlx_strbuf_t head; /* function-level statements */
+  int head_indent;
+  bool func_vars_mode;   /* printing the signature: dims with its vars print quoted */
+  rlx_ptrmap_t func_vars; /* symbolic vars first defined by the signature */
+  bool cls_printed;
+  bool used_tir, used_meta;
+  int n_meta;
+} rp_t;
+
+/* ------------------------------------------------------------------ names */
+static const char* lookup(rp_t* p, const void* obj) {
+  for (int i = p->defs.len - 1; i >= 0; i--)
+    if (p->defs.data[i].obj == obj) return p->defs.data[i].name;
+  return NULL;
+}
+
+static bool name_used(rp_t* p, const char* name) {
+  if (strcmp(name, "cls") == 0 || strcmp(name, "R") == 0 || strcmp(name, "T") == 0 || strcmp(name, "I") == 0)
+    return true;
+  for (int i = 0; i < p->defs.len; i++)
+    if (strcmp(p->defs.data[i].name, name) == 0) return true;
+  return false;
+}
+
+static const char* define_at(rp_t* p, const void* obj, const char* hint, int depth) {
+  char base[256];
+  snprintf(base, sizeof(base), "%s", hint && *hint ? hint : "v");
+  for (char* c = base; *c; c++)
+    if (*c != '_' && !((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) *c = '_';
+  if (base[0] >= '0' && base[0] <= '9') base[0] = '_';
+  const char* name = rlx_ctx_strdup(p->ctx, base);
+  for (int i = 1; name_used(p, name); i++) name = rlx_ctx_sprintf(p->ctx, "%s_%d", base, i);
+  rdef_t d = {obj, name, depth};
+  rlx_vec_push(&p->defs, d);
+  return name;
+}
+
+static void frame_push(rp_t* p) { p->depth++; }
+static void frame_pop(rp_t* p) {
+  int n = 0;
+  for (int i = 0; i < p->defs.len; i++)
+    if (p->defs.data[i].depth < p->depth) p->defs.data[n++] = p->defs.data[i];
+  p->defs.len = n;
+  p->depth--;
+}
+
+static void head_line(rp_t* p, const char* text) {
+  rlx_strbuf_indent(&p->head, p->head_indent);
+  rlx_strbuf_append(&p->head, text);
+  rlx_strbuf_append(&p->head, "\n");
+}
+
+/* A symbolic var's name; the first use defines it at function level (`n = T.int64()`). */
+static const char* sym_name(rp_t* p, const rlx_var_t* v) {
+  const char* n = lookup(p, v);
+  if (n) return n;
+  n = define_at(p, v, v->name, 1);
+  char buf[32];
+  head_line(p, rlx_ctx_sprintf(p->ctx, "%s = T.%s()", n, rlx_dtype_str(v->hdr.dtype, buf)));
+  p->used_tir = true;
+  if (p->func_vars_mode) rlx_ptrmap_put(&p->func_vars, v, (void*)v);
+  return n;
+}
+
+/* ------------------------------------------------------------------ literals */
+static void put_string(rlx_strbuf_t* sb, const char* s) {
+  rlx_strbuf_append(sb, "\"");
+  for (; *s; s++) {
+    switch (*s) {
+      case '"': rlx_strbuf_append(sb, "\\\""); break;
+      case '\\': rlx_strbuf_append(sb, "\\\\"); break;
+      case '\n': rlx_strbuf_append(sb, "\\n"); break;
+      case '\t': rlx_strbuf_append(sb, "\\t"); break;
+      case '\r': rlx_strbuf_append(sb, "\\r"); break;
+      default: rlx_strbuf_appendn(sb, s, 1);
+    }
+  }
+  rlx_strbuf_append(sb, "\"");
+}
+
+/* TVM's LiteralDoc::Float: precision 17, shortest form (1.0 prints as 1). */
+static void put_float(rlx_strbuf_t* sb, double v) {
+  if (isnan(v)) rlx_strbuf_append(sb, "\"nan\"");
+  else if (isinf(v)) rlx_strbuf_append(sb, v < 0 ? "\"-inf\"" : "\"inf\"");
+  else rlx_strbuf_printf(sb, "%.17g", v);
+}
+
+static void put_dtype(rlx_strbuf_t* sb, rlx_dtype_t t) {
+  char buf[32];
+  rlx_strbuf_printf(sb, "\"%s\"", rlx_dtype_is_void(t) ? "void" : rlx_dtype_str(t, buf));
+}
+
+/* ------------------------------------------------------------------ PrimExprs */
+static int pprec(const rlx_expr_t* e) {
+  switch (e->kind) {
+    case RLX_EXPR_OR: return 1;
+    case RLX_EXPR_AND: return 2;
+    case RLX_EXPR_EQ:
+    case RLX_EXPR_NE:
+    case RLX_EXPR_LT:
+    case RLX_EXPR_LE:
+    case RLX_EXPR_GT:
+    case RLX_EXPR_GE: return 3;
+    case RLX_EXPR_ADD:
+    case RLX_EXPR_SUB: return 4;
+    case RLX_EXPR_MUL:
+    case RLX_EXPR_FLOOR_DIV:
+    case RLX_EXPR_FLOOR_MOD: return 5;
+    default: return 9;
+  }
+}
+
+static const char* pinfix(rlx_expr_kind_t k) {
+  switch (k) {
+    case RLX_EXPR_ADD: return " + ";
+    case RLX_EXPR_SUB: return " - ";
+    case RLX_EXPR_MUL: return " * ";
+    case RLX_EXPR_FLOOR_DIV: return " // ";
+    case RLX_EXPR_FLOOR_MOD: return " % ";
+    case RLX_EXPR_EQ: return " == ";
+    case RLX_EXPR_NE: return " != ";
+    case RLX_EXPR_LT: return " < ";
+    case RLX_EXPR_LE: return " <= ";
+    case RLX_EXPR_GT: return " > ";
+    case RLX_EXPR_GE: return " >= ";
+    case RLX_EXPR_AND: return " and ";
+    case RLX_EXPR_OR: return " or ";
+    default: return NULL;
+  }
+}
+
+static void pprim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb);
+
+static void poperand(rp_t* p, const rlx_expr_t* e, int min_prec, rlx_strbuf_t* sb) {
+  bool paren = pprec(e) < min_prec;
+  if (paren) rlx_strbuf_append(sb, "(");
+  pprim(p, e, sb);
+  if (paren) rlx_strbuf_append(sb, ")");
+}
+
+static void pprim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
+  char buf[32];
+  if (!e) {
+    rlx_strbuf_append(sb, "None");
+    return;
+  }
+  const char* op = pinfix(e->kind);
+  if (op) {
+    const rlx_binary_t* b = (const rlx_binary_t*)e;
+    int pr = pprec(e);
+    poperand(p, b->a, pr, sb);
+    rlx_strbuf_append(sb, op);
+    poperand(p, b->b, pr + 1, sb);
+    return;
+  }
+  switch (e->kind) {
+    case RLX_EXPR_INT_IMM: {
+      long long v = (long long)((const rlx_int_imm_t*)e)->value;
+      if (rlx_dtype_eq(e->dtype, rlx_dt_int64())) {
+        rlx_strbuf_printf(sb, "%lld", v);
+      } else if (rlx_dtype_is_bool(e->dtype)) {
+        rlx_strbuf_append(sb, v ? "T.bool(True)" : "T.bool(False)");
+        p->used_tir = true;
+      } else {
+        rlx_strbuf_printf(sb, "T.%s(%lld)", rlx_dtype_str(e->dtype, buf), v);
+        p->used_tir = true;
+      }
+      return;
+    }
+    case RLX_EXPR_FLOAT_IMM:
+      rlx_strbuf_printf(sb, "T.%s(", rlx_dtype_str(e->dtype, buf));
+      put_float(sb, ((const rlx_float_imm_t*)e)->value);
+      rlx_strbuf_append(sb, ")");
+      p->used_tir = true;
+      return;
+    case RLX_EXPR_STRING_IMM: put_string(sb, ((const rlx_string_imm_t*)e)->value); return;
+    case RLX_EXPR_VAR: rlx_strbuf_append(sb, sym_name(p, (const rlx_var_t*)e)); return;
+    case RLX_EXPR_DIV:
+    case RLX_EXPR_MOD:
+    case RLX_EXPR_MIN:
+    case RLX_EXPR_MAX: {
+      const rlx_binary_t* b = (const rlx_binary_t*)e;
+      const char* name = e->kind == RLX_EXPR_DIV   ? "T.Div"
+                         : e->kind == RLX_EXPR_MOD ? "T.truncmod"
+                         : e->kind == RLX_EXPR_MIN ? "T.min"
+                                                   : "T.max";
+      rlx_strbuf_printf(sb, "%s(", name);
+      pprim(p, b->a, sb);
+      rlx_strbuf_append(sb, ", ");
+      pprim(p, b->b, sb);
+      rlx_strbuf_append(sb, ")");
+      p->used_tir = true;
+      return;
+    }
+    case RLX_EXPR_NOT:
+      rlx_strbuf_append(sb, "not ");
+      poperand(p, ((const rlx_not_t*)e)->a, 9, sb);
+      return;
+    case RLX_EXPR_SELECT: {
+      const rlx_select_t* s = (const rlx_select_t*)e;
+      rlx_strbuf_append(sb, "T.Select(");
+      pprim(p, s->cond, sb);
+      rlx_strbuf_append(sb, ", ");
+      pprim(p, s->t, sb);
+      rlx_strbuf_append(sb, ", ");
+      pprim(p, s->f, sb);
+      rlx_strbuf_append(sb, ")");
+      p->used_tir = true;
+      return;
+    }
+    case RLX_EXPR_CAST:
+      rlx_strbuf_printf(sb, "T.Cast(\"%s\", ", rlx_dtype_str(e->dtype, buf));
+      pprim(p, ((const rlx_cast_t*)e)->value, sb);
+      rlx_strbuf_append(sb, ")");
+      p->used_tir = true;
+      return;
+    case RLX_EXPR_CALL: {
+      const rlx_call_t* c = (const rlx_call_t*)e;
+      rlx_strbuf_printf(sb, "T.%s(", c->op);
+      for (int i = 0; i < c->n_args; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        pprim(p, c->args[i], sb);
+      }
+      rlx_strbuf_append(sb, ")");
+      p->used_tir = true;
+      return;
+    }
+    default: rlx_relax_prim_print(e, sb); return;
+  }
+}
+
+static bool uses_func_var(rp_t* p, const rlx_expr_t* e) {
+  if (!e) return false;
+  if (e->kind == RLX_EXPR_VAR) return rlx_ptrmap_has(&p->func_vars, e);
+  rlx_expr_t* kids[8];
+  int n = rlx_expr_children(e, kids, 8);
+  for (int i = 0; i < n && i < 8; i++)
+    if (uses_func_var(p, kids[i])) return true;
+  return false;
+}
+
+/* A dim of struct info: quoted when printing the signature and it uses a signature var
+ * (TVM's PrintShapeVar). */
+static void pdim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
+  rlx_strbuf_t t = {0};
+  pprim(p, e, &t);
+  if (p->func_vars_mode && uses_func_var(p, e)) put_string(sb, rlx_strbuf_cstr(&t));
+  else rlx_strbuf_append(sb, rlx_strbuf_cstr(&t));
+  rlx_strbuf_free(&t);
+}
+
+/* ------------------------------------------------------------------ struct info */
+static void psinfo(rp_t* p, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
+  if (!s) {
+    rlx_strbuf_append(sb, "R.Object");
+    return;
+  }
+  switch (s->kind) {
+    case RLX_SINFO_OBJECT: rlx_strbuf_append(sb, "R.Object"); return;
+    case RLX_SINFO_PRIM: {
+      const rlx_sinfo_prim_t* x = (const void*)s;
+      if (x->value) {
+        rlx_strbuf_append(sb, "R.Prim(value=");
+        pdim(p, x->value, sb);
+        rlx_strbuf_append(sb, ")");
+      } else {
+        rlx_strbuf_append(sb, "R.Prim(");
+        put_dtype(sb, x->dtype);
+        rlx_strbuf_append(sb, ")");
+      }
+      return;
+    }
+    case RLX_SINFO_SHAPE: {
+      const rlx_sinfo_shape_t* x = (const void*)s;
+      if (x->values) {
+        rlx_strbuf_append(sb, "R.Shape([");
+        for (int i = 0; i < x->ndim; i++) {
+          if (i) rlx_strbuf_append(sb, ", ");
+          pdim(p, x->values[i], sb);
+        }
+        rlx_strbuf_append(sb, "])");
+      } else {
+        rlx_strbuf_printf(sb, "R.Shape(ndim=%d)", x->ndim);
+      }
+      return;
+    }
+    case RLX_SINFO_TENSOR: {
+      const rlx_sinfo_tensor_t* t = (const void*)s;
+      bool any = false;
+      rlx_strbuf_append(sb, "R.Tensor");
+      if (t->shape) {
+        rlx_strbuf_append(sb, "((");
+        for (int i = 0; i < t->ndim; i++) {
+          if (i) rlx_strbuf_append(sb, ", ");
+          pdim(p, t->shape[i], sb);
+        }
+        rlx_strbuf_append(sb, t->ndim == 1 ? ",)" : ")");
+        any = true;
+      }
+      if (!rlx_dtype_is_void(t->dtype)) {
+        rlx_strbuf_append(sb, any ? ", dtype=" : "(dtype=");
+        put_dtype(sb, t->dtype);
+        any = true;
+      }
+      if (!t->shape && t->ndim >= 0) {
+        rlx_strbuf_printf(sb, "%sndim=%d", any ? ", " : "(", t->ndim);
+        any = true;
+      }
+      if (any) rlx_strbuf_append(sb, ")");
+      return;
+    }
+    case RLX_SINFO_TUPLE: {
+      const rlx_sinfo_tuple_t* t = (const void*)s;
+      rlx_strbuf_append(sb, "R.Tuple");
+      if (t->n_fields == 0) return;
+      rlx_strbuf_append(sb, "(");
+      for (int i = 0; i < t->n_fields; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        psinfo(p, t->fields[i], sb);
+      }
+      rlx_strbuf_append(sb, ")");
+      return;
+    }
+    case RLX_SINFO_FUNC: {
+      const rlx_sinfo_func_t* f = (const void*)s;
+      if (f->n_params < 0) {
+        bool has_ret = f->ret && f->ret->kind != RLX_SINFO_OBJECT;
+        rlx_strbuf_append(sb, "R.Callable");
+        if (!has_ret && !f->is_pure) return;
+        rlx_strbuf_append(sb, "(");
+        if (has_ret) {
+          rlx_strbuf_append(sb, "ret=");
+          psinfo(p, f->ret, sb);
+        }
+        if (f->is_pure) rlx_strbuf_printf(sb, "%spurity=True", has_ret ? ", " : "");
+        rlx_strbuf_append(sb, ")");
+        return;
+      }
+      rlx_strbuf_append(sb, "R.Callable((");
+      for (int i = 0; i < f->n_params; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        psinfo(p, f->params[i], sb);
+      }
+      rlx_strbuf_append(sb, f->n_params == 1 ? ",), " : "), ");
+      psinfo(p, f->ret, sb);
+      rlx_strbuf_printf(sb, ", %s)", f->is_pure ? "True" : "False");
+      return;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ attrs */
+static void pattr(rp_t* p, const rlx_attr_t* a, rlx_strbuf_t* sb) {
+  switch (a->kind) {
+    case RLX_ATTR_BOOL: rlx_strbuf_append(sb, a->u.b ? "True" : "False"); return;
+    case RLX_ATTR_INT: rlx_strbuf_printf(sb, "%lld", (long long)a->u.i); return;
+    case RLX_ATTR_FLOAT: put_float(sb, a->u.f); return;
+    case RLX_ATTR_STR: put_string(sb, a->u.s ? a->u.s : ""); return;
+    case RLX_ATTR_DTYPE: put_dtype(sb, a->u.dtype); return;
+    case RLX_ATTR_INTS:
+      rlx_strbuf_append(sb, "[");
+      for (int i = 0; i < a->u.ints.n; i++) rlx_strbuf_printf(sb, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
+      rlx_strbuf_append(sb, "]");
+      return;
+    case RLX_ATTR_EXPR: pprim(p, a->u.expr, sb); return;
+  }
+}
+
+/* ------------------------------------------------------------------ constants */
+static void pelem(const rlx_relax_constant_t* c, size_t i, rlx_strbuf_t* sb) {
+  const unsigned char* d = c->data;
+  rlx_dtype_t t = c->dtype;
+  if (rlx_dtype_is_bool(t)) {
+    rlx_strbuf_append(sb, d[i] ? "True" : "False");
+  } else if (t.code == RLX_DT_FLOAT && t.bits == 32) {
+    float v;
+    memcpy(&v, d + i * 4, 4);
+    put_float(sb, v);
+  } else if (t.code == RLX_DT_FLOAT && t.bits == 64) {
+    double v;
+    memcpy(&v, d + i * 8, 8);
+    put_float(sb, v);
+  } else if (t.code == RLX_DT_INT) {
+    int64_t v = 0;
+    if (t.bits == 8) v = (int8_t)d[i];
+    else if (t.bits == 16) { int16_t x; memcpy(&x, d + i * 2, 2); v = x; }
+    else if (t.bits == 32) { int32_t x; memcpy(&x, d + i * 4, 4); v = x; }
+    else { memcpy(&v, d + i * 8, 8); }
+    rlx_strbuf_printf(sb, "%lld", (long long)v);
+  } else {
+    uint64_t v = 0;
+    if (t.bits == 8) v = d[i];
+    else if (t.bits == 16) { uint16_t x; memcpy(&x, d + i * 2, 2); v = x; }
+    else if (t.bits == 32) { uint32_t x; memcpy(&x, d + i * 4, 4); v = x; }
+    else { memcpy(&v, d + i * 8, 8); }
+    rlx_strbuf_printf(sb, "%llu", (unsigned long long)v);
+  }
+}
+
+static bool printable_dtype(rlx_dtype_t t) {
+  if (t.lanes != 1) return false;
+  if (rlx_dtype_is_bool(t)) return true;
+  if (t.code == RLX_DT_FLOAT) return t.bits == 32 || t.bits == 64;
+  if (t.code == RLX_DT_INT || t.code == RLX_DT_UINT) return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  return false;
+}
+
+static void pnested(const rlx_relax_constant_t* c, int dim, size_t* idx, rlx_strbuf_t* sb) {
+  if (dim == c->ndim) {
+    pelem(c, (*idx)++, sb);
+    return;
+  }
+  rlx_strbuf_append(sb, "[");
+  for (int64_t i = 0; i < c->shape[dim]; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    pnested(c, dim + 1, idx, sb);
+  }
+  rlx_strbuf_append(sb, "]");
+}
+
+static void pconst(rp_t* p, const rlx_relax_constant_t* c, rlx_strbuf_t* sb) {
+  size_t numel = 1;
+  for (int i = 0; i < c->ndim; i++) numel *= (size_t)(c->shape[i] > 0 ? c->shape[i] : 0);
+  if (!printable_dtype(c->dtype) || numel > RLX_SCRIPT_CONST_INLINE_MAX ||
+      (size_t)rlx_dtype_bytes(c->dtype) * numel > c->nbytes) {
+    rlx_strbuf_printf(sb, "metadata[\"relax.expr.Constant\"][%d]", p->n_meta++);
+    p->used_meta = true;
+    return;
+  }
+  rlx_strbuf_append(sb, "R.const(");
+  size_t idx = 0;
+  pnested(c, 0, &idx, sb);
+  rlx_strbuf_append(sb, ", ");
+  put_dtype(sb, c->dtype);
+  rlx_strbuf_append(sb, ")");
+}
+
+/* ------------------------------------------------------------------ expressions */
+static void pexpr(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb);
+
+static const char* gv_name(rp_t* p, const char* name) {
+  if (!p->cls_printed) {
+    head_line(p, "cls = Module");
+    p->cls_printed = true;
+  }
+  return rlx_ctx_sprintf(p->ctx, "cls.%s", name);
+}
+
+static bool is_void(const rlx_sinfo_t* s) {
+  return s && s->kind == RLX_SINFO_TUPLE && ((const rlx_sinfo_tuple_t*)s)->n_fields == 0;
+}
+
+/* TVM's PrintCallee: an ExternFunc argument prints as its name. */
+static void pcallee(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb) {
+  if (e && e->kind == RLX_RELAX_EXTERN_FUNC) put_string(sb, ((const rlx_relax_extern_func_t*)e)->global_symbol);
+  else pexpr(p, e, sb);
+}
+
+static void psinfo_args(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
+  rlx_strbuf_append(sb, "sinfo_args=(");
+  for (int i = 0; i < c->n_sinfo_args; i++) {
+    if (i) rlx_strbuf_append(sb, ", ");
+    psinfo(p, c->sinfo_args[i], sb);
+  }
+  rlx_strbuf_append(sb, c->n_sinfo_args == 1 ? ",)" : ")");
+}
+
+static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
+  const rlx_relax_expr_t* op = c->op;
+  bool tir = rlx_relax_is_op(op, "relax.call_tir"), dps = rlx_relax_is_op(op, "relax.call_dps_packed");
+  if ((tir || dps) && c->n_args >= 2 && c->n_sinfo_args == 1) {
+    rlx_strbuf_append(sb, tir ? "R.call_tir(" : "R.call_dps_packed(");
+    pcallee(p, c->args[0], sb);
+    rlx_strbuf_append(sb, ", ");
+    pexpr(p, c->args[1], sb);
+    rlx_strbuf_append(sb, ", out_sinfo=");
+    const rlx_sinfo_t* o = c->sinfo_args[0];
+    if (o && o->kind == RLX_SINFO_TUPLE) {
+      const rlx_sinfo_tuple_t* t = (const void*)o;
+      rlx_strbuf_append(sb, "[");
+      for (int i = 0; i < t->n_fields; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        psinfo(p, t->fields[i], sb);
+      }
+      rlx_strbuf_append(sb, "]");
+    } else {
+      psinfo(p, o, sb);
+    }
+    if (tir && c->n_args == 3) {
+      rlx_strbuf_append(sb, ", tir_vars=");
+      pexpr(p, c->args[2], sb);
+    }
+    rlx_strbuf_append(sb, ")");
+    return;
+  }
+  bool first = true;
+  int arg0 = 0;
+  if (op && op->kind == RLX_RELAX_EXTERN_FUNC) {
+    const char* sym = ((const rlx_relax_extern_func_t*)op)->global_symbol;
+    if (c->n_sinfo_args == 0 && is_void(c->hdr.sinfo)) {
+      rlx_strbuf_append(sb, "R.ExternFunc(");
+      put_string(sb, sym);
+      rlx_strbuf_append(sb, ")(");
+    } else {
+      rlx_strbuf_append(sb, "R.call_packed(");
+      put_string(sb, sym);
+      first = false;
+    }
+  } else if (op && op->kind == RLX_RELAX_OP) {
+    const char* name = ((const rlx_relax_op_t*)op)->name;
+    if (strncmp(name, "relax.", 6) == 0) rlx_strbuf_printf(sb, "R.%s(", name + 6);
+    else rlx_strbuf_printf(sb, "%s(", name);
+  } else {
+    pexpr(p, op, sb);
+    rlx_strbuf_append(sb, "(");
+  }
+  for (int i = arg0; i < c->n_args; i++) {
+    if (!first) rlx_strbuf_append(sb, ", ");
+    first = false;
+    if (i == 0) pcallee(p, c->args[i], sb);
+    else pexpr(p, c->args[i], sb);
+  }
+  for (int i = 0; i < c->attrs.n; i++) {
+    if (!first) rlx_strbuf_append(sb, ", ");
+    first = false;
+    rlx_strbuf_printf(sb, "%s=", c->attrs.items[i].key);
+    pattr(p, &c->attrs.items[i], sb);
+  }
+  if (c->n_sinfo_args > 0) {
+    if (!first) rlx_strbuf_append(sb, ", ");
+    psinfo_args(p, c, sb);
+  }
+  rlx_strbuf_append(sb, ")");
+}
+
+static void pexpr(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb) {
+  char buf[32];
+  if (!e) {
+    rlx_strbuf_append(sb, "None");
+    return;
+  }
+  switch (e->kind) {
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR: {
+      const char* n = lookup(p, e);
+      rlx_strbuf_append(sb, n ? n : ((const rlx_relax_var_t*)e)->name);
+      return;
+    }
+    case RLX_RELAX_CONSTANT: pconst(p, (const rlx_relax_constant_t*)e, sb); return;
+    case RLX_RELAX_TUPLE: {
+      const rlx_relax_tuple_t* t = (const void*)e;
+      if (t->n_fields == 0) {
+        rlx_strbuf_append(sb, "R.tuple()");
+        return;
+      }
+      rlx_strbuf_append(sb, "(");
+      for (int i = 0; i < t->n_fields; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        pexpr(p, t->fields[i], sb);
+      }
+      rlx_strbuf_append(sb, t->n_fields == 1 ? ",)" : ")");
+      return;
+    }
+    case RLX_RELAX_TUPLE_GET_ITEM: {
+      const rlx_relax_tuple_get_item_t* g = (const void*)e;
+      pexpr(p, g->tuple, sb);
+      rlx_strbuf_printf(sb, "[%d]", g->index);
+      return;
+    }
+    case RLX_RELAX_SHAPE_EXPR: {
+      const rlx_relax_shape_expr_t* s = (const void*)e;
+      rlx_strbuf_append(sb, "R.shape([");
+      for (int i = 0; i < s->ndim; i++) {
+        if (i) rlx_strbuf_append(sb, ", ");
+        pprim(p, s->values[i], sb);
+      }
+      rlx_strbuf_append(sb, "])");
+      return;
+    }
+    case RLX_RELAX_PRIM_VALUE:
+      rlx_strbuf_append(sb, "R.prim_value(");
+      pprim(p, ((const rlx_relax_prim_value_t*)e)->value, sb);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_RELAX_STRING_IMM:
+      rlx_strbuf_append(sb, "R.str(");
+      put_string(sb, ((const rlx_relax_string_imm_t*)e)->value);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_RELAX_DATA_TYPE_IMM:
+      rlx_strbuf_append(sb, "R.dtype(");
+      put_dtype(sb, ((const rlx_relax_dtype_imm_t*)e)->value);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_RELAX_OP: {
+      const char* name = ((const rlx_relax_op_t*)e)->name;
+      rlx_strbuf_printf(sb, "R.%s", strncmp(name, "relax.", 6) == 0 ? name + 6 : name);
+      return;
+    }
+    case RLX_RELAX_CALL: pcall(p, (const rlx_relax_call_t*)e, sb); return;
+    case RLX_RELAX_GLOBAL_VAR: rlx_strbuf_append(sb, gv_name(p, ((const rlx_relax_global_var_t*)e)->name)); return;
+    case RLX_RELAX_EXTERN_FUNC:
+      rlx_strbuf_append(sb, "R.ExternFunc(");
+      put_string(sb, ((const rlx_relax_extern_func_t*)e)->global_symbol);
+      rlx_strbuf_append(sb, ")");
+      return;
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_KIND_COUNT:
+      /* only valid as binding values / bodies; printed there */
+      rlx_strbuf_printf(sb, "<%s>", rlx_relax_kind_name(e->kind));
+      (void)buf;
+      return;
+  }
+}
+
+/* ------------------------------------------------------------------ statements */
+static void stmt(rlx_strbuf_t* out, int indent, const char* text) {
+  rlx_strbuf_indent(out, indent);
+  rlx_strbuf_append(out, text);
+  rlx_strbuf_append(out, "\n");
+}
+
+static void pseq(rp_t* p, const rlx_relax_seq_t* s, int indent, rlx_strbuf_t* out, const char* assign);
+
+static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strbuf_t* out) {
+  const rlx_relax_var_t* v = b->var;
+  rlx_strbuf_t line = {0}, rhs = {0}, ann = {0};
+  if (b->kind == RLX_BINDING_MATCH_CAST) {
+    rlx_strbuf_append(&rhs, "R.match_cast(");
+    pexpr(p, b->value, &rhs);
+    rlx_strbuf_append(&rhs, ", ");
+    psinfo(p, b->sinfo, &rhs);
+    rlx_strbuf_append(&rhs, ")");
+    psinfo(p, v->hdr.sinfo, &ann);
+    const char* n = define_at(p, v, v->name, p->depth);
+    rlx_strbuf_printf(&line, "%s: %s = %s", n, rlx_strbuf_cstr(&ann), rlx_strbuf_cstr(&rhs));
+    stmt(out, indent, rlx_strbuf_cstr(&line));
+  } else if (b->value && b->value->kind == RLX_RELAX_IF) {
+    const rlx_relax_if_t* i = (const void*)b->value;
+    psinfo(p, v->hdr.sinfo, &ann);
+    const char* n = define_at(p, v, v->name, p->depth);
+    rlx_strbuf_t cond = {0};
+    pexpr(p, i->cond, &cond);
+    rlx_strbuf_printf(&line, "if %s:", rlx_strbuf_cstr(&cond));
+    stmt(out, indent, rlx_strbuf_cstr(&line));
+    rlx_strbuf_free(&cond);
+    const char* assign = rlx_ctx_sprintf(p->ctx, "%s: %s = ", n, rlx_strbuf_cstr(&ann));
+    const rlx_relax_expr_t* br[2] = {i->then_branch, i->else_branch};
+    for (int k = 0; k < 2; k++) {
+      if (k) stmt(out, indent, "else:");
+      if (br[k] && br[k]->kind == RLX_RELAX_SEQ) {
+        pseq(p, (const rlx_relax_seq_t*)br[k], indent + 4, out, assign);
+      } else {
+        rlx_strbuf_t t = {0};
+        rlx_strbuf_append(&t, assign);
+        pexpr(p, br[k], &t);
+        stmt(out, indent + 4, rlx_strbuf_cstr(&t));
+        rlx_strbuf_free(&t);
+      }
+    }
+  } else if (is_void(b->value ? b->value->sinfo : NULL) && is_void(v->hdr.sinfo)) {
+    pexpr(p, b->value, &rhs);
+    stmt(out, indent, rlx_strbuf_cstr(&rhs));
+  } else {
+    pexpr(p, b->value, &rhs);
+    bool hide = b->value && b->value->kind == RLX_RELAX_CALL &&
+                (rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_tir") ||
+                 rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_dps_packed"));
+    if (!hide) psinfo(p, v->hdr.sinfo, &ann);
+    const char* n = define_at(p, v, v->name, p->depth);
+    if (hide) rlx_strbuf_printf(&line, "%s = %s", n, rlx_strbuf_cstr(&rhs));
+    else rlx_strbuf_printf(&line, "%s: %s = %s", n, rlx_strbuf_cstr(&ann), rlx_strbuf_cstr(&rhs));
+    stmt(out, indent, rlx_strbuf_cstr(&line));
+  }
+  rlx_strbuf_free(&line);
+  rlx_strbuf_free(&rhs);
+  rlx_strbuf_free(&ann);
+}
+
+/* A SeqExpr: blocks, then `return body` (assign NULL) or `<assign>body` (if-branches). */
+static void pseq(rp_t* p, const rlx_relax_seq_t* s, int indent, rlx_strbuf_t* out, const char* assign) {
+  frame_push(p);
+  for (int b = 0; b < s->n_blocks; b++) {
+    const rlx_relax_block_t* blk = s->blocks[b];
+    if (!blk->is_dataflow) {
+      for (int k = 0; k < blk->n_bindings; k++) pbinding(p, blk->bindings[k], indent, out);
+      continue;
+    }
+    stmt(out, indent, "with R.dataflow():");
+    rlx_strbuf_t outs = {0};
+    int n_out = 0;
+    for (int k = 0; k < blk->n_bindings; k++) {
+      const rlx_relax_binding_t* bd = blk->bindings[k];
+      pbinding(p, bd, indent + 4, out);
+      if (bd->var && bd->var->hdr.kind == RLX_RELAX_VAR) {
+        const char* n = lookup(p, bd->var);
+        rlx_strbuf_printf(&outs, "%s%s", n_out++ ? ", " : "", n ? n : bd->var->name);
+      }
+    }
+    rlx_strbuf_t t = {0};
+    rlx_strbuf_printf(&t, "R.output(%s)", rlx_strbuf_cstr(&outs));
+    stmt(out, indent + 4, rlx_strbuf_cstr(&t));
+    rlx_strbuf_free(&t);
+    rlx_strbuf_free(&outs);
+  }
+  rlx_strbuf_t t = {0};
+  rlx_strbuf_append(&t, assign ? assign : "return ");
+  pexpr(p, s->body, &t);
+  stmt(out, indent, rlx_strbuf_cstr(&t));
+  rlx_strbuf_free(&t);
+  frame_pop(p);
+}
+
+/* ------------------------------------------------------------------ functions */
+static int cmp_attr(const void* a, const void* b) {
+  return strcmp((*(const rlx_attr_t* const*)a)->key, (*(const rlx_attr_t* const*)b)->key);
+}
+
+void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
+                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta) {
+  rp_t p;
+  memset(&p, 0, sizeof(p));
+  p.ctx = rlx_ctx_create();
+  p.m = m;
+  p.head_indent = indent + 4;
+  frame_push(&p); /* function frame: depth 1 */
+  /* Step 1: return struct info, then params (symbolic vars defined here print quoted). */
+  p.func_vars_mode = true;
+  rlx_strbuf_t ret = {0}, sig = {0};
+  const rlx_sinfo_t* rs = f->ret_sinfo;
+  if (!rs && f->hdr.sinfo && f->hdr.sinfo->kind == RLX_SINFO_FUNC) rs = ((const rlx_sinfo_func_t*)f->hdr.sinfo)->ret;
+  if (rs) psinfo(&p, rs, &ret);
+  for (int i = 0; i < f->n_params; i++) {
+    const rlx_relax_var_t* v = f->params[i];
+    const char* n = define_at(&p, v, v->name, 1);
+    rlx_strbuf_printf(&sig, "%s%s: ", i ? ", " : "", n);
+    psinfo(&p, v->hdr.sinfo, &sig);
+  }
+  p.func_vars_mode = false;
+  /* Step 2: attributes (global_symbol equal to the name is implied by not being private). */
+  bool has_symbol = false;
+  const rlx_attr_t** keep = calloc((size_t)f->attrs.n + 1, sizeof(*keep));
+  int n_keep = 0;
+  for (int i = 0; i < f->attrs.n; i++) {
+    const rlx_attr_t* a = &f->attrs.items[i];
+    if (strcmp(a->key, "global_symbol") == 0) {
+      has_symbol = true;
+      if (a->kind == RLX_ATTR_STR && a->u.s && strcmp(a->u.s, name) == 0) continue;
+    }
+    keep[n_keep++] = a;
+  }
+  if (n_keep) {
+    qsort(keep, (size_t)n_keep, sizeof(*keep), cmp_attr);
+    rlx_strbuf_t t = {0};
+    rlx_strbuf_append(&t, "R.func_attr({");
+    for (int i = 0; i < n_keep; i++) {
+      if (i) rlx_strbuf_append(&t, ", ");
+      put_string(&t, keep[i]->key);
+      rlx_strbuf_append(&t, ": ");
+      pattr(&p, keep[i], &t);
+    }
+    rlx_strbuf_append(&t, "})");
+    head_line(&p, rlx_strbuf_cstr(&t));
+    rlx_strbuf_free(&t);
+  }
+  free(keep);
+  /* Step 3: body. */
+  rlx_strbuf_t body = {0};
+  if (f->body && f->body->kind == RLX_RELAX_SEQ) {
+    pseq(&p, (const rlx_relax_seq_t*)f->body, indent + 4, &body, NULL);
+  } else {
+    rlx_strbuf_t t = {0};
+    rlx_strbuf_append(&t, "return ");
+    pexpr(&p, f->body, &t);
+    stmt(&body, indent + 4, rlx_strbuf_cstr(&t));
+    rlx_strbuf_free(&t);
+  }
+  /* Decorator. */
+  rlx_strbuf_indent(out, indent);
+  if (!f->is_pure && !has_symbol) rlx_strbuf_append(out, "@R.function(pure=False, private=True)\n");
+  else if (!f->is_pure) rlx_strbuf_append(out, "@R.function(pure=False)\n");
+  else if (!has_symbol) rlx_strbuf_append(out, "@R.function(private=True)\n");
+  else rlx_strbuf_append(out, "@R.function\n");
+  rlx_strbuf_indent(out, indent);
+  rlx_strbuf_printf(out, "def %s(%s)", name, rlx_strbuf_cstr(&sig));
+  if (rs) rlx_strbuf_printf(out, " -> %s", rlx_strbuf_cstr(&ret));
+  rlx_strbuf_append(out, ":\n");
+  rlx_strbuf_append(out, rlx_strbuf_cstr(&p.head));
+  rlx_strbuf_append(out, rlx_strbuf_cstr(&body));
+  if (used_tir && p.used_tir) *used_tir = true;
+  if (used_meta && p.used_meta) *used_meta = true;
+  rlx_strbuf_free(&ret);
+  rlx_strbuf_free(&sig);
+  rlx_strbuf_free(&body);
+  rlx_strbuf_free(&p.head);
+  rlx_vec_free(&p.defs);
+  rlx_ptrmap_free(&p.func_vars);
+  rlx_ctx_free(p.ctx);
+}

@@ -1,0 +1,51 @@
+/* Private to src/script: the Relax halves of the TVMScript printer (relax_printer.c) and
+ * parser (relax_parser.c), called by the module-level code of printer.c and parse.c.
+ *
+ * Printed form (TVM's, `show_all_struct_info` on, as mod.script() writes it):
+ * - `@R.function`, `@R.function(pure=False, private=True)`; private = no "global_symbol"
+ *   attr; "global_symbol" equal to the name is hidden; other attrs as R.func_attr({...}).
+ * - Symbolic vars of the signature print quoted ("n") in the signature; every symbolic var
+ *   gets `n = T.int64()` at the top of the body (signature ones first, then the ones first
+ *   used in the body, e.g. defined by R.match_cast), then R.func_attr, then `cls = Module`
+ *   (when the function refers to module functions), then the body.
+ * - Bindings are annotated (`x: R.Tensor(...) = ...`) except R.call_tir / R.call_dps_packed
+ *   values; a binding whose var and value are void (R.Tuple()) prints as a bare expression
+ *   statement (`cls.f(x, alloc)`, `R.memory.kill_tensor(a)`).
+ * - Calls: R.call_tir / R.call_dps_packed / R.call_pure_packed as TVM; a call of an
+ *   ExternFunc prints R.call_packed("f", ..., sinfo_args=(..)) — except a call without
+ *   sinfo_args whose struct info is void, which prints R.ExternFunc("f")(...) (the lowered
+ *   call_dps_packed of the issue-3 hand-off; the parser gives that form void struct info).
+ *   Op calls print R.<name without "relax.">(args, key=value...) with attrs in stored order.
+ * - Constants (rlx's choice; TVM puts them in a metadata section): scalars as
+ *   R.const(1.5, "float32"); tensors of up to RLX_SCRIPT_CONST_INLINE_MAX elements as
+ *   R.const([[1, 2], [3, 4]], "float32") (nested lists, row-major; a value TVM's R.const
+ *   accepts too); larger ones as TVM's `metadata["relax.expr.Constant"][i]` with TVM's
+ *   "# Metadata omitted." comment at the end — the parser rejects those with an error.
+ */
+#ifndef RLX_SCRIPT_RELAX_SCRIPT_H
+#define RLX_SCRIPT_RELAX_SCRIPT_H
+
+#include "../relax/relax.h"
+#include "tir_parse.h"
+
+enum { RLX_SCRIPT_CONST_INLINE_MAX = 1024 };
+
+/* Appends function f of module m (named name) at the given indentation (4 inside a class).
+ * Sets *used_tir when the text uses the T. prefix, *used_meta when a constant was elided. */
+void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
+                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta);
+
+/* Parser state for one script: the TIR parser's state plus the Relax alias. */
+typedef struct rs_sig rs_sig_t;
+
+/* True when the def statement is decorated @R.function (or @R.function(...)). */
+bool rs_is_relax_def(tp_t* p, const char* relax_alias, const py_stmt_t* s);
+/* Pass 1: parses the signature of a @R.function def (params, return struct info, decorator
+ * options) and registers a placeholder function under its name in m so GlobalVars to it
+ * resolve. *out_sig is kept for pass 2. */
+rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
+                                 rs_sig_t** out_sig);
+/* Pass 2: parses the body, normalizes the function and replaces the placeholder. */
+rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig);
+
+#endif
