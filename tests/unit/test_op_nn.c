@@ -1,0 +1,464 @@
+/* Relax nn ops, part 1: matmul, linear, softmax, log_softmax, layer_norm, batch_norm.
+ * For each op: BlockBuilder call → inferred struct info (constant, symbolic batch, errors) →
+ * legalization through the registry → the PrimFunc run by the TIR interpreter (and, for the
+ * contractions, compiled through the default schedule) on random inputs against plain C
+ * loops in double precision. Tolerances are stated at each check. */
+#include "test_op_nn_util.h"
+
+static rlx_attrs_t NOATTRS;
+
+/* ---------------------------------------------------------------- matmul */
+/* numpy matmul reference on row-major arrays with batch broadcasting (ranks >= 2). */
+static void ref_matmul(const host_t* a, const host_t* b, const host_t* c, double* out) {
+  int an = a->dl.ndim, bn = b->dl.ndim, cn = c->dl.ndim;
+  int64_t M = a->shape[an - 2], K = a->shape[an - 1], N = b->shape[bn - 1];
+  int nb = cn - 2;
+  int64_t batches = 1;
+  for (int d = 0; d < nb; d++) batches *= c->shape[d];
+  for (int64_t bi = 0; bi < batches; bi++) {
+    int64_t rem = bi, oa = 0, ob = 0, sa = M * K, sb = K * N;
+    for (int d = nb - 1; d >= 0; d--) {
+      int64_t ix = rem % c->shape[d];
+      rem /= c->shape[d];
+      int da = d - (nb - (an - 2)), db = d - (nb - (bn - 2));
+      if (da >= 0) {
+        oa += (a->shape[da] == 1 ? 0 : ix) * sa;
+        sa *= a->shape[da];
+      }
+      if (db >= 0) {
+        ob += (b->shape[db] == 1 ? 0 : ix) * sb;
+        sb *= b->shape[db];
+      }
+    }
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) {
+        double s = 0;
+        for (int64_t k = 0; k < K; k++) s += (double)a->data[oa + i * K + k] * b->data[ob + k * N + j];
+        out[bi * M * N + i * N + j] = s;
+      }
+  }
+}
+
+static void test_matmul_broadcast(void) {
+  int64_t sa[4] = {2, 1, 3, 4}, sb[3] = {5, 4, 2}, sc[4] = {2, 5, 3, 2};
+  rlx_relax_var_t* p[2] = {tparam_c("x", 4, sa), tparam_c("y", 3, sb)};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.matmul", 2, p, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 5, 3, 2), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (!oc.prim) return;
+  CHECK_STREQ(rlx_sinfo_str(C_, oc.legal->sinfo), "R.Tensor((2, 5, 3, 2), dtype=\"float32\")");
+  CHECK(rlx_tir_find_block(oc.prim->body, "matmul") != NULL);
+  host_t a, b, c;
+  host_init(&a, 4, sa);
+  host_init(&b, 3, sb);
+  host_init(&c, 4, sc);
+  host_rand(&a, 1, -1, 1);
+  host_rand(&b, 2, -1, 1);
+  double want[60];
+  ref_matmul(&a, &b, &c, want);
+  CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&a, &b, &c}));
+  CHECK_CLOSE("matmul (2,1,3,4)x(5,4,2)", c.data, want, c.n, 1e-5);
+  host_free(&a);
+  host_free(&b);
+  host_free(&c);
+}
+
+/* 1-D operands: (4,) x (4, 3) → (3,), (2, 3, 4) x (4,) → (2, 3). */
+static void test_matmul_vectors(void) {
+  int64_t s4[1] = {4}, s43[2] = {4, 3}, s234[3] = {2, 3, 4};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("v", 1, s4), tparam_c("w", 2, s43)}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((3,), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t v, w, o;
+    int64_t s3 = 3;
+    host_init(&v, 1, s4);
+    host_init(&w, 2, s43);
+    host_init(&o, 1, &s3);
+    host_rand(&v, 3, -1, 1);
+    host_rand(&w, 4, -1, 1);
+    double want[3];
+    for (int j = 0; j < 3; j++) {
+      want[j] = 0;
+      for (int k = 0; k < 4; k++) want[j] += (double)v.data[k] * w.data[k * 3 + j];
+    }
+    CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&v, &w, &o}));
+    CHECK_CLOSE("matmul (4,)x(4,3)", o.data, want, 3, 1e-5);
+    host_free(&v);
+    host_free(&w);
+    host_free(&o);
+  }
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, s234), tparam_c("v", 1, s4)}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 3), dtype=\"float32\")");
+}
+
+/* Symbolic batch: (n, 3, 4) x (4, 5) → (n, 3, 5); the PrimFunc runs for n = 2. */
+static void test_matmul_symbolic(void) {
+  rlx_expr_t* n = SYM_("n");
+  int64_t sb[2] = {4, 5};
+  rlx_relax_var_t* x = tparam("x", 3, (rlx_expr_t*[]){n, N_(3), N_(4)}, F32_);
+  opcase_t oc;
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){x, tparam_c("w", 2, sb)}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 3, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    rlx_relax_call_t* ct = find_call_tir(oc.legal);
+    CHECK(ct && ct->n_args == 2); /* n is a whole dim of x: no tir_vars */
+    int64_t sa[3] = {2, 3, 4}, sc[3] = {2, 3, 5};
+    host_t a, b, c;
+    host_init(&a, 3, sa);
+    host_init(&b, 2, sb);
+    host_init(&c, 3, sc);
+    host_rand(&a, 5, -2, 2);
+    host_rand(&b, 6, -2, 2);
+    double want[30];
+    ref_matmul(&a, &b, &c, want);
+    CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&a, &b, &c}));
+    CHECK_CLOSE("matmul (n=2,3,4)x(4,5)", c.data, want, c.n, 1e-5);
+    host_free(&a);
+    host_free(&b);
+    host_free(&c);
+  }
+  /* two symbolic batch dims that cannot be proved equal: rank known, shape not */
+  rlx_relax_var_t* y = tparam("y", 3, (rlx_expr_t*[]){SYM_("m"), N_(4), N_(2)}, F32_);
+  rlx_relax_var_t* x2 = tparam("x", 3, (rlx_expr_t*[]){SYM_("n"), N_(3), N_(4)}, F32_);
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){x2, y}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor(dtype=\"float32\", ndim=3)");
+}
+
+static void test_matmul_errors(void) {
+  int64_t s23[2] = {2, 3}, s45[2] = {4, 5}, s234[3] = {2, 3, 4}, s542[3] = {5, 4, 2}, s35[2] = {3, 5};
+  opcase_t oc;
+  CHECK_ERR(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 2, s23), tparam_c("y", 2, s45)}, NOATTRS, &oc),
+            "relax.matmul: contraction dims differ: 3 vs 4");
+  CHECK_ERR(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, s234), tparam_c("y", 3, s542)}, NOATTRS, &oc),
+            "relax.matmul: batch dims cannot broadcast: 2 vs 5");
+  rlx_relax_var_t* yi = rlx_relax_var(C_, "y", rlx_sinfo_tensor_const(C_, 2, s35, rlx_dt_int32()));
+  CHECK_ERR(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 2, s23), yi}, NOATTRS, &oc),
+            "relax.matmul: dtypes differ: float32 vs int32");
+  rlx_relax_var_t* sh = rlx_relax_var(C_, "s", rlx_sinfo_shape(C_, 2, NULL));
+  CHECK_ERR(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 2, s23), sh}, NOATTRS, &oc),
+            "relax.matmul: argument 1 must be a Tensor");
+  CHECK_ERR(build_op("relax.matmul", 1, (rlx_relax_var_t*[]){tparam_c("x", 2, s23)}, NOATTRS, &oc),
+            "relax.matmul: expects 2 arguments, got 1");
+}
+
+/* The 2-D matmul is recognized by the default schedule (register-tiled kernel; it needs
+ * every constant extent >= 64) and the compiled kernel matches the reference. */
+static void test_matmul_scheduled(void) {
+  int64_t sa[2] = {70, 64}, sb[2] = {64, 66}, sc[2] = {70, 66};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("a", 2, sa), tparam_c("b", 2, sb)}, NOATTRS, &oc));
+  CHECK_OK(legalize_op(&oc));
+  if (!oc.prim) return;
+  rlx_tir_func_t* s = NULL;
+  CHECK_OK(rlx_tir_default_schedule(C_, oc.prim, &s));
+  CHECK_MSG(s && rlx_tir_find_block(s->body, "matmul_tile") != NULL, "matmul was not given the matmul kernel");
+  host_t a, b, c;
+  host_init(&a, 2, sa);
+  host_init(&b, 2, sb);
+  host_init(&c, 2, sc);
+  host_rand(&a, 7, -1, 1);
+  host_rand(&b, 8, -1, 1);
+  double* want = malloc(sizeof(double) * (size_t)c.n);
+  ref_matmul(&a, &b, &c, want);
+  CHECK_OK(run_compiled(oc.prim, 3, (host_t*[]){&a, &b, &c}));
+  CHECK_CLOSE("compiled matmul 70x64x66", c.data, want, c.n, 1e-4);
+  free(want);
+  host_free(&a);
+  host_free(&b);
+  host_free(&c);
+}
+
+/* ---------------------------------------------------------------- linear */
+static void ref_linear(const host_t* x, const host_t* w, const host_t* b, int64_t rows, double* out) {
+  int64_t K = w->shape[1], N = w->shape[0];
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = b ? b->data[j] : 0;
+      for (int64_t k = 0; k < K; k++) s += (double)x->data[i * K + k] * w->data[j * K + k];
+      out[i * N + j] = s;
+    }
+}
+
+static void test_linear(void) {
+  rlx_expr_t* n = SYM_("n");
+  int64_t sw[2] = {66, 64}, sbias[1] = {66};
+  rlx_relax_var_t* p[3] = {tparam("x", 2, (rlx_expr_t*[]){n, N_(64)}, F32_), tparam_c("w", 2, sw), tparam_c("b", 1, sbias)};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.linear", 3, p, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 66), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (!oc.prim) return;
+  CHECK(rlx_tir_find_block(oc.prim->body, "T_matmul_NT") != NULL && rlx_tir_find_block(oc.prim->body, "T_add") != NULL);
+  /* x · wᵀ with the bias add folded into the kernel's write-back */
+  rlx_tir_func_t* s = NULL;
+  CHECK_OK(rlx_tir_default_schedule(C_, oc.prim, &s));
+  CHECK_MSG(s && rlx_tir_find_block(s->body, "T_matmul_NT_tile") != NULL, "linear was not given the matmul kernel");
+  for (int compiled = 0; compiled < 2; compiled++) {
+    int64_t rows = compiled ? 37 : 5;
+    int64_t sx[2] = {rows, 64}, so[2] = {rows, 66};
+    host_t x, w, b, o;
+    host_init(&x, 2, sx);
+    host_init(&w, 2, sw);
+    host_init(&b, 1, sbias);
+    host_init(&o, 2, so);
+    host_rand(&x, 11, -1, 1);
+    host_rand(&w, 12, -1, 1);
+    host_rand(&b, 13, -1, 1);
+    double* want = malloc(sizeof(double) * (size_t)o.n);
+    ref_linear(&x, &w, &b, rows, want);
+    host_t* args[4] = {&x, &w, &b, &o};
+    CHECK_OK(compiled ? run_compiled(oc.prim, 4, args) : run_interp(oc.prim, 4, args));
+    CHECK_CLOSE(compiled ? "linear compiled n=37" : "linear interpreted n=5", o.data, want, o.n, 1e-5);
+    free(want);
+    host_free(&x);
+    host_free(&w);
+    host_free(&b);
+    host_free(&o);
+  }
+  /* no bias, 3-D data */
+  int64_t sx3[3] = {2, 3, 8}, sw8[2] = {6, 8};
+  CHECK_OK(build_op("relax.linear", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, sx3), tparam_c("w", 2, sw8)}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 3, 6), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t so[3] = {2, 3, 6};
+    host_t x, w, o;
+    host_init(&x, 3, sx3);
+    host_init(&w, 2, sw8);
+    host_init(&o, 3, so);
+    host_rand(&x, 14, -1, 1);
+    host_rand(&w, 15, -1, 1);
+    double want[36];
+    ref_linear(&x, &w, NULL, 6, want);
+    CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&x, &w, &o}));
+    CHECK_CLOSE("linear (2,3,8) no bias", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&w);
+    host_free(&o);
+  }
+  int64_t sw7[2] = {6, 7}, sb5[1] = {5}, sb6[1] = {6};
+  CHECK_ERR(build_op("relax.linear", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, sx3), tparam_c("w", 2, sw7)}, NOATTRS, &oc),
+            "relax.linear: contraction dims differ: 8 vs 7");
+  CHECK_ERR(build_op("relax.linear", 3,
+                     (rlx_relax_var_t*[]){tparam_c("x", 3, sx3), tparam_c("w", 2, sw8), tparam_c("b", 1, sb5)}, NOATTRS,
+                     &oc),
+            "relax.linear: bias (5,) does not broadcast");
+  CHECK_OK(build_op("relax.linear", 3,
+                    (rlx_relax_var_t*[]){tparam_c("x", 3, sx3), tparam_c("w", 2, sw8), tparam_c("b", 1, sb6)}, NOATTRS,
+                    &oc));
+}
+
+/* ---------------------------------------------------------------- softmax */
+/* softmax / log_softmax of a 3-D row-major array along axis, in double. */
+static void ref_softmax(const host_t* x, int axis, bool log_, double* out) {
+  int64_t outer = 1, len = x->shape[axis], inner = 1;
+  for (int d = 0; d < axis; d++) outer *= x->shape[d];
+  for (int d = axis + 1; d < x->dl.ndim; d++) inner *= x->shape[d];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int64_t k = 0; k < len; k++) mx = fmax(mx, x->data[(o * len + k) * inner + i]);
+      for (int64_t k = 0; k < len; k++) s += exp(x->data[(o * len + k) * inner + i] - mx);
+      for (int64_t k = 0; k < len; k++) {
+        double v = x->data[(o * len + k) * inner + i] - mx;
+        out[(o * len + k) * inner + i] = log_ ? v - log(s) : exp(v) / s;
+      }
+    }
+}
+
+static void test_softmax(void) {
+  int64_t sx[3] = {3, 7, 4};
+  for (int lg = 0; lg < 2; lg++) {
+    const char* op = lg ? "relax.nn.log_softmax" : "relax.nn.softmax";
+    for (int axis = -1; axis <= 1; axis += 2) {
+      opcase_t oc;
+      CHECK_OK(build_op(op, 1, (rlx_relax_var_t*[]){tparam_c("x", 3, sx)}, at_int(NOATTRS, "axis", axis), &oc));
+      CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((3, 7, 4), dtype=\"float32\")");
+      CHECK_OK(legalize_op(&oc));
+      if (!oc.prim) continue;
+      host_t x, o;
+      host_init(&x, 3, sx);
+      host_init(&o, 3, sx);
+      /* values near 100: exp without the max shift overflows float32 */
+      host_rand(&x, 20 + (unsigned)axis, 95, 105);
+      double want[84];
+      int ax = axis < 0 ? axis + 3 : axis;
+      ref_softmax(&x, ax, lg, want);
+      CHECK_OK(run_interp(oc.prim, 2, (host_t*[]){&x, &o}));
+      CHECK_CLOSE(rlx_ctx_sprintf(C_, "%s axis=%d", op, axis), o.data, want, o.n, 1e-5);
+      if (!lg) {
+        /* each slice along the axis sums to 1 */
+        double worst = 0;
+        int64_t inner = ax == 1 ? 4 : 1, len = sx[ax], outer = 84 / (inner * len);
+        for (int64_t q = 0; q < outer; q++)
+          for (int64_t i = 0; i < inner; i++) {
+            double s = 0;
+            for (int64_t k = 0; k < len; k++) s += o.data[(q * len + k) * inner + i];
+            worst = fmax(worst, fabs(s - 1));
+          }
+        CHECK_MSG(worst < 1e-5, "softmax sums differ from 1 by %.3g (tolerance 1e-5)", worst);
+      }
+      host_free(&x);
+      host_free(&o);
+    }
+  }
+  /* symbolic batch keeps the input's struct info */
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.softmax", 1, (rlx_relax_var_t*[]){tparam("x", 2, (rlx_expr_t*[]){SYM_("n"), N_(10)}, F32_)},
+                    NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 10), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  int64_t s2[2] = {2, 3};
+  rlx_relax_var_t* xi = rlx_relax_var(C_, "x", rlx_sinfo_tensor_const(C_, 2, s2, rlx_dt_int32()));
+  CHECK_ERR(build_op("relax.nn.softmax", 1, &xi, NOATTRS, &oc), "relax.nn.softmax: input dtype must be float, got int32");
+  CHECK_ERR(build_op("relax.nn.log_softmax", 1, (rlx_relax_var_t*[]){tparam_c("x", 2, s2)}, at_int(NOATTRS, "axis", 2), &oc),
+            "relax.nn.log_softmax: axis 2 is out of range for shape (2, 3)");
+}
+
+/* ---------------------------------------------------------------- layer_norm */
+static void ref_layer_norm(const host_t* x, int64_t rows, int64_t len, const float* g, const float* b, double eps,
+                           double* out) {
+  for (int64_t r = 0; r < rows; r++) {
+    const float* v = x->data + r * len;
+    double mean = 0, var = 0;
+    for (int64_t k = 0; k < len; k++) mean += v[k];
+    mean /= (double)len;
+    for (int64_t k = 0; k < len; k++) var += (v[k] - mean) * (v[k] - mean);
+    var /= (double)len;
+    for (int64_t k = 0; k < len; k++) out[r * len + k] = (v[k] - mean) / sqrt(var + eps) * (g ? g[k] : 1) + (b ? b[k] : 0);
+  }
+}
+
+static void test_layer_norm(void) {
+  rlx_expr_t* n = SYM_("n");
+  int64_t s6[1] = {6}, s46[2] = {4, 6};
+  rlx_attrs_t at = at_f(at_ints(NOATTRS, "axes", 1, (int64_t[]){-1}), "epsilon", 1e-5);
+  rlx_relax_var_t* p[3] = {tparam("x", 3, (rlx_expr_t*[]){n, N_(4), N_(6)}, F32_), tparam_c("gamma", 1, s6),
+                           tparam_c("beta", 1, s6)};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.layer_norm", 3, p, at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 4, 6), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t sx[3] = {3, 4, 6};
+    host_t x, g, b, o;
+    host_init(&x, 3, sx);
+    host_init(&g, 1, s6);
+    host_init(&b, 1, s6);
+    host_init(&o, 3, sx);
+    host_rand(&x, 30, -3, 5);
+    host_rand(&g, 31, 0.5f, 1.5f);
+    host_rand(&b, 32, -1, 1);
+    double want[72];
+    ref_layer_norm(&x, 12, 6, g.data, b.data, 1e-5, want);
+    CHECK_OK(run_interp(oc.prim, 4, (host_t*[]){&x, &g, &b, &o}));
+    CHECK_CLOSE("layer_norm (n=3,4,6) axes=[-1]", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&g);
+    host_free(&b);
+    host_free(&o);
+  }
+  /* two axes, no center (beta unused) */
+  int64_t sx[3] = {2, 4, 6};
+  rlx_attrs_t at2 = at_b(at_f(at_ints(NOATTRS, "axes", 2, (int64_t[]){1, 2}), "epsilon", 1e-3), "center", false);
+  CHECK_OK(build_op("relax.nn.layer_norm", 3,
+                    (rlx_relax_var_t*[]){tparam_c("x", 3, sx), tparam_c("gamma", 2, s46), tparam_c("beta", 2, s46)}, at2,
+                    &oc));
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, g, b, o;
+    host_init(&x, 3, sx);
+    host_init(&g, 2, s46);
+    host_init(&b, 2, s46);
+    host_init(&o, 3, sx);
+    host_rand(&x, 33, -2, 2);
+    host_rand(&g, 34, 0.5f, 1.5f);
+    host_rand(&b, 35, -1, 1);
+    double want[48];
+    ref_layer_norm(&x, 2, 24, g.data, NULL, 1e-3, want);
+    CHECK_OK(run_interp(oc.prim, 4, (host_t*[]){&x, &g, &b, &o}));
+    CHECK_CLOSE("layer_norm (2,4,6) axes=[1,2] center=False", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&g);
+    host_free(&b);
+    host_free(&o);
+  }
+  int64_t s5[1] = {5};
+  CHECK_ERR(build_op("relax.nn.layer_norm", 3,
+                     (rlx_relax_var_t*[]){tparam_c("x", 3, sx), tparam_c("gamma", 1, s5), tparam_c("beta", 1, s6)}, at,
+                     &oc),
+            "relax.nn.layer_norm: gamma (5,) does not match the normalized dims of (2, 4, 6)");
+  CHECK_ERR(build_op("relax.nn.layer_norm", 3,
+                     (rlx_relax_var_t*[]){tparam_c("x", 3, sx), tparam_c("gamma", 1, s6), tparam_c("beta", 1, s6)},
+                     at_ints(NOATTRS, "axes", 1, (int64_t[]){3}), &oc),
+            "relax.nn.layer_norm: axis 3 is out of range for rank 3");
+}
+
+/* ---------------------------------------------------------------- batch_norm */
+static void test_batch_norm(void) {
+  int64_t sx[4] = {2, 3, 4, 5}, s3[1] = {3};
+  rlx_relax_var_t* p[5] = {tparam("x", 4, (rlx_expr_t*[]){SYM_("n"), N_(3), N_(4), N_(5)}, F32_), tparam_c("gamma", 1, s3),
+                           tparam_c("beta", 1, s3), tparam_c("mean", 1, s3), tparam_c("var", 1, s3)};
+  rlx_attrs_t at = at_f(at_f(at_int(NOATTRS, "axis", 1), "epsilon", 1e-5), "momentum", 0.1);
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.batch_norm", 5, p, at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tuple(R.Tensor((n, 3, 4, 5), dtype=\"float32\"), R.Tensor((3,), dtype=\"float32\"), "
+                             "R.Tensor((3,), dtype=\"float32\"))");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    /* (call_tir(batch_norm, ...), moving_mean, moving_var) */
+    CHECK(oc.legal->kind == RLX_RELAX_TUPLE && ((rlx_relax_tuple_t*)oc.legal)->n_fields == 3 &&
+          ((rlx_relax_tuple_t*)oc.legal)->fields[1] == &p[3]->hdr && ((rlx_relax_tuple_t*)oc.legal)->fields[2] == &p[4]->hdr);
+    CHECK(rlx_sinfo_equal(C_, oc.legal->sinfo, oc.lv->hdr.sinfo));
+    host_t x, g, b, m, v, o;
+    host_init(&x, 4, sx);
+    host_init(&o, 4, sx);
+    host_init(&g, 1, s3);
+    host_init(&b, 1, s3);
+    host_init(&m, 1, s3);
+    host_init(&v, 1, s3);
+    host_rand(&x, 40, -2, 2);
+    host_rand(&g, 41, 0.5f, 1.5f);
+    host_rand(&b, 42, -1, 1);
+    host_rand(&m, 43, -0.5f, 0.5f);
+    host_rand(&v, 44, 0.2f, 2);
+    double want[120];
+    for (int64_t i = 0; i < 120; i++) {
+      int64_t c = (i / 20) % 3;
+      want[i] = (x.data[i] - m.data[c]) / sqrt(v.data[c] + 1e-5) * g.data[c] + b.data[c];
+    }
+    CHECK_OK(run_interp(oc.prim, 6, (host_t*[]){&x, &g, &b, &m, &v, &o}));
+    CHECK_CLOSE("batch_norm (2,3,4,5) axis=1", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&g);
+    host_free(&b);
+    host_free(&m);
+    host_free(&v);
+    host_free(&o);
+  }
+  int64_t s4[1] = {4};
+  CHECK_ERR(build_op("relax.nn.batch_norm", 5,
+                     (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("gamma", 1, s3), tparam_c("beta", 1, s3),
+                                          tparam_c("mean", 1, s4), tparam_c("var", 1, s3)},
+                     at, &oc),
+            "relax.nn.batch_norm: moving_mean (4,) does not match axis 1 of data (2, 3, 4, 5)");
+}
+
+int main(void) {
+  C_ = rlx_ctx_create();
+  test_matmul_broadcast();
+  test_matmul_vectors();
+  test_matmul_symbolic();
+  test_matmul_errors();
+  test_matmul_scheduled();
+  test_linear();
+  test_softmax();
+  test_layer_norm();
+  test_batch_norm();
+  rlx_ctx_free(C_);
+  TEST_MAIN_END();
+}
