@@ -1,10 +1,415 @@
-/* Pass fuse_ops: placeholder until the pass lands (see pass.h for its contract). It fails loudly
- * instead of passing the module through. */
+/* Pass fuse_ops (TVM's FuseOps followed by FuseTIR).
+ *
+ * Requires: a well-formed module after legalize_ops: call_tir of PrimFuncs in block form.
+ * Produces: inside every dataflow block, chains of call_tir are grouped and each group of
+ * two or more calls becomes ONE call_tir of a new private PrimFunc named
+ * "fused_<callee names joined by _>" (TVM's naming), bound to the var of the group's last
+ * call at its place; the other bindings of the group disappear. PrimFuncs that no Relax
+ * function calls any more are dropped from the module.
+ *
+ * Grouping (a simplified form of TVM's dominator-based rule, in binding order): a call
+ * joins the group of a producer (an earlier call_tir of the same dataflow block whose result
+ * it takes) when every use of every var of that group lies inside the group or in this
+ * call, and the patterns allow it (see fuse.h for the patterns):
+ *   consumer elementwise/broadcast: after an elementwise/broadcast/injective group, or after
+ *     a reduction / contraction (they absorb following elementwise ops: matmul + add + relu);
+ *   consumer injective: after an elementwise/broadcast/injective group;
+ *   consumer reduction: after an elementwise/broadcast group (exp + sum);
+ *   consumer contraction or opaque: never.
+ * A group holds at most one reduction or contraction. Calls with tir_vars, several outputs
+ * or unknown shapes are left alone. A group FuseTIR cannot merge (see rlx_fuse_tir) is left
+ * unfused.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "fuse.h"
 #include "pass.h"
+#include "pass_util.h"
+
+/* ---------------------------------------------------------------- patterns */
+const char* rlx_op_pattern_name(rlx_op_pattern_t p) {
+  switch (p) {
+    case RLX_PATTERN_ELEMWISE: return "elemwise";
+    case RLX_PATTERN_BROADCAST: return "broadcast";
+    case RLX_PATTERN_INJECTIVE: return "injective";
+    case RLX_PATTERN_COMM_REDUCE: return "reduce";
+    case RLX_PATTERN_OUT_EWISE_FUSABLE: return "out_ewise_fusable";
+    case RLX_PATTERN_TUPLE: return "tuple";
+    case RLX_PATTERN_OPAQUE: return "opaque";
+  }
+  return "opaque";
+}
+
+static rlx_op_pattern_t pmax(rlx_op_pattern_t a, rlx_op_pattern_t b) { return a > b ? a : b; }
+
+typedef struct {
+  rlx_op_pattern_t kind;
+  int n_blocks;
+  const rlx_tir_store_t* store; /* of the block being analyzed */
+} pat_t;
+
+static bool same_expr(const rlx_expr_t* a, const rlx_expr_t* b) {
+  int64_t x = 0, y = 0;
+  if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) return x == y;
+  return rlx_expr_equal(a, b);
+}
+
+/* TVM's IsBroadcastPattern: the load's indices, unit dims indexed by 0 skipped, appear in
+ * the store's indices in order. */
+static bool is_broadcast(const rlx_tir_store_t* st, const rlx_buffer_load_t* l) {
+  int j = 0;
+  for (int i = 0; i < l->n_indices; i++) {
+    int64_t one = 0, zero = -1;
+    if (rlx_expr_is_const_int(l->buffer->shape[i], &one) && one == 1 && rlx_expr_is_const_int(l->indices[i], &zero) &&
+        zero == 0)
+      continue;
+    while (j < st->n_indices && !same_expr(st->indices[j], l->indices[i])) j++;
+    if (j == st->n_indices) return false;
+    j++;
+  }
+  return true;
+}
+
+static void pat_load(const rlx_expr_t* e, void* user) {
+  pat_t* p = user;
+  if (e->kind != RLX_EXPR_BUFFER_LOAD) return;
+  const rlx_buffer_load_t* l = (const rlx_buffer_load_t*)e;
+  const rlx_tir_store_t* st = p->store;
+  if (l->buffer == st->buffer) return; /* the reduction's own accumulator */
+  bool same = l->n_indices == st->n_indices;
+  for (int i = 0; same && i < l->n_indices; i++) same = same_expr(l->indices[i], st->indices[i]);
+  rlx_op_pattern_t k = same ? RLX_PATTERN_ELEMWISE : is_broadcast(st, l) ? RLX_PATTERN_BROADCAST : RLX_PATTERN_INJECTIVE;
+  p->kind = pmax(p->kind, k);
+}
+
+static const rlx_expr_t* strip_cast(const rlx_expr_t* e) {
+  while (e->kind == RLX_EXPR_CAST) e = RLX_AS(const rlx_cast_t, e)->value;
+  return e;
+}
+
+/* C[v] = C[v] + X * Y with X, Y loads (casts allowed): a multiply-accumulate contraction. */
+static bool is_mac(const rlx_tir_store_t* st) {
+  const rlx_expr_t* v = st->value;
+  if (v->kind != RLX_EXPR_ADD) return false;
+  const rlx_binary_t* add = RLX_AS(const rlx_binary_t, v);
+  const rlx_expr_t* acc = add->a;
+  const rlx_expr_t* prod = strip_cast(add->b);
+  if (acc->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(const rlx_buffer_load_t, acc)->buffer != st->buffer) return false;
+  if (prod->kind != RLX_EXPR_MUL) return false;
+  const rlx_binary_t* mul = RLX_AS(const rlx_binary_t, prod);
+  return strip_cast(mul->a)->kind == RLX_EXPR_BUFFER_LOAD && strip_cast(mul->b)->kind == RLX_EXPR_BUFFER_LOAD;
+}
+
+static rlx_op_pattern_t block_pattern(const rlx_tir_block_t* b) {
+  const rlx_tir_stmt_t* body = b->body;
+  if (body->kind == RLX_STMT_IF && !RLX_AS(const rlx_tir_if_t, body)->else_case) /* conditional reduction */
+    body = RLX_AS(const rlx_tir_if_t, body)->then_case;
+  if (body->kind != RLX_STMT_BUFFER_STORE) return RLX_PATTERN_OPAQUE;
+  const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, body);
+  bool has_reduce = false;
+  for (int i = 0; i < b->n_iter_vars; i++) has_reduce |= b->iter_vars[i]->kind == RLX_ITER_REDUCE;
+  /* the store must be at distinct spatial iter vars */
+  for (int i = 0; i < st->n_indices; i++) {
+    const rlx_expr_t* ix = st->indices[i];
+    bool ok = false;
+    for (int k = 0; k < b->n_iter_vars && !ok; k++)
+      ok = ix == &b->iter_vars[k]->var->hdr && b->iter_vars[k]->kind == RLX_ITER_SPATIAL;
+    for (int j = 0; j < i && ok; j++) ok = st->indices[j] != ix;
+    if (!ok) return RLX_PATTERN_OPAQUE;
+  }
+  if (has_reduce) return is_mac(st) ? RLX_PATTERN_OUT_EWISE_FUSABLE : RLX_PATTERN_COMM_REDUCE;
+  pat_t p = {RLX_PATTERN_ELEMWISE, 0, st};
+  rlx_expr_visit(st->value, pat_load, &p);
+  return p.kind;
+}
+
+static void pat_block(const rlx_tir_block_t* b, void* user) {
+  pat_t* p = user;
+  if (b->n_iter_vars == 0) { /* the root block: it may only hold other blocks */
+    if (b->init) p->kind = RLX_PATTERN_OPAQUE;
+    return;
+  }
+  p->n_blocks++;
+  p->kind = pmax(p->kind, block_pattern(b));
+}
+
+/* Stores outside any block make the function opaque. */
+static bool stmt_has_stray_store(const rlx_tir_stmt_t* s) {
+  if (!s) return false;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: return true;
+    case RLX_STMT_FOR: return stmt_has_stray_store(RLX_AS(const rlx_tir_for_t, s)->body);
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      for (int i = 0; i < q->n; i++)
+        if (stmt_has_stray_store(q->stmts[i])) return true;
+      return false;
+    }
+    case RLX_STMT_IF:
+      return stmt_has_stray_store(RLX_AS(const rlx_tir_if_t, s)->then_case) ||
+             stmt_has_stray_store(RLX_AS(const rlx_tir_if_t, s)->else_case);
+    case RLX_STMT_LET: return stmt_has_stray_store(RLX_AS(const rlx_tir_let_t, s)->body);
+    case RLX_STMT_ALLOCATE: return stmt_has_stray_store(RLX_AS(const rlx_tir_allocate_t, s)->body);
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
+      return b->n_iter_vars == 0 && stmt_has_stray_store(b->body);
+    }
+    case RLX_STMT_EVALUATE: return true;
+    case RLX_STMT_KIND_COUNT: return false;
+  }
+  return false;
+}
+
+rlx_op_pattern_t rlx_tir_func_pattern(const rlx_tir_func_t* f) {
+  int64_t v = 0;
+  if (rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "op_pattern"), &v)) {
+    switch (v) {
+      case 0: return RLX_PATTERN_ELEMWISE;
+      case 1: return RLX_PATTERN_BROADCAST;
+      case 2: return RLX_PATTERN_INJECTIVE;
+      case 3: return RLX_PATTERN_COMM_REDUCE;
+      case 4: return RLX_PATTERN_OUT_EWISE_FUSABLE;
+      case 7: return RLX_PATTERN_TUPLE;
+      default: return RLX_PATTERN_OPAQUE;
+    }
+  }
+  if (rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "tir.is_scheduled"), &v) && v) return RLX_PATTERN_OPAQUE;
+  if (!f->body || stmt_has_stray_store(f->body)) return RLX_PATTERN_OPAQUE;
+  pat_t p = {RLX_PATTERN_ELEMWISE, 0, NULL};
+  rlx_tir_visitor_t vis = {NULL, NULL, pat_block, &p};
+  rlx_tir_stmt_visit(f->body, &vis);
+  return p.n_blocks ? p.kind : RLX_PATTERN_OPAQUE;
+}
+
+/* ---------------------------------------------------------------- grouping */
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_module_t* m;
+  rlx_ptrmap_t uses; /* Relax var → number of uses in the function (as intptr) */
+} fz_t;
+
+static void count_use(const rlx_relax_expr_t* e, void* user) {
+  fz_t* z = user;
+  if (!rlx_relax_is_var(e)) return;
+  intptr_t n = (intptr_t)rlx_ptrmap_get(&z->uses, e);
+  rlx_ptrmap_put(&z->uses, e, (void*)(n + 1));
+}
+
+static int count_in(const rlx_relax_expr_t* e, const rlx_relax_var_t* v) {
+  if (!e) return 0;
+  if (&v->hdr == e) return 1;
+  rlx_relax_expr_t* kids[64];
+  int n = rlx_relax_expr_children(e, kids, 64);
+  int c = 0;
+  for (int i = 0; i < n && i < 64; i++) c += count_in(kids[i], v);
+  return c;
+}
+
+static bool is_anchor(rlx_op_pattern_t p) { return p == RLX_PATTERN_COMM_REDUCE || p == RLX_PATTERN_OUT_EWISE_FUSABLE; }
+
+static bool can_join(rlx_op_pattern_t group, rlx_op_pattern_t consumer) {
+  switch (consumer) {
+    case RLX_PATTERN_ELEMWISE:
+    case RLX_PATTERN_BROADCAST: return group <= RLX_PATTERN_OUT_EWISE_FUSABLE;
+    case RLX_PATTERN_INJECTIVE: return group <= RLX_PATTERN_INJECTIVE;
+    case RLX_PATTERN_COMM_REDUCE: return group <= RLX_PATTERN_BROADCAST;
+    case RLX_PATTERN_OUT_EWISE_FUSABLE:
+    case RLX_PATTERN_TUPLE:
+    case RLX_PATTERN_OPAQUE: return false;
+  }
+  return false;
+}
+
+typedef struct {
+  int n;
+  rlx_relax_binding_t** b;
+  rlx_relax_call_t** call; /* fusible call_tir per binding, else NULL */
+  rlx_tir_func_t** func;
+  rlx_op_pattern_t* pat;   /* of the binding's own call */
+  int* parent;             /* union-find */
+  rlx_op_pattern_t* gpat;  /* group pattern (at the root) */
+  int* ganchors;           /* reductions/contractions in the group (at the root) */
+} blk_t;
+
+static int find(blk_t* k, int i) {
+  while (k->parent[i] != i) i = k->parent[i] = k->parent[k->parent[i]];
+  return i;
+}
+
+static rlx_sinfo_tensor_t* known_tensor(const rlx_sinfo_t* s) {
+  if (!s || s->kind != RLX_SINFO_TENSOR) return NULL;
+  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)s;
+  return ts->shape && !rlx_dtype_is_void(ts->dtype) ? ts : NULL;
+}
+
+/* The call_tir of binding b when it can take part in fusion. */
+static rlx_relax_call_t* fusible_call(fz_t* z, rlx_relax_binding_t* b, rlx_tir_func_t** out_f) {
+  if (b->kind != RLX_BINDING_VAR || b->value->kind != RLX_RELAX_CALL) return NULL;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
+  rlx_tir_func_t* f = pass_call_tir_func(z->m, c);
+  if (!f || c->n_args != 2 || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1) return NULL;
+  if (!known_tensor(c->sinfo_args[0])) return NULL;
+  rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
+  if (f->n_params != t->n_fields + 1) return NULL;
+  for (int i = 0; i < t->n_fields; i++)
+    if (!known_tensor(t->fields[i]->sinfo)) return NULL;
+  for (int i = 0; i < f->n_params; i++)
+    if (!f->buffer_map[i]) return NULL;
+  *out_f = f;
+  return c;
+}
+
+/* True when group g may join the group of call kk: every use of every var of g lies inside g
+ * or kk's group, and each consumer there accepts g's pattern. */
+static bool join_ok(fz_t* z, blk_t* k, int g, int kk) {
+  int gk = find(k, kk);
+  for (int j = 0; j < kk; j++) {
+    if (!k->call[j] || find(k, j) != g) continue;
+    rlx_relax_var_t* v = k->b[j]->var;
+    intptr_t total = (intptr_t)rlx_ptrmap_get(&z->uses, v);
+    intptr_t inside = 0;
+    for (int q = 0; q <= kk; q++) {
+      if (!k->call[q] || (find(k, q) != g && find(k, q) != gk)) continue;
+      int c = count_in(k->b[q]->value, v);
+      if (c && find(k, q) == gk && !can_join(k->gpat[g], k->pat[q])) return false;
+      inside += c;
+    }
+    if (inside != total) return false;
+  }
+  return true;
+}
+
+static const char* fused_name(rlx_ctx_t* ctx, blk_t* k, const int* members, int n) {
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, "fused");
+  for (int i = 0; i < n; i++) rlx_strbuf_printf(&sb, "_%s", ((rlx_relax_global_var_t*)k->call[members[i]]->args[0])->name);
+  const char* s = rlx_strbuf_cstr(&sb);
+  if (strlen(s) > 80) /* TVM also shortens long fused names */
+    s = rlx_ctx_sprintf(ctx, "%.60s_%016llx", s, (unsigned long long)rlx_hash_bytes(s, strlen(s), 0));
+  else
+    s = rlx_ctx_strdup(ctx, s);
+  rlx_strbuf_free(&sb);
+  return s;
+}
+
+static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, rlx_relax_block_t** out) {
+  rlx_ctx_t* ctx = z->ctx;
+  int n = blk->n_bindings;
+  blk_t k = {n, blk->bindings, RLX_NEW_ARRAY(ctx, rlx_relax_call_t*, n), RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, n),
+             RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n), RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n),
+             RLX_NEW_ARRAY(ctx, int, n)};
+  rlx_ptrmap_t index = {0}; /* binding var → index + 1 */
+  for (int i = 0; i < n; i++) {
+    k.parent[i] = i;
+    k.call[i] = fusible_call(z, blk->bindings[i], &k.func[i]);
+    k.pat[i] = k.call[i] ? rlx_tir_func_pattern(k.func[i]) : RLX_PATTERN_OPAQUE;
+    if (k.pat[i] == RLX_PATTERN_OPAQUE || k.pat[i] == RLX_PATTERN_TUPLE) k.call[i] = NULL;
+    k.gpat[i] = k.pat[i];
+    k.ganchors[i] = is_anchor(k.pat[i]);
+    rlx_ptrmap_put(&index, blk->bindings[i]->var, (void*)(intptr_t)(i + 1));
+  }
+  for (int i = 0; i < n; i++) {
+    if (!k.call[i]) continue;
+    /* producers of any call of i's group; repeated, since joining one producer can make
+     * another one's uses internal (diamonds: a -> b, a -> c, d = f(b, c)) */
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int q = i; q >= 0 && !progress; q--) {
+        if (!k.call[q] || find(&k, q) != find(&k, i)) continue;
+        rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)k.call[q]->args[1];
+        for (int a = 0; a < t->n_fields && !progress; a++) {
+          intptr_t p = (intptr_t)rlx_ptrmap_get(&index, t->fields[a]) - 1;
+          if (p < 0 || p >= i || !k.call[p]) continue;
+          int g = find(&k, (int)p), gi = find(&k, i);
+          if (g == gi || k.ganchors[g] + k.ganchors[gi] > 1 || !join_ok(z, &k, g, i)) continue;
+          k.parent[g] = gi;
+          k.gpat[gi] = pmax(k.gpat[gi], k.gpat[g]);
+          k.ganchors[gi] += k.ganchors[g];
+          progress = true;
+        }
+      }
+    }
+  }
+  rlx_ptrmap_free(&index);
+  /* one fused call per group of two or more */
+  rlx_relax_binding_t** nb = RLX_NEW_ARRAY(ctx, rlx_relax_binding_t*, n);
+  bool* drop = RLX_NEW_ARRAY(ctx, bool, n);
+  int* members = RLX_NEW_ARRAY(ctx, int, n);
+  for (int i = 0; i < n; i++) nb[i] = blk->bindings[i];
+  for (int r = 0; r < n; r++) {
+    if (!k.call[r] || find(&k, r) != r) continue;
+    int cnt = 0;
+    for (int i = 0; i < n; i++)
+      if (k.call[i] && find(&k, i) == r) members[cnt++] = i;
+    if (cnt < 2) continue;
+    rlx_fuse_member_t* fm = RLX_NEW_ARRAY(ctx, rlx_fuse_member_t, cnt);
+    for (int j = 0; j < cnt; j++) {
+      rlx_relax_call_t* c = k.call[members[j]];
+      rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
+      fm[j].func = k.func[members[j]];
+      fm[j].n_args = t->n_fields;
+      fm[j].args = t->fields;
+      fm[j].var = blk->bindings[members[j]]->var;
+      fm[j].out_sinfo = c->sinfo_args[0];
+    }
+    const char* name = fused_name(ctx, &k, members, cnt);
+    rlx_tir_func_t* ff = NULL;
+    int n_in = 0;
+    rlx_relax_expr_t** ins = NULL;
+    rlx_status_t* st = rlx_fuse_tir(ctx, cnt, fm, name, &ff, &n_in, &ins);
+    if (st) { /* not mergeable: the group stays as it is */
+      rlx_status_free(st);
+      continue;
+    }
+    rlx_relax_expr_t* gv = NULL;
+    RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, ff, name, &gv));
+    int last = members[cnt - 1];
+    rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_in, ins, k.call[last]->sinfo_args[0], NULL);
+    RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, z->m, call));
+    nb[last] = rlx_relax_var_binding(ctx, blk->bindings[last]->var, call);
+    for (int j = 0; j < cnt - 1; j++) drop[members[j]] = true;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (!drop[i]) nb[m++] = nb[i];
+  *out = m == n && memcmp(nb, blk->bindings, sizeof(*nb) * (size_t)n) == 0 ? blk : rlx_relax_block(ctx, true, m, nb);
+  return NULL;
+}
+
+static rlx_status_t* fuse_func(fz_t* z, rlx_bb_t* bb, const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+  rlx_ctx_t* ctx = z->ctx;
+  *out = (rlx_relax_func_t*)f;
+  if (f->body->kind != RLX_RELAX_SEQ) return NULL;
+  memset(&z->uses, 0, sizeof(z->uses));
+  rlx_relax_expr_visit(&f->hdr, count_use, z);
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  rlx_relax_block_t** blocks = RLX_NEW_ARRAY(ctx, rlx_relax_block_t*, seq->n_blocks);
+  bool changed = false;
+  rlx_status_t* st = NULL;
+  for (int i = 0; i < seq->n_blocks && !st; i++) {
+    blocks[i] = seq->blocks[i];
+    if (seq->blocks[i]->is_dataflow) st = fuse_block(z, bb, seq->blocks[i], &blocks[i]);
+    changed |= blocks[i] != seq->blocks[i];
+  }
+  rlx_ptrmap_free(&z->uses);
+  if (st || !changed) return st;
+  rlx_relax_expr_t* body = rlx_relax_seq(ctx, seq->n_blocks, blocks, seq->body);
+  return pass_func_with_body(ctx, z->m, f, body, out);
+}
 
 rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
-  (void)ctx;
-  (void)in;
-  (void)out;
-  return rlx_status_create(RLX_UNSUPPORTED, "pass fuse_ops is not implemented yet");
+  rlx_module_t* m = pass_module_copy(ctx, in);
+  rlx_bb_t* bb = rlx_bb_create(ctx, m);
+  fz_t z = {ctx, m, {0}};
+  int n = in->n_funcs;
+  for (int i = 0; i < n; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    rlx_relax_func_t* nf = NULL;
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(fuse_func(&z, bb, m->funcs[i].func, &nf), "fuse_ops: function '%s'",
+                                            m->funcs[i].name));
+    m->funcs[i].func = nf;
+  }
+  *out = pass_module_drop_dead_tir(ctx, in, m);
+  return NULL;
 }

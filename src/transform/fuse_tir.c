@@ -1,0 +1,356 @@
+/* FuseTIR (TVM's FuseTIR, for one group): merges the PrimFuncs of a chain of call_tirs into
+ * one PrimFunc. See fuse.h for the contract. */
+#include <string.h>
+
+#include "../tir/transform.h"
+#include "fuse.h"
+
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_ptrmap_t relax_sym; /* Relax symbolic var → fused var */
+  rlx_ptrmap_t vm;        /* member var → fused expr (shape vars of one member; definitions) */
+  rlx_ptrmap_t bm;        /* member buffer → fused buffer (one member) */
+  RLX_VEC(const char*) buf_names;
+  RLX_VEC(const char*) block_names;
+  RLX_VEC(rlx_relax_expr_t*) inputs; /* Relax exprs passed to the fused function */
+  RLX_VEC(rlx_tir_buffer_t*) in_bufs;
+  RLX_VEC(rlx_tir_buffer_t*) allocs;
+  RLX_VEC(rlx_tir_stmt_t*) body;
+  rlx_ptrmap_t inter; /* member binding var → intermediate buffer */
+  RLX_VEC(rlx_tir_buffer_t*) pending; /* allocated buffers of the current member, to copy */
+  rlx_status_t* st;
+} ft_t;
+
+static bool name_taken(const char** names, int n, const char* s) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], s) == 0) return true;
+  return false;
+}
+
+static const char* unique_buf_name(ft_t* t, const char* base) {
+  const char* s = base;
+  for (int k = 1; name_taken(t->buf_names.data, t->buf_names.len, s); k++) s = rlx_ctx_sprintf(t->ctx, "%s_%d", base, k);
+  rlx_vec_push(&t->buf_names, s);
+  return s;
+}
+
+static const char* unique_block_name(ft_t* t, const char* base) {
+  const char* s = base;
+  for (int k = 1; name_taken(t->block_names.data, t->block_names.len, s); k++)
+    s = rlx_ctx_sprintf(t->ctx, "%s_%d", base, k);
+  rlx_vec_push(&t->block_names, s);
+  return s;
+}
+
+/* ---------------------------------------------------------------- shapes */
+static void fresh_relax_sym(const rlx_expr_t* e, void* user) {
+  ft_t* t = user;
+  if (e->kind != RLX_EXPR_VAR || rlx_ptrmap_has(&t->relax_sym, e)) return;
+  rlx_ptrmap_put(&t->relax_sym, e, rlx_ir_var(t->ctx, ((const rlx_var_t*)e)->name, e->dtype));
+}
+
+/* A Relax shape dim in the fused function's vars. */
+static rlx_expr_t* translate(ft_t* t, rlx_expr_t* dim) {
+  rlx_expr_visit(dim, fresh_relax_sym, t);
+  return rlx_expr_substitute(t->ctx, dim, &t->relax_sym);
+}
+
+static rlx_sinfo_tensor_t* known_tensor(const rlx_sinfo_t* s) {
+  if (!s || s->kind != RLX_SINFO_TENSOR) return NULL;
+  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)s;
+  return ts->shape && !rlx_dtype_is_void(ts->dtype) ? ts : NULL;
+}
+
+/* Binds the member buffer's var dims from the Relax struct info at the same position. */
+static rlx_status_t* match_dims(ft_t* t, const rlx_tir_buffer_t* b, const rlx_sinfo_tensor_t* ts, const char* what) {
+  if (b->ndim != ts->ndim)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: buffer %s has %d dims, the Relax value %d", what,
+                             b->name, b->ndim, ts->ndim);
+  for (int d = 0; d < b->ndim; d++) {
+    rlx_expr_t* bd = b->shape[d];
+    if (bd->kind != RLX_EXPR_VAR || rlx_ptrmap_has(&t->vm, bd)) continue;
+    rlx_expr_t* v = translate(t, ts->shape[d]);
+    rlx_ptrmap_put(&t->vm, bd, rlx_ir_cast(t->ctx, bd->dtype, v));
+  }
+  return NULL;
+}
+
+static rlx_tir_buffer_t* new_buffer(ft_t* t, const rlx_tir_buffer_t* like, const rlx_sinfo_tensor_t* ts) {
+  rlx_expr_t** shape = RLX_NEW_ARRAY(t->ctx, rlx_expr_t*, ts->ndim);
+  for (int d = 0; d < ts->ndim; d++) shape[d] = translate(t, ts->shape[d]);
+  return rlx_tir_buffer_create(t->ctx, unique_buf_name(t, like->name), like->dtype, ts->ndim, shape, like->scope);
+}
+
+/* ---------------------------------------------------------------- copying a member body */
+static void collect_defs_stmt(const rlx_tir_stmt_t* s, void* user) {
+  ft_t* t = user;
+  rlx_var_t* v = NULL;
+  switch (s->kind) {
+    case RLX_STMT_FOR: v = RLX_AS(const rlx_tir_for_t, s)->var; break;
+    case RLX_STMT_LET: v = RLX_AS(const rlx_tir_let_t, s)->var; break;
+    case RLX_STMT_ALLOCATE: {
+      rlx_tir_buffer_t* b = RLX_AS(const rlx_tir_allocate_t, s)->buffer;
+      if (!rlx_ptrmap_has(&t->bm, b)) {
+        rlx_ptrmap_put(&t->bm, b, NULL); /* filled after the vars */
+        rlx_vec_push(&t->pending, b);
+      }
+      break;
+    }
+    case RLX_STMT_BUFFER_STORE:
+    case RLX_STMT_SEQ:
+    case RLX_STMT_IF:
+    case RLX_STMT_EVALUATE:
+    case RLX_STMT_BLOCK_REALIZE:
+    case RLX_STMT_KIND_COUNT:
+      break;
+  }
+  if (v && !rlx_ptrmap_has(&t->vm, v)) rlx_ptrmap_put(&t->vm, v, rlx_ir_var(t->ctx, v->name, v->hdr.dtype));
+}
+
+static void collect_defs_block(const rlx_tir_block_t* b, void* user) {
+  ft_t* t = user;
+  for (int i = 0; i < b->n_iter_vars; i++) {
+    rlx_var_t* v = b->iter_vars[i]->var;
+    if (!rlx_ptrmap_has(&t->vm, v)) rlx_ptrmap_put(&t->vm, v, rlx_ir_var(t->ctx, v->name, v->hdr.dtype));
+  }
+  for (int i = 0; i < b->n_alloc_buffers; i++)
+    if (!rlx_ptrmap_has(&t->bm, b->alloc_buffers[i])) {
+      rlx_ptrmap_put(&t->bm, b->alloc_buffers[i], NULL);
+      rlx_vec_push(&t->pending, b->alloc_buffers[i]);
+    }
+}
+
+static rlx_expr_t* copy_leaf(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
+  ft_t* t = user;
+  if (e->kind == RLX_EXPR_VAR) {
+    rlx_expr_t* r = rlx_ptrmap_get(&t->vm, e);
+    return r ? r : e;
+  }
+  if (e->kind == RLX_EXPR_BUFFER_LOAD) {
+    rlx_buffer_load_t* l = RLX_AS(rlx_buffer_load_t, e);
+    rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, l->buffer);
+    if (!nb) {
+      if (!t->st) t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: load of unknown buffer %s", l->buffer->name);
+      return e;
+    }
+    rlx_expr_t* r = rlx_ir_load(ctx, nb, l->n_indices, l->indices);
+    r->dtype = e->dtype; /* vector loads keep their lanes */
+    return r;
+  }
+  return e;
+}
+
+static rlx_expr_t* copy_expr(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) { return rlx_expr_transform(ctx, e, copy_leaf, user); }
+
+static rlx_tir_buffer_t* map_buf(ft_t* t, rlx_tir_buffer_t* b) {
+  rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, b);
+  if (!nb && !t->st) t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: access to unknown buffer %s", b->name);
+  return nb ? nb : b;
+}
+
+static rlx_var_t* map_var(ft_t* t, rlx_var_t* v) {
+  rlx_expr_t* r = rlx_ptrmap_get(&t->vm, v);
+  return r && r->kind == RLX_EXPR_VAR ? (rlx_var_t*)r : v;
+}
+
+static rlx_buffer_region_t* map_regions(ft_t* t, const rlx_buffer_region_t* rs, int n) {
+  rlx_buffer_region_t* out = RLX_NEW_ARRAY(t->ctx, rlx_buffer_region_t, n);
+  for (int i = 0; i < n; i++) {
+    out[i] = rs[i];
+    out[i].buffer = map_buf(t, rs[i].buffer);
+  }
+  return out;
+}
+
+/* Post-order: children were copied already; re-point definitions, buffers, block names. */
+static rlx_tir_stmt_t* copy_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) {
+  ft_t* t = user;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE: {
+      rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, s);
+      return rlx_tir_store(ctx, map_buf(t, st->buffer), st->value, st->n_indices, st->indices);
+    }
+    case RLX_STMT_FOR: {
+      rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, s);
+      return rlx_tir_for(ctx, map_var(t, f->var), f->min, f->extent, f->for_kind, f->body);
+    }
+    case RLX_STMT_LET: {
+      rlx_tir_let_t* l = RLX_AS(rlx_tir_let_t, s);
+      return rlx_tir_let(ctx, map_var(t, l->var), l->value, l->body);
+    }
+    case RLX_STMT_ALLOCATE: {
+      rlx_tir_allocate_t* a = RLX_AS(rlx_tir_allocate_t, s);
+      return rlx_tir_allocate(ctx, map_buf(t, a->buffer), a->body);
+    }
+    case RLX_STMT_BLOCK_REALIZE: {
+      rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, s);
+      rlx_tir_block_t* c = rlx_tir_block_copy(ctx, br->block);
+      c->name = unique_block_name(t, br->block->name);
+      for (int i = 0; i < c->n_iter_vars; i++) {
+        rlx_iter_var_t* iv = c->iter_vars[i];
+        c->iter_vars[i] = rlx_tir_iter_var(ctx, map_var(t, iv->var), iv->dom.min, iv->dom.extent, iv->kind);
+      }
+      c->reads = map_regions(t, c->reads, c->n_reads);
+      c->writes = map_regions(t, c->writes, c->n_writes);
+      for (int i = 0; i < c->n_alloc_buffers; i++) c->alloc_buffers[i] = map_buf(t, c->alloc_buffers[i]);
+      return rlx_tir_block_realize(ctx, br->n_values, br->iter_values, br->predicate, c);
+    }
+    case RLX_STMT_SEQ:
+    case RLX_STMT_IF:
+    case RLX_STMT_EVALUATE:
+    case RLX_STMT_KIND_COUNT:
+      break;
+  }
+  return s;
+}
+
+
+/* Adds one member: its buffers bound to fused buffers, its body copied. */
+static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last, rlx_tir_buffer_t** out_result) {
+  rlx_ctx_t* ctx = t->ctx;
+  const rlx_tir_func_t* f = mb->func;
+  const char* what = rlx_ctx_sprintf(ctx, "PrimFunc '%s'", f->name);
+  if (f->n_params != mb->n_args + 1)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s has %d params for %d args and one result", what,
+                             f->n_params, mb->n_args);
+  for (int p = 0; p < f->n_params; p++)
+    if (!f->buffer_map[p])
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s has a scalar param %d", what, p);
+  rlx_ptrmap_free(&t->vm);
+  rlx_ptrmap_free(&t->bm);
+  memset(&t->vm, 0, sizeof(t->vm));
+  memset(&t->bm, 0, sizeof(t->bm));
+  /* inputs */
+  for (int p = 0; p < mb->n_args; p++) {
+    rlx_relax_expr_t* a = mb->args[p];
+    rlx_sinfo_tensor_t* ts = known_tensor(a->sinfo);
+    if (!ts) return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: argument %d has no known shape", what, p);
+    RLX_RETURN_IF_ERROR(match_dims(t, f->buffer_map[p], ts, what));
+    rlx_tir_buffer_t* fb = rlx_ptrmap_get(&t->inter, a);
+    if (!fb)
+      for (int i = 0; i < t->inputs.len && !fb; i++)
+        if (t->inputs.data[i] == a) fb = t->in_bufs.data[i];
+    if (!fb) {
+      fb = new_buffer(t, f->buffer_map[p], ts);
+      rlx_vec_push(&t->inputs, a);
+      rlx_vec_push(&t->in_bufs, fb);
+    }
+    rlx_ptrmap_put(&t->bm, f->buffer_map[p], fb);
+  }
+  /* result */
+  rlx_sinfo_tensor_t* os = known_tensor(mb->out_sinfo);
+  if (!os) return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: the result has no known shape", what);
+  rlx_tir_buffer_t* ob = f->buffer_map[mb->n_args];
+  RLX_RETURN_IF_ERROR(match_dims(t, ob, os, what));
+  rlx_tir_buffer_t* fo = new_buffer(t, ob, os);
+  if (!last) rlx_vec_push(&t->allocs, fo);
+  rlx_ptrmap_put(&t->inter, mb->var, fo);
+  rlx_ptrmap_put(&t->bm, ob, fo);
+  *out_result = fo;
+  /* every var of a param shape must be bound by now */
+  for (int p = 0; p < f->n_params; p++)
+    for (int d = 0; d < f->buffer_map[p]->ndim; d++) {
+      rlx_expr_t* dim = f->buffer_map[p]->shape[d];
+      rlx_expr_t* tr = rlx_expr_substitute(ctx, dim, &t->vm);
+      for (int q = 0; q < f->n_params; q++)
+        for (int e = 0; e < f->buffer_map[q]->ndim; e++)
+          if (f->buffer_map[q]->shape[e]->kind == RLX_EXPR_VAR && rlx_expr_uses_var(tr, (rlx_var_t*)f->buffer_map[q]->shape[e]))
+            return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: shape var %s is not bound by a whole dim", what,
+                                     ((rlx_var_t*)f->buffer_map[q]->shape[e])->name);
+    }
+  /* the body, without its root block (its allocations join the fused root block) */
+  rlx_tir_stmt_t* body = f->body;
+  rlx_tir_block_t* root = NULL;
+  if (body->kind == RLX_STMT_BLOCK_REALIZE && RLX_AS(rlx_tir_block_realize_t, body)->block->n_iter_vars == 0) {
+    root = RLX_AS(rlx_tir_block_realize_t, body)->block;
+    if (root->init)
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: the root block has an init", what);
+    body = root->body;
+  }
+  t->pending.len = 0;
+  if (root)
+    for (int i = 0; i < root->n_alloc_buffers; i++) {
+      rlx_ptrmap_put(&t->bm, root->alloc_buffers[i], NULL);
+      rlx_vec_push(&t->pending, root->alloc_buffers[i]);
+    }
+  rlx_tir_visitor_t vis = {collect_defs_stmt, NULL, collect_defs_block, t};
+  rlx_tir_stmt_visit(body, &vis);
+  /* fresh copies of the allocated buffers, shapes in fused vars */
+  for (int i = 0; i < t->pending.len; i++) {
+    const rlx_tir_buffer_t* b = t->pending.data[i];
+    rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
+    for (int d = 0; d < b->ndim; d++) shape[d] = rlx_expr_substitute(ctx, b->shape[d], &t->vm);
+    rlx_tir_buffer_t* nb = rlx_tir_buffer_create(ctx, unique_buf_name(t, b->name), b->dtype, b->ndim, shape, b->scope);
+    rlx_ptrmap_put(&t->bm, b, nb);
+  }
+  if (root)
+    for (int i = 0; i < root->n_alloc_buffers; i++) rlx_vec_push(&t->allocs, rlx_ptrmap_get(&t->bm, root->alloc_buffers[i]));
+  rlx_tir_mutator_t mut = {copy_stmt, copy_expr, t};
+  rlx_tir_stmt_t* nb = rlx_tir_stmt_mutate(ctx, body, &mut);
+  if (t->st) {
+    rlx_status_t* st = t->st;
+    t->st = NULL;
+    return rlx_status_annotate(st, "in %s", what);
+  }
+  rlx_vec_push(&t->body, nb);
+  return NULL;
+}
+
+
+static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
+                               rlx_tir_func_t** out_func) {
+  rlx_ctx_t* ctx = t->ctx;
+  rlx_vec_push(&t->block_names, "root");
+  rlx_tir_buffer_t* result = NULL;
+  for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(add_member(t, &members[i], i == n - 1, &result));
+  int np = (int)t->in_bufs.len + 1;
+  rlx_var_t** params = RLX_NEW_ARRAY(ctx, rlx_var_t*, np);
+  rlx_tir_buffer_t** bmap = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, np);
+  for (int i = 0; i < np - 1; i++) {
+    bmap[i] = t->in_bufs.data[i];
+    params[i] = bmap[i]->data;
+  }
+  bmap[np - 1] = result;
+  params[np - 1] = result->data;
+  rlx_tir_block_t* root = RLX_NEW(ctx, rlx_tir_block_t);
+  root->name = "root";
+  root->body = rlx_tir_seq(ctx, (int)t->body.len, t->body.data);
+  root->n_alloc_buffers = (int)t->allocs.len;
+  root->alloc_buffers = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, root->n_alloc_buffers);
+  for (int i = 0; i < root->n_alloc_buffers; i++) root->alloc_buffers[i] = t->allocs.data[i];
+  rlx_tir_stmt_t* body = rlx_tir_block_realize(ctx, 0, NULL, NULL, root);
+  rlx_tir_func_t* f = rlx_tir_func_create(ctx, name, np, params, bmap, body);
+  f = rlx_tir_func_with_attr(ctx, f, "tir.noalias", rlx_ir_bool(ctx, true));
+  f->is_private = true;
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_verify(f), "FuseTIR: fused function '%s'", name));
+  *out_func = f;
+  return NULL;
+}
+
+rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
+                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs) {
+  if (n_members < 1 || !members || !name)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: empty group or no name");
+  ft_t t;
+  memset(&t, 0, sizeof(t));
+  t.ctx = ctx;
+  rlx_status_t* st = fuse_impl(&t, n_members, members, name, out_func);
+  if (!st) {
+    *out_n_inputs = (int)t.inputs.len;
+    *out_inputs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t.inputs.len);
+    for (int i = 0; i < t.inputs.len; i++) (*out_inputs)[i] = t.inputs.data[i];
+  }
+  rlx_ptrmap_free(&t.relax_sym);
+  rlx_ptrmap_free(&t.vm);
+  rlx_ptrmap_free(&t.bm);
+  rlx_ptrmap_free(&t.inter);
+  rlx_vec_free(&t.buf_names);
+  rlx_vec_free(&t.block_names);
+  rlx_vec_free(&t.inputs);
+  rlx_vec_free(&t.in_bufs);
+  rlx_vec_free(&t.allocs);
+  rlx_vec_free(&t.body);
+  rlx_vec_free(&t.pending);
+  if (t.st) rlx_status_free(t.st);
+  return st;
+}
