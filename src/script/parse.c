@@ -111,7 +111,7 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
   if (!st) st = parse_bodies(&p, m, &sigs);
   if (!st && n_defs == 0) {
     rlx_span_t sp = {file, 1, 1};
-    st = rlx_error(RLX_PARSE_ERROR, sp, "expected a @T.prim_func function or an @I.ir_module class, got end of file");
+    st = rlx_error(RLX_PARSE_ERROR, sp, "expected a @T.prim_func or @R.function function or an @I.ir_module class, got end of file");
   }
   rlx_vec_free(&sigs);
   rlx_vec_free(&p.syms);
