@@ -1,10 +1,181 @@
-/* Pass legalize_ops: placeholder until the pass lands (see pass.h for its contract). It fails loudly
- * instead of passing the module through. */
+/* Pass legalize_ops (TVM's LegalizeOps).
+ *
+ * Requires: a well-formed module whose high-level op calls (R.add, R.matmul, R.nn.conv2d ...)
+ * have known argument shapes where their legalization needs them.
+ * Produces: every Call of a registered op that has a legalize function is replaced by what
+ * that function returns (an R.call_tir of a TE PrimFunc made with rlx_bb_call_te), binding by
+ * binding: each binding keeps its var (name and identity); nested operands of a returned
+ * expression are bound to fresh vars just before it. New PrimFuncs are added to the module
+ * (structurally equal ones are shared: the BlockBuilder deduplicates). Calls of call_tir,
+ * call_dps_packed, call_pure_packed, of ops without a legalize function (builtins), of
+ * functions and of extern functions stay as they are. Declared return struct info, params,
+ * attributes and purity of every function are kept.
+ * Errors: an unknown op names the op, the function and the binding; a legalization error
+ * is annotated the same way.
+ * Note for op authors: a legalize function should return an expression (call_te) and not
+ * emit bindings itself, because calls inside If branches are legalized in place.
+ */
+#include <string.h>
+
+#include "../relax/op.h"
 #include "pass.h"
+#include "pass_util.h"
+
+typedef struct {
+  rlx_bb_t* bb;
+  rlx_module_t* m;
+  const char* fname;
+  const char* where; /* "binding lv0" / "the function result" */
+  rlx_status_t* st;
+} lg_t;
+
+static bool is_bridge_op(const char* name) {
+  return strcmp(name, "relax.call_tir") == 0 || strcmp(name, "relax.call_dps_packed") == 0 ||
+         strcmp(name, "relax.call_pure_packed") == 0;
+}
+
+/* Post-order callback: legalizes one call (its operands are already legalized). */
+static rlx_relax_expr_t* lg_expr(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
+  lg_t* lg = user;
+  if (lg->st || e->kind != RLX_RELAX_CALL) return e;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+  if (c->op->kind != RLX_RELAX_OP) return e;
+  const char* name = ((rlx_relax_op_t*)c->op)->name;
+  if (is_bridge_op(name)) return e;
+  const rlx_op_def_t* def = rlx_op_lookup(name);
+  if (!def) {
+    lg->st = rlx_status_create(RLX_NOT_FOUND, "legalize_ops: function '%s', %s: unknown op '%s'", lg->fname, lg->where,
+                               name);
+    return e;
+  }
+  if (!def->legalize) return e;
+  rlx_status_t* st = rlx_relax_normalize(ctx, lg->m, e); /* a rebuilt call has no struct info yet */
+  rlx_relax_expr_t* r = NULL;
+  if (!st) st = def->legalize(lg->bb, c, &r);
+  if (!st && !r) st = rlx_status_create(RLX_INTERNAL, "the legalize function returned nothing");
+  if (!st) st = rlx_relax_normalize(ctx, lg->m, r);
+  if (st) {
+    lg->st = rlx_status_annotate(st, "legalize_ops: function '%s', %s: op '%s'", lg->fname, lg->where, name);
+    return e;
+  }
+  return r;
+}
+
+static bool is_leaf(const rlx_relax_expr_t* e) {
+  switch (e->kind) {
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+    case RLX_RELAX_FUNCTION:
+      return true;
+    case RLX_RELAX_TUPLE: {
+      const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
+      for (int i = 0; i < t->n_fields; i++)
+        if (!is_leaf(t->fields[i])) return false;
+      return true;
+    }
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_KIND_COUNT:
+      break;
+  }
+  return false;
+}
+
+/* e as a leaf: non-leaf expressions are bound to fresh vars first (TVM's normal form). */
+static rlx_status_t* leafify(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  if (is_leaf(e)) return *out = e, NULL;
+  if (e->kind == RLX_RELAX_TUPLE) {
+    rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t->n_fields);
+    for (int i = 0; i < t->n_fields; i++) RLX_RETURN_IF_ERROR(leafify(bb, ctx, t->fields[i], &f[i]));
+    *out = rlx_relax_tuple(ctx, t->n_fields, f);
+    return NULL;
+  }
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_emit(bb, e, NULL, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
+/* The operands of a binding value as leaves (only what a legalization returned can need it). */
+static rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  *out = e;
+  if (e->kind == RLX_RELAX_CALL) {
+    rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+    bool leafy = true;
+    for (int i = 0; i < c->n_args; i++) leafy = leafy && is_leaf(c->args[i]);
+    if (leafy) return NULL;
+    rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, c->n_args);
+    for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(leafify(bb, ctx, c->args[i], &args[i]));
+    *out = rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+    return NULL;
+  }
+  if (e->kind == RLX_RELAX_TUPLE) return leafify(bb, ctx, e, out);
+  if (e->kind == RLX_RELAX_TUPLE_GET_ITEM) {
+    rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
+    rlx_relax_expr_t* t = NULL;
+    RLX_RETURN_IF_ERROR(leafify(bb, ctx, g->tuple, &t));
+    if (t != g->tuple) *out = rlx_relax_tuple_get_item(ctx, t, g->index);
+  }
+  return NULL;
+}
+
+static rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_binding_t* b) {
+  lg->where = rlx_ctx_sprintf(ctx, "binding '%s'", b->var->name);
+  rlx_relax_expr_t* v = rlx_relax_expr_transform(ctx, b->value, lg_expr, lg);
+  if (lg->st) return lg->st;
+  if (v == b->value) return rlx_bb_emit_binding(lg->bb, b);
+  RLX_RETURN_IF_ERROR(flatten_value(lg->bb, ctx, v, &v));
+  rlx_relax_binding_t* nb = b->kind == RLX_BINDING_MATCH_CAST ? rlx_relax_match_cast(ctx, b->var, v, b->sinfo)
+                                                               : rlx_relax_var_binding(ctx, b->var, v);
+  return rlx_bb_emit_binding(lg->bb, nb);
+}
+
+static rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
+                                   const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+  if (f->body->kind != RLX_RELAX_SEQ)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "legalize_ops: function '%s': body is not a SeqExpr (normalize it)",
+                             name);
+  lg_t lg = {bb, m, name, NULL, NULL};
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(bb, name, f->n_params, f->params));
+  for (int i = 0; i < seq->n_blocks; i++) {
+    rlx_relax_block_t* blk = seq->blocks[i];
+    if (blk->is_dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(bb));
+    for (int k = 0; k < blk->n_bindings; k++) RLX_RETURN_IF_ERROR(legalize_binding(&lg, ctx, blk->bindings[k]));
+    if (blk->is_dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(bb));
+  }
+  lg.where = "the function result";
+  rlx_relax_expr_t* body = rlx_relax_expr_transform(ctx, seq->body, lg_expr, &lg);
+  if (lg.st) return lg.st;
+  RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(bb, body, 0, NULL));
+  rlx_relax_func_t* built = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_function_finish(bb, &built));
+  /* keep the declared signature and attributes of the original */
+  return pass_func_with_body(ctx, m, f, built->body, out);
+}
 
 rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
-  (void)ctx;
-  (void)in;
-  (void)out;
-  return rlx_status_create(RLX_UNSUPPORTED, "pass legalize_ops is not implemented yet");
+  rlx_module_t* m = pass_module_copy(ctx, in);
+  rlx_bb_t* bb = rlx_bb_create(ctx, m);
+  int n = in->n_funcs; /* legalization appends PrimFuncs; only the original functions are visited */
+  for (int i = 0; i < n; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    const char* name = m->funcs[i].name;
+    rlx_relax_func_t* nf = NULL;
+    RLX_RETURN_IF_ERROR(legalize_func(ctx, bb, m, name, m->funcs[i].func, &nf));
+    rlx_module_set(m, name, RLX_FUNC_RELAX, nf);
+  }
+  *out = m;
+  return NULL;
 }

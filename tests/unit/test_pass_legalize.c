@@ -1,0 +1,250 @@
+/* legalize_ops: high-level op calls (written as TVMScript) become call_tirs of TE PrimFuncs,
+ * binding by binding with the vars kept; an MLP (permute_dims, matmul, add, relu, matmul,
+ * add) after legalize_ops + fuse_ops computes what plain C loops compute (fixed and symbolic
+ * batch); call_tir / call_pure_packed and builtins stay; unknown ops are errors naming the op
+ * and the binding. */
+#include <stdlib.h>
+
+#include "pass_test_util.h"
+#include "relax/op.h"
+#include "script/script.h"
+#include "test.h"
+#include "transform/pass.h"
+
+static const char* MLP =
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 16), dtype=\"float32\"), w1: R.Tensor((32, 16), dtype=\"float32\"),\n"
+    "             b1: R.Tensor((32,), dtype=\"float32\"), w2: R.Tensor((10, 32), dtype=\"float32\"),\n"
+    "             b2: R.Tensor((10,), dtype=\"float32\")) -> R.Tensor((\"n\", 10), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        with R.dataflow():\n"
+    "            lv0: R.Tensor((16, 32), dtype=\"float32\") = R.permute_dims(w1, axes=None)\n"
+    "            lv1: R.Tensor((n, 32), dtype=\"float32\") = R.matmul(x, lv0, out_dtype=\"void\")\n"
+    "            lv2: R.Tensor((n, 32), dtype=\"float32\") = R.add(lv1, b1)\n"
+    "            lv3: R.Tensor((n, 32), dtype=\"float32\") = R.nn.relu(lv2)\n"
+    "            lv4: R.Tensor((32, 10), dtype=\"float32\") = R.permute_dims(w2)\n"
+    "            lv5: R.Tensor((n, 10), dtype=\"float32\") = R.matmul(lv3, lv4, out_dtype=\"void\")\n"
+    "            gv: R.Tensor((n, 10), dtype=\"float32\") = R.add(lv5, b2)\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+static rlx_module_t* parse(rlx_ctx_t* ctx, const char* text) {
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, text, "test.py", &m));
+  return m;
+}
+
+static const char* binding_callee(rlx_relax_binding_t* b) {
+  if (b->value->kind != RLX_RELAX_CALL) return NULL;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
+  if (!rlx_relax_is_op(c->op, "relax.call_tir")) return NULL;
+  return ((rlx_relax_global_var_t*)c->args[0])->name;
+}
+
+/* relu(x @ w1^T + b1) @ w2^T + b2 in plain C; x (n, 16), w1 (32, 16), w2 (10, 32). */
+static void ref_mlp(const float* x, const float* w1, const float* b1, const float* w2, const float* b2, int n,
+                    float* out) {
+  float h[32];
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < 32; j++) {
+      float acc = 0;
+      for (int k = 0; k < 16; k++) acc += x[i * 16 + k] * w1[j * 16 + k];
+      acc += b1[j];
+      h[j] = acc > 0 ? acc : 0;
+    }
+    for (int j = 0; j < 10; j++) {
+      float acc = 0;
+      for (int k = 0; k < 32; k++) acc += h[k] * w2[j * 32 + k];
+      out[i * 10 + j] = acc + b2[j];
+    }
+  }
+}
+
+static void check_mlp(rlx_ctx_t* ctx, rlx_module_t* m, const char* stage, int n) {
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t sx[2] = {n, 16}, sw1[2] = {32, 16}, sb1[1] = {32}, sw2[2] = {10, 32}, sb2[1] = {10};
+  ht_t* in[5] = {ht_new(ctx, f32, 2, sx), ht_new(ctx, f32, 2, sw1), ht_new(ctx, f32, 1, sb1), ht_new(ctx, f32, 2, sw2),
+                 ht_new(ctx, f32, 1, sb2)};
+  for (int i = 0; i < 5; i++) ht_fill(in[i], (unsigned)(11 * i + n));
+  float* ref = calloc((size_t)n * 10, sizeof(float));
+  ref_mlp(ht_f32(in[0]), ht_f32(in[1]), ht_f32(in[2]), ht_f32(in[3]), ht_f32(in[4]), n, ref);
+  ht_t* y = relax_eval(ctx, m, "main", in);
+  CHECK_MSG(y != NULL, "%s: evaluation failed", stage);
+  if (y) {
+    CHECK(y->dl.ndim == 2 && y->shape[0] == n && y->shape[1] == 10);
+    double e = ht_max_abs_diff(y, ref);
+    CHECK_MSG(e < 1e-4, "%s, n=%d: max abs err %g vs C (tol 1e-4)", stage, n, e);
+  }
+  free(ref);
+}
+
+static void test_mlp(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = parse(ctx, MLP);
+  if (!m) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+  rlx_module_t* lg = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (!lg) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, lg));
+  CHECK(count_tir_funcs(m) == 0 && m->n_funcs == 1); /* input untouched */
+  /* binding by binding: same vars, each now a call_tir with the same struct info */
+  rlx_relax_seq_t* s0 = (rlx_relax_seq_t*)main_of(m)->body;
+  rlx_relax_seq_t* s1 = (rlx_relax_seq_t*)main_of(lg)->body;
+  CHECK(s1->n_blocks == 1 && s1->blocks[0]->is_dataflow && s1->blocks[0]->n_bindings == 7);
+  const char* want[7] = {"transpose", "matmul", "add", "relu", "transpose1", "matmul1", "add1"};
+  for (int k = 0; k < 7 && k < s1->blocks[0]->n_bindings; k++) {
+    rlx_relax_binding_t* b = s1->blocks[0]->bindings[k];
+    CHECK(b->var == s0->blocks[0]->bindings[k]->var);
+    const char* callee = binding_callee(b);
+    CHECK_MSG(callee && strcmp(callee, want[k]) == 0, "binding %d calls %s, expected %s", k, callee ? callee : "-",
+              want[k]);
+    CHECK(rlx_sinfo_struct_equal(b->value->sinfo, b->var->hdr.sinfo));
+    rlx_module_entry_t* e = callee ? rlx_module_find(lg, callee) : NULL;
+    CHECK(e && e->kind == RLX_FUNC_TIR && ((rlx_tir_func_t*)e->func)->is_private);
+  }
+  CHECK(count_tir_funcs(lg) == 7);
+  CHECK(rlx_sinfo_struct_equal(main_of(lg)->ret_sinfo, main_of(m)->ret_sinfo));
+  check_mlp(ctx, lg, "legalized", 3);
+
+  /* + fuse_ops: transpose | matmul+add+relu | transpose | matmul+add */
+  rlx_module_t* fz = NULL;
+  CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  if (!fz) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, fz));
+  const char* names[8];
+  int n = call_tir_names(fz, names, 8);
+  CHECK(n == 4);
+  const char* wantf[4] = {"transpose", "fused_matmul_add_relu", "transpose1", "fused_matmul1_add1"};
+  for (int i = 0; i < n && i < 4; i++) CHECK_STREQ(names[i], wantf[i]);
+  CHECK(count_tir_funcs(fz) == 4);
+  rlx_module_entry_t* fe = rlx_module_find(fz, "fused_matmul_add_relu");
+  if (fe) {
+    rlx_tir_func_t* f = fe->func;
+    CHECK(f->n_params == 4);
+    CHECK(f->buffer_map[0]->shape[0]->kind == RLX_EXPR_VAR && f->buffer_map[0]->shape[0] == f->buffer_map[3]->shape[0]);
+  }
+  check_mlp(ctx, fz, "legalized+fused", 3);
+  check_mlp(ctx, fz, "legalized+fused", 1);
+
+  /* + default_schedule: still the same numbers */
+  rlx_module_t* sc = NULL;
+  CHECK_OK(rlx_pass_default_schedule(ctx, fz, &sc));
+  if (sc) {
+    CHECK_OK(rlx_relax_well_formed(ctx, sc));
+    check_mlp(ctx, sc, "legalized+fused+scheduled", 5);
+  }
+  rlx_ctx_free(ctx);
+}
+
+/* A transpose of a constant weight folds after legalization (TVM's usual pattern). */
+static void test_fold_constant_weight(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 2), dtype=\"float32\"):\n"
+      "        with R.dataflow():\n"
+      "            lv0: R.Tensor((3, 2), dtype=\"float32\") = R.permute_dims(R.const([[1, 2, 3], [4, 5, 6]], \"float32\"))\n"
+      "            gv: R.Tensor((2, 2), dtype=\"float32\") = R.matmul(x, lv0, out_dtype=\"void\")\n"
+      "            R.output(gv)\n"
+      "        return gv\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t *lg = NULL, *fc = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (lg) CHECK_OK(rlx_pass_fold_constants(ctx, lg, &fc));
+  if (!fc) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, fc));
+  const char* names[4];
+  CHECK(call_tir_names(fc, names, 4) == 1 && strcmp(names[0], "matmul") == 0);
+  CHECK(!rlx_module_find(fc, "transpose") && count_tir_funcs(fc) == 1);
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)main_of(fc)->body;
+  rlx_relax_binding_t* b = seq->blocks[0]->bindings[0];
+  CHECK(b->value->kind == RLX_RELAX_CONSTANT);
+  if (b->value->kind == RLX_RELAX_CONSTANT) {
+    float* d = ((rlx_relax_constant_t*)b->value)->data;
+    float want[6] = {1, 4, 2, 5, 3, 6};
+    for (int i = 0; i < 6; i++) CHECK(d[i] == want[i]);
+  }
+  ht_t* x = ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){2, 3});
+  for (int i = 0; i < 6; i++) ht_f32(x)[i] = (float)(i + 1);
+  ht_t* y = relax_eval(ctx, fc, "main", &x);
+  float ref[4] = {14, 32, 32, 77}; /* x @ w^T with x = w = [[1,2,3],[4,5,6]] */
+  CHECK(y && ht_max_abs_diff(y, ref) == 0);
+  rlx_ctx_free(ctx);
+}
+
+/* call_tir, call_pure_packed and ops without a legalize function stay; an unknown op is an
+ * error naming the op and the binding. */
+static void test_kept_and_errors(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @T.prim_func(private=True)\n"
+      "    def copy(A: T.Buffer((T.int64(4),), \"float32\"), B: T.Buffer((T.int64(4),), \"float32\")):\n"
+      "        for i in range(T.int64(4)):\n"
+      "            with T.block(\"B\"):\n"
+      "                vi = T.axis.spatial(T.int64(4), i)\n"
+      "                B[vi] = A[vi]\n"
+      "\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        cls = Module\n"
+      "        with R.dataflow():\n"
+      "            lv0 = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
+      "            lv1: R.Tensor((4,), dtype=\"float32\") = R.call_pure_packed(\"ext\", lv0, sinfo_args=(R.Tensor((4,), dtype=\"float32\"),))\n"
+      "            gv: R.Tensor((4,), dtype=\"float32\") = R.exp(lv1)\n"
+      "            R.output(gv)\n"
+      "        return gv\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t* lg = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (!lg) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, lg));
+  rlx_relax_seq_t* s0 = (rlx_relax_seq_t*)main_of(m)->body;
+  rlx_relax_seq_t* s1 = (rlx_relax_seq_t*)main_of(lg)->body;
+  CHECK(s1->blocks[0]->bindings[0]->value == s0->blocks[0]->bindings[0]->value);
+  CHECK(s1->blocks[0]->bindings[1]->value == s0->blocks[0]->bindings[1]->value);
+  const char* callee = binding_callee(s1->blocks[0]->bindings[2]);
+  CHECK(callee && strcmp(callee, "exp") == 0);
+  CHECK(count_tir_funcs(lg) == 2);
+
+  /* an op that is not registered: the call is built by hand (no inference exists) */
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t four = 4;
+  rlx_sinfo_t* t4 = rlx_sinfo_tensor_const(ctx, 1, &four, f32);
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t4);
+  rlx_relax_expr_t* bogus = rlx_relax_op_call(ctx, "relax.bogus", 1, (rlx_relax_expr_t*[]){&x->hdr}, (rlx_attrs_t){0});
+  bogus->sinfo = t4;
+  rlx_relax_var_t* lv = rlx_relax_var(ctx, "lv_bad", t4);
+  rlx_relax_binding_t* b = rlx_relax_var_binding(ctx, lv, bogus);
+  rlx_relax_block_t* blk = rlx_relax_block(ctx, false, 1, &b);
+  rlx_relax_expr_t* seq = rlx_relax_seq(ctx, 1, &blk, &lv->hdr);
+  seq->sinfo = t4;
+  rlx_relax_func_t* f = rlx_relax_func(ctx, 1, &x, seq, t4, (rlx_attrs_t){0}, true);
+  rlx_module_t* bad = rlx_module_create(ctx);
+  rlx_module_set(bad, "main", RLX_FUNC_RELAX, f);
+  rlx_module_t* out = NULL;
+  rlx_status_t* st = rlx_pass_legalize_ops(ctx, bad, &out);
+  CHECK(st != NULL);
+  if (st) {
+    const char* msg = rlx_status_message(st);
+    CHECK_MSG(strstr(msg, "unknown op 'relax.bogus'") && strstr(msg, "'lv_bad'") && strstr(msg, "'main'"), "got: %s",
+              msg);
+    rlx_status_free(st);
+  }
+  rlx_ctx_free(ctx);
+}
+
+int main(void) {
+  test_mlp();
+  test_fold_constant_weight();
+  test_kept_and_errors();
+  TEST_MAIN_END();
+}
