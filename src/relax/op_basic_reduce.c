@@ -29,7 +29,8 @@ rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
   if (is_arg && has_axis && n_axes != 1) return ob_error(call, "axis must be a single int, got %d values", n_axes);
   rlx_dtype_t t = is_arg ? rlx_dt_int64() : x->dtype;
   if (x->ndim < 0) {
-    *out = rlx_sinfo_tensor(ctx, !has_axis && !keepdims ? 0 : -1, NULL, t);
+    bool scalar = !has_axis && !keepdims; /* rank 0: the (empty) shape is known */
+    *out = rlx_sinfo_tensor(ctx, scalar ? 0 : -1, scalar ? RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1) : NULL, t);
     return NULL;
   }
   bool* mask = RLX_NEW_ARRAY(ctx, bool, x->ndim);
