@@ -157,12 +157,16 @@ static rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** o
   if (!ident) {
     /* a quoted expression ("n * 2"): parse it as Python, names must be defined */
     py_block_t blk;
-    rlx_status_t* st = py_parse(r->p->ast, s, r->p->file, &blk);
+    rlx_status_t* st = py_parse(r->p->ast, s, NULL, &blk); /* no file: inner errors carry no location */
     if (st || blk.n != 1 || blk.items[0]->kind != PY_S_EXPR) {
       rlx_status_free(st);
       return err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
     }
-    return prim(r, blk.items[0]->value, out);
+    st = prim(r, blk.items[0]->value, out);
+    if (!st) return NULL;
+    rlx_status_t* w = err(r, e, "in \"%s\": %s", s, rlx_status_message(st));
+    rlx_status_free(st);
+    return w;
   }
   rs_sym_t* y = lookup(r, s);
   if (y && y->kind == RS_SYM) {

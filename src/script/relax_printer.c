@@ -27,6 +27,7 @@ typedef struct {
   int head_indent;
   bool func_vars_mode;   /* printing the signature: dims with its vars print quoted */
   rlx_ptrmap_t func_vars; /* symbolic vars first defined by the signature */
+  rlx_ptrmap_t used; /* Relax vars used as expressions in the function */
   bool cls_printed;
   bool used_tir, used_meta;
   int n_meta;
@@ -685,7 +686,9 @@ static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strb
         rlx_strbuf_free(&t);
       }
     }
-  } else if (is_void(b->value ? b->value->sinfo : NULL) && is_void(v->hdr.sinfo)) {
+  } else if (b->value && b->value->kind == RLX_RELAX_CALL && is_void(b->value->sinfo) && is_void(v->hdr.sinfo) &&
+             !rlx_ptrmap_has(&p->used, v)) {
+    /* TVM's sugar for void calls; rlx keeps the binding when its var is used later */
     pexpr(p, b->value, &rhs);
     stmt(out, indent, rlx_strbuf_cstr(&rhs));
   } else {
@@ -743,6 +746,10 @@ static int cmp_attr(const void* a, const void* b) {
   return strcmp((*(const rlx_attr_t* const*)a)->key, (*(const rlx_attr_t* const*)b)->key);
 }
 
+static void note_use(const rlx_relax_expr_t* e, void* user) {
+  if (rlx_relax_is_var(e)) rlx_ptrmap_put(user, e, (void*)e);
+}
+
 void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
                          rlx_strbuf_t* out, bool* used_tir, bool* used_meta) {
   rp_t p;
@@ -750,6 +757,7 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   p.ctx = rlx_ctx_create();
   p.m = m;
   p.head_indent = indent + 4;
+  if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
   frame_push(&p); /* function frame: depth 1 */
   /* Step 1: return struct info, then params (symbolic vars defined here print quoted). */
   p.func_vars_mode = true;
@@ -822,5 +830,6 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   rlx_strbuf_free(&p.head);
   rlx_vec_free(&p.defs);
   rlx_ptrmap_free(&p.func_vars);
+  rlx_ptrmap_free(&p.used);
   rlx_ctx_free(p.ctx);
 }

@@ -52,6 +52,54 @@ static rlx_module_t* build_mlc(rlx_ctx_t* ctx) {
   return rlx_bb_get(bb);
 }
 
+
+/* (n, k) x (k, m) with m from a match_cast; call_tir (emit_te), call_dps_packed, call_packed,
+ * call_pure_packed, a tuple and tuple indexing; impure function. */
+static rlx_module_t* build_symbolic(rlx_ctx_t* ctx) {
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_expr_t *n = sym(ctx, "n"), *k = sym(ctx, "k"), *m = sym(ctx, "m");
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t2(ctx, n, k, f32));
+  rlx_relax_var_t* w = rlx_relax_var(ctx, "w", rlx_sinfo_tensor(ctx, 2, NULL, f32));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t *w1 = NULL, *lv = NULL, *lv1 = NULL, *gv = NULL, *lv2 = NULL, *lv3 = NULL, *lv4 = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 2, (rlx_relax_var_t*[]){x, w}));
+  CHECK_OK(rlx_bb_function_set_pure(bb, false));
+  CHECK_OK(rlx_bb_match_cast(bb, &w->hdr, t2(ctx, k, m, f32), "w1", &w1));
+  CHECK_OK(rlx_bb_dataflow_begin(bb));
+  CHECK_OK(rlx_bb_emit_te(bb, te_matmul, NULL, 2, (rlx_relax_expr_t*[]){&x->hdr, &w1->hdr}, NULL, "lv", &lv));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_dps_packed(ctx, "my_relu", 1, (rlx_relax_expr_t*[]){&lv->hdr}, t2(ctx, n, m, f32)), "lv1", &lv1));
+  CHECK_OK(rlx_bb_emit_output(bb, &lv1->hdr, "gv", &gv));
+  CHECK_OK(rlx_bb_dataflow_end(bb));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_packed(ctx, "my_print", 1, (rlx_relax_expr_t*[]){&gv->hdr}, 1, (rlx_sinfo_t*[]){t2(ctx, n, m, f32)}), "lv2", &lv2));
+  rlx_expr_t* sh[2] = {n, m};
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_pure_packed(ctx, "my_shape", 1, (rlx_relax_expr_t*[]){&lv2->hdr}, 1, (rlx_sinfo_t*[]){rlx_sinfo_shape(ctx, 2, sh)}), "lv3", &lv3));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){&lv2->hdr, &lv3->hdr}), "lv4", &lv4));
+  CHECK_OK(rlx_bb_emit_func_output(bb, rlx_relax_tuple_get_item(ctx, &lv4->hdr, 0), -1, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  return rlx_bb_get(bb);
+}
+
+/* A module built with the BlockBuilder prints as golden (byte for byte) and parses back to
+ * structurally equal functions. */
+static void check_built(rlx_module_t* m, const char* golden) {
+  char* text = rlx_script_print_module(m);
+  char* want = read_text(golden);
+  if (getenv("RLX_PRINT")) fputs(text, stdout);
+  CHECK_MSG(text && want && strcmp(text, want) == 0, "%s", golden);
+  if (text && want && strcmp(text, want) != 0) show_diff(want, text);
+  free(want);
+  rlx_module_t* m2 = NULL;
+  CHECK_OK(rlx_script_parse(m->ctx, text, golden, &m2));
+  for (int i = 0; m2 && i < m->n_funcs; i++) {
+    rlx_module_entry_t *a = &m->funcs[i], *b = rlx_module_find(m2, a->name);
+    CHECK_MSG(b && b->kind == a->kind, "%s: function %s", golden, a->name);
+    if (!b || b->kind != a->kind) continue;
+    if (a->kind == RLX_FUNC_RELAX) CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s", golden, a->name);
+    else CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s", golden, a->name);
+  }
+  free(text);
+}
+
 static void test_mlc_golden(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = build_mlc(ctx);
@@ -77,7 +125,157 @@ static void test_mlc_golden(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_symbolic_golden(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  check_built(build_symbolic(ctx), "tests/golden/relax_symbolic.py");
+  rlx_ctx_free(ctx);
+}
+
+/* A golden file parses, prints back byte-identical, and a second parse is structurally equal
+ * function by function. Returns the first parse (in ctx) for structure checks. */
+static rlx_module_t* check_golden(rlx_ctx_t* ctx, const char* path) {
+  char* text = read_text(path);
+  CHECK_MSG(text != NULL, "%s", path);
+  if (!text) return NULL;
+  rlx_module_t *m = NULL, *m2 = NULL;
+  CHECK_OK(rlx_script_parse(ctx, text, path, &m));
+  if (!m) {
+    free(text);
+    return NULL;
+  }
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+  char* out = rlx_script_print_module(m);
+  CHECK_MSG(out && strcmp(out, text) == 0, "%s prints back identical", path);
+  if (out && strcmp(out, text) != 0) show_diff(text, out);
+  CHECK_OK(rlx_script_parse(ctx, out, path, &m2));
+  for (int i = 0; m2 && i < m->n_funcs; i++) {
+    rlx_module_entry_t *a = &m->funcs[i], *b = rlx_module_find(m2, a->name);
+    CHECK_MSG(b && b->kind == a->kind, "%s: %s", path, a->name);
+    if (!b || b->kind != a->kind) continue;
+    if (a->kind == RLX_FUNC_RELAX) CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
+    else CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
+  }
+  free(out);
+  free(text);
+  return m;
+}
+
+static rlx_relax_func_t* relax_func(rlx_module_t* m, const char* name) {
+  rlx_module_entry_t* e = m ? rlx_module_find(m, name) : NULL;
+  return e && e->kind == RLX_FUNC_RELAX ? e->func : NULL;
+}
+
+static rlx_relax_binding_t* binding(rlx_relax_func_t* f, int block, int k) {
+  rlx_relax_seq_t* s = (rlx_relax_seq_t*)f->body;
+  if (block >= s->n_blocks || k >= s->blocks[block]->n_bindings) return NULL;
+  return s->blocks[block]->bindings[k];
+}
+
+static bool call_of(rlx_relax_binding_t* b, const char* op) {
+  return b && b->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)b->value)->op, op);
+}
+
+static void test_golden_mlp(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = check_golden(ctx, "tests/golden/relax_mlp.py");
+  rlx_relax_func_t* f = relax_func(m, "main");
+  CHECK(f != NULL);
+  if (f) {
+    rlx_relax_seq_t* s = (rlx_relax_seq_t*)f->body;
+    CHECK(f->n_params == 5 && s->n_blocks == 2 && s->blocks[0]->is_dataflow && !s->blocks[1]->is_dataflow);
+    CHECK(s->blocks[0]->n_bindings == 11);
+    rlx_relax_binding_t* mm = binding(f, 0, 1);
+    CHECK(call_of(mm, "relax.matmul") && mm->var->hdr.kind == RLX_RELAX_DATAFLOW_VAR);
+    const rlx_attr_t* od = mm ? rlx_attrs_get(&((rlx_relax_call_t*)mm->value)->attrs, "out_dtype") : NULL;
+    CHECK(od && od->kind == RLX_ATTR_DTYPE && rlx_dtype_is_void(od->u.dtype));
+    rlx_relax_binding_t* sum = binding(f, 0, 7);
+    CHECK(call_of(sum, "relax.sum"));
+    if (call_of(sum, "relax.sum")) {
+      rlx_relax_call_t* c = (rlx_relax_call_t*)sum->value;
+      CHECK(c->attrs.n == 2 && strcmp(c->attrs.items[0].key, "axis") == 0 && c->attrs.items[0].kind == RLX_ATTR_INTS &&
+            c->attrs.items[0].u.ints.n == 1 && c->attrs.items[0].u.ints.v[0] == 1);
+      CHECK(strcmp(c->attrs.items[1].key, "keepdims") == 0 && c->attrs.items[1].kind == RLX_ATTR_BOOL && !c->attrs.items[1].u.b);
+    }
+    rlx_relax_binding_t* mul = binding(f, 0, 9);
+    CHECK(call_of(mul, "relax.multiply"));
+    if (call_of(mul, "relax.multiply")) {
+      rlx_relax_expr_t* k = ((rlx_relax_call_t*)mul->value)->args[1];
+      CHECK(k->kind == RLX_RELAX_CONSTANT && ((rlx_relax_constant_t*)k)->ndim == 0 &&
+            *(float*)((rlx_relax_constant_t*)k)->data == 0.5f);
+    }
+    rlx_relax_binding_t* gv = binding(f, 0, 10);
+    CHECK(gv && gv->var->hdr.kind == RLX_RELAX_VAR && gv->value->kind == RLX_RELAX_TUPLE);
+    const rlx_attr_t* ni = rlx_attrs_get(&f->attrs, "num_input");
+    CHECK(ni && ni->kind == RLX_ATTR_INT && ni->u.i == 1);
+    const rlx_attr_t* gs = rlx_attrs_get(&f->attrs, "global_symbol");
+    CHECK(gs && gs->kind == RLX_ATTR_STR && strcmp(gs->u.s, "main") == 0);
+  }
+  rlx_ctx_free(ctx);
+}
+
+static void test_golden_lowered(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = check_golden(ctx, "tests/golden/relax_lowered.py");
+  rlx_relax_func_t* f = relax_func(m, "main");
+  CHECK(f != NULL);
+  if (f) {
+    rlx_relax_seq_t* s = (rlx_relax_seq_t*)f->body;
+    CHECK(s->n_blocks == 1 && !s->blocks[0]->is_dataflow && s->blocks[0]->n_bindings == 8);
+    CHECK(call_of(binding(f, 0, 0), "relax.memory.alloc_storage"));
+    CHECK(binding(f, 0, 0) && binding(f, 0, 0)->var->hdr.sinfo->kind == RLX_SINFO_OBJECT);
+    CHECK(call_of(binding(f, 0, 1), "relax.memory.alloc_tensor"));
+    rlx_relax_binding_t* dps = binding(f, 0, 2);
+    CHECK(dps && dps->value->kind == RLX_RELAX_CALL && ((rlx_relax_call_t*)dps->value)->op->kind == RLX_RELAX_GLOBAL_VAR &&
+          ((rlx_relax_call_t*)dps->value)->n_args == 3);
+    CHECK(dps && dps->value->sinfo->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)dps->value->sinfo)->n_fields == 0);
+    CHECK(call_of(binding(f, 0, 3), "relax.builtin.alloc_tensor"));
+    rlx_relax_binding_t* ext = binding(f, 0, 5);
+    CHECK(ext && ext->value->kind == RLX_RELAX_CALL && ((rlx_relax_call_t*)ext->value)->op->kind == RLX_RELAX_EXTERN_FUNC &&
+          ((rlx_relax_call_t*)ext->value)->n_sinfo_args == 0);
+    CHECK(call_of(binding(f, 0, 6), "relax.memory.kill_tensor"));
+    CHECK(call_of(binding(f, 0, 7), "relax.memory.kill_storage"));
+    const rlx_attr_t* fp = rlx_attrs_get(&f->attrs, "relax.force_pure");
+    CHECK(fp && fp->kind == RLX_ATTR_BOOL && fp->u.b);
+  }
+  rlx_ctx_free(ctx);
+}
+
+static void test_golden_misc(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = check_golden(ctx, "tests/golden/relax_misc.py");
+  rlx_relax_func_t *f = relax_func(m, "main"), *h = relax_func(m, "helper"), *sd = relax_func(m, "side");
+  CHECK(f && h && sd);
+  if (f && h && sd) {
+    CHECK(!rlx_attrs_get(&h->attrs, "global_symbol") && h->is_pure);
+    CHECK(!rlx_attrs_get(&sd->attrs, "global_symbol") && !sd->is_pure);
+    /* x: R.Tensor(("n", 4)) and x2: R.Tensor(("n * 2",)) share the var n */
+    rlx_sinfo_tensor_t* x = (rlx_sinfo_tensor_t*)f->params[0]->hdr.sinfo;
+    rlx_sinfo_tensor_t* x2 = (rlx_sinfo_tensor_t*)f->params[1]->hdr.sinfo;
+    CHECK(x->shape[0]->kind == RLX_EXPR_VAR && x2->shape[0]->kind == RLX_EXPR_MUL &&
+          ((rlx_binary_t*)x2->shape[0])->a == x->shape[0]);
+    rlx_relax_binding_t* mc = binding(f, 0, 0);
+    CHECK(mc && mc->kind == RLX_BINDING_MATCH_CAST && mc->sinfo->kind == RLX_SINFO_TENSOR);
+    rlx_relax_binding_t* ct = binding(f, 1, 0);
+    CHECK(call_of(ct, "relax.call_tir") && ((rlx_relax_call_t*)ct->value)->n_args == 3 &&
+          ((rlx_relax_call_t*)ct->value)->sinfo_args[0]->kind == RLX_SINFO_TUPLE);
+    rlx_relax_binding_t* k2 = binding(f, 1, 5);
+    CHECK(k2 && k2->value->kind == RLX_RELAX_CONSTANT);
+    if (k2 && k2->value->kind == RLX_RELAX_CONSTANT) {
+      rlx_relax_constant_t* c = (rlx_relax_constant_t*)k2->value;
+      int32_t want[4] = {1, 2, -3, 4};
+      CHECK(c->ndim == 2 && c->shape[0] == 2 && c->shape[1] == 2 && c->nbytes == 16 && memcmp(c->data, want, 16) == 0);
+    }
+    rlx_relax_binding_t* iff = binding(f, 2, 0);
+    CHECK(iff && iff->value->kind == RLX_RELAX_IF);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlc_golden();
+  test_symbolic_golden();
+  test_golden_mlp();
+  test_golden_lowered();
+  test_golden_misc();
   TEST_MAIN_END();
 }

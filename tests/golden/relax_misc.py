@@ -1,0 +1,56 @@
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def add(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32"), C: T.Buffer((T.int64(4),), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        # with T.block("root"):
+        for i in range(T.int64(4)):
+            with T.block("C"):
+                v_i = T.axis.spatial(T.int64(4), i)
+                T.reads(A[v_i], B[v_i])
+                T.writes(C[v_i])
+                C[v_i] = A[v_i] + B[v_i]
+
+    @R.function(private=True)
+    def helper(x: R.Tensor(("n",), dtype="float32"), s: R.Shape(["n"]), p: R.Prim("int64")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        lv: R.Tensor((n,), dtype="float32") = R.add(x, x)
+        return lv
+
+    @R.function(pure=False, private=True)
+    def side(x: R.Object, c: R.Tensor((), dtype="bool")) -> R.Tuple:
+        lv: R.Object = R.call_packed("print", x, R.str("hello \"world\""), R.dtype("float16"))
+        if c:
+            lv1: R.Tuple = R.tuple()
+        else:
+            lv2: R.Tuple = R.tuple()
+            lv1: R.Tuple = lv2
+        return lv1
+
+    @R.function
+    def main(x: R.Tensor(("n", 4), dtype="float32"), x2: R.Tensor(("n * 2",), dtype="float32"), y: R.Tensor(dtype="int32"), z: R.Tensor, c: R.Tensor((), dtype="bool")) -> R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")):
+        n = T.int64()
+        m = T.int64()
+        cls = Module
+        lv: R.Tensor((m,), dtype="float32") = R.match_cast(z, R.Tensor((m,), dtype="float32"))
+        lv1: R.Shape([m]) = R.shape([m])
+        with R.dataflow():
+            lv2 = R.call_tir(cls.add, (lv, lv), out_sinfo=[R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")], tir_vars=R.shape([n]))
+            lv3: R.Tensor((4,), dtype="float32") = lv2[0]
+            lv4: R.Tensor((4,), dtype="float32") = cls.helper(lv3, R.shape([4]), R.prim_value(7))
+            lv5: R.Tensor((), dtype="float32") = R.const(1.5, "float32")
+            lv9: R.Tensor((4,), dtype="float32") = R.add(lv4, R.const([1, 2.5, -3, 0.125], "float32"))
+            lv10: R.Tensor((2, 2), dtype="int32") = R.const([[1, 2], [-3, 4]], "int32")
+            lv6: R.Tensor((n * 2,), dtype="float32") = R.nn.relu(x2)
+            gv: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (lv4, lv3)
+            R.output(gv)
+        if c:
+            lv7: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = gv
+        else:
+            lv8: R.Tensor((4,), dtype="float32") = R.multiply(gv[1], gv[0])
+            lv7: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (lv8, lv8)
+        return lv7
