@@ -1,0 +1,200 @@
+/* Packaging a compiled model: pipeline → kernels' C + bytecode → one shared object with the
+ * executable embedded by `.incbin` (see vm_build.h). The compile step mirrors build.c's
+ * flags (kept in step by hand: build.c's list is file-local). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tir/transform.h"
+#include "../transform/pass.h"
+#include "rlx/vm.h"
+#include "vm_build.h"
+
+static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11",
+                                       "-fno-math-errno", "-w"};
+enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
+
+static bool listed(const char* list, const char* name) {
+  size_t n = strlen(name);
+  for (const char* p = list; *p;) {
+    size_t len = strcspn(p, ", ");
+    if (len == n && strncmp(p, name, n) == 0) return true;
+    p += len;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  return false;
+}
+
+static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                rlx_module_t** out) {
+  const char* passes = opts ? opts->passes : NULL;
+  bool wf = opts && opts->check_well_formed;
+  if (!passes) {
+    rlx_pipeline_options_t po = {wf, NULL};
+    return rlx_pipeline_run(ctx, m, &po, out);
+  }
+  *out = m;
+  if (strcmp(passes, "none") == 0) return NULL;
+  const rlx_pass_t* all;
+  int n;
+  rlx_pipeline_passes(&all, &n);
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    if (!listed(passes, all[i].name)) continue;
+    found++;
+    rlx_module_t* next = NULL;
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(all[i].run(ctx, *out, &next), "pass %s", all[i].name));
+    if (wf) RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_well_formed(ctx, next), "ill-formed after pass %s", all[i].name));
+    *out = next;
+  }
+  if (found == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: no known pass in '%s'", passes);
+  return NULL;
+}
+
+rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                 char** out_kernels_c, void** out_exec, size_t* out_n) {
+  rlx_module_t* lowered = NULL;
+  RLX_RETURN_IF_ERROR(run_passes(ctx, m, opts, &lowered));
+  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, lowered->n_funcs);
+  int n = 0;
+  for (int i = 0; i < lowered->n_funcs; i++) {
+    rlx_module_entry_t* e = &lowered->funcs[i];
+    if (e->kind != RLX_FUNC_TIR) continue;
+    rlx_tir_func_t* low = NULL;
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_lower(ctx, e->func, true, &low), "lowering '%s'", e->name));
+    if (strcmp(low->name, e->name) != 0) {
+      low = rlx_tir_func_copy(ctx, low);
+      low->name = rlx_ctx_strdup(ctx, e->name);
+    }
+    funcs[n++] = low;
+  }
+  rlx_vm_exec_t* exec = NULL;
+  RLX_RETURN_IF_ERROR(rlx_vm_codegen(ctx, lowered, &exec));
+  rlx_status_t* st = rlx_vm_exec_serialize(exec, out_exec, out_n);
+  rlx_vm_exec_free(exec);
+  if (st) return st;
+  st = rlx_codegen_c(ctx, n, funcs, out_kernels_c);
+  if (st) {
+    free(*out_exec);
+    *out_exec = NULL;
+  }
+  return st;
+}
+
+/* True when the compiler finds glibc's libmvec (generated code may call it). */
+static bool have_libmvec(char* const* words, int nw) {
+  char* argv[MAX_CC_WORDS + 2];
+  for (int i = 0; i < nw; i++) argv[i] = words[i];
+  argv[nw] = "-print-file-name=libmvec.so";
+  argv[nw + 1] = NULL;
+  char* log = NULL;
+  rlx_status_t* st = rlx_process_run(argv, &log);
+  bool ok = !st && log && log[0] == '/';
+  if (ok) {
+    log[strcspn(log, "\r\n")] = 0;
+    ok = access(log, R_OK) == 0;
+  }
+  rlx_status_free(st);
+  free(log);
+  return ok;
+}
+
+static rlx_status_t* link_model(const char* dir, const char* kernels_c, const char* exec_s,
+                                const rlx_vm_compile_options_t* opts, const char* out_path) {
+  const char* cc = opts && opts->cc && opts->cc->cc ? opts->cc->cc : getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  char* cc_copy = strdup(cc);
+  char* words[MAX_CC_WORDS];
+  int nw = 0;
+  for (char* tok = strtok(cc_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
+  if (nw == 0) words[nw++] = "cc";
+  int n_obj = opts ? opts->n_objects : 0;
+  char** argv = calloc((size_t)(nw + N_FLAGS + n_obj + 12), sizeof(char*));
+  size_t plen = strlen(out_path) + 64;
+  char* tmp_out = malloc(plen);
+  snprintf(tmp_out, plen, "%s.%d.tmp", out_path, (int)getpid());
+  int na = 0;
+  for (int i = 0; i < nw; i++) argv[na++] = words[i];
+  for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
+  argv[na++] = (char*)kernels_c;
+  argv[na++] = (char*)exec_s;
+  for (int i = 0; i < n_obj; i++) argv[na++] = (char*)opts->objects[i];
+  argv[na++] = "-o";
+  argv[na++] = tmp_out;
+  if (have_libmvec(words, nw)) argv[na++] = "-lmvec";
+  argv[na++] = "-lm";
+  argv[na] = NULL;
+  rlx_status_t* st = rlx_process_run(argv, NULL);
+  if (st) {
+    st = rlx_status_annotate(st, "linking model '%s' (sources in %s)", out_path, dir);
+  } else if (rename(tmp_out, out_path) != 0) {
+    st = rlx_status_create(RLX_IO_ERROR, "cannot write model '%s'", out_path);
+  }
+  unlink(tmp_out);
+  free(tmp_out);
+  free(argv);
+  free(cc_copy);
+  return st;
+}
+
+rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                             const char* out_path) {
+  if (!ctx || !m || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: NULL argument");
+  char* src = NULL;
+  void* exec = NULL;
+  size_t n = 0;
+  RLX_RETURN_IF_ERROR(rlx_vm_build_parts(ctx, m, opts, &src, &exec, &n));
+  char dir[] = "/tmp/rlx-vm-XXXXXX";
+  if (!mkdtemp(dir)) {
+    free(src);
+    free(exec);
+    return rlx_status_create(RLX_IO_ERROR, "cannot create a temporary directory for '%s'", out_path);
+  }
+  char kc[64], eb[64], es[64];
+  snprintf(kc, sizeof(kc), "%s/kernels.c", dir);
+  snprintf(eb, sizeof(eb), "%s/exec.bin", dir);
+  snprintf(es, sizeof(es), "%s/exec.s", dir);
+  rlx_strbuf_t asm_src = {0};
+  rlx_strbuf_printf(&asm_src,
+                    "  .section .rodata.rlx_vm_executable,\"a\"\n"
+                    "  .balign 64\n"
+                    "  .globl rlx_vm_executable\n"
+                    "  .type rlx_vm_executable, @object\n"
+                    "rlx_vm_executable:\n"
+                    "  .incbin \"%s\"\n"
+                    "  .size rlx_vm_executable, %zu\n"
+                    "  .balign 8\n"
+                    "  .globl rlx_vm_executable_size\n"
+                    "  .type rlx_vm_executable_size, @object\n"
+                    "rlx_vm_executable_size:\n"
+                    "  .quad %zu\n"
+                    "  .size rlx_vm_executable_size, 8\n"
+                    "  .section .note.GNU-stack,\"\",@progbits\n",
+                    eb, n, n);
+  rlx_status_t* st = rlx_file_write(kc, src, strlen(src));
+  if (!st) st = rlx_file_write(eb, exec, n);
+  if (!st) st = rlx_file_write(es, rlx_strbuf_cstr(&asm_src), asm_src.len);
+  if (!st) st = link_model(dir, kc, es, opts, out_path);
+  rlx_strbuf_free(&asm_src);
+  free(src);
+  free(exec);
+  if (!(opts && opts->keep_temps) && !st) {
+    unlink(kc);
+    unlink(eb);
+    unlink(es);
+    rmdir(dir);
+  }
+  if (st) return st;
+  if (opts && opts->n_libs > 0) {
+    /* the same resolution the VM does at load time, now */
+    rlx_vm_t* vm = NULL;
+    st = rlx_vm_load(out_path, opts->n_libs, opts->libs, &vm);
+    rlx_vm_free(vm);
+    if (st) {
+      unlink(out_path);
+      return rlx_status_annotate(st, "checking external names of '%s'", out_path);
+    }
+  }
+  return NULL;
+}

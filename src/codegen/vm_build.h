@@ -1,0 +1,58 @@
+/* Relax → VM: bytecode generation (vm_codegen.c) and packaging a compiled model as one
+ * shared object (vm_build.c).
+ *
+ * A compiled model is one .so holding the generated C kernels (packed functions named
+ * rlx_codegen_symbol(prim func name)), any extern object files given in the options, and
+ * the serialized executable embedded with an assembler `.incbin` as the exported symbols
+ *   const uint8_t rlx_vm_executable[];  const uint64_t rlx_vm_executable_size;
+ * Load it with rlx_vm_load (include/rlx/vm.h).
+ */
+#ifndef RLX_CODEGEN_VM_BUILD_H
+#define RLX_CODEGEN_VM_BUILD_H
+
+#include "../relax/relax.h"
+#include "../runtime/vm_exec.h"
+#include "codegen.h"
+
+/* Bytecode for every Relax function of m, which must be in the form the pipeline produces
+ * (after lower_shapes): calls of PrimFunc GlobalVars in DPS (outputs appended, then an
+ * optional tir_vars shape), ExternFunc calls (call_packed and the DPS form of
+ * call_dps_packed), R.call_pure_packed, R.builtin.alloc_tensor, R.memory.alloc_storage /
+ * alloc_tensor / kill_tensor / kill_storage, calls of other Relax functions, the
+ * vm.builtin.* calls of lower_shapes, Tuple, TupleGetItem, Constant, ShapeExpr with
+ * constant dims, PrimValue, StringImm, DataTypeImm, If, SeqExpr. Constants go to the
+ * constant pool; PrimFuncs become packed functions named after them with symbol
+ * rlx_codegen_symbol(name). *out_exec is heap-owned (rlx_vm_exec_free). UNSUPPORTED names
+ * the function and the expression it cannot translate. */
+rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec);
+
+typedef struct {
+  const rlx_compile_options_t* cc; /* compiler and cache (NULL: defaults) */
+  /* Relax pipeline: NULL = all passes (rlx_pipeline_run); "none" = the module is already
+   * lowered; or a comma-separated list of pass names to run in pipeline order
+   * (e.g. "lower_shapes", for modules built directly in call_tir form). */
+  const char* passes;
+  bool check_well_formed; /* check the module after every pass */
+  /* Libraries (--lib) the model will be loaded with: when n_libs > 0 every external name
+   * is checked at compile time (as rlx_vm_load will), and a missing one is an error. */
+  int n_libs;
+  const char* const* libs;
+  /* Object files (.o) or static archives linked into the model (extern kernels). */
+  int n_objects;
+  const char* const* objects;
+  bool keep_temps; /* leave the temporary kernels.c / exec.bin / exec.S (debugging) */
+} rlx_vm_compile_options_t;
+
+/* Compiles module m into the model shared object out_path: runs the Relax pipeline per
+ * opts->passes, lowers every PrimFunc (default CPU schedule where unscheduled), generates
+ * their C, generates bytecode, and links kernels + extern objects + the embedded executable
+ * with $CC (flags of rlx_compile_c). Errors name the pass, function or compiler output. */
+rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                             const char* out_path);
+
+/* The steps of rlx_vm_compile before linking, in memory: pipeline, kernels' C source
+ * (*out_kernels_c, heap) and serialized executable (*out_exec, heap, *out_n bytes). */
+rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                 char** out_kernels_c, void** out_exec, size_t* out_n);
+
+#endif
