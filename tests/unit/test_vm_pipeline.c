@@ -1,0 +1,130 @@
+/* The whole way: TVMScript text with high-level ops → the full Relax pipeline (legalize,
+ * fold, fuse, schedule, call_tir_rewrite, plan_memory, lower_shapes) → VM codegen → one model
+ * .so → rlx_vm_load → rlx_vm_invoke, against a plain C reference (tolerance 1e-4 relative).
+ * The batch dimension is symbolic and the model runs on two batch sizes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen/vm_build.h"
+#include "rlx/vm.h"
+#include "script/script.h"
+#include "test.h"
+
+static const char* mlp_src =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 16), dtype=\"float32\"), w0: R.Tensor((32, 16), dtype=\"float32\"), "
+    "b0: R.Tensor((32,), dtype=\"float32\"), w1: R.Tensor((8, 32), dtype=\"float32\")) -> "
+    "R.Tensor((\"n\", 8), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        with R.dataflow():\n"
+    "            lv: R.Tensor((16, 32), dtype=\"float32\") = R.permute_dims(w0)\n"
+    "            lv1: R.Tensor((n, 32), dtype=\"float32\") = R.matmul(x, lv, out_dtype=\"void\")\n"
+    "            lv2: R.Tensor((n, 32), dtype=\"float32\") = R.add(lv1, b0)\n"
+    "            lv3: R.Tensor((n, 32), dtype=\"float32\") = R.nn.relu(lv2)\n"
+    "            lv4: R.Tensor((32, 8), dtype=\"float32\") = R.permute_dims(w1)\n"
+    "            lv5: R.Tensor((n, 8), dtype=\"float32\") = R.matmul(lv3, lv4, out_dtype=\"void\")\n"
+    "            gv: R.Tensor((n, 8), dtype=\"float32\") = R.multiply(lv5, R.const(0.5, \"float32\"))\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
+  rlx_ndarray_t* a = NULL;
+  rlx_status_free(rlx_ndarray_create(nd, s, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
+  rlx_status_free(rlx_ndarray_fill_random(&a->dl, seed));
+  return a;
+}
+
+static void reference(int64_t n, const float* x, const float* w0, const float* b0, const float* w1, double* out) {
+  double h[32];
+  for (int64_t i = 0; i < n; i++) {
+    for (int j = 0; j < 32; j++) {
+      double acc = b0[j];
+      for (int q = 0; q < 16; q++) acc += (double)x[i * 16 + q] * w0[j * 16 + q];
+      h[j] = acc > 0 ? acc : 0;
+    }
+    for (int j = 0; j < 8; j++) {
+      double acc = 0;
+      for (int q = 0; q < 32; q++) acc += h[q] * w1[j * 32 + q];
+      out[i * 8 + j] = 0.5 * acc;
+    }
+  }
+}
+
+static void test_mlp(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = NULL;
+  CHECK_OK(rlx_script_parse(ctx, mlp_src, "mlp.py", &mod));
+  if (!mod) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  char dir[] = "/tmp/rlx_vmp_XXXXXX";
+  if (!mkdtemp(dir)) return;
+  char so[128];
+  snprintf(so, sizeof(so), "%s/mlp.so", dir);
+  rlx_vm_compile_options_t o = {0};
+  o.check_well_formed = true;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  rlx_vm_t* vm = NULL;
+  if (access(so, R_OK) == 0) CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    int64_t sw0[2] = {32, 16}, sb0[1] = {32}, sw1[2] = {8, 32};
+    rlx_ndarray_t* w0 = rand_tensor(2, sw0, 2);
+    rlx_ndarray_t* b0 = rand_tensor(1, sb0, 3);
+    rlx_ndarray_t* w1 = rand_tensor(2, sw1, 4);
+    int64_t batches[2] = {1, 37};
+    for (int t = 0; t < 2; t++) {
+      int64_t sx[2] = {batches[t], 16};
+      rlx_ndarray_t* x = rand_tensor(2, sx, 10 + (uint64_t)t);
+      int n_out = 0;
+      rlx_ndarray_t** outs = NULL;
+      CHECK_OK(rlx_vm_invoke(vm, "main", 4, (DLTensor*[]){&x->dl, &w0->dl, &b0->dl, &w1->dl}, &n_out, &outs));
+      CHECK(n_out == 1);
+      if (n_out == 1 && outs[0]->dl.ndim == 2 && outs[0]->dl.shape[0] == batches[t] && outs[0]->dl.shape[1] == 8) {
+        double* ref = malloc(sizeof(double) * (size_t)batches[t] * 8);
+        reference(batches[t], x->dl.data, w0->dl.data, b0->dl.data, w1->dl.data, ref);
+        double max_abs = 0, max_ref = 0;
+        for (int64_t i = 0; i < batches[t] * 8; i++) {
+          double d = fabs(((float*)outs[0]->dl.data)[i] - ref[i]);
+          if (d > max_abs) max_abs = d;
+          if (fabs(ref[i]) > max_ref) max_ref = fabs(ref[i]);
+        }
+        printf("mlp batch %lld: max abs err %.3g (max |ref| %.3g)\n", (long long)batches[t], max_abs, max_ref);
+        CHECK_MSG(max_abs <= 1e-4 * (max_ref + 1), "max abs err %g", max_abs);
+        free(ref);
+      } else {
+        CHECK_MSG(false, "unexpected output shape");
+      }
+      for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+      free(outs);
+      rlx_ndarray_release(x);
+    }
+    int64_t sbad[2] = {2, 15};
+    rlx_ndarray_t* xb = rand_tensor(2, sbad, 1);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_ERR(rlx_vm_invoke(vm, "main", 4, (DLTensor*[]){&xb->dl, &w0->dl, &b0->dl, &w1->dl}, &n_out, &outs),
+              "main: parameter x: expected shape (n, 16) with n bound to 2, got (2, 15)");
+    rlx_ndarray_release(xb);
+    rlx_ndarray_release(w0);
+    rlx_ndarray_release(b0);
+    rlx_ndarray_release(w1);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rmdir(dir);
+  rlx_ctx_free(ctx);
+}
+
+int main(void) {
+  test_mlp();
+  TEST_MAIN_END();
+}
