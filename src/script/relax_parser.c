@@ -773,6 +773,10 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
     }
     case PY_E_SUBSCRIPT: {
       int64_t idx;
+      if (e->a->kind == PY_E_SUBSCRIPT && e->a->a->kind == PY_E_NAME && strcmp(e->a->a->str, "metadata") == 0 &&
+          !lookup(r, "metadata"))
+        return err(r, e, "expected a constant inline (R.const(...)), got metadata[...]: large constants are elided "
+                         "from printouts and cannot be parsed back");
       if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
         return err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? desc(r, e->items[0]) : "nothing");
       rlx_relax_expr_t* t;
