@@ -1,0 +1,134 @@
+/* The nn ops as TVMScript writes them (TVM's printed kwargs): a small CNN (conv2d, relu,
+ * max_pool2d, adaptive_avg_pool2d, reshape, linear, layer_norm, log_softmax) with a symbolic
+ * batch is parsed, printed back, legalized, fused and default-scheduled, checking
+ * well-formedness after every pass and, after each, the numbers against plain C loops
+ * (TIR interpreter; tolerance 1e-4 absolute). */
+#include <stdlib.h>
+
+#include "pass_test_util.h"
+#include "relax/op.h"
+#include "script/script.h"
+#include "test.h"
+#include "transform/pass.h"
+
+static const char* CNN =
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 3, 10, 10), dtype=\"float32\"), w: R.Tensor((8, 3, 3, 3), dtype=\"float32\"),\n"
+    "             w2: R.Tensor((5, 8), dtype=\"float32\"), b2: R.Tensor((5,), dtype=\"float32\"),\n"
+    "             g: R.Tensor((5,), dtype=\"float32\"), be: R.Tensor((5,), dtype=\"float32\")) -> R.Tensor((\"n\", 5), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        with R.dataflow():\n"
+    "            lv0: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            lv1: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.relu(lv0)\n"
+    "            lv2: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.max_pool2d(lv1, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            lv3: R.Tensor((n, 8, 1, 1), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(lv2, output_size=[1, 1], layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            lv4: R.Tensor((n, 8), dtype=\"float32\") = R.reshape(lv3, R.shape([n, 8]))\n"
+    "            lv5: R.Tensor((n, 5), dtype=\"float32\") = R.linear(lv4, w2, b2)\n"
+    "            lv6: R.Tensor((n, 5), dtype=\"float32\") = R.nn.layer_norm(lv5, g, be, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            gv: R.Tensor((n, 5), dtype=\"float32\") = R.nn.log_softmax(lv6, axis=-1)\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+/* The same network in plain C (double accumulation). */
+static void ref_cnn(int n, const float* x, const float* w, const float* w2, const float* b2, const float* g,
+                    const float* be, double* out) {
+  for (int b = 0; b < n; b++) {
+    double feat[8];
+    for (int f = 0; f < 8; f++) {
+      double conv[10][10];
+      for (int y = 0; y < 10; y++)
+        for (int xx = 0; xx < 10; xx++) {
+          double s = 0;
+          for (int c = 0; c < 3; c++)
+            for (int ry = 0; ry < 3; ry++)
+              for (int rx = 0; rx < 3; rx++) {
+                int iy = y - 1 + ry, ix = xx - 1 + rx;
+                if (iy >= 0 && iy < 10 && ix >= 0 && ix < 10)
+                  s += (double)x[((b * 3 + c) * 10 + iy) * 10 + ix] * w[((f * 3 + c) * 3 + ry) * 3 + rx];
+              }
+          conv[y][xx] = s > 0 ? s : 0;
+        }
+      double sum = 0;
+      for (int y = 0; y < 5; y++)
+        for (int xx = 0; xx < 5; xx++)
+          sum += fmax(fmax(conv[2 * y][2 * xx], conv[2 * y][2 * xx + 1]), fmax(conv[2 * y + 1][2 * xx], conv[2 * y + 1][2 * xx + 1]));
+      feat[f] = sum / 25;
+    }
+    double z[5], mean = 0, var = 0;
+    for (int j = 0; j < 5; j++) {
+      z[j] = b2[j];
+      for (int k = 0; k < 8; k++) z[j] += feat[k] * w2[j * 8 + k];
+      mean += z[j] / 5;
+    }
+    for (int j = 0; j < 5; j++) var += (z[j] - mean) * (z[j] - mean) / 5;
+    double mx = -INFINITY, se = 0;
+    for (int j = 0; j < 5; j++) {
+      z[j] = (z[j] - mean) / sqrt(var + 1e-5) * g[j] + be[j];
+      mx = fmax(mx, z[j]);
+    }
+    for (int j = 0; j < 5; j++) se += exp(z[j] - mx);
+    for (int j = 0; j < 5; j++) out[b * 5 + j] = z[j] - mx - log(se);
+  }
+}
+
+static void check_numbers(rlx_ctx_t* ctx, rlx_module_t* m, const char* stage, int n) {
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t shapes[6][4] = {{n, 3, 10, 10}, {8, 3, 3, 3}, {5, 8}, {5}, {5}, {5}};
+  int nd[6] = {4, 4, 2, 1, 1, 1};
+  ht_t* in[6];
+  for (int i = 0; i < 6; i++) {
+    in[i] = ht_new(ctx, f32, nd[i], shapes[i]);
+    ht_fill(in[i], (unsigned)(7 * i + n));
+  }
+  for (int i = 0; i < 5; i++) ht_f32(in[4])[i] += 1.5f; /* gamma away from 0 */
+  double want[5 * 4];
+  ref_cnn(n, ht_f32(in[0]), ht_f32(in[1]), ht_f32(in[2]), ht_f32(in[3]), ht_f32(in[4]), ht_f32(in[5]), want);
+  ht_t* y = relax_eval(ctx, m, "main", in);
+  CHECK_MSG(y != NULL, "%s: evaluation failed", stage);
+  if (!y) return;
+  CHECK(y->dl.ndim == 2 && y->shape[0] == n && y->shape[1] == 5);
+  double e = 0;
+  for (int i = 0; i < n * 5; i++) e = fmax(e, fabs(ht_f32(y)[i] - want[i]));
+  CHECK_MSG(e < 1e-4, "%s, n=%d: max abs error %.3g vs C (tolerance 1e-4)", stage, n, e);
+}
+
+int main(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, CNN, "cnn.py", &m));
+  if (!m) TEST_MAIN_END();
+  CHECK_OK(rlx_relax_well_formed(ctx, m));
+  /* printed back with the attrs in the order given */
+  char* text = rlx_script_print_module(m);
+  CHECK(text && strstr(text, "R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, "
+                             "data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")"));
+  CHECK(text && strstr(text, "R.linear(lv4, w2, b2)"));
+  rlx_module_t* m2 = NULL;
+  if (text) CHECK_OK(rlx_script_parse(ctx, text, "printed.py", &m2));
+  if (m2)
+    CHECK(rlx_relax_func_equal(rlx_module_find(m, "main")->func, rlx_module_find(m2, "main")->func));
+  free(text);
+
+  rlx_module_t *lg = NULL, *fz = NULL, *sc = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (lg) {
+    CHECK_OK(rlx_relax_well_formed(ctx, lg));
+    CHECK(rlx_module_find(lg, "conv2d") && rlx_module_find(lg, "max_pool2d") && rlx_module_find(lg, "adaptive_avg_pool2d") &&
+          rlx_module_find(lg, "linear") && rlx_module_find(lg, "layer_norm") && rlx_module_find(lg, "log_softmax"));
+    check_numbers(ctx, lg, "legalized", 2);
+    CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  }
+  if (fz) {
+    CHECK_OK(rlx_relax_well_formed(ctx, fz));
+    check_numbers(ctx, fz, "legalized+fused", 3);
+    CHECK_OK(rlx_pass_default_schedule(ctx, fz, &sc));
+  }
+  if (sc) {
+    CHECK_OK(rlx_relax_well_formed(ctx, sc));
+    check_numbers(ctx, sc, "legalized+fused+scheduled", 1);
+  }
+  rlx_ctx_free(ctx);
+  TEST_MAIN_END();
+}
