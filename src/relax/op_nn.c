@@ -261,8 +261,8 @@ static rlx_status_t* infer_matmul(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx
   RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 1, &b));
   rlx_dtype_t dt, od;
   RLX_RETURN_IF_ERROR(attr_out_dtype(c, &od));
-  RLX_RETURN_IF_ERROR(same_dtype(ctx, op_name(c), a->dtype, b->dtype, &dt));
-  if (!rlx_dtype_is_void(od)) dt = od;
+  if (rlx_dtype_is_void(od)) RLX_RETURN_IF_ERROR(same_dtype(ctx, op_name(c), a->dtype, b->dtype, &dt));
+  else dt = od; /* operands may differ (int8 x uint8 → int32) */
   return infer_matmul_shapes(ctx, op_name(c), a, b, dt, out);
 }
 
@@ -287,8 +287,8 @@ static rlx_status_t* infer_linear(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx
   if (c->n_args == 3) RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 2, &b));
   rlx_dtype_t dt, od;
   RLX_RETURN_IF_ERROR(attr_out_dtype(c, &od));
-  RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, w->dtype, &dt));
-  if (!rlx_dtype_is_void(od)) dt = od;
+  if (rlx_dtype_is_void(od)) RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, w->dtype, &dt));
+  else dt = od;
   if (w->ndim >= 0 && w->ndim != 2) return fail(op, "weight must be 2-D [out, in], got %s", shape_str(ctx, w));
   if (x->ndim == 0) return fail(op, "data must have rank >= 1, got %s", shape_str(ctx, x));
   if (x->ndim < 0) return *out = rlx_sinfo_tensor(ctx, -1, NULL, dt), NULL;
@@ -525,8 +525,8 @@ static rlx_status_t* infer_conv2d(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx
   conv_attrs_t a;
   RLX_RETURN_IF_ERROR(get_conv_attrs(c, &a));
   rlx_dtype_t dt;
-  RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, w->dtype, &dt));
-  if (!rlx_dtype_is_void(a.out_dtype)) dt = a.out_dtype;
+  if (rlx_dtype_is_void(a.out_dtype)) RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, w->dtype, &dt));
+  else dt = a.out_dtype;
   if (x->ndim >= 0 && x->ndim != 4) return fail(op, "data must be 4-D (NCHW), got %s", shape_str(ctx, x));
   if (w->ndim >= 0 && w->ndim != 4) return fail(op, "weight must be 4-D (OIHW), got %s", shape_str(ctx, w));
   if (!x->shape || !w->shape) return *out = rlx_sinfo_tensor(ctx, 4, NULL, dt), NULL;

@@ -145,6 +145,40 @@ static void test_matmul_errors(void) {
             "relax.matmul: expects 2 arguments, got 1");
 }
 
+/* out_dtype: int8 x int8 → int32 (operand dtypes may differ when it is given). */
+static void test_matmul_out_dtype(void) {
+  int64_t s35[2] = {3, 5}, s54[2] = {5, 4};
+  rlx_dtype_t i8 = rlx_dtype(RLX_DT_INT, 8, 1), u8 = rlx_dtype(RLX_DT_UINT, 8, 1);
+  rlx_attrs_t at = rlx_attrs_set(C_, NOATTRS, "out_dtype", rlx_attr_dtype(rlx_dt_int32()));
+  rlx_relax_var_t* p[2] = {rlx_relax_var(C_, "x", rlx_sinfo_tensor_const(C_, 2, s35, u8)),
+                           rlx_relax_var(C_, "y", rlx_sinfo_tensor_const(C_, 2, s54, i8))};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.matmul", 2, p, at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((3, 4), dtype=\"int32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (!oc.prim) return;
+  uint8_t a[15];
+  int8_t b[20];
+  int32_t c[12];
+  for (int i = 0; i < 15; i++) a[i] = (uint8_t)(250 - 17 * i);
+  for (int i = 0; i < 20; i++) b[i] = (int8_t)(-100 + 9 * i);
+  DLTensor ta = {0}, tb = {0}, tc = {0};
+  ta.data = a, ta.ndim = 2, ta.shape = s35, ta.dtype = (DLDataType){kDLUInt, 8, 1};
+  tb.data = b, tb.ndim = 2, tb.shape = s54, tb.dtype = (DLDataType){kDLInt, 8, 1};
+  int64_t s34[2] = {3, 4};
+  tc.data = c, tc.ndim = 2, tc.shape = s34, tc.dtype = (DLDataType){kDLInt, 32, 1};
+  ta.device.device_type = tb.device.device_type = tc.device.device_type = kDLCPU;
+  CHECK_OK(rlx_tir_interpret(oc.prim, (DLTensor*[]){&ta, &tb, &tc}, 3));
+  int bad = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++) {
+      int32_t want = 0;
+      for (int k = 0; k < 5; k++) want += (int32_t)a[i * 5 + k] * b[k * 4 + j];
+      bad += want != c[i * 4 + j];
+    }
+  CHECK_MSG(bad == 0, "uint8 x int8 → int32 matmul: %d of 12 wrong (exact expected)", bad);
+}
+
 /* The 2-D matmul is recognized by the default schedule (register-tiled kernel; it needs
  * every constant extent >= 64) and the compiled kernel matches the reference. */
 static void test_matmul_scheduled(void) {
@@ -454,6 +488,7 @@ int main(void) {
   test_matmul_vectors();
   test_matmul_symbolic();
   test_matmul_errors();
+  test_matmul_out_dtype();
   test_matmul_scheduled();
   test_linear();
   test_softmax();
