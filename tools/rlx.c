@@ -1,25 +1,33 @@
 /* rlx — command-line tool.
  *
- *   rlx print FILE [--after PASS|all]   parse and print (after a lowering pass)
- *   rlx run FILE [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--threads N]
- *   rlx bench FILE [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]
+ *   rlx print FILE [--after PASS|all]        parse and print (after a pass); a compiled
+ *                                            model (.so) prints as VM bytecode
+ *   rlx compile FILE -o MODEL.so [--lib L.so]... [--stats]
+ *   rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--lib L.so]... [--threads N]
+ *   rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--lib L.so]... [--repeat N] [--threads N]
  *
- * This is the only place that turns a status into a message and an exit code:
- * every error prints one line "rlx: error: ..." and exits with status 1.
+ * This is the only place that turns a status into a message and an exit code: every
+ * error prints one line "rlx: error: ..." and exits with status 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "codegen/vm_build.h"
 #include "ir/ir.h"
+#include "relax/relax.h"
 #include "rlx/runtime.h"
+#include "rlx/vm.h"
 #include "script/script.h"
 #include "tir/tir.h"
 #include "tir/transform.h"
+#include "transform/memory.h"
+#include "transform/pass.h"
 
-enum { MAX_INPUTS = 64 };
+enum { MAX_INPUTS = 64, MAX_LIBS = 16 };
 
 typedef struct {
   const char* command;
@@ -27,22 +35,29 @@ typedef struct {
   const char* entry;
   const char* inputs[MAX_INPUTS];
   int n_inputs;
-  const char* outdir;
+  const char* libs[MAX_LIBS];
+  int n_libs;
+  const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
+  bool stats;
   int repeat;
   int threads;
 } options_t;
 
 static const char usage[] =
     "usage: rlx <command> [options]\n"
-    "  rlx print FILE [--after PASS|all]      parse a TVMScript file and print it, or print it\n"
-    "                                         after a lowering pass (default_schedule,\n"
-    "                                         lower_blocks, flatten_buffers, unroll_loops,\n"
-    "                                         vectorize_loops, simplify, all)\n"
-    "  rlx run FILE [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--threads N]\n"
-    "                                         compile and run one function; outputs are\n"
+    "  rlx print FILE [--after PASS|all]      print a TVMScript file, or print it after a pass\n"
+    "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
+    "                                         files: the TIR lowering passes); a compiled model\n"
+    "                                         (.so) prints as VM bytecode\n"
+    "  rlx compile FILE -o MODEL.so [--lib L.so]... [--stats]\n"
+    "                                         compile a Relax module into one shared object\n"
+    "                                         (kernels + bytecode + constants); --stats prints\n"
+    "                                         the memory planned vs unplanned\n"
+    "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--lib L.so]... [--threads N]\n"
+    "                                         run a function (default main); outputs are\n"
     "                                         written as OUTDIR/output_0.npy, ...\n"
-    "  rlx bench FILE [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]\n"
+    "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]\n"
     "                                         time a function (random inputs when none given)\n";
 
 static rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int* out) {
@@ -61,36 +76,44 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
   o->command = argv[1];
   for (int i = 2; i < argc; i++) {
     const char* a = argv[i];
-    bool has_value = i + 1 < argc;
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    bool takes = true;
     if (strcmp(a, "-e") == 0 || strcmp(a, "--entry") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s needs a function name", a);
-      o->entry = argv[++i];
+      if (v) o->entry = v;
     } else if (strcmp(a, "-i") == 0 || strcmp(a, "--input") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s needs a file", a);
-      if (o->n_inputs == MAX_INPUTS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many inputs");
-      o->inputs[o->n_inputs++] = argv[++i];
+      if (v && o->n_inputs == MAX_INPUTS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many inputs");
+      if (v) o->inputs[o->n_inputs++] = v;
+    } else if (strcmp(a, "--lib") == 0) {
+      if (v && o->n_libs == MAX_LIBS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many --lib");
+      if (v) o->libs[o->n_libs++] = v;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s needs a directory", a);
-      o->outdir = argv[++i];
+      if (v) o->output = v;
     } else if (strcmp(a, "--after") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "--after needs a pass name or 'all'");
-      o->after = argv[++i];
+      if (v) o->after = v;
     } else if (strcmp(a, "--repeat") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "--repeat needs a number");
-      RLX_RETURN_IF_ERROR(parse_int_arg(a, argv[++i], 1, &o->repeat));
+      if (v) RLX_RETURN_IF_ERROR(parse_int_arg(a, v, 1, &o->repeat));
     } else if (strcmp(a, "--threads") == 0) {
-      if (!has_value) return rlx_status_create(RLX_INVALID_ARGUMENT, "--threads needs a number");
-      RLX_RETURN_IF_ERROR(parse_int_arg(a, argv[++i], 1, &o->threads));
-    } else if (a[0] == '-' && a[1] != 0) {
-      return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a, usage);
-    } else if (!o->file) {
-      o->file = a;
+      if (v) RLX_RETURN_IF_ERROR(parse_int_arg(a, v, 1, &o->threads));
     } else {
-      return rlx_status_create(RLX_INVALID_ARGUMENT, "unexpected argument '%s'", a);
+      takes = false;
+      if (strcmp(a, "--stats") == 0) o->stats = true;
+      else if (a[0] == '-' && a[1] != 0)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a, usage);
+      else if (!o->file) o->file = a;
+      else return rlx_status_create(RLX_INVALID_ARGUMENT, "unexpected argument '%s'", a);
+    }
+    if (takes) {
+      if (!v) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s needs a value", a);
+      i++;
     }
   }
   if (!o->file) return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s' needs a FILE\n%s", o->command, usage);
   return NULL;
+}
+
+static bool is_model(const char* path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".so") == 0;
 }
 
 static rlx_status_t* load_module(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
@@ -101,11 +124,30 @@ static rlx_status_t* load_module(rlx_ctx_t* ctx, const char* path, rlx_module_t*
   return st;
 }
 
+static bool has_relax(const rlx_module_t* m) {
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == RLX_FUNC_RELAX) return true;
+  return false;
+}
+
 static rlx_status_t* cmd_print(const options_t* o) {
+  if (is_model(o->file)) {
+    if (o->after) return rlx_status_create(RLX_INVALID_ARGUMENT, "--after applies to source files, not to a compiled model");
+    char* text = NULL;
+    RLX_RETURN_IF_ERROR(rlx_vm_disassemble_model(o->file, &text));
+    fputs(text, stdout);
+    free(text);
+    return NULL;
+  }
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
   rlx_status_t* st = load_module(ctx, o->file, &m);
-  if (!st && o->after) st = rlx_tir_lower_module_until(ctx, m, true, o->after, &m);
+  if (!st && o->after && has_relax(m)) {
+    rlx_pipeline_options_t po = {true, o->after};
+    st = rlx_pipeline_run(ctx, m, &po, &m);
+  } else if (!st && o->after) {
+    st = rlx_tir_lower_module_until(ctx, m, true, o->after, &m);
+  }
   if (!st) {
     char* text = rlx_script_print_module(m);
     fputs(text, stdout);
@@ -116,7 +158,7 @@ static rlx_status_t* cmd_print(const options_t* o) {
 }
 
 /* The entry function: -e NAME, else "main", else the only function. */
-static rlx_status_t* find_entry(rlx_module_t* m, const char* name, rlx_tir_func_t** out) {
+static rlx_status_t* find_entry(rlx_module_t* m, const char* name, rlx_module_entry_t** out) {
   rlx_module_entry_t* e = NULL;
   if (name) {
     e = rlx_module_find(m, name);
@@ -126,10 +168,102 @@ static rlx_status_t* find_entry(rlx_module_t* m, const char* name, rlx_tir_func_
     if (!e && m->n_funcs == 1) e = &m->funcs[0];
     if (!e) return rlx_status_create(RLX_NOT_FOUND, "the module has no 'main' function: choose one with -e");
   }
-  if (e->kind != RLX_FUNC_TIR)
-    return rlx_status_create(RLX_UNSUPPORTED, "function '%s' is not a PrimFunc", e->name);
-  *out = e->func;
+  *out = e;
   return NULL;
+}
+
+static void print_size(const char* what, const rlx_memory_size_t* s) {
+  if (s->is_static) printf("%s=%lld", what, (long long)s->bytes);
+  else printf("%s=%s", what, s->str);
+}
+
+/* Memory planning figures of every Relax function: the module before plan_memory against
+ * the module after it. */
+static rlx_status_t* print_memory_stats(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_pipeline_options_t po = {false, "call_tir_rewrite"};
+  rlx_module_t* before = NULL;
+  rlx_module_t* after = NULL;
+  RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &before));
+  RLX_RETURN_IF_ERROR(rlx_pass_plan_memory(ctx, before, &after));
+  for (int i = 0; i < after->n_funcs; i++) {
+    if (after->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    rlx_memory_stats_t s;
+    RLX_RETURN_IF_ERROR(rlx_memory_stats(ctx, before, after, after->funcs[i].name, &s));
+    printf("memory %s: ", after->funcs[i].name);
+    print_size("unplanned_bytes", &s.unplanned);
+    printf(" (%d tensors) ", s.n_tensors);
+    print_size("planned_bytes", &s.planned);
+    printf(" (%d storages for %d tensors, %d outputs)", s.n_storages, s.n_planned_tensors, s.n_unplanned_tensors);
+    if (s.unplanned.is_static && s.planned.is_static && s.unplanned.bytes > 0)
+      printf(" saved=%.1f%%", 100.0 * (double)(s.unplanned.bytes - s.planned.bytes) / (double)s.unplanned.bytes);
+    printf("\n");
+  }
+  return NULL;
+}
+
+static rlx_status_t* compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path) {
+  rlx_vm_compile_options_t vo;
+  memset(&vo, 0, sizeof(vo));
+  vo.n_libs = o->n_libs;
+  vo.libs = o->libs;
+  return rlx_vm_compile(ctx, m, &vo, out_path);
+}
+
+static rlx_status_t* cmd_compile(const options_t* o) {
+  if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "compile needs -o MODEL.so");
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = load_module(ctx, o->file, &m);
+  if (!st && !has_relax(m))
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s has no Relax function to compile (use rlx run for a PrimFunc)",
+                           o->file);
+  if (!st && o->stats) st = print_memory_stats(ctx, m);
+  if (!st) st = compile_to(o, ctx, m, o->output);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+/* ------------------------------------------------------------------ sessions */
+/* One callable entry with its arguments: either a PrimFunc compiled on the fly (inputs and
+ * outputs are its parameters) or a Relax function run by the VM (inputs only; outputs come
+ * back from each call). */
+typedef struct {
+  rlx_ctx_t* ctx;
+  /* PrimFunc */
+  rlx_library_t* lib;
+  rlx_tir_func_t* func;
+  rlx_packed_fn_t fn;
+  /* VM */
+  rlx_vm_t* vm;
+  const char* vm_func;
+  char tmp_dir[64];
+  int n_outputs;
+  rlx_ndarray_t** outputs;
+  /* arguments */
+  int n_args;
+  rlx_ndarray_t* args[MAX_INPUTS];
+  int n_given; /* args[0..n_given) came from -i */
+} session_t;
+
+static void release_outputs(session_t* s) {
+  for (int i = 0; i < s->n_outputs; i++) rlx_ndarray_release(s->outputs[i]);
+  free(s->outputs);
+  s->outputs = NULL;
+  s->n_outputs = 0;
+}
+
+static void session_free(session_t* s) {
+  release_outputs(s);
+  for (int i = 0; i < s->n_args; i++) rlx_ndarray_release(s->args[i]);
+  if (s->lib) rlx_library_free(s->lib);
+  if (s->vm) rlx_vm_free(s->vm);
+  if (s->tmp_dir[0]) {
+    char path[128];
+    snprintf(path, sizeof(path), "%s/model.so", s->tmp_dir);
+    unlink(path);
+    rmdir(s->tmp_dir);
+  }
+  rlx_ctx_free(s->ctx);
 }
 
 static DLDataType to_dl(rlx_dtype_t t) {
@@ -183,30 +317,16 @@ static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* 
   return rlx_ndarray_create(b->ndim, shape, to_dl(b->dtype), NULL, out);
 }
 
-typedef struct {
-  rlx_ctx_t* ctx;
-  rlx_library_t* lib;
-  rlx_tir_func_t* func;
-  rlx_packed_fn_t fn;
-  int n_args;
-  rlx_ndarray_t* args[MAX_INPUTS];
-  int n_given; /* args[0..n_given) came from -i */
-} session_t;
-
-static void session_free(session_t* s) {
-  for (int i = 0; i < s->n_args; i++) rlx_ndarray_release(s->args[i]);
-  if (s->lib) rlx_library_free(s->lib);
-  rlx_ctx_free(s->ctx);
+static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
+  for (int i = 0; i < o->n_inputs; i++) {
+    RLX_RETURN_IF_ERROR(rlx_npy_load(o->inputs[i], &s->args[i]));
+    s->n_args = s->n_given = i + 1;
+  }
+  return NULL;
 }
 
-/* Parses, builds, loads inputs and allocates the remaining parameters. When random is
- * true, parameters without a given input are filled with random values. */
-static rlx_status_t* session_prepare(const options_t* o, bool random, session_t* s) {
-  memset(s, 0, sizeof(*s));
-  s->ctx = rlx_ctx_create();
-  rlx_module_t* m = NULL;
-  RLX_RETURN_IF_ERROR(load_module(s->ctx, o->file, &m));
-  RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &s->func));
+/* A PrimFunc entry: inputs bind to the first params; the rest are allocated outputs. */
+static rlx_status_t* prepare_prim_func(const options_t* o, bool random, rlx_module_t* m, session_t* s) {
   rlx_tir_func_t* f = s->func;
   if (f->n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", f->name);
   for (int i = 0; i < f->n_params; i++)
@@ -216,14 +336,10 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   if (o->n_inputs > f->n_params)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d parameters, got %d inputs", f->name, f->n_params,
                              o->n_inputs);
+  RLX_RETURN_IF_ERROR(load_inputs(o, s));
   rlx_int_env_t env = {0};
   rlx_status_t* st = NULL;
-  for (int i = 0; i < o->n_inputs && !st; i++) {
-    st = rlx_npy_load(o->inputs[i], &s->args[i]);
-    if (st) break;
-    s->n_args = s->n_given = i + 1;
-    st = bind_input(f, i, f->buffer_map[i], &s->args[i]->dl, &env);
-  }
+  for (int i = 0; i < s->n_given && !st; i++) st = bind_input(f, i, f->buffer_map[i], &s->args[i]->dl, &env);
   for (int i = o->n_inputs; i < f->n_params && !st; i++) {
     st = alloc_for(f, f->buffer_map[i], &env, &s->args[i]);
     if (st) break;
@@ -238,21 +354,94 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   return NULL;
 }
 
+/* Parses "(2, 3)" into dims; false when a dim is not a literal integer (symbolic). */
+static bool parse_const_shape(const char* s, int ndim, int64_t* dims) {
+  const char* p = strchr(s, '(');
+  if (!p) return false;
+  p++;
+  for (int d = 0; d < ndim; d++) {
+    char* end;
+    while (*p == ' ' || *p == ',') p++;
+    long long v = strtoll(p, &end, 10);
+    if (end == p) return false;
+    dims[d] = v;
+    p = end;
+  }
+  return true;
+}
+
+/* A Relax entry: inputs from -i (or random for bench when the shapes are constant). */
+static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
+  rlx_vm_function_info_t info;
+  RLX_RETURN_IF_ERROR(rlx_vm_function_info(s->vm, s->vm_func, &info));
+  if (o->n_inputs > info.n_params || (!random && o->n_inputs != info.n_params))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d", s->vm_func, info.n_params,
+                             o->n_inputs);
+  if (info.n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", s->vm_func);
+  RLX_RETURN_IF_ERROR(load_inputs(o, s));
+  for (int i = o->n_inputs; i < info.n_params; i++) {
+    int64_t dims[16];
+    if (info.param_ndims[i] < 0 || info.param_ndims[i] > 16 ||
+        !parse_const_shape(info.param_shapes[i], info.param_ndims[i], dims))
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s has shape %s: give it with -i", s->vm_func,
+                               info.param_names[i], info.param_shapes[i]);
+    RLX_RETURN_IF_ERROR(rlx_ndarray_create(info.param_ndims[i], dims, info.param_dtypes[i], NULL, &s->args[i]));
+    s->n_args = i + 1;
+    RLX_RETURN_IF_ERROR(rlx_ndarray_fill_random(&s->args[i]->dl, 1234 + (uint64_t)i));
+  }
+  if (o->threads) rlx_vm_set_num_threads(s->vm, o->threads);
+  return NULL;
+}
+
+static rlx_status_t* session_prepare(const options_t* o, bool random, session_t* s) {
+  memset(s, 0, sizeof(*s));
+  s->ctx = rlx_ctx_create();
+  s->vm_func = o->entry ? o->entry : "main";
+  if (is_model(o->file)) {
+    RLX_RETURN_IF_ERROR(rlx_vm_load(o->file, o->n_libs, o->libs, &s->vm));
+    return prepare_vm(o, random, s);
+  }
+  rlx_module_t* m = NULL;
+  rlx_module_entry_t* e = NULL;
+  RLX_RETURN_IF_ERROR(load_module(s->ctx, o->file, &m));
+  RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &e));
+  if (e->kind == RLX_FUNC_TIR) {
+    s->func = e->func;
+    return prepare_prim_func(o, random, m, s);
+  }
+  /* A Relax entry: compile the module into a temporary model and run it with the VM. */
+  s->vm_func = e->name;
+  snprintf(s->tmp_dir, sizeof(s->tmp_dir), "/tmp/rlx-run-XXXXXX");
+  if (!mkdtemp(s->tmp_dir)) {
+    s->tmp_dir[0] = 0;
+    return rlx_status_create(RLX_IO_ERROR, "cannot create a temporary directory");
+  }
+  char path[128];
+  snprintf(path, sizeof(path), "%s/model.so", s->tmp_dir);
+  RLX_RETURN_IF_ERROR(compile_to(o, s->ctx, m, path));
+  RLX_RETURN_IF_ERROR(rlx_vm_load(path, o->n_libs, o->libs, &s->vm));
+  return prepare_vm(o, random, s);
+}
+
 static rlx_status_t* session_call(session_t* s) {
   DLTensor* ts[MAX_INPUTS];
   for (int i = 0; i < s->n_args; i++) ts[i] = &s->args[i]->dl;
-  return rlx_packed_call_tensors(s->fn, NULL, ts, s->n_args);
+  if (!s->vm) return rlx_packed_call_tensors(s->fn, NULL, ts, s->n_args);
+  release_outputs(s);
+  return rlx_vm_invoke(s->vm, s->vm_func, s->n_args, ts, &s->n_outputs, &s->outputs);
 }
 
 static rlx_status_t* cmd_run(const options_t* o) {
   session_t s;
   rlx_status_t* st = session_prepare(o, false, &s);
   if (!st) st = session_call(&s);
-  if (!st && o->outdir) st = rlx_mkdirs(o->outdir);
-  for (int i = s.n_given, k = 0; !st && i < s.n_args; i++, k++) {
+  if (!st && o->output) st = rlx_mkdirs(o->output);
+  /* PrimFunc: the parameters after the inputs; VM: the returned values. */
+  int n_out = s.vm ? s.n_outputs : s.n_args - s.n_given;
+  for (int k = 0; !st && k < n_out; k++) {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/output_%d.npy", o->outdir ? o->outdir : ".", k);
-    st = rlx_npy_save(path, &s.args[i]->dl);
+    snprintf(path, sizeof(path), "%s/output_%d.npy", o->output ? o->output : ".", k);
+    st = rlx_npy_save(path, s.vm ? &s.outputs[k]->dl : &s.args[s.n_given + k]->dl);
   }
   session_free(&s);
   return st;
@@ -302,6 +491,7 @@ int main(int argc, char** argv) {
   rlx_status_t* st = parse_options(argc, argv, &o);
   if (!st) {
     if (strcmp(o.command, "print") == 0) st = cmd_print(&o);
+    else if (strcmp(o.command, "compile") == 0) st = cmd_compile(&o);
     else if (strcmp(o.command, "run") == 0) st = cmd_run(&o);
     else if (strcmp(o.command, "bench") == 0) st = cmd_bench(&o);
     else st = rlx_status_create(RLX_INVALID_ARGUMENT, "unknown command '%s'\n%s", o.command, usage);
