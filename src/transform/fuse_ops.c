@@ -196,16 +196,6 @@ static void count_use(const rlx_relax_expr_t* e, void* user) {
   rlx_ptrmap_put(&z->uses, e, (void*)(n + 1));
 }
 
-static int count_in(const rlx_relax_expr_t* e, const rlx_relax_var_t* v) {
-  if (!e) return 0;
-  if (&v->hdr == e) return 1;
-  rlx_relax_expr_t* kids[64];
-  int n = rlx_relax_expr_children(e, kids, 64);
-  int c = 0;
-  for (int i = 0; i < n && i < 64; i++) c += count_in(kids[i], v);
-  return c;
-}
-
 static bool is_anchor(rlx_op_pattern_t p) { return p == RLX_PATTERN_COMM_REDUCE || p == RLX_PATTERN_OUT_EWISE_FUSABLE; }
 
 static bool can_join(rlx_op_pattern_t group, rlx_op_pattern_t consumer) {
@@ -230,6 +220,7 @@ typedef struct {
   int* parent;             /* union-find */
   rlx_op_pattern_t* gpat;  /* group pattern (at the root) */
   int* ganchors;           /* reductions/contractions in the group (at the root) */
+  int *head, *tail, *next; /* members of each group as a linked list (at the root) */
 } blk_t;
 
 static int find(blk_t* k, int i) {
@@ -260,23 +251,39 @@ static rlx_relax_call_t* fusible_call(fz_t* z, rlx_relax_binding_t* b, rlx_tir_f
   return c;
 }
 
-/* True when group g may join the group of call kk: every use of every var of g lies inside g
- * or kk's group, and each consumer there accepts g's pattern. */
-static bool join_ok(fz_t* z, blk_t* k, int g, int kk) {
-  int gk = find(k, kk);
-  for (int j = 0; j < kk; j++) {
-    if (!k->call[j] || find(k, j) != g) continue;
-    rlx_relax_var_t* v = k->b[j]->var;
-    intptr_t total = (intptr_t)rlx_ptrmap_get(&z->uses, v);
-    intptr_t inside = 0;
-    for (int q = 0; q <= kk; q++) {
-      if (!k->call[q] || (find(k, q) != g && find(k, q) != gk)) continue;
-      int c = count_in(k->b[q]->value, v);
-      if (c && find(k, q) == gk && !can_join(k->gpat[g], k->pat[q])) return false;
-      inside += c;
+/* Uses, by the calls of group `by`, of the vars of group `of`; with check set, false when one
+ * of those users does not accept of's pattern (*out_ok). */
+static int cross_uses(blk_t* k, const rlx_ptrmap_t* index, int of, int by, bool check, bool* out_ok) {
+  int n = 0;
+  for (int q = k->head[by]; q >= 0; q = k->next[q]) {
+    rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)k->call[q]->args[1];
+    int c = 0;
+    for (int a = 0; a < t->n_fields; a++) {
+      intptr_t p = (intptr_t)rlx_ptrmap_get(index, t->fields[a]) - 1;
+      if (p >= 0 && k->call[p] && find(k, (int)p) == of) c++;
     }
-    if (inside != total) return false;
+    if (c && check && !can_join(k->gpat[of], k->pat[q])) *out_ok = false;
+    n += c;
   }
+  return n;
+}
+
+/* Joins group g into the group of call kk when every use of every var of g lies inside g or
+ * kk's group and each consumer there accepts g's pattern. ext[root] = uses of the group's
+ * vars from outside the group (kept up to date on every join). */
+static bool try_join(blk_t* k, const rlx_ptrmap_t* index, int* ext, int g, int kk) {
+  int gk = find(k, kk);
+  if (g == gk || k->ganchors[g] + k->ganchors[gk] > 1) return false;
+  bool ok = true;
+  int in_gk = cross_uses(k, index, g, gk, true, &ok);
+  if (!ok || in_gk != ext[g]) return false;
+  int in_g = cross_uses(k, index, gk, g, false, &ok);
+  k->parent[g] = gk;
+  k->gpat[gk] = pmax(k->gpat[gk], k->gpat[g]);
+  k->ganchors[gk] += k->ganchors[g];
+  k->next[k->tail[gk]] = k->head[g];
+  k->tail[gk] = k->tail[g];
+  ext[gk] = ext[gk] + ext[g] - in_gk - in_g;
   return true;
 }
 
@@ -298,10 +305,15 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
   int n = blk->n_bindings;
   blk_t k = {n, blk->bindings, RLX_NEW_ARRAY(ctx, rlx_relax_call_t*, n), RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, n),
              RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n), RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n),
+             RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, int, n),
              RLX_NEW_ARRAY(ctx, int, n)};
   rlx_ptrmap_t index = {0}; /* binding var → index + 1 */
+  int* ext = RLX_NEW_ARRAY(ctx, int, n);
   for (int i = 0; i < n; i++) {
     k.parent[i] = i;
+    k.head[i] = k.tail[i] = i;
+    k.next[i] = -1;
+    ext[i] = (int)(intptr_t)rlx_ptrmap_get(&z->uses, blk->bindings[i]->var);
     k.call[i] = fusible_call(z, blk->bindings[i], &k.func[i]);
     k.pat[i] = k.call[i] ? rlx_tir_func_pattern(k.func[i]) : RLX_PATTERN_OPAQUE;
     if (k.pat[i] == RLX_PATTERN_OPAQUE || k.pat[i] == RLX_PATTERN_TUPLE) k.call[i] = NULL;
@@ -315,18 +327,12 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
      * another one's uses internal (diamonds: a -> b, a -> c, d = f(b, c)) */
     for (bool progress = true; progress;) {
       progress = false;
-      for (int q = i; q >= 0 && !progress; q--) {
-        if (!k.call[q] || find(&k, q) != find(&k, i)) continue;
+      for (int q = k.head[find(&k, i)]; q >= 0 && !progress; q = k.next[q]) {
         rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)k.call[q]->args[1];
         for (int a = 0; a < t->n_fields && !progress; a++) {
           intptr_t p = (intptr_t)rlx_ptrmap_get(&index, t->fields[a]) - 1;
           if (p < 0 || p >= i || !k.call[p]) continue;
-          int g = find(&k, (int)p), gi = find(&k, i);
-          if (g == gi || k.ganchors[g] + k.ganchors[gi] > 1 || !join_ok(z, &k, g, i)) continue;
-          k.parent[g] = gi;
-          k.gpat[gi] = pmax(k.gpat[gi], k.gpat[g]);
-          k.ganchors[gi] += k.ganchors[g];
-          progress = true;
+          progress = try_join(&k, &index, ext, find(&k, (int)p), i);
         }
       }
     }
@@ -337,12 +343,22 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
   bool* drop = RLX_NEW_ARRAY(ctx, bool, n);
   int* members = RLX_NEW_ARRAY(ctx, int, n);
   for (int i = 0; i < n; i++) nb[i] = blk->bindings[i];
+  /* members of each group in binding order (bucketed by root in one pass) */
+  int* start = RLX_NEW_ARRAY(ctx, int, n + 1);
+  int* order = RLX_NEW_ARRAY(ctx, int, n);
+  for (int i = 0; i < n; i++)
+    if (k.call[i]) start[find(&k, i) + 1]++;
+  for (int r = 0; r < n; r++) start[r + 1] += start[r];
+  int* fill = RLX_NEW_ARRAY(ctx, int, n);
+  for (int i = 0; i < n; i++)
+    if (k.call[i]) {
+      int r = find(&k, i);
+      order[start[r] + fill[r]++] = i;
+    }
   for (int r = 0; r < n; r++) {
-    if (!k.call[r] || find(&k, r) != r) continue;
-    int cnt = 0;
-    for (int i = 0; i < n; i++)
-      if (k.call[i] && find(&k, i) == r) members[cnt++] = i;
+    int cnt = start[r + 1] - start[r];
     if (cnt < 2) continue;
+    for (int j = 0; j < cnt; j++) members[j] = order[start[r] + j];
     rlx_fuse_member_t* fm = RLX_NEW_ARRAY(ctx, rlx_fuse_member_t, cnt);
     for (int j = 0; j < cnt; j++) {
       rlx_relax_call_t* c = k.call[members[j]];

@@ -1,17 +1,25 @@
 /* FuseTIR (TVM's FuseTIR, for one group): merges the PrimFuncs of a chain of call_tirs into
  * one PrimFunc. See fuse.h for the contract. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../tir/transform.h"
 #include "fuse.h"
+
+/* A set of names with a next-suffix hint per base name, so making n names unique costs O(n)
+ * hash probes rather than O(n^2) comparisons. Open addressing; heap memory. */
+typedef struct {
+  const char** keys;
+  int* next_suffix;
+  size_t cap, len;
+} nameset_t;
 
 typedef struct {
   rlx_ctx_t* ctx;
   rlx_ptrmap_t relax_sym; /* Relax symbolic var → fused var */
   rlx_ptrmap_t vm;        /* member var → fused expr (shape vars of one member; definitions) */
   rlx_ptrmap_t bm;        /* member buffer → fused buffer (one member) */
-  RLX_VEC(const char*) buf_names;
-  RLX_VEC(const char*) block_names;
+  nameset_t buf_names, block_names;
   RLX_VEC(rlx_relax_expr_t*) inputs; /* Relax exprs passed to the fused function */
   RLX_VEC(rlx_tir_buffer_t*) in_bufs;
   RLX_VEC(rlx_tir_buffer_t*) allocs;
@@ -21,26 +29,56 @@ typedef struct {
   rlx_status_t* st;
 } ft_t;
 
-static bool name_taken(const char** names, int n, const char* s) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(names[i], s) == 0) return true;
-  return false;
+
+static size_t ns_slot(const nameset_t* s, const char* k) {
+  size_t i = (size_t)rlx_hash_bytes(k, strlen(k), 0) & (s->cap - 1);
+  while (s->keys[i] && strcmp(s->keys[i], k) != 0) i = (i + 1) & (s->cap - 1);
+  return i;
 }
 
-static const char* unique_buf_name(ft_t* t, const char* base) {
-  const char* s = base;
-  for (int k = 1; name_taken(t->buf_names.data, t->buf_names.len, s); k++) s = rlx_ctx_sprintf(t->ctx, "%s_%d", base, k);
-  rlx_vec_push(&t->buf_names, s);
-  return s;
+static void ns_grow(nameset_t* s) {
+  nameset_t n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char*)), calloc(s->cap ? s->cap * 2 : 64, sizeof(int)),
+                 s->cap ? s->cap * 2 : 64, s->len};
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->keys[i]) {
+      size_t j = ns_slot(&n, s->keys[i]);
+      n.keys[j] = s->keys[i];
+      n.next_suffix[j] = s->next_suffix[i];
+    }
+  free(s->keys);
+  free(s->next_suffix);
+  *s = n;
 }
 
-static const char* unique_block_name(ft_t* t, const char* base) {
-  const char* s = base;
-  for (int k = 1; name_taken(t->block_names.data, t->block_names.len, s); k++)
-    s = rlx_ctx_sprintf(t->ctx, "%s_%d", base, k);
-  rlx_vec_push(&t->block_names, s);
-  return s;
+static void ns_free(nameset_t* s) {
+  free(s->keys);
+  free(s->next_suffix);
+  memset(s, 0, sizeof(*s));
 }
+
+/* base, or base_1, base_2 ... the first one not in the set; added to the set. */
+static const char* ns_unique(rlx_ctx_t* ctx, nameset_t* s, const char* base) {
+  if ((s->len + 2) * 2 > s->cap) ns_grow(s);
+  size_t bi = ns_slot(s, base);
+  const char* name = base;
+  if (s->keys[bi]) {
+    int k = s->next_suffix[bi] > 0 ? s->next_suffix[bi] : 1;
+    for (;; k++) {
+      name = rlx_ctx_sprintf(ctx, "%s_%d", base, k);
+      if (!s->keys[ns_slot(s, name)]) break;
+    }
+    s->next_suffix[bi] = k + 1;
+  } else {
+    name = rlx_ctx_strdup(ctx, base);
+  }
+  size_t i = ns_slot(s, name);
+  s->keys[i] = name;
+  s->len++;
+  return name;
+}
+
+static const char* unique_buf_name(ft_t* t, const char* base) { return ns_unique(t->ctx, &t->buf_names, base); }
+static const char* unique_block_name(ft_t* t, const char* base) { return ns_unique(t->ctx, &t->block_names, base); }
 
 /* ---------------------------------------------------------------- shapes */
 static void fresh_relax_sym(const rlx_expr_t* e, void* user) {
@@ -300,7 +338,7 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
 static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
                                rlx_tir_func_t** out_func) {
   rlx_ctx_t* ctx = t->ctx;
-  rlx_vec_push(&t->block_names, "root");
+  (void)unique_block_name(t, "root");
   rlx_tir_buffer_t* result = NULL;
   for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(add_member(t, &members[i], i == n - 1, &result));
   int np = (int)t->in_bufs.len + 1;
@@ -344,8 +382,8 @@ rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_
   rlx_ptrmap_free(&t.vm);
   rlx_ptrmap_free(&t.bm);
   rlx_ptrmap_free(&t.inter);
-  rlx_vec_free(&t.buf_names);
-  rlx_vec_free(&t.block_names);
+  ns_free(&t.buf_names);
+  ns_free(&t.block_names);
   rlx_vec_free(&t.inputs);
   rlx_vec_free(&t.in_bufs);
   rlx_vec_free(&t.allocs);

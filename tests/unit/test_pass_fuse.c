@@ -288,6 +288,26 @@ static void test_groupings(void) {
     expect_fused("multi-use producer", build_chain(ctx, 4, ops, args, na), 3,
                  (const char*[]){"exp", "fused_relu_sum", "transpose"});
   }
+  /* the same PrimFunc twice in a group: copied twice with fresh loop vars and block names */
+  {
+    te1_t ops[] = {te_relu, te_relu, te_exp};
+    int args[][2] = {{-1, 0}, {0, 0}, {1, 0}}, na[] = {1, 1, 1};
+    rlx_module_t* m = build_chain(ctx, 3, ops, args, na);
+    expect_fused("repeated PrimFunc", m, 1, (const char*[]){"fused_relu_relu_exp"});
+    rlx_module_t* out = NULL;
+    CHECK_OK(rlx_pass_fuse_ops(ctx, m, &out));
+    rlx_module_entry_t* fe = out ? rlx_module_find(out, "fused_relu_relu_exp") : NULL;
+    CHECK(fe != NULL);
+    if (fe) {
+      rlx_tir_func_t* f = fe->func;
+      CHECK(rlx_tir_find_block(f->body, "relu") && rlx_tir_find_block(f->body, "relu_1") &&
+            rlx_tir_find_block(f->body, "exp"));
+      CHECK(rlx_tir_find_block(f->body, "relu")->block->iter_vars[0]->var !=
+            rlx_tir_find_block(f->body, "relu_1")->block->iter_vars[0]->var);
+      CHECK(f->n_params == 2);
+      CHECK_OK(rlx_tir_verify(f));
+    }
+  }
   rlx_ctx_free(ctx);
 }
 
