@@ -271,11 +271,75 @@ static void test_golden_misc(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_golden_sinfo(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = check_golden(ctx, "tests/golden/relax_sinfo.py");
+  rlx_relax_func_t* f = relax_func(m, "main");
+  CHECK(f != NULL);
+  if (f) {
+    rlx_sinfo_t** ps = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, 8);
+    for (int i = 0; i < 8 && i < f->n_params; i++) ps[i] = f->params[i]->hdr.sinfo;
+    CHECK(ps[0]->kind == RLX_SINFO_PRIM && ((rlx_sinfo_prim_t*)ps[0])->value->kind == RLX_EXPR_VAR);
+    CHECK(ps[1]->kind == RLX_SINFO_SHAPE && ((rlx_sinfo_shape_t*)ps[1])->ndim == 2 && !((rlx_sinfo_shape_t*)ps[1])->values);
+    CHECK(ps[2]->kind == RLX_SINFO_TENSOR && ((rlx_sinfo_tensor_t*)ps[2])->ndim == 3 &&
+          rlx_dtype_is_void(((rlx_sinfo_tensor_t*)ps[2])->dtype));
+    CHECK(ps[3]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[3])->n_params == 1 && ((rlx_sinfo_func_t*)ps[3])->is_pure);
+    CHECK(ps[4]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[4])->n_params == -1 && !((rlx_sinfo_func_t*)ps[4])->is_pure);
+    CHECK(ps[5]->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)ps[5])->n_fields == 2);
+    /* g: ("k", "k * 2 + n"): the second dim uses the k of the first and the n of a */
+    rlx_sinfo_tensor_t* g = (rlx_sinfo_tensor_t*)ps[6];
+    rlx_expr_t* n = ((rlx_sinfo_prim_t*)ps[0])->value;
+    CHECK(g->ndim == 2 && g->shape[1]->kind == RLX_EXPR_ADD && ((rlx_binary_t*)g->shape[1])->b == n);
+    CHECK(ps[7]->kind == RLX_SINFO_PRIM && rlx_dtype_eq(((rlx_sinfo_prim_t*)ps[7])->dtype, rlx_dt_float32()));
+  }
+  rlx_ctx_free(ctx);
+}
+
+/* Names: distinct vars with one name print as lv, lv_1; distinct symbolic vars named n print as
+ * n, n_1; a large constant is elided with TVM's metadata marker; small ones print inline with
+ * TVM's float formatting. */
+static void test_names_and_constants(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_expr_t *n1 = sym(ctx, "n"), *n2 = sym(ctx, "n");
+  rlx_expr_t* d1[1] = {n1};
+  rlx_expr_t* d2[1] = {n2};
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor(ctx, 1, d1, f32));
+  rlx_relax_var_t* y = rlx_relax_var(ctx, "x", rlx_sinfo_tensor(ctx, 1, d2, f32));
+  float small[3] = {0.1f, 1.0f, -2.5f};
+  int64_t s3 = 3, big_n = 2000;
+  float* big = calloc(2000, sizeof(float));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t *a = NULL, *b = NULL, *c = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 2, (rlx_relax_var_t*[]){x, y}));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_constant(ctx, f32, 1, &s3, small, sizeof(small)), NULL, &a));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_constant(ctx, f32, 1, &big_n, big, 2000 * sizeof(float)), NULL, &b));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple(ctx, 4, (rlx_relax_expr_t*[]){&x->hdr, &y->hdr, &a->hdr, &b->hdr}), NULL, &c));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &c->hdr, -1, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  free(big);
+  char* text = rlx_script_print_module(rlx_bb_get(bb));
+  CHECK(text && strstr(text, "def main(x: R.Tensor((\"n\",), dtype=\"float32\"), x_1: R.Tensor((\"n_1\",), dtype=\"float32\"))"));
+  CHECK(text && strstr(text, "        n = T.int64()\n        n_1 = T.int64()\n"));
+  CHECK(text && strstr(text, "lv: R.Tensor((3,), dtype=\"float32\") = R.const([0.10000000149011612, 1, -2.5], \"float32\")\n"));
+  CHECK(text && strstr(text, "lv_1: R.Tensor((2000,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][0]\n"));
+  CHECK(text && strstr(text, "lv_2: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((n_1,), dtype=\"float32\"), "));
+  CHECK(text && strstr(text, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n"));
+  if (getenv("RLX_PRINT")) fputs(text, stdout);
+  /* the elided constant is a clear parse error */
+  rlx_module_t* m2 = NULL;
+  CHECK_ERR(rlx_script_parse(ctx, text, "t.py", &m2), "got metadata[...]: large constants are elided");
+  free(text);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlc_golden();
   test_symbolic_golden();
   test_golden_mlp();
   test_golden_lowered();
   test_golden_misc();
+  test_golden_sinfo();
+  test_names_and_constants();
   TEST_MAIN_END();
 }
