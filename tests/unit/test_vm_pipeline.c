@@ -119,8 +119,12 @@ static void test_mlp(void) {
     rlx_ndarray_release(w1);
     rlx_vm_free(vm);
   }
-  unlink(so);
-  rmdir(dir);
+  if (!getenv("RLX_VM_KEEP")) {
+    unlink(so);
+    rmdir(dir);
+  } else {
+    printf("kept %s\n", so);
+  }
   rlx_ctx_free(ctx);
 }
 
