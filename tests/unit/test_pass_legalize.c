@@ -242,7 +242,58 @@ static void test_kept_and_errors(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Calls inside If branches are legalized in place. */
+static void test_if_branches(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(c: R.Tensor((), dtype=\"bool\"), x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        if c:\n"
+      "            y1: R.Tensor((4,), dtype=\"float32\") = R.exp(x)\n"
+      "            y: R.Tensor((4,), dtype=\"float32\") = y1\n"
+      "        else:\n"
+      "            y: R.Tensor((4,), dtype=\"float32\") = R.nn.relu(x)\n"
+      "        return y\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t* lg = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (!lg) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, lg));
+  CHECK(count_tir_funcs(lg) == 2 && rlx_module_find(lg, "exp") && rlx_module_find(lg, "relu"));
+  char* s = rlx_script_print_module(lg);
+  CHECK_MSG(s && !strstr(s, "R.exp(") && !strstr(s, "R.nn.relu(") && strstr(s, "R.call_tir(cls.exp") &&
+                strstr(s, "R.call_tir(cls.relu"),
+            "%s", s ? s : "(null)");
+  free(s);
+  rlx_ctx_free(ctx);
+}
+
+/* The pipeline up to default_schedule, well-formedness checked after every pass. */
+static void test_pipeline(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = parse(ctx, MLP);
+  if (!m) return;
+  rlx_pipeline_options_t opts = {true, "default_schedule"};
+  rlx_module_t* out = NULL;
+  CHECK_OK(rlx_pipeline_run(ctx, m, &opts, &out));
+  if (!out) return;
+  const char* names[8];
+  CHECK(call_tir_names(out, names, 8) == 4);
+  for (int i = 0; i < out->n_funcs; i++)
+    if (out->funcs[i].kind == RLX_FUNC_TIR) {
+      int64_t v = 0;
+      CHECK(rlx_expr_is_const_int(rlx_tir_func_get_attr(out->funcs[i].func, "tir.is_scheduled"), &v) && v);
+    }
+  check_mlp(ctx, out, "pipeline to default_schedule", 4);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_if_branches();
+  test_pipeline();
   test_mlp();
   test_fold_constant_weight();
   test_kept_and_errors();
