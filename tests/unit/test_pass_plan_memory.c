@@ -506,6 +506,75 @@ static void test_escape_block(void) {
   rlx_ctx_free(ctx);
 }
 
+/* An If branch is planned on its own: its storages are allocated and killed inside it. A
+ * dataflow block (call_tir_rewrite not run) is left unplanned. */
+static void test_if_branch_and_dataflow(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_sinfo_t* t48 = rlx_sinfo_tensor_const(ctx, 2, (int64_t[]){4, 8}, f32);
+  rlx_relax_var_t* x0 = rlx_relax_var(ctx, "x", t48);
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t* gv = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "helper", 1, &x0));
+  CHECK_OK(rlx_bb_dataflow_begin(bb));
+  rlx_relax_var_t* r = te1(bb, te_relu, NULL, x0, "r");
+  r = te1(bb, te_relu, NULL, r, "r");
+  r = te1(bb, te_relu, NULL, r, "r");
+  CHECK_OK(rlx_bb_emit_output(bb, &r->hdr, "gv", &gv));
+  CHECK_OK(rlx_bb_dataflow_end(bb));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &gv->hdr, 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_module_t* m = rlx_bb_get(bb);
+  /* plan_memory straight on dataflow blocks: nothing to do */
+  rlx_module_t* same = NULL;
+  CHECK_OK(rlx_pass_plan_memory(ctx, m, &same));
+  if (same) CHECK(mem_func(same, "helper") == mem_func(m, "helper"));
+
+  /* main(x, c) { y = If(c, { a = relu(x); b = relu(a); d = relu(b); d }, x); return y } */
+  rlx_relax_expr_t* relu_gv = rlx_relax_global_var(ctx, "relu", NULL);
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t48);
+  rlx_relax_var_t* c = rlx_relax_var(ctx, "c", rlx_sinfo_prim(ctx, rlx_dt_bool(), NULL));
+  rlx_relax_binding_t* bs[3];
+  rlx_relax_var_t* prev = x;
+  for (int i = 0; i < 3; i++) {
+    rlx_relax_var_t* v = rlx_relax_var(ctx, "v", NULL);
+    bs[i] = rlx_relax_var_binding(ctx, v, rlx_relax_call_tir(ctx, relu_gv, 1, (rlx_relax_expr_t*[]){&prev->hdr}, t48, NULL));
+    prev = v;
+  }
+  rlx_relax_block_t* blk0 = rlx_relax_block(ctx, false, 3, bs);
+  rlx_relax_expr_t* then_b = rlx_relax_seq(ctx, 1, &blk0, &prev->hdr);
+  rlx_relax_expr_t* else_b = rlx_relax_seq(ctx, 0, NULL, &x->hdr);
+  rlx_relax_var_t* y = rlx_relax_var(ctx, "y", NULL);
+  rlx_relax_binding_t* b1 = rlx_relax_var_binding(ctx, y, rlx_relax_if(ctx, &c->hdr, then_b, else_b));
+  rlx_relax_block_t* blk1 = rlx_relax_block(ctx, false, 1, &b1);
+  rlx_relax_func_t* f0 = rlx_relax_func(ctx, 2, (rlx_relax_var_t*[]){x, c}, rlx_relax_seq(ctx, 1, &blk1, &y->hdr),
+                                        NULL, (rlx_attrs_t){0}, true);
+  rlx_module_set(m, "main", RLX_FUNC_RELAX, f0);
+  CHECK_OK(rlx_relax_normalize(ctx, m, &f0->hdr));
+  rlx_module_t* out = plan(ctx, m, NULL);
+  if (!out) return;
+  rlx_relax_func_t* f = mem_func(out, "main");
+  const rlx_relax_seq_t* s = (const rlx_relax_seq_t*)f->body;
+  CHECK(s->n_blocks == 1 && s->blocks[0]->n_bindings == 1); /* nothing planned at the top */
+  const rlx_relax_if_t* iff = (const rlx_relax_if_t*)s->blocks[0]->bindings[0]->value;
+  if (iff->hdr.kind == RLX_RELAX_IF && iff->then_branch->kind == RLX_RELAX_SEQ) {
+    rlx_relax_func_t tmp = *f; /* check the branch with the oracle, as a function body */
+    tmp.body = iff->then_branch;
+    CHECK(mem_check_plan(ctx, &tmp) == 0);
+    const rlx_relax_seq_t* ts = (const rlx_relax_seq_t*)iff->then_branch;
+    const rlx_relax_block_t* tb = ts->blocks[ts->n_blocks - 1];
+    CHECK(mem_call_of(tb->bindings[tb->n_bindings - 1], "relax.memory.kill_storage") != NULL);
+  } else {
+    CHECK(!"the If was rewritten away");
+  }
+  /* a, b planned in the branch (b reuses nothing: a is alive when b is allocated); d returned */
+  CHECK(mem_count(f, "relax.memory.alloc_storage") == 2 && mem_count(f, "relax.memory.alloc_tensor") == 2);
+  CHECK(mem_count(f, "relax.builtin.alloc_tensor") == 1);
+  /* helper: the two intermediates planned */
+  CHECK(mem_count(mem_func(out, "helper"), "relax.memory.alloc_tensor") == 2);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp_chain();
   test_best_fit_growth();
@@ -517,5 +586,6 @@ int main(void) {
   test_call_packed_lives_to_end();
   test_dps_packed();
   test_escape_block();
+  test_if_branch_and_dataflow();
   TEST_MAIN_END();
 }
