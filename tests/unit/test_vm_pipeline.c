@@ -35,6 +35,26 @@ static const char* mlp_src =
     "            R.output(gv)\n"
     "        return gv\n";
 
+static const char* if_src =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\",), dtype=\"float32\"), c: R.Tensor((), dtype=\"bool\")) -> R.Tuple(R.Tensor((\"n\",), dtype=\"float32\"), R.Tensor((3,), dtype=\"float32\")):\n"
+    "        n = T.int64()\n"
+    "        if c:\n"
+    "            lv: R.Tensor((n,), dtype=\"float32\") = R.add(x, x)\n"
+    "            r: R.Tensor((n,), dtype=\"float32\") = lv\n"
+    "        else:\n"
+    "            lv1: R.Tensor((n,), dtype=\"float32\") = R.multiply(x, R.const(3.0, \"float32\"))\n"
+    "            r: R.Tensor((n,), dtype=\"float32\") = lv1\n"
+    "        k: R.Tensor((3,), dtype=\"float32\") = R.const([1.0, 2.0, 3.5], \"float32\")\n"
+    "        t: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((3,), dtype=\"float32\")) = (r, k)\n"
+    "        return t\n";
+
 static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
   rlx_ndarray_t* a = NULL;
   rlx_status_free(rlx_ndarray_create(nd, s, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
@@ -128,7 +148,58 @@ static void test_mlp(void) {
   rlx_ctx_free(ctx);
 }
 
+/* If on a 0-d bool tensor, constants, a tuple result (two outputs). */
+static void test_if(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = NULL;
+  CHECK_OK(rlx_script_parse(ctx, if_src, "if.py", &mod));
+  char dir[] = "/tmp/rlx_vmp_XXXXXX";
+  if (!mod || !mkdtemp(dir)) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  char so[128];
+  snprintf(so, sizeof(so), "%s/if.so", dir);
+  rlx_vm_compile_options_t o = {0};
+  o.check_well_formed = true;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  rlx_vm_t* vm = NULL;
+  if (access(so, R_OK) == 0) CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    int64_t five = 5;
+    rlx_ndarray_t* x = rand_tensor(1, &five, 7);
+    rlx_ndarray_t* c = NULL;
+    CHECK_OK(rlx_ndarray_create(0, NULL, rlx_dldtype(kDLUInt, 1, 1), NULL, &c));
+    for (int flag = 0; flag < 2; flag++) {
+      *(uint8_t*)c->dl.data = (uint8_t)flag;
+      int n_out = 0;
+      rlx_ndarray_t** outs = NULL;
+      CHECK_OK(rlx_vm_invoke(vm, "main", 2, (DLTensor*[]){&x->dl, &c->dl}, &n_out, &outs));
+      CHECK(n_out == 2);
+      if (n_out == 2) {
+        float scale = flag ? 2.0f : 3.0f;
+        double max_abs = 0;
+        for (int i = 0; i < 5; i++) {
+          double d = fabs(((float*)outs[0]->dl.data)[i] - scale * ((float*)x->dl.data)[i]);
+          if (d > max_abs) max_abs = d;
+        }
+        CHECK_MSG(max_abs <= 1e-6, "if branch %d: max abs err %g", flag, max_abs);
+        CHECK(outs[1]->dl.shape[0] == 3 && ((float*)outs[1]->dl.data)[2] == 3.5f);
+      }
+      for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+      free(outs);
+    }
+    rlx_ndarray_release(x);
+    rlx_ndarray_release(c);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rmdir(dir);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp();
+  test_if();
   TEST_MAIN_END();
 }
