@@ -38,7 +38,7 @@ static const char* extern_src =
     "  ret->v_handle = o; *ret_code = RLX_ARG_NDARRAY; return 0;\n"
     "}\n";
 
-static char ext_so[256];
+static char ext_so[256], ext_o[256];
 
 static void include_dir(char* out, size_t n) {
   const char* suffix = "tests/unit/test_vm_compile.c";
@@ -63,6 +63,9 @@ static bool build_extern_lib(void) {
   if (!cc || !*cc) cc = "cc";
   /* rlx_ndarray_create & co. resolve against the librlx_runtime of the loading process */
   snprintf(cmd, sizeof(cmd), "%s -shared -fPIC -O1 -I %s -o %s %s", cc, inc, ext_so, src);
+  if (system(cmd) != 0) return false;
+  snprintf(ext_o, sizeof(ext_o), "%s/ext.o", tmpdir);
+  snprintf(cmd, sizeof(cmd), "%s -c -fPIC -O1 -I %s -o %s %s", cc, inc, ext_o, src);
   return system(cmd) == 0;
 }
 
@@ -275,6 +278,33 @@ static void test_symbolic_externs(void) {
   unlink(so);
   rlx_ctx_free(ctx);
 
+  /* the extern object linked into the model: found in the model's own object, no --lib */
+  ctx = rlx_ctx_create();
+  mod = build_symbolic(ctx, "ext_scale2");
+  rlx_vm_compile_options_t o2 = opts_lower();
+  const char* objs[1] = {ext_o};
+  o2.n_objects = 1;
+  o2.objects = objs;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o2, so));
+  vm = NULL;
+  CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    rlx_ndarray_t* x = rand_tensor(6, 3, 5);
+    rlx_ndarray_t* w = rand_tensor(3, 2, 6);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 2, (DLTensor*[]){&x->dl, &w->dl}, &n_out, &outs));
+    if (n_out == 1) check_matmul(outs[0], x, w, 2.0, "extern object linked into the model");
+    CHECK(n_out == 1);
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(x);
+    rlx_ndarray_release(w);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rlx_ctx_free(ctx);
+
   /* a name found nowhere: at compile time when libraries are given */
   ctx = rlx_ctx_create();
   mod = build_symbolic(ctx, "no_such_extern");
@@ -300,6 +330,7 @@ int main(void) {
   snprintf(p, sizeof(p), "%s/ext.c", tmpdir);
   unlink(p);
   unlink(ext_so);
+  unlink(ext_o);
   rmdir(tmpdir);
   TEST_MAIN_END();
 }
