@@ -318,6 +318,57 @@ static void test_symbolic_externs(void) {
   rlx_ctx_free(ctx);
 }
 
+/* tir_vars: main(x: (n,), y: (m,)) = fill(x) of shape (m * 2,): m reaches the kernel as an
+ * int64 argument (vm.builtin.call_tir_dyn). */
+static void test_tir_vars(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_expr_t *n = sym(ctx, "n"), *m = sym(ctx, "m");
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor(ctx, 1, &n, f32));
+  rlx_relax_var_t* y = rlx_relax_var(ctx, "y", rlx_sinfo_tensor(ctx, 1, &m, f32));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t* lv = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 2, (rlx_relax_var_t*[]){x, y}));
+  CHECK_OK(rlx_bb_emit_te(bb, te_fill, rlx_ir_mul(ctx, m, rlx_ir_i64(ctx, 2)), 1, (rlx_relax_expr_t*[]){&x->hdr},
+                          NULL, NULL, &lv));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &lv->hdr, 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_module_t* mod = rlx_bb_get(bb);
+  char so[256];
+  snprintf(so, sizeof(so), "%s/tirvars.so", tmpdir);
+  rlx_vm_compile_options_t o = opts_lower();
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  char* text = NULL;
+  CHECK_OK(rlx_vm_disassemble_model(so, &text));
+  if (text) CHECK_MSG(strstr(text, "= call vm.builtin.call_tir_dyn(f[fill], %0, %") != NULL, "%s", text);
+  free(text);
+  rlx_vm_t* vm = NULL;
+  CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    int64_t three = 3, seven = 7;
+    rlx_ndarray_t *a = NULL, *b = NULL;
+    CHECK_OK(rlx_ndarray_create(1, &three, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
+    CHECK_OK(rlx_ndarray_create(1, &seven, rlx_dldtype(kDLFloat, 32, 1), NULL, &b));
+    ((float*)a->dl.data)[0] = 4.25f;
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 2, (DLTensor*[]){&a->dl, &b->dl}, &n_out, &outs));
+    CHECK(n_out == 1 && outs[0]->dl.shape[0] == 14);
+    if (n_out == 1 && outs[0]->dl.shape[0] == 14) {
+      bool ok = true;
+      for (int i = 0; i < 14; i++) ok = ok && ((float*)outs[0]->dl.data)[i] == 4.25f;
+      CHECK(ok);
+    }
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(a);
+    rlx_ndarray_release(b);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vmc_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_extern_lib()) {
@@ -326,6 +377,7 @@ int main(void) {
   }
   test_static_matmul_relu();
   test_symbolic_externs();
+  test_tir_vars();
   char p[300];
   snprintf(p, sizeof(p), "%s/ext.c", tmpdir);
   unlink(p);
