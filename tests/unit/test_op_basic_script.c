@@ -1,9 +1,10 @@
 /* The basic ops as TVMScript writes them (TVM's printed kwargs): a small graph with a symbolic
  * batch using multiply (broadcast), gelu, mean (keepdims), subtract, permute_dims, exp, max,
- * expand_dims, concat, clip (integer R.prim_value bounds: the parser reads no float R.prim_value yet), less, negative, where, take (clip mode),
- * reshape (symbolic target) is parsed, printed back and re-parsed, then legalized, fused and
- * default-scheduled, checking well-formedness after every pass and the numbers after each
- * against plain C (TIR interpreter; tolerance 1e-5 absolute + 1e-5 relative). */
+ * expand_dims, concat, clip (integer R.prim_value bounds: the parser reads no float
+ * R.prim_value yet), less, negative, where, take (clip mode), reshape (symbolic target) is
+ * parsed, printed back and re-parsed, then legalized, fused and default-scheduled, checking
+ * well-formedness after every pass and the numbers after each against plain C (TIR
+ * interpreter; tolerance 1e-5 absolute + 1e-5 relative). */
 #include <stdlib.h>
 
 #include "pass_test_util.h"
