@@ -30,14 +30,16 @@ const char* rlx_op_pattern_name(rlx_op_pattern_t p);
  * ("tir.is_scheduled"), one without blocks or with a block of another shape is opaque. */
 rlx_op_pattern_t rlx_tir_func_pattern(const rlx_tir_func_t* f);
 
-/* One call of a fusion group, in binding order: var = R.call_tir(func, (args...)) with a
- * single tensor output (out_sinfo, shape known) and no tir_vars. */
+/* One call of a fusion group, in binding order: var = R.call_tir(func, (args...),
+ * out_sinfo=..., tir_vars=R.shape([...])) with a single tensor output (shape known). */
 typedef struct {
   const rlx_tir_func_t* func;
   int n_args;
   rlx_relax_expr_t* const* args; /* Relax args, each a Tensor with a known shape */
   rlx_relax_var_t* var;          /* the binding var (intermediate or group result) */
   rlx_sinfo_t* out_sinfo;
+  int n_tir_vars;
+  rlx_expr_t* const* tir_vars; /* Relax PrimExprs for the func's trailing scalar params */
 } rlx_fuse_member_t;
 
 /* TVM's FuseTIR for one group: one private PrimFunc named name that computes what the chain
@@ -48,11 +50,15 @@ typedef struct {
  * block names made unique. Symbolic shape vars of the members are unified through the
  * callers' struct info: a member buffer dim that is a var takes the fused expression of the
  * Relax dim at that position, so vars of different members that stand for the same Relax
- * dim become one var (named after the Relax var). *out_inputs (arena) gets the Relax
+ * dim become one var (named after the Relax var); a member's scalar params take the fused
+ * form of its tir_vars. Fused vars that no param buffer has as a whole dim become trailing
+ * scalar params, to be passed as the fused call's tir_vars: *out_tir_vars (Relax vars, in
+ * param order; *out_n_tir_vars of them, 0 = no tir_vars). *out_inputs (arena) gets the Relax
  * expressions to pass, *out_n_inputs their count. Errors (the caller leaves the group
- * unfused): a member with scalar params, unknown shapes, a dim var that cannot be bound, a
- * result that fails rlx_tir_verify. */
+ * unfused): param counts that do not match, unknown shapes, a dim var that cannot be bound,
+ * a result that fails rlx_tir_verify. */
 rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
-                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs);
+                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
+                           int* out_n_tir_vars, rlx_expr_t*** out_tir_vars);
 
 #endif

@@ -16,8 +16,9 @@
  *   consumer injective: after an elementwise/broadcast/injective group;
  *   consumer reduction: after an elementwise/broadcast group (exp + sum);
  *   consumer contraction or opaque: never.
- * A group holds at most one reduction or contraction. Calls with tir_vars, several outputs
- * or unknown shapes are left alone. A group FuseTIR cannot merge (see rlx_fuse_tir) is left
+ * A group holds at most one reduction or contraction. Calls with several outputs or unknown
+ * shapes are left alone; members' tir_vars are carried into the fused call's tir_vars where
+ * the fused function cannot bind a var from its buffers. A group FuseTIR cannot merge (see rlx_fuse_tir) is left
  * unfused.
  */
 #include <stdint.h>
@@ -239,14 +240,16 @@ static rlx_relax_call_t* fusible_call(fz_t* z, rlx_relax_binding_t* b, rlx_tir_f
   if (b->kind != RLX_BINDING_VAR || b->value->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
   rlx_tir_func_t* f = pass_call_tir_func(z->m, c);
-  if (!f || c->n_args != 2 || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1) return NULL;
+  if (!f || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1) return NULL;
+  if (c->n_args == 3 && c->args[2]->kind != RLX_RELAX_SHAPE_EXPR) return NULL;
+  int n_tv = c->n_args == 3 ? ((rlx_relax_shape_expr_t*)c->args[2])->ndim : 0;
   if (!known_tensor(c->sinfo_args[0])) return NULL;
   rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
-  if (f->n_params != t->n_fields + 1) return NULL;
+  if (f->n_params != t->n_fields + 1 + n_tv) return NULL;
   for (int i = 0; i < t->n_fields; i++)
     if (!known_tensor(t->fields[i]->sinfo)) return NULL;
   for (int i = 0; i < f->n_params; i++)
-    if (!f->buffer_map[i]) return NULL;
+    if ((i <= t->n_fields) != (f->buffer_map[i] != NULL)) return NULL;
   *out_f = f;
   return c;
 }
@@ -368,12 +371,17 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
       fm[j].args = t->fields;
       fm[j].var = blk->bindings[members[j]]->var;
       fm[j].out_sinfo = c->sinfo_args[0];
+      if (c->n_args == 3) {
+        fm[j].n_tir_vars = ((rlx_relax_shape_expr_t*)c->args[2])->ndim;
+        fm[j].tir_vars = ((rlx_relax_shape_expr_t*)c->args[2])->values;
+      }
     }
     const char* name = fused_name(ctx, &k, members, cnt);
     rlx_tir_func_t* ff = NULL;
-    int n_in = 0;
+    int n_in = 0, n_tv = 0;
     rlx_relax_expr_t** ins = NULL;
-    rlx_status_t* st = rlx_fuse_tir(ctx, cnt, fm, name, &ff, &n_in, &ins);
+    rlx_expr_t** tv = NULL;
+    rlx_status_t* st = rlx_fuse_tir(ctx, cnt, fm, name, &ff, &n_in, &ins, &n_tv, &tv);
     if (st) { /* not mergeable: the group stays as it is */
       rlx_status_free(st);
       continue;
@@ -381,7 +389,8 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
     rlx_relax_expr_t* gv = NULL;
     RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, ff, name, &gv));
     int last = members[cnt - 1];
-    rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_in, ins, k.call[last]->sinfo_args[0], NULL);
+    rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_in, ins, k.call[last]->sinfo_args[0],
+                                                n_tv ? rlx_relax_shape_expr(ctx, n_tv, tv) : NULL);
     RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, z->m, call));
     nb[last] = rlx_relax_var_binding(ctx, blk->bindings[last]->var, call);
     for (int j = 0; j < cnt - 1; j++) drop[members[j]] = true;

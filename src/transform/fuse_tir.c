@@ -17,6 +17,7 @@ typedef struct {
 typedef struct {
   rlx_ctx_t* ctx;
   rlx_ptrmap_t relax_sym; /* Relax symbolic var → fused var */
+  RLX_VEC(rlx_var_t*) relax_order; /* its keys, in creation order */
   rlx_ptrmap_t vm;        /* member var → fused expr (shape vars of one member; definitions) */
   rlx_ptrmap_t bm;        /* member buffer → fused buffer (one member) */
   nameset_t buf_names, block_names;
@@ -26,6 +27,7 @@ typedef struct {
   RLX_VEC(rlx_tir_stmt_t*) body;
   rlx_ptrmap_t inter; /* member binding var → intermediate buffer */
   RLX_VEC(rlx_tir_buffer_t*) pending; /* allocated buffers of the current member, to copy */
+  RLX_VEC(rlx_var_t*) tir_vars;       /* Relax vars passed as scalars, in param order */
   rlx_status_t* st;
 } ft_t;
 
@@ -85,6 +87,7 @@ static void fresh_relax_sym(const rlx_expr_t* e, void* user) {
   ft_t* t = user;
   if (e->kind != RLX_EXPR_VAR || rlx_ptrmap_has(&t->relax_sym, e)) return;
   rlx_ptrmap_put(&t->relax_sym, e, rlx_ir_var(t->ctx, ((const rlx_var_t*)e)->name, e->dtype));
+  rlx_vec_push(&t->relax_order, (rlx_var_t*)e);
 }
 
 /* A Relax shape dim in the fused function's vars. */
@@ -248,12 +251,14 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
   rlx_ctx_t* ctx = t->ctx;
   const rlx_tir_func_t* f = mb->func;
   const char* what = rlx_ctx_sprintf(ctx, "PrimFunc '%s'", f->name);
-  if (f->n_params != mb->n_args + 1)
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s has %d params for %d args and one result", what,
-                             f->n_params, mb->n_args);
+  int nb = mb->n_args + 1;
+  if (f->n_params != nb + mb->n_tir_vars)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s has %d params for %d args, one result and %d tir_vars",
+                             what, f->n_params, mb->n_args, mb->n_tir_vars);
   for (int p = 0; p < f->n_params; p++)
-    if (!f->buffer_map[p])
-      return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s has a scalar param %d", what, p);
+    if ((p < nb) != (f->buffer_map[p] != NULL))
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: param %d is not a %s", what, p,
+                               p < nb ? "buffer" : "scalar");
   rlx_ptrmap_free(&t->vm);
   rlx_ptrmap_free(&t->bm);
   memset(&t->vm, 0, sizeof(t->vm));
@@ -280,17 +285,22 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
   if (!os) return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: the result has no known shape", what);
   rlx_tir_buffer_t* ob = f->buffer_map[mb->n_args];
   RLX_RETURN_IF_ERROR(match_dims(t, ob, os, what));
+  for (int i = 0; i < mb->n_tir_vars; i++) {
+    rlx_var_t* pv = f->params[nb + i];
+    if (!rlx_ptrmap_has(&t->vm, pv))
+      rlx_ptrmap_put(&t->vm, pv, rlx_ir_cast(ctx, pv->hdr.dtype, translate(t, mb->tir_vars[i])));
+  }
   rlx_tir_buffer_t* fo = new_buffer(t, ob, os);
   if (!last) rlx_vec_push(&t->allocs, fo);
   rlx_ptrmap_put(&t->inter, mb->var, fo);
   rlx_ptrmap_put(&t->bm, ob, fo);
   *out_result = fo;
   /* every var of a param shape must be bound by now */
-  for (int p = 0; p < f->n_params; p++)
+  for (int p = 0; p < nb; p++)
     for (int d = 0; d < f->buffer_map[p]->ndim; d++) {
       rlx_expr_t* dim = f->buffer_map[p]->shape[d];
       rlx_expr_t* tr = rlx_expr_substitute(ctx, dim, &t->vm);
-      for (int q = 0; q < f->n_params; q++)
+      for (int q = 0; q < nb; q++)
         for (int e = 0; e < f->buffer_map[q]->ndim; e++)
           if (f->buffer_map[q]->shape[e]->kind == RLX_EXPR_VAR && rlx_expr_uses_var(tr, (rlx_var_t*)f->buffer_map[q]->shape[e]))
             return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: shape var %s is not bound by a whole dim", what,
@@ -318,19 +328,18 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
     const rlx_tir_buffer_t* b = t->pending.data[i];
     rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
     for (int d = 0; d < b->ndim; d++) shape[d] = rlx_expr_substitute(ctx, b->shape[d], &t->vm);
-    rlx_tir_buffer_t* nb = rlx_tir_buffer_create(ctx, unique_buf_name(t, b->name), b->dtype, b->ndim, shape, b->scope);
-    rlx_ptrmap_put(&t->bm, b, nb);
+    rlx_ptrmap_put(&t->bm, b, rlx_tir_buffer_create(ctx, unique_buf_name(t, b->name), b->dtype, b->ndim, shape, b->scope));
   }
   if (root)
     for (int i = 0; i < root->n_alloc_buffers; i++) rlx_vec_push(&t->allocs, rlx_ptrmap_get(&t->bm, root->alloc_buffers[i]));
   rlx_tir_mutator_t mut = {copy_stmt, copy_expr, t};
-  rlx_tir_stmt_t* nb = rlx_tir_stmt_mutate(ctx, body, &mut);
+  rlx_tir_stmt_t* copied = rlx_tir_stmt_mutate(ctx, body, &mut);
   if (t->st) {
     rlx_status_t* st = t->st;
     t->st = NULL;
     return rlx_status_annotate(st, "in %s", what);
   }
-  rlx_vec_push(&t->body, nb);
+  rlx_vec_push(&t->body, copied);
   return NULL;
 }
 
@@ -341,15 +350,30 @@ static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members,
   (void)unique_block_name(t, "root");
   rlx_tir_buffer_t* result = NULL;
   for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(add_member(t, &members[i], i == n - 1, &result));
-  int np = (int)t->in_bufs.len + 1;
+  /* fused vars that no param buffer binds as a whole dim become scalar params, passed as
+   * tir_vars (TVM's rule) */
+  int nbuf = (int)t->in_bufs.len + 1;
+  for (int i = 0; i < t->relax_order.len; i++) {
+    rlx_var_t* rv = t->relax_order.data[i];
+    rlx_expr_t* fv = rlx_ptrmap_get(&t->relax_sym, rv);
+    bool bound = false;
+    for (int b = 0; b < nbuf && !bound; b++) {
+      rlx_tir_buffer_t* buf = b < nbuf - 1 ? t->in_bufs.data[b] : result;
+      for (int d = 0; d < buf->ndim && !bound; d++) bound = buf->shape[d] == fv;
+    }
+    if (!bound) rlx_vec_push(&t->tir_vars, rv);
+  }
+  int np = nbuf + t->tir_vars.len;
   rlx_var_t** params = RLX_NEW_ARRAY(ctx, rlx_var_t*, np);
   rlx_tir_buffer_t** bmap = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, np);
-  for (int i = 0; i < np - 1; i++) {
+  for (int i = 0; i < nbuf - 1; i++) {
     bmap[i] = t->in_bufs.data[i];
     params[i] = bmap[i]->data;
   }
-  bmap[np - 1] = result;
-  params[np - 1] = result->data;
+  bmap[nbuf - 1] = result;
+  params[nbuf - 1] = result->data;
+  for (int i = 0; i < t->tir_vars.len; i++)
+    params[nbuf + i] = (rlx_var_t*)rlx_ptrmap_get(&t->relax_sym, t->tir_vars.data[i]);
   rlx_tir_block_t* root = RLX_NEW(ctx, rlx_tir_block_t);
   root->name = "root";
   root->body = rlx_tir_seq(ctx, (int)t->body.len, t->body.data);
@@ -366,7 +390,8 @@ static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members,
 }
 
 rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
-                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs) {
+                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
+                           int* out_n_tir_vars, rlx_expr_t*** out_tir_vars) {
   if (n_members < 1 || !members || !name)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: empty group or no name");
   ft_t t;
@@ -377,6 +402,9 @@ rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_
     *out_n_inputs = (int)t.inputs.len;
     *out_inputs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t.inputs.len);
     for (int i = 0; i < t.inputs.len; i++) (*out_inputs)[i] = t.inputs.data[i];
+    *out_n_tir_vars = t.tir_vars.len;
+    *out_tir_vars = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t.tir_vars.len);
+    for (int i = 0; i < t.tir_vars.len; i++) (*out_tir_vars)[i] = &t.tir_vars.data[i]->hdr;
   }
   rlx_ptrmap_free(&t.relax_sym);
   rlx_ptrmap_free(&t.vm);
@@ -389,6 +417,8 @@ rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_
   rlx_vec_free(&t.allocs);
   rlx_vec_free(&t.body);
   rlx_vec_free(&t.pending);
+  rlx_vec_free(&t.tir_vars);
+  rlx_vec_free(&t.relax_order);
   if (t.st) rlx_status_free(t.st);
   return st;
 }

@@ -291,7 +291,65 @@ static void test_pipeline(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A fused function whose inputs have only compound dims (n * 4) gets n as a scalar param,
+ * passed as tir_vars; the members' own tir_vars map onto it. */
+static void test_fused_tir_vars(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((\"n\", 4), dtype=\"float32\")):\n"
+      "        n = T.int64()\n"
+      "        with R.dataflow():\n"
+      "            lv0: R.Tensor((n * 4,), dtype=\"float32\") = R.reshape(x, R.shape([n * 4]))\n"
+      "            lv1: R.Tensor((n * 4,), dtype=\"float32\") = R.nn.relu(lv0)\n"
+      "            lv2: R.Tensor((n * 4,), dtype=\"float32\") = R.exp(lv1)\n"
+      "            lv3: R.Tensor((), dtype=\"float32\") = R.sum(lv0)\n"
+      "            gv: R.Tensor((n * 4,), dtype=\"float32\") = R.add(lv2, lv3)\n"
+      "            R.output(gv)\n"
+      "        return gv\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t *lg = NULL, *fz = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (lg) CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  if (!fz) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, fz));
+  const char* names[8];
+  CHECK(call_tir_names(fz, names, 8) == 2);
+  CHECK_STREQ(names[0], "reshape");
+  CHECK_STREQ(names[1], "fused_relu_exp_sum_add");
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)main_of(fz)->body;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)seq->blocks[0]->bindings[1]->value;
+  CHECK(c->n_args == 3 && c->args[2]->kind == RLX_RELAX_SHAPE_EXPR);
+  if (c->n_args == 3) {
+    rlx_relax_shape_expr_t* tv = (rlx_relax_shape_expr_t*)c->args[2];
+    CHECK(tv->ndim == 1 && tv->values[0]->kind == RLX_EXPR_VAR);
+  }
+  rlx_tir_func_t* f = rlx_module_find(fz, "fused_relu_exp_sum_add")->func;
+  CHECK(f->n_params == 3 && f->buffer_map[2] == NULL && f->params[2]->hdr.kind == RLX_EXPR_VAR);
+  CHECK_OK(rlx_tir_verify(f));
+  for (int n = 1; n <= 3; n += 2) {
+    ht_t* x = ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){n, 4});
+    ht_fill(x, (unsigned)n);
+    double total = 0;
+    for (int i = 0; i < 4 * n; i++) total += ht_f32(x)[i];
+    float* ref = calloc((size_t)(4 * n), sizeof(float));
+    for (int i = 0; i < 4 * n; i++) ref[i] = expf(fmaxf(ht_f32(x)[i], 0)) + (float)total;
+    ht_t* y = relax_eval(ctx, fz, "main", &x);
+    CHECK(y && ht_numel(y) == 4 * n);
+    if (y) {
+      double e = ht_max_abs_diff(y, ref);
+      CHECK_MSG(e < 1e-5, "n=%d: max abs err %g vs C (tol 1e-5)", n, e);
+    }
+    free(ref);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_fused_tir_vars();
   test_if_branches();
   test_pipeline();
   test_mlp();
