@@ -57,7 +57,7 @@ const char* rlx_topi_unary_name(rlx_topi_unary_t op);
 bool rlx_topi_unary_float_only(rlx_topi_unary_t op);
 /* op(x) elementwise. Output dtype: x's, bool for logical_not and isnan. gelu is the erf
  * form 0.5*x*(1+erf(x/sqrt(2))), gelu_tanh the tanh approximation; round rounds half to
- * even on compiled code (nearbyint). Error: a float-only op on a non-float x. */
+ * even (the nearbyint intrinsic, as numpy and TVM's LLVM lowering). Error: a float-only op on a non-float x. */
 rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x, rlx_status_t** out_st);
 /* x cast to dtype elementwise (T_cast; TVM's topi.cast). */
 rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_status_t** out_st);

@@ -69,7 +69,9 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
     case RLX_TOPI_NEGATIVE: return rlx_ir_sub(ctx, zero, v);
     case RLX_TOPI_FLOOR: return fl ? call1(ctx, "floor", v) : v;
     case RLX_TOPI_CEIL: return fl ? call1(ctx, "ceil", v) : v;
-    case RLX_TOPI_ROUND: return fl ? call1(ctx, "round", v) : v;
+    /* half to even, as numpy and TVM's LLVM lowering of round (llvm.nearbyint); the
+     * interpreter's "round" rounds half away from zero */
+    case RLX_TOPI_ROUND: return fl ? call1(ctx, "nearbyint", v) : v;
     case RLX_TOPI_SIGN: {
       rlx_expr_t* one = fl ? F(1.0) : rlx_ir_int(ctx, t, 1);
       rlx_expr_t* neg = fl ? F(-1.0) : rlx_ir_int(ctx, t, -1);

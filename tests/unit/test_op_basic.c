@@ -56,6 +56,8 @@ static void test_unary_numbers(void) {
     if (strcmp(uc->op, "relax.logical_not") == 0) tens_set(&in, 2, 0.0);
     if (strcmp(uc->op, "relax.isnan") == 0) tens_set(&in, 3, NAN);
     if (strcmp(uc->op, "relax.sign") == 0) tens_set(&in, 4, 0.0);
+    if (strcmp(uc->op, "relax.round") == 0) /* halves round to even */
+      for (int i = 0; i < 6; i++) tens_set(&in, i, -2.5 + i);
     const char* fname = NULL;
     CHECK_OK(op_run(ctx, uc->op, 1, (rlx_relax_expr_t*[]){&x->hdr}, attrs0(), 1, &in, 1, &out, &fname));
     double ref[15], err = 0;
