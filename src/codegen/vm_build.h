@@ -19,7 +19,7 @@
  * optional tir_vars shape), ExternFunc calls (call_packed and the DPS form of
  * call_dps_packed), R.call_pure_packed, R.builtin.alloc_tensor, R.memory.alloc_storage /
  * alloc_tensor / kill_tensor / kill_storage, calls of other Relax functions, the
- * vm.builtin.* calls of lower_shapes, Tuple, TupleGetItem, Constant, ShapeExpr with
+ * vm.builtin.* calls of lower_shapes (a MatchCast left by it is a move), Tuple, TupleGetItem, Constant, ShapeExpr with
  * constant dims, PrimValue, StringImm, DataTypeImm, If, SeqExpr. Constants go to the
  * constant pool; PrimFuncs become packed functions named after them with symbol
  * rlx_codegen_symbol(name). *out_exec is heap-owned (rlx_vm_exec_free). UNSUPPORTED names

@@ -16,7 +16,8 @@
  *   2 = equals slot, 3 = not checked here; composite dims are checked after every param is
  *   matched, once computed into their slots (vm.builtin.shape_compute: a postfix program
  *   over slots and immediates);
- * - a MatchCast becomes the same checks on its value, then `var = value`;
+ * - a MatchCast is preceded by the same checks on its value (it stays, for the vars it
+ *   defines; the VM codegen makes it a move);
  * - a ShapeExpr with a non-constant dim (as the argument of a call, or a binding's value)
  *   becomes `s = R.call_packed("vm.builtin.make_shape", heap, ndim, (kind, value)...)` with
  *   kind 0 = constant, 1 = slot. The VM codegen turns a DPS kernel call whose last argument
@@ -380,10 +381,11 @@ static rlx_status_t* lower_binding(ls_t* s, rlx_relax_binding_t* b) {
     case RLX_BINDING_MATCH_CAST: {
       const char* what = rlx_ctx_sprintf(s->ctx, "%s: match_cast of %s", s->fname, var->name);
       RLX_RETURN_IF_ERROR(match(s, value, b->sinfo, what, false, NULL));
-      bool comp = false;
-      (void)comp;
       RLX_RETURN_IF_ERROR(match(s, value, b->sinfo, what, true, NULL));
-      break;
+      /* the binding stays a MatchCast (it still defines the vars for well-formedness); the
+       * VM codegen turns it into a move, the checks being done */
+      rlx_vec_push(s->out, rlx_relax_match_cast(s->ctx, var, value, b->sinfo));
+      return NULL;
     }
     case RLX_BINDING_VAR: break;
   }
