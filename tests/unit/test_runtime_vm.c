@@ -404,6 +404,27 @@ static void test_corrupted(void) {
   free(bytes);
 }
 
+/* A failing kernel: its message, the callee and the instruction are in the error. */
+static void test_kernel_error(void) {
+  rlx_vm_exec_t* e = rlx_vm_exec_create();
+  int k = rlx_vm_exec_add_packed(e, "vadd", "rlx_fn_vadd");
+  const char* params[] = {"a"};
+  int f = rlx_vm_exec_begin_func(e, "bad", 1, params);
+  rlx_vm_exec_emit_call(e, 0, k, 2, (rlx_vm_arg_t[]){rlx_vm_reg(0), rlx_vm_reg(0)});
+  rlx_vm_exec_emit_ret(e, 0);
+  rlx_vm_exec_end_func(e, f, 1);
+  rlx_vm_t* vm = make_vm(e, so_path);
+  rlx_vm_exec_free(e);
+  if (!vm) return;
+  rlx_ndarray_t* a = vec(2, 0, 1);
+  int n_out = 0;
+  rlx_ndarray_t** outs = NULL;
+  CHECK_ERR(rlx_vm_invoke(vm, "bad", 1, (DLTensor*[]){&a->dl}, &n_out, &outs),
+            "bad, instruction 0: calling vadd: rlx_fn_vadd: expected 3 tensor arguments, got 2");
+  rlx_ndarray_release(a);
+  rlx_vm_free(vm);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vm_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_kernels()) {
@@ -415,6 +436,7 @@ int main(void) {
   test_shapes();
   test_missing_name();
   test_corrupted();
+  test_kernel_error();
   unlink(so_path);
   unlink(src_path);
   rmdir(tmpdir);
