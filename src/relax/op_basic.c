@@ -67,6 +67,66 @@ rlx_status_t* ob_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i,
   return NULL;
 }
 
+/* The attribute kinds a spec name accepts. */
+static bool kind_ok(const char* want, rlx_attr_kind_t k) {
+  if (strcmp(want, "int") == 0) return k == RLX_ATTR_INT;
+  if (strcmp(want, "ints") == 0) return k == RLX_ATTR_INTS || k == RLX_ATTR_INT;
+  if (strcmp(want, "bool") == 0) return k == RLX_ATTR_BOOL || k == RLX_ATTR_INT;
+  if (strcmp(want, "float") == 0) return k == RLX_ATTR_FLOAT || k == RLX_ATTR_INT;
+  if (strcmp(want, "str") == 0) return k == RLX_ATTR_STR;
+  if (strcmp(want, "dtype") == 0) return k == RLX_ATTR_DTYPE || k == RLX_ATTR_STR;
+  return false;
+}
+
+static const char* kind_desc(rlx_attr_kind_t k) {
+  switch (k) {
+    case RLX_ATTR_BOOL: return "a bool";
+    case RLX_ATTR_INT: return "an int";
+    case RLX_ATTR_FLOAT: return "a float";
+    case RLX_ATTR_STR: return "a string";
+    case RLX_ATTR_DTYPE: return "a dtype";
+    case RLX_ATTR_INTS: return "a list of ints";
+    case RLX_ATTR_EXPR: return "an expression";
+  }
+  return "?";
+}
+
+rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call, const char* spec) {
+  for (int i = 0; i < call->attrs.n; i++) {
+    const rlx_attr_t* a = &call->attrs.items[i];
+    size_t kl = strlen(a->key);
+    const char* p = spec;
+    const char* want = NULL;
+    char buf[16];
+    while (p && *p) {
+      const char* colon = strchr(p, ':');
+      const char* end = strchr(p, ',');
+      if (!colon) break;
+      if (!end) end = p + strlen(p);
+      if ((size_t)(colon - p) == kl && strncmp(p, a->key, kl) == 0) {
+        size_t wl = (size_t)(end - colon - 1);
+        if (wl >= sizeof buf) wl = sizeof buf - 1;
+        memcpy(buf, colon + 1, wl);
+        buf[wl] = 0;
+        want = buf;
+        break;
+      }
+      p = *end ? end + 1 : end;
+    }
+    if (!want) return ob_error(call, "unknown attribute '%s'", a->key);
+    if (!kind_ok(want, a->kind))
+      return ob_error(call, "attribute %s must be %s, got %s", a->key,
+                      strcmp(want, "ints") == 0 ? "a list of ints"
+                      : strcmp(want, "int") == 0                                ? "an int"
+                      : strcmp(want, "bool") == 0                               ? "a bool"
+                      : strcmp(want, "float") == 0                              ? "a number"
+                      : strcmp(want, "dtype") == 0                              ? "a dtype"
+                                                                                : "a string",
+                      kind_desc(a->kind));
+  }
+  return NULL;
+}
+
 bool ob_attr_int(const rlx_relax_call_t* call, const char* key, int64_t* out) {
   const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
   if (!a) return false;
@@ -214,6 +274,7 @@ static int unary_of(const char* name) {
 static rlx_status_t* infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = unary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a unary op");
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -283,6 +344,7 @@ static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
 static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = binary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a binary op");
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &a));
@@ -311,6 +373,7 @@ static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call,
 
 /* ------------------------------------------------------------------ where, astype, clip */
 static rlx_status_t* infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
   rlx_sinfo_tensor_t *c = NULL, *x = NULL, *y = NULL;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &c));
@@ -337,6 +400,7 @@ static rlx_status_t* legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, 
 }
 
 static rlx_status_t* infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "dtype:dtype"));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -379,6 +443,7 @@ static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, doubl
 }
 
 static rlx_status_t* infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "min:float,max:float"));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
   if (call->n_args == 2) return ob_error(call, "takes x, min and max (or x with min/max attributes)");
   rlx_sinfo_tensor_t* x;

@@ -127,8 +127,11 @@ static void test_reduce_sinfo(void) {
   CHECK_ERR(op_call(ctx, "relax.min", 1, args, attr1(ctx, attrs0(), "axis", ints_attr(ctx, 2, rep)), &c),
             "relax.min: axis: axis -3 is repeated");
   CHECK_ERR(op_call(ctx, "relax.argmax", 1, args, attr1(ctx, attrs0(), "axis", ints_attr(ctx, 2, rep)), &c),
-            "relax.argmax: axis must be a single int");
-  (void)a0;
+            "relax.argmax: attribute axis must be an int, got a list of ints");
+  CHECK_ERR(op_call(ctx, "relax.sum", 1, args, attr1(ctx, attrs0(), "axis", rlx_attr_str("1")), &c),
+            "relax.sum: attribute axis must be a list of ints, got a string");
+  CHECK_ERR(op_call(ctx, "relax.sum", 1, args, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), &c),
+            "relax.sum: unknown attribute 'axes'");
   rlx_ctx_free(ctx);
 }
 

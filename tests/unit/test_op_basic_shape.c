@@ -448,7 +448,45 @@ static void test_pad_broadcast_full(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Unknown rank or shape gives unknown results, never an error; attribute kinds are checked. */
+static void test_unknown_and_attrs(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_relax_var_t* u = rlx_relax_var(ctx, "u", rlx_sinfo_tensor(ctx, -1, NULL, F32));
+  rlx_relax_var_t* u2 = rlx_relax_var(ctx, "u2", rlx_sinfo_tensor(ctx, 2, NULL, F32));
+  const char* any = rlx_sinfo_str(ctx, rlx_sinfo_tensor(ctx, -1, NULL, F32));
+  const int64_t ax[2] = {1, 0}, pw[4] = {1, 1, 0, 0}, one[1] = {0};
+  CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&u->hdr), attrs0()), any);
+  CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "axes", ints_attr(ctx, 2, ax))),
+              "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(op_sinfo(ctx, "relax.flatten", 1, ARGS(&u->hdr), attrs0()), "R.Tensor(dtype=\"float32\", ndim=1)");
+  rlx_relax_expr_t* s6 = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){c64(ctx, 2), c64(ctx, 3)});
+  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&u->hdr, s6), attrs0()), "R.Tensor((2, 3), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.nn.pad", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, pw))),
+              "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(op_sinfo(ctx, "relax.squeeze", 1, ARGS(&u2->hdr), attrs0()), any);
+  CHECK_STREQ(op_sinfo(ctx, "relax.expand_dims", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "axis", ints_attr(ctx, 1, one))),
+              "R.Tensor(dtype=\"float32\", ndim=3)");
+  rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, 2, ARGS(&u->hdr, &u2->hdr));
+  CHECK_STREQ(op_sinfo(ctx, "relax.concat", 1, ARGS(tup), attrs0()), "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(op_sinfo(ctx, "relax.split", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "indices_or_sections", rlx_attr_int(2))),
+              "R.Tuple(R.Tensor(dtype=\"float32\", ndim=2), R.Tensor(dtype=\"float32\", ndim=2))");
+  int64_t s3[1] = {3};
+  rlx_relax_var_t* ind = tvar(ctx, "ind", 1, s3, I64);
+  CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&u2->hdr, &ind->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(0))),
+              "R.Tensor(dtype=\"float32\", ndim=2)");
+  /* attribute kinds */
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.take", 2, ARGS(&u2->hdr, &ind->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_float(0.5)), &c),
+            "relax.take: attribute axis must be an int, got a float");
+  CHECK_ERR(op_call(ctx, "relax.flatten", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(0)), &c),
+            "relax.flatten: unknown attribute 'axis'");
+  CHECK_ERR(op_call(ctx, "relax.astype", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "dtype", rlx_attr_int(3)), &c),
+            "relax.astype: attribute dtype must be a dtype, got an int");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_unknown_and_attrs();
   test_permute_dims();
   test_reshape();
   test_expand_squeeze();
