@@ -1,5 +1,6 @@
 /* Relax ops, family "nn" (see op.h): matmul, linear, softmax, log_softmax, layer_norm,
- * batch_norm, conv2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+ * rms_norm, group_norm, batch_norm, dropout, conv2d, max_pool2d, avg_pool2d,
+ * adaptive_avg_pool2d.
  *
  * Each op has TVM's name, positional args and attrs (read by key; an absent attr takes
  * TVM's default):
@@ -7,6 +8,11 @@
  *   relax.linear(x, w[, b])  = x @ wᵀ + b         out_dtype
  *   relax.nn.softmax(x), relax.nn.log_softmax(x) axis (int, -1)
  *   relax.nn.layer_norm(x, gamma, beta)          axes (ints), epsilon (1e-5), center (T), scale (T)
+ *   relax.nn.rms_norm(x, weight)                 axes (ints, [-1]), epsilon (1e-5)
+ *   relax.nn.group_norm(x, gamma, beta)          num_groups, channel_axis, axes, epsilon (1e-5),
+ *                                                center (T), scale (T)
+ *   relax.nn.dropout(x)                          rate (0.5) → R.Tuple(out, mask); inference:
+ *                                                out = x, mask = ones
  *   relax.nn.batch_norm(x, gamma, beta, mean, var) axis (1), epsilon (1e-5), center, scale,
  *                                                momentum (0.1, unused in inference)
  *                                                → R.Tuple(out, mean, var)
@@ -423,6 +429,156 @@ static rlx_status_t* legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c
   return legalize_te(bb, c, te_layer_norm, 3, c->args, "layer_norm", out);
 }
 
+/* ---------------------------------------------------------------- rms_norm */
+static rlx_status_t* infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  const char* op = op_name(c);
+  RLX_RETURN_IF_ERROR(check_arity(c, 2, 2));
+  rlx_sinfo_tensor_t *x, *w;
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 0, &x));
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 1, &w));
+  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
+    return fail(op, "input dtype must be float, got %s", dt_str(ctx, x->dtype));
+  rlx_dtype_t dt;
+  RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, w->dtype, &dt));
+  int axes[16], n;
+  RLX_RETURN_IF_ERROR(ln_axes(ctx, c, x->ndim, axes, &n));
+  if (w->ndim >= 0 && w->ndim != n)
+    return fail(op, "weight %s must have one dim per normalized axis (%d)", shape_str(ctx, w), n);
+  if (w->shape && x->shape)
+    for (int i = 0; i < n; i++)
+      if (provably_ne(ctx, w->shape[i], x->shape[axes[i]]))
+        return fail(op, "weight %s does not match the normalized dims of %s", shape_str(ctx, w), shape_str(ctx, x));
+  *out = &x->hdr;
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                    rlx_status_t** st) {
+  int axes[16], na;
+  if ((*st = ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na))) return NULL;
+  for (int i = 1; i < na; i++)
+    if (axes[i] < axes[i - 1]) {
+      *st = rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
+      return NULL;
+    }
+  return rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, attr_float(c, "epsilon", 1e-5), st);
+}
+
+static rlx_status_t* legalize_rms_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  return legalize_te(bb, c, te_rms_norm, 2, c->args, "rms_norm", out);
+}
+
+/* ---------------------------------------------------------------- group_norm */
+typedef struct {
+  int64_t groups;
+  int ca, n_axes, axes[16];
+} gn_attrs_t;
+
+static rlx_status_t* get_gn_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim, gn_attrs_t* a) {
+  const char* op = op_name(c);
+  a->groups = attr_int(c, "num_groups", 1);
+  if (a->groups < 1) return fail(op, "num_groups must be >= 1, got %lld", (long long)a->groups);
+  int64_t ca = attr_int(c, "channel_axis", 1);
+  if (ndim >= 0 && (ca < -ndim || ca >= ndim)) return fail(op, "channel_axis %lld is out of range for rank %d", (long long)ca, ndim);
+  a->ca = (int)(ca < 0 && ndim >= 0 ? ca + ndim : ca);
+  const rlx_attr_t* ax = rlx_attrs_get(&c->attrs, "axes");
+  a->n_axes = 0;
+  if (ax && ax->kind == RLX_ATTR_INTS) {
+    if (ax->u.ints.n > 16) return fail(op, "too many axes");
+    for (int i = 0; i < ax->u.ints.n; i++) a->axes[a->n_axes++] = (int)ax->u.ints.v[i];
+  } else if (ax && ax->kind == RLX_ATTR_INT) {
+    a->axes[a->n_axes++] = (int)ax->u.i;
+  } else if (ax) {
+    return fail(op, "axes must be a list of ints");
+  } else if (ndim >= 0) {
+    for (int d = 0; d < ndim; d++) /* TVM's default: every axis after the channel axis */
+      if (d > a->ca && a->n_axes < 16) a->axes[a->n_axes++] = d;
+  }
+  if (ndim < 0) return NULL;
+  for (int i = 0; i < a->n_axes; i++) {
+    if (a->axes[i] < -ndim || a->axes[i] >= ndim) return fail(op, "axis %d is out of range for rank %d", a->axes[i], ndim);
+    if (a->axes[i] < 0) a->axes[i] += ndim;
+    if (a->axes[i] == a->ca) return fail(op, "axis %d is the channel axis", a->axes[i]);
+    for (int j = 0; j < i; j++)
+      if (a->axes[j] == a->axes[i]) return fail(op, "axis %d is repeated", a->axes[i]);
+  }
+  (void)ctx;
+  return NULL;
+}
+
+static rlx_status_t* infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  const char* op = op_name(c);
+  RLX_RETURN_IF_ERROR(check_arity(c, 3, 3));
+  rlx_sinfo_tensor_t *x, *g, *b;
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 0, &x));
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 1, &g));
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 2, &b));
+  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
+    return fail(op, "input dtype must be float, got %s", dt_str(ctx, x->dtype));
+  rlx_dtype_t dt;
+  RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, g->dtype, &dt));
+  RLX_RETURN_IF_ERROR(same_dtype(ctx, op, x->dtype, b->dtype, &dt));
+  gn_attrs_t a;
+  RLX_RETURN_IF_ERROR(get_gn_attrs(ctx, c, x->ndim, &a));
+  int64_t cv;
+  if (x->shape && rlx_expr_is_const_int(x->shape[a.ca], &cv) && cv % a.groups != 0)
+    return fail(op, "%lld channels are not divisible into %lld groups", (long long)cv, (long long)a.groups);
+  rlx_sinfo_tensor_t* ps[2] = {g, b};
+  for (int p = 0; p < 2; p++) {
+    if (ps[p]->ndim >= 0 && ps[p]->ndim != 1) return fail(op, "%s must be 1-D, got %s", p ? "beta" : "gamma", shape_str(ctx, ps[p]));
+    if (ps[p]->shape && x->shape && provably_ne(ctx, ps[p]->shape[0], x->shape[a.ca]))
+      return fail(op, "%s %s does not match the channel axis of %s", p ? "beta" : "gamma", shape_str(ctx, ps[p]),
+                  shape_str(ctx, x));
+  }
+  *out = &x->hdr;
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                      rlx_status_t** st) {
+  gn_attrs_t a;
+  if ((*st = get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a))) return NULL;
+  rlx_te_tensor_t* g = attr_bool(c, "scale", true) ? in[1] : NULL;
+  rlx_te_tensor_t* b = attr_bool(c, "center", true) ? in[2] : NULL;
+  return rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, attr_float(c, "epsilon", 1e-5), st);
+}
+
+static rlx_status_t* legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  return legalize_te(bb, c, te_group_norm, 3, c->args, "group_norm", out);
+}
+
+/* ---------------------------------------------------------------- dropout */
+static rlx_status_t* infer_dropout(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(check_arity(c, 1, 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(tensor_arg(ctx, c, 0, &x));
+  double rate = attr_float(c, "rate", 0.5);
+  if (!(rate >= 0 && rate < 1)) return fail(op_name(c), "rate must be in [0, 1), got %g", rate);
+  rlx_sinfo_t* f[2] = {&x->hdr, &x->hdr};
+  *out = rlx_sinfo_tuple(ctx, 2, f);
+  return NULL;
+}
+
+static rlx_expr_t* ones_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  rlx_te_tensor_t* x = user;
+  return rlx_dtype_is_float(x->buffer->dtype) ? rlx_ir_float(ctx, x->buffer->dtype, 1.0) : rlx_ir_int(ctx, x->buffer->dtype, 1);
+}
+
+static rlx_te_tensor_t* te_ones_like(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                     rlx_status_t** st) {
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, ones_body, in[0], "T_full", "elemwise");
+}
+
+/* Inference: the data passes through; the mask is all ones (every element kept). */
+static rlx_status_t* legalize_dropout(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  rlx_relax_expr_t* mask = NULL;
+  RLX_RETURN_IF_ERROR(legalize_te(bb, c, te_ones_like, 1, c->args, "ones_like", &mask));
+  if (mask == &c->hdr) return *out = mask, NULL;
+  rlx_relax_expr_t* f[2] = {c->args[0], mask};
+  *out = rlx_relax_tuple(rlx_bb_get(bb)->ctx, 2, f);
+  return NULL;
+}
+
 /* ---------------------------------------------------------------- batch_norm */
 static rlx_status_t* infer_batch_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = op_name(c);
@@ -673,7 +829,10 @@ const rlx_op_def_t rlx_ops_nn[] = {
     {"relax.nn.softmax", infer_softmax, legalize_softmax, true},
     {"relax.nn.log_softmax", infer_softmax, legalize_softmax, true},
     {"relax.nn.layer_norm", infer_layer_norm, legalize_layer_norm, true},
+    {"relax.nn.rms_norm", infer_rms_norm, legalize_rms_norm, true},
+    {"relax.nn.group_norm", infer_group_norm, legalize_group_norm, true},
     {"relax.nn.batch_norm", infer_batch_norm, legalize_batch_norm, true},
+    {"relax.nn.dropout", infer_dropout, legalize_dropout, true},
     {"relax.nn.conv2d", infer_conv2d, legalize_conv2d, true},
     {"relax.nn.max_pool2d", infer_pool2d, legalize_pool2d, true},
     {"relax.nn.avg_pool2d", infer_pool2d, legalize_pool2d, true},

@@ -48,6 +48,20 @@ rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
                                         rlx_te_tensor_t* beta, int n_axes, const int* axes, double epsilon,
                                         rlx_status_t** out_st);
 
+/* RMS normalization over axes (TVM's rms_norm): out = x / sqrt(mean(x^2) + epsilon) * weight
+ * ("T_rms_norm_sqsum", "T_rms_norm"); weight has x's dims at axes (NULL = none). */
+rlx_te_tensor_t* rlx_topi_nn_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* weight, int n_axes,
+                                      const int* axes, double epsilon, rlx_status_t** out_st);
+
+/* Group normalization (TVM's group_norm): the channels (channel_axis, extent C divisible by
+ * num_groups) are split into num_groups groups; mean and variance are taken per group over
+ * its C / num_groups channels and the axes (e.g. [2, 3] for NCHW), then
+ * out = (x - mean) / sqrt(var + epsilon) * gamma[c] + beta[c] ("T_group_norm_sum",
+ * "T_group_norm_sqsum", "T_group_norm"); gamma, beta: (C,), either may be NULL. */
+rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                        rlx_te_tensor_t* beta, int64_t num_groups, int channel_axis, int n_axes,
+                                        const int* axes, double epsilon, rlx_status_t** out_st);
+
 /* Batch normalization, inference form: out = (x - mean[c]) / sqrt(var[c] + epsilon) *
  * gamma[c] + beta[c] with c = the index along axis ("T_batch_norm"); gamma / beta NULL =
  * scale / center off. mean, var, gamma, beta: 1-D of x's extent at axis. */

@@ -215,23 +215,23 @@ static bool ln_param_ok(rlx_ctx_t* ctx, ln_t* l, rlx_te_tensor_t* p) {
   return true;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, int n_axes, const int* axes, double epsilon,
-                                        rlx_status_t** out_st) {
-  if (!x) return nn_fail(out_st, "nn.layer_norm: NULL input");
+/* Common setup of layer_norm / rms_norm: axes, count, kept shape. NULL after an error. */
+static ln_t* ln_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int n_axes, const int* axes, double eps,
+                      rlx_expr_t*** out_kept, rlx_status_t** out_st) {
+  if (!x) return (ln_t*)nn_fail(out_st, "%s: NULL input", op);
   int n = x->buffer->ndim;
   if (!rlx_dtype_is_float(x->buffer->dtype))
-    return nn_fail(out_st, "nn.layer_norm: input dtype must be float, got %s", nn_dt(ctx, x->buffer->dtype));
-  if (n_axes < 1) return nn_fail(out_st, "nn.layer_norm: no axes given");
+    return (ln_t*)nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, x->buffer->dtype));
+  if (n_axes < 1) return (ln_t*)nn_fail(out_st, "%s: no axes given", op);
   ln_t* l = RLX_NEW(ctx, ln_t);
   l->x = x;
-  l->eps = epsilon;
+  l->eps = eps;
   l->is_red = RLX_NEW_ARRAY(ctx, bool, n);
   for (int i = 0; i < n_axes; i++) {
     int a = nn_norm_axis(axes[i], n);
     if (a < 0 || l->is_red[a])
-      return nn_fail(out_st, "nn.layer_norm: axis %d is out of range or repeated for shape %s", axes[i],
-                     nn_shape_str(ctx, x));
+      return (ln_t*)nn_fail(out_st, "%s: axis %d is out of range or repeated for shape %s", op, axes[i],
+                            nn_shape_str(ctx, x));
     l->is_red[a] = true;
   }
   l->n_red = n_axes;
@@ -242,12 +242,23 @@ rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
     else kept[o++] = x->buffer->shape[d];
   }
   l->count = rlx_ir_cast(ctx, x->buffer->dtype, rlx_ir_simplify(ctx, cnt));
+  *out_kept = kept;
+  return l;
+}
+
+rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                        rlx_te_tensor_t* beta, int n_axes, const int* axes, double epsilon,
+                                        rlx_status_t** out_st) {
+  rlx_expr_t** kept = NULL;
+  ln_t* l = ln_begin(ctx, "nn.layer_norm", x, n_axes, axes, epsilon, &kept, out_st);
+  if (!l) return NULL;
   if (!ln_param_ok(ctx, l, gamma) || !ln_param_ok(ctx, l, beta))
     return nn_fail(out_st, "nn.layer_norm: gamma %s / beta %s must have the normalized dims of %s and its dtype",
                    gamma ? nn_shape_str(ctx, gamma) : "None", beta ? nn_shape_str(ctx, beta) : "None",
                    nn_shape_str(ctx, x));
   l->gamma = gamma;
   l->beta = beta;
+  int n = x->buffer->ndim;
   l->sum = rlx_te_compute(ctx, n - n_axes, kept, ln_sum_body, l, "T_layer_norm_sum", "");
   l->sqsum = rlx_te_compute(ctx, n - n_axes, kept, ln_sqsum_body, l, "T_layer_norm_sqsum", "");
   return rlx_te_compute(ctx, n, x->buffer->shape, ln_out_body, l, "T_layer_norm", "injective");
@@ -300,4 +311,164 @@ rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   b->axis = a;
   b->eps = epsilon;
   return rlx_te_compute(ctx, n, x->buffer->shape, bn_body, b, "T_batch_norm", "injective");
+}
+
+/* ---------------------------------------------------------------- rms_norm */
+static rlx_expr_t* rms_sqsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  ln_t* l = user;
+  l->k = ln_axes(ctx, l);
+  rlx_expr_t* x = rlx_te_load(ctx, l->x, l->x->buffer->ndim, ln_full(ctx, l, idx, l->k));
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, x, x), l->n_red, l->k);
+}
+
+static rlx_expr_t* rms_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  ln_t* l = user;
+  int n = l->x->buffer->ndim, nk = n - l->n_red;
+  rlx_dtype_t dt = l->x->buffer->dtype;
+  rlx_expr_t **kept, **red;
+  ln_split(ctx, l, idx, &kept, &red);
+  rlx_expr_t* ms = rlx_ir_div(ctx, rlx_te_load(ctx, l->sqsum, nk, kept), l->count);
+  rlx_expr_t* den = call1(ctx, "sqrt", rlx_ir_add(ctx, ms, rlx_ir_float(ctx, dt, l->eps)));
+  rlx_expr_t* v = rlx_ir_div(ctx, rlx_te_load(ctx, l->x, n, all_of(ctx, idx, n)), den);
+  if (l->gamma) v = rlx_ir_mul(ctx, v, rlx_te_load(ctx, l->gamma, l->n_red, red));
+  return v;
+}
+
+rlx_te_tensor_t* rlx_topi_nn_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* weight, int n_axes,
+                                      const int* axes, double epsilon, rlx_status_t** out_st) {
+  rlx_expr_t** kept = NULL;
+  ln_t* l = ln_begin(ctx, "nn.rms_norm", x, n_axes, axes, epsilon, &kept, out_st);
+  if (!l) return NULL;
+  if (!ln_param_ok(ctx, l, weight))
+    return nn_fail(out_st, "nn.rms_norm: weight %s must have the normalized dims of %s and its dtype",
+                   nn_shape_str(ctx, weight), nn_shape_str(ctx, x));
+  l->gamma = weight;
+  int n = x->buffer->ndim;
+  l->sqsum = rlx_te_compute(ctx, n - n_axes, kept, rms_sqsum_body, l, "T_rms_norm_sqsum", "");
+  return rlx_te_compute(ctx, n, x->buffer->shape, rms_out_body, l, "T_rms_norm", "injective");
+}
+
+/* ---------------------------------------------------------------- group_norm */
+typedef struct {
+  rlx_te_tensor_t *x, *gamma, *beta, *sum, *sqsum;
+  bool* is_red; /* per x dim: one of axes */
+  int ca, n_red;
+  rlx_expr_t* cg; /* channels per group (int64) */
+  rlx_expr_t* count;
+  rlx_iter_var_t** k; /* [0] = channel in group, then one per axis */
+  double eps;
+} gn_t;
+
+static rlx_iter_var_t** gn_axes(rlx_ctx_t* ctx, gn_t* g) {
+  rlx_iter_var_t** k = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, g->n_red + 1);
+  k[0] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), g->cg, "rc");
+  for (int d = 0, r = 1; d < g->x->buffer->ndim; d++)
+    if (g->is_red[d]) {
+      k[r] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, g->x->buffer->shape[d]), rlx_ctx_sprintf(ctx, "k%d", r));
+      r++;
+    }
+  return k;
+}
+
+/* x's index from a stats index (the group at the channel position) and the reduce vars. */
+static rlx_expr_t** gn_full(rlx_ctx_t* ctx, gn_t* g, rlx_var_t* const* idx) {
+  int n = g->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0, o = 0, r = 1; d < n; d++) {
+    if (g->is_red[d]) ix[d] = nn_v(g->k[r++]->var);
+    else if (d == g->ca) ix[d] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_i64(ctx, nn_v(idx[o++])), g->cg), nn_v(g->k[0]->var));
+    else ix[d] = nn_v(idx[o++]);
+  }
+  return ix;
+}
+
+/* The stats index of a full index. */
+static rlx_expr_t** gn_stats_index(rlx_ctx_t* ctx, gn_t* g, rlx_var_t* const* idx) {
+  int n = g->x->buffer->ndim;
+  rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0, o = 0; d < n; d++)
+    if (!g->is_red[d]) s[o++] = d == g->ca ? rlx_ir_floordiv(ctx, nn_i64(ctx, nn_v(idx[d])), g->cg) : nn_v(idx[d]);
+  return s;
+}
+
+static rlx_iter_var_t** gn_all_axes(gn_t* g) { return g->k; }
+
+static rlx_expr_t* gn_sum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gn_t* g = user;
+  g->k = gn_axes(ctx, g);
+  rlx_expr_t* x = rlx_te_load(ctx, g->x, g->x->buffer->ndim, gn_full(ctx, g, idx));
+  return rlx_te_sum(ctx, x, g->n_red + 1, gn_all_axes(g));
+}
+
+static rlx_expr_t* gn_sqsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gn_t* g = user;
+  int ns = g->x->buffer->ndim - g->n_red;
+  g->k = gn_axes(ctx, g);
+  rlx_expr_t* x = rlx_te_load(ctx, g->x, g->x->buffer->ndim, gn_full(ctx, g, idx));
+  rlx_expr_t* mean = rlx_ir_div(ctx, rlx_te_load(ctx, g->sum, ns, all_of(ctx, idx, ns)), g->count);
+  rlx_expr_t* dev = rlx_ir_sub(ctx, x, mean);
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, dev, dev), g->n_red + 1, gn_all_axes(g));
+}
+
+static rlx_expr_t* gn_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gn_t* g = user;
+  int n = g->x->buffer->ndim, ns = n - g->n_red;
+  rlx_dtype_t dt = g->x->buffer->dtype;
+  rlx_expr_t** si = gn_stats_index(ctx, g, idx);
+  rlx_expr_t* mean = rlx_ir_div(ctx, rlx_te_load(ctx, g->sum, ns, si), g->count);
+  rlx_expr_t* var = rlx_ir_div(ctx, rlx_te_load(ctx, g->sqsum, ns, si), g->count);
+  rlx_expr_t* den = call1(ctx, "sqrt", rlx_ir_add(ctx, var, rlx_ir_float(ctx, dt, g->eps)));
+  rlx_expr_t* v = rlx_ir_div(ctx, rlx_ir_sub(ctx, rlx_te_load(ctx, g->x, n, all_of(ctx, idx, n)), mean), den);
+  rlx_expr_t* c = nn_v(idx[g->ca]);
+  if (g->gamma) v = rlx_ir_mul(ctx, v, rlx_te_load(ctx, g->gamma, 1, &c));
+  if (g->beta) v = rlx_ir_add(ctx, v, rlx_te_load(ctx, g->beta, 1, &c));
+  return v;
+}
+
+rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                        rlx_te_tensor_t* beta, int64_t num_groups, int channel_axis, int n_axes,
+                                        const int* axes, double epsilon, rlx_status_t** out_st) {
+  if (!x) return nn_fail(out_st, "nn.group_norm: NULL input");
+  int n = x->buffer->ndim;
+  rlx_dtype_t dt = x->buffer->dtype;
+  if (!rlx_dtype_is_float(dt)) return nn_fail(out_st, "nn.group_norm: input dtype must be float, got %s", nn_dt(ctx, dt));
+  int ca = nn_norm_axis(channel_axis, n);
+  if (ca < 0) return nn_fail(out_st, "nn.group_norm: channel_axis %d is out of range for shape %s", channel_axis, nn_shape_str(ctx, x));
+  rlx_expr_t* C = nn_i64(ctx, x->buffer->shape[ca]);
+  int64_t cv;
+  if (num_groups < 1 || (rlx_expr_is_const_int(C, &cv) && cv % num_groups != 0))
+    return nn_fail(out_st, "nn.group_norm: %s channels are not divisible into %lld groups", nn_dim_str(ctx, C),
+                   (long long)num_groups);
+  gn_t* g = RLX_NEW(ctx, gn_t);
+  g->x = x;
+  g->ca = ca;
+  g->eps = epsilon;
+  g->is_red = RLX_NEW_ARRAY(ctx, bool, n);
+  for (int i = 0; i < n_axes; i++) {
+    int a = nn_norm_axis(axes[i], n);
+    if (a < 0 || a == ca || g->is_red[a])
+      return nn_fail(out_st, "nn.group_norm: axis %d is out of range, repeated or the channel axis for shape %s", axes[i],
+                     nn_shape_str(ctx, x));
+    g->is_red[a] = true;
+  }
+  g->n_red = n_axes;
+  g->cg = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, C, rlx_ir_i64(ctx, num_groups)));
+  rlx_expr_t* cnt = g->cg;
+  rlx_expr_t** ss = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0, o = 0; d < n; d++) {
+    if (g->is_red[d]) cnt = rlx_ir_mul(ctx, cnt, nn_i64(ctx, x->buffer->shape[d]));
+    else ss[o++] = d == ca ? rlx_ir_i64(ctx, num_groups) : x->buffer->shape[d];
+  }
+  g->count = rlx_ir_cast(ctx, dt, rlx_ir_simplify(ctx, cnt));
+  rlx_te_tensor_t* ps[2] = {gamma, beta};
+  for (int i = 0; i < 2; i++)
+    if (ps[i] && (ps[i]->buffer->ndim != 1 || !rlx_ir_prove_equal(ctx, nn_i64(ctx, ps[i]->buffer->shape[0]), C) ||
+                  !rlx_dtype_eq(ps[i]->buffer->dtype, dt)))
+      return nn_fail(out_st, "nn.group_norm: %s %s must be 1-D of the channel extent %s and dtype %s", i ? "beta" : "gamma",
+                     nn_shape_str(ctx, ps[i]), nn_dim_str(ctx, C), nn_dt(ctx, dt));
+  g->gamma = gamma;
+  g->beta = beta;
+  g->sum = rlx_te_compute(ctx, n - n_axes, ss, gn_sum_body, g, "T_group_norm_sum", "");
+  g->sqsum = rlx_te_compute(ctx, n - n_axes, ss, gn_sqsum_body, g, "T_group_norm_sqsum", "");
+  return rlx_te_compute(ctx, n, x->buffer->shape, gn_out_body, g, "T_group_norm", "injective");
 }

@@ -1,4 +1,5 @@
-/* Relax nn ops, part 1: matmul, linear, softmax, log_softmax, layer_norm, batch_norm.
+/* Relax nn ops, part 1: matmul, linear, softmax, log_softmax, layer_norm, batch_norm,
+ * rms_norm, group_norm, dropout.
  * For each op: BlockBuilder call → inferred struct info (constant, symbolic batch, errors) →
  * legalization through the registry → the PrimFunc run by the TIR interpreter (and, for the
  * contractions, compiled through the default schedule) on random inputs against plain C
@@ -482,6 +483,119 @@ static void test_batch_norm(void) {
             "relax.nn.batch_norm: moving_mean (4,) does not match axis 1 of data (2, 3, 4, 5)");
 }
 
+/* ---------------------------------------------------------------- rms_norm, group_norm, dropout */
+static void test_rms_norm(void) {
+  int64_t s8[1] = {8}, s7[1] = {7};
+  rlx_attrs_t at = at_f(at_ints(NOATTRS, "axes", 1, (int64_t[]){-1}), "epsilon", 1e-6);
+  rlx_relax_var_t* p[2] = {tparam("x", 3, (rlx_expr_t*[]){SYM_("n"), N_(3), N_(8)}, F32_), tparam_c("w", 1, s8)};
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.rms_norm", 2, p, at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 3, 8), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t sx[3] = {2, 3, 8};
+    host_t x, w, o;
+    host_init(&x, 3, sx);
+    host_init(&w, 1, s8);
+    host_init(&o, 3, sx);
+    host_rand(&x, 50, -2, 3);
+    host_rand(&w, 51, 0.5f, 1.5f);
+    double want[48];
+    for (int r = 0; r < 6; r++) {
+      double ms = 0;
+      for (int k = 0; k < 8; k++) ms += (double)x.data[r * 8 + k] * x.data[r * 8 + k] / 8;
+      for (int k = 0; k < 8; k++) want[r * 8 + k] = x.data[r * 8 + k] / sqrt(ms + 1e-6) * w.data[k];
+    }
+    CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&x, &w, &o}));
+    CHECK_CLOSE("rms_norm (n=2,3,8)", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&w);
+    host_free(&o);
+  }
+  int64_t sx[3] = {2, 3, 8};
+  CHECK_ERR(build_op("relax.nn.rms_norm", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, sx), tparam_c("w", 1, s7)}, at, &oc),
+            "relax.nn.rms_norm: weight (7,) does not match the normalized dims of (2, 3, 8)");
+}
+
+static void test_group_norm(void) {
+  int64_t sx[4] = {2, 6, 3, 4}, s6[1] = {6};
+  for (int dflt = 0; dflt < 2; dflt++) {
+    /* axes [2, 3] given, or absent (TVM's default: the axes after the channel axis) */
+    rlx_attrs_t at = at_int(at_int(NOATTRS, "num_groups", 3), "channel_axis", 1);
+    if (!dflt) at = at_ints(at, "axes", 2, (int64_t[]){2, 3});
+    at = at_f(at, "epsilon", 1e-5);
+    opcase_t oc;
+    CHECK_OK(build_op("relax.nn.group_norm", 3,
+                      (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("gamma", 1, s6), tparam_c("beta", 1, s6)}, at,
+                      &oc));
+    CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 6, 3, 4), dtype=\"float32\")");
+    CHECK_OK(legalize_op(&oc));
+    if (!oc.prim) continue;
+    host_t x, g, b, o;
+    host_init(&x, 4, sx);
+    host_init(&g, 1, s6);
+    host_init(&b, 1, s6);
+    host_init(&o, 4, sx);
+    host_rand(&x, 60, -1, 4);
+    host_rand(&g, 61, 0.5f, 1.5f);
+    host_rand(&b, 62, -1, 1);
+    double want[144];
+    for (int n = 0; n < 2; n++)
+      for (int gr = 0; gr < 3; gr++) {
+        const float* v = x.data + (n * 6 + gr * 2) * 12; /* 2 channels x 12 pixels, contiguous */
+        double mean = 0, var = 0;
+        for (int i = 0; i < 24; i++) mean += v[i] / 24.0;
+        for (int i = 0; i < 24; i++) var += (v[i] - mean) * (v[i] - mean) / 24.0;
+        for (int i = 0; i < 24; i++) {
+          int c = gr * 2 + i / 12;
+          want[(n * 6 + gr * 2) * 12 + i] = (v[i] - mean) / sqrt(var + 1e-5) * g.data[c] + b.data[c];
+        }
+      }
+    CHECK_OK(run_interp(oc.prim, 4, (host_t*[]){&x, &g, &b, &o}));
+    CHECK_CLOSE(dflt ? "group_norm 3 groups, default axes" : "group_norm 3 groups, axes [2, 3]", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&g);
+    host_free(&b);
+    host_free(&o);
+  }
+  opcase_t oc;
+  CHECK_ERR(build_op("relax.nn.group_norm", 3,
+                     (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("gamma", 1, s6), tparam_c("beta", 1, s6)},
+                     at_int(NOATTRS, "num_groups", 4), &oc),
+            "relax.nn.group_norm: 6 channels are not divisible into 4 groups");
+}
+
+static void test_dropout(void) {
+  int64_t s23[2] = {2, 3};
+  rlx_relax_var_t* x = tparam_c("x", 2, s23);
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.dropout", 1, &x, at_f(NOATTRS, "rate", 0.25), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tuple(R.Tensor((2, 3), dtype=\"float32\"), R.Tensor((2, 3), dtype=\"float32\"))");
+  rlx_relax_func_t* f = rlx_module_find(rlx_bb_get(oc.bb), "main")->func;
+  rlx_relax_call_t* call = (rlx_relax_call_t*)((rlx_relax_seq_t*)f->body)->blocks[0]->bindings[0]->value;
+  rlx_relax_expr_t* r = NULL;
+  CHECK_OK(rlx_op_lookup("relax.nn.dropout")->legalize(oc.bb, call, &r));
+  if (r) CHECK_OK(rlx_bb_normalize(oc.bb, r));
+  /* (x, call_tir(ones_like, (x,))) */
+  rlx_relax_tuple_t* t = r && r->kind == RLX_RELAX_TUPLE ? (rlx_relax_tuple_t*)r : NULL;
+  CHECK(t && t->n_fields == 2 && t->fields[0] == &x->hdr);
+  rlx_relax_call_t* ct = t ? find_call_tir(t->fields[1]) : NULL;
+  CHECK(ct != NULL);
+  if (ct) {
+    rlx_module_entry_t* e = rlx_module_find(rlx_bb_get(oc.bb), ((rlx_relax_global_var_t*)ct->args[0])->name);
+    host_t a, m;
+    host_init(&a, 2, s23);
+    host_init(&m, 2, s23);
+    CHECK_OK(run_interp(e->func, 2, (host_t*[]){&a, &m}));
+    int ones = 0;
+    for (int i = 0; i < 6; i++) ones += m.data[i] == 1.0f;
+    CHECK(ones == 6);
+    host_free(&a);
+    host_free(&m);
+  }
+  CHECK_ERR(build_op("relax.nn.dropout", 1, &x, at_f(NOATTRS, "rate", 1.5), &oc), "relax.nn.dropout: rate must be in [0, 1), got 1.5");
+}
+
 int main(void) {
   C_ = rlx_ctx_create();
   test_matmul_broadcast();
@@ -494,6 +608,9 @@ int main(void) {
   test_softmax();
   test_layer_norm();
   test_batch_norm();
+  test_rms_norm();
+  test_group_norm();
+  test_dropout();
   rlx_ctx_free(C_);
   TEST_MAIN_END();
 }

@@ -60,6 +60,12 @@ static void test_errors(void) {
                  "nn.layer_norm: gamma (4,) / beta None must have the normalized dims of (2, 3)");
   CHECK_TOPI_ERR(rlx_topi_nn_batch_norm(C, a, NULL, NULL, ph("m", 1, s4, f32), ph("v", 1, s3, f32), 1, 1e-5, out_st),
                  "nn.batch_norm: parameter (4,) must be 1-D of extent 3");
+  CHECK_TOPI_ERR(rlx_topi_nn_rms_norm(C, ph("i", 2, s23, rlx_dt_int32()), NULL, 1, (int[]){-1}, 1e-5, out_st),
+                 "nn.rms_norm: input dtype must be float, got int32");
+  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 3, 1, 1, (int[]){1}, 1e-5, out_st),
+                 "nn.group_norm: axis 1 is out of range, repeated or the channel axis");
+  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 2, 1, 1, (int[]){2}, 1e-5, out_st),
+                 "nn.group_norm: 3 channels are not divisible into 2 groups");
   int64_t st1[2] = {1, 1}, pad0[4] = {0, 0, 0, 0}, k3[2] = {3, 3};
   CHECK_TOPI_ERR(rlx_topi_nn_conv2d_nchw(C, ph("x", 4, x4, f32), ph("w", 4, w3, f32), st1, pad0, st1, 1, f32, out_st),
                  "nn.conv2d: data channels 4 != kernel in-channels 3 * groups 1");
