@@ -18,10 +18,72 @@ typedef struct {
   int depth;
 } rdef_t;
 
+/* A small string-keyed map (open addressing) of counts: live names and suffix hints. The
+ * keys are arena strings that outlive the map. */
+typedef struct {
+  const char** keys;
+  int* vals;
+  size_t cap, len;
+} strmap_t;
+
+static int* sm_slot(strmap_t* m, const char* key, bool create) {
+  if (create && (m->len + 1) * 2 > m->cap) {
+    strmap_t g = {0};
+    g.cap = m->cap ? m->cap * 2 : 64;
+    g.keys = calloc(g.cap, sizeof(*g.keys));
+    g.vals = calloc(g.cap, sizeof(*g.vals));
+    if (!g.keys || !g.vals) {
+      free(g.keys);
+      free(g.vals);
+      return NULL;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->keys[i]) {
+        size_t h = (size_t)rlx_hash_bytes(m->keys[i], strlen(m->keys[i]), 0) & (g.cap - 1);
+        while (g.keys[h]) h = (h + 1) & (g.cap - 1);
+        g.keys[h] = m->keys[i];
+        g.vals[h] = m->vals[i];
+        g.len++;
+      }
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+  }
+  if (!m->cap) return NULL;
+  size_t h = (size_t)rlx_hash_bytes(key, strlen(key), 0) & (m->cap - 1);
+  while (m->keys[h]) {
+    if (strcmp(m->keys[h], key) == 0) return &m->vals[h];
+    h = (h + 1) & (m->cap - 1);
+  }
+  if (!create) return NULL;
+  m->keys[h] = key;
+  m->vals[h] = 0;
+  m->len++;
+  return &m->vals[h];
+}
+
+static int sm_get(strmap_t* m, const char* key) {
+  int* v = sm_slot(m, key, false);
+  return v ? *v : 0;
+}
+
+static void sm_clear(strmap_t* m) {
+  if (m->keys) memset(m->keys, 0, m->cap * sizeof(*m->keys));
+  m->len = 0;
+}
+
+static void sm_free(strmap_t* m) {
+  free(m->keys);
+  free(m->vals);
+}
+
 typedef struct {
   rlx_ctx_t* ctx; /* scratch: names */
   const rlx_module_t* m;
   RLX_VEC(rdef_t) defs;
+  rlx_ptrmap_t names; /* obj → its name while defined (NULL after its frame closed) */
+  strmap_t live;      /* name → number of live definitions */
+  strmap_t hints;     /* base name → first suffix worth trying (cleared when names are released) */
   int depth;
   rlx_strbuf_t head; /* function-level statements */
   int head_indent;
@@ -34,39 +96,59 @@ typedef struct {
 } rp_t;
 
 /* ------------------------------------------------------------------ names */
-static const char* lookup(rp_t* p, const void* obj) {
-  for (int i = p->defs.len - 1; i >= 0; i--)
-    if (p->defs.data[i].obj == obj) return p->defs.data[i].name;
-  return NULL;
-}
+static const char* lookup(rp_t* p, const void* obj) { return rlx_ptrmap_get(&p->names, obj); }
 
 static bool name_used(rp_t* p, const char* name) {
-  if (strcmp(name, "cls") == 0 || strcmp(name, "R") == 0 || strcmp(name, "T") == 0 || strcmp(name, "I") == 0)
+  if (strcmp(name, "cls") == 0 || strcmp(name, "R") == 0 || strcmp(name, "T") == 0 || strcmp(name, "I") == 0 ||
+      strcmp(name, "metadata") == 0)
     return true;
-  for (int i = 0; i < p->defs.len; i++)
-    if (strcmp(p->defs.data[i].name, name) == 0) return true;
-  return false;
+  return sm_get(&p->live, name) > 0;
 }
 
+/* Defines obj with a unique name derived from hint (TVM: hint, hint_1, hint_2, ...). */
 static const char* define_at(rp_t* p, const void* obj, const char* hint, int depth) {
-  char base[256];
+  char base[256], cand[300];
   snprintf(base, sizeof(base), "%s", hint && *hint ? hint : "v");
   for (char* c = base; *c; c++)
     if (*c != '_' && !((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) *c = '_';
   if (base[0] >= '0' && base[0] <= '9') base[0] = '_';
-  const char* name = rlx_ctx_strdup(p->ctx, base);
-  for (int i = 1; name_used(p, name); i++) name = rlx_ctx_sprintf(p->ctx, "%s_%d", base, i);
+  snprintf(cand, sizeof(cand), "%s", base);
+  if (name_used(p, cand)) {
+    int i = sm_get(&p->hints, base);
+    if (i < 1) i = 1;
+    for (;; i++) {
+      snprintf(cand, sizeof(cand), "%s_%d", base, i);
+      if (!name_used(p, cand)) break;
+    }
+    int* h = sm_slot(&p->hints, rlx_ctx_strdup(p->ctx, base), true);
+    if (h) *h = i + 1;
+  }
+  const char* name = rlx_ctx_strdup(p->ctx, cand);
   rdef_t d = {obj, name, depth};
   rlx_vec_push(&p->defs, d);
+  rlx_ptrmap_put(&p->names, obj, (void*)name);
+  int* live = sm_slot(&p->live, name, true);
+  if (live) (*live)++;
   return name;
 }
 
 static void frame_push(rp_t* p) { p->depth++; }
 static void frame_pop(rp_t* p) {
   int n = 0;
-  for (int i = 0; i < p->defs.len; i++)
-    if (p->defs.data[i].depth < p->depth) p->defs.data[n++] = p->defs.data[i];
+  bool released = false;
+  for (int i = 0; i < p->defs.len; i++) {
+    rdef_t* d = &p->defs.data[i];
+    if (d->depth < p->depth) {
+      p->defs.data[n++] = *d;
+      continue;
+    }
+    rlx_ptrmap_put(&p->names, d->obj, NULL);
+    int* live = sm_slot(&p->live, d->name, false);
+    if (live && *live > 0) (*live)--;
+    released = true;
+  }
   p->defs.len = n;
+  if (released) sm_clear(&p->hints);
   p->depth--;
 }
 
@@ -831,5 +913,8 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   rlx_vec_free(&p.defs);
   rlx_ptrmap_free(&p.func_vars);
   rlx_ptrmap_free(&p.used);
+  rlx_ptrmap_free(&p.names);
+  sm_free(&p.live);
+  sm_free(&p.hints);
   rlx_ctx_free(p.ctx);
 }

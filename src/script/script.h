@@ -1,4 +1,4 @@
-/* TVMScript printer and parser (TIR for now; Relax in the next issue).
+/* TVMScript printer and parser for TIR and Relax.
  *
  * The printer writes exactly what TVM prints (`# from tvm.script import tir as T`,
  * `@T.prim_func`, `T.Buffer`, `T.grid`, `T.block`, `T.axis.remap`, ...). The parser reads that
@@ -18,8 +18,11 @@
  *   `X = T.decl_buffer((64,), scope="local")`; buffers used but never declared print as
  *   `X = T.Buffer((n,), data=A.data)` in the lowest frame holding their uses.
  * - Blocks without T.reads/T.writes get regions inferred from the body as TVM does.
+ * - Relax functions (@R.function) print and parse as TVM's printer writes them; the exact
+ *   conventions (annotations, symbolic vars, void calls, constants) are in relax_script.h.
  * Layers: lexer.c + pyparse.c (Python subset → generic AST, pyast.h), parse.c (module
- * level), tir_parser.c + tir_expr.c (AST → TIR), printer.c (TIR → text).
+ * level), tir_parser.c + tir_expr.c (AST → TIR), printer.c (TIR → text, module level),
+ * relax_parser.c (AST → Relax), relax_printer.c (Relax → text).
  */
 #ifndef RLX_SCRIPT_H
 #define RLX_SCRIPT_H
@@ -30,10 +33,12 @@
 /* Prints one PrimFunc as a standalone script (with the import header). Heap string. */
 char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
 /* Prints a module: a single PrimFunc module prints as a standalone @T.prim_func (named
- * after the function); more functions print as `@I.ir_module class Module:`. Heap string. */
+ * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
+ * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
 char* rlx_script_print_module(const rlx_module_t* m);
-/* Parses a script (a standalone @T.prim_func, several of them, or an @I.ir_module class)
- * into a module. filename is used in error messages. */
+/* Parses a script (standalone @T.prim_func / @R.function defs, or an @I.ir_module class)
+ * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
+ * filename is used in error messages (file:line:col). */
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
 
 #endif

@@ -333,6 +333,43 @@ static void test_names_and_constants(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A long chain of bindings the BlockBuilder names all "lv" prints as lv, lv_1, ..., lv_4999
+ * (in linear time: names are hashed) and parses back structurally equal. */
+static void test_long_chain(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t d4 = 4;
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor_const(ctx, 1, &d4, rlx_dt_float32()));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 1, &x));
+  CHECK_OK(rlx_bb_dataflow_begin(bb));
+  rlx_relax_var_t* cur = x;
+  enum { N = 5000 };
+  for (int i = 0; i < N; i++) {
+    rlx_relax_var_t* nx = NULL;
+    rlx_status_t* st = rlx_bb_emit(bb, rlx_relax_op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&cur->hdr, &x->hdr}, (rlx_attrs_t){0}), NULL, &nx);
+    if (st) {
+      CHECK_OK(st);
+      break;
+    }
+    cur = nx;
+  }
+  rlx_relax_var_t* gv = NULL;
+  CHECK_OK(rlx_bb_emit_output(bb, &cur->hdr, NULL, &gv));
+  CHECK_OK(rlx_bb_dataflow_end(bb));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &gv->hdr, -1, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_module_t* m = rlx_bb_get(bb);
+  char* text = rlx_script_print_module(m);
+  CHECK(text && strstr(text, "            lv_4999: R.Tensor((4,), dtype=\"float32\") = R.add(lv_4998, x)\n"));
+  CHECK(text && strstr(text, "            lv_1: R.Tensor((4,), dtype=\"float32\") = R.add(lv, x)\n"));
+  rlx_module_t* m2 = NULL;
+  CHECK_OK(rlx_script_parse(ctx, text, "chain.py", &m2));
+  rlx_module_entry_t *a = rlx_module_find(m, "main"), *b = m2 ? rlx_module_find(m2, "main") : NULL;
+  CHECK(a && b && rlx_relax_func_equal(a->func, b->func));
+  free(text);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlc_golden();
   test_symbolic_golden();
@@ -341,5 +378,6 @@ int main(void) {
   test_golden_misc();
   test_golden_sinfo();
   test_names_and_constants();
+  test_long_chain();
   TEST_MAIN_END();
 }
