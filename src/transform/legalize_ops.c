@@ -148,7 +148,9 @@ static rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m
                              name);
   lg_t lg = {bb, m, name, NULL, NULL};
   rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
-  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(bb, name, f->n_params, f->params));
+  rlx_relax_var_t* none[1] = {NULL}; /* params given at begin, even when there are none */
+  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(bb, name, f->n_params, f->n_params ? f->params : none));
+  RLX_RETURN_IF_ERROR(rlx_bb_function_set_pure(bb, f->is_pure));
   for (int i = 0; i < seq->n_blocks; i++) {
     rlx_relax_block_t* blk = seq->blocks[i];
     if (blk->is_dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(bb));

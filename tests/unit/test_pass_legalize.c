@@ -348,7 +348,33 @@ static void test_fused_tir_vars(void) {
   rlx_ctx_free(ctx);
 }
 
+/* An impure function without params: ops outside dataflow blocks, next to call_packed. */
+static void test_impure_no_params(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function(pure=False)\n"
+      "    def main() -> R.Tensor((2,), dtype=\"float32\"):\n"
+      "        a: R.Tensor((2,), dtype=\"float32\") = R.call_packed(\"make\", sinfo_args=(R.Tensor((2,), dtype=\"float32\"),))\n"
+      "        b: R.Tensor((2,), dtype=\"float32\") = R.add(a, R.const([1, 2], \"float32\"))\n"
+      "        return b\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t* lg = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (!lg) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, lg));
+  rlx_relax_func_t* f = main_of(lg);
+  CHECK(!f->is_pure && f->n_params == 0);
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  CHECK(seq->n_blocks == 1 && !seq->blocks[0]->is_dataflow && seq->blocks[0]->n_bindings == 2);
+  CHECK(binding_callee(seq->blocks[0]->bindings[1]) && !strcmp(binding_callee(seq->blocks[0]->bindings[1]), "add"));
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_impure_no_params();
   test_fused_tir_vars();
   test_if_branches();
   test_pipeline();
