@@ -79,7 +79,7 @@ rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_
  * result is one output; an int / float result is a 0-d int64 / float64 tensor and a shape
  * a 1-d int64 tensor. An output may share memory with an input or a constant when the
  * function returns it unchanged. Errors: NOT_FOUND for an unknown function;
- * INVALID_ARGUMENT for a wrong input count, or a wrong shape or dtype, naming the function,
+ * INVALID_ARGUMENT for a wrong input count ("main takes 2 inputs, got 1 (parameters: x, w)"), or a wrong shape or dtype, naming the function,
  * the parameter, the expected and the actual shape ("main: parameter x: expected shape
  * (n, 4) with n bound to 3, got (3, 5)"); errors of kernels and external functions carry
  * their message and the function name. */

@@ -515,8 +515,8 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
   if (n_inputs != fn->n_params) {
     rlx_strbuf_t sb = {0};
     for (int i = 0; i < fn->n_params; i++) rlx_strbuf_printf(&sb, "%s%s", i ? ", " : "", fn->param_names[i]);
-    rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected %d inputs (%s), got %d", fn->name,
-                                         fn->n_params, rlx_strbuf_cstr(&sb), n_inputs);
+    rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d (parameters: %s)", fn->name,
+                                         fn->n_params, n_inputs, rlx_strbuf_cstr(&sb));
     rlx_strbuf_free(&sb);
     return st;
   }

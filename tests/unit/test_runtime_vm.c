@@ -139,7 +139,7 @@ static void test_add_kernel(void) {
   free(outs);
 
   /* wrong count, dtype, ndim */
-  CHECK_ERR(rlx_vm_invoke(vm, "main", 1, in, &n_out, &outs), "main: expected 2 inputs (a, b), got 1");
+  CHECK_ERR(rlx_vm_invoke(vm, "main", 1, in, &n_out, &outs), "main takes 2 inputs, got 1 (parameters: a, b)");
   rlx_ndarray_t* bad = NULL;
   int64_t s22[2] = {2, 2};
   CHECK_OK(rlx_ndarray_create(2, s22, f32, NULL, &bad));
