@@ -2,6 +2,7 @@
  * Constant with the right values; calls with a non-constant input stay; PrimFuncs nothing
  * calls any more leave the module; over-large outputs are not folded. */
 #include "pass_test_util.h"
+#include "script/script.h"
 #include "test.h"
 #include "transform/pass.h"
 
@@ -107,7 +108,38 @@ static void test_size_limit(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A PrimFunc the interpreter cannot run on the constants (an out-of-bounds read) is left as
+ * a call. */
+static void test_unrunnable_kept(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @T.prim_func(private=True)\n"
+      "    def shift(A: T.Buffer((T.int64(4),), \"float32\"), B: T.Buffer((T.int64(4),), \"float32\")):\n"
+      "        for i in range(T.int64(4)):\n"
+      "            with T.block(\"B\"):\n"
+      "                vi = T.axis.spatial(T.int64(4), i)\n"
+      "                B[vi] = A[vi + T.int64(1)]\n"
+      "\n"
+      "    @R.function\n"
+      "    def main() -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        cls = Module\n"
+      "        with R.dataflow():\n"
+      "            gv = R.call_tir(cls.shift, (R.const([1, 2, 3, 4], \"float32\"),), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
+      "            R.output(gv)\n"
+      "        return gv\n";
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, text, "t.py", &m));
+  if (!m) return;
+  rlx_module_t* out = NULL;
+  CHECK_OK(rlx_pass_fold_constants(ctx, m, &out));
+  CHECK(out && main_of(out) == main_of(m) && rlx_module_find(out, "shift"));
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_unrunnable_kept();
   test_fold_chain();
   test_size_limit();
   TEST_MAIN_END();

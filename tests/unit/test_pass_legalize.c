@@ -373,7 +373,34 @@ static void test_impure_no_params(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A legalization that fails (unknown shape) is an error naming the op, function and binding. */
+static void test_unknown_shape_error(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  const char* text =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor(dtype=\"float32\", ndim=2)) -> R.Tensor(dtype=\"float32\", ndim=2):\n"
+      "        with R.dataflow():\n"
+      "            act: R.Tensor(dtype=\"float32\", ndim=2) = R.nn.relu(x)\n"
+      "            R.output(act)\n"
+      "        return act\n";
+  rlx_module_t* m = parse(ctx, text);
+  if (!m) return;
+  rlx_module_t* lg = NULL;
+  rlx_status_t* st = rlx_pass_legalize_ops(ctx, m, &lg);
+  CHECK(st != NULL);
+  if (st) {
+    const char* msg = rlx_status_message(st);
+    CHECK_MSG(strstr(msg, "'relax.nn.relu'") && strstr(msg, "binding 'act'") && strstr(msg, "function 'main'"), "got: %s",
+              msg);
+    rlx_status_free(st);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_unknown_shape_error();
   test_impure_no_params();
   test_fused_tir_vars();
   test_if_branches();
