@@ -85,6 +85,14 @@ rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, 
                                          const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
                                          rlx_status_t** out_st);
 
+/* Convolution over nsp = 1, 2 or 3 spatial dims (NCW / NCHW / NCDHW data, OIW / OIHW / OIDHW
+ * kernel): strides, dilation: nsp values; padding: 2 * nsp values, all "before" then all
+ * "after" ([top, left, bottom, right] for 2-D). Computes "conv<nsp>d_<layout>" (with a
+ * "group_" / "depthwise_" prefix when grouped) over rc and one reduce axis per spatial dim. */
+rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
+                                  const int64_t* strides, const int64_t* padding, const int64_t* dilation,
+                                  int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st);
+
 typedef enum { RLX_TOPI_POOL_MAX, RLX_TOPI_POOL_AVG } rlx_topi_pool_kind_t;
 
 /* 2-D pooling over NCHW (TVM's topi.nn.pool2d): padding [top, left, bottom, right] ("pad_temp"
@@ -97,6 +105,19 @@ rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi
                                     const int64_t pool_size[2], const int64_t strides[2],
                                     const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
                                     bool count_include_pad, rlx_status_t** out_st);
+
+/* Pooling over nsp = 1, 2 or 3 spatial dims (NCW / NCHW / NCDHW), as rlx_topi_nn_pool2d:
+ * pool_size, strides, dilation: nsp values; padding: 2 * nsp values (all before, then all
+ * after). */
+rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
+                                  const int64_t* pool_size, const int64_t* strides, const int64_t* dilation,
+                                  const int64_t* padding, bool ceil_mode, bool count_include_pad,
+                                  rlx_status_t** out_st);
+
+/* Adaptive pooling over nsp = 1, 2 or 3 spatial dims to out_size (nsp values > 0), as
+ * rlx_topi_nn_adaptive_pool2d. */
+rlx_te_tensor_t* rlx_topi_nn_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
+                                           const int64_t* out_size, rlx_status_t** out_st);
 
 /* Adaptive 2-D pooling over NCHW to out_h x out_w (> 0): output cell (i, j) covers rows
  * [floor(i*H/out_h), ceil((i+1)*H/out_h)) and the same for columns ("adaptive_pool_max" /

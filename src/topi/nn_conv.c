@@ -53,86 +53,105 @@ rlx_te_tensor_t* rlx_topi_nn_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64
   return rlx_te_compute(ctx, n, shape, pad_body, p, name ? name : "pad_temp", "injective,pad");
 }
 
-/* ---------------------------------------------------------------- conv2d */
+/* ---------------------------------------------------------------- conv (1-D, 2-D, 3-D) */
 typedef struct {
   rlx_te_tensor_t *pad, *w;
-  int64_t sh, sw, dh, dw, groups;
+  int nsp;
+  int64_t s[3], d[3], groups;
   rlx_expr_t* out_per_group; /* O / groups */
-  rlx_expr_t* in_per_group;  /* C / groups */
-  rlx_iter_var_t *rc, *ry, *rx;
+  rlx_iter_var_t* r[4];      /* rc, then one per spatial dim */
   rlx_dtype_t dt;
 } conv_t;
 
 static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   conv_t* c = user;
-  rlx_expr_t *n = nn_v(idx[0]), *f = nn_v(idx[1]), *y = nn_v(idx[2]), *x = nn_v(idx[3]);
-  rlx_expr_t *rc = nn_v(c->rc->var), *ry = nn_v(c->ry->var), *rx = nn_v(c->rx->var);
+  int nd = c->nsp + 2;
+  rlx_expr_t *f = nn_v(idx[1]), *rc = nn_v(c->r[0]->var);
   rlx_expr_t* ch = rc;
   if (c->groups != 1)
-    ch = rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_floordiv(ctx, f, c->out_per_group), c->in_per_group), rc);
-  rlx_dtype_t it = y->dtype;
-  rlx_expr_t* iy = rlx_ir_add(ctx, rlx_ir_mul(ctx, y, rlx_ir_int(ctx, it, c->sh)), rlx_ir_mul(ctx, ry, rlx_ir_int(ctx, it, c->dh)));
-  rlx_expr_t* ix = rlx_ir_add(ctx, rlx_ir_mul(ctx, x, rlx_ir_int(ctx, it, c->sw)), rlx_ir_mul(ctx, rx, rlx_ir_int(ctx, it, c->dw)));
-  rlx_expr_t* id[4] = {n, ch, iy, ix};
-  rlx_expr_t* iw[4] = {f, rc, ry, rx};
-  rlx_expr_t* a = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->pad, 4, id));
-  rlx_expr_t* b = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->w, 4, iw));
-  rlx_iter_var_t* axes[3] = {c->rc, c->ry, c->rx};
-  return rlx_te_sum(ctx, rlx_ir_mul(ctx, a, b), 3, axes);
+    ch = rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_floordiv(ctx, f, c->out_per_group), c->r[0]->dom.extent), rc);
+  rlx_expr_t* id[5] = {nn_v(idx[0]), ch};
+  rlx_expr_t* iw[5] = {f, rc};
+  for (int k = 0; k < c->nsp; k++) {
+    rlx_expr_t *o = nn_v(idx[2 + k]), *r = nn_v(c->r[1 + k]->var);
+    rlx_dtype_t it = o->dtype;
+    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, o, rlx_ir_int(ctx, it, c->s[k])), rlx_ir_mul(ctx, r, rlx_ir_int(ctx, it, c->d[k])));
+    iw[2 + k] = r;
+  }
+  rlx_expr_t* a = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->pad, nd, id));
+  rlx_expr_t* b = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->w, nd, iw));
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, a, b), c->nsp + 1, c->r);
 }
 
-rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
-                                         const int64_t strides[2], const int64_t padding[4],
-                                         const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
-                                         rlx_status_t** out_st) {
-  if (!data || !kernel) return nn_fail(out_st, "nn.conv2d: NULL input");
-  if (data->buffer->ndim != 4 || kernel->buffer->ndim != 4)
-    return nn_fail(out_st, "nn.conv2d: data and kernel must be 4-D (NCHW, OIHW), got %s and %s",
+static const char* const conv_layouts[4] = {"", "ncw", "nchw", "ncdhw"};
+
+rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
+                                  const int64_t* strides, const int64_t* padding, const int64_t* dilation,
+                                  int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st) {
+  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.conv: %d spatial dims (1 to 3 supported)", nsp);
+  const char* op = rlx_ctx_sprintf(ctx, "nn.conv%dd", nsp);
+  if (!data || !kernel) return nn_fail(out_st, "%s: NULL input", op);
+  int nd = nsp + 2;
+  if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
+    return nn_fail(out_st, "%s: data and kernel must be %d-D (%s), got %s and %s", op, nd, nsp == 1 ? "NCW, OIW" : nsp == 2 ? "NCHW, OIHW" : "NCDHW, OIDHW",
                    nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
-  for (int i = 0; i < 2; i++)
-    if (strides[i] < 1 || dilation[i] < 1)
-      return nn_fail(out_st, "nn.conv2d: strides and dilation must be >= 1");
-  for (int i = 0; i < 4; i++)
-    if (padding[i] < 0) return nn_fail(out_st, "nn.conv2d: padding must be >= 0");
-  if (groups < 1) return nn_fail(out_st, "nn.conv2d: groups must be >= 1, got %lld", (long long)groups);
+  for (int i = 0; i < nsp; i++)
+    if (strides[i] < 1 || dilation[i] < 1) return nn_fail(out_st, "%s: strides and dilation must be >= 1", op);
+  for (int i = 0; i < 2 * nsp; i++)
+    if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
+  if (groups < 1) return nn_fail(out_st, "%s: groups must be >= 1, got %lld", op, (long long)groups);
   bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
   if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
-    return nn_fail(out_st, "nn.conv2d: data and kernel dtypes differ: %s vs %s", nn_dt(ctx, data->buffer->dtype),
+    return nn_fail(out_st, "%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
                    nn_dt(ctx, kernel->buffer->dtype));
   rlx_expr_t** ds = data->buffer->shape;
   rlx_expr_t** ks = kernel->buffer->shape;
   rlx_expr_t* g = rlx_ir_i64(ctx, groups);
   rlx_expr_t* cin = nn_i64(ctx, ds[1]);
   if (!rlx_ir_prove_equal(ctx, cin, rlx_ir_mul(ctx, nn_i64(ctx, ks[1]), g)))
-    return nn_fail(out_st, "nn.conv2d: data channels %s != kernel in-channels %s * groups %lld (shapes %s and %s)",
+    return nn_fail(out_st, "%s: data channels %s != kernel in-channels %s * groups %lld (shapes %s and %s)", op,
                    nn_dim_str(ctx, ds[1]), nn_dim_str(ctx, ks[1]), (long long)groups, nn_shape_str(ctx, data),
                    nn_shape_str(ctx, kernel));
   int64_t o = 0;
   if (rlx_expr_is_const_int(ks[0], &o) && o % groups != 0)
-    return nn_fail(out_st, "nn.conv2d: out channels %lld are not divisible by groups %lld", (long long)o,
-                   (long long)groups);
+    return nn_fail(out_st, "%s: out channels %lld are not divisible by groups %lld", op, (long long)o, (long long)groups);
   conv_t* c = RLX_NEW(ctx, conv_t);
-  c->sh = strides[0];
-  c->sw = strides[1];
-  c->dh = dilation[0];
-  c->dw = dilation[1];
+  c->nsp = nsp;
   c->groups = groups;
   c->out_per_group = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, nn_i64(ctx, ks[0]), g));
-  c->in_per_group = nn_i64(ctx, ks[1]);
   c->w = kernel;
   c->dt = void_out ? data->buffer->dtype : out_dtype;
-  int64_t before[4] = {0, 0, padding[0], padding[1]}, after[4] = {0, 0, padding[2], padding[3]};
+  int64_t before[5] = {0, 0}, after[5] = {0, 0};
+  rlx_expr_t* shape[5] = {nn_i64(ctx, ds[0]), nn_i64(ctx, ks[0])};
+  static const char* const rnames[4][3] = {{0}, {"rx"}, {"ry", "rx"}, {"rz", "ry", "rx"}};
+  c->r[0] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[1]), "rc");
+  for (int k = 0; k < nsp; k++) {
+    c->s[k] = strides[k];
+    c->d[k] = dilation[k];
+    before[2 + k] = padding[k];
+    after[2 + k] = padding[nsp + k];
+    c->r[1 + k] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[2 + k]), rnames[nsp][k]);
+    shape[2 + k] = nn_out_dim(ctx, ds[2 + k], ks[2 + k], padding[k] + padding[nsp + k], dilation[k], strides[k], 0);
+    int64_t v;
+    if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
+      return nn_fail(out_st, "%s: the kernel %s does not fit the padded input %s", op, nn_shape_str(ctx, kernel),
+                     nn_shape_str(ctx, data));
+  }
   rlx_dtype_t dt = data->buffer->dtype;
   rlx_expr_t* zero = rlx_dtype_is_float(dt) ? rlx_ir_float(ctx, dt, 0.0) : rlx_ir_int(ctx, dt, 0);
   c->pad = rlx_topi_nn_pad(ctx, data, before, after, zero, "pad_temp");
-  c->rc = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[1]), "rc");
-  c->ry = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[2]), "ry");
-  c->rx = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[3]), "rx");
-  rlx_expr_t* shape[4] = {nn_i64(ctx, ds[0]), nn_i64(ctx, ks[0]),
-                          nn_out_dim(ctx, ds[2], ks[2], padding[0] + padding[2], dilation[0], strides[0], 0),
-                          nn_out_dim(ctx, ds[3], ks[3], padding[1] + padding[3], dilation[1], strides[1], 0)};
-  const char* name = "conv2d_nchw";
-  if (groups > 1) name = nn_is_const(ks[1], 1) && rlx_ir_prove_equal(ctx, cin, g) ? "depthwise_conv2d_nchw" : "group_conv2d_nchw";
-  static const char* const axis_names[4] = {"nn", "ff", "yy", "xx"};
-  return rlx_te_compute_named(ctx, 4, shape, conv_body, c, name, "conv2d_nchw", axis_names);
+  const char* kind = "";
+  if (groups > 1) kind = nn_is_const(ks[1], 1) && rlx_ir_prove_equal(ctx, cin, g) ? "depthwise_" : "group_";
+  const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_%s", kind, nsp, conv_layouts[nsp]);
+  static const char* const axis_names[4][5] = {
+      {0}, {"nn", "ff", "xx"}, {"nn", "ff", "yy", "xx"}, {"nn", "ff", "zz", "yy", "xx"}};
+  return rlx_te_compute_named(ctx, nd, shape, conv_body, c, name, rlx_ctx_sprintf(ctx, "conv%dd_%s", nsp, conv_layouts[nsp]),
+                              axis_names[nsp]);
+}
+
+rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
+                                         const int64_t strides[2], const int64_t padding[4],
+                                         const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
+                                         rlx_status_t** out_st) {
+  return rlx_topi_nn_conv(ctx, data, kernel, 2, strides, padding, dilation, groups, out_dtype, out_st);
 }

@@ -5,21 +5,21 @@
 typedef struct {
   rlx_te_tensor_t *x, *pad, *sum;
   rlx_topi_pool_kind_t kind;
-  int64_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  int nsp;
+  int64_t k[3], s[3], d[3], pb[3], pa[3]; /* pads before / after (without the ceil extra) */
   bool include_pad;
-  rlx_iter_var_t *ry, *rx;
+  rlx_iter_var_t* r[3];
 } pool_t;
 
 static rlx_expr_t* I(rlx_ctx_t* ctx, int64_t v) { return rlx_ir_i64(ctx, v); }
 
 static rlx_expr_t* pool_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   pool_t* p = user;
-  rlx_expr_t* iy = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[2]), I(ctx, p->sh)), rlx_ir_mul(ctx, nn_v(p->ry->var), I(ctx, p->dh)));
-  rlx_expr_t* ix = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[3]), I(ctx, p->sw)), rlx_ir_mul(ctx, nn_v(p->rx->var), I(ctx, p->dw)));
-  rlx_expr_t* id[4] = {nn_v(idx[0]), nn_v(idx[1]), iy, ix};
-  rlx_iter_var_t* axes[2] = {p->ry, p->rx};
-  rlx_expr_t* v = rlx_te_load(ctx, p->pad, 4, id);
-  return p->kind == RLX_TOPI_POOL_MAX ? rlx_te_max(ctx, v, 2, axes) : rlx_te_sum(ctx, v, 2, axes);
+  rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
+  for (int k = 0; k < p->nsp; k++)
+    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[2 + k]), I(ctx, p->s[k])), rlx_ir_mul(ctx, nn_v(p->r[k]->var), I(ctx, p->d[k])));
+  rlx_expr_t* v = rlx_te_load(ctx, p->pad, p->nsp + 2, id);
+  return p->kind == RLX_TOPI_POOL_MAX ? rlx_te_max(ctx, v, p->nsp, p->r) : rlx_te_sum(ctx, v, p->nsp, p->r);
 }
 
 /* Number of taps r in [0, k) with lo <= start + r * d <= hi (start = o * s - pad_head). */
@@ -35,37 +35,41 @@ static rlx_expr_t* taps(rlx_ctx_t* ctx, rlx_expr_t* o, int64_t s, int64_t pad_he
 
 static rlx_expr_t* avg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   pool_t* p = user;
-  rlx_expr_t *h = nn_i64(ctx, p->x->buffer->shape[2]), *w = nn_i64(ctx, p->x->buffer->shape[3]);
-  rlx_expr_t *loh, *hih, *low, *hiw;
-  if (p->include_pad) {
-    loh = I(ctx, -p->pt);
-    hih = rlx_ir_add(ctx, h, I(ctx, p->pb - 1));
-    low = I(ctx, -p->pl);
-    hiw = rlx_ir_add(ctx, w, I(ctx, p->pr - 1));
-  } else {
-    loh = low = I(ctx, 0);
-    hih = rlx_ir_sub(ctx, h, I(ctx, 1));
-    hiw = rlx_ir_sub(ctx, w, I(ctx, 1));
+  rlx_expr_t* cnt = I(ctx, 1);
+  for (int k = 0; k < p->nsp; k++) {
+    rlx_expr_t* h = nn_i64(ctx, p->x->buffer->shape[2 + k]);
+    rlx_expr_t *lo, *hi;
+    if (p->include_pad) {
+      lo = I(ctx, -p->pb[k]);
+      hi = rlx_ir_add(ctx, h, I(ctx, p->pa[k] - 1));
+    } else {
+      lo = I(ctx, 0);
+      hi = rlx_ir_sub(ctx, h, I(ctx, 1));
+    }
+    cnt = rlx_ir_mul(ctx, cnt, taps(ctx, nn_v(idx[2 + k]), p->s[k], p->pb[k], p->k[k], p->d[k], lo, hi));
   }
-  rlx_expr_t* ch = taps(ctx, nn_v(idx[2]), p->sh, p->pt, p->kh, p->dh, loh, hih);
-  rlx_expr_t* cw = taps(ctx, nn_v(idx[3]), p->sw, p->pl, p->kw, p->dw, low, hiw);
-  rlx_expr_t* cnt = rlx_ir_max(ctx, rlx_ir_mul(ctx, ch, cw), I(ctx, 1));
-  rlx_expr_t* id[4] = {nn_v(idx[0]), nn_v(idx[1]), nn_v(idx[2]), nn_v(idx[3])};
+  cnt = rlx_ir_max(ctx, cnt, I(ctx, 1));
+  rlx_expr_t* id[5];
+  for (int d = 0; d < p->nsp + 2; d++) id[d] = nn_v(idx[d]);
   rlx_dtype_t dt = p->sum->buffer->dtype;
-  return rlx_ir_div(ctx, rlx_te_load(ctx, p->sum, 4, id), rlx_ir_cast(ctx, dt, cnt));
+  return rlx_ir_div(ctx, rlx_te_load(ctx, p->sum, p->nsp + 2, id), rlx_ir_cast(ctx, dt, cnt));
 }
 
-rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                    const int64_t pool_size[2], const int64_t strides[2],
-                                    const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
-                                    bool count_include_pad, rlx_status_t** out_st) {
-  const char* op = kind == RLX_TOPI_POOL_MAX ? "nn.max_pool2d" : "nn.avg_pool2d";
+rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
+                                  const int64_t* pool_size, const int64_t* strides, const int64_t* dilation,
+                                  const int64_t* padding, bool ceil_mode, bool count_include_pad,
+                                  rlx_status_t** out_st) {
+  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.pool: %d spatial dims (1 to 3 supported)", nsp);
+  const char* op = rlx_ctx_sprintf(ctx, "nn.%s_pool%dd", kind == RLX_TOPI_POOL_MAX ? "max" : "avg", nsp);
+  static const char* const layouts[4] = {"", "NCW", "NCHW", "NCDHW"};
   if (!x) return nn_fail(out_st, "%s: NULL input", op);
-  if (x->buffer->ndim != 4) return nn_fail(out_st, "%s: input must be 4-D (NCHW), got %s", op, nn_shape_str(ctx, x));
-  for (int i = 0; i < 2; i++)
+  int nd = nsp + 2;
+  if (x->buffer->ndim != nd)
+    return nn_fail(out_st, "%s: input must be %d-D (%s), got %s", op, nd, layouts[nsp], nn_shape_str(ctx, x));
+  for (int i = 0; i < nsp; i++)
     if (pool_size[i] < 1 || strides[i] < 1 || dilation[i] < 1)
       return nn_fail(out_st, "%s: pool_size, strides and dilation must be >= 1", op);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 2 * nsp; i++)
     if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
   rlx_dtype_t dt = x->buffer->dtype;
   if (kind == RLX_TOPI_POOL_AVG && !rlx_dtype_is_float(dt))
@@ -73,34 +77,39 @@ rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi
   pool_t* p = RLX_NEW(ctx, pool_t);
   p->x = x;
   p->kind = kind;
-  p->kh = pool_size[0];
-  p->kw = pool_size[1];
-  p->sh = strides[0];
-  p->sw = strides[1];
-  p->dh = dilation[0];
-  p->dw = dilation[1];
-  p->pt = padding[0];
-  p->pl = padding[1];
-  p->pb = padding[2];
-  p->pr = padding[3];
+  p->nsp = nsp;
   p->include_pad = count_include_pad;
-  int64_t eh = ceil_mode ? p->sh - 1 : 0, ew = ceil_mode ? p->sw - 1 : 0;
-  int64_t before[4] = {0, 0, p->pt, p->pl}, after[4] = {0, 0, p->pb + eh, p->pr + ew};
+  int64_t before[5] = {0, 0}, after[5] = {0, 0};
+  rlx_expr_t* shape[5] = {nn_i64(ctx, x->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[1])};
+  static const char* const rnames[3] = {"rv0", "rv1", "rv2"};
+  for (int k = 0; k < nsp; k++) {
+    p->k[k] = pool_size[k];
+    p->s[k] = strides[k];
+    p->d[k] = dilation[k];
+    p->pb[k] = padding[k];
+    p->pa[k] = padding[nsp + k];
+    int64_t extra = ceil_mode ? strides[k] - 1 : 0;
+    before[2 + k] = p->pb[k];
+    after[2 + k] = p->pa[k] + extra;
+    p->r[k] = rlx_te_reduce_axis(ctx, I(ctx, 0), I(ctx, p->k[k]), rnames[k]);
+    shape[2 + k] = nn_out_dim(ctx, x->buffer->shape[2 + k], I(ctx, p->k[k]), p->pb[k] + p->pa[k], p->d[k], p->s[k], extra);
+    int64_t v;
+    if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
+      return nn_fail(out_st, "%s: window larger than the padded input %s", op, nn_shape_str(ctx, x));
+  }
   rlx_expr_t* pad_value = kind == RLX_TOPI_POOL_MAX ? rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, dt)
                                                     : rlx_ir_float(ctx, dt, 0.0);
   p->pad = rlx_topi_nn_pad(ctx, x, before, after, pad_value, "pad_temp");
-  p->ry = rlx_te_reduce_axis(ctx, I(ctx, 0), I(ctx, p->kh), "rv0");
-  p->rx = rlx_te_reduce_axis(ctx, I(ctx, 0), I(ctx, p->kw), "rv1");
-  rlx_expr_t** xs = x->buffer->shape;
-  rlx_expr_t* shape[4] = {nn_i64(ctx, xs[0]), nn_i64(ctx, xs[1]),
-                          nn_out_dim(ctx, xs[2], I(ctx, p->kh), p->pt + p->pb, p->dh, p->sh, eh),
-                          nn_out_dim(ctx, xs[3], I(ctx, p->kw), p->pl + p->pr, p->dw, p->sw, ew)};
-  int64_t oh = 0, ow = 0;
-  if ((rlx_expr_is_const_int(shape[2], &oh) && oh < 1) || (rlx_expr_is_const_int(shape[3], &ow) && ow < 1))
-    return nn_fail(out_st, "%s: window larger than the padded input %s", op, nn_shape_str(ctx, x));
-  if (kind == RLX_TOPI_POOL_MAX) return rlx_te_compute(ctx, 4, shape, pool_body, p, "pool_max", "pool_max");
-  p->sum = rlx_te_compute(ctx, 4, shape, pool_body, p, "pool_sum", "pool_sum");
-  return rlx_te_compute(ctx, 4, shape, avg_body, p, "pool_avg", "elemwise");
+  if (kind == RLX_TOPI_POOL_MAX) return rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_max", "pool_max");
+  p->sum = rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_sum", "pool_sum");
+  return rlx_te_compute(ctx, nd, shape, avg_body, p, "pool_avg", "elemwise");
+}
+
+rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
+                                    const int64_t pool_size[2], const int64_t strides[2],
+                                    const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
+                                    bool count_include_pad, rlx_status_t** out_st) {
+  return rlx_topi_nn_pool(ctx, x, kind, 2, pool_size, strides, dilation, padding, ceil_mode, count_include_pad, out_st);
 }
 
 /* ---------------------------------------------------------------- adaptive pool */
@@ -114,8 +123,9 @@ typedef struct {
 typedef struct {
   rlx_te_tensor_t *x, *sum;
   rlx_topi_pool_kind_t kind;
-  adim_t h, w;
-  rlx_iter_var_t *ry, *rx;
+  int nsp;
+  adim_t a[3];
+  rlx_iter_var_t* r[3];
 } apool_t;
 
 static rlx_expr_t* a_start(rlx_ctx_t* ctx, const adim_t* a, rlx_expr_t* i) {
@@ -133,34 +143,35 @@ static rlx_expr_t* a_end(rlx_ctx_t* ctx, const adim_t* a, rlx_expr_t* i) {
 
 static rlx_expr_t* apool_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   apool_t* p = user;
-  rlx_expr_t* sy = a_start(ctx, &p->h, nn_v(idx[2]));
-  rlx_expr_t* sx = a_start(ctx, &p->w, nn_v(idx[3]));
-  rlx_expr_t* iy = rlx_ir_add(ctx, sy, nn_v(p->ry->var));
-  rlx_expr_t* ix = rlx_ir_add(ctx, sx, nn_v(p->rx->var));
+  rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
   rlx_expr_t* cond = NULL;
-  if (!p->h.fixed && p->h.o != 1) cond = rlx_ir_cmp(ctx, RLX_EXPR_LT, iy, a_end(ctx, &p->h, nn_v(idx[2])));
-  if (!p->w.fixed && p->w.o != 1) {
-    rlx_expr_t* c = rlx_ir_cmp(ctx, RLX_EXPR_LT, ix, a_end(ctx, &p->w, nn_v(idx[3])));
-    cond = cond ? rlx_ir_and(ctx, cond, c) : c;
+  for (int k = 0; k < p->nsp; k++) {
+    const adim_t* a = &p->a[k];
+    rlx_expr_t* o = nn_v(idx[2 + k]);
+    rlx_expr_t* i = rlx_ir_add(ctx, a_start(ctx, a, o), nn_v(p->r[k]->var));
+    if (!a->fixed && a->o != 1) {
+      /* a tap beyond the window is clamped into the input and skipped by cond */
+      rlx_expr_t* c = rlx_ir_cmp(ctx, RLX_EXPR_LT, i, a_end(ctx, a, o));
+      cond = cond ? rlx_ir_and(ctx, cond, c) : c;
+      i = rlx_ir_min(ctx, i, rlx_ir_sub(ctx, a->in, I(ctx, 1)));
+    }
+    id[2 + k] = i;
   }
-  /* a tap beyond the window is clamped into the input (and skipped by cond) */
-  if (cond) {
-    iy = rlx_ir_min(ctx, iy, rlx_ir_sub(ctx, p->h.in, I(ctx, 1)));
-    ix = rlx_ir_min(ctx, ix, rlx_ir_sub(ctx, p->w.in, I(ctx, 1)));
-  }
-  rlx_expr_t* id[4] = {nn_v(idx[0]), nn_v(idx[1]), iy, ix};
-  rlx_iter_var_t* axes[2] = {p->ry, p->rx};
-  return rlx_te_reduce(ctx, p->kind == RLX_TOPI_POOL_MAX ? RLX_REDUCE_MAX : RLX_REDUCE_SUM, rlx_te_load(ctx, p->x, 4, id),
-                       2, axes, cond);
+  return rlx_te_reduce(ctx, p->kind == RLX_TOPI_POOL_MAX ? RLX_REDUCE_MAX : RLX_REDUCE_SUM,
+                       rlx_te_load(ctx, p->x, p->nsp + 2, id), p->nsp, p->r, cond);
 }
 
 static rlx_expr_t* aavg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   apool_t* p = user;
-  rlx_expr_t* ch = rlx_ir_sub(ctx, a_end(ctx, &p->h, nn_v(idx[2])), a_start(ctx, &p->h, nn_v(idx[2])));
-  rlx_expr_t* cw = rlx_ir_sub(ctx, a_end(ctx, &p->w, nn_v(idx[3])), a_start(ctx, &p->w, nn_v(idx[3])));
-  rlx_expr_t* id[4] = {nn_v(idx[0]), nn_v(idx[1]), nn_v(idx[2]), nn_v(idx[3])};
+  rlx_expr_t* cnt = I(ctx, 1);
+  rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
+  for (int k = 0; k < p->nsp; k++) {
+    rlx_expr_t* o = nn_v(idx[2 + k]);
+    cnt = rlx_ir_mul(ctx, cnt, rlx_ir_sub(ctx, a_end(ctx, &p->a[k], o), a_start(ctx, &p->a[k], o)));
+    id[2 + k] = o;
+  }
   rlx_dtype_t dt = p->sum->buffer->dtype;
-  return rlx_ir_div(ctx, rlx_te_load(ctx, p->sum, 4, id), rlx_ir_cast(ctx, dt, rlx_ir_mul(ctx, ch, cw)));
+  return rlx_ir_div(ctx, rlx_te_load(ctx, p->sum, p->nsp + 2, id), rlx_ir_cast(ctx, dt, cnt));
 }
 
 /* Window layout of one dim; false when it cannot be built (symbolic input, output > 1). */
@@ -191,26 +202,37 @@ static rlx_iter_var_t* adim_axis(rlx_ctx_t* ctx, const adim_t* a, const char* na
   return rlx_te_reduce_axis(ctx, I(ctx, 0), ext, name);
 }
 
-rlx_te_tensor_t* rlx_topi_nn_adaptive_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                             int64_t out_h, int64_t out_w, rlx_status_t** out_st) {
-  const char* op = kind == RLX_TOPI_POOL_MAX ? "nn.adaptive_max_pool2d" : "nn.adaptive_avg_pool2d";
+rlx_te_tensor_t* rlx_topi_nn_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
+                                           const int64_t* out_size, rlx_status_t** out_st) {
+  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.adaptive_pool: %d spatial dims (1 to 3 supported)", nsp);
+  const char* op = rlx_ctx_sprintf(ctx, "nn.adaptive_%s_pool%dd", kind == RLX_TOPI_POOL_MAX ? "max" : "avg", nsp);
   if (!x) return nn_fail(out_st, "%s: NULL input", op);
-  if (x->buffer->ndim != 4) return nn_fail(out_st, "%s: input must be 4-D (NCHW), got %s", op, nn_shape_str(ctx, x));
-  if (out_h < 1 || out_w < 1) return nn_fail(out_st, "%s: output size must be >= 1", op);
+  int nd = nsp + 2;
+  if (x->buffer->ndim != nd) return nn_fail(out_st, "%s: input must be %d-D, got %s", op, nd, nn_shape_str(ctx, x));
   rlx_dtype_t dt = x->buffer->dtype;
   if (kind == RLX_TOPI_POOL_AVG && !rlx_dtype_is_float(dt))
     return nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, dt));
   apool_t* p = RLX_NEW(ctx, apool_t);
   p->x = x;
   p->kind = kind;
-  if (!adim_init(&p->h, ctx, x->buffer->shape[2], out_h) || !adim_init(&p->w, ctx, x->buffer->shape[3], out_w))
-    return nn_fail(out_st, "%s: a symbolic input size %s needs output size 1 on that dim", op, nn_shape_str(ctx, x));
-  p->ry = adim_axis(ctx, &p->h, "rv0");
-  p->rx = adim_axis(ctx, &p->w, "rv1");
-  rlx_expr_t* shape[4] = {nn_i64(ctx, x->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[1]), I(ctx, out_h),
-                          I(ctx, out_w)};
+  p->nsp = nsp;
+  rlx_expr_t* shape[5] = {nn_i64(ctx, x->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[1])};
+  static const char* const rnames[3] = {"rv0", "rv1", "rv2"};
+  for (int k = 0; k < nsp; k++) {
+    if (out_size[k] < 1) return nn_fail(out_st, "%s: output size must be >= 1", op);
+    if (!adim_init(&p->a[k], ctx, x->buffer->shape[2 + k], out_size[k]))
+      return nn_fail(out_st, "%s: a symbolic input size %s needs output size 1 on that dim", op, nn_shape_str(ctx, x));
+    p->r[k] = adim_axis(ctx, &p->a[k], rnames[k]);
+    shape[2 + k] = I(ctx, out_size[k]);
+  }
   if (kind == RLX_TOPI_POOL_MAX)
-    return rlx_te_compute(ctx, 4, shape, apool_body, p, "adaptive_pool_max", "adaptive_pool_max");
-  p->sum = rlx_te_compute(ctx, 4, shape, apool_body, p, "adaptive_pool_sum", "adaptive_pool_sum");
-  return rlx_te_compute(ctx, 4, shape, aavg_body, p, "adaptive_pool_avg", "elemwise");
+    return rlx_te_compute(ctx, nd, shape, apool_body, p, "adaptive_pool_max", "adaptive_pool_max");
+  p->sum = rlx_te_compute(ctx, nd, shape, apool_body, p, "adaptive_pool_sum", "adaptive_pool_sum");
+  return rlx_te_compute(ctx, nd, shape, aavg_body, p, "adaptive_pool_avg", "elemwise");
+}
+
+rlx_te_tensor_t* rlx_topi_nn_adaptive_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
+                                             int64_t out_h, int64_t out_w, rlx_status_t** out_st) {
+  int64_t os[2] = {out_h, out_w};
+  return rlx_topi_nn_adaptive_pool(ctx, x, kind, 2, os, out_st);
 }
