@@ -1,5 +1,7 @@
 /* The VM: loading a model (executable + libraries, every external name resolved up
  * front), the interpreter loop, invoking functions from C, and the register values. */
+#include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -195,6 +197,13 @@ static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, s
     RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, "rlx_vm_executable_size", &size));
     uint64_t n;
     memcpy(&n, size, sizeof(n));
+    /* a corrupted size must not make us read past the symbol: compare with its ELF size */
+    Dl_info info;
+    const ElfW(Sym)* sym = NULL;
+    if (dladdr1(bytes, &info, (void**)&sym, RTLD_DL_SYMENT) && sym && sym->st_size != 0 && sym->st_size != n)
+      return rlx_status_create(RLX_PARSE_ERROR,
+                               "'%s' is corrupted: rlx_vm_executable_size says %llu bytes, the symbol has %llu",
+                               rlx_library_path(lib), (unsigned long long)n, (unsigned long long)sym->st_size);
     *out_bytes = bytes;
     *out_n = (size_t)n;
     return NULL;

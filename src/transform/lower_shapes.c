@@ -45,6 +45,11 @@ typedef struct {
   int n_slots;
   rlx_relax_var_t* heap;
   bindings_t* out; /* bindings of the block being built */
+  /* composite dims already computed into a slot, at the function's top level (a value
+   * computed inside an If branch is not reused outside it) */
+  RLX_VEC(rlx_expr_t*) comp_exprs;
+  RLX_VEC(int) comp_slots;
+  bindings_t* top;
 } ls_t;
 
 static rlx_relax_expr_t* i64v(ls_t* s, int64_t v) { return rlx_relax_prim_value(s->ctx, rlx_ir_i64(s->ctx, v)); }
@@ -134,6 +139,14 @@ static rlx_status_t* dim_ref(ls_t* s, rlx_expr_t* e, int64_t* kind, int64_t* val
     *val = slot_of_var(s, (rlx_var_t*)e);
     return NULL;
   }
+  bool top = s->out == s->top;
+  for (int i = 0; top && i < s->comp_exprs.len; i++) {
+    if (rlx_expr_equal(s->comp_exprs.data[i], e)) {
+      *kind = 1;
+      *val = s->comp_slots.data[i];
+      return NULL;
+    }
+  }
   int slot = s->n_slots++;
   exprs_t args = {0};
   rlx_vec_push(&args, &s->heap->hdr);
@@ -144,6 +157,10 @@ static rlx_status_t* dim_ref(ls_t* s, rlx_expr_t* e, int64_t* kind, int64_t* val
     return st;
   }
   RLX_RETURN_IF_ERROR(emit_builtin(s, "vm.builtin.shape_compute", &args, rlx_sinfo_object(s->ctx), "_", NULL));
+  if (top) {
+    rlx_vec_push(&s->comp_exprs, e);
+    rlx_vec_push(&s->comp_slots, slot);
+  }
   *kind = 1;
   *val = slot;
   return NULL;
@@ -437,6 +454,7 @@ static rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* nam
   s.heap = rlx_relax_var(ctx, "shape_heap", rlx_sinfo_tensor(ctx, 1, NULL, rlx_dt_int64()));
   bindings_t bs = {0};
   s.out = &bs;
+  s.top = &bs;
   rlx_status_t* st = NULL;
   bool composite = false;
   for (int i = 0; !st && i < f->n_params; i++) {
@@ -473,6 +491,8 @@ static rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* nam
     }
   }
   rlx_vec_free(&bs);
+  rlx_vec_free(&s.comp_exprs);
+  rlx_vec_free(&s.comp_slots);
   rlx_ptrmap_free(&s.slots);
   rlx_ptrmap_free(&s.defined);
   rlx_ptrmap_free(&s.vmap);

@@ -425,6 +425,37 @@ static void test_kernel_error(void) {
   rlx_vm_free(vm);
 }
 
+/* Shared objects that pretend to be models: garbage bytes, and a size larger than the data. */
+static void test_fake_models(void) {
+  char inc[1024], src[256], so[256], cmd[2048];
+  include_dir(inc, sizeof(inc));
+  const char* cc = getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  const char* bodies[2] = {
+      "const unsigned char rlx_vm_executable[16] = \"RLXEXEC\\0\\1\\0\\0\\0\\377\\377\\377\";\n"
+      "const unsigned long long rlx_vm_executable_size = 16;\n",
+      "const unsigned char rlx_vm_executable[16] = \"RLXEXEC\";\n"
+      "const unsigned long long rlx_vm_executable_size = 1ull << 40;\n"};
+  const char* want[2] = {"executable is corrupted: the constant count is 16777215 (limit 0)",
+                         "rlx_vm_executable_size says 1099511627776 bytes, the symbol has 16"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(src, sizeof(src), "%s/fake%d.c", tmpdir, i);
+    snprintf(so, sizeof(so), "%s/fake%d.so", tmpdir, i);
+    FILE* f = fopen(src, "w");
+    if (!f) continue;
+    fputs(bodies[i], f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "%s -shared -fPIC -o %s %s", cc, so, src);
+    CHECK(system(cmd) == 0);
+    rlx_vm_t* vm = NULL;
+    CHECK_ERR(rlx_vm_load(so, 0, NULL, &vm), want[i]);
+    char* text = NULL;
+    CHECK_ERR(rlx_vm_disassemble_model(so, &text), want[i]);
+    unlink(src);
+    unlink(so);
+  }
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vm_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_kernels()) {
@@ -437,6 +468,7 @@ int main(void) {
   test_missing_name();
   test_corrupted();
   test_kernel_error();
+  test_fake_models();
   unlink(so_path);
   unlink(src_path);
   rmdir(tmpdir);
