@@ -622,15 +622,8 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     bool is_tir = false;
     RLX_RETURN_IF_ERROR(global_var(r, f, &gv, &is_tir));
     if (!is_tir) return err(r, f, "R.call_tir: expected a PrimFunc, got the Relax function '%s'", f->str);
-    int n;
-    rlx_relax_expr_t** args;
-    if (a->kind == PY_E_TUPLE || a->kind == PY_E_LIST) {
-      RLX_RETURN_IF_ERROR(expr_list(r, a, "R.call_tir", &n, &args));
-    } else {
-      n = 1;
-      args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, 1);
-      RLX_RETURN_IF_ERROR(expr(r, a, &args[0]));
-    }
+    rlx_relax_expr_t* args; /* a tuple expression, or any expression of tuple struct info */
+    RLX_RETURN_IF_ERROR(expr(r, a, &args));
     rlx_sinfo_t* o;
     RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_tir", &o));
     rlx_relax_expr_t* tv = NULL;
@@ -639,7 +632,8 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
       RLX_RETURN_IF_ERROR(expr(r, tve, &tv));
       if (tv->kind != RLX_RELAX_SHAPE_EXPR) return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
     }
-    *out = rlx_relax_call_tir(ctx, gv, n, args, o, tv);
+    rlx_relax_expr_t* cargs[3] = {gv, args, tv};
+    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_tir"), tv ? 3 : 2, cargs, (rlx_attrs_t){0}, 1, &o);
     return NULL;
   }
   if (strcmp(k, "call_dps_packed") == 0) {
@@ -649,12 +643,12 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     RLX_RETURN_IF_ERROR(packed_name(r, e, "R.call_dps_packed", &name));
     const py_expr_t* a = arg(e, 1, "args");
     if (!a) return err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
-    int n;
-    rlx_relax_expr_t** args;
-    RLX_RETURN_IF_ERROR(expr_list(r, a, "R.call_dps_packed", &n, &args));
+    rlx_relax_expr_t* args;
+    RLX_RETURN_IF_ERROR(expr(r, a, &args));
     rlx_sinfo_t* o;
     RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_dps_packed", &o));
-    *out = rlx_relax_call_dps_packed(ctx, name, n, args, o);
+    rlx_relax_expr_t* cargs[2] = {rlx_relax_extern_func(ctx, name), args};
+    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_dps_packed"), 2, cargs, (rlx_attrs_t){0}, 1, &o);
     return NULL;
   }
   if (strcmp(k, "call_packed") == 0 || strcmp(k, "call_pure_packed") == 0) {

@@ -48,6 +48,7 @@ class Module:
             lv6: R.Tensor((n * 2,), dtype="float32") = R.nn.relu(x2)
             gv: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (lv4, lv3)
             R.output(gv)
+        lv11 = R.call_tir(cls.add, gv, out_sinfo=R.Tensor((4,), dtype="float32"))
         if c:
             lv7: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = gv
         else:

@@ -265,7 +265,8 @@ static void test_golden_misc(void) {
       int32_t want[4] = {1, 2, -3, 4};
       CHECK(c->ndim == 2 && c->shape[0] == 2 && c->shape[1] == 2 && c->nbytes == 16 && memcmp(c->data, want, 16) == 0);
     }
-    rlx_relax_binding_t* iff = binding(f, 2, 0);
+    rlx_relax_binding_t* iff = binding(f, 2, 1);
+    CHECK(call_of(binding(f, 2, 0), "relax.call_tir") && ((rlx_relax_call_t*)binding(f, 2, 0)->value)->args[1]->kind == RLX_RELAX_VAR);
     CHECK(iff && iff->value->kind == RLX_RELAX_IF);
   }
   rlx_ctx_free(ctx);

@@ -56,6 +56,7 @@ static const struct {
     {F1 "    for i in range(4):\n        pass\n    return x\n", "t.py:4:5:", "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got 'for'"},
     {F1 "    return R.call_tir(cls.g, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n", "t.py:4:23:", "expected a module function such as cls.f, got cls.g"},
     {F1 "    return R.call_dps_packed(f, (x,), out_sinfo=R.Tensor((4,), \"float32\"))\n", "t.py:4:30:", "R.call_dps_packed: expected the function name as a string, got name 'f'"},
+    {F1 "    return R.call_dps_packed(\"f\", x, out_sinfo=R.Tensor((4,), \"float32\"))\n", "t.py:4:12:", "the arguments must be a tuple, got R.Tensor((4,), dtype=\"float32\")"},
     {F1 "    return R.call_dps_packed(\"f\", (x,))\n", "t.py:4:12:", "R.call_dps_packed: expected out_sinfo=R.Tensor(...)"},
     {F1 "    return R.call_dps_packed(\"f\", (x,), out_sinfo=R.Shape)\n", "t.py:4:12:", "out_sinfo must be one R.Tensor or an R.Tuple of R.Tensor"},
     {F1 "    return R.call_packed(\"f\", x, sinfo_args=R.Tensor((4,), \"float32\"), foo=1)\n", "t.py:4:76:", "R.call_packed: unexpected keyword argument 'foo'"},
