@@ -1060,7 +1060,6 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
         r->attrs_allowed = false;
         continue;
       case PY_S_IF:
-        flush(r, sq, false);
         RLX_RETURN_IF_ERROR(if_stmt(r, s, sq));
         r->attrs_allowed = false;
         continue;
