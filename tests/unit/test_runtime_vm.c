@@ -342,13 +342,28 @@ static void test_corrupted(void) {
   rlx_vm_exec_add_tensor(e, f32, 1, &two, d, sizeof(d));
   rlx_vm_exec_add_str(e, "hello");
   int mk = rlx_vm_exec_add_packed(e, "vm.builtin.make_tuple", NULL);
+  int heap = rlx_vm_exec_add_packed(e, "vm.builtin.alloc_shape_heap", NULL);
+  int match = rlx_vm_exec_add_packed(e, "vm.builtin.match_shape", NULL);
+  int mks = rlx_vm_exec_add_packed(e, "vm.builtin.make_shape", NULL);
+  int empty = rlx_vm_exec_add_packed(e, "vm.builtin.empty", NULL);
+  int getitem = rlx_vm_exec_add_packed(e, "vm.builtin.tuple_getitem", NULL);
+  int cdt = rlx_vm_exec_add_dtype(e, f32);
   const char* params[] = {"a"};
   int f = rlx_vm_exec_begin_func(e, "main", 1, params);
-  rlx_vm_exec_emit_if(e, 0, 2);
+  int copy_f = rlx_vm_exec_add_packed(e, "vm.builtin.copy", NULL);
+  rlx_vm_exec_emit_call(e, 1, copy_f, 1, (rlx_vm_arg_t[]){rlx_vm_imm(1)});
+  rlx_vm_exec_emit_if(e, 1, 2);
   rlx_vm_exec_emit_goto(e, 1);
-  rlx_vm_exec_emit_call(e, 1, mk, 3, (rlx_vm_arg_t[]){rlx_vm_reg(0), rlx_vm_const(0), rlx_vm_const(1)});
+  rlx_vm_exec_emit_call(e, 1, mk, 2, (rlx_vm_arg_t[]){rlx_vm_reg(0), rlx_vm_const(0)});
+  rlx_vm_exec_emit_call(e, 2, heap, 1, (rlx_vm_arg_t[]){rlx_vm_imm(1)});
+  rlx_vm_exec_emit_call(e, 3, match, 7,
+                        (rlx_vm_arg_t[]){rlx_vm_reg(0), rlx_vm_reg(2), rlx_vm_imm(1), rlx_vm_imm(1), rlx_vm_imm(0),
+                                         rlx_vm_const(1), rlx_vm_const(1)});
+  rlx_vm_exec_emit_call(e, 3, mks, 4, (rlx_vm_arg_t[]){rlx_vm_reg(2), rlx_vm_imm(1), rlx_vm_imm(1), rlx_vm_imm(0)});
+  rlx_vm_exec_emit_call(e, 4, empty, 2, (rlx_vm_arg_t[]){rlx_vm_reg(3), rlx_vm_const(cdt)});
+  rlx_vm_exec_emit_call(e, 4, getitem, 2, (rlx_vm_arg_t[]){rlx_vm_reg(1), rlx_vm_imm(1)});
   rlx_vm_exec_emit_ret(e, 1);
-  rlx_vm_exec_end_func(e, f, 2);
+  rlx_vm_exec_end_func(e, f, 5);
   uint8_t* bytes = NULL;
   size_t n = 0;
   CHECK_OK(rlx_vm_exec_serialize(e, (void**)&bytes, &n));
@@ -367,18 +382,37 @@ static void test_corrupted(void) {
   }
   CHECK_MSG(prefix_errors == (int)n, "%d of %zu prefixes rejected", prefix_errors, n);
   uint8_t* copy = malloc(n);
+  rlx_ndarray_t* arg = vec(2, 1, 1);
+  {
+    rlx_vm_t* vm = NULL;
+    CHECK_OK(rlx_vm_create(bytes, n, NULL, 0, NULL, &vm));
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    if (vm) CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&arg->dl}, &n_out, &outs));
+    CHECK(n_out == 2 && outs[1]->dl.shape[0] == 2 && ((float*)outs[1]->dl.data)[1] == 2.0f);
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_vm_free(vm);
+  }
   for (size_t k = 0; k < n; k++) {
     for (int flip = 0; flip < 3; flip++) {
       memcpy(copy, bytes, n);
       copy[k] ^= (uint8_t)(flip == 0 ? 0x01 : flip == 1 ? 0x80 : 0xff);
       rlx_vm_t* vm = NULL;
       rlx_status_t* st = rlx_vm_create(copy, n, NULL, 0, NULL, &vm);
+      if (!st) { /* what verifies must also run without crashing (or fail cleanly) */
+        int n_out = 0;
+        rlx_ndarray_t** outs = NULL;
+        st = rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&arg->dl}, &n_out, &outs);
+        for (int i = 0; !st && i < n_out; i++) rlx_ndarray_release(outs[i]);
+        if (!st) free(outs);
+      }
       rlx_status_free(st);
       rlx_vm_free(vm);
     }
   }
   free(copy);
-  CHECK(1);
+  rlx_ndarray_release(arg);
   /* specific errors */
   uint8_t* c2 = malloc(n);
   memcpy(c2, bytes, n);
@@ -391,14 +425,14 @@ static void test_corrupted(void) {
   /* the last instruction is "ret %1" = opcode byte then u32 register */
   memcpy(c2, bytes, n);
   c2[n - 4] = 9;
-  CHECK_ERR(rlx_vm_exec_parse(c2, n, &back), "function 'main' instruction 3 uses register 9 of 2");
+  CHECK_ERR(rlx_vm_exec_parse(c2, n, &back), "function 'main' instruction 9 uses register 9 of 5");
   free(c2);
   char* text = NULL;
   CHECK_ERR(rlx_vm_disassemble(bytes, 10, &text), "truncated");
   CHECK_OK(rlx_vm_disassemble(bytes, n, &text));
   if (text) {
-    CHECK_MSG(strstr(text, "c[0] = tensor float32 (2,), 8 bytes\nc[1] = str \"hello\"\n") != NULL, "%s", text);
-    CHECK_MSG(strstr(text, "%1 = call vm.builtin.make_tuple(%0, c[0], c[1]:\"hello\")") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "c[0] = tensor float32 (2,), 8 bytes\nc[1] = str \"hello\"\nc[2] = dtype float32\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "%3 = call vm.builtin.match_shape(%0, %2, i1, i1, i0, c[1]:\"hello\", c[1]:\"hello\")") != NULL, "%s", text);
   }
   free(text);
   free(bytes);
