@@ -66,8 +66,8 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
  * gamma[c] + beta[c] with c = the index along axis ("T_batch_norm"); gamma / beta NULL =
  * scale / center off. mean, var, gamma, beta: 1-D of x's extent at axis. */
 rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
-                                        int axis, double epsilon, rlx_status_t** out_st);
+                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var, int axis,
+                                        double epsilon, rlx_status_t** out_st);
 
 /* topi.nn.pad: out[i..] = x[i - before] inside, pad_value outside (one injective compute
  * named name, "pad_temp" when NULL). before/after: x's rank entries each, >= 0. Returns x
@@ -81,9 +81,8 @@ rlx_te_tensor_t* rlx_topi_nn_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64
  * groups == C); one reduce compute over rc, ry, rx ("conv2d_nchw", "group_conv2d_nchw" or
  * "depthwise_conv2d_nchw"). Elements are cast to out_dtype (void = data's dtype). */
 rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
-                                         const int64_t strides[2], const int64_t padding[4],
-                                         const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
-                                         rlx_status_t** out_st);
+                                         const int64_t strides[2], const int64_t padding[4], const int64_t dilation[2],
+                                         int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st);
 
 /* Convolution over nsp = 1, 2 or 3 spatial dims (NCW / NCHW / NCDHW data, OIW / OIHW / OIDHW
  * kernel): strides, dilation: nsp values; padding: 2 * nsp values, all "before" then all
@@ -102,9 +101,9 @@ typedef enum { RLX_TOPI_POOL_MAX, RLX_TOPI_POOL_AVG } rlx_topi_pool_kind_t;
  * window positions inside the padded input without the ceil_mode extra (count_include_pad)
  * or inside the input (not count_include_pad), as TVM/PyTorch. */
 rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                    const int64_t pool_size[2], const int64_t strides[2],
-                                    const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
-                                    bool count_include_pad, rlx_status_t** out_st);
+                                    const int64_t pool_size[2], const int64_t strides[2], const int64_t dilation[2],
+                                    const int64_t padding[4], bool ceil_mode, bool count_include_pad,
+                                    rlx_status_t** out_st);
 
 /* Pooling over nsp = 1, 2 or 3 spatial dims (NCW / NCHW / NCDHW), as rlx_topi_nn_pool2d:
  * pool_size, strides, dilation: nsp values; padding: 2 * nsp values (all before, then all

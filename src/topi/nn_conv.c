@@ -21,7 +21,8 @@ static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
     rlx_expr_t* c = NULL;
     if (p->before[d] > 0) c = rlx_ir_cmp(ctx, RLX_EXPR_GE, i, b);
     if (p->after[d] > 0) {
-      rlx_expr_t* hi = rlx_ir_cmp(ctx, RLX_EXPR_LT, i, rlx_ir_add(ctx, b, rlx_ir_cast(ctx, i->dtype, p->x->buffer->shape[d])));
+      rlx_expr_t* hi =
+          rlx_ir_cmp(ctx, RLX_EXPR_LT, i, rlx_ir_add(ctx, b, rlx_ir_cast(ctx, i->dtype, p->x->buffer->shape[d])));
       c = c ? rlx_ir_and(ctx, c, hi) : hi;
     }
     if (c) cond = cond ? rlx_ir_and(ctx, cond, c) : c;
@@ -75,7 +76,8 @@ static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   for (int k = 0; k < c->nsp; k++) {
     rlx_expr_t *o = nn_v(idx[2 + k]), *r = nn_v(c->r[1 + k]->var);
     rlx_dtype_t it = o->dtype;
-    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, o, rlx_ir_int(ctx, it, c->s[k])), rlx_ir_mul(ctx, r, rlx_ir_int(ctx, it, c->d[k])));
+    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, o, rlx_ir_int(ctx, it, c->s[k])),
+                           rlx_ir_mul(ctx, r, rlx_ir_int(ctx, it, c->d[k])));
     iw[2 + k] = r;
   }
   rlx_expr_t* a = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->pad, nd, id));
@@ -93,7 +95,10 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
   if (!data || !kernel) return nn_fail(out_st, "%s: NULL input", op);
   int nd = nsp + 2;
   if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
-    return nn_fail(out_st, "%s: data and kernel must be %d-D (%s), got %s and %s", op, nd, nsp == 1 ? "NCW, OIW" : nsp == 2 ? "NCHW, OIHW" : "NCDHW, OIDHW",
+    return nn_fail(out_st, "%s: data and kernel must be %d-D (%s), got %s and %s", op, nd,
+                   nsp == 1   ? "NCW, OIW"
+                   : nsp == 2 ? "NCHW, OIHW"
+                              : "NCDHW, OIDHW",
                    nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
   for (int i = 0; i < nsp; i++)
     if (strides[i] < 1 || dilation[i] < 1) return nn_fail(out_st, "%s: strides and dilation must be >= 1", op);
@@ -114,7 +119,8 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
                    nn_shape_str(ctx, kernel));
   int64_t o = 0;
   if (rlx_expr_is_const_int(ks[0], &o) && o % groups != 0)
-    return nn_fail(out_st, "%s: out channels %lld are not divisible by groups %lld", op, (long long)o, (long long)groups);
+    return nn_fail(out_st, "%s: out channels %lld are not divisible by groups %lld", op, (long long)o,
+                   (long long)groups);
   conv_t* c = RLX_NEW(ctx, conv_t);
   c->nsp = nsp;
   c->groups = groups;
@@ -145,13 +151,12 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
   const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_%s", kind, nsp, conv_layouts[nsp]);
   static const char* const axis_names[4][5] = {
       {0}, {"nn", "ff", "xx"}, {"nn", "ff", "yy", "xx"}, {"nn", "ff", "zz", "yy", "xx"}};
-  return rlx_te_compute_named(ctx, nd, shape, conv_body, c, name, rlx_ctx_sprintf(ctx, "conv%dd_%s", nsp, conv_layouts[nsp]),
-                              axis_names[nsp]);
+  return rlx_te_compute_named(ctx, nd, shape, conv_body, c, name,
+                              rlx_ctx_sprintf(ctx, "conv%dd_%s", nsp, conv_layouts[nsp]), axis_names[nsp]);
 }
 
 rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
-                                         const int64_t strides[2], const int64_t padding[4],
-                                         const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
-                                         rlx_status_t** out_st) {
+                                         const int64_t strides[2], const int64_t padding[4], const int64_t dilation[2],
+                                         int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st) {
   return rlx_topi_nn_conv(ctx, data, kernel, 2, strides, padding, dilation, groups, out_dtype, out_st);
 }

@@ -1,7 +1,9 @@
 /* topi: softmax, log_softmax, layer_norm, batch_norm. See nn.h. */
 #include "nn_internal.h"
 
-static rlx_expr_t* call1(rlx_ctx_t* ctx, const char* op, rlx_expr_t* a) { return rlx_ir_call(ctx, a->dtype, op, 1, &a); }
+static rlx_expr_t* call1(rlx_ctx_t* ctx, const char* op, rlx_expr_t* a) {
+  return rlx_ir_call(ctx, a->dtype, op, 1, &a);
+}
 
 /* ---------------------------------------------------------------- softmax family */
 typedef struct {
@@ -200,7 +202,8 @@ static rlx_expr_t* ln_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   ln_split(ctx, l, idx, &kept, &red);
   rlx_expr_t* var = rlx_ir_div(ctx, rlx_te_load(ctx, l->sqsum, nk, kept), l->count);
   rlx_expr_t* den = call1(ctx, "sqrt", rlx_ir_add(ctx, var, rlx_ir_float(ctx, dt, l->eps)));
-  rlx_expr_t* v = rlx_ir_div(ctx, rlx_ir_sub(ctx, rlx_te_load(ctx, l->x, n, all_of(ctx, idx, n)), ln_mean(ctx, l, kept)), den);
+  rlx_expr_t* v =
+      rlx_ir_div(ctx, rlx_ir_sub(ctx, rlx_te_load(ctx, l->x, n, all_of(ctx, idx, n)), ln_mean(ctx, l, kept)), den);
   if (l->gamma) v = rlx_ir_mul(ctx, v, rlx_te_load(ctx, l->gamma, l->n_red, red));
   if (l->beta) v = rlx_ir_add(ctx, v, rlx_te_load(ctx, l->beta, l->n_red, red));
   return v;
@@ -285,8 +288,8 @@ static rlx_expr_t* bn_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
 }
 
 rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
-                                        int axis, double epsilon, rlx_status_t** out_st) {
+                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var, int axis,
+                                        double epsilon, rlx_status_t** out_st) {
   if (!x || !mean || !var) return nn_fail(out_st, "nn.batch_norm: NULL input");
   int n = x->buffer->ndim;
   if (!rlx_dtype_is_float(x->buffer->dtype))
@@ -364,7 +367,8 @@ static rlx_iter_var_t** gn_axes(rlx_ctx_t* ctx, gn_t* g) {
   k[0] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), g->cg, "rc");
   for (int d = 0, r = 1; d < g->x->buffer->ndim; d++)
     if (g->is_red[d]) {
-      k[r] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, g->x->buffer->shape[d]), rlx_ctx_sprintf(ctx, "k%d", r));
+      k[r] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, g->x->buffer->shape[d]),
+                                rlx_ctx_sprintf(ctx, "k%d", r));
       r++;
     }
   return k;
@@ -376,7 +380,8 @@ static rlx_expr_t** gn_full(rlx_ctx_t* ctx, gn_t* g, rlx_var_t* const* idx) {
   rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0, o = 0, r = 1; d < n; d++) {
     if (g->is_red[d]) ix[d] = nn_v(g->k[r++]->var);
-    else if (d == g->ca) ix[d] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_i64(ctx, nn_v(idx[o++])), g->cg), nn_v(g->k[0]->var));
+    else if (d == g->ca)
+      ix[d] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_i64(ctx, nn_v(idx[o++])), g->cg), nn_v(g->k[0]->var));
     else ix[d] = nn_v(idx[o++]);
   }
   return ix;
@@ -431,9 +436,12 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   if (!x) return nn_fail(out_st, "nn.group_norm: NULL input");
   int n = x->buffer->ndim;
   rlx_dtype_t dt = x->buffer->dtype;
-  if (!rlx_dtype_is_float(dt)) return nn_fail(out_st, "nn.group_norm: input dtype must be float, got %s", nn_dt(ctx, dt));
+  if (!rlx_dtype_is_float(dt))
+    return nn_fail(out_st, "nn.group_norm: input dtype must be float, got %s", nn_dt(ctx, dt));
   int ca = nn_norm_axis(channel_axis, n);
-  if (ca < 0) return nn_fail(out_st, "nn.group_norm: channel_axis %d is out of range for shape %s", channel_axis, nn_shape_str(ctx, x));
+  if (ca < 0)
+    return nn_fail(out_st, "nn.group_norm: channel_axis %d is out of range for shape %s", channel_axis,
+                   nn_shape_str(ctx, x));
   rlx_expr_t* C = nn_i64(ctx, x->buffer->shape[ca]);
   int64_t cv;
   if (num_groups < 1 || (rlx_expr_is_const_int(C, &cv) && cv % num_groups != 0))
@@ -447,8 +455,8 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   for (int i = 0; i < n_axes; i++) {
     int a = nn_norm_axis(axes[i], n);
     if (a < 0 || a == ca || g->is_red[a])
-      return nn_fail(out_st, "nn.group_norm: axis %d is out of range, repeated or the channel axis for shape %s", axes[i],
-                     nn_shape_str(ctx, x));
+      return nn_fail(out_st, "nn.group_norm: axis %d is out of range, repeated or the channel axis for shape %s",
+                     axes[i], nn_shape_str(ctx, x));
     g->is_red[a] = true;
   }
   g->n_red = n_axes;
@@ -464,8 +472,8 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   for (int i = 0; i < 2; i++)
     if (ps[i] && (ps[i]->buffer->ndim != 1 || !rlx_ir_prove_equal(ctx, nn_i64(ctx, ps[i]->buffer->shape[0]), C) ||
                   !rlx_dtype_eq(ps[i]->buffer->dtype, dt)))
-      return nn_fail(out_st, "nn.group_norm: %s %s must be 1-D of the channel extent %s and dtype %s", i ? "beta" : "gamma",
-                     nn_shape_str(ctx, ps[i]), nn_dim_str(ctx, C), nn_dt(ctx, dt));
+      return nn_fail(out_st, "nn.group_norm: %s %s must be 1-D of the channel extent %s and dtype %s",
+                     i ? "beta" : "gamma", nn_shape_str(ctx, ps[i]), nn_dim_str(ctx, C), nn_dt(ctx, dt));
   g->gamma = gamma;
   g->beta = beta;
   g->sum = rlx_te_compute(ctx, n - n_axes, ss, gn_sum_body, g, "T_group_norm_sum", "");

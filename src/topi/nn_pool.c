@@ -17,7 +17,8 @@ static rlx_expr_t* pool_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   pool_t* p = user;
   rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
   for (int k = 0; k < p->nsp; k++)
-    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[2 + k]), I(ctx, p->s[k])), rlx_ir_mul(ctx, nn_v(p->r[k]->var), I(ctx, p->d[k])));
+    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[2 + k]), I(ctx, p->s[k])),
+                           rlx_ir_mul(ctx, nn_v(p->r[k]->var), I(ctx, p->d[k])));
   rlx_expr_t* v = rlx_te_load(ctx, p->pad, p->nsp + 2, id);
   return p->kind == RLX_TOPI_POOL_MAX ? rlx_te_max(ctx, v, p->nsp, p->r) : rlx_te_sum(ctx, v, p->nsp, p->r);
 }
@@ -92,13 +93,14 @@ rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_p
     before[2 + k] = p->pb[k];
     after[2 + k] = p->pa[k] + extra;
     p->r[k] = rlx_te_reduce_axis(ctx, I(ctx, 0), I(ctx, p->k[k]), rnames[k]);
-    shape[2 + k] = nn_out_dim(ctx, x->buffer->shape[2 + k], I(ctx, p->k[k]), p->pb[k] + p->pa[k], p->d[k], p->s[k], extra);
+    shape[2 + k] =
+        nn_out_dim(ctx, x->buffer->shape[2 + k], I(ctx, p->k[k]), p->pb[k] + p->pa[k], p->d[k], p->s[k], extra);
     int64_t v;
     if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
       return nn_fail(out_st, "%s: window larger than the padded input %s", op, nn_shape_str(ctx, x));
   }
-  rlx_expr_t* pad_value = kind == RLX_TOPI_POOL_MAX ? rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, dt)
-                                                    : rlx_ir_float(ctx, dt, 0.0);
+  rlx_expr_t* pad_value =
+      kind == RLX_TOPI_POOL_MAX ? rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, dt) : rlx_ir_float(ctx, dt, 0.0);
   p->pad = rlx_topi_nn_pad(ctx, x, before, after, pad_value, "pad_temp");
   if (kind == RLX_TOPI_POOL_MAX) return rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_max", "pool_max");
   p->sum = rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_sum", "pool_sum");
@@ -106,18 +108,18 @@ rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_p
 }
 
 rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                    const int64_t pool_size[2], const int64_t strides[2],
-                                    const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
-                                    bool count_include_pad, rlx_status_t** out_st) {
+                                    const int64_t pool_size[2], const int64_t strides[2], const int64_t dilation[2],
+                                    const int64_t padding[4], bool ceil_mode, bool count_include_pad,
+                                    rlx_status_t** out_st) {
   return rlx_topi_nn_pool(ctx, x, kind, 2, pool_size, strides, dilation, padding, ceil_mode, count_include_pad, out_st);
 }
 
 /* ---------------------------------------------------------------- adaptive pool */
 typedef struct {
-  int64_t o;         /* output extent */
-  rlx_expr_t* in;    /* input extent (int64) */
-  int64_t fixed;     /* > 0: every window is [i*fixed, (i+1)*fixed) (or the whole input when o == 1) */
-  int64_t kmax;      /* reduce extent when not fixed */
+  int64_t o;      /* output extent */
+  rlx_expr_t* in; /* input extent (int64) */
+  int64_t fixed;  /* > 0: every window is [i*fixed, (i+1)*fixed) (or the whole input when o == 1) */
+  int64_t kmax;   /* reduce extent when not fixed */
 } adim_t;
 
 typedef struct {

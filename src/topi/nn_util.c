@@ -50,7 +50,7 @@ const char* nn_dt(rlx_ctx_t* ctx, rlx_dtype_t t) {
 
 /* floor((in + pad - dil * (k - 1) - 1 + extra) / stride) + 1, simplified. */
 rlx_expr_t* nn_out_dim(rlx_ctx_t* ctx, rlx_expr_t* in, rlx_expr_t* k, int64_t pad, int64_t dil, int64_t stride,
-                           int64_t extra) {
+                       int64_t extra) {
   rlx_dtype_t t = rlx_dt_int64();
   rlx_expr_t* eff = rlx_ir_mul(ctx, rlx_ir_int(ctx, t, dil), rlx_ir_sub(ctx, nn_i64(ctx, k), rlx_ir_i64(ctx, 1)));
   rlx_expr_t* num = rlx_ir_sub(ctx, rlx_ir_add(ctx, nn_i64(ctx, in), rlx_ir_i64(ctx, pad + extra - 1)), eff);

@@ -1,5 +1,6 @@
 /* Relax nn ops, part 2: conv2d (stride, padding, dilation, groups, depthwise), max_pool2d,
- * avg_pool2d (padding, ceil_mode, count_include_pad), adaptive_avg_pool2d. Struct info
+ * avg_pool2d (padding, ceil_mode, count_include_pad), adaptive_avg_pool2d, and their 1-D and
+ * 3-D variants. Struct info
  * (symbolic batch, errors), legalization, and the PrimFunc run by the TIR interpreter (two
  * also compiled through the default schedule) against plain C loops. Tolerances: 1e-5
  * absolute (float32 sums of at most 36 products of values in [-1, 1]). */
@@ -330,6 +331,239 @@ static void test_pool_errors(void) {
             "relax.nn.max_pool2d: layout \"NHWC\" is not supported");
 }
 
+/* ---------------------------------------------------------------- 1-D and 3-D */
+/* N-D references (k spatial dims, channels first): odometer over the output's spatial index. */
+static bool next_index(int k, const int64_t* ext, int64_t* ix) {
+  for (int d = k - 1; d >= 0; d--) {
+    if (++ix[d] < ext[d]) return true;
+    ix[d] = 0;
+  }
+  return false;
+}
+
+static int64_t flat(int k, const int64_t* ext, const int64_t* ix) {
+  int64_t f = 0;
+  for (int d = 0; d < k; d++) f = f * ext[d] + ix[d];
+  return f;
+}
+
+typedef struct {
+  int k;
+  int64_t s[3], pad[6], d[3], groups;
+} convn_p;
+
+static void ref_conv_nd(const host_t* x, const host_t* w, const host_t* o, const void* pp, double* out) {
+  const convn_p* p = pp;
+  int k = p->k;
+  int64_t C = x->shape[1], O = w->shape[0], Cg = w->shape[1], N = o->shape[0];
+  const int64_t *xs = x->shape + 2, *ks = w->shape + 2, *os = o->shape + 2;
+  int64_t xsz = 1, ksz = 1, osz = 1;
+  for (int d = 0; d < k; d++) xsz *= xs[d], ksz *= ks[d], osz *= os[d];
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t f = 0; f < O; f++) {
+      int64_t oi[3] = {0, 0, 0};
+      do {
+        double acc = 0;
+        int64_t g = f / (O / p->groups);
+        for (int64_t rc = 0; rc < Cg; rc++) {
+          int64_t ki[3] = {0, 0, 0};
+          do {
+            int64_t xi[3];
+            bool in = true;
+            for (int d = 0; d < k; d++) {
+              xi[d] = oi[d] * p->s[d] - p->pad[d] + ki[d] * p->d[d];
+              in = in && xi[d] >= 0 && xi[d] < xs[d];
+            }
+            if (in)
+              acc += (double)x->data[(n * C + g * Cg + rc) * xsz + flat(k, xs, xi)] *
+                     w->data[(f * Cg + rc) * ksz + flat(k, ks, ki)];
+          } while (next_index(k, ks, ki));
+        }
+        out[(n * O + f) * osz + flat(k, os, oi)] = acc;
+      } while (next_index(k, os, oi));
+    }
+}
+
+typedef struct {
+  int k;
+  bool is_max, include_pad;
+  int64_t ks[3], s[3], d[3], pad[6];
+} pooln_p;
+
+static void ref_pool_nd(const host_t* x, const host_t* w, const host_t* o, const void* pp, double* out) {
+  (void)w;
+  const pooln_p* p = pp;
+  int k = p->k;
+  const int64_t *xs = x->shape + 2, *os = o->shape + 2;
+  int64_t xsz = 1, osz = 1;
+  for (int d = 0; d < k; d++) xsz *= xs[d], osz *= os[d];
+  for (int64_t q = 0; q < x->shape[0] * x->shape[1]; q++) {
+    int64_t oi[3] = {0, 0, 0};
+    do {
+      double acc = p->is_max ? -INFINITY : 0;
+      int64_t cnt = 0, ki[3] = {0, 0, 0};
+      do {
+        int64_t xi[3];
+        bool in = true, in_pad = true;
+        for (int d = 0; d < k; d++) {
+          xi[d] = oi[d] * p->s[d] - p->pad[d] + ki[d] * p->d[d];
+          in = in && xi[d] >= 0 && xi[d] < xs[d];
+          in_pad = in_pad && xi[d] >= -p->pad[d] && xi[d] <= xs[d] + p->pad[k + d] - 1;
+        }
+        if (p->include_pad ? in_pad : in) cnt++;
+        if (!in) continue;
+        double v = x->data[q * xsz + flat(k, xs, xi)];
+        acc = p->is_max ? fmax(acc, v) : acc + v;
+      } while (next_index(k, p->ks, ki));
+      out[q * osz + flat(k, os, oi)] = p->is_max ? acc : acc / (double)(cnt ? cnt : 1);
+    } while (next_index(k, os, oi));
+  }
+}
+
+static void test_conv1d_conv3d(void) {
+  opcase_t oc;
+  /* conv1d: (n, 4, 11) * (6, 2, 3), stride 2, padding [1, 2], dilation 2, groups 2 → (n, 6, 5) */
+  convn_p p1 = {1, {2}, {1, 2}, {2}, 2};
+  rlx_attrs_t a1 = at_int(at_ints(at_ints(at_ints(NOATTRS, "strides", 1, p1.s), "padding", 2, p1.pad), "dilation", 1, p1.d),
+                          "groups", 2);
+  a1 = at_s(at_s(a1, "data_layout", "NCW"), "kernel_layout", "OIW");
+  int64_t w1[3] = {6, 2, 3};
+  CHECK_OK(build_op("relax.nn.conv1d", 2,
+                    (rlx_relax_var_t*[]){tparam("x", 3, (rlx_expr_t*[]){SYM_("n"), N_(4), N_(11)}, F32_), tparam_c("w", 3, w1)},
+                    a1, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 6, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    CHECK(rlx_tir_find_block(oc.prim->body, "group_conv1d_ncw") != NULL);
+    int64_t sx[3] = {2, 4, 11}, so[3] = {2, 6, 5};
+    host_t x, w;
+    host_init(&x, 3, sx);
+    host_init(&w, 3, w1);
+    host_rand(&x, 20, -1, 1);
+    host_rand(&w, 21, -1, 1);
+    run_check(&oc, "conv1d stride 2 pad [1,2] dilation 2 groups 2", &x, &w, 3, so, ref_conv_nd, &p1, false);
+    host_free(&x);
+    host_free(&w);
+  }
+  /* conv3d: (1, 2, 5, 6, 4) * (3, 2, 3, 3, 2), padding 1 (one value), strides [1, 2, 1] → (1, 3, 5, 3, 5) */
+  convn_p p3 = {3, {1, 2, 1}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, 1};
+  int64_t sx[5] = {1, 2, 5, 6, 4}, w3[5] = {3, 2, 3, 3, 2}, so[5] = {1, 3, 5, 3, 5};
+  rlx_attrs_t a3 = at_ints(at_ints(NOATTRS, "strides", 3, p3.s), "padding", 1, p3.pad);
+  CHECK_OK(build_op("relax.nn.conv3d", 2, (rlx_relax_var_t*[]){tparam_c("x", 5, sx), tparam_c("w", 5, w3)}, a3, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 3, 5, 3, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, w;
+    host_init(&x, 5, sx);
+    host_init(&w, 5, w3);
+    host_rand(&x, 22, -1, 1);
+    host_rand(&w, 23, -1, 1);
+    run_check(&oc, "conv3d pad 1 strides [1,2,1]", &x, &w, 5, so, ref_conv_nd, &p3, false);
+    host_free(&x);
+    host_free(&w);
+  }
+  CHECK_ERR(build_op("relax.nn.conv3d", 2, (rlx_relax_var_t*[]){tparam_c("x", 5, sx), tparam_c("w", 5, w3)},
+                     at_s(NOATTRS, "data_layout", "NDHWC"), &oc),
+            "relax.nn.conv3d: data_layout \"NDHWC\" is not supported (only \"NCDHW\")");
+  CHECK_ERR(build_op("relax.nn.conv1d", 2, (rlx_relax_var_t*[]){tparam_c("x", 5, sx), tparam_c("w", 3, w1)}, NOATTRS, &oc),
+            "relax.nn.conv1d: data must be 3-D (NCW), got (1, 2, 5, 6, 4)");
+}
+
+static void test_pool1d_pool3d(void) {
+  opcase_t oc;
+  /* max_pool1d: (1, 2, 10), size 3, stride 2, padding [1, 0], ceil_mode → (1, 2, 5) */
+  pooln_p m1 = {1, true, false, {3}, {2}, {1}, {1, 0}};
+  rlx_attrs_t a = at_ints(at_ints(at_ints(NOATTRS, "pool_size", 1, m1.ks), "strides", 1, m1.s), "padding", 2, m1.pad);
+  a = at_s(at_b(a, "ceil_mode", true), "layout", "NCW");
+  int64_t sx1[3] = {1, 2, 10}, so1[3] = {1, 2, 5};
+  CHECK_OK(build_op("relax.nn.max_pool1d", 1, (rlx_relax_var_t*[]){tparam_c("x", 3, sx1)}, a, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 2, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x;
+    host_init(&x, 3, sx1);
+    host_rand(&x, 30, -3, -1);
+    run_check(&oc, "max_pool1d ceil_mode", &x, NULL, 3, so1, ref_pool_nd, &m1, false);
+    host_free(&x);
+  }
+  /* avg_pool3d: (n, 1, 4, 5, 3), size 2, stride 2, padding 1, count_include_pad → (n, 1, 3, 3, 2) */
+  pooln_p a3 = {3, false, true, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}};
+  rlx_attrs_t at = at_ints(at_ints(at_ints(NOATTRS, "pool_size", 1, a3.ks), "strides", 1, a3.s), "padding", 1, a3.pad);
+  at = at_b(at, "count_include_pad", true);
+  CHECK_OK(build_op("relax.nn.avg_pool3d", 1,
+                    (rlx_relax_var_t*[]){tparam("x", 5, (rlx_expr_t*[]){SYM_("n"), N_(1), N_(4), N_(5), N_(3)}, F32_)}, at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 1, 3, 3, 2), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t sx[5] = {2, 1, 4, 5, 3}, so[5] = {2, 1, 3, 3, 2};
+    host_t x;
+    host_init(&x, 5, sx);
+    host_rand(&x, 31, -1, 1);
+    run_check(&oc, "avg_pool3d count_include_pad", &x, NULL, 5, so, ref_pool_nd, &a3, false);
+    a3.include_pad = false;
+    CHECK_OK(build_op("relax.nn.avg_pool3d", 1, (rlx_relax_var_t*[]){tparam_c("x", 5, sx)},
+                      at_b(at, "count_include_pad", false), &oc));
+    CHECK_OK(legalize_op(&oc));
+    if (oc.prim) run_check(&oc, "avg_pool3d", &x, NULL, 5, so, ref_pool_nd, &a3, false);
+    host_free(&x);
+  }
+  /* adaptive_avg_pool1d (1, 2, 7) → 3 and adaptive_avg_pool3d (1, 1, 4, 5, 6) → (2, 2, 3) */
+  int64_t s1[3] = {1, 2, 7}, s3[5] = {1, 1, 4, 5, 6};
+  CHECK_OK(build_op("relax.nn.adaptive_avg_pool1d", 1, (rlx_relax_var_t*[]){tparam_c("x", 3, s1)},
+                    at_ints(NOATTRS, "output_size", 1, (int64_t[]){3}), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 2, 3), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, o;
+    int64_t so[3] = {1, 2, 3};
+    host_init(&x, 3, s1);
+    host_init(&o, 3, so);
+    host_rand(&x, 32, -1, 1);
+    double want[6];
+    for (int q = 0; q < 2; q++)
+      for (int i = 0; i < 3; i++) {
+        int a0 = i * 7 / 3, a1 = ((i + 1) * 7 + 2) / 3;
+        double sum = 0;
+        for (int t = a0; t < a1; t++) sum += x.data[q * 7 + t];
+        want[q * 3 + i] = sum / (a1 - a0);
+      }
+    CHECK_OK(run_interp(oc.prim, 2, (host_t*[]){&x, &o}));
+    CHECK_CLOSE("adaptive_avg_pool1d 7 → 3", o.data, want, 6, 1e-5);
+    host_free(&x);
+    host_free(&o);
+  }
+  CHECK_OK(build_op("relax.nn.adaptive_avg_pool3d", 1, (rlx_relax_var_t*[]){tparam_c("x", 5, s3)},
+                    at_ints(NOATTRS, "output_size", 3, (int64_t[]){2, 2, 3}), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 1, 2, 2, 3), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, o;
+    int64_t so[5] = {1, 1, 2, 2, 3};
+    host_init(&x, 5, s3);
+    host_init(&o, 5, so);
+    host_rand(&x, 33, -1, 1);
+    double want[12];
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++)
+        for (int l = 0; l < 3; l++) {
+          int d0 = i * 4 / 2, d1 = ((i + 1) * 4 + 1) / 2, h0 = j * 5 / 2, h1 = ((j + 1) * 5 + 1) / 2, w0 = l * 6 / 3,
+              w1 = ((l + 1) * 6 + 2) / 3;
+          double sum = 0;
+          for (int a = d0; a < d1; a++)
+            for (int b = h0; b < h1; b++)
+              for (int c = w0; c < w1; c++) sum += x.data[(a * 5 + b) * 6 + c];
+          want[(i * 2 + j) * 3 + l] = sum / ((d1 - d0) * (h1 - h0) * (w1 - w0));
+        }
+    CHECK_OK(run_interp(oc.prim, 2, (host_t*[]){&x, &o}));
+    CHECK_CLOSE("adaptive_avg_pool3d (4,5,6) → (2,2,3)", o.data, want, 12, 1e-5);
+    host_free(&x);
+    host_free(&o);
+  }
+  CHECK_ERR(build_op("relax.nn.avg_pool1d", 1, (rlx_relax_var_t*[]){tparam_c("x", 3, s1)},
+                     at_ints(NOATTRS, "padding", 3, (int64_t[]){1, 1, 1}), &oc),
+            "relax.nn.avg_pool1d: padding takes 1 or 2 values, got 3");
+}
+
 int main(void) {
   C_ = rlx_ctx_create();
   test_conv2d_strided_symbolic();
@@ -340,6 +574,8 @@ int main(void) {
   test_avg_pool();
   test_adaptive_avg_pool();
   test_pool_errors();
+  test_conv1d_conv3d();
+  test_pool1d_pool3d();
   rlx_ctx_free(C_);
   TEST_MAIN_END();
 }
