@@ -4,7 +4,8 @@
  * Produces: every binding `v = R.call_tir(f, (args...), out_sinfo=S)` whose args are all
  * Constants (given directly or as vars bound to a Constant earlier in the function), whose
  * tir_vars (if any) are constant, and whose S is one tensor of static shape with at most
- * 16M elements, becomes `v = R.const(...)`: f is run at compile time by the TIR reference
+ * 16M elements, and whose PrimFunc runs at most 32M statements (constant loop extents),
+ * becomes `v = R.const(...)`: f is run at compile time by the TIR reference
  * interpreter. Folding repeats down chains (a folded var feeds the next call). Dataflow
  * bindings of a Constant to a DataflowVar that nothing uses any more are removed, and
  * PrimFuncs no longer called from any Relax function are dropped from the module (the
@@ -17,7 +18,51 @@
 #include "pass.h"
 #include "pass_util.h"
 
+/* Limits: output elements, and innermost statement executions the interpreter would run
+ * (about 0.1 us each), so a constant matmul of large weights is not folded for minutes. */
 enum { FOLD_MAX_ELEMS = 16 * 1024 * 1024 };
+static const double FOLD_MAX_WORK = 32.0 * 1024 * 1024;
+
+/* Statement executions of s, loop extents evaluated in env (shape vars and scalar params
+ * bound); -1 when an extent cannot be evaluated. */
+static double work_of(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
+  if (!s) return 0;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE:
+    case RLX_STMT_EVALUATE: return 1;
+    case RLX_STMT_FOR: {
+      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+      int64_t ext = 0;
+      double w = work_of(f->body, env);
+      if (w < 0 || rlx_ir_eval_int(f->extent, env, &ext)) return -1;
+      return (double)(ext > 0 ? ext : 0) * w;
+    }
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      double w = 0;
+      for (int i = 0; i < q->n; i++) {
+        double x = work_of(q->stmts[i], env);
+        if (x < 0) return -1;
+        w += x;
+      }
+      return w;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      double a = work_of(c->then_case, env), b = work_of(c->else_case, env);
+      return a < 0 || b < 0 ? -1 : a + b;
+    }
+    case RLX_STMT_LET: return work_of(RLX_AS(const rlx_tir_let_t, s)->body, env);
+    case RLX_STMT_ALLOCATE: return work_of(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
+      double a = work_of(b->init, env), w = work_of(b->body, env);
+      return a < 0 || w < 0 ? -1 : a + w;
+    }
+    case RLX_STMT_KIND_COUNT: return -1;
+  }
+  return -1;
+}
 
 typedef struct {
   rlx_ctx_t* ctx;
@@ -73,6 +118,7 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
   }
   int n = t->n_fields + 1 + n_tv;
   if (f->n_params != n) return NULL;
+
   DLTensor* dl = RLX_NEW_ARRAY(ctx, DLTensor, n);
   DLTensor** args = RLX_NEW_ARRAY(ctx, DLTensor*, n);
   for (int i = 0; i < t->n_fields; i++) {
@@ -85,10 +131,27 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
     if (!rlx_expr_is_const_int(tv->values[i], &tv_vals[i])) return NULL;
     dl[t->n_fields + 1 + i] = dl_of(&tv_vals[i], rlx_dt_int64(), 0, NULL);
   }
+  dl[t->n_fields] = dl_of(NULL, ts->dtype, ts->ndim, oshape); /* data below */
+  /* the work limit, with the PrimFunc's shape vars and scalars bound */
+  rlx_int_env_t env;
+  memset(&env, 0, sizeof(env));
+  for (int i = 0; i < n; i++) {
+    rlx_tir_buffer_t* b = f->buffer_map[i];
+    if (!b) {
+      if (i > t->n_fields) rlx_int_env_set(&env, f->params[i], tv_vals[i - t->n_fields - 1]);
+      continue;
+    }
+    if (b->ndim != dl[i].ndim) continue; /* the interpreter reports it */
+    for (int d = 0; d < b->ndim; d++)
+      if (b->shape[d]->kind == RLX_EXPR_VAR) rlx_int_env_set(&env, (rlx_var_t*)b->shape[d], dl[i].shape[d]);
+  }
+  double work = work_of(f->body, &env);
+  rlx_int_env_free(&env);
+  if (work < 0 || work > FOLD_MAX_WORK) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
   void* data = calloc(1, nbytes ? nbytes : 1);
   if (!data) return NULL;
-  dl[t->n_fields] = dl_of(data, ts->dtype, ts->ndim, oshape);
+  dl[t->n_fields].data = data;
   for (int i = 0; i < n; i++) args[i] = &dl[i];
   rlx_status_t* st = rlx_tir_interpret(f, args, n);
   if (st) { /* the interpreter cannot run it: leave the call */

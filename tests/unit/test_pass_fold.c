@@ -138,7 +138,59 @@ static void test_unrunnable_kept(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A matmul of constants folds when small (checked against C) and is left when its work
+ * (512^3 multiply-adds) is over the limit. */
+static void test_work_limit(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int sizes[2] = {12, 512};
+  rlx_relax_expr_t* c[2][2];
+  float* data[2];
+  for (int s = 0; s < 2; s++) {
+    int n = sizes[s];
+    int64_t shape[2] = {n, n};
+    data[s] = calloc((size_t)n * n, sizeof(float));
+    for (int i = 0; i < n * n; i++) data[s][i] = (float)((i * 7) % 11) - 5.0f;
+    for (int k = 0; k < 2; k++) c[s][k] = rlx_relax_constant(ctx, f32, 2, shape, data[s], (size_t)n * n * sizeof(float));
+  }
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t *small, *big, *gv;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 0, (rlx_relax_var_t*[]){NULL}));
+  CHECK_OK(rlx_bb_dataflow_begin(bb));
+  CHECK_OK(rlx_bb_emit_te(bb, te_matmul, NULL, 2, c[0], NULL, "small", &small));
+  CHECK_OK(rlx_bb_emit_te(bb, te_matmul, NULL, 2, c[1], NULL, "big", &big));
+  CHECK_OK(rlx_bb_emit_output(bb, rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){&small->hdr, &big->hdr}), "gv", &gv));
+  CHECK_OK(rlx_bb_dataflow_end(bb));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &gv->hdr, -1, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  rlx_module_t* out = NULL;
+  CHECK_OK(rlx_pass_fold_constants(ctx, rlx_bb_get(bb), &out));
+  if (out) {
+    CHECK_OK(rlx_relax_well_formed(ctx, out));
+    rlx_relax_seq_t* seq = (rlx_relax_seq_t*)main_of(out)->body;
+    rlx_relax_expr_t* v0 = seq->blocks[0]->bindings[0]->value;
+    CHECK(v0->kind == RLX_RELAX_CONSTANT);
+    CHECK(seq->blocks[0]->bindings[1]->value->kind == RLX_RELAX_CALL);
+    if (v0->kind == RLX_RELAX_CONSTANT) {
+      const float* got = ((rlx_relax_constant_t*)v0)->data;
+      int n = sizes[0];
+      double err = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+          float acc = 0;
+          for (int k = 0; k < n; k++) acc += data[0][i * n + k] * data[0][k * n + j];
+          err = fmax(err, fabs((double)acc - got[i * n + j]));
+        }
+      CHECK_MSG(err == 0, "folded matmul: max abs err %g (integers: exact)", err);
+    }
+  }
+  free(data[0]);
+  free(data[1]);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_work_limit();
   test_unrunnable_kept();
   test_fold_chain();
   test_size_limit();
