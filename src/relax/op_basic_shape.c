@@ -14,22 +14,22 @@
 
 #include "op_basic_internal.h"
 
+/* User data of the TE callbacks of this file; each op uses the fields it needs. */
 typedef struct {
   ob_te_base_t base;
-  int n;
-  int64_t* v;
-  int64_t* v2;
-  int64_t* v3;
-  int64_t* v4;
-  int64_t k;
-  bool flag;
-  int ndim;
+  int n;              /* length of v (and v2..v4) */
+  int64_t* v;         /* axes (permute_dims, expand_dims, squeeze, strided_slice), pad_width */
+  int64_t* v2;        /* strided_slice: begin */
+  int64_t* v3;        /* strided_slice: end */
+  int64_t* v4;        /* strided_slice: strides (NULL = 1) */
+  int64_t k;          /* concat / take: axis */
+  bool flag;          /* broadcast_to (vs reshape), squeeze (vs expand_dims), take: has an axis */
+  int ndim;           /* target rank (reshape, broadcast_to, full) */
   rlx_expr_t** shape; /* Relax-side target shape (mapped into the callback's vars) */
-  const char* mode;
-  double value;
-  rlx_dtype_t dtype;
-  int n_args;
-  rlx_relax_expr_t** args;
+  const char* mode;   /* take */
+  double value;       /* pad value; full's constant */
+  rlx_dtype_t dtype;  /* full */
+  rlx_relax_expr_t** args; /* the call's args, for mapping target shapes */
 } sh_user_t;
 
 static sh_user_t sh_user(rlx_ctx_t* ctx, const rlx_relax_call_t* call) {

@@ -102,6 +102,18 @@ static void test_reshape(void) {
   CHECK(tens_close(&to, ref, 0, 0, NULL));
   tens_free(&tx);
   tens_free(&to);
+  /* (n * 4,) → (n, 4): n is not a whole dim of the input; the PrimFunc binds it from the output */
+  rlx_relax_var_t* xf = tvar_sym(ctx, "xf", 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, n, c64(ctx, 4))}, F32);
+  rlx_relax_expr_t* n4 = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){n, c64(ctx, 4)});
+  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&xf->hdr, n4), attrs0()), "R.Tensor((n, 4), dtype=\"float32\")");
+  int64_t s12[1] = {12};
+  tens_init(&tx, F32, 1, s12);
+  tens_init(&to, F32, 2, s34);
+  iota(&tx);
+  CHECK_OK(op_run(ctx, "relax.reshape", 2, ARGS(&xf->hdr, n4), attrs0(), 1, &tx, 1, &to, NULL));
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&tx);
+  tens_free(&to);
   rlx_relax_expr_t* bad3 = rlx_relax_shape_expr(ctx, 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, n, c64(ctx, 3))});
   CHECK_ERR(op_call(ctx, "relax.reshape", 2, ARGS(&xs->hdr, bad3), attrs0(), &c),
             "relax.reshape: cannot reshape (n, 4) to (n * 3,)");
