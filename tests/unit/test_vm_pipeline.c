@@ -55,6 +55,31 @@ static const char* if_src =
     "        t: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((3,), dtype=\"float32\")) = (r, k)\n"
     "        return t\n";
 
+static const char* call_src =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function(private=True)\n"
+    "    def helper(x: R.Tensor((\"n\",), dtype=\"float32\"), y: R.Tensor((\"n\",), dtype=\"float32\")) -> R.Tuple(R.Tensor((\"n\",), dtype=\"float32\"), R.Tensor((\"n\",), dtype=\"float32\")):\n"
+    "        n = T.int64()\n"
+    "        lv: R.Tensor((n,), dtype=\"float32\") = R.add(x, y)\n"
+    "        lv1: R.Tensor((n,), dtype=\"float32\") = R.multiply(x, y)\n"
+    "        t: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((n,), dtype=\"float32\")) = (lv, lv1)\n"
+    "        return t\n"
+    "\n"
+    "    @R.function\n"
+    "    def main(a: R.Tensor((\"m\",), dtype=\"float32\")) -> R.Tensor((\"m\",), dtype=\"float32\"):\n"
+    "        m = T.int64()\n"
+    "        cls = Module\n"
+    "        lv: R.Tuple(R.Tensor((m,), dtype=\"float32\"), R.Tensor((m,), dtype=\"float32\")) = cls.helper(a, a)\n"
+    "        lv1: R.Tensor((m,), dtype=\"float32\") = lv[0]\n"
+    "        lv2: R.Tensor((m,), dtype=\"float32\") = lv[1]\n"
+    "        lv3: R.Tensor((m,), dtype=\"float32\") = R.subtract(lv2, lv1)\n"
+    "        return lv3\n";
+
 static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
   rlx_ndarray_t* a = NULL;
   rlx_status_free(rlx_ndarray_create(nd, s, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
@@ -198,8 +223,52 @@ static void test_if(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A Relax function calling another (a VM call returning a tuple), TupleGetItem. */
+static void test_call(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = NULL;
+  CHECK_OK(rlx_script_parse(ctx, call_src, "call.py", &mod));
+  char dir[] = "/tmp/rlx_vmp_XXXXXX";
+  if (!mod || !mkdtemp(dir)) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  char so[128];
+  snprintf(so, sizeof(so), "%s/call.so", dir);
+  rlx_vm_compile_options_t o = {0};
+  o.check_well_formed = true;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  rlx_vm_t* vm = NULL;
+  if (access(so, R_OK) == 0) CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    int64_t six = 6;
+    rlx_ndarray_t* a = rand_tensor(1, &six, 9);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&a->dl}, &n_out, &outs));
+    CHECK(n_out == 1);
+    if (n_out == 1) {
+      double max_abs = 0;
+      for (int i = 0; i < 6; i++) {
+        double x = ((float*)a->dl.data)[i];
+        double d = fabs(((float*)outs[0]->dl.data)[i] - (x * x - 2 * x));
+        if (d > max_abs) max_abs = d;
+      }
+      CHECK_MSG(max_abs <= 1e-6, "max abs err %g", max_abs);
+    }
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(a);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rmdir(dir);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp();
   test_if();
+  test_call();
   TEST_MAIN_END();
 }
