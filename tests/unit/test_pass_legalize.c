@@ -9,6 +9,7 @@
 #include "relax/op.h"
 #include "script/script.h"
 #include "test.h"
+#include "transform/fuse.h"
 #include "transform/pass.h"
 
 static const char* MLP =
@@ -399,7 +400,56 @@ static void test_unknown_shape_error(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A small CNN (conv2d, relu, pools, reshape, linear, layer_norm, log_softmax): conv2d takes
+ * relu; reductions stay apart; the fused module computes exactly what the unfused one does. */
+static const char* CNN =
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 3, 10, 10), dtype=\"float32\"), w: R.Tensor((8, 3, 3, 3), dtype=\"float32\"),\n"
+    "             w2: R.Tensor((5, 8), dtype=\"float32\"), b2: R.Tensor((5,), dtype=\"float32\"),\n"
+    "             g: R.Tensor((5,), dtype=\"float32\"), be: R.Tensor((5,), dtype=\"float32\")) -> R.Tensor((\"n\", 5), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        with R.dataflow():\n"
+    "            lv0: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            lv1: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.relu(lv0)\n"
+    "            lv2: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.max_pool2d(lv1, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            lv3: R.Tensor((n, 8, 1, 1), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(lv2, output_size=[1, 1], layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            lv4: R.Tensor((n, 8), dtype=\"float32\") = R.reshape(lv3, R.shape([n, 8]))\n"
+    "            lv5: R.Tensor((n, 5), dtype=\"float32\") = R.linear(lv4, w2, b2)\n"
+    "            lv6: R.Tensor((n, 5), dtype=\"float32\") = R.nn.layer_norm(lv5, g, be, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            gv: R.Tensor((n, 5), dtype=\"float32\") = R.nn.log_softmax(lv6, axis=-1)\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+static void test_cnn(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = parse(ctx, CNN);
+  if (!m) return;
+  rlx_module_t *lg = NULL, *fz = NULL;
+  CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+  if (lg) CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  if (!fz) return;
+  CHECK_OK(rlx_relax_well_formed(ctx, fz));
+  const char* names[16];
+  int n = call_tir_names(fz, names, 16);
+  CHECK(n == 7 && strcmp(names[0], "fused_conv2d_relu") == 0);
+  rlx_module_entry_t* fe = rlx_module_find(fz, "fused_conv2d_relu");
+  CHECK(fe && rlx_tir_func_pattern(fe->func) == RLX_PATTERN_OUT_EWISE_FUSABLE);
+  rlx_dtype_t f32 = rlx_dt_float32();
+  ht_t* in[6] = {ht_new(ctx, f32, 4, (int64_t[]){2, 3, 10, 10}), ht_new(ctx, f32, 4, (int64_t[]){8, 3, 3, 3}),
+                 ht_new(ctx, f32, 2, (int64_t[]){5, 8}),         ht_new(ctx, f32, 1, (int64_t[]){5}),
+                 ht_new(ctx, f32, 1, (int64_t[]){5}),            ht_new(ctx, f32, 1, (int64_t[]){5})};
+  for (int i = 0; i < 6; i++) ht_fill(in[i], (unsigned)(i + 3));
+  ht_t* y0 = relax_eval(ctx, lg, "main", in);
+  ht_t* y1 = relax_eval(ctx, fz, "main", in);
+  CHECK(y0 && y1 && ht_numel(y1) == 10);
+  if (y0 && y1) CHECK_MSG(ht_max_abs_diff(y1, ht_f32(y0)) == 0, "fused CNN differs from unfused");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_cnn();
   test_unknown_shape_error();
   test_impure_no_params();
   test_fused_tir_vars();
