@@ -233,6 +233,25 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
   } else if (sinfo->kind == RLX_SINFO_SHAPE) {
     ndim = ((rlx_sinfo_shape_t*)sinfo)->ndim;
     dims = ((rlx_sinfo_shape_t*)sinfo)->values;
+  } else if (sinfo->kind == RLX_SINFO_TUPLE) {
+    /* the fields, one by one, through TupleGetItem */
+    rlx_sinfo_tuple_t* tu = (rlx_sinfo_tuple_t*)sinfo;
+    if (!composite_pass) {
+      exprs_t args = {0};
+      rlx_vec_push(&args, value);
+      rlx_vec_push(&args, i64v(s, tu->n_fields));
+      rlx_vec_push(&args, rlx_relax_string_imm(s->ctx, what));
+      RLX_RETURN_IF_ERROR(emit_builtin(s, "vm.builtin.check_tuple_info", &args, rlx_sinfo_object(s->ctx), "_", &tmp));
+    }
+    for (int i = 0; i < tu->n_fields; i++) {
+      rlx_sinfo_kind_t k = tu->fields[i]->kind;
+      if (k != RLX_SINFO_TENSOR && k != RLX_SINFO_SHAPE && k != RLX_SINFO_TUPLE) continue;
+      rlx_relax_var_t* field = NULL;
+      RLX_RETURN_IF_ERROR(emit(s, rlx_relax_tuple_get_item(s->ctx, value, i), "field", &field));
+      RLX_RETURN_IF_ERROR(match(s, &field->hdr, tu->fields[i], rlx_ctx_sprintf(s->ctx, "%s, field %d", what, i),
+                                composite_pass, out_has_composite));
+    }
+    return NULL;
   }
   if (!dims || ndim < 0) return NULL;
   exprs_t args = {0};
@@ -397,6 +416,11 @@ static rlx_status_t* lower_binding(ls_t* s, rlx_relax_binding_t* b) {
   switch (b->kind) {
     case RLX_BINDING_MATCH_CAST: {
       const char* what = rlx_ctx_sprintf(s->ctx, "%s: match_cast of %s", s->fname, var->name);
+      if (!rlx_relax_is_var(value)) { /* the checks read the value several times: compute it once */
+        rlx_relax_var_t* v = NULL;
+        RLX_RETURN_IF_ERROR(emit(s, value, "value", &v));
+        value = &v->hdr;
+      }
       RLX_RETURN_IF_ERROR(match(s, value, b->sinfo, what, false, NULL));
       RLX_RETURN_IF_ERROR(match(s, value, b->sinfo, what, true, NULL));
       /* the binding stays a MatchCast (it still defines the vars for well-formedness); the
