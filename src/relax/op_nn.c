@@ -1,5 +1,5 @@
 /* Relax ops, family "nn" (see op.h): matmul, linear, softmax, log_softmax, layer_norm,
- * rms_norm, group_norm, batch_norm, dropout here; conv1d/2d/3d, max/avg_pool1d/2d/3d and
+ * rms_norm, group_norm, batch_norm, dropout here; conv1d/2d/3d (+ _transpose), max/avg_pool1d/2d/3d and
  * adaptive_avg_pool1d/2d/3d in op_nn_conv.c; shared helpers in op_nn_util.c.
  *
  * Each op has TVM's name, positional args and attrs (read by key; an absent attr takes
@@ -25,6 +25,10 @@
  *   relax.nn.adaptive_avg_pool2d(data)           output_size (ints; absent = input's), layout,
  *                                                out_layout
  *   (1-D and 3-D variants: the same attrs with layouts NCW / OIW and NCDHW / OIDHW)
+ *   relax.nn.conv2d_transpose(data, weight)      strides, padding, output_padding (0), dilation,
+ *                                                groups, data_layout "NCHW", kernel_layout "IOHW"
+ *                                                (weight [C, O / groups, KH, KW]), out_layout,
+ *                                                out_dtype; also conv1d_transpose, conv3d_transpose
  * Ints lists: strides / dilation / pool_size / output_size take 1 or k values (k spatial
  * dims), padding 1, k (symmetric) or 2k (all before, then all after: [top, left, bottom,
  * right] in 2-D) values. Only channels-first layouts are supported.
@@ -469,6 +473,9 @@ const rlx_op_def_t rlx_ops_nn[] = {
     {"relax.nn.conv1d", onn_infer_conv, onn_legalize_conv, true},
     {"relax.nn.conv2d", onn_infer_conv, onn_legalize_conv, true},
     {"relax.nn.conv3d", onn_infer_conv, onn_legalize_conv, true},
+    {"relax.nn.conv1d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true},
+    {"relax.nn.conv2d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true},
+    {"relax.nn.conv3d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true},
     {"relax.nn.max_pool1d", onn_infer_pool, onn_legalize_pool, true},
     {"relax.nn.max_pool2d", onn_infer_pool, onn_legalize_pool, true},
     {"relax.nn.max_pool3d", onn_infer_pool, onn_legalize_pool, true},

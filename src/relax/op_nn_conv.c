@@ -1,5 +1,6 @@
 /* Relax ops, family "nn", part 2 (see op_nn.c for the list and attrs): convolutions and
- * pools over 1, 2 or 3 spatial dims (relax.nn.conv1d / conv2d / conv3d, max_pool1d..3d,
+ * pools over 1, 2 or 3 spatial dims (relax.nn.conv1d / conv2d / conv3d and their _transpose
+ * forms (kernels IOW / IOHW / IODHW), max_pool1d..3d,
  * avg_pool1d..3d, adaptive_avg_pool1d..3d), channels-first layouts only (NCW / NCHW / NCDHW,
  * kernels OIW / OIHW / OIDHW). The rank comes from the op's name. */
 #include <string.h>
@@ -225,4 +226,94 @@ static rlx_te_tensor_t* te_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const*
 rlx_status_t* onn_legalize_adaptive_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   const char* name = strrchr(onn_op_name(c), '.') + 1; /* "adaptive_avg_pool2d" */
   return onn_legalize_te(bb, c, te_adaptive_pool, 1, c->args, name, out);
+}
+
+/* ---------------------------------------------------------------- transposed conv */
+static const char* const tkernel_layouts[4] = {"", "IOW", "IOHW", "IODHW"};
+
+/* "relax.nn.conv2d_transpose" → 2 */
+static int convt_nsp(const rlx_relax_call_t* c) {
+  const char* p = strstr(onn_op_name(c), "conv");
+  return p && p[4] >= '1' && p[4] <= '3' ? p[4] - '0' : 2;
+}
+
+typedef struct {
+  int nsp;
+  int64_t strides[3], padding[6], output_padding[3], dilation[3], groups;
+  rlx_dtype_t out_dtype;
+} convt_attrs_t;
+
+static rlx_status_t* get_convt_attrs(const rlx_relax_call_t* c, convt_attrs_t* a) {
+  int k = a->nsp = convt_nsp(c);
+  RLX_RETURN_IF_ERROR(onn_attr_ints(c, "strides", k, 1, a->strides));
+  RLX_RETURN_IF_ERROR(onn_attr_ints(c, "padding", 2 * k, 0, a->padding));
+  RLX_RETURN_IF_ERROR(onn_attr_ints(c, "output_padding", k, 0, a->output_padding));
+  RLX_RETURN_IF_ERROR(onn_attr_ints(c, "dilation", k, 1, a->dilation));
+  a->groups = onn_attr_int(c, "groups", 1);
+  RLX_RETURN_IF_ERROR(onn_attr_out_dtype(c, &a->out_dtype));
+  RLX_RETURN_IF_ERROR(check_layout(c, "data_layout", data_layouts[k]));
+  RLX_RETURN_IF_ERROR(check_layout(c, "kernel_layout", tkernel_layouts[k]));
+  RLX_RETURN_IF_ERROR(check_layout(c, "out_layout", data_layouts[k]));
+  const char* op = onn_op_name(c);
+  for (int i = 0; i < k; i++) {
+    if (a->strides[i] < 1 || a->dilation[i] < 1) return onn_fail(op, "strides and dilation must be >= 1");
+    if (a->output_padding[i] < 0 || (a->output_padding[i] >= a->strides[i] && a->output_padding[i] >= a->dilation[i]))
+      return onn_fail(op, "output_padding %lld must be >= 0 and smaller than the stride or the dilation",
+                      (long long)a->output_padding[i]);
+  }
+  for (int i = 0; i < 2 * k; i++)
+    if (a->padding[i] < 0) return onn_fail(op, "padding must be >= 0");
+  if (a->groups < 1) return onn_fail(op, "groups must be >= 1, got %lld", (long long)a->groups);
+  return NULL;
+}
+
+rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  const char* op = onn_op_name(c);
+  RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
+  rlx_sinfo_tensor_t *x, *w;
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &w));
+  convt_attrs_t a;
+  RLX_RETURN_IF_ERROR(get_convt_attrs(c, &a));
+  int k = a.nsp, nd = k + 2;
+  rlx_dtype_t dt;
+  if (rlx_dtype_is_void(a.out_dtype)) RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, w->dtype, &dt));
+  else dt = a.out_dtype;
+  if (x->ndim >= 0 && x->ndim != nd)
+    return onn_fail(op, "data must be %d-D (%s), got %s", nd, data_layouts[k], onn_shape_str(ctx, x));
+  if (w->ndim >= 0 && w->ndim != nd)
+    return onn_fail(op, "weight must be %d-D (%s), got %s", nd, tkernel_layouts[k], onn_shape_str(ctx, w));
+  if (!x->shape || !w->shape) return *out = rlx_sinfo_tensor(ctx, nd, NULL, dt), NULL;
+  if (onn_provably_ne(ctx, x->shape[1], w->shape[0]))
+    return onn_fail(op, "data channels %s != weight in-channels %s (shapes %s and %s; the weight is %s)",
+                    onn_dim_str(ctx, x->shape[1]), onn_dim_str(ctx, w->shape[0]), onn_shape_str(ctx, x),
+                    onn_shape_str(ctx, w), tkernel_layouts[k]);
+  int64_t ci;
+  if (rlx_expr_is_const_int(x->shape[1], &ci) && ci % a.groups != 0)
+    return onn_fail(op, "in channels %lld are not divisible by groups %lld", (long long)ci, (long long)a.groups);
+  rlx_expr_t* shape[5] = {x->shape[0], rlx_ir_simplify(ctx, rlx_ir_mul(ctx, w->shape[1], rlx_ir_i64(ctx, a.groups)))};
+  for (int i = 0; i < k; i++) {
+    rlx_expr_t* e =
+        rlx_ir_mul(ctx, rlx_ir_sub(ctx, x->shape[2 + i], rlx_ir_i64(ctx, 1)), rlx_ir_i64(ctx, a.strides[i]));
+    e = rlx_ir_add(
+        ctx, e, rlx_ir_mul(ctx, rlx_ir_i64(ctx, a.dilation[i]), rlx_ir_sub(ctx, w->shape[2 + i], rlx_ir_i64(ctx, 1))));
+    e = rlx_ir_add(ctx, e, rlx_ir_i64(ctx, a.output_padding[i] + 1 - a.padding[i] - a.padding[k + i]));
+    shape[2 + i] = rlx_ir_simplify(ctx, e);
+    RLX_RETURN_IF_ERROR(check_positive(ctx, op, shape[2 + i], x));
+  }
+  *out = rlx_sinfo_tensor(ctx, nd, shape, dt);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                          rlx_status_t** st) {
+  convt_attrs_t a;
+  if ((*st = get_convt_attrs(c, &a))) return NULL;
+  return rlx_topi_nn_conv_transpose(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.output_padding, a.dilation,
+                                    a.groups, a.out_dtype, st);
+}
+
+rlx_status_t* onn_legalize_conv_transpose(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  const char* name = strrchr(onn_op_name(c), '.') + 1; /* "conv2d_transpose" */
+  return onn_legalize_te(bb, c, te_conv_transpose, 2, c->args, name, out);
 }

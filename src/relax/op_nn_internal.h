@@ -51,11 +51,13 @@ typedef struct {
 rlx_status_t* onn_legalize_te(rlx_bb_t* bb, const rlx_relax_call_t* c, onn_te_fn_t fn, int n_args,
                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
 
-/* op_nn_conv.c: conv1d/2d/3d, max/avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d (one infer and
+/* op_nn_conv.c: conv1d/2d/3d, conv1d/2d/3d_transpose, max/avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d (one infer and
  * one legalize function each for convs, pools and adaptive pools; the rank and the kind
  * come from the op's name). */
 rlx_status_t* onn_infer_conv(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);
 rlx_status_t* onn_legalize_conv(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out);
+rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);
+rlx_status_t* onn_legalize_conv_transpose(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out);
 rlx_status_t* onn_infer_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);
 rlx_status_t* onn_legalize_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out);
 rlx_status_t* onn_infer_adaptive_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);

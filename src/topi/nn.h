@@ -92,6 +92,17 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
                                   const int64_t* strides, const int64_t* padding, const int64_t* dilation,
                                   int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st);
 
+/* Transposed convolution (TVM's conv<k>d_transpose) over nsp = 1, 2 or 3 spatial dims: data
+ * NC..., kernel IO... = [C, O / groups, K...]; out [N, O, ...] with extent (in - 1) * stride -
+ * pad_before - pad_after + dilation * (K - 1) + output_padding + 1 per spatial dim; padding
+ * as rlx_topi_nn_conv. One conditional reduction ("conv<k>d_transpose_<layout>"): out[y]
+ * gathers x[i] * w[r] where i * stride + r * dilation = y + pad_before (no dilated copy of the
+ * input). output_padding must be smaller than the stride or the dilation. */
+rlx_te_tensor_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
+                                            const int64_t* strides, const int64_t* padding,
+                                            const int64_t* output_padding, const int64_t* dilation, int64_t groups,
+                                            rlx_dtype_t out_dtype, rlx_status_t** out_st);
+
 typedef enum { RLX_TOPI_POOL_MAX, RLX_TOPI_POOL_AVG } rlx_topi_pool_kind_t;
 
 /* 2-D pooling over NCHW (TVM's topi.nn.pool2d): padding [top, left, bottom, right] ("pad_temp"

@@ -160,3 +160,111 @@ rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, 
                                          int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st) {
   return rlx_topi_nn_conv(ctx, data, kernel, 2, strides, padding, dilation, groups, out_dtype, out_st);
 }
+
+/* ---------------------------------------------------------------- transposed conv */
+typedef struct {
+  rlx_te_tensor_t *x, *w;
+  int nsp;
+  int64_t s[3], d[3], pb[3], groups;
+  rlx_expr_t *cg, *og;  /* in / out channels per group */
+  rlx_iter_var_t* r[4]; /* rc, then one per spatial dim */
+  rlx_dtype_t dt;
+} convt_t;
+
+static rlx_expr_t* convt_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  convt_t* c = user;
+  int nd = c->nsp + 2;
+  rlx_expr_t *f = nn_v(idx[1]), *rc = nn_v(c->r[0]->var);
+  rlx_expr_t* ch = rc;
+  rlx_expr_t* fo = f;
+  if (c->groups != 1) {
+    ch = rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_floordiv(ctx, f, c->og), c->cg), rc);
+    fo = rlx_ir_floormod(ctx, f, c->og);
+  }
+  rlx_expr_t* ix[5] = {nn_v(idx[0]), ch};
+  rlx_expr_t* iw[5] = {ch, fo};
+  rlx_expr_t* cond = NULL;
+  for (int k = 0; k < c->nsp; k++) {
+    /* out position y receives x[i] * w[r] where i * s + r * d = y + pad_before */
+    rlx_expr_t* r = nn_v(c->r[1 + k]->var);
+    rlx_expr_t* t = rlx_ir_sub(ctx, rlx_ir_add(ctx, nn_v(idx[2 + k]), rlx_ir_i64(ctx, c->pb[k])),
+                               rlx_ir_mul(ctx, r, rlx_ir_i64(ctx, c->d[k])));
+    rlx_expr_t* i = rlx_ir_floordiv(ctx, t, rlx_ir_i64(ctx, c->s[k]));
+    rlx_expr_t* ok = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, t, rlx_ir_i64(ctx, 0)),
+                                rlx_ir_cmp(ctx, RLX_EXPR_LT, i, nn_i64(ctx, c->x->buffer->shape[2 + k])));
+    if (c->s[k] > 1)
+      ok = rlx_ir_and(
+          ctx, ok, rlx_ir_cmp(ctx, RLX_EXPR_EQ, rlx_ir_floormod(ctx, t, rlx_ir_i64(ctx, c->s[k])), rlx_ir_i64(ctx, 0)));
+    cond = cond ? rlx_ir_and(ctx, cond, ok) : ok;
+    ix[2 + k] = i;
+    iw[2 + k] = r;
+  }
+  rlx_expr_t* a = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->x, nd, ix));
+  rlx_expr_t* b = rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->w, nd, iw));
+  return rlx_te_reduce(ctx, RLX_REDUCE_SUM, rlx_ir_mul(ctx, a, b), c->nsp + 1, c->r, cond);
+}
+
+rlx_te_tensor_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
+                                            const int64_t* strides, const int64_t* padding,
+                                            const int64_t* output_padding, const int64_t* dilation, int64_t groups,
+                                            rlx_dtype_t out_dtype, rlx_status_t** out_st) {
+  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.conv_transpose: %d spatial dims (1 to 3 supported)", nsp);
+  const char* op = rlx_ctx_sprintf(ctx, "nn.conv%dd_transpose", nsp);
+  if (!data || !kernel) return nn_fail(out_st, "%s: NULL input", op);
+  int nd = nsp + 2;
+  if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
+    return nn_fail(out_st, "%s: data and kernel must be %d-D, got %s and %s", op, nd, nn_shape_str(ctx, data),
+                   nn_shape_str(ctx, kernel));
+  for (int i = 0; i < nsp; i++) {
+    if (strides[i] < 1 || dilation[i] < 1) return nn_fail(out_st, "%s: strides and dilation must be >= 1", op);
+    if (output_padding[i] < 0 || (output_padding[i] >= strides[i] && output_padding[i] >= dilation[i]))
+      return nn_fail(out_st, "%s: output_padding must be >= 0 and smaller than the stride or the dilation", op);
+  }
+  for (int i = 0; i < 2 * nsp; i++)
+    if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
+  if (groups < 1) return nn_fail(out_st, "%s: groups must be >= 1, got %lld", op, (long long)groups);
+  bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
+  if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
+    return nn_fail(out_st, "%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
+                   nn_dt(ctx, kernel->buffer->dtype));
+  rlx_expr_t** ds = data->buffer->shape;
+  rlx_expr_t** ks = kernel->buffer->shape;
+  rlx_expr_t* g = rlx_ir_i64(ctx, groups);
+  if (!rlx_ir_prove_equal(ctx, nn_i64(ctx, ds[1]), nn_i64(ctx, ks[0])))
+    return nn_fail(out_st, "%s: data channels %s != kernel in-channels %s (shapes %s and %s; kernel is IO..)", op,
+                   nn_dim_str(ctx, ds[1]), nn_dim_str(ctx, ks[0]), nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
+  int64_t cin;
+  if (rlx_expr_is_const_int(ds[1], &cin) && cin % groups != 0)
+    return nn_fail(out_st, "%s: in channels %lld are not divisible by groups %lld", op, (long long)cin,
+                   (long long)groups);
+  convt_t* c = RLX_NEW(ctx, convt_t);
+  c->x = data;
+  c->w = kernel;
+  c->nsp = nsp;
+  c->groups = groups;
+  c->cg = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, nn_i64(ctx, ds[1]), g));
+  c->og = nn_i64(ctx, ks[1]);
+  c->dt = void_out ? data->buffer->dtype : out_dtype;
+  rlx_expr_t* shape[5] = {nn_i64(ctx, ds[0]), rlx_ir_simplify(ctx, rlx_ir_mul(ctx, c->og, g))};
+  static const char* const rnames[4][3] = {{0}, {"rx"}, {"ry", "rx"}, {"rz", "ry", "rx"}};
+  c->r[0] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), c->cg, "rc");
+  for (int k = 0; k < nsp; k++) {
+    c->s[k] = strides[k];
+    c->d[k] = dilation[k];
+    c->pb[k] = padding[k];
+    c->r[1 + k] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), nn_i64(ctx, ks[2 + k]), rnames[nsp][k]);
+    /* (in - 1) * s - pad_before - pad_after + d * (k - 1) + output_padding + 1 */
+    rlx_expr_t* e =
+        rlx_ir_mul(ctx, rlx_ir_sub(ctx, nn_i64(ctx, ds[2 + k]), rlx_ir_i64(ctx, 1)), rlx_ir_i64(ctx, strides[k]));
+    e = rlx_ir_add(
+        ctx, e,
+        rlx_ir_mul(ctx, rlx_ir_i64(ctx, dilation[k]), rlx_ir_sub(ctx, nn_i64(ctx, ks[2 + k]), rlx_ir_i64(ctx, 1))));
+    e = rlx_ir_add(ctx, e, rlx_ir_i64(ctx, output_padding[k] + 1 - padding[k] - padding[nsp + k]));
+    shape[2 + k] = rlx_ir_simplify(ctx, e);
+    int64_t v;
+    if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
+      return nn_fail(out_st, "%s: the padding leaves no output for %s", op, nn_shape_str(ctx, data));
+  }
+  const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_transpose_%s", groups > 1 ? "group_" : "", nsp, conv_layouts[nsp]);
+  return rlx_te_compute(ctx, nd, shape, convt_body, c, name, "conv_transpose");
+}

@@ -1,6 +1,6 @@
 /* Relax nn ops, part 2: conv2d (stride, padding, dilation, groups, depthwise), max_pool2d,
- * avg_pool2d (padding, ceil_mode, count_include_pad), adaptive_avg_pool2d, and their 1-D and
- * 3-D variants. Struct info
+ * avg_pool2d (padding, ceil_mode, count_include_pad), adaptive_avg_pool2d, their 1-D and 3-D
+ * variants, and conv1d/conv2d_transpose (stride, padding, output_padding, dilation, groups). Struct info
  * (symbolic batch, errors), legalization, and the PrimFunc run by the TIR interpreter (two
  * also compiled through the default schedule) against plain C loops. Tolerances: 1e-5
  * absolute (float32 sums of at most 36 products of values in [-1, 1]). */
@@ -564,6 +564,114 @@ static void test_pool1d_pool3d(void) {
             "relax.nn.avg_pool1d: padding takes 1 or 2 values, got 3");
 }
 
+/* ---------------------------------------------------------------- transposed conv */
+typedef struct {
+  int k;
+  int64_t s[3], pad[6], d[3], groups;
+} convt_p;
+
+/* Scatter form: x[n, c, i] * w[c, o, r] adds to out[n, g * Og + o, i * s - pad + r * d]. */
+static void ref_conv_transpose(const host_t* x, const host_t* w, const host_t* o, const void* pp, double* out) {
+  const convt_p* p = pp;
+  int k = p->k;
+  int64_t N = x->shape[0], C = x->shape[1], Og = w->shape[1], O = o->shape[1], Cg = C / p->groups;
+  const int64_t *xs = x->shape + 2, *ks = w->shape + 2, *os = o->shape + 2;
+  int64_t xsz = 1, ksz = 1, osz = 1;
+  for (int d = 0; d < k; d++) xsz *= xs[d], ksz *= ks[d], osz *= os[d];
+  for (int64_t i = 0; i < N * O * osz; i++) out[i] = 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < C; c++) {
+      int64_t xi[3] = {0, 0, 0};
+      do {
+        double xv = x->data[(n * C + c) * xsz + flat(k, xs, xi)];
+        for (int64_t oo = 0; oo < Og; oo++) {
+          int64_t ki[3] = {0, 0, 0};
+          do {
+            int64_t yi[3];
+            bool in = true;
+            for (int d = 0; d < k; d++) {
+              yi[d] = xi[d] * p->s[d] - p->pad[d] + ki[d] * p->d[d];
+              in = in && yi[d] >= 0 && yi[d] < os[d];
+            }
+            if (in)
+              out[(n * O + (c / Cg) * Og + oo) * osz + flat(k, os, yi)] +=
+                  xv * w->data[(c * Og + oo) * ksz + flat(k, ks, ki)];
+          } while (next_index(k, ks, ki));
+        }
+      } while (next_index(k, xs, xi));
+    }
+}
+
+static void test_conv_transpose(void) {
+  opcase_t oc;
+  /* (n, 4, 5, 5) x (4, 3, 3, 3), stride 2, padding 1, output_padding 1 → (n, 3, 10, 10) */
+  convt_p p = {2, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1};
+  rlx_attrs_t at = at_ints(at_ints(at_ints(NOATTRS, "strides", 2, p.s), "padding", 2, p.pad), "output_padding", 2,
+                           (int64_t[]){1, 1});
+  at = at_s(at_s(at, "data_layout", "NCHW"), "kernel_layout", "IOHW");
+  int64_t sw[4] = {4, 3, 3, 3};
+  CHECK_OK(build_op("relax.nn.conv2d_transpose", 2,
+                    (rlx_relax_var_t*[]){tparam("x", 4, (rlx_expr_t*[]){SYM_("n"), N_(4), N_(5), N_(5)}, F32_), tparam_c("w", 4, sw)},
+                    at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 3, 10, 10), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t sx[4] = {2, 4, 5, 5}, so[4] = {2, 3, 10, 10};
+    host_t x, w;
+    host_init(&x, 4, sx);
+    host_init(&w, 4, sw);
+    host_rand(&x, 40, -1, 1);
+    host_rand(&w, 41, -1, 1);
+    run_check(&oc, "conv2d_transpose stride 2 pad 1 output_padding 1", &x, &w, 4, so, ref_conv_transpose, &p, false);
+    run_check(&oc, "conv2d_transpose compiled", &x, &w, 4, so, ref_conv_transpose, &p, true);
+    host_free(&x);
+    host_free(&w);
+  }
+  /* groups 2, dilation [2, 1], strides [1, 2], padding [0, 1, 1, 0]: (1, 4, 4, 3) x (4, 2, 2, 3) → (1, 4, 5, 6) */
+  convt_p q = {2, {1, 2}, {0, 1, 1, 0}, {2, 1}, 2};
+  rlx_attrs_t aq = at_ints(at_ints(at_ints(NOATTRS, "strides", 2, q.s), "padding", 4, q.pad), "dilation", 2, q.d);
+  aq = at_int(aq, "groups", 2);
+  int64_t sx[4] = {1, 4, 4, 3}, swq[4] = {4, 2, 2, 3}, so[4] = {1, 4, 5, 6};
+  CHECK_OK(build_op("relax.nn.conv2d_transpose", 2, (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("w", 4, swq)}, aq,
+                    &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 4, 5, 6), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, w;
+    host_init(&x, 4, sx);
+    host_init(&w, 4, swq);
+    host_rand(&x, 42, -1, 1);
+    host_rand(&w, 43, -1, 1);
+    run_check(&oc, "conv2d_transpose groups 2 dilation [2,1]", &x, &w, 4, so, ref_conv_transpose, &q, false);
+    host_free(&x);
+    host_free(&w);
+  }
+  /* conv1d_transpose: (1, 2, 5) x (2, 3, 4), stride 3 → (1, 3, 16) */
+  convt_p r = {1, {3}, {0, 0}, {1}, 1};
+  int64_t sx1[3] = {1, 2, 5}, sw1[3] = {2, 3, 4}, so1[3] = {1, 3, 16};
+  CHECK_OK(build_op("relax.nn.conv1d_transpose", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, sx1), tparam_c("w", 3, sw1)},
+                    at_ints(NOATTRS, "strides", 1, r.s), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, 3, 16), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, w;
+    host_init(&x, 3, sx1);
+    host_init(&w, 3, sw1);
+    host_rand(&x, 44, -1, 1);
+    host_rand(&w, 45, -1, 1);
+    run_check(&oc, "conv1d_transpose stride 3", &x, &w, 3, so1, ref_conv_transpose, &r, false);
+    host_free(&x);
+    host_free(&w);
+  }
+  int64_t sw5[4] = {5, 3, 3, 3};
+  CHECK_ERR(build_op("relax.nn.conv2d_transpose", 2, (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("w", 4, sw5)},
+                     NOATTRS, &oc),
+            "relax.nn.conv2d_transpose: data channels 4 != weight in-channels 5");
+  CHECK_ERR(build_op("relax.nn.conv2d_transpose", 2, (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("w", 4, swq)},
+                     at_ints(NOATTRS, "output_padding", 1, (int64_t[]){1}), &oc),
+            "relax.nn.conv2d_transpose: output_padding 1 must be >= 0 and smaller than the stride or the dilation");
+}
+
 int main(void) {
   C_ = rlx_ctx_create();
   test_conv2d_strided_symbolic();
@@ -576,6 +684,7 @@ int main(void) {
   test_pool_errors();
   test_conv1d_conv3d();
   test_pool1d_pool3d();
+  test_conv_transpose();
   rlx_ctx_free(C_);
   TEST_MAIN_END();
 }
