@@ -385,8 +385,9 @@ rlx_status_t* ob_infer_split(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
   int n_idx = 0;
   int64_t* idx = NULL;
   RLX_RETURN_IF_ERROR(split_attrs(ctx, call, &sections, &n_idx, &idx, &axis));
+  if (!idx && (sections < 1 || sections > 1 << 20))
+    return ob_error(call, "the number of sections must be in [1, 2^20], got %lld", (long long)sections);
   int count = idx ? n_idx + 1 : (int)sections;
-  if (!idx && sections < 1) return ob_error(call, "the number of sections must be positive, got %lld", (long long)sections);
   if (x->ndim >= 0 && (axis < -x->ndim || axis >= x->ndim))
     return ob_error(call, "axis %lld is out of range for rank %d", (long long)axis, x->ndim);
   rlx_sinfo_t** fields = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, count);

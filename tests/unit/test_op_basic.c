@@ -419,7 +419,55 @@ static void test_registry(void) {
   }
 }
 
+/* Every op of the basic family on odd inputs (no args, a shape, a tuple, unknown ranks,
+ * junk attrs): inference and legalization return a result or an error naming the op, never
+ * crash (run under ASan/UBSan). */
+static void test_robustness(void) {
+  const rlx_op_def_t* const* defs = NULL;
+  int n_defs = 0;
+  rlx_op_list(&defs, &n_defs);
+  int tried = 0;
+  for (int d = 0; d < n_defs; d++) {
+    const rlx_op_def_t* def = defs[d];
+    bool basic = false;
+    for (const rlx_op_def_t* b = rlx_ops_basic; b->name; b++) basic |= b == def;
+    if (!basic) continue;
+    rlx_ctx_t* ctx = rlx_ctx_create();
+    int64_t s23[2] = {2, 3};
+    rlx_relax_expr_t* t = &tvar(ctx, "t", 2, s23, F32)->hdr;
+    rlx_relax_expr_t* u = &rlx_relax_var(ctx, "u", rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void()))->hdr;
+    rlx_relax_expr_t* sh = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){c64(ctx, 3), c64(ctx, 2)});
+    rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){t, u});
+    rlx_relax_expr_t* pv = rlx_relax_prim_value(ctx, c64(ctx, 1));
+    const int64_t big[3] = {INT64_MAX, -1, INT64_MIN};
+    rlx_attrs_t junk[4] = {attrs0(), attr1(ctx, attrs0(), "axis", ints_attr(ctx, 3, big)),
+                           attr1(ctx, attrs0(), "indices_or_sections", rlx_attr_int(INT64_MAX)),
+                           attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 3, big))};
+    rlx_relax_expr_t* arg_sets[6][3] = {{t, t, t}, {u, u, u}, {sh, t, t}, {tup, t, u}, {pv, pv, pv}, {t, sh, pv}};
+    for (int a = 0; a < 6; a++)
+      for (int n = 0; n <= 3; n++)
+        for (int j = 0; j < 4; j++) {
+          rlx_relax_call_t* c = NULL;
+          rlx_status_t* st = op_call(ctx, def->name, n, arg_sets[a], junk[j], &c);
+          tried++;
+          if (st) {
+            CHECK_MSG(strstr(rlx_status_message(st), def->name) != NULL, "%s: error without the op name: %s", def->name,
+                      rlx_status_message(st));
+            rlx_status_free(st);
+            continue;
+          }
+          rlx_relax_expr_t* e = NULL;
+          rlx_module_t* m = NULL;
+          st = op_legalize(ctx, c, &e, &m);
+          rlx_status_free(st);
+        }
+    rlx_ctx_free(ctx);
+  }
+  CHECK(tried > 1000);
+}
+
 int main(void) {
+  test_robustness();
   test_registry();
   test_unary_numbers();
   test_unary_sinfo();
