@@ -11,6 +11,8 @@
  *   relax.nn.rms_norm(x, weight)                 axes (ints, [-1]), epsilon (1e-5)
  *   relax.nn.group_norm(x, gamma, beta)          num_groups, channel_axis, axes, epsilon (1e-5),
  *                                                center (T), scale (T)
+ *   relax.nn.instance_norm(x, gamma, beta)       channel_axis, axes, epsilon, center, scale
+ *                                                (group_norm with one group per channel)
  *   relax.nn.dropout(x)                          rate (0.5) → R.Tuple(out, mask); inference:
  *                                                out = x, mask = ones
  *   relax.nn.batch_norm(x, gamma, beta, mean, var) axis (1), epsilon (1e-5), center, scale,
@@ -366,6 +368,11 @@ static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
                                       rlx_status_t** st) {
   gn_attrs_t a;
   if ((*st = get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a))) return NULL;
+  if (strcmp(onn_op_name(c), "relax.nn.instance_norm") == 0 &&
+      !rlx_expr_is_const_int(in[0]->buffer->shape[a.ca], &a.groups)) { /* one group per channel */
+    *st = rlx_status_create(RLX_UNSUPPORTED, "a symbolic channel count is not supported");
+    return NULL;
+  }
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
   return rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, onn_attr_float(c, "epsilon", 1e-5),
@@ -373,7 +380,8 @@ static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
 }
 
 static rlx_status_t* legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  return onn_legalize_te(bb, c, te_group_norm, 3, c->args, "group_norm", out);
+  const char* name = strcmp(onn_op_name(c), "relax.nn.instance_norm") == 0 ? "instance_norm" : "group_norm";
+  return onn_legalize_te(bb, c, te_group_norm, 3, c->args, name, out);
 }
 
 /* ---------------------------------------------------------------- dropout */
@@ -468,6 +476,7 @@ const rlx_op_def_t rlx_ops_nn[] = {
     {"relax.nn.layer_norm", infer_layer_norm, legalize_layer_norm, true},
     {"relax.nn.rms_norm", infer_rms_norm, legalize_rms_norm, true},
     {"relax.nn.group_norm", infer_group_norm, legalize_group_norm, true},
+    {"relax.nn.instance_norm", infer_group_norm, legalize_group_norm, true},
     {"relax.nn.batch_norm", infer_batch_norm, legalize_batch_norm, true},
     {"relax.nn.dropout", infer_dropout, legalize_dropout, true},
     {"relax.nn.conv1d", onn_infer_conv, onn_legalize_conv, true},

@@ -1,5 +1,5 @@
 /* Relax nn ops, part 1: matmul, linear, softmax, log_softmax, layer_norm, batch_norm,
- * rms_norm, group_norm, dropout.
+ * rms_norm, group_norm, instance_norm, dropout.
  * For each op: BlockBuilder call → inferred struct info (constant, symbolic batch, errors) →
  * legalization through the registry → the PrimFunc run by the TIR interpreter (and, for the
  * contractions, compiled through the default schedule) on random inputs against plain C
@@ -558,7 +558,38 @@ static void test_group_norm(void) {
     host_free(&b);
     host_free(&o);
   }
+  /* instance_norm = one group per channel: (2, 3, 4, 5) over axes [2, 3] */
+  int64_t si[4] = {2, 3, 4, 5}, s3[1] = {3};
   opcase_t oc;
+  CHECK_OK(build_op("relax.nn.instance_norm", 3,
+                    (rlx_relax_var_t*[]){tparam_c("x", 4, si), tparam_c("gamma", 1, s3), tparam_c("beta", 1, s3)},
+                    at_f(at_ints(at_int(NOATTRS, "channel_axis", 1), "axes", 2, (int64_t[]){2, 3}), "epsilon", 1e-5), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 3, 4, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t x, g, b, o;
+    host_init(&x, 4, si);
+    host_init(&g, 1, s3);
+    host_init(&b, 1, s3);
+    host_init(&o, 4, si);
+    host_rand(&x, 63, -2, 2);
+    host_rand(&g, 64, 0.5f, 1.5f);
+    host_rand(&b, 65, -1, 1);
+    double want[120];
+    for (int q = 0; q < 6; q++) {
+      const float* v = x.data + q * 20;
+      double mean = 0, var = 0;
+      for (int i = 0; i < 20; i++) mean += v[i] / 20.0;
+      for (int i = 0; i < 20; i++) var += (v[i] - mean) * (v[i] - mean) / 20.0;
+      for (int i = 0; i < 20; i++) want[q * 20 + i] = (v[i] - mean) / sqrt(var + 1e-5) * g.data[q % 3] + b.data[q % 3];
+    }
+    CHECK_OK(run_interp(oc.prim, 4, (host_t*[]){&x, &g, &b, &o}));
+    CHECK_CLOSE("instance_norm (2,3,4,5)", o.data, want, o.n, 1e-5);
+    host_free(&x);
+    host_free(&g);
+    host_free(&b);
+    host_free(&o);
+  }
   CHECK_ERR(build_op("relax.nn.group_norm", 3,
                      (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("gamma", 1, s6), tparam_c("beta", 1, s6)},
                      at_int(NOATTRS, "num_groups", 4), &oc),
