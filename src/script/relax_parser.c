@@ -9,6 +9,7 @@
  * calls: True/False → bool, int → int, float → float, a list of ints → ints, None → attr
  * omitted, a string → dtype when the key ends in "dtype" (TVM's DataType attrs), else a
  * string; anything else → a PrimExpr. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,6 +550,9 @@ static rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec
   else if (e->kind == PY_E_FLOAT) d = e->fval;
   else if (e->kind == PY_E_UNARY && strcmp(e->op, "-") == 0 && e->a->kind == PY_E_FLOAT) d = -e->a->fval;
   else if (e->kind == PY_E_CONST && strcmp(e->str, "None") != 0) d = strcmp(e->str, "True") == 0;
+  else if (e->kind == PY_E_STR && strcmp(e->str, "nan") == 0) d = NAN; /* TVM quotes non-finite floats */
+  else if (e->kind == PY_E_STR && strcmp(e->str, "inf") == 0) d = INFINITY;
+  else if (e->kind == PY_E_STR && strcmp(e->str, "-inf") == 0) d = -INFINITY;
   else return err(r, e, "R.const: expected a number, got %s", desc(r, e));
   rlx_vec_push(vals, d);
   return NULL;
@@ -602,6 +606,24 @@ static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t**
 }
 
 static const char* const no_kw[] = {NULL};
+
+/* A positional op argument. Besides Relax expressions, TVM's Python op wrappers accept plain
+ * values: a string naming a dtype → R.dtype(..), another string → R.str(..), an integer →
+ * R.prim_value(..) (int64). The printer always writes the explicit forms. */
+static rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+  int64_t iv;
+  rlx_dtype_t t;
+  if (e->kind == PY_E_STR) {
+    if (rlx_dtype_parse(e->str, &t)) *out = rlx_relax_dtype_imm(r->ctx, t);
+    else *out = rlx_relax_string_imm(r->ctx, rlx_ctx_strdup(r->ctx, e->str));
+    return NULL;
+  }
+  if (int_lit(e, &iv)) {
+    *out = rlx_relax_prim_value(r->ctx, rlx_ir_i64(r->ctx, iv));
+    return NULL;
+  }
+  return expr(r, e, out);
+}
 
 static rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
   const py_expr_t* f = call->n ? call->items[0] : NULL;
@@ -723,7 +745,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
   const char* opname = rlx_ctx_sprintf(ctx, "relax.%s", k);
   if (!rlx_op_lookup(opname)) return err(r, e->a, "unknown op R.%s", k);
   rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &args[i]));
+  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(op_arg(r, e->items[i], &args[i]));
   rlx_attrs_t attrs = {0};
   int ns = 0;
   rlx_sinfo_t** ss = NULL;

@@ -371,6 +371,57 @@ static void test_long_chain(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Accepted variants print in the canonical form: TVM's Python-value op arguments, positional
+ * dtype in R.Tensor, `_ = cls.f(...)`, R.call_packed without sinfo_args; non-finite float
+ * constants round trip through TVM's quoted form. */
+static void test_variants(void) {
+  const char* src =
+      "from tvm.script import ir as I, tir as T, relax as R\n"
+      "@I.ir_module\nclass Mod:\n"
+      "    @T.prim_func(private=True)\n"
+      "    def k(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
+      "        for i in range(4):\n"
+      "            with T.block(\"B\"):\n"
+      "                vi = T.axis.spatial(4, i)\n"
+      "                B[vi] = A[vi]\n"
+      "    @R.function(pure=False)\n"
+      "    def main(x: R.Tensor((4,), \"float32\")):\n"
+      "        a = R.builtin.alloc_tensor(R.shape([4]), \"float32\", 0)\n"
+      "        _ = Mod.k(x, a)\n"
+      "        s = R.call_packed(\"show\", a)\n"
+      "        c = R.const([\"nan\", \"inf\", -0.5, 2], \"float32\")\n"
+      "        return a\n";
+  const char* want =
+      "    @R.function(pure=False)\n"
+      "    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        cls = Module\n"
+      "        a: R.Tensor((4,), dtype=\"float32\") = R.builtin.alloc_tensor(R.shape([4]), R.dtype(\"float32\"), R.prim_value(0))\n"
+      "        cls.k(x, a)\n"
+      "        s: R.Object = R.call_packed(\"show\", a)\n"
+      "        c: R.Tensor((4,), dtype=\"float32\") = R.const([\"nan\", \"inf\", -0.5, 2], \"float32\")\n"
+      "        return a\n";
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, src, "v.py", &m));
+  char* text = m ? rlx_script_print_module(m) : NULL;
+  CHECK(text && strstr(text, want));
+  if (text && !strstr(text, want)) fprintf(stderr, "%s", text);
+  rlx_module_t* m2 = NULL;
+  if (text) CHECK_OK(rlx_script_parse(ctx, text, "v2.py", &m2));
+  rlx_relax_func_t *a = relax_func(m, "main"), *b = relax_func(m2, "main");
+  CHECK(a && b && rlx_relax_func_equal(a, b));
+  if (a) {
+    rlx_relax_binding_t* c = binding(a, 0, 3);
+    CHECK(c && c->value->kind == RLX_RELAX_CONSTANT);
+    if (c && c->value->kind == RLX_RELAX_CONSTANT) {
+      float* v = ((rlx_relax_constant_t*)c->value)->data;
+      CHECK(isnan(v[0]) && isinf(v[1]) && v[1] > 0 && v[2] == -0.5f && v[3] == 2.0f);
+    }
+  }
+  free(text);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlc_golden();
   test_symbolic_golden();
@@ -380,5 +431,6 @@ int main(void) {
   test_golden_sinfo();
   test_names_and_constants();
   test_long_chain();
+  test_variants();
   TEST_MAIN_END();
 }
