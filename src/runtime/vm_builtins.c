@@ -182,6 +182,54 @@ static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* 
   return NULL;
 }
 
+/* match_prim_value(value, heap, i<kind>, i<v>, c<context>, c<expected text>): value is an
+ * int; kind as match_shape's. Error: "<context>: expected n (bound to 3), got 4". */
+static rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.match_prim_value";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 6));
+  const char* ctx = a[4].kind == RLX_VMV_STR ? a[4].u.s : "value";
+  const char* expected = a[5].kind == RLX_VMV_STR ? a[5].u.s : "?";
+  if (a[0].kind != RLX_VMV_INT) return ERR("%s: expected an int, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 3, &a[3], RLX_VMV_INT));
+  int64_t k = a[2].u.i, v = a[3].u.i, x = a[0].u.i;
+  if (k == MATCH_ASSERT_IMM) {
+    if (x != v) return ERR("%s: expected %lld, got %lld", ctx, (long long)v, (long long)x);
+    return NULL;
+  }
+  if (k == MATCH_SKIP) return NULL;
+  if (k != MATCH_STORE && k != MATCH_ASSERT_SLOT) return ERR("%s: bad match kind %lld", who, (long long)k);
+  int64_t* heap = NULL;
+  int64_t hn = 0;
+  RLX_RETURN_IF_ERROR(heap_arg(who, 1, &a[1], &heap, &hn));
+  RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
+  if (k == MATCH_STORE) heap[v] = x;
+  else if (heap[v] != x)
+    return ERR("%s: expected %s (bound to %lld), got %lld", ctx, expected, (long long)heap[v], (long long)x);
+  (void)out;
+  return NULL;
+}
+
+/* make_prim_value(heap or i0, i<kind>, i<v>): kind 0 = the value v, 1 = heap slot v. */
+static rlx_status_t* b_make_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.make_prim_value";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
+  out->kind = RLX_VMV_INT;
+  if (a[1].u.i == 0) {
+    out->u.i = a[2].u.i;
+    return NULL;
+  }
+  if (a[1].u.i != 1) return ERR("%s: bad kind %lld", who, (long long)a[1].u.i);
+  int64_t* heap = NULL;
+  int64_t hn = 0;
+  RLX_RETURN_IF_ERROR(heap_arg(who, 0, &a[0], &heap, &hn));
+  RLX_RETURN_IF_ERROR(slot_ok(who, a[2].u.i, hn));
+  out->u.i = heap[a[2].u.i];
+  return NULL;
+}
+
 /* Opcodes of shape_compute programs (kept in step with lower_shapes.c). */
 enum { SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX };
 

@@ -18,6 +18,8 @@
  *   over slots and immediates);
  * - a MatchCast is preceded by the same checks on its value (it stays, for the vars it
  *   defines; the VM codegen makes it a move);
+ * - a param or match_cast of R.Prim(value=n): vm.builtin.match_prim_value (same kinds);
+ * - a PrimValue with a symbolic value: `vm.builtin.make_prim_value(heap, kind, value)`;
  * - a ShapeExpr with a non-constant dim (as the argument of a call, or a binding's value)
  *   becomes `s = R.call_packed("vm.builtin.make_shape", heap, ndim, (kind, value)...)` with
  *   kind 0 = constant, 1 = slot. The VM codegen turns a DPS kernel call whose last argument
@@ -211,6 +213,24 @@ static const char* shape_text(ls_t* s, int ndim, rlx_expr_t* const* dims) {
   return r;
 }
 
+/* make_prim_value for a symbolic PrimValue; a constant one stays as it is. */
+static rlx_status_t* lower_prim_value(ls_t* s, rlx_relax_prim_value_t* pv, rlx_relax_expr_t** out) {
+  if (pv->value->kind == RLX_EXPR_INT_IMM || pv->value->kind == RLX_EXPR_FLOAT_IMM) {
+    *out = &pv->hdr;
+    return NULL;
+  }
+  int64_t k = 0, v = 0;
+  RLX_RETURN_IF_ERROR(dim_ref(s, pv->value, &k, &v));
+  exprs_t args = {0};
+  rlx_vec_push(&args, &s->heap->hdr);
+  rlx_vec_push(&args, i64v(s, k));
+  rlx_vec_push(&args, i64v(s, v));
+  rlx_relax_var_t* var = NULL;
+  RLX_RETURN_IF_ERROR(emit_builtin(s, "vm.builtin.make_prim_value", &args, pv->hdr.sinfo, "prim", &var));
+  *out = &var->hdr;
+  return NULL;
+}
+
 /* The checks of value against sinfo (param or match_cast). composite: when non-NULL, a
  * second pass that checks only the composite dims (after every param is matched). */
 static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* what, bool composite_pass,
@@ -233,6 +253,33 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
   } else if (sinfo->kind == RLX_SINFO_SHAPE) {
     ndim = ((rlx_sinfo_shape_t*)sinfo)->ndim;
     dims = ((rlx_sinfo_shape_t*)sinfo)->values;
+  } else if (sinfo->kind == RLX_SINFO_PRIM && ((rlx_sinfo_prim_t*)sinfo)->value) {
+    rlx_expr_t* e = ((rlx_sinfo_prim_t*)sinfo)->value;
+    int64_t k = MATCH_SKIP, v = 0;
+    if (composite_pass) {
+      if (e->kind == RLX_EXPR_INT_IMM || e->kind == RLX_EXPR_VAR) return NULL;
+      RLX_RETURN_IF_ERROR(dim_ref(s, e, &k, &v));
+      k = MATCH_ASSERT_SLOT;
+    } else if (e->kind == RLX_EXPR_INT_IMM) {
+      k = MATCH_ASSERT_IMM;
+      v = ((rlx_int_imm_t*)e)->value;
+    } else if (e->kind == RLX_EXPR_VAR) {
+      rlx_var_t* var = (rlx_var_t*)e;
+      v = slot_of_var(s, var);
+      k = rlx_ptrmap_has(&s->defined, var) ? MATCH_ASSERT_SLOT : MATCH_STORE;
+      rlx_ptrmap_put(&s->defined, var, var);
+    } else if (out_has_composite) {
+      *out_has_composite = true;
+    }
+    rlx_strbuf_t sb = {0};
+    rlx_relax_prim_print(e, &sb);
+    const char* text = rlx_ctx_strdup(s->ctx, rlx_strbuf_cstr(&sb));
+    rlx_strbuf_free(&sb);
+    rlx_relax_expr_t* a[6] = {value, &s->heap->hdr, i64v(s, k), i64v(s, v), rlx_relax_string_imm(s->ctx, what),
+                              rlx_relax_string_imm(s->ctx, text)};
+    exprs_t args = {0};
+    for (int i = 0; i < 6; i++) rlx_vec_push(&args, a[i]);
+    return emit_builtin(s, "vm.builtin.match_prim_value", &args, rlx_sinfo_object(s->ctx), "_", &tmp);
   } else if (sinfo->kind == RLX_SINFO_TUPLE) {
     /* the fields, one by one, through TupleGetItem */
     rlx_sinfo_tuple_t* tu = (rlx_sinfo_tuple_t*)sinfo;
@@ -329,6 +376,7 @@ static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_exp
   value = subst(s, value);
   switch (value->kind) {
     case RLX_RELAX_SHAPE_EXPR: return lower_shape_expr(s, (rlx_relax_shape_expr_t*)value, out);
+    case RLX_RELAX_PRIM_VALUE: return lower_prim_value(s, (rlx_relax_prim_value_t*)value, out);
     case RLX_RELAX_IF: {
       rlx_relax_if_t* f = (rlx_relax_if_t*)value;
       rlx_relax_expr_t *t = f->then_branch, *e = f->else_branch;
@@ -383,9 +431,10 @@ static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_exp
   rlx_relax_expr_t** args = NULL;
   for (int i = 0; i < c->n_args; i++) {
     rlx_relax_expr_t* a = c->args[i];
-    if (a->kind != RLX_RELAX_SHAPE_EXPR) continue;
     rlx_relax_expr_t* na = NULL;
-    RLX_RETURN_IF_ERROR(lower_shape_expr(s, (rlx_relax_shape_expr_t*)a, &na));
+    if (a->kind == RLX_RELAX_SHAPE_EXPR) RLX_RETURN_IF_ERROR(lower_shape_expr(s, (rlx_relax_shape_expr_t*)a, &na));
+    else if (a->kind == RLX_RELAX_PRIM_VALUE) RLX_RETURN_IF_ERROR(lower_prim_value(s, (rlx_relax_prim_value_t*)a, &na));
+    else continue;
     if (na == a) continue;
     if (!args) {
       args = RLX_NEW_ARRAY(s->ctx, rlx_relax_expr_t*, c->n_args);

@@ -78,6 +78,18 @@ static const char* call_src =
     "        lv2: R.Tensor((n,), dtype=\"float32\") = R.add(lv, lv1)\n"
     "        return lv2\n"
     "\n"
+    "    @R.function(private=True)\n"
+    "    def helper3(x: R.Tensor((\"n\",), dtype=\"float32\"), k: R.Prim(value=\"n\")) -> R.Tensor((\"n\",), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        return x\n"
+    "\n"
+    "    @R.function\n"
+    "    def bad(a: R.Tensor((\"m\",), dtype=\"float32\")) -> R.Tensor((\"m\",), dtype=\"float32\"):\n"
+    "        m = T.int64()\n"
+    "        cls = Module\n"
+    "        lv: R.Tensor((m,), dtype=\"float32\") = cls.helper3(a, R.prim_value(m + 1))\n"
+    "        return lv\n"
+    "\n"
     "    @R.function\n"
     "    def main(a: R.Tensor((\"m\",), dtype=\"float32\")) -> R.Tensor((\"m\",), dtype=\"float32\"):\n"
     "        m = T.int64()\n"
@@ -87,7 +99,8 @@ static const char* call_src =
     "        lv2: R.Tensor((m,), dtype=\"float32\") = lv[1]\n"
     "        lv3: R.Tensor((m,), dtype=\"float32\") = R.subtract(lv2, lv1)\n"
     "        lv4: R.Tensor((m,), dtype=\"float32\") = cls.helper2((lv3, a))\n"
-    "        return lv4\n";
+    "        lv5: R.Tensor((m,), dtype=\"float32\") = cls.helper3(lv4, R.prim_value(m))\n"
+    "        return lv5\n";
 
 static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
   rlx_ndarray_t* a = NULL;
@@ -233,7 +246,8 @@ static void test_if(void) {
 }
 
 /* Relax functions calling others (a VM call returning a tuple; one taking a tuple, whose
- * fields' symbolic shapes are matched), TupleGetItem. */
+ * fields' symbolic shapes are matched; one taking R.Prim(value="n") given a symbolic
+ * PrimValue), TupleGetItem. */
 static void test_call(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* mod = NULL;
@@ -268,6 +282,9 @@ static void test_call(void) {
     }
     for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
     free(outs);
+    /* a symbolic PrimValue argument that contradicts the callee's R.Prim(value="n") */
+    CHECK_ERR(rlx_vm_invoke(vm, "bad", 1, (DLTensor*[]){&a->dl}, &n_out, &outs),
+              "helper3: parameter k: expected n (bound to 6), got 7");
     rlx_ndarray_release(a);
     rlx_vm_free(vm);
   }
