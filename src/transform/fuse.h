@@ -27,7 +27,8 @@ const char* rlx_op_pattern_name(rlx_op_pattern_t p);
  * indexed by 0 skipped), injective otherwise; a block with reduce iter vars is a reduction,
  * or out_ewise_fusable when its update is C[v] = C[v] + X * Y. The function's pattern is the
  * max over its blocks. An "op_pattern" attribute (TVM's numbering) wins; a scheduled function
- * ("tir.is_scheduled"), one without blocks or with a block of another shape is opaque. */
+ * ("tir.is_scheduled"), one without blocks, with a block of another shape, or with a strided
+ * or offset param buffer is opaque. */
 rlx_op_pattern_t rlx_tir_func_pattern(const rlx_tir_func_t* f);
 
 /* One call of a fusion group, in binding order: var = R.call_tir(func, (args...),

@@ -177,6 +177,8 @@ rlx_op_pattern_t rlx_tir_func_pattern(const rlx_tir_func_t* f) {
   }
   if (rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "tir.is_scheduled"), &v) && v) return RLX_PATTERN_OPAQUE;
   if (!f->body || stmt_has_stray_store(f->body)) return RLX_PATTERN_OPAQUE;
+  for (int i = 0; i < f->n_params; i++) /* FuseTIR makes compact buffers */
+    if (f->buffer_map[i] && (f->buffer_map[i]->strides || f->buffer_map[i]->elem_offset)) return RLX_PATTERN_OPAQUE;
   pat_t p = {RLX_PATTERN_ELEMWISE, 0, NULL};
   rlx_tir_visitor_t vis = {NULL, NULL, pat_block, &p};
   rlx_tir_stmt_visit(f->body, &vis);
