@@ -918,3 +918,15 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   sm_free(&p.hints);
   rlx_ctx_free(p.ctx);
 }
+
+char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name) {
+  rlx_strbuf_t body = {0}, out = {0};
+  bool used_tir = false, used_meta = false;
+  rs_print_relax_func(m, f, name && *name ? name : "main", 0, &body, &used_tir, &used_meta);
+  if (used_tir) rlx_strbuf_append(&out, "# from tvm.script import tir as T\n");
+  rlx_strbuf_append(&out, "# from tvm.script import relax as R\n\n");
+  rlx_strbuf_append(&out, rlx_strbuf_cstr(&body));
+  if (used_meta) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  rlx_strbuf_free(&body);
+  return rlx_strbuf_take(&out);
+}

@@ -36,6 +36,11 @@ char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
  * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
  * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
 char* rlx_script_print_module(const rlx_module_t* m);
+struct rlx_relax_func; /* relax/relax.h */
+/* Prints one Relax function of module m (m may be NULL) as a standalone @R.function named
+ * name, with the import header; for diffs and debugging. References to module functions
+ * print as cls.f. Heap string. */
+char* rlx_script_print_relax_func(const rlx_module_t* m, const struct rlx_relax_func* f, const char* name);
 /* Parses a script (standalone @T.prim_func / @R.function defs, or an @I.ir_module class)
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */

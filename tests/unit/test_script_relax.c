@@ -121,6 +121,12 @@ static void test_mlc_golden(void) {
       CHECK(x && y && y->kind == RLX_FUNC_TIR && rlx_tir_func_equal(x->func, y->func));
     }
   }
+  /* one function alone */
+  rlx_module_entry_t* me = rlx_module_find(m, "main");
+  char* one = me ? rlx_script_print_relax_func(m, me->func, "main") : NULL;
+  CHECK(one && strncmp(one, "# from tvm.script import relax as R\n\n@R.function\ndef main(A: R.Tensor((128, 128), dtype=\"float32\")", 90) == 0);
+  CHECK(one && strstr(one, "\n    cls = Module\n    with R.dataflow():\n        lv = R.call_tir(cls.matmul, (A, B), "));
+  free(one);
   free(text);
   rlx_ctx_free(ctx);
 }
