@@ -341,14 +341,39 @@ static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
   return NULL;
 }
 
+/* The value of a scalar (R.Prim) operand of a binary op when it is a constant; NULL when the
+ * arg is not a scalar or its value is not constant. */
+static rlx_expr_t* const_scalar(const rlx_relax_expr_t* a) {
+  rlx_expr_t* v = NULL;
+  if (a->kind == RLX_RELAX_PRIM_VALUE) v = ((const rlx_relax_prim_value_t*)a)->value;
+  else if (a->sinfo && a->sinfo->kind == RLX_SINFO_PRIM) v = ((const rlx_sinfo_prim_t*)a->sinfo)->value;
+  return v && (v->kind == RLX_EXPR_INT_IMM || v->kind == RLX_EXPR_FLOAT_IMM) ? v : NULL;
+}
+
+/* Operand i of a binary op as tensor struct info: a scalar (R.Prim) operand counts as a 0-d
+ * tensor of its dtype (TVM's binary ops with a PrimValue). */
+static rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
+  rlx_sinfo_t* s = call->args[i]->sinfo;
+  if (s && s->kind == RLX_SINFO_PRIM) {
+    *out = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1), ((rlx_sinfo_prim_t*)s)->dtype);
+    return NULL;
+  }
+  return ob_tensor_arg(ctx, call, i, out);
+}
+
 static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = binary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a binary op");
   RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t *a, *b;
-  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &a));
-  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &b));
+  RLX_RETURN_IF_ERROR(binary_operand(ctx, call, 0, &a));
+  RLX_RETURN_IF_ERROR(binary_operand(ctx, call, 1, &b));
+  bool pa = call->args[0]->sinfo->kind == RLX_SINFO_PRIM, pb = call->args[1]->sinfo->kind == RLX_SINFO_PRIM;
+  if (pa && pb) return ob_error(call, "needs at least one tensor operand, got two scalars");
+  /* a constant scalar takes the tensor's dtype */
+  if (pa && const_scalar(call->args[0])) a = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, a->shape, b->dtype);
+  if (pb && const_scalar(call->args[1])) b = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, b->shape, a->dtype);
   bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
   bool known = !rlx_dtype_is_void(a->dtype) && !rlx_dtype_is_void(b->dtype);
   if (!logical && known && !rlx_dtype_eq(a->dtype, b->dtype))
@@ -359,16 +384,32 @@ static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, 
   return broadcast_sinfo(ctx, call, a, b, t, out);
 }
 
+typedef struct {
+  ob_te_base_t base;
+  int op;
+  rlx_expr_t* scalar; /* a constant scalar operand, or NULL */
+  bool scalar_first;
+} bin_user_t;
+
 static rlx_te_tensor_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
-  ew_user_t* u = user;
+  bin_user_t* u = user;
+  if (u->scalar) return rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &u->base.st);
   return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &u->base.st);
 }
 
 static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), {0}, 0, 0};
-  return ob_call_te(bb, te_binary, &u.base, 2, call->args, rlx_topi_binary_name((rlx_topi_binary_t)u.op), out);
+  bin_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), NULL, false};
+  const char* name = rlx_topi_binary_name((rlx_topi_binary_t)u.op);
+  for (int i = 0; i < 2; i++) {
+    if (call->args[i]->sinfo->kind != RLX_SINFO_PRIM) continue;
+    u.scalar = const_scalar(call->args[i]);
+    if (!u.scalar) return ob_error(call, "legalization supports only constant scalar (R.prim_value) operands");
+    u.scalar_first = i == 0;
+    return ob_call_te(bb, te_binary, &u.base, 1, &call->args[1 - i], name, out);
+  }
+  return ob_call_te(bb, te_binary, &u.base, 2, call->args, name, out);
 }
 
 /* ------------------------------------------------------------------ where, astype, clip */

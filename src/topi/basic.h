@@ -116,6 +116,11 @@ bool rlx_topi_binary_is_bool(rlx_topi_binary_t op);
  * for ints (TVM's tir.Div); floor_divide: floor(a / b) / floordiv. */
 rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
                                  rlx_status_t** out_st);
+/* op(x, scalar) (or op(scalar, x) when scalar_first) elementwise: the scalar is a PrimExpr
+ * (TVM's binary ops with a PrimValue operand). A constant of another dtype is converted to
+ * x's; a non-constant must have x's dtype (logical ops: any). Tag "elemwise". */
+rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x, rlx_expr_t* scalar,
+                                        bool scalar_first, rlx_status_t** out_st);
 /* topi.add: a + b with broadcasting (for builders). */
 rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st);
 /* where(cond, x, y), three-way broadcasting; cond nonzero selects x. x, y same dtype. */

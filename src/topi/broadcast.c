@@ -89,6 +89,8 @@ typedef struct {
   rlx_te_tensor_t* b;
   rlx_te_tensor_t* c;
   int ndim;
+  rlx_expr_t* sa; /* binary with a scalar: used instead of a (or b) when set */
+  rlx_expr_t* sb;
 } bin_user_t;
 
 static rlx_expr_t* truthy(rlx_ctx_t* ctx, rlx_expr_t* v) {
@@ -99,8 +101,8 @@ static rlx_expr_t* truthy(rlx_ctx_t* ctx, rlx_expr_t* v) {
 
 static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   bin_user_t* u = user;
-  rlx_expr_t* x = rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
-  rlx_expr_t* y = rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx);
+  rlx_expr_t* x = u->sa ? u->sa : rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
+  rlx_expr_t* y = u->sb ? u->sb : rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx);
   bool fl = rlx_dtype_is_float(x->dtype);
   switch (u->op) {
     case RLX_TOPI_ADD: return rlx_ir_add(ctx, x, y);
@@ -156,6 +158,34 @@ rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_te
   u->b = b;
   u->ndim = n;
   return rlx_te_compute(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast");
+}
+
+rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x, rlx_expr_t* scalar,
+                                        bool scalar_first, rlx_status_t** out_st) {
+  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !x || !scalar || scalar->dtype.lanes != 1) {
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op, NULL input or non-scalar value");
+    return NULL;
+  }
+  rlx_dtype_t t = x->buffer->dtype;
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  if (!logical && !rlx_dtype_eq(scalar->dtype, t)) {
+    if (scalar->kind != RLX_EXPR_INT_IMM && scalar->kind != RLX_EXPR_FLOAT_IMM) {
+      char a[32], b[32];
+      *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", binary_names[op],
+                                  rlx_dtype_str(t, a), rlx_dtype_str(scalar->dtype, b));
+      return NULL;
+    }
+    scalar = rlx_ir_cast(ctx, t, scalar); /* a constant takes the tensor's dtype */
+  }
+  bin_user_t* u = RLX_NEW(ctx, bin_user_t);
+  u->op = op;
+  u->a = x;
+  u->b = x;
+  if (scalar_first) u->sa = scalar;
+  else u->sb = scalar;
+  u->ndim = x->buffer->ndim;
+  return rlx_te_compute(ctx, u->ndim, x->buffer->shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", binary_names[op]),
+                        "elemwise");
 }
 
 rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st) {

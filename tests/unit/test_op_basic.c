@@ -252,6 +252,54 @@ static void test_binary_sinfo(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A scalar (R.prim_value) operand acts as a 0-d tensor (TVM); a constant takes the tensor's
+ * dtype. */
+static void test_binary_scalar(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t s5[1] = {5};
+  rlx_relax_var_t* x = tvar(ctx, "x", 1, s5, F32);
+  rlx_relax_var_t* xi = tvar(ctx, "xi", 1, s5, I32);
+  rlx_relax_expr_t* two = rlx_relax_prim_value(ctx, c64(ctx, 2));
+  rlx_relax_expr_t* ten = rlx_relax_prim_value(ctx, rlx_ir_int(ctx, I32, 10));
+  CHECK_STREQ(op_sinfo(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&x->hdr, two}, attrs0()),
+              "R.Tensor((5,), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.less", 2, (rlx_relax_expr_t*[]){two, &x->hdr}, attrs0()),
+              "R.Tensor((5,), dtype=\"bool\")");
+  tens_t tx, ti, to, tb;
+  tens_init(&tx, F32, 1, s5);
+  tens_init(&ti, I32, 1, s5);
+  tens_init(&to, F32, 1, s5);
+  tens_init(&tb, BOOL, 1, s5);
+  for (int i = 0; i < 5; i++) tens_set(&tx, i, i - 1.5), tens_set(&ti, i, 3 * i);
+  CHECK_OK(op_run(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&x->hdr, two}, attrs0(), 1, &tx, 1, &to, NULL));
+  double r1[5], r2[5], r3[5];
+  for (int i = 0; i < 5; i++) r1[i] = i - 1.5 + 2, r2[i] = 10 - 3 * i, r3[i] = 2 < i - 1.5;
+  CHECK(tens_close(&to, r1, 0, 0, NULL));
+  tens_free(&to);
+  tens_init(&to, I32, 1, s5);
+  CHECK_OK(op_run(ctx, "relax.subtract", 2, (rlx_relax_expr_t*[]){ten, &xi->hdr}, attrs0(), 1, &ti, 1, &to, NULL));
+  CHECK(tens_close(&to, r2, 0, 0, NULL));
+  CHECK_OK(op_run(ctx, "relax.less", 2, (rlx_relax_expr_t*[]){two, &x->hdr}, attrs0(), 1, &tx, 1, &tb, NULL));
+  CHECK(tens_close(&tb, r3, 0, 0, NULL));
+  /* a symbolic scalar: inferred, but not legalized yet; two scalars are an error */
+  rlx_relax_var_t* p = rlx_relax_var(ctx, "p", rlx_sinfo_prim(ctx, F32, NULL));
+  rlx_relax_call_t* c = NULL;
+  CHECK_OK(op_call(ctx, "relax.multiply", 2, (rlx_relax_expr_t*[]){&x->hdr, &p->hdr}, attrs0(), &c));
+  rlx_relax_expr_t* e = NULL;
+  rlx_module_t* m = NULL;
+  if (c) CHECK_ERR(op_legalize(ctx, c, &e, &m), "relax.multiply: legalization supports only constant scalar");
+  rlx_relax_var_t* pi = rlx_relax_var(ctx, "pi", rlx_sinfo_prim(ctx, I32, NULL));
+  CHECK_ERR(op_call(ctx, "relax.multiply", 2, (rlx_relax_expr_t*[]){&x->hdr, &pi->hdr}, attrs0(), &c),
+            "relax.multiply: operand dtypes differ: float32 and int32");
+  CHECK_ERR(op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){two, ten}, attrs0(), &c),
+            "relax.add: needs at least one tensor operand");
+  tens_free(&tx);
+  tens_free(&ti);
+  tens_free(&to);
+  tens_free(&tb);
+  rlx_ctx_free(ctx);
+}
+
 /* x: (n, 4) + y: (4,) legalized once, run with n = 3 and n = 1. */
 static void test_binary_symbolic_run(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
@@ -475,6 +523,7 @@ int main(void) {
   test_binary_numbers();
   test_binary_sinfo();
   test_binary_symbolic_run();
+  test_binary_scalar();
   test_legalized_form();
   test_where();
   test_astype();
