@@ -80,13 +80,20 @@ static bool kind_ok(const char* want, rlx_attr_kind_t k) {
 
 static const char* kind_desc(rlx_attr_kind_t k) {
   switch (k) {
-    case RLX_ATTR_BOOL: return "a bool";
-    case RLX_ATTR_INT: return "an int";
-    case RLX_ATTR_FLOAT: return "a float";
-    case RLX_ATTR_STR: return "a string";
-    case RLX_ATTR_DTYPE: return "a dtype";
-    case RLX_ATTR_INTS: return "a list of ints";
-    case RLX_ATTR_EXPR: return "an expression";
+    case RLX_ATTR_BOOL:
+      return "a bool";
+    case RLX_ATTR_INT:
+      return "an int";
+    case RLX_ATTR_FLOAT:
+      return "a float";
+    case RLX_ATTR_STR:
+      return "a string";
+    case RLX_ATTR_DTYPE:
+      return "a dtype";
+    case RLX_ATTR_INTS:
+      return "a list of ints";
+    case RLX_ATTR_EXPR:
+      return "an expression";
   }
   return "?";
 }
@@ -116,12 +123,12 @@ rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call, const char* spec) {
     if (!want) return ob_error(call, "unknown attribute '%s'", a->key);
     if (!kind_ok(want, a->kind))
       return ob_error(call, "attribute %s must be %s, got %s", a->key,
-                      strcmp(want, "ints") == 0 ? "a list of ints"
-                      : strcmp(want, "int") == 0                                ? "an int"
-                      : strcmp(want, "bool") == 0                               ? "a bool"
-                      : strcmp(want, "float") == 0                              ? "a number"
-                      : strcmp(want, "dtype") == 0                              ? "a dtype"
-                                                                                : "a string",
+                      strcmp(want, "ints") == 0    ? "a list of ints"
+                      : strcmp(want, "int") == 0   ? "an int"
+                      : strcmp(want, "bool") == 0  ? "a bool"
+                      : strcmp(want, "float") == 0 ? "a number"
+                      : strcmp(want, "dtype") == 0 ? "a dtype"
+                                                   : "a string",
                       kind_desc(a->kind));
   }
   return NULL;
@@ -130,10 +137,14 @@ rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call, const char* spec) {
 bool ob_attr_int(const rlx_relax_call_t* call, const char* key, int64_t* out) {
   const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
   if (!a) return false;
-  if (a->kind == RLX_ATTR_INT) *out = a->u.i;
-  else if (a->kind == RLX_ATTR_INTS && a->u.ints.n == 1) *out = a->u.ints.v[0];
-  else if (a->kind == RLX_ATTR_BOOL) *out = a->u.b;
-  else return false;
+  if (a->kind == RLX_ATTR_INT)
+    *out = a->u.i;
+  else if (a->kind == RLX_ATTR_INTS && a->u.ints.n == 1)
+    *out = a->u.ints.v[0];
+  else if (a->kind == RLX_ATTR_BOOL)
+    *out = a->u.b;
+  else
+    return false;
   return true;
 }
 
@@ -165,9 +176,12 @@ bool ob_attr_bool(const rlx_relax_call_t* call, const char* key, bool dflt) {
 bool ob_attr_float(const rlx_relax_call_t* call, const char* key, double* out) {
   const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
   if (!a) return false;
-  if (a->kind == RLX_ATTR_FLOAT) *out = a->u.f;
-  else if (a->kind == RLX_ATTR_INT) *out = (double)a->u.i;
-  else return false;
+  if (a->kind == RLX_ATTR_FLOAT)
+    *out = a->u.f;
+  else if (a->kind == RLX_ATTR_INT)
+    *out = (double)a->u.i;
+  else
+    return false;
   return true;
 }
 
@@ -179,9 +193,12 @@ const char* ob_attr_str(const rlx_relax_call_t* call, const char* key, const cha
 bool ob_attr_dtype(const rlx_relax_call_t* call, const char* key, rlx_dtype_t* out) {
   const rlx_attr_t* a = rlx_attrs_get(&call->attrs, key);
   if (!a) return false;
-  if (a->kind == RLX_ATTR_DTYPE) *out = a->u.dtype;
-  else if (a->kind == RLX_ATTR_STR) return rlx_dtype_parse(a->u.s, out);
-  else return false;
+  if (a->kind == RLX_ATTR_DTYPE)
+    *out = a->u.dtype;
+  else if (a->kind == RLX_ATTR_STR)
+    return rlx_dtype_parse(a->u.s, out);
+  else
+    return false;
   return true;
 }
 
@@ -328,8 +345,10 @@ static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int i = 0; i < n; i++) {
     int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
-    if (ia < 0) s[i] = b->shape[ib];
-    else if (ib < 0) s[i] = a->shape[ia];
+    if (ia < 0)
+      s[i] = b->shape[ib];
+    else if (ib < 0)
+      s[i] = a->shape[ia];
     else {
       rlx_topi_broadcast_dim(ctx, a->shape[ia], b->shape[ib], &s[i]);
       if (!s[i])
@@ -345,8 +364,10 @@ static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
  * arg is not a scalar or its value is not constant. */
 static rlx_expr_t* const_scalar(const rlx_relax_expr_t* a) {
   rlx_expr_t* v = NULL;
-  if (a->kind == RLX_RELAX_PRIM_VALUE) v = ((const rlx_relax_prim_value_t*)a)->value;
-  else if (a->sinfo && a->sinfo->kind == RLX_SINFO_PRIM) v = ((const rlx_sinfo_prim_t*)a->sinfo)->value;
+  if (a->kind == RLX_RELAX_PRIM_VALUE)
+    v = ((const rlx_relax_prim_value_t*)a)->value;
+  else if (a->sinfo && a->sinfo->kind == RLX_SINFO_PRIM)
+    v = ((const rlx_sinfo_prim_t*)a->sinfo)->value;
   return v && (v->kind == RLX_EXPR_INT_IMM || v->kind == RLX_EXPR_FLOAT_IMM) ? v : NULL;
 }
 
@@ -355,7 +376,8 @@ static rlx_expr_t* const_scalar(const rlx_relax_expr_t* a) {
 static rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
   rlx_sinfo_t* s = call->args[i]->sinfo;
   if (s && s->kind == RLX_SINFO_PRIM) {
-    *out = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1), ((rlx_sinfo_prim_t*)s)->dtype);
+    *out = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1),
+                                                 ((rlx_sinfo_prim_t*)s)->dtype);
     return NULL;
   }
   return ob_tensor_arg(ctx, call, i, out);
@@ -393,7 +415,8 @@ typedef struct {
 
 static rlx_te_tensor_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
   bin_user_t* u = user;
-  if (u->scalar) return rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &u->base.st);
+  if (u->scalar)
+    return rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &u->base.st);
   return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &u->base.st);
 }
 
@@ -474,9 +497,12 @@ static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, doubl
       rlx_relax_expr_t* a = call->args[1 + k];
       rlx_expr_t* v = a->kind == RLX_RELAX_PRIM_VALUE ? ((rlx_relax_prim_value_t*)a)->value : NULL;
       int64_t iv;
-      if (v && v->kind == RLX_EXPR_FLOAT_IMM) *outs[k] = ((rlx_float_imm_t*)v)->value;
-      else if (v && rlx_expr_is_const_int(v, &iv)) *outs[k] = (double)iv;
-      else return ob_error(call, "argument %d (%s) must be a constant R.prim_value", 1 + k, keys[k]);
+      if (v && v->kind == RLX_EXPR_FLOAT_IMM)
+        *outs[k] = ((rlx_float_imm_t*)v)->value;
+      else if (v && rlx_expr_is_const_int(v, &iv))
+        *outs[k] = (double)iv;
+      else
+        return ob_error(call, "argument %d (%s) must be a constant R.prim_value", 1 + k, keys[k]);
     } else if (!ob_attr_float(call, keys[k], outs[k]))
       return ob_error(call, "needs %s as an argument or attribute", keys[k]);
   }
@@ -509,9 +535,12 @@ static rlx_status_t* legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, r
 }
 
 /* ------------------------------------------------------------------ the table */
-#define UNARY(name) {name, infer_unary, legalize_unary, true}
-#define BINARY(name) {name, infer_binary, legalize_binary, true}
-#define SHAPE(name, fn) {name, ob_infer_##fn, ob_legalize_##fn, true}
+#define UNARY(name) \
+  { name, infer_unary, legalize_unary, true }
+#define BINARY(name) \
+  { name, infer_binary, legalize_binary, true }
+#define SHAPE(name, fn) \
+  { name, ob_infer_##fn, ob_legalize_##fn, true }
 
 const rlx_op_def_t rlx_ops_basic[] = {
     UNARY("relax.nn.relu"),

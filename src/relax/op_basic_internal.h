@@ -62,9 +62,10 @@ rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 
 #define OB_SHAPE_OPS(X)                                                                                              \
-  X(permute_dims) X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split) X(strided_slice) X(take) X(pad) \
-  X(broadcast_to) X(full)
-#define X(n)                                                                                    \
+  X(permute_dims)                                                                                                    \
+  X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split) X(strided_slice) X(take) X(pad) X(broadcast_to) \
+      X(full)
+#define X(n)                                                                                   \
   rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
   rlx_status_t* ob_legalize_##n(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 OB_SHAPE_OPS(X)

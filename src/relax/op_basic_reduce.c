@@ -6,7 +6,7 @@
 #include "op_basic_internal.h"
 
 static int reduce_of(const char* name) {
-  static const char* const names[] = {"relax.sum", "relax.mean", "relax.max", "relax.min",
+  static const char* const names[] = {"relax.sum",  "relax.mean",   "relax.max",   "relax.min",
                                       "relax.prod", "relax.argmax", "relax.argmin"};
   for (int i = 0; i < 7; i++)
     if (strcmp(name, names[i]) == 0) return i;

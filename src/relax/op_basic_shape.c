@@ -17,18 +17,18 @@
 /* User data of the TE callbacks of this file; each op uses the fields it needs. */
 typedef struct {
   ob_te_base_t base;
-  int n;              /* length of v (and v2..v4) */
-  int64_t* v;         /* axes (permute_dims, expand_dims, squeeze, strided_slice), pad_width */
-  int64_t* v2;        /* strided_slice: begin */
-  int64_t* v3;        /* strided_slice: end */
-  int64_t* v4;        /* strided_slice: strides (NULL = 1) */
-  int64_t k;          /* concat / take: axis */
-  bool flag;          /* broadcast_to (vs reshape), squeeze (vs expand_dims), take: has an axis */
-  int ndim;           /* target rank (reshape, broadcast_to, full) */
-  rlx_expr_t** shape; /* Relax-side target shape (mapped into the callback's vars) */
-  const char* mode;   /* take */
-  double value;       /* pad value; full's constant */
-  rlx_dtype_t dtype;  /* full */
+  int n;                   /* length of v (and v2..v4) */
+  int64_t* v;              /* axes (permute_dims, expand_dims, squeeze, strided_slice), pad_width */
+  int64_t* v2;             /* strided_slice: begin */
+  int64_t* v3;             /* strided_slice: end */
+  int64_t* v4;             /* strided_slice: strides (NULL = 1) */
+  int64_t k;               /* concat / take: axis */
+  bool flag;               /* broadcast_to (vs reshape), squeeze (vs expand_dims), take: has an axis */
+  int ndim;                /* target rank (reshape, broadcast_to, full) */
+  rlx_expr_t** shape;      /* Relax-side target shape (mapped into the callback's vars) */
+  const char* mode;        /* take */
+  double value;            /* pad value; full's constant */
+  rlx_dtype_t dtype;       /* full */
   rlx_relax_expr_t** args; /* the call's args, for mapping target shapes */
 } sh_user_t;
 
@@ -127,15 +127,16 @@ rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
       rlx_expr_t* rest = prod(ctx, n, s);
       int64_t a, b;
       if (rlx_expr_is_const_int(total, &a) && rlx_expr_is_const_int(rest, &b) && (b == 0 || a % b != 0))
-        return ob_error(call, "cannot reshape %s to %s", ob_shape_str(ctx, x->ndim, x->shape), ob_shape_str(ctx, n, vals));
+        return ob_error(call, "cannot reshape %s to %s", ob_shape_str(ctx, x->ndim, x->shape),
+                        ob_shape_str(ctx, n, vals));
       s[infer_at] = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, total, rest));
     }
     rlx_expr_t* nt = prod(ctx, n, s);
     int64_t a, b;
     bool both_const = rlx_expr_is_const_int(total, &a) && rlx_expr_is_const_int(nt, &b);
     if ((both_const && a != b) || (!both_const && !rlx_ir_prove_equal(ctx, total, nt)))
-      return ob_error(call, "cannot reshape %s to %s: the element counts differ",
-                      ob_shape_str(ctx, x->ndim, x->shape), ob_shape_str(ctx, n, s));
+      return ob_error(call, "cannot reshape %s to %s: the element counts differ", ob_shape_str(ctx, x->ndim, x->shape),
+                      ob_shape_str(ctx, n, s));
   }
   *out = tensor_like(ctx, n, s, x->dtype);
   return NULL;
@@ -154,7 +155,8 @@ static rlx_status_t* legalize_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* cal
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   rlx_sinfo_tensor_t* o = (rlx_sinfo_tensor_t*)call->hdr.sinfo;
-  if (!o || o->hdr.kind != RLX_SINFO_TENSOR || !o->shape) return ob_error(call, "legalization needs a known output shape");
+  if (!o || o->hdr.kind != RLX_SINFO_TENSOR || !o->shape)
+    return ob_error(call, "legalization needs a known output shape");
   sh_user_t u = sh_user(ctx, call);
   u.ndim = o->ndim;
   u.shape = o->shape;
@@ -200,7 +202,8 @@ rlx_status_t* ob_infer_broadcast_to(rlx_ctx_t* ctx, const rlx_relax_call_t* call
       rlx_expr_t *xd = x->shape[d], *td = vals[d + n - x->ndim];
       int64_t c;
       if ((rlx_expr_is_const_int(xd, &c) && c == 1) || xd == td || rlx_ir_prove_equal(ctx, xd, td)) continue;
-      return ob_error(call, "cannot broadcast %s to %s", ob_shape_str(ctx, x->ndim, x->shape), ob_shape_str(ctx, n, vals));
+      return ob_error(call, "cannot broadcast %s to %s", ob_shape_str(ctx, x->ndim, x->shape),
+                      ob_shape_str(ctx, n, vals));
     }
   *out = tensor_like(ctx, n, vals, x->dtype);
   return NULL;
@@ -260,7 +263,8 @@ rlx_status_t* ob_infer_squeeze(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
   }
   bool* mask = RLX_NEW_ARRAY(ctx, bool, x->ndim);
   if (has) {
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_topi_reduce_axes("axis", x->ndim, na, axes, mask), "%s", ob_name(call)));
+    RLX_RETURN_IF_ERROR(
+        rlx_status_annotate(rlx_topi_reduce_axes("axis", x->ndim, na, axes, mask), "%s", ob_name(call)));
   }
   int on = 0;
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim);
@@ -268,7 +272,8 @@ rlx_status_t* ob_infer_squeeze(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
     int64_t c;
     bool one = x->shape && rlx_expr_is_const_int(x->shape[d], &c) && c == 1;
     if (has && mask[d] && x->shape && rlx_expr_is_const_int(x->shape[d], &c) && c != 1)
-      return ob_error(call, "cannot squeeze axis %d of %s: its extent is not 1", d, ob_shape_str(ctx, x->ndim, x->shape));
+      return ob_error(call, "cannot squeeze axis %d of %s: its extent is not 1", d,
+                      ob_shape_str(ctx, x->ndim, x->shape));
     if (has ? mask[d] : one) continue;
     s[on++] = x->shape ? x->shape[d] : NULL;
   }
@@ -305,7 +310,8 @@ rlx_status_t* ob_infer_concat(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
     rlx_sinfo_tensor_t* f = (rlx_sinfo_tensor_t*)tup->fields[k];
     if (!rlx_dtype_is_void(f->dtype)) {
       if (!rlx_dtype_is_void(t) && !rlx_dtype_eq(t, f->dtype))
-        return ob_error(call, "tensors have different dtypes: %s and %s", ob_dtype_str(ctx, t), ob_dtype_str(ctx, f->dtype));
+        return ob_error(call, "tensors have different dtypes: %s and %s", ob_dtype_str(ctx, t),
+                        ob_dtype_str(ctx, f->dtype));
       t = f->dtype;
     }
     if (f->ndim >= 0) {
@@ -368,11 +374,13 @@ static rlx_status_t* split_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* call, i
   *n_idx = 0;
   *axis = 0;
   ob_attr_int(call, "axis", axis);
-  if (a && a->kind == RLX_ATTR_INT) *sections = a->u.i;
+  if (a && a->kind == RLX_ATTR_INT)
+    *sections = a->u.i;
   else if (a && a->kind == RLX_ATTR_INTS) {
     *n_idx = a->u.ints.n;
     *idx = a->u.ints.v ? a->u.ints.v : RLX_NEW(ctx, int64_t);
-  } else return ob_error(call, "needs indices_or_sections (an int or a list of ints)");
+  } else
+    return ob_error(call, "needs indices_or_sections (an int or a list of ints)");
   return NULL;
 }
 
@@ -434,9 +442,11 @@ rlx_status_t* ob_legalize_split(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_
         rlx_ptrmap_put(&inv, v, e);
       }
       shape[d] = rlx_ptrmap_get(&fwd, e);
-    } else if (rlx_expr_is_const_int(e, NULL)) shape[d] = e;
-    else st = ob_error(call, "legalization supports constant or single-variable dims, got %s",
-                       ob_shape_str(ctx, xs->ndim, xs->shape));
+    } else if (rlx_expr_is_const_int(e, NULL))
+      shape[d] = e;
+    else
+      st = ob_error(call, "legalization supports constant or single-variable dims, got %s",
+                    ob_shape_str(ctx, xs->ndim, xs->shape));
   }
   rlx_te_tensor_t** pieces = NULL;
   int count = 0;
@@ -579,7 +589,8 @@ rlx_status_t* ob_infer_take(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   rlx_sinfo_tensor_t *x, *ind;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &ind));
-  if (!rlx_dtype_is_void(ind->dtype) && (ind->dtype.code != RLX_DT_INT || (ind->dtype.bits != 32 && ind->dtype.bits != 64)))
+  if (!rlx_dtype_is_void(ind->dtype) &&
+      (ind->dtype.code != RLX_DT_INT || (ind->dtype.bits != 32 && ind->dtype.bits != 64)))
     return ob_error(call, "indices must be int32 or int64, got %s", ob_dtype_str(ctx, ind->dtype));
   const char* mode = ob_attr_str(call, "mode", "fast");
   if (strcmp(mode, "fast") && strcmp(mode, "clip") && strcmp(mode, "wrap"))
@@ -694,7 +705,8 @@ rlx_status_t* ob_legalize_full(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   rlx_sinfo_tensor_t* o = (rlx_sinfo_tensor_t*)call->hdr.sinfo;
-  if (!o || o->hdr.kind != RLX_SINFO_TENSOR || !o->shape) return ob_error(call, "legalization needs a known output shape");
+  if (!o || o->hdr.kind != RLX_SINFO_TENSOR || !o->shape)
+    return ob_error(call, "legalization needs a known output shape");
   sh_user_t u = sh_user(ctx, call);
   u.ndim = o->ndim;
   u.shape = o->shape;

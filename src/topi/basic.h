@@ -21,27 +21,27 @@
 /* ------------------------------------------------------------------ elemwise.c */
 /* Unary ops. The X-list: enum suffix, TVM op name (the legalized PrimFunc name), whether
  * the op needs a float input. */
-#define RLX_TOPI_UNARY_OPS(X)    \
-  X(RELU, "relu", false)         \
-  X(GELU, "gelu", true)          \
-  X(GELU_TANH, "gelu_tanh", true) \
-  X(SILU, "silu", true)          \
-  X(SIGMOID, "sigmoid", true)    \
-  X(TANH, "tanh", true)          \
-  X(EXP, "exp", true)            \
-  X(LOG, "log", true)            \
-  X(SQRT, "sqrt", true)          \
-  X(RSQRT, "rsqrt", true)        \
-  X(ERF, "erf", true)            \
-  X(ABS, "abs", false)           \
-  X(NEGATIVE, "negative", false) \
-  X(SIN, "sin", true)            \
-  X(COS, "cos", true)            \
-  X(FLOOR, "floor", false)       \
-  X(CEIL, "ceil", false)         \
-  X(ROUND, "round", false)       \
-  X(SIGN, "sign", false)         \
-  X(SQUARE, "square", false)     \
+#define RLX_TOPI_UNARY_OPS(X)          \
+  X(RELU, "relu", false)               \
+  X(GELU, "gelu", true)                \
+  X(GELU_TANH, "gelu_tanh", true)      \
+  X(SILU, "silu", true)                \
+  X(SIGMOID, "sigmoid", true)          \
+  X(TANH, "tanh", true)                \
+  X(EXP, "exp", true)                  \
+  X(LOG, "log", true)                  \
+  X(SQRT, "sqrt", true)                \
+  X(RSQRT, "rsqrt", true)              \
+  X(ERF, "erf", true)                  \
+  X(ABS, "abs", false)                 \
+  X(NEGATIVE, "negative", false)       \
+  X(SIN, "sin", true)                  \
+  X(COS, "cos", true)                  \
+  X(FLOOR, "floor", false)             \
+  X(CEIL, "ceil", false)               \
+  X(ROUND, "round", false)             \
+  X(SIGN, "sign", false)               \
+  X(SQUARE, "square", false)           \
   X(LOGICAL_NOT, "logical_not", false) \
   X(ISNAN, "isnan", false)
 

@@ -9,17 +9,24 @@ static bool is_one(const rlx_expr_t* e) {
 void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out) {
   int64_t x, y;
   *out = NULL;
-  if (is_one(a)) *out = b;
-  else if (is_one(b)) *out = a;
-  else if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) *out = x == y ? a : NULL;
-  else if (a == b || rlx_ir_prove_equal(ctx, a, b)) *out = a;
+  if (is_one(a))
+    *out = b;
+  else if (is_one(b))
+    *out = a;
+  else if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y))
+    *out = x == y ? a : NULL;
+  else if (a == b || rlx_ir_prove_equal(ctx, a, b))
+    *out = a;
 }
 
 static void print_dim(rlx_strbuf_t* sb, const rlx_expr_t* e) {
   int64_t v;
-  if (rlx_expr_is_const_int(e, &v)) rlx_strbuf_printf(sb, "%lld", (long long)v);
-  else if (e->kind == RLX_EXPR_VAR) rlx_strbuf_append(sb, RLX_AS(const rlx_var_t, e)->name);
-  else rlx_strbuf_append(sb, "<expr>");
+  if (rlx_expr_is_const_int(e, &v))
+    rlx_strbuf_printf(sb, "%lld", (long long)v);
+  else if (e->kind == RLX_EXPR_VAR)
+    rlx_strbuf_append(sb, RLX_AS(const rlx_var_t, e)->name);
+  else
+    rlx_strbuf_append(sb, "<expr>");
 }
 
 const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
@@ -41,8 +48,10 @@ rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, r
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int i = 0; i < n; i++) {
     int ia = i - (n - na), ib = i - (n - nb);
-    if (ia < 0) s[i] = b[ib];
-    else if (ib < 0) s[i] = a[ia];
+    if (ia < 0)
+      s[i] = b[ib];
+    else if (ib < 0)
+      s[i] = a[ia];
     else {
       rlx_topi_broadcast_dim(ctx, a[ia], b[ib], &s[i]);
       if (!s[i])
@@ -105,27 +114,43 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   rlx_expr_t* y = u->sb ? u->sb : rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx);
   bool fl = rlx_dtype_is_float(x->dtype);
   switch (u->op) {
-    case RLX_TOPI_ADD: return rlx_ir_add(ctx, x, y);
-    case RLX_TOPI_SUBTRACT: return rlx_ir_sub(ctx, x, y);
-    case RLX_TOPI_MULTIPLY: return rlx_ir_mul(ctx, x, y);
-    case RLX_TOPI_DIVIDE: return rlx_ir_div(ctx, x, y);
+    case RLX_TOPI_ADD:
+      return rlx_ir_add(ctx, x, y);
+    case RLX_TOPI_SUBTRACT:
+      return rlx_ir_sub(ctx, x, y);
+    case RLX_TOPI_MULTIPLY:
+      return rlx_ir_mul(ctx, x, y);
+    case RLX_TOPI_DIVIDE:
+      return rlx_ir_div(ctx, x, y);
     case RLX_TOPI_FLOOR_DIVIDE: {
       if (!fl) return rlx_ir_floordiv(ctx, x, y);
       rlx_expr_t* q = rlx_ir_div(ctx, x, y);
       return rlx_ir_call(ctx, x->dtype, "floor", 1, &q);
     }
-    case RLX_TOPI_POWER: return rlx_ir_call(ctx, x->dtype, "pow", 2, (rlx_expr_t*[]){x, y});
-    case RLX_TOPI_MAXIMUM: return rlx_ir_max(ctx, x, y);
-    case RLX_TOPI_MINIMUM: return rlx_ir_min(ctx, x, y);
-    case RLX_TOPI_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_EQ, x, y);
-    case RLX_TOPI_NOT_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_NE, x, y);
-    case RLX_TOPI_LESS: return rlx_ir_cmp(ctx, RLX_EXPR_LT, x, y);
-    case RLX_TOPI_LESS_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_LE, x, y);
-    case RLX_TOPI_GREATER: return rlx_ir_cmp(ctx, RLX_EXPR_GT, x, y);
-    case RLX_TOPI_GREATER_EQUAL: return rlx_ir_cmp(ctx, RLX_EXPR_GE, x, y);
-    case RLX_TOPI_LOGICAL_AND: return rlx_ir_and(ctx, truthy(ctx, x), truthy(ctx, y));
-    case RLX_TOPI_LOGICAL_OR: return rlx_ir_or(ctx, truthy(ctx, x), truthy(ctx, y));
-    case RLX_TOPI_BINARY_COUNT: break;
+    case RLX_TOPI_POWER:
+      return rlx_ir_call(ctx, x->dtype, "pow", 2, (rlx_expr_t*[]){x, y});
+    case RLX_TOPI_MAXIMUM:
+      return rlx_ir_max(ctx, x, y);
+    case RLX_TOPI_MINIMUM:
+      return rlx_ir_min(ctx, x, y);
+    case RLX_TOPI_EQUAL:
+      return rlx_ir_cmp(ctx, RLX_EXPR_EQ, x, y);
+    case RLX_TOPI_NOT_EQUAL:
+      return rlx_ir_cmp(ctx, RLX_EXPR_NE, x, y);
+    case RLX_TOPI_LESS:
+      return rlx_ir_cmp(ctx, RLX_EXPR_LT, x, y);
+    case RLX_TOPI_LESS_EQUAL:
+      return rlx_ir_cmp(ctx, RLX_EXPR_LE, x, y);
+    case RLX_TOPI_GREATER:
+      return rlx_ir_cmp(ctx, RLX_EXPR_GT, x, y);
+    case RLX_TOPI_GREATER_EQUAL:
+      return rlx_ir_cmp(ctx, RLX_EXPR_GE, x, y);
+    case RLX_TOPI_LOGICAL_AND:
+      return rlx_ir_and(ctx, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_LOGICAL_OR:
+      return rlx_ir_or(ctx, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_BINARY_COUNT:
+      break;
   }
   return x;
 }
@@ -181,8 +206,10 @@ rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rl
   u->op = op;
   u->a = x;
   u->b = x;
-  if (scalar_first) u->sa = scalar;
-  else u->sb = scalar;
+  if (scalar_first)
+    u->sa = scalar;
+  else
+    u->sb = scalar;
   u->ndim = x->buffer->ndim;
   return rlx_te_compute(ctx, u->ndim, x->buffer->shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", binary_names[op]),
                         "elemwise");
@@ -215,8 +242,7 @@ rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_te
   rlx_expr_t **s1 = NULL, **s = NULL;
   rlx_status_t* st = rlx_topi_broadcast_shape(ctx, "topi.where", x->buffer->ndim, x->buffer->shape, y->buffer->ndim,
                                               y->buffer->shape, &n1, &s1);
-  if (!st)
-    st = rlx_topi_broadcast_shape(ctx, "topi.where", cond->buffer->ndim, cond->buffer->shape, n1, s1, &n, &s);
+  if (!st) st = rlx_topi_broadcast_shape(ctx, "topi.where", cond->buffer->ndim, cond->buffer->shape, n1, s1, &n, &s);
   if (st) {
     *out_st = st;
     return NULL;

@@ -18,7 +18,9 @@ _Static_assert(sizeof(unary_names) / sizeof(unary_names[0]) == RLX_TOPI_UNARY_CO
 const char* rlx_topi_unary_name(rlx_topi_unary_t op) {
   return (unsigned)op < RLX_TOPI_UNARY_COUNT ? unary_names[op] : "?";
 }
-bool rlx_topi_unary_float_only(rlx_topi_unary_t op) { return (unsigned)op < RLX_TOPI_UNARY_COUNT && unary_float_only[op]; }
+bool rlx_topi_unary_float_only(rlx_topi_unary_t op) {
+  return (unsigned)op < RLX_TOPI_UNARY_COUNT && unary_float_only[op];
+}
 
 /* All output indices of x as a load index list. */
 static rlx_expr_t* load_all(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_var_t* const* idx) {
@@ -43,49 +45,67 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   rlx_expr_t* zero = fl ? rlx_ir_float(ctx, t, 0.0) : rlx_ir_int(ctx, t, 0);
 #define F(c) rlx_ir_float(ctx, t, (c))
   switch (u->op) {
-    case RLX_TOPI_RELU: return rlx_ir_max(ctx, v, zero);
+    case RLX_TOPI_RELU:
+      return rlx_ir_max(ctx, v, zero);
     case RLX_TOPI_GELU: /* x * (0.5 + erf(x / sqrt(2)) * 0.5), as TVM */
-      return rlx_ir_mul(ctx, v,
-                        rlx_ir_add(ctx, F(0.5), rlx_ir_mul(ctx, call1(ctx, "erf", rlx_ir_mul(ctx, v, F(M_SQRT1_2))), F(0.5))));
+      return rlx_ir_mul(
+          ctx, v,
+          rlx_ir_add(ctx, F(0.5), rlx_ir_mul(ctx, call1(ctx, "erf", rlx_ir_mul(ctx, v, F(M_SQRT1_2))), F(0.5))));
     case RLX_TOPI_GELU_TANH: { /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
       rlx_expr_t* x3 = rlx_ir_mul(ctx, rlx_ir_mul(ctx, v, v), v);
       rlx_expr_t* inner = rlx_ir_mul(ctx, F(0.7978845608028654), rlx_ir_add(ctx, v, rlx_ir_mul(ctx, F(0.044715), x3)));
       return rlx_ir_mul(ctx, rlx_ir_mul(ctx, F(0.5), v), rlx_ir_add(ctx, F(1.0), call1(ctx, "tanh", inner)));
     }
-    case RLX_TOPI_SILU: return rlx_ir_mul(ctx, v, call1(ctx, "sigmoid", v));
-    case RLX_TOPI_SIGMOID: return call1(ctx, "sigmoid", v);
-    case RLX_TOPI_TANH: return call1(ctx, "tanh", v);
-    case RLX_TOPI_EXP: return call1(ctx, "exp", v);
-    case RLX_TOPI_LOG: return call1(ctx, "log", v);
-    case RLX_TOPI_SQRT: return call1(ctx, "sqrt", v);
-    case RLX_TOPI_RSQRT: return call1(ctx, "rsqrt", v);
-    case RLX_TOPI_ERF: return call1(ctx, "erf", v);
-    case RLX_TOPI_SIN: return call1(ctx, "sin", v);
-    case RLX_TOPI_COS: return call1(ctx, "cos", v);
+    case RLX_TOPI_SILU:
+      return rlx_ir_mul(ctx, v, call1(ctx, "sigmoid", v));
+    case RLX_TOPI_SIGMOID:
+      return call1(ctx, "sigmoid", v);
+    case RLX_TOPI_TANH:
+      return call1(ctx, "tanh", v);
+    case RLX_TOPI_EXP:
+      return call1(ctx, "exp", v);
+    case RLX_TOPI_LOG:
+      return call1(ctx, "log", v);
+    case RLX_TOPI_SQRT:
+      return call1(ctx, "sqrt", v);
+    case RLX_TOPI_RSQRT:
+      return call1(ctx, "rsqrt", v);
+    case RLX_TOPI_ERF:
+      return call1(ctx, "erf", v);
+    case RLX_TOPI_SIN:
+      return call1(ctx, "sin", v);
+    case RLX_TOPI_COS:
+      return call1(ctx, "cos", v);
     case RLX_TOPI_ABS:
       if (fl) return call1(ctx, "fabs", v);
       if (t.code == RLX_DT_UINT) return v;
       return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, v, zero), rlx_ir_sub(ctx, zero, v), v);
-    case RLX_TOPI_NEGATIVE: return rlx_ir_sub(ctx, zero, v);
-    case RLX_TOPI_FLOOR: return fl ? call1(ctx, "floor", v) : v;
-    case RLX_TOPI_CEIL: return fl ? call1(ctx, "ceil", v) : v;
+    case RLX_TOPI_NEGATIVE:
+      return rlx_ir_sub(ctx, zero, v);
+    case RLX_TOPI_FLOOR:
+      return fl ? call1(ctx, "floor", v) : v;
+    case RLX_TOPI_CEIL:
+      return fl ? call1(ctx, "ceil", v) : v;
     /* half to even, as numpy and TVM's LLVM lowering of round (llvm.nearbyint); the
      * interpreter's "round" rounds half away from zero */
-    case RLX_TOPI_ROUND: return fl ? call1(ctx, "nearbyint", v) : v;
+    case RLX_TOPI_ROUND:
+      return fl ? call1(ctx, "nearbyint", v) : v;
     case RLX_TOPI_SIGN: {
       rlx_expr_t* one = fl ? F(1.0) : rlx_ir_int(ctx, t, 1);
       rlx_expr_t* neg = fl ? F(-1.0) : rlx_ir_int(ctx, t, -1);
       return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GT, v, zero), one,
                            rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, v, zero), neg, zero));
     }
-    case RLX_TOPI_SQUARE: return rlx_ir_mul(ctx, v, v);
+    case RLX_TOPI_SQUARE:
+      return rlx_ir_mul(ctx, v, v);
     case RLX_TOPI_LOGICAL_NOT:
       if (rlx_dtype_is_bool(t)) return rlx_ir_not(ctx, v);
       return rlx_ir_cmp(ctx, RLX_EXPR_EQ, v, zero);
     case RLX_TOPI_ISNAN:
       if (fl) return rlx_ir_call(ctx, rlx_dt_bool(), "isnan", 1, &v);
       return rlx_ir_bool(ctx, false);
-    case RLX_TOPI_UNARY_COUNT: break;
+    case RLX_TOPI_UNARY_COUNT:
+      break;
   }
 #undef F
   return v;

@@ -22,7 +22,7 @@ typedef struct {
   const bool* mask;
   bool keepdims;
   int n_red;
-  rlx_iter_var_t** rv; /* one per reduced dim, in dim order */
+  rlx_iter_var_t** rv;      /* one per reduced dim, in dim order */
   rlx_te_tensor_t* extreme; /* argmax/argmin: the max/min, shaped like the output */
   rlx_te_tensor_t* sum;     /* mean: the sum */
   rlx_expr_t* count;
@@ -37,7 +37,8 @@ static rlx_expr_t** x_index(rlx_ctx_t* ctx, red_user_t* u, rlx_var_t* const* idx
     if (u->mask[d]) {
       ix[d] = &u->rv[r++]->var->hdr;
       if (u->keepdims) o++;
-    } else ix[d] = &idx[o++]->hdr;
+    } else
+      ix[d] = &idx[o++]->hdr;
   }
   return ix;
 }
@@ -51,10 +52,13 @@ static rlx_expr_t* reduce_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
     case RLX_TOPI_REDUCE_ARGMAX: /* the first stage of argmax is a max */
       if (u->op == RLX_TOPI_REDUCE_ARGMAX) return rlx_te_max(ctx, v, u->n_red, u->rv);
       return rlx_te_sum(ctx, v, u->n_red, u->rv);
-    case RLX_TOPI_REDUCE_MAX: return rlx_te_max(ctx, v, u->n_red, u->rv);
+    case RLX_TOPI_REDUCE_MAX:
+      return rlx_te_max(ctx, v, u->n_red, u->rv);
     case RLX_TOPI_REDUCE_MIN:
-    case RLX_TOPI_REDUCE_ARGMIN: return rlx_te_min(ctx, v, u->n_red, u->rv);
-    case RLX_TOPI_REDUCE_PROD: return rlx_te_reduce(ctx, RLX_REDUCE_PROD, v, u->n_red, u->rv, NULL);
+    case RLX_TOPI_REDUCE_ARGMIN:
+      return rlx_te_min(ctx, v, u->n_red, u->rv);
+    case RLX_TOPI_REDUCE_PROD:
+      return rlx_te_reduce(ctx, RLX_REDUCE_PROD, v, u->n_red, u->rv, NULL);
   }
   return v;
 }
@@ -121,7 +125,8 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
       u->rv[u->n_red++] = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, dim->dtype, 0), dim, nm);
       count = rlx_ir_mul(ctx, count, rlx_ir_cast(ctx, rlx_dt_int64(), dim));
       if (keepdims) oshape[on++] = rlx_ir_int(ctx, dim->dtype, 1);
-    } else oshape[on++] = dim;
+    } else
+      oshape[on++] = dim;
   }
   u->count = rlx_ir_simplify(ctx, count);
   switch (op) {
@@ -136,8 +141,8 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
       return rlx_te_compute(ctx, on, oshape, mean_body, u, "T_divide", "elemwise");
     case RLX_TOPI_REDUCE_ARGMAX:
     case RLX_TOPI_REDUCE_ARGMIN: {
-      u->extreme = rlx_te_compute(ctx, on, oshape, reduce_body, u,
-                                  op == RLX_TOPI_REDUCE_ARGMAX ? "max_red" : "min_red", "comm_reduce");
+      u->extreme = rlx_te_compute(ctx, on, oshape, reduce_body, u, op == RLX_TOPI_REDUCE_ARGMAX ? "max_red" : "min_red",
+                                  "comm_reduce");
       /* fresh reduce vars for the second stage: a reduce var belongs to one compute */
       red_user_t* u2 = RLX_NEW(ctx, red_user_t);
       *u2 = *u;

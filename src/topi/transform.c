@@ -69,7 +69,8 @@ static rlx_expr_t* reshape_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   rlx_dtype_t i64 = rlx_dt_int64();
   rlx_expr_t* lin = rlx_ir_i64(ctx, 0);
   for (int d = 0; d < u->ndim; d++)
-    lin = rlx_ir_add(ctx, rlx_ir_mul(ctx, lin, rlx_ir_cast(ctx, i64, u->shape[d])), rlx_ir_cast(ctx, i64, &idx[d]->hdr));
+    lin =
+        rlx_ir_add(ctx, rlx_ir_mul(ctx, lin, rlx_ir_cast(ctx, i64, u->shape[d])), rlx_ir_cast(ctx, i64, &idx[d]->hdr));
   int n = u->x->buffer->ndim;
   rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = n - 1; d >= 0; d--) {
@@ -126,7 +127,8 @@ rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_
                                             (long long)a, on));
     if (a < 0) a += on;
     if (mask[a])
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: axis %lld is repeated", (long long)axes[i]));
+      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: axis %lld is repeated",
+                                            (long long)axes[i]));
     mask[a] = true;
   }
   reshape_user_t* u = RLX_NEW(ctx, reshape_user_t);
@@ -188,7 +190,8 @@ static rlx_expr_t* concat_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
     rlx_expr_t* ia = &idx[u->axis]->hdr;
     ix[u->axis] = rlx_ir_sub(ctx, ia, rlx_ir_cast(ctx, ia->dtype, u->offsets[k]));
     rlx_expr_t* load = rlx_te_load(ctx, u->xs[k], nd, ix);
-    if (!v) v = load;
+    if (!v)
+      v = load;
     else {
       /* if_then_else evaluates only the taken branch: the other load may be out of range */
       rlx_expr_t* c = rlx_ir_cmp(ctx, RLX_EXPR_LT, ia, rlx_ir_cast(ctx, ia->dtype, u->offsets[k + 1]));
@@ -266,7 +269,8 @@ rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, 
   e = rlx_ir_simplify(ctx, e);
   rlx_expr_t* ext;
   if (stride > 0) /* ceil((e - b) / s), at least 0 */
-    ext = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, rlx_ir_sub(ctx, e, b), rlx_ir_i64(ctx, stride - 1)), rlx_ir_i64(ctx, stride));
+    ext = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, rlx_ir_sub(ctx, e, b), rlx_ir_i64(ctx, stride - 1)),
+                          rlx_ir_i64(ctx, stride));
   else
     ext = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, rlx_ir_sub(ctx, b, e), rlx_ir_i64(ctx, -stride - 1)),
                           rlx_ir_i64(ctx, -stride));
@@ -287,11 +291,13 @@ static rlx_expr_t* slice_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++) {
     rlx_expr_t* i = &idx[d]->hdr;
-    if (!u->begin[d]) ix[d] = i;
+    if (!u->begin[d])
+      ix[d] = i;
     else
-      ix[d] = rlx_ir_cast(ctx, i->dtype,
-                          rlx_ir_add(ctx, u->begin[d],
-                                     rlx_ir_mul(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), i), rlx_ir_i64(ctx, u->stride[d]))));
+      ix[d] =
+          rlx_ir_cast(ctx, i->dtype,
+                      rlx_ir_add(ctx, u->begin[d],
+                                 rlx_ir_mul(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), i), rlx_ir_i64(ctx, u->stride[d]))));
   }
   return rlx_te_load(ctx, u->x, n, ix);
 }
@@ -311,12 +317,16 @@ rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int 
   for (int i = 0; i < n_axes; i++) {
     int64_t a = axes[i], s = strides ? strides[i] : 1;
     if (a < -n || a >= n)
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is out of range for rank %d",
-                                            (long long)a, n));
+      return fail(out_st,
+                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is out of range for rank %d",
+                                    (long long)a, n));
     if (a < 0) a += n;
     if (u->begin[a])
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is repeated", (long long)a));
-    if (s == 0) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: stride 0 on axis %lld", (long long)a));
+      return fail(out_st,
+                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is repeated", (long long)a));
+    if (s == 0)
+      return fail(out_st,
+                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: stride 0 on axis %lld", (long long)a));
     rlx_expr_t* ext = rlx_topi_slice_extent(ctx, x->buffer->shape[a], begin[i], end[i], s, &u->begin[a]);
     shape[a] = rlx_ir_cast(ctx, x->buffer->shape[a]->dtype, ext);
     u->stride[a] = s;
@@ -343,12 +353,14 @@ static rlx_expr_t* take_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   rlx_expr_t* k = rlx_ir_cast(ctx, i64, rlx_te_load(ctx, u->indices, in, ii));
   /* the extent k indexes: x's axis, or the flattened size */
   rlx_expr_t* ext = rlx_ir_i64(ctx, 1);
-  if (u->has_axis) ext = rlx_ir_cast(ctx, i64, u->x->buffer->shape[u->axis]);
+  if (u->has_axis)
+    ext = rlx_ir_cast(ctx, i64, u->x->buffer->shape[u->axis]);
   else
     for (int d = 0; d < xn; d++) ext = rlx_ir_mul(ctx, ext, rlx_ir_cast(ctx, i64, u->x->buffer->shape[d]));
   if (u->mode == 1)
     k = rlx_ir_min(ctx, rlx_ir_max(ctx, k, rlx_ir_i64(ctx, 0)), rlx_ir_sub(ctx, ext, rlx_ir_i64(ctx, 1)));
-  else if (u->mode == 2) k = rlx_ir_floormod(ctx, k, ext);
+  else if (u->mode == 2)
+    k = rlx_ir_floormod(ctx, k, ext);
   rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, xn);
   if (u->has_axis) {
     for (int d = 0; d < u->axis; d++) ix[d] = &idx[d]->hdr;
@@ -379,7 +391,8 @@ rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor
   if (has_axis && axis < 0) axis += xn;
   int m = !mode || strcmp(mode, "fast") == 0 ? 0 : strcmp(mode, "clip") == 0 ? 1 : strcmp(mode, "wrap") == 0 ? 2 : -1;
   if (m < 0)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: mode '%s' is not fast, clip or wrap", mode));
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: mode '%s' is not fast, clip or wrap", mode));
   take_user_t* u = RLX_NEW(ctx, take_user_t);
   u->x = x;
   u->indices = indices;
@@ -416,9 +429,9 @@ static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
     rlx_expr_t* c = NULL;
     if (before > 0) c = rlx_ir_cmp(ctx, RLX_EXPR_GE, i, rlx_ir_int(ctx, i->dtype, before));
     if (after > 0) {
-      rlx_expr_t* hi = rlx_ir_cmp(ctx, RLX_EXPR_LT, i,
-                                  rlx_ir_add(ctx, rlx_ir_cast(ctx, i->dtype, u->x->buffer->shape[d]),
-                                             rlx_ir_int(ctx, i->dtype, before)));
+      rlx_expr_t* hi = rlx_ir_cmp(
+          ctx, RLX_EXPR_LT, i,
+          rlx_ir_add(ctx, rlx_ir_cast(ctx, i->dtype, u->x->buffer->shape[d]), rlx_ir_int(ctx, i->dtype, before)));
       c = c ? rlx_ir_and(ctx, c, hi) : hi;
     }
     if (c) inside = inside ? rlx_ir_and(ctx, inside, c) : c;
@@ -434,14 +447,16 @@ static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
 
 rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
                               rlx_status_t** out_st) {
-  if (!x || !pad_width) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: NULL input or pad_width"));
+  if (!x || !pad_width)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: NULL input or pad_width"));
   int n = x->buffer->ndim;
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++) {
     if (pad_width[2 * d] < 0 || pad_width[2 * d + 1] < 0)
       return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d));
     rlx_expr_t* s = x->buffer->shape[d];
-    shape[d] = rlx_ir_simplify(ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, pad_width[2 * d] + pad_width[2 * d + 1])));
+    shape[d] =
+        rlx_ir_simplify(ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, pad_width[2 * d] + pad_width[2 * d + 1])));
   }
   pad_user_t* u = RLX_NEW(ctx, pad_user_t);
   u->x = x;
@@ -462,20 +477,20 @@ rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sec
     return rlx_status_create(RLX_INVALID_ARGUMENT, "split: the number of sections must be positive, got %lld",
                              (long long)sections);
   for (int i = 1; indices && i < n_indices; i++)
-    if (indices[i] < indices[i - 1])
-      return rlx_status_create(RLX_INVALID_ARGUMENT, "split: indices must be ascending");
+    if (indices[i] < indices[i - 1]) return rlx_status_create(RLX_INVALID_ARGUMENT, "split: indices must be ascending");
   rlx_expr_t** begins = RLX_NEW_ARRAY(ctx, rlx_expr_t*, count);
   rlx_expr_t** exts = RLX_NEW_ARRAY(ctx, rlx_expr_t*, count);
   rlx_expr_t* zero = rlx_ir_i64(ctx, 0);
   if (!indices) {
     /* numpy-style ceil-sized pieces: size = ceil(n / s), the last one takes the rest */
-    rlx_expr_t* size = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, n, rlx_ir_i64(ctx, sections - 1)),
-                                                             rlx_ir_i64(ctx, sections)));
+    rlx_expr_t* size = rlx_ir_simplify(
+        ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, n, rlx_ir_i64(ctx, sections - 1)), rlx_ir_i64(ctx, sections)));
     for (int k = 0; k < count; k++) {
       rlx_expr_t* b = rlx_ir_mul(ctx, size, rlx_ir_i64(ctx, k));
       rlx_expr_t* e = k == count - 1 ? rlx_ir_sub(ctx, n, b) : size;
       int64_t c;
-      if (!rlx_expr_is_const_int(rlx_ir_simplify(ctx, n), &c)) e = rlx_ir_max(ctx, rlx_ir_min(ctx, e, rlx_ir_sub(ctx, n, b)), zero);
+      if (!rlx_expr_is_const_int(rlx_ir_simplify(ctx, n), &c))
+        e = rlx_ir_max(ctx, rlx_ir_min(ctx, e, rlx_ir_sub(ctx, n, b)), zero);
       begins[k] = rlx_ir_simplify(ctx, b);
       exts[k] = rlx_ir_simplify(ctx, e);
       if (rlx_expr_is_const_int(exts[k], &c) && c < 0) exts[k] = zero;
@@ -525,7 +540,8 @@ rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sec
   if (axis < 0) axis += nd;
   int count = 0;
   rlx_expr_t **begins = NULL, **exts = NULL;
-  rlx_status_t* st = rlx_topi_split_ranges(ctx, x->buffer->shape[axis], sections, n_indices, indices, &count, &begins, &exts);
+  rlx_status_t* st =
+      rlx_topi_split_ranges(ctx, x->buffer->shape[axis], sections, n_indices, indices, &count, &begins, &exts);
   if (st) {
     *out_st = rlx_status_annotate(st, "topi");
     return NULL;

@@ -30,17 +30,28 @@ typedef struct {
 } unary_case_t;
 
 static const unary_case_t unary_cases[] = {
-    {"relax.nn.relu", relu_d, -3, 3, false},     {"relax.nn.gelu", gelu_d, -3, 3, false},
-    {"relax.nn.gelu_tanh", gelu_tanh_d, -3, 3, false}, {"relax.nn.silu", silu_d, -3, 3, false},
-    {"relax.sigmoid", sigm, -5, 5, false},       {"relax.tanh", tanh, -3, 3, false},
-    {"relax.exp", exp, -3, 3, false},            {"relax.log", log, 0.05, 5, false},
-    {"relax.sqrt", sqrt, 0, 5, false},           {"relax.rsqrt", rsqrt_d, 0.1, 5, false},
-    {"relax.erf", erf, -2, 2, false},            {"relax.abs", fabs, -3, 3, false},
-    {"relax.negative", neg_d, -3, 3, false},     {"relax.sin", sin, -4, 4, false},
-    {"relax.cos", cos, -4, 4, false},            {"relax.floor", floor, -3, 3, false},
-    {"relax.ceil", ceil, -3, 3, false},          {"relax.round", nearbyint, -3, 3, false},
-    {"relax.sign", sign_d, -3, 3, false},        {"relax.square", square_d, -3, 3, false},
-    {"relax.logical_not", lnot_d, -1, 1, true},  {"relax.isnan", isnan_d, -1, 1, true},
+    {"relax.nn.relu", relu_d, -3, 3, false},
+    {"relax.nn.gelu", gelu_d, -3, 3, false},
+    {"relax.nn.gelu_tanh", gelu_tanh_d, -3, 3, false},
+    {"relax.nn.silu", silu_d, -3, 3, false},
+    {"relax.sigmoid", sigm, -5, 5, false},
+    {"relax.tanh", tanh, -3, 3, false},
+    {"relax.exp", exp, -3, 3, false},
+    {"relax.log", log, 0.05, 5, false},
+    {"relax.sqrt", sqrt, 0, 5, false},
+    {"relax.rsqrt", rsqrt_d, 0.1, 5, false},
+    {"relax.erf", erf, -2, 2, false},
+    {"relax.abs", fabs, -3, 3, false},
+    {"relax.negative", neg_d, -3, 3, false},
+    {"relax.sin", sin, -4, 4, false},
+    {"relax.cos", cos, -4, 4, false},
+    {"relax.floor", floor, -3, 3, false},
+    {"relax.ceil", ceil, -3, 3, false},
+    {"relax.round", nearbyint, -3, 3, false},
+    {"relax.sign", sign_d, -3, 3, false},
+    {"relax.square", square_d, -3, 3, false},
+    {"relax.logical_not", lnot_d, -1, 1, true},
+    {"relax.isnan", isnan_d, -1, 1, true},
 };
 
 static void test_unary_numbers(void) {
@@ -90,8 +101,10 @@ static void test_unary_sinfo(void) {
   int64_t d2[2] = {2, 2};
   rlx_relax_var_t* xi = tvar(ctx, "xi", 2, d2, I32);
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.exp", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0(), &c), "relax.exp: needs a float tensor");
-  CHECK_ERR(op_call(ctx, "relax.nn.gelu", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0(), &c), "relax.nn.gelu: needs a float");
+  CHECK_ERR(op_call(ctx, "relax.exp", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0(), &c),
+            "relax.exp: needs a float tensor");
+  CHECK_ERR(op_call(ctx, "relax.nn.gelu", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0(), &c),
+            "relax.nn.gelu: needs a float");
   CHECK_STREQ(op_sinfo(ctx, "relax.abs", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0()),
               "R.Tensor((2, 2), dtype=\"int32\")");
   /* wrong arity and non-tensor argument */
@@ -132,32 +145,48 @@ typedef struct {
 } bin_case_t;
 
 static const bin_case_t bin_cases[] = {
-    {"relax.add", 0, false},          {"relax.subtract", 1, false},     {"relax.multiply", 2, false},
-    {"relax.divide", 3, false},       {"relax.floor_divide", 4, false}, {"relax.power", 5, false},
-    {"relax.maximum", 6, false},      {"relax.minimum", 7, false},      {"relax.equal", 8, true},
-    {"relax.not_equal", 9, true},     {"relax.less", 10, true},         {"relax.less_equal", 11, true},
-    {"relax.greater", 12, true},      {"relax.greater_equal", 13, true}, {"relax.logical_and", 14, true},
+    {"relax.add", 0, false},        {"relax.subtract", 1, false},      {"relax.multiply", 2, false},
+    {"relax.divide", 3, false},     {"relax.floor_divide", 4, false},  {"relax.power", 5, false},
+    {"relax.maximum", 6, false},    {"relax.minimum", 7, false},       {"relax.equal", 8, true},
+    {"relax.not_equal", 9, true},   {"relax.less", 10, true},          {"relax.less_equal", 11, true},
+    {"relax.greater", 12, true},    {"relax.greater_equal", 13, true}, {"relax.logical_and", 14, true},
     {"relax.logical_or", 15, true},
 };
 
 static double bin_ref(int kind, double a, double b, bool is_int) {
   switch (kind) {
-    case 0: return a + b;
-    case 1: return a - b;
-    case 2: return a * b;
-    case 3: return is_int ? trunc(a / b) : a / b;
-    case 4: return floor(a / b);
-    case 5: return pow(a, b);
-    case 6: return a > b ? a : b;
-    case 7: return a < b ? a : b;
-    case 8: return a == b;
-    case 9: return a != b;
-    case 10: return a < b;
-    case 11: return a <= b;
-    case 12: return a > b;
-    case 13: return a >= b;
-    case 14: return a != 0 && b != 0;
-    default: return a != 0 || b != 0;
+    case 0:
+      return a + b;
+    case 1:
+      return a - b;
+    case 2:
+      return a * b;
+    case 3:
+      return is_int ? trunc(a / b) : a / b;
+    case 4:
+      return floor(a / b);
+    case 5:
+      return pow(a, b);
+    case 6:
+      return a > b ? a : b;
+    case 7:
+      return a < b ? a : b;
+    case 8:
+      return a == b;
+    case 9:
+      return a != b;
+    case 10:
+      return a < b;
+    case 11:
+      return a <= b;
+    case 12:
+      return a > b;
+    case 13:
+      return a >= b;
+    case 14:
+      return a != 0 && b != 0;
+    default:
+      return a != 0 || b != 0;
   }
 }
 
@@ -404,7 +433,8 @@ static void test_astype(void) {
   rlx_attrs_t at = attr1(ctx, attrs0(), "dtype", rlx_attr_dtype(I32));
   CHECK_STREQ(op_sinfo(ctx, "relax.astype", 1, (rlx_relax_expr_t*[]){&xs->hdr}, at), "R.Tensor((n,), dtype=\"int32\")");
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.astype", 1, (rlx_relax_expr_t*[]){&xs->hdr}, attrs0(), &c), "relax.astype: needs a dtype");
+  CHECK_ERR(op_call(ctx, "relax.astype", 1, (rlx_relax_expr_t*[]){&xs->hdr}, attrs0(), &c),
+            "relax.astype: needs a dtype");
   int64_t s6[1] = {6};
   rlx_relax_var_t* x = tvar(ctx, "x", 1, s6, F32);
   const double vals[6] = {-2.7, -0.5, 0, 0.5, 1.9, 3.2};
@@ -443,7 +473,8 @@ static void test_clip(void) {
     tens_rand(&tx, -1, 1);
     if (form == 0)
       CHECK_OK(op_run(ctx, "relax.clip", 3, (rlx_relax_expr_t*[]){&x->hdr, lo, hi}, attrs0(), 1, &tx, 1, &to, NULL));
-    else CHECK_OK(op_run(ctx, "relax.clip", 1, (rlx_relax_expr_t*[]){&x->hdr}, at, 1, &tx, 1, &to, NULL));
+    else
+      CHECK_OK(op_run(ctx, "relax.clip", 1, (rlx_relax_expr_t*[]){&x->hdr}, at, 1, &tx, 1, &to, NULL));
     double ref[8];
     for (int i = 0; i < 8; i++) ref[i] = fmin(fmax(tens_get(&tx, i), -0.5), 0.25);
     CHECK_MSG(tens_close(&to, ref, 0, 0, NULL), "clip form %d", form);
@@ -457,10 +488,10 @@ static void test_clip(void) {
 
 /* Every op of the family is registered, pure, with inference and legalization. */
 static void test_registry(void) {
-  const char* names[] = {"relax.nn.relu", "relax.exp", "relax.add", "relax.logical_or", "relax.where", "relax.astype",
-                         "relax.clip", "relax.sum", "relax.argmax", "relax.permute_dims", "relax.reshape",
-                         "relax.split", "relax.strided_slice", "relax.take", "relax.nn.pad", "relax.broadcast_to",
-                         "relax.zeros", "relax.full"};
+  const char* names[] = {
+      "relax.nn.relu",       "relax.exp",  "relax.add",    "relax.logical_or",   "relax.where",   "relax.astype",
+      "relax.clip",          "relax.sum",  "relax.argmax", "relax.permute_dims", "relax.reshape", "relax.split",
+      "relax.strided_slice", "relax.take", "relax.nn.pad", "relax.broadcast_to", "relax.zeros",   "relax.full"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
     const rlx_op_def_t* d = rlx_op_lookup(names[i]);
     CHECK_MSG(d && d->infer && d->legalize && d->is_pure, "%s", names[i]);

@@ -22,17 +22,27 @@ static void ref_reduce(int op, const double* x, const bool* mask, double* out, i
       int idx[3] = {i / 12, (i / 4) % 3, i % 4};
       int oi = 0, ri = 0;
       for (int d = 0; d < 3; d++) {
-        if (mask[d]) ri = ri * s[d] + idx[d];
-        else oi = oi * s[d] + idx[d];
+        if (mask[d])
+          ri = ri * s[d] + idx[d];
+        else
+          oi = oi * s[d] + idx[d];
       }
       if (oi != o) continue;
       double v = x[i];
       switch (op) {
         case 0:
-        case 1: acc += v; break;
-        case 2: acc = fmax(acc, v); break;
-        case 3: acc = fmin(acc, v); break;
-        case 4: acc *= v; break;
+        case 1:
+          acc += v;
+          break;
+        case 2:
+          acc = fmax(acc, v);
+          break;
+        case 3:
+          acc = fmin(acc, v);
+          break;
+        case 4:
+          acc *= v;
+          break;
         case 5:
           if (v > acc) acc = v, best = ri;
           break;
@@ -46,7 +56,7 @@ static void ref_reduce(int op, const double* x, const bool* mask, double* out, i
   }
 }
 
-static const char* const reduce_ops[7] = {"relax.sum", "relax.mean", "relax.max", "relax.min",
+static const char* const reduce_ops[7] = {"relax.sum",  "relax.mean",   "relax.max",   "relax.min",
                                           "relax.prod", "relax.argmax", "relax.argmin"};
 
 /* Runs op over axes (n_axes -1 = attr absent) with keepdims on a random (2, 3, 4) tensor. */
@@ -62,8 +72,10 @@ static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
   int64_t os[3];
   int on = 0;
   for (int d = 0; d < 3; d++)
-    if (!mask[d]) os[on++] = sx[d];
-    else if (keepdims) os[on++] = 1;
+    if (!mask[d])
+      os[on++] = sx[d];
+    else if (keepdims)
+      os[on++] = 1;
   tens_t tx, to;
   tens_init(&tx, F32, 3, sx);
   tens_init(&to, op >= 5 ? I64 : F32, on, os);
@@ -114,11 +126,13 @@ static void test_reduce_sinfo(void) {
   CHECK_STREQ(op_sinfo(ctx, "relax.argmin", 1, args, attr1(ctx, attrs0(), "keepdims", rlx_attr_bool(true))),
               "R.Tensor((1, 1, 1), dtype=\"int64\")");
   rlx_relax_var_t* u = rlx_relax_var(ctx, "u", rlx_sinfo_tensor(ctx, -1, NULL, F32));
-  CHECK_STREQ(op_sinfo(ctx, "relax.sum", 1, (rlx_relax_expr_t*[]){&u->hdr}, attrs0()), "R.Tensor((), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.sum", 1, (rlx_relax_expr_t*[]){&u->hdr}, attrs0()),
+              "R.Tensor((), dtype=\"float32\")");
   CHECK_STREQ(op_sinfo(ctx, "relax.sum", 1, (rlx_relax_expr_t*[]){&u->hdr}, ax1),
               rlx_sinfo_str(ctx, rlx_sinfo_tensor(ctx, -1, NULL, F32)));
   rlx_relax_var_t* u3 = rlx_relax_var(ctx, "u3", rlx_sinfo_tensor(ctx, 3, NULL, F32));
-  CHECK_STREQ(op_sinfo(ctx, "relax.prod", 1, (rlx_relax_expr_t*[]){&u3->hdr}, ax1), "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(op_sinfo(ctx, "relax.prod", 1, (rlx_relax_expr_t*[]){&u3->hdr}, ax1),
+              "R.Tensor(dtype=\"float32\", ndim=2)");
   /* errors */
   rlx_relax_call_t* c = NULL;
   const int64_t a3[1] = {3}, rep[2] = {0, -3};

@@ -114,8 +114,8 @@ int main(void) {
   CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
   if (lg) {
     CHECK_OK(rlx_relax_well_formed(ctx, lg));
-    const char* names[] = {"multiply", "gelu", "mean", "subtract", "transpose", "exp", "max", "expand_dims",
-                           "concatenate", "clip", "less", "negative", "where", "take", "reshape"};
+    const char* names[] = {"multiply",    "gelu", "mean", "subtract", "transpose", "exp",  "max",    "expand_dims",
+                           "concatenate", "clip", "less", "negative", "where",     "take", "reshape"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
       CHECK_MSG(rlx_module_find(lg, names[i]) != NULL, "PrimFunc %s", names[i]);
     check_numbers(ctx, lg, "legalized", 2);

@@ -25,7 +25,8 @@ static void test_permute_dims(void) {
   const int64_t ax[3] = {1, 0, 2};
   rlx_attrs_t at = attr1(ctx, attrs0(), "axes", ints_attr(ctx, 3, ax));
   CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&x->hdr), at), "R.Tensor((3, 2, 4), dtype=\"float32\")");
-  CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&x->hdr), attrs0()), "R.Tensor((4, 3, 2), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&x->hdr), attrs0()),
+              "R.Tensor((4, 3, 2), dtype=\"float32\")");
   for (int form = 0; form < 2; form++) {
     int64_t so[3] = {3, 2, 4}, sr[3] = {4, 3, 2};
     tens_t tx, to;
@@ -40,8 +41,10 @@ static void test_permute_dims(void) {
       for (int j = 0; j < 3; j++)
         for (int k = 0; k < 4; k++) {
           int src = i * 12 + j * 4 + k;
-          if (form == 0) ref[j * 8 + i * 4 + k] = src;
-          else ref[k * 6 + j * 2 + i] = src;
+          if (form == 0)
+            ref[j * 8 + i * 4 + k] = src;
+          else
+            ref[k * 6 + j * 2 + i] = src;
         }
     CHECK(tens_close(&to, ref, 0, 0, NULL));
     tens_free(&tx);
@@ -49,8 +52,9 @@ static void test_permute_dims(void) {
   }
   const int64_t bad[3] = {0, 0, 1};
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.permute_dims", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "axes", ints_attr(ctx, 3, bad)), &c),
-            "relax.permute_dims: axes are not a permutation");
+  CHECK_ERR(
+      op_call(ctx, "relax.permute_dims", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "axes", ints_attr(ctx, 3, bad)), &c),
+      "relax.permute_dims: axes are not a permutation");
   rlx_ctx_free(ctx);
 }
 
@@ -91,9 +95,11 @@ static void test_reshape(void) {
   rlx_expr_t* n = symv(ctx, "n");
   rlx_relax_var_t* xs = tvar_sym(ctx, "xs", 2, (rlx_expr_t*[]){n, c64(ctx, 4)}, F32);
   rlx_relax_expr_t* flat = rlx_relax_shape_expr(ctx, 1, (rlx_expr_t*[]){c64(ctx, -1)});
-  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&xs->hdr, flat), attrs0()), "R.Tensor((n * 4,), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&xs->hdr, flat), attrs0()),
+              "R.Tensor((n * 4,), dtype=\"float32\")");
   rlx_relax_expr_t* two = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){c64(ctx, 2), rlx_ir_mul(ctx, n, c64(ctx, 2))});
-  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&xs->hdr, two), attrs0()), "R.Tensor((2, n * 2), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&xs->hdr, two), attrs0()),
+              "R.Tensor((2, n * 2), dtype=\"float32\")");
   int64_t s34[2] = {3, 4}, s26[2] = {2, 6};
   tens_init(&tx, F32, 2, s34);
   tens_init(&to, F32, 2, s26);
@@ -202,7 +208,8 @@ static void test_concat(void) {
   if (c)
     CHECK(rlx_sinfo_equal(ctx, c->hdr.sinfo,
                           rlx_sinfo_tensor(ctx, 2, (rlx_expr_t*[]){rlx_ir_add(ctx, n, m), c64(ctx, 2)}, F32)));
-  CHECK_ERR(op_call(ctx, "relax.concat", 1, ARGS(tup), attrs0(), &c), "relax.concat: cannot join (2, 3) and (2, 1) on axis 0");
+  CHECK_ERR(op_call(ctx, "relax.concat", 1, ARGS(tup), attrs0(), &c),
+            "relax.concat: cannot join (2, 3) and (2, 1) on axis 0");
   rlx_relax_var_t* ai = tvar(ctx, "ai", 2, sa, I32);
   rlx_relax_expr_t* mixed = rlx_relax_tuple(ctx, 2, ARGS(&a->hdr, &ai->hdr));
   CHECK_ERR(op_call(ctx, "relax.concat", 1, ARGS(mixed), attrs0(), &c), "relax.concat: tensors have different dtypes");
@@ -308,7 +315,8 @@ static void test_strided_slice(void) {
               "R.Tensor((3, 2), dtype=\"float32\")");
   int64_t s32[2] = {3, 2};
   tens_init(&to, F32, 2, s32);
-  CHECK_OK(op_run(ctx, "relax.strided_slice", 5, ARGS(&x->hdr, pv[0], pv[1], pv[2], pv[3]), attrs0(), 1, &tx, 1, &to, NULL));
+  CHECK_OK(
+      op_run(ctx, "relax.strided_slice", 5, ARGS(&x->hdr, pv[0], pv[1], pv[2], pv[3]), attrs0(), 1, &tx, 1, &to, NULL));
   double ref2[6] = {0, 2, 4, 6, 8, 10};
   CHECK(tens_close(&to, ref2, 0, 0, NULL));
   tens_free(&to);
@@ -317,8 +325,9 @@ static void test_strided_slice(void) {
   rlx_expr_t* n = symv(ctx, "n");
   rlx_relax_var_t* y = tvar_sym(ctx, "y", 1, (rlx_expr_t*[]){n}, F32);
   const int64_t a0[1] = {0}, b1[1] = {1}, eM[1] = {INT64_MAX}, e0[1] = {0};
-  rlx_attrs_t sa = attr1(ctx, attr1(ctx, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), "begin", ints_attr(ctx, 1, b1)),
-                         "end", ints_attr(ctx, 1, eM));
+  rlx_attrs_t sa =
+      attr1(ctx, attr1(ctx, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), "begin", ints_attr(ctx, 1, b1)), "end",
+            ints_attr(ctx, 1, eM));
   int64_t s5[1] = {5}, s4[1] = {4};
   tens_init(&tx, F32, 1, s5);
   iota(&tx);
@@ -328,16 +337,18 @@ static void test_strided_slice(void) {
   CHECK(tens_close(&to, ref3, 0, 0, NULL));
   tens_free(&to);
   tens_free(&tx);
-  rlx_attrs_t empty = attr1(ctx, attr1(ctx, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), "begin", ints_attr(ctx, 1, b1)),
-                            "end", ints_attr(ctx, 1, e0));
+  rlx_attrs_t empty =
+      attr1(ctx, attr1(ctx, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), "begin", ints_attr(ctx, 1, b1)), "end",
+            ints_attr(ctx, 1, e0));
   CHECK_STREQ(op_sinfo(ctx, "relax.strided_slice", 1, ARGS(&x->hdr), empty), "R.Tensor((0, 4), dtype=\"float32\")");
   rlx_relax_call_t* c = NULL;
   const int64_t a5[1] = {5};
   CHECK_ERR(op_call(ctx, "relax.strided_slice", 1, ARGS(&x->hdr), attr1(ctx, empty, "axes", ints_attr(ctx, 1, a5)), &c),
             "relax.strided_slice: axes: axis 5 is out of range");
   const int64_t z0[1] = {0};
-  CHECK_ERR(op_call(ctx, "relax.strided_slice", 1, ARGS(&x->hdr), attr1(ctx, empty, "strides", ints_attr(ctx, 1, z0)), &c),
-            "relax.strided_slice: stride 0");
+  CHECK_ERR(
+      op_call(ctx, "relax.strided_slice", 1, ARGS(&x->hdr), attr1(ctx, empty, "strides", ints_attr(ctx, 1, z0)), &c),
+      "relax.strided_slice: stride 0");
   rlx_ctx_free(ctx);
 }
 
@@ -350,7 +361,8 @@ static void test_take(void) {
   CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), a0), "R.Tensor((2, 2, 3), dtype=\"float32\")");
   rlx_attrs_t a1 = attr1(ctx, attrs0(), "axis", rlx_attr_int(-1));
   CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), a1), "R.Tensor((4, 2, 2), dtype=\"float32\")");
-  CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), attrs0()), "R.Tensor((2, 2), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), attrs0()),
+              "R.Tensor((2, 2), dtype=\"float32\")");
   tens_t tx, ti, to;
   tens_init(&tx, F32, 2, sx);
   iota(&tx);
@@ -384,9 +396,11 @@ static void test_take(void) {
   tens_free(&tx);
   rlx_relax_var_t* fi = tvar(ctx, "fi", 2, si, F32);
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.take", 2, ARGS(&x->hdr, &fi->hdr), a0, &c), "relax.take: indices must be int32 or int64");
-  CHECK_ERR(op_call(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), attr1(ctx, attrs0(), "mode", rlx_attr_str("nan")), &c),
-            "relax.take: mode 'nan'");
+  CHECK_ERR(op_call(ctx, "relax.take", 2, ARGS(&x->hdr, &fi->hdr), a0, &c),
+            "relax.take: indices must be int32 or int64");
+  CHECK_ERR(
+      op_call(ctx, "relax.take", 2, ARGS(&x->hdr, &ind->hdr), attr1(ctx, attrs0(), "mode", rlx_attr_str("nan")), &c),
+      "relax.take: mode 'nan'");
   rlx_ctx_free(ctx);
 }
 
@@ -409,11 +423,13 @@ static void test_pad_broadcast_full(void) {
   CHECK(tens_close(&to, ref, 0, 0, NULL));
   tens_free(&to);
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.nn.pad", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 2, pw)), &c),
-            "relax.nn.pad: pad_width has 2 values; a tensor of rank 2 needs 4");
+  CHECK_ERR(
+      op_call(ctx, "relax.nn.pad", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 2, pw)), &c),
+      "relax.nn.pad: pad_width has 2 values; a tensor of rank 2 needs 4");
   /* broadcast_to (2, 3) → (2, 2, 3); (3, 1) cannot go to (3, 4)? it can; (2, 3) to (3, 3) cannot */
   rlx_relax_expr_t* tgt = rlx_relax_shape_expr(ctx, 3, (rlx_expr_t*[]){c64(ctx, 2), c64(ctx, 2), c64(ctx, 3)});
-  CHECK_STREQ(op_sinfo(ctx, "relax.broadcast_to", 2, ARGS(&x->hdr, tgt), attrs0()), "R.Tensor((2, 2, 3), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.broadcast_to", 2, ARGS(&x->hdr, tgt), attrs0()),
+              "R.Tensor((2, 2, 3), dtype=\"float32\")");
   int64_t s223[3] = {2, 2, 3};
   tens_init(&to, F32, 3, s223);
   CHECK_OK(op_run(ctx, "relax.broadcast_to", 2, ARGS(&x->hdr, tgt), attrs0(), 1, &tx, 1, &to, &fname));
@@ -430,7 +446,8 @@ static void test_pad_broadcast_full(void) {
   int64_t s13[2] = {1, 3};
   rlx_relax_var_t* y = tvar(ctx, "y", 2, s13, F32);
   rlx_relax_expr_t* tn = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){n, c64(ctx, 3)});
-  CHECK_STREQ(op_sinfo(ctx, "relax.broadcast_to", 2, ARGS(&y->hdr, tn), attrs0()), "R.Tensor((n, 3), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.broadcast_to", 2, ARGS(&y->hdr, tn), attrs0()),
+              "R.Tensor((n, 3), dtype=\"float32\")");
   tens_free(&tx);
   /* zeros / ones / full */
   rlx_relax_expr_t* s23 = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){c64(ctx, 2), c64(ctx, 3)});
@@ -468,28 +485,33 @@ static void test_unknown_and_attrs(void) {
   const char* any = rlx_sinfo_str(ctx, rlx_sinfo_tensor(ctx, -1, NULL, F32));
   const int64_t ax[2] = {1, 0}, pw[4] = {1, 1, 0, 0}, one[1] = {0};
   CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&u->hdr), attrs0()), any);
-  CHECK_STREQ(op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "axes", ints_attr(ctx, 2, ax))),
-              "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(
+      op_sinfo(ctx, "relax.permute_dims", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "axes", ints_attr(ctx, 2, ax))),
+      "R.Tensor(dtype=\"float32\", ndim=2)");
   CHECK_STREQ(op_sinfo(ctx, "relax.flatten", 1, ARGS(&u->hdr), attrs0()), "R.Tensor(dtype=\"float32\", ndim=1)");
   rlx_relax_expr_t* s6 = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){c64(ctx, 2), c64(ctx, 3)});
   CHECK_STREQ(op_sinfo(ctx, "relax.reshape", 2, ARGS(&u->hdr, s6), attrs0()), "R.Tensor((2, 3), dtype=\"float32\")");
-  CHECK_STREQ(op_sinfo(ctx, "relax.nn.pad", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, pw))),
-              "R.Tensor(dtype=\"float32\", ndim=2)");
+  CHECK_STREQ(
+      op_sinfo(ctx, "relax.nn.pad", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, pw))),
+      "R.Tensor(dtype=\"float32\", ndim=2)");
   CHECK_STREQ(op_sinfo(ctx, "relax.squeeze", 1, ARGS(&u2->hdr), attrs0()), any);
-  CHECK_STREQ(op_sinfo(ctx, "relax.expand_dims", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "axis", ints_attr(ctx, 1, one))),
-              "R.Tensor(dtype=\"float32\", ndim=3)");
+  CHECK_STREQ(
+      op_sinfo(ctx, "relax.expand_dims", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "axis", ints_attr(ctx, 1, one))),
+      "R.Tensor(dtype=\"float32\", ndim=3)");
   rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, 2, ARGS(&u->hdr, &u2->hdr));
   CHECK_STREQ(op_sinfo(ctx, "relax.concat", 1, ARGS(tup), attrs0()), "R.Tensor(dtype=\"float32\", ndim=2)");
-  CHECK_STREQ(op_sinfo(ctx, "relax.split", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "indices_or_sections", rlx_attr_int(2))),
-              "R.Tuple(R.Tensor(dtype=\"float32\", ndim=2), R.Tensor(dtype=\"float32\", ndim=2))");
+  CHECK_STREQ(
+      op_sinfo(ctx, "relax.split", 1, ARGS(&u2->hdr), attr1(ctx, attrs0(), "indices_or_sections", rlx_attr_int(2))),
+      "R.Tuple(R.Tensor(dtype=\"float32\", ndim=2), R.Tensor(dtype=\"float32\", ndim=2))");
   int64_t s3[1] = {3};
   rlx_relax_var_t* ind = tvar(ctx, "ind", 1, s3, I64);
   CHECK_STREQ(op_sinfo(ctx, "relax.take", 2, ARGS(&u2->hdr, &ind->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(0))),
               "R.Tensor(dtype=\"float32\", ndim=2)");
   /* attribute kinds */
   rlx_relax_call_t* c = NULL;
-  CHECK_ERR(op_call(ctx, "relax.take", 2, ARGS(&u2->hdr, &ind->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_float(0.5)), &c),
-            "relax.take: attribute axis must be an int, got a float");
+  CHECK_ERR(
+      op_call(ctx, "relax.take", 2, ARGS(&u2->hdr, &ind->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_float(0.5)), &c),
+      "relax.take: attribute axis must be an int, got a float");
   CHECK_ERR(op_call(ctx, "relax.flatten", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(0)), &c),
             "relax.flatten: unknown attribute 'axis'");
   CHECK_ERR(op_call(ctx, "relax.astype", 1, ARGS(&u->hdr), attr1(ctx, attrs0(), "dtype", rlx_attr_int(3)), &c),

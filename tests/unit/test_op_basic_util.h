@@ -51,11 +51,16 @@ static inline double tens_get(const tens_t* x, int64_t i) {
 static inline void tens_set(tens_t* x, int64_t i, double v) {
   rlx_dtype_t t = x->dt;
   if (t.code == RLX_DT_FLOAT) {
-    if (t.bits == 32) ((float*)x->data)[i] = (float)v;
-    else ((double*)x->data)[i] = v;
-  } else if (t.bits == 1 || (t.code == RLX_DT_UINT && t.bits == 8)) ((uint8_t*)x->data)[i] = (uint8_t)(v != 0);
-  else if (t.bits == 32) ((int32_t*)x->data)[i] = (int32_t)v;
-  else ((int64_t*)x->data)[i] = (int64_t)v;
+    if (t.bits == 32)
+      ((float*)x->data)[i] = (float)v;
+    else
+      ((double*)x->data)[i] = v;
+  } else if (t.bits == 1 || (t.code == RLX_DT_UINT && t.bits == 8))
+    ((uint8_t*)x->data)[i] = (uint8_t)(v != 0);
+  else if (t.bits == 32)
+    ((int32_t*)x->data)[i] = (int32_t)v;
+  else
+    ((int64_t*)x->data)[i] = (int64_t)v;
 }
 
 static uint32_t ob_rng_ = 2463534242u;
@@ -139,7 +144,8 @@ static inline rlx_status_t* op_legalize(rlx_ctx_t* ctx, rlx_relax_call_t* call, 
 static inline rlx_tir_func_t* call_tir_func(rlx_module_t* m, rlx_relax_expr_t* e) {
   if (!e || e->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)e;
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR) return NULL;
+  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
+    return NULL;
   rlx_module_entry_t* me = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
   return me && me->kind == RLX_FUNC_TIR ? me->func : NULL;
 }
@@ -160,8 +166,8 @@ static inline rlx_status_t* op_run(rlx_ctx_t* ctx, const char* op, int n, rlx_re
   rlx_relax_call_t* ct = (rlx_relax_call_t*)e;
   if (ct->n_args != 2) return rlx_status_create(RLX_INTERNAL, "unexpected tir_vars");
   if (!rlx_sinfo_equal(ctx, e->sinfo, call->hdr.sinfo))
-    return rlx_status_create(RLX_INTERNAL, "legalized struct info %s differs from inferred %s", rlx_sinfo_str(ctx, e->sinfo),
-                             rlx_sinfo_str(ctx, call->hdr.sinfo));
+    return rlx_status_create(RLX_INTERNAL, "legalized struct info %s differs from inferred %s",
+                             rlx_sinfo_str(ctx, e->sinfo), rlx_sinfo_str(ctx, call->hdr.sinfo));
   if (f->n_params != n_in + n_out)
     return rlx_status_create(RLX_INTERNAL, "PrimFunc has %d params, expected %d", f->n_params, n_in + n_out);
   DLTensor* dl[16];

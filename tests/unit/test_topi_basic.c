@@ -198,7 +198,8 @@ static void test_compiled(void) {
       double* ref = malloc(sizeof(double) * (size_t)(t[0][i].n ? t[0][i].n : 1));
       for (int64_t e = 0; e < t[0][i].n; e++) ref[e] = tens_get(&t[0][i], e);
       double err = 0;
-      CHECK_MSG(tens_close(&t[1][i], ref, 1e-5, 1e-5, &err), "%s compiled vs interpreted: max abs err %g", cases[k].op, err);
+      CHECK_MSG(tens_close(&t[1][i], ref, 1e-5, 1e-5, &err), "%s compiled vs interpreted: max abs err %g", cases[k].op,
+                err);
       free(ref);
     }
     for (int i = 0; i < f->n_params; i++)
