@@ -89,18 +89,29 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);
 
-/* Prints an executable as text: a header with the format version, a constants summary
- * (c[k] = kind, dtype, shape, bytes), then each VM function
- *   function main(x, w)  ; 2 params, 9 registers
- *     0: %2 = call vm.builtin.alloc_shape_heap(i2)
- *     3: %5 = call matmul(%0, %1, %4)    ; kernel rlx_fn_matmul
- *     8: ret %5
- * and the packed functions it names. The bytes are verified first (errors as rlx_vm_load).
- * *out_text is a heap string the caller frees. */
+/* Prints an executable as text: a header with the format version, the constants
+ * (c[k] = tensor float32 (2, 3), 24 bytes 0x<hex> | int 5 | float 1.5 | str "s" | dtype
+ * int64; tensor data over 4096 bytes is not shown), then the function table in order:
+ * packed functions as `packed NAME [symbol SYMBOL]` lines, VM functions as
+ *   function main(x: float32 ndim=2 "(n, 4)", w: float32 ndim=2 "(4, m)") registers=9  ; ...
+ *        0: %2 = call vm.builtin.alloc_shape_heap(i2)
+ *        3: %5 = call matmul(%0, %1, %4)  ; symbol rlx_fn_matmul
+ *        4: if %5 else goto +2  ; to 6
+ *        8: ret %5
+ * (arguments: %r register, iN immediate, c[k] constant, with its value after ':' when
+ * short, f[name] function). The bytes are verified first (errors as rlx_vm_load).
+ * *out_text is a heap string the caller frees. The text reads back with rlx_vm_assemble. */
 rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text);
 
 /* The same for a compiled model shared object (reads its `rlx_vm_executable`). */
 rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text);
+
+/* The inverse of rlx_vm_disassemble: reads the text (comments after ';' ignored; tensor
+ * constants need their hex data, which the disassembler prints up to 4096 bytes) and
+ * returns the executable's bytes (*out_bytes heap, the caller frees), verified as
+ * rlx_vm_load would. assemble(disassemble(bytes)) gives back the same bytes. PARSE_ERROR
+ * names the line and what was expected there. */
+rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,21 @@
-/* The disassembler: an executable as text (format in include/rlx/vm.h). */
+/* The disassembler: an executable as text (format in include/rlx/vm.h; read back by
+ * vm_asm.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "vm_exec.h"
 #include "rlx/vm.h"
+
+/* A string in double quotes with \\, \" and \xNN escapes (what the assembler reads). */
+static void print_quoted(rlx_strbuf_t* sb, const char* s) {
+  rlx_strbuf_append(sb, "\"");
+  for (const char* p = s; *p; p++) {
+    if (*p == '"' || *p == '\\') rlx_strbuf_printf(sb, "\\%c", *p);
+    else if ((unsigned char)*p < 32 || (unsigned char)*p >= 127) rlx_strbuf_printf(sb, "\\x%02x", (unsigned char)*p);
+    else rlx_strbuf_appendn(sb, p, 1);
+  }
+  rlx_strbuf_append(sb, "\"");
+}
 
 static void print_const(rlx_strbuf_t* sb, const rlx_vm_const_t* c) {
   char b[32], sh[256];
@@ -11,19 +23,19 @@ static void print_const(rlx_strbuf_t* sb, const rlx_vm_const_t* c) {
     case RLX_VM_CONST_TENSOR:
       rlx_strbuf_printf(sb, "tensor %s %s, %zu bytes", rlx_dldtype_str(c->dtype, b),
                         rlx_shape_str(c->ndim, c->shape, sh, sizeof(sh)), c->nbytes);
+      if (c->nbytes > RLX_VM_DISASM_MAX_DATA) {
+        rlx_strbuf_append(sb, " (data not shown)");
+        return;
+      }
+      rlx_strbuf_append(sb, " 0x");
+      for (size_t i = 0; i < c->nbytes; i++) rlx_strbuf_printf(sb, "%02x", ((const uint8_t*)c->data)[i]);
       return;
     case RLX_VM_CONST_INT: rlx_strbuf_printf(sb, "int %lld", (long long)c->i); return;
     case RLX_VM_CONST_FLOAT: rlx_strbuf_printf(sb, "float %.17g", c->f); return;
-    case RLX_VM_CONST_STR: {
-      rlx_strbuf_append(sb, "str \"");
-      for (const char* p = c->s; *p; p++) {
-        if (*p == '"' || *p == '\\') rlx_strbuf_printf(sb, "\\%c", *p);
-        else if ((unsigned char)*p < 32) rlx_strbuf_printf(sb, "\\x%02x", (unsigned char)*p);
-        else rlx_strbuf_appendn(sb, p, 1);
-      }
-      rlx_strbuf_append(sb, "\"");
+    case RLX_VM_CONST_STR:
+      rlx_strbuf_append(sb, "str ");
+      print_quoted(sb, c->s);
       return;
-    }
     case RLX_VM_CONST_DTYPE: rlx_strbuf_printf(sb, "dtype %s", rlx_dldtype_str(c->dtype, b)); return;
   }
 }
@@ -36,8 +48,10 @@ static void print_arg(rlx_strbuf_t* sb, const rlx_vm_exec_t* e, const rlx_vm_arg
       const rlx_vm_const_t* c = &e->consts.data[a->value];
       char b[32];
       /* short constants are easier to read inline */
-      if (c->kind == RLX_VM_CONST_STR && strlen(c->s) <= 24 && !strchr(c->s, '"'))
-        rlx_strbuf_printf(sb, "c[%lld]:\"%s\"", (long long)a->value, c->s);
+      if (c->kind == RLX_VM_CONST_STR && strlen(c->s) <= 24) {
+        rlx_strbuf_printf(sb, "c[%lld]:", (long long)a->value);
+        print_quoted(sb, c->s);
+      }
       else if (c->kind == RLX_VM_CONST_DTYPE)
         rlx_strbuf_printf(sb, "c[%lld]:%s", (long long)a->value, rlx_dldtype_str(c->dtype, b));
       else rlx_strbuf_printf(sb, "c[%lld]", (long long)a->value);
@@ -66,17 +80,30 @@ rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_te
     print_const(&sb, &e->consts.data[i]);
     rlx_strbuf_append(&sb, "\n");
   }
+  /* the function table in index order: packed functions as `packed` lines, VM functions
+   * as blocks (the assembler rebuilds the same table from this) */
   for (int fi = 0; fi < e->funcs.len; fi++) {
     const rlx_vm_func_t* f = &e->funcs.data[fi];
-    if (f->kind != RLX_VM_FUNC_VM) continue;
+    if (f->kind == RLX_VM_FUNC_PACKED) {
+      rlx_strbuf_printf(&sb, "%spacked %s", fi == 0 || e->funcs.data[fi - 1].kind != RLX_VM_FUNC_PACKED ? "\n" : "",
+                        f->name);
+      if (strcmp(f->name, f->symbol) != 0) rlx_strbuf_printf(&sb, " symbol %s", f->symbol);
+      rlx_strbuf_append(&sb, "\n");
+      continue;
+    }
     rlx_strbuf_printf(&sb, "\nfunction %s(", f->name);
     for (int p = 0; p < f->n_params; p++) {
       char b[32];
-      rlx_strbuf_printf(&sb, "%s%s", p ? ", " : "", f->param_names[p]);
-      if (f->param_dtypes[p].bits && f->param_shapes[p][0])
-        rlx_strbuf_printf(&sb, ": %s %s", rlx_dldtype_str(f->param_dtypes[p], b), f->param_shapes[p]);
+      rlx_strbuf_printf(&sb, "%s%s: ", p ? ", " : "", f->param_names[p]);
+      if (f->param_ndims[p] == RLX_VM_PARAM_NOT_TENSOR) {
+        rlx_strbuf_append(&sb, "object");
+        continue;
+      }
+      rlx_strbuf_printf(&sb, "%s ndim=%d ", f->param_dtypes[p].bits ? rlx_dldtype_str(f->param_dtypes[p], b) : "?",
+                        f->param_ndims[p]);
+      print_quoted(&sb, f->param_shapes[p]);
     }
-    rlx_strbuf_printf(&sb, ")  ; %d params, %d registers, instructions [%lld, %lld)\n", f->n_params, f->n_regs,
+    rlx_strbuf_printf(&sb, ") registers=%d  ; %d params, instructions [%lld, %lld)\n", f->n_regs, f->n_params,
                       (long long)f->begin, (long long)f->end);
     for (int64_t pc = f->begin; pc < f->end; pc++) {
       const rlx_vm_instr_t* in = &e->instrs.data[pc];
@@ -107,16 +134,6 @@ rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_te
       rlx_strbuf_append(&sb, "\n");
     }
   }
-  rlx_strbuf_append(&sb, "\n; packed functions:");
-  int np = 0;
-  for (int fi = 0; fi < e->funcs.len; fi++) {
-    const rlx_vm_func_t* f = &e->funcs.data[fi];
-    if (f->kind != RLX_VM_FUNC_PACKED) continue;
-    rlx_strbuf_printf(&sb, "%s %s", np++ ? "," : "", f->name);
-    if (strcmp(f->name, f->symbol) != 0) rlx_strbuf_printf(&sb, " (%s)", f->symbol);
-  }
-  if (!np) rlx_strbuf_append(&sb, " none");
-  rlx_strbuf_append(&sb, "\n");
   rlx_vm_exec_free(e);
   *out_text = rlx_strbuf_take(&sb);
   return NULL;

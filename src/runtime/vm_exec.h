@@ -40,6 +40,8 @@
 /* Limits checked by the verifier (a corrupted count never makes us allocate the moon). */
 #define RLX_VM_MAX_NDIM 64
 #define RLX_VM_MAX_REGS (1 << 20)
+/* The disassembler prints tensor constants up to this many bytes in full (hex). */
+#define RLX_VM_DISASM_MAX_DATA 4096
 
 typedef enum { RLX_VM_OP_CALL, RLX_VM_OP_RET, RLX_VM_OP_GOTO, RLX_VM_OP_IF } rlx_vm_opcode_t;
 

@@ -209,12 +209,19 @@ static void test_loop(void) {
   char* text = NULL;
   CHECK_OK(rlx_vm_disassemble(bytes, nb, &text));
   if (text) {
-    CHECK_MSG(strstr(text, "function loop(b)  ; 1 params, 8 registers") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "function loop(b: ? ndim=-1 \"\") registers=8  ; 1 params, instructions [0, 14)\n") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "\npacked vadd symbol rlx_fn_vadd\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "     4: %3 = call test.lt_i64(%1, i10)\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "     5: if %3 else goto +7  ; to 12\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "     8: %7 = call vadd(%4, %0, %6)  ; symbol rlx_fn_vadd\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "    11: goto -7  ; to 4\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "c[0] = dtype float32") != NULL, "%s", text);
+    /* the text assembles back into the same bytes */
+    void* back = NULL;
+    size_t nback = 0;
+    CHECK_OK(rlx_vm_assemble(text, &back, &nback));
+    CHECK(back && nback == nb && memcmp(back, bytes, nb) == 0);
+    free(back);
   }
   free(text);
   free(bytes);
@@ -431,7 +438,12 @@ static void test_corrupted(void) {
   CHECK_ERR(rlx_vm_disassemble(bytes, 10, &text), "truncated");
   CHECK_OK(rlx_vm_disassemble(bytes, n, &text));
   if (text) {
-    CHECK_MSG(strstr(text, "c[0] = tensor float32 (2,), 8 bytes\nc[1] = str \"hello\"\nc[2] = dtype float32\n") != NULL, "%s", text);
+    void* back = NULL;
+    size_t nback = 0;
+    CHECK_OK(rlx_vm_assemble(text, &back, &nback));
+    CHECK(back && nback == n && memcmp(back, bytes, n) == 0);
+    free(back);
+    CHECK_MSG(strstr(text, "c[0] = tensor float32 (2,), 8 bytes 0x0000803f00000040\nc[1] = str \"hello\"\nc[2] = dtype float32\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "%3 = call vm.builtin.match_shape(%0, %2, i1, i1, i0, c[1]:\"hello\", c[1]:\"hello\")") != NULL, "%s", text);
   }
   free(text);
@@ -490,6 +502,68 @@ static void test_fake_models(void) {
   }
 }
 
+/* Bytecode written as text: a loop summing 1..n over an int register, run; assembler errors. */
+static void test_assemble(void) {
+  CHECK_OK(rlx_registry_register("test.add_i64", add_i64, NULL, true));
+  CHECK_OK(rlx_registry_register("test.lt_i64", lt_i64, NULL, true));
+  const char* text =
+      "; sum of 0..9 and a tensor passed through\n"
+      "c[0] = tensor float32 (2,), 8 bytes 0x0000803f00000040\n"
+      "packed vm.builtin.copy\n"
+      "packed test.add_i64\n"
+      "packed test.lt_i64\n"
+      "packed vm.builtin.make_tuple\n"
+      "\n"
+      "function main(a: float32 ndim=1 \"(n,)\") registers=5\n"
+      "  0: %1 = call vm.builtin.copy(i0)   ; i\n"
+      "  1: %2 = call vm.builtin.copy(i0)   ; s\n"
+      "  2: %3 = call test.lt_i64(%1, i10)\n"
+      "  3: if %3 else goto +4\n"
+      "  4: %2 = call test.add_i64(%2, %1)\n"
+      "  5: %1 = call test.add_i64(%1, i1)\n"
+      "  6: goto -4\n"
+      "  7: %4 = call vm.builtin.make_tuple(%2, c[0], %0)\n"
+      "  8: ret %4\n";
+  void* bytes = NULL;
+  size_t n = 0;
+  CHECK_OK(rlx_vm_assemble(text, &bytes, &n));
+  rlx_vm_t* vm = NULL;
+  if (bytes) CHECK_OK(rlx_vm_create(bytes, n, NULL, 0, NULL, &vm));
+  if (vm) {
+    rlx_vm_function_info_t info;
+    CHECK_OK(rlx_vm_function_info(vm, "main", &info));
+    CHECK(info.n_params == 1 && info.param_ndims[0] == 1 && strcmp(info.param_shapes[0], "(n,)") == 0 &&
+          info.param_dtypes[0].code == kDLFloat);
+    rlx_ndarray_t* a = vec(3, 7, 1);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&a->dl}, &n_out, &outs));
+    CHECK(n_out == 3);
+    if (n_out == 3) {
+      CHECK(*(int64_t*)outs[0]->dl.data == 45);
+      CHECK(((float*)outs[1]->dl.data)[0] == 1.0f && ((float*)outs[1]->dl.data)[1] == 2.0f);
+      CHECK(outs[2]->dl.data == a->dl.data); /* the input itself, not a copy */
+    }
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(a);
+    rlx_vm_free(vm);
+  }
+  free(bytes);
+  rlx_status_free(rlx_registry_remove("test.add_i64"));
+  rlx_status_free(rlx_registry_remove("test.lt_i64"));
+  /* errors name the line */
+  CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: %0 = call nope()\n  1: ret %0\n", &bytes, &n),
+            "bytecode text line 2: unknown function 'nope'");
+  CHECK_ERR(rlx_vm_assemble("c[1] = int 3\n", &bytes, &n), "line 1: expected constants numbered in order");
+  CHECK_ERR(rlx_vm_assemble("bogus\n", &bytes, &n), "line 1: expected a constant, packed, function or instruction line");
+  CHECK_ERR(rlx_vm_assemble("c[0] = tensor float32 (2,), 8 bytes 0x00\n", &bytes, &n),
+            "expected as many hex digits as bytes");
+  CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: ret %3\n", &bytes, &n),
+            "assembled bytecode: executable is corrupted: function 'f' instruction 0 uses register 3 of 1");
+  CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: goto +5\n", &bytes, &n), "jumps by 5, outside the function");
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vm_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_kernels()) {
@@ -503,6 +577,7 @@ int main(void) {
   test_corrupted();
   test_kernel_error();
   test_fake_models();
+  test_assemble();
   unlink(so_path);
   unlink(src_path);
   rmdir(tmpdir);

@@ -147,11 +147,30 @@ static void test_static_matmul_relu(void) {
   char so[256];
   snprintf(so, sizeof(so), "%s/static.so", tmpdir);
   rlx_vm_compile_options_t o = opts_lower();
+  /* the compiled executable prints as text that assembles back into the same bytes */
+  char* ksrc = NULL;
+  void* exec = NULL;
+  size_t nexec = 0;
+  CHECK_OK(rlx_vm_build_parts(ctx, mod, &o, &ksrc, &exec, &nexec));
+  if (exec) {
+    char* t = NULL;
+    void* back = NULL;
+    size_t nback = 0;
+    CHECK_OK(rlx_vm_disassemble(exec, nexec, &t));
+    if (t) CHECK_OK(rlx_vm_assemble(t, &back, &nback));
+    CHECK(back && nback == nexec && memcmp(back, exec, nexec) == 0);
+    free(t);
+    free(back);
+  }
+  CHECK(ksrc && strstr(ksrc, "rlx_fn_matmul") != NULL);
+  free(ksrc);
+  free(exec);
   CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
   char* text = NULL;
   CHECK_OK(rlx_vm_disassemble_model(so, &text));
   if (text) {
-    CHECK_MSG(strstr(text, "function main(A: float32 (8, 16), B: float32 (16, 8))") != NULL, "%s", text);
+    CHECK_MSG(strstr(text, "function main(A: float32 ndim=2 \"(8, 16)\", B: float32 ndim=2 \"(16, 8)\") registers=") != NULL,
+              "%s", text);
     CHECK_MSG(strstr(text, "= call vm.builtin.match_shape(%0, %2, i2, i0, i8, i0, i16, c[") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "= call matmul(%0, %1, %") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "; symbol rlx_fn_matmul") != NULL, "%s", text);
