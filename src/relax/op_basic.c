@@ -48,7 +48,7 @@ const char* ob_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
 
 rlx_expr_t** ob_simplify_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape) {
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
-  for (int i = 0; i < ndim; i++) s[i] = rlx_ir_simplify(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), shape[i]));
+  for (int i = 0; i < ndim; i++) s[i] = rlx_topi_simplify_dim(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), shape[i]));
   return s;
 }
 

@@ -47,7 +47,7 @@ static rlx_sinfo_t* tensor_like(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* sha
 static rlx_expr_t* prod(rlx_ctx_t* ctx, int n, rlx_expr_t* const* s) {
   rlx_expr_t* p = rlx_ir_i64(ctx, 1);
   for (int i = 0; i < n; i++) p = rlx_ir_mul(ctx, p, rlx_ir_cast(ctx, rlx_dt_int64(), s[i]));
-  return rlx_ir_simplify(ctx, p);
+  return rlx_topi_simplify_dim(ctx, p);
 }
 
 /* ------------------------------------------------------------------ permute_dims */
@@ -129,7 +129,7 @@ rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
       if (rlx_expr_is_const_int(total, &a) && rlx_expr_is_const_int(rest, &b) && (b == 0 || a % b != 0))
         return ob_error(call, "cannot reshape %s to %s", ob_shape_str(ctx, x->ndim, x->shape),
                         ob_shape_str(ctx, n, vals));
-      s[infer_at] = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, total, rest));
+      s[infer_at] = rlx_topi_simplify_dim(ctx, rlx_ir_floordiv(ctx, total, rest));
     }
     rlx_expr_t* nt = prod(ctx, n, s);
     int64_t a, b;

@@ -69,6 +69,8 @@ rlx_te_tensor_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shap
                                const double* value, rlx_te_tensor_t* fill, rlx_status_t** out_st);
 
 /* ------------------------------------------------------------------ broadcast.c */
+/* A shape dim simplified knowing that every integer var in it (a shape var) is >= 0. */
+rlx_expr_t* rlx_topi_simplify_dim(rlx_ctx_t* ctx, rlx_expr_t* e);
 /* Numpy broadcasting of one pair of dims: 1 broadcasts, equal constants or provably equal
  * expressions give that dim; *out NULL when they are incompatible. */
 void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out);

@@ -6,6 +6,22 @@ static bool is_one(const rlx_expr_t* e) {
   return rlx_expr_is_const_int(e, &v) && v == 1;
 }
 
+typedef struct {
+  rlx_analyzer_t* an;
+} nonneg_t;
+
+static void bind_nonneg(const rlx_expr_t* e, void* user) {
+  if (e->kind == RLX_EXPR_VAR && rlx_dtype_is_int(e->dtype))
+    rlx_analyzer_bind_nonneg(((nonneg_t*)user)->an, (rlx_var_t*)e);
+}
+
+rlx_expr_t* rlx_topi_simplify_dim(rlx_ctx_t* ctx, rlx_expr_t* e) {
+  if (!e || e->kind == RLX_EXPR_INT_IMM || e->kind == RLX_EXPR_VAR) return e;
+  nonneg_t nn = {rlx_analyzer_create(ctx)};
+  rlx_expr_visit(e, bind_nonneg, &nn);
+  return rlx_analyzer_simplify(nn.an, e);
+}
+
 void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out) {
   int64_t x, y;
   *out = NULL;

@@ -128,7 +128,7 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
     } else
       oshape[on++] = dim;
   }
-  u->count = rlx_ir_simplify(ctx, count);
+  u->count = rlx_topi_simplify_dim(ctx, count);
   switch (op) {
     case RLX_TOPI_REDUCE_SUM:
     case RLX_TOPI_REDUCE_MAX:

@@ -233,7 +233,7 @@ rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* 
     }
     u->xs[k] = t;
     u->offsets[k] = off;
-    off = rlx_ir_simplify(ctx, rlx_ir_add(ctx, off, rlx_ir_cast(ctx, rlx_dt_int64(), t->buffer->shape[axis])));
+    off = rlx_topi_simplify_dim(ctx, rlx_ir_add(ctx, off, rlx_ir_cast(ctx, rlx_dt_int64(), t->buffer->shape[axis])));
   }
   u->offsets[n] = off;
   shape[axis] = off;
@@ -265,8 +265,8 @@ rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, 
         : end < 0        ? rlx_ir_max(ctx, rlx_ir_add(ctx, n64, rlx_ir_i64(ctx, end)), m1)
                          : rlx_ir_min(ctx, rlx_ir_i64(ctx, end), last);
   }
-  b = rlx_ir_simplify(ctx, b);
-  e = rlx_ir_simplify(ctx, e);
+  b = rlx_topi_simplify_dim(ctx, b);
+  e = rlx_topi_simplify_dim(ctx, e);
   rlx_expr_t* ext;
   if (stride > 0) /* ceil((e - b) / s), at least 0 */
     ext = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, rlx_ir_sub(ctx, e, b), rlx_ir_i64(ctx, stride - 1)),
@@ -274,7 +274,7 @@ rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, 
   else
     ext = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, rlx_ir_sub(ctx, b, e), rlx_ir_i64(ctx, -stride - 1)),
                           rlx_ir_i64(ctx, -stride));
-  ext = rlx_ir_simplify(ctx, rlx_ir_max(ctx, ext, zero));
+  ext = rlx_topi_simplify_dim(ctx, rlx_ir_max(ctx, ext, zero));
   if (out_begin) *out_begin = b;
   return ext;
 }
@@ -455,8 +455,8 @@ rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t*
     if (pad_width[2 * d] < 0 || pad_width[2 * d + 1] < 0)
       return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d));
     rlx_expr_t* s = x->buffer->shape[d];
-    shape[d] =
-        rlx_ir_simplify(ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, pad_width[2 * d] + pad_width[2 * d + 1])));
+    shape[d] = rlx_topi_simplify_dim(
+        ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, pad_width[2 * d] + pad_width[2 * d + 1])));
   }
   pad_user_t* u = RLX_NEW(ctx, pad_user_t);
   u->x = x;
@@ -483,24 +483,24 @@ rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sec
   rlx_expr_t* zero = rlx_ir_i64(ctx, 0);
   if (!indices) {
     /* numpy-style ceil-sized pieces: size = ceil(n / s), the last one takes the rest */
-    rlx_expr_t* size = rlx_ir_simplify(
+    rlx_expr_t* size = rlx_topi_simplify_dim(
         ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, n, rlx_ir_i64(ctx, sections - 1)), rlx_ir_i64(ctx, sections)));
     for (int k = 0; k < count; k++) {
       rlx_expr_t* b = rlx_ir_mul(ctx, size, rlx_ir_i64(ctx, k));
       rlx_expr_t* e = k == count - 1 ? rlx_ir_sub(ctx, n, b) : size;
       int64_t c;
-      if (!rlx_expr_is_const_int(rlx_ir_simplify(ctx, n), &c))
+      if (!rlx_expr_is_const_int(rlx_topi_simplify_dim(ctx, n), &c))
         e = rlx_ir_max(ctx, rlx_ir_min(ctx, e, rlx_ir_sub(ctx, n, b)), zero);
-      begins[k] = rlx_ir_simplify(ctx, b);
-      exts[k] = rlx_ir_simplify(ctx, e);
+      begins[k] = rlx_topi_simplify_dim(ctx, b);
+      exts[k] = rlx_topi_simplify_dim(ctx, e);
       if (rlx_expr_is_const_int(exts[k], &c) && c < 0) exts[k] = zero;
     }
   } else {
     for (int k = 0; k < count; k++) {
       rlx_expr_t* b = k == 0 ? zero : rlx_ir_min(ctx, rlx_ir_i64(ctx, indices[k - 1] < 0 ? 0 : indices[k - 1]), n);
       rlx_expr_t* e = k == count - 1 ? n : rlx_ir_min(ctx, rlx_ir_i64(ctx, indices[k] < 0 ? 0 : indices[k]), n);
-      begins[k] = rlx_ir_simplify(ctx, b);
-      exts[k] = rlx_ir_simplify(ctx, rlx_ir_max(ctx, rlx_ir_sub(ctx, e, b), zero));
+      begins[k] = rlx_topi_simplify_dim(ctx, b);
+      exts[k] = rlx_topi_simplify_dim(ctx, rlx_ir_max(ctx, rlx_ir_sub(ctx, e, b), zero));
     }
   }
   *out_n = count;
