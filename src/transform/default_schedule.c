@@ -7,8 +7,8 @@
  * (which sets "tir.is_scheduled"). Relax functions and names are unchanged; functions that
  * are not rescheduled are shared with the input.
  */
-#include "pass.h"
 #include "../tir/schedule/schedule.h"
+#include "pass.h"
 #include "pass_util.h"
 
 static bool attr_true(const rlx_tir_func_t* f, const char* key) {

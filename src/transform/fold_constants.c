@@ -29,7 +29,8 @@ static double work_of(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
   if (!s) return 0;
   switch (s->kind) {
     case RLX_STMT_BUFFER_STORE:
-    case RLX_STMT_EVALUATE: return 1;
+    case RLX_STMT_EVALUATE:
+      return 1;
     case RLX_STMT_FOR: {
       const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
       int64_t ext = 0;
@@ -52,14 +53,17 @@ static double work_of(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
       double a = work_of(c->then_case, env), b = work_of(c->else_case, env);
       return a < 0 || b < 0 ? -1 : a + b;
     }
-    case RLX_STMT_LET: return work_of(RLX_AS(const rlx_tir_let_t, s)->body, env);
-    case RLX_STMT_ALLOCATE: return work_of(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
+    case RLX_STMT_LET:
+      return work_of(RLX_AS(const rlx_tir_let_t, s)->body, env);
+    case RLX_STMT_ALLOCATE:
+      return work_of(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
     case RLX_STMT_BLOCK_REALIZE: {
       const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
       double a = work_of(b->init, env), w = work_of(b->body, env);
       return a < 0 || w < 0 ? -1 : a + w;
     }
-    case RLX_STMT_KIND_COUNT: return -1;
+    case RLX_STMT_KIND_COUNT:
+      return -1;
   }
   return -1;
 }
@@ -189,7 +193,8 @@ static rlx_status_t* fold_func(fc_t* z, const rlx_relax_func_t* f, rlx_relax_fun
       rlx_relax_expr_t* v = b->value;
       if (v->kind == RLX_RELAX_CALL) {
         rlx_relax_expr_t* folded = NULL;
-        RLX_RETURN_IF_ERROR(rlx_status_annotate(try_fold(z, (rlx_relax_call_t*)v, &folded), "binding '%s'", b->var->name));
+        RLX_RETURN_IF_ERROR(
+            rlx_status_annotate(try_fold(z, (rlx_relax_call_t*)v, &folded), "binding '%s'", b->var->name));
         if (folded) {
           nb[k] = rlx_relax_var_binding(ctx, b->var, folded);
           v = folded;
@@ -212,8 +217,8 @@ static rlx_status_t* fold_func(fc_t* z, const rlx_relax_func_t* f, rlx_relax_fun
     int m = 0;
     for (int k = 0; k < blk->n_bindings; k++) {
       rlx_relax_binding_t* b = blk->bindings[k];
-      bool dead = blk->is_dataflow && b->var->hdr.kind == RLX_RELAX_DATAFLOW_VAR && b->value->kind == RLX_RELAX_CONSTANT &&
-                  !rlx_ptrmap_get(&z->uses, b->var);
+      bool dead = blk->is_dataflow && b->var->hdr.kind == RLX_RELAX_DATAFLOW_VAR &&
+                  b->value->kind == RLX_RELAX_CONSTANT && !rlx_ptrmap_get(&z->uses, b->var);
       if (!dead) nb[m++] = b;
     }
     if (m != blk->n_bindings) blocks[i] = rlx_relax_block(ctx, true, m, nb);

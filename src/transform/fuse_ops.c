@@ -31,13 +31,20 @@
 /* ---------------------------------------------------------------- patterns */
 const char* rlx_op_pattern_name(rlx_op_pattern_t p) {
   switch (p) {
-    case RLX_PATTERN_ELEMWISE: return "elemwise";
-    case RLX_PATTERN_BROADCAST: return "broadcast";
-    case RLX_PATTERN_INJECTIVE: return "injective";
-    case RLX_PATTERN_COMM_REDUCE: return "reduce";
-    case RLX_PATTERN_OUT_EWISE_FUSABLE: return "out_ewise_fusable";
-    case RLX_PATTERN_TUPLE: return "tuple";
-    case RLX_PATTERN_OPAQUE: return "opaque";
+    case RLX_PATTERN_ELEMWISE:
+      return "elemwise";
+    case RLX_PATTERN_BROADCAST:
+      return "broadcast";
+    case RLX_PATTERN_INJECTIVE:
+      return "injective";
+    case RLX_PATTERN_COMM_REDUCE:
+      return "reduce";
+    case RLX_PATTERN_OUT_EWISE_FUSABLE:
+      return "out_ewise_fusable";
+    case RLX_PATTERN_TUPLE:
+      return "tuple";
+    case RLX_PATTERN_OPAQUE:
+      return "opaque";
   }
   return "opaque";
 }
@@ -80,7 +87,9 @@ static void pat_load(const rlx_expr_t* e, void* user) {
   if (l->buffer == st->buffer) return; /* the reduction's own accumulator */
   bool same = l->n_indices == st->n_indices;
   for (int i = 0; same && i < l->n_indices; i++) same = same_expr(l->indices[i], st->indices[i]);
-  rlx_op_pattern_t k = same ? RLX_PATTERN_ELEMWISE : is_broadcast(st, l) ? RLX_PATTERN_BROADCAST : RLX_PATTERN_INJECTIVE;
+  rlx_op_pattern_t k = same                  ? RLX_PATTERN_ELEMWISE
+                       : is_broadcast(st, l) ? RLX_PATTERN_BROADCAST
+                                             : RLX_PATTERN_INJECTIVE;
   p->kind = pmax(p->kind, k);
 }
 
@@ -139,8 +148,10 @@ static void pat_block(const rlx_tir_block_t* b, void* user) {
 static bool stmt_has_stray_store(const rlx_tir_stmt_t* s) {
   if (!s) return false;
   switch (s->kind) {
-    case RLX_STMT_BUFFER_STORE: return true;
-    case RLX_STMT_FOR: return stmt_has_stray_store(RLX_AS(const rlx_tir_for_t, s)->body);
+    case RLX_STMT_BUFFER_STORE:
+      return true;
+    case RLX_STMT_FOR:
+      return stmt_has_stray_store(RLX_AS(const rlx_tir_for_t, s)->body);
     case RLX_STMT_SEQ: {
       const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
       for (int i = 0; i < q->n; i++)
@@ -150,14 +161,18 @@ static bool stmt_has_stray_store(const rlx_tir_stmt_t* s) {
     case RLX_STMT_IF:
       return stmt_has_stray_store(RLX_AS(const rlx_tir_if_t, s)->then_case) ||
              stmt_has_stray_store(RLX_AS(const rlx_tir_if_t, s)->else_case);
-    case RLX_STMT_LET: return stmt_has_stray_store(RLX_AS(const rlx_tir_let_t, s)->body);
-    case RLX_STMT_ALLOCATE: return stmt_has_stray_store(RLX_AS(const rlx_tir_allocate_t, s)->body);
+    case RLX_STMT_LET:
+      return stmt_has_stray_store(RLX_AS(const rlx_tir_let_t, s)->body);
+    case RLX_STMT_ALLOCATE:
+      return stmt_has_stray_store(RLX_AS(const rlx_tir_allocate_t, s)->body);
     case RLX_STMT_BLOCK_REALIZE: {
       const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
       return b->n_iter_vars == 0 && stmt_has_stray_store(b->body);
     }
-    case RLX_STMT_EVALUATE: return true;
-    case RLX_STMT_KIND_COUNT: return false;
+    case RLX_STMT_EVALUATE:
+      return true;
+    case RLX_STMT_KIND_COUNT:
+      return false;
   }
   return false;
 }
@@ -166,13 +181,20 @@ rlx_op_pattern_t rlx_tir_func_pattern(const rlx_tir_func_t* f) {
   int64_t v = 0;
   if (rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "op_pattern"), &v)) {
     switch (v) {
-      case 0: return RLX_PATTERN_ELEMWISE;
-      case 1: return RLX_PATTERN_BROADCAST;
-      case 2: return RLX_PATTERN_INJECTIVE;
-      case 3: return RLX_PATTERN_COMM_REDUCE;
-      case 4: return RLX_PATTERN_OUT_EWISE_FUSABLE;
-      case 7: return RLX_PATTERN_TUPLE;
-      default: return RLX_PATTERN_OPAQUE;
+      case 0:
+        return RLX_PATTERN_ELEMWISE;
+      case 1:
+        return RLX_PATTERN_BROADCAST;
+      case 2:
+        return RLX_PATTERN_INJECTIVE;
+      case 3:
+        return RLX_PATTERN_COMM_REDUCE;
+      case 4:
+        return RLX_PATTERN_OUT_EWISE_FUSABLE;
+      case 7:
+        return RLX_PATTERN_TUPLE;
+      default:
+        return RLX_PATTERN_OPAQUE;
     }
   }
   if (rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "tir.is_scheduled"), &v) && v) return RLX_PATTERN_OPAQUE;
@@ -204,12 +226,16 @@ static bool is_anchor(rlx_op_pattern_t p) { return p == RLX_PATTERN_COMM_REDUCE 
 static bool can_join(rlx_op_pattern_t group, rlx_op_pattern_t consumer) {
   switch (consumer) {
     case RLX_PATTERN_ELEMWISE:
-    case RLX_PATTERN_BROADCAST: return group <= RLX_PATTERN_OUT_EWISE_FUSABLE;
-    case RLX_PATTERN_INJECTIVE: return group <= RLX_PATTERN_INJECTIVE;
-    case RLX_PATTERN_COMM_REDUCE: return group <= RLX_PATTERN_BROADCAST;
+    case RLX_PATTERN_BROADCAST:
+      return group <= RLX_PATTERN_OUT_EWISE_FUSABLE;
+    case RLX_PATTERN_INJECTIVE:
+      return group <= RLX_PATTERN_INJECTIVE;
+    case RLX_PATTERN_COMM_REDUCE:
+      return group <= RLX_PATTERN_BROADCAST;
     case RLX_PATTERN_OUT_EWISE_FUSABLE:
     case RLX_PATTERN_TUPLE:
-    case RLX_PATTERN_OPAQUE: return false;
+    case RLX_PATTERN_OPAQUE:
+      return false;
   }
   return false;
 }
@@ -295,7 +321,8 @@ static bool try_join(blk_t* k, const rlx_ptrmap_t* index, int* ext, int g, int k
 static const char* fused_name(rlx_ctx_t* ctx, blk_t* k, const int* members, int n) {
   rlx_strbuf_t sb = {0};
   rlx_strbuf_append(&sb, "fused");
-  for (int i = 0; i < n; i++) rlx_strbuf_printf(&sb, "_%s", ((rlx_relax_global_var_t*)k->call[members[i]]->args[0])->name);
+  for (int i = 0; i < n; i++)
+    rlx_strbuf_printf(&sb, "_%s", ((rlx_relax_global_var_t*)k->call[members[i]]->args[0])->name);
   const char* s = rlx_strbuf_cstr(&sb);
   if (strlen(s) > 80) /* TVM also shortens long fused names */
     s = rlx_ctx_sprintf(ctx, "%.60s_%016llx", s, (unsigned long long)rlx_hash_bytes(s, strlen(s), 0));
@@ -308,9 +335,16 @@ static const char* fused_name(rlx_ctx_t* ctx, blk_t* k, const int* members, int 
 static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, rlx_relax_block_t** out) {
   rlx_ctx_t* ctx = z->ctx;
   int n = blk->n_bindings;
-  blk_t k = {n, blk->bindings, RLX_NEW_ARRAY(ctx, rlx_relax_call_t*, n), RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, n),
-             RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n), RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n),
-             RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, int, n), RLX_NEW_ARRAY(ctx, int, n),
+  blk_t k = {n,
+             blk->bindings,
+             RLX_NEW_ARRAY(ctx, rlx_relax_call_t*, n),
+             RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, n),
+             RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n),
+             RLX_NEW_ARRAY(ctx, int, n),
+             RLX_NEW_ARRAY(ctx, rlx_op_pattern_t, n),
+             RLX_NEW_ARRAY(ctx, int, n),
+             RLX_NEW_ARRAY(ctx, int, n),
+             RLX_NEW_ARRAY(ctx, int, n),
              RLX_NEW_ARRAY(ctx, int, n)};
   rlx_ptrmap_t index = {0}; /* binding var → index + 1 */
   int* ext = RLX_NEW_ARRAY(ctx, int, n);
@@ -433,8 +467,8 @@ rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t**
   for (int i = 0; i < n; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
     rlx_relax_func_t* nf = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(fuse_func(&z, bb, m->funcs[i].func, &nf), "fuse_ops: function '%s'",
-                                            m->funcs[i].name));
+    RLX_RETURN_IF_ERROR(
+        rlx_status_annotate(fuse_func(&z, bb, m->funcs[i].func, &nf), "fuse_ops: function '%s'", m->funcs[i].name));
     m->funcs[i].func = nf;
   }
   *out = pass_module_drop_dead_tir(ctx, in, m);

@@ -16,21 +16,20 @@ typedef struct {
 
 typedef struct {
   rlx_ctx_t* ctx;
-  rlx_ptrmap_t relax_sym; /* Relax symbolic var → fused var */
+  rlx_ptrmap_t relax_sym;          /* Relax symbolic var → fused var */
   RLX_VEC(rlx_var_t*) relax_order; /* its keys, in creation order */
-  rlx_ptrmap_t vm;        /* member var → fused expr (shape vars of one member; definitions) */
-  rlx_ptrmap_t bm;        /* member buffer → fused buffer (one member) */
+  rlx_ptrmap_t vm;                 /* member var → fused expr (shape vars of one member; definitions) */
+  rlx_ptrmap_t bm;                 /* member buffer → fused buffer (one member) */
   nameset_t buf_names, block_names;
   RLX_VEC(rlx_relax_expr_t*) inputs; /* Relax exprs passed to the fused function */
   RLX_VEC(rlx_tir_buffer_t*) in_bufs;
   RLX_VEC(rlx_tir_buffer_t*) allocs;
   RLX_VEC(rlx_tir_stmt_t*) body;
-  rlx_ptrmap_t inter; /* member binding var → intermediate buffer */
+  rlx_ptrmap_t inter;                 /* member binding var → intermediate buffer */
   RLX_VEC(rlx_tir_buffer_t*) pending; /* allocated buffers of the current member, to copy */
   RLX_VEC(rlx_var_t*) tir_vars;       /* Relax vars passed as scalars, in param order */
   rlx_status_t* st;
 } ft_t;
-
 
 static size_t ns_slot(const nameset_t* s, const char* k) {
   size_t i = (size_t)rlx_hash_bytes(k, strlen(k), 0) & (s->cap - 1);
@@ -127,8 +126,12 @@ static void collect_defs_stmt(const rlx_tir_stmt_t* s, void* user) {
   ft_t* t = user;
   rlx_var_t* v = NULL;
   switch (s->kind) {
-    case RLX_STMT_FOR: v = RLX_AS(const rlx_tir_for_t, s)->var; break;
-    case RLX_STMT_LET: v = RLX_AS(const rlx_tir_let_t, s)->var; break;
+    case RLX_STMT_FOR:
+      v = RLX_AS(const rlx_tir_for_t, s)->var;
+      break;
+    case RLX_STMT_LET:
+      v = RLX_AS(const rlx_tir_let_t, s)->var;
+      break;
     case RLX_STMT_ALLOCATE: {
       rlx_tir_buffer_t* b = RLX_AS(const rlx_tir_allocate_t, s)->buffer;
       if (!rlx_ptrmap_has(&t->bm, b)) {
@@ -171,7 +174,8 @@ static rlx_expr_t* copy_leaf(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
     rlx_buffer_load_t* l = RLX_AS(rlx_buffer_load_t, e);
     rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, l->buffer);
     if (!nb) {
-      if (!t->st) t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: load of unknown buffer %s", l->buffer->name);
+      if (!t->st)
+        t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: load of unknown buffer %s", l->buffer->name);
       return e;
     }
     rlx_expr_t* r = rlx_ir_load(ctx, nb, l->n_indices, l->indices);
@@ -181,7 +185,9 @@ static rlx_expr_t* copy_leaf(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
   return e;
 }
 
-static rlx_expr_t* copy_expr(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) { return rlx_expr_transform(ctx, e, copy_leaf, user); }
+static rlx_expr_t* copy_expr(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
+  return rlx_expr_transform(ctx, e, copy_leaf, user);
+}
 
 static rlx_tir_buffer_t* map_buf(ft_t* t, rlx_tir_buffer_t* b) {
   rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, b);
@@ -245,7 +251,6 @@ static rlx_tir_stmt_t* copy_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) 
   return s;
 }
 
-
 /* Adds one member: its buffers bound to fused buffers, its body copied. */
 static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last, rlx_tir_buffer_t** out_result) {
   rlx_ctx_t* ctx = t->ctx;
@@ -302,17 +307,17 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
       rlx_expr_t* tr = rlx_expr_substitute(ctx, dim, &t->vm);
       for (int q = 0; q < nb; q++)
         for (int e = 0; e < f->buffer_map[q]->ndim; e++)
-          if (f->buffer_map[q]->shape[e]->kind == RLX_EXPR_VAR && rlx_expr_uses_var(tr, (rlx_var_t*)f->buffer_map[q]->shape[e]))
-            return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: shape var %s is not bound by a whole dim", what,
-                                     ((rlx_var_t*)f->buffer_map[q]->shape[e])->name);
+          if (f->buffer_map[q]->shape[e]->kind == RLX_EXPR_VAR &&
+              rlx_expr_uses_var(tr, (rlx_var_t*)f->buffer_map[q]->shape[e]))
+            return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: shape var %s is not bound by a whole dim",
+                                     what, ((rlx_var_t*)f->buffer_map[q]->shape[e])->name);
     }
   /* the body, without its root block (its allocations join the fused root block) */
   rlx_tir_stmt_t* body = f->body;
   rlx_tir_block_t* root = NULL;
   if (body->kind == RLX_STMT_BLOCK_REALIZE && RLX_AS(rlx_tir_block_realize_t, body)->block->n_iter_vars == 0) {
     root = RLX_AS(rlx_tir_block_realize_t, body)->block;
-    if (root->init)
-      return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: the root block has an init", what);
+    if (root->init) return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: the root block has an init", what);
     body = root->body;
   }
   t->pending.len = 0;
@@ -328,10 +333,12 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
     const rlx_tir_buffer_t* b = t->pending.data[i];
     rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
     for (int d = 0; d < b->ndim; d++) shape[d] = rlx_expr_substitute(ctx, b->shape[d], &t->vm);
-    rlx_ptrmap_put(&t->bm, b, rlx_tir_buffer_create(ctx, unique_buf_name(t, b->name), b->dtype, b->ndim, shape, b->scope));
+    rlx_ptrmap_put(&t->bm, b,
+                   rlx_tir_buffer_create(ctx, unique_buf_name(t, b->name), b->dtype, b->ndim, shape, b->scope));
   }
   if (root)
-    for (int i = 0; i < root->n_alloc_buffers; i++) rlx_vec_push(&t->allocs, rlx_ptrmap_get(&t->bm, root->alloc_buffers[i]));
+    for (int i = 0; i < root->n_alloc_buffers; i++)
+      rlx_vec_push(&t->allocs, rlx_ptrmap_get(&t->bm, root->alloc_buffers[i]));
   rlx_tir_mutator_t mut = {copy_stmt, copy_expr, t};
   rlx_tir_stmt_t* copied = rlx_tir_stmt_mutate(ctx, body, &mut);
   if (t->st) {
@@ -342,7 +349,6 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
   rlx_vec_push(&t->body, copied);
   return NULL;
 }
-
 
 static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
                                rlx_tir_func_t** out_func) {

@@ -137,7 +137,7 @@ static rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_bindin
   if (v == b->value) return rlx_bb_emit_binding(lg->bb, b);
   RLX_RETURN_IF_ERROR(flatten_value(lg->bb, ctx, v, &v));
   rlx_relax_binding_t* nb = b->kind == RLX_BINDING_MATCH_CAST ? rlx_relax_match_cast(ctx, b->var, v, b->sinfo)
-                                                               : rlx_relax_var_binding(ctx, b->var, v);
+                                                              : rlx_relax_var_binding(ctx, b->var, v);
   return rlx_bb_emit_binding(lg->bb, nb);
 }
 

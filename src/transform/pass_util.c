@@ -1,7 +1,7 @@
 /* Helpers shared by the Relax passes (see pass_util.h). */
-#include <string.h>
-
 #include "pass_util.h"
+
+#include <string.h>
 
 rlx_module_t* pass_module_copy(rlx_ctx_t* ctx, const rlx_module_t* m) {
   rlx_module_t* out = rlx_module_create(ctx);
@@ -25,7 +25,8 @@ void pass_module_mark_used(rlx_module_t* m, bool* out_used) {
   mark_t mk = {m, out_used};
   for (int i = 0; i < m->n_funcs; i++) out_used[i] = false;
   for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, mark_cb, &mk);
+    if (m->funcs[i].kind == RLX_FUNC_RELAX)
+      rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, mark_cb, &mk);
 }
 
 rlx_module_t* pass_module_drop_dead_tir(rlx_ctx_t* ctx, rlx_module_t* before, rlx_module_t* after) {
@@ -49,13 +50,14 @@ rlx_module_t* pass_module_drop_dead_tir(rlx_ctx_t* ctx, rlx_module_t* before, rl
 }
 
 rlx_tir_func_t* pass_call_tir_func(rlx_module_t* m, const rlx_relax_call_t* c) {
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR) return NULL;
+  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
+    return NULL;
   rlx_module_entry_t* e = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
   return e && e->kind == RLX_FUNC_TIR ? e->func : NULL;
 }
 
-rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f,
-                                  rlx_relax_expr_t* body, rlx_relax_func_t** out) {
+rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f, rlx_relax_expr_t* body,
+                                  rlx_relax_func_t** out) {
   rlx_relax_func_t* nf = rlx_relax_func(ctx, f->n_params, f->params, body, f->ret_sinfo, f->attrs, f->is_pure);
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, m, &nf->hdr));
   *out = nf;

@@ -116,8 +116,7 @@ static inline ht_t* ev_call_tir(ev_t* ev, rlx_relax_call_t* c) {
   args[t->n_fields] = &out->dl;
   for (int i = 0; i < n_tv; i++) {
     ht_t* s = ht_new(ev->ctx, rlx_dt_int64(), 0, NULL);
-    if (rlx_ir_eval_int(((rlx_relax_shape_expr_t*)c->args[2])->values[i], &ev->env, (int64_t*)s->dl.data))
-      return NULL;
+    if (rlx_ir_eval_int(((rlx_relax_shape_expr_t*)c->args[2])->values[i], &ev->env, (int64_t*)s->dl.data)) return NULL;
     args[t->n_fields + 1 + i] = &s->dl;
   }
   rlx_status_t* st = rlx_tir_interpret(e->func, args, n);

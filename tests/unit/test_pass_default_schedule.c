@@ -60,7 +60,8 @@ static void test_schedule_module(void) {
   /* a second run keeps everything (already scheduled) */
   rlx_module_t* again = NULL;
   CHECK_OK(rlx_pass_default_schedule(ctx, out, &again));
-  CHECK(again && rlx_module_find(again, "matmul")->func == mm->func && rlx_module_find(again, "relu")->func == relu->func);
+  CHECK(again && rlx_module_find(again, "matmul")->func == mm->func &&
+        rlx_module_find(again, "relu")->func == relu->func);
   rlx_ctx_free(ctx);
 }
 

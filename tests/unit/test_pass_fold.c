@@ -58,7 +58,8 @@ static void test_fold_chain(void) {
     rlx_relax_constant_t* k = (rlx_relax_constant_t*)b1->value;
     float want[4] = {1.5f, 0, 0, 0};
     CHECK(k->ndim == 1 && k->shape[0] == 4 && k->nbytes == 16 && rlx_dtype_eq(k->dtype, f32));
-    for (int i = 0; i < 4; i++) CHECK_MSG(((float*)k->data)[i] == want[i], "lv1[%d] = %g, expected %g", i, ((float*)k->data)[i], want[i]);
+    for (int i = 0; i < 4; i++)
+      CHECK_MSG(((float*)k->data)[i] == want[i], "lv1[%d] = %g, expected %g", i, ((float*)k->data)[i], want[i]);
     CHECK_STREQ(rlx_sinfo_str(ctx, k->hdr.sinfo), "R.Tensor((4,), dtype=\"float32\")");
   }
   rlx_relax_binding_t* b2 = seq->blocks[0]->bindings[1];
@@ -126,7 +127,8 @@ static void test_unrunnable_kept(void) {
       "    def main() -> R.Tensor((4,), dtype=\"float32\"):\n"
       "        cls = Module\n"
       "        with R.dataflow():\n"
-      "            gv = R.call_tir(cls.shift, (R.const([1, 2, 3, 4], \"float32\"),), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
+      "            gv = R.call_tir(cls.shift, (R.const([1, 2, 3, 4], \"float32\"),), out_sinfo=R.Tensor((4,), "
+      "dtype=\"float32\"))\n"
       "            R.output(gv)\n"
       "        return gv\n";
   rlx_module_t* m = NULL;
@@ -151,7 +153,8 @@ static void test_work_limit(void) {
     int64_t shape[2] = {n, n};
     data[s] = calloc((size_t)n * n, sizeof(float));
     for (int i = 0; i < n * n; i++) data[s][i] = (float)((i * 7) % 11) - 5.0f;
-    for (int k = 0; k < 2; k++) c[s][k] = rlx_relax_constant(ctx, f32, 2, shape, data[s], (size_t)n * n * sizeof(float));
+    for (int k = 0; k < 2; k++)
+      c[s][k] = rlx_relax_constant(ctx, f32, 2, shape, data[s], (size_t)n * n * sizeof(float));
   }
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
   rlx_relax_var_t *small, *big, *gv;

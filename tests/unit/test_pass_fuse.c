@@ -239,7 +239,8 @@ static void expect_fused(const char* what, rlx_module_t* m, int n_calls, const c
   const char* names[16];
   int n = call_tir_names(out, names, 16);
   CHECK_MSG(n == n_calls, "%s: %d call_tirs, expected %d", what, n, n_calls);
-  for (int i = 0; i < n && i < n_calls; i++) CHECK_MSG(strcmp(names[i], want[i]) == 0, "%s: call %d is %s, expected %s", what, i, names[i], want[i]);
+  for (int i = 0; i < n && i < n_calls; i++)
+    CHECK_MSG(strcmp(names[i], want[i]) == 0, "%s: call %d is %s, expected %s", what, i, names[i], want[i]);
   /* numbers: fused == unfused */
   ht_t* a = ht_new(ctx, F32(), 2, (int64_t[]){4, 6});
   ht_fill(a, 3);
@@ -261,8 +262,7 @@ static void test_groupings(void) {
   {
     te1_t ops[] = {te_transpose, te_relu, te_exp};
     int args[][2] = {{-1, 0}, {0, 0}, {1, 0}}, na[] = {1, 1, 1};
-    expect_fused("injective chain", build_chain(ctx, 3, ops, args, na), 1,
-                 (const char*[]){"fused_transpose_relu_exp"});
+    expect_fused("injective chain", build_chain(ctx, 3, ops, args, na), 1, (const char*[]){"fused_transpose_relu_exp"});
   }
   /* rowsum -> ... a reduction does not take an injective consumer; two reductions never
    * share a group */

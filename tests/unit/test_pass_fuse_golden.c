@@ -60,7 +60,8 @@ static const char* BEFORE =
     "                compute[v_i, v_j] = T.max(lv2[v_i, v_j], T.float32(0.0))\n"
     "\n"
     "    @T.prim_func(private=True)\n"
-    "    def transpose(w: T.Buffer((T.int64(16), T.int64(8)), \"float32\"), T_transpose: T.Buffer((T.int64(8), T.int64(16)), \"float32\")):\n"
+    "    def transpose(w: T.Buffer((T.int64(16), T.int64(8)), \"float32\"), T_transpose: T.Buffer((T.int64(8), "
+    "T.int64(16)), \"float32\")):\n"
     "        T.func_attr({\"tir.noalias\": T.bool(True)})\n"
     "        # with T.block(\"root\"):\n"
     "        for i, j in T.grid(T.int64(8), T.int64(16)):\n"
@@ -71,7 +72,8 @@ static const char* BEFORE =
     "                T_transpose[v_i, v_j] = w[v_j, v_i]\n"
     "\n"
     "    @R.function\n"
-    "    def main(x: R.Tensor((\"n\", 8), dtype=\"float32\"), w: R.Tensor((16, 8), dtype=\"float32\"), b: R.Tensor((16,), dtype=\"float32\")) -> R.Tensor((\"n\", 16), dtype=\"float32\"):\n"
+    "    def main(x: R.Tensor((\"n\", 8), dtype=\"float32\"), w: R.Tensor((16, 8), dtype=\"float32\"), b: "
+    "R.Tensor((16,), dtype=\"float32\")) -> R.Tensor((\"n\", 16), dtype=\"float32\"):\n"
     "        n = T.int64()\n"
     "        cls = Module\n"
     "        with R.dataflow():\n"
@@ -90,7 +92,8 @@ static const char* EXPECTED =
     "@I.ir_module\n"
     "class Module:\n"
     "    @T.prim_func(private=True)\n"
-    "    def fused_matmul_add_relu(var_x: T.handle, lv0: T.Buffer((T.int64(8), T.int64(16)), \"float32\"), b: T.Buffer((T.int64(16),), \"float32\"), var_compute: T.handle):\n"
+    "    def fused_matmul_add_relu(var_x: T.handle, lv0: T.Buffer((T.int64(8), T.int64(16)), \"float32\"), b: "
+    "T.Buffer((T.int64(16),), \"float32\"), var_compute: T.handle):\n"
     "        T.func_attr({\"tir.noalias\": T.bool(True)})\n"
     "        n = T.int64()\n"
     "        x = T.match_buffer(var_x, (n, T.int64(8)))\n"
@@ -120,7 +123,8 @@ static const char* EXPECTED =
     "                compute[v_i, v_j] = T.max(T_add[v_i, v_j], T.float32(0.0))\n"
     "\n"
     "    @T.prim_func(private=True)\n"
-    "    def transpose(w: T.Buffer((T.int64(16), T.int64(8)), \"float32\"), T_transpose: T.Buffer((T.int64(8), T.int64(16)), \"float32\")):\n"
+    "    def transpose(w: T.Buffer((T.int64(16), T.int64(8)), \"float32\"), T_transpose: T.Buffer((T.int64(8), "
+    "T.int64(16)), \"float32\")):\n"
     "        T.func_attr({\"tir.noalias\": T.bool(True)})\n"
     "        # with T.block(\"root\"):\n"
     "        for i, j in T.grid(T.int64(8), T.int64(16)):\n"
@@ -131,12 +135,14 @@ static const char* EXPECTED =
     "                T_transpose[v_i, v_j] = w[v_j, v_i]\n"
     "\n"
     "    @R.function\n"
-    "    def main(x: R.Tensor((\"n\", 8), dtype=\"float32\"), w: R.Tensor((16, 8), dtype=\"float32\"), b: R.Tensor((16,), dtype=\"float32\")) -> R.Tensor((\"n\", 16), dtype=\"float32\"):\n"
+    "    def main(x: R.Tensor((\"n\", 8), dtype=\"float32\"), w: R.Tensor((16, 8), dtype=\"float32\"), b: "
+    "R.Tensor((16,), dtype=\"float32\")) -> R.Tensor((\"n\", 16), dtype=\"float32\"):\n"
     "        n = T.int64()\n"
     "        cls = Module\n"
     "        with R.dataflow():\n"
     "            lv0 = R.call_tir(cls.transpose, (w,), out_sinfo=R.Tensor((8, 16), dtype=\"float32\"))\n"
-    "            gv = R.call_tir(cls.fused_matmul_add_relu, (x, lv0, b), out_sinfo=R.Tensor((n, 16), dtype=\"float32\"))\n"
+    "            gv = R.call_tir(cls.fused_matmul_add_relu, (x, lv0, b), out_sinfo=R.Tensor((n, 16), "
+    "dtype=\"float32\"))\n"
     "            R.output(gv)\n"
     "        return gv\n";
 
@@ -176,7 +182,8 @@ static void test_golden(void) {
   if (again) check_same_module(again, got, "round trip");
   free(text);
   /* numbers: fused == unfused */
-  ht_t* in[3] = {ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){5, 8}), ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){16, 8}),
+  ht_t* in[3] = {ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){5, 8}),
+                 ht_new(ctx, rlx_dt_float32(), 2, (int64_t[]){16, 8}),
                  ht_new(ctx, rlx_dt_float32(), 1, (int64_t[]){16})};
   for (int i = 0; i < 3; i++) ht_fill(in[i], (unsigned)i + 1);
   ht_t* y0 = relax_eval(ctx, before, "main", in);

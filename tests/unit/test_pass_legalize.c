@@ -149,7 +149,8 @@ static void test_fold_constant_weight(void) {
       "    @R.function\n"
       "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 2), dtype=\"float32\"):\n"
       "        with R.dataflow():\n"
-      "            lv0: R.Tensor((3, 2), dtype=\"float32\") = R.permute_dims(R.const([[1, 2, 3], [4, 5, 6]], \"float32\"))\n"
+      "            lv0: R.Tensor((3, 2), dtype=\"float32\") = R.permute_dims(R.const([[1, 2, 3], [4, 5, 6]], "
+      "\"float32\"))\n"
       "            gv: R.Tensor((2, 2), dtype=\"float32\") = R.matmul(x, lv0, out_dtype=\"void\")\n"
       "            R.output(gv)\n"
       "        return gv\n";
@@ -198,7 +199,8 @@ static void test_kept_and_errors(void) {
       "        cls = Module\n"
       "        with R.dataflow():\n"
       "            lv0 = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
-      "            lv1: R.Tensor((4,), dtype=\"float32\") = R.call_pure_packed(\"ext\", lv0, sinfo_args=(R.Tensor((4,), dtype=\"float32\"),))\n"
+      "            lv1: R.Tensor((4,), dtype=\"float32\") = R.call_pure_packed(\"ext\", lv0, "
+      "sinfo_args=(R.Tensor((4,), dtype=\"float32\"),))\n"
       "            gv: R.Tensor((4,), dtype=\"float32\") = R.exp(lv1)\n"
       "            R.output(gv)\n"
       "        return gv\n";
@@ -250,7 +252,8 @@ static void test_if_branches(void) {
       "@I.ir_module\n"
       "class Module:\n"
       "    @R.function\n"
-      "    def main(c: R.Tensor((), dtype=\"bool\"), x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "    def main(c: R.Tensor((), dtype=\"bool\"), x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), "
+      "dtype=\"float32\"):\n"
       "        if c:\n"
       "            y1: R.Tensor((4,), dtype=\"float32\") = R.exp(x)\n"
       "            y: R.Tensor((4,), dtype=\"float32\") = y1\n"
@@ -357,7 +360,8 @@ static void test_impure_no_params(void) {
       "class Module:\n"
       "    @R.function(pure=False)\n"
       "    def main() -> R.Tensor((2,), dtype=\"float32\"):\n"
-      "        a: R.Tensor((2,), dtype=\"float32\") = R.call_packed(\"make\", sinfo_args=(R.Tensor((2,), dtype=\"float32\"),))\n"
+      "        a: R.Tensor((2,), dtype=\"float32\") = R.call_packed(\"make\", sinfo_args=(R.Tensor((2,), "
+      "dtype=\"float32\"),))\n"
       "        b: R.Tensor((2,), dtype=\"float32\") = R.add(a, R.const([1, 2], \"float32\"))\n"
       "        return b\n";
   rlx_module_t* m = parse(ctx, text);
@@ -393,8 +397,8 @@ static void test_unknown_shape_error(void) {
   CHECK(st != NULL);
   if (st) {
     const char* msg = rlx_status_message(st);
-    CHECK_MSG(strstr(msg, "'relax.nn.relu'") && strstr(msg, "binding 'act'") && strstr(msg, "function 'main'"), "got: %s",
-              msg);
+    CHECK_MSG(strstr(msg, "'relax.nn.relu'") && strstr(msg, "binding 'act'") && strstr(msg, "function 'main'"),
+              "got: %s", msg);
     rlx_status_free(st);
   }
   rlx_ctx_free(ctx);
@@ -408,16 +412,23 @@ static const char* CNN =
     "    @R.function\n"
     "    def main(x: R.Tensor((\"n\", 3, 10, 10), dtype=\"float32\"), w: R.Tensor((8, 3, 3, 3), dtype=\"float32\"),\n"
     "             w2: R.Tensor((5, 8), dtype=\"float32\"), b2: R.Tensor((5,), dtype=\"float32\"),\n"
-    "             g: R.Tensor((5,), dtype=\"float32\"), be: R.Tensor((5,), dtype=\"float32\")) -> R.Tensor((\"n\", 5), dtype=\"float32\"):\n"
+    "             g: R.Tensor((5,), dtype=\"float32\"), be: R.Tensor((5,), dtype=\"float32\")) -> R.Tensor((\"n\", 5), "
+    "dtype=\"float32\"):\n"
     "        n = T.int64()\n"
     "        with R.dataflow():\n"
-    "            lv0: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            lv0: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, "
+    "1, 1], dilation=[1, 1], groups=1, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", "
+    "out_dtype=\"void\")\n"
     "            lv1: R.Tensor((n, 8, 10, 10), dtype=\"float32\") = R.nn.relu(lv0)\n"
-    "            lv2: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.max_pool2d(lv1, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
-    "            lv3: R.Tensor((n, 8, 1, 1), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(lv2, output_size=[1, 1], layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            lv2: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.max_pool2d(lv1, pool_size=[2, 2], strides=[2, "
+    "2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCHW\", "
+    "out_layout=\"NCHW\")\n"
+    "            lv3: R.Tensor((n, 8, 1, 1), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(lv2, output_size=[1, 1], "
+    "layout=\"NCHW\", out_layout=\"NCHW\")\n"
     "            lv4: R.Tensor((n, 8), dtype=\"float32\") = R.reshape(lv3, R.shape([n, 8]))\n"
     "            lv5: R.Tensor((n, 5), dtype=\"float32\") = R.linear(lv4, w2, b2)\n"
-    "            lv6: R.Tensor((n, 5), dtype=\"float32\") = R.nn.layer_norm(lv5, g, be, axes=[-1], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            lv6: R.Tensor((n, 5), dtype=\"float32\") = R.nn.layer_norm(lv5, g, be, axes=[-1], "
+    "epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
     "            gv: R.Tensor((n, 5), dtype=\"float32\") = R.nn.log_softmax(lv6, axis=-1)\n"
     "            R.output(gv)\n"
     "        return gv\n";
@@ -437,9 +448,12 @@ static void test_cnn(void) {
   rlx_module_entry_t* fe = rlx_module_find(fz, "fused_conv2d_relu");
   CHECK(fe && rlx_tir_func_pattern(fe->func) == RLX_PATTERN_OUT_EWISE_FUSABLE);
   rlx_dtype_t f32 = rlx_dt_float32();
-  ht_t* in[6] = {ht_new(ctx, f32, 4, (int64_t[]){2, 3, 10, 10}), ht_new(ctx, f32, 4, (int64_t[]){8, 3, 3, 3}),
-                 ht_new(ctx, f32, 2, (int64_t[]){5, 8}),         ht_new(ctx, f32, 1, (int64_t[]){5}),
-                 ht_new(ctx, f32, 1, (int64_t[]){5}),            ht_new(ctx, f32, 1, (int64_t[]){5})};
+  ht_t* in[6] = {ht_new(ctx, f32, 4, (int64_t[]){2, 3, 10, 10}),
+                 ht_new(ctx, f32, 4, (int64_t[]){8, 3, 3, 3}),
+                 ht_new(ctx, f32, 2, (int64_t[]){5, 8}),
+                 ht_new(ctx, f32, 1, (int64_t[]){5}),
+                 ht_new(ctx, f32, 1, (int64_t[]){5}),
+                 ht_new(ctx, f32, 1, (int64_t[]){5})};
   for (int i = 0; i < 6; i++) ht_fill(in[i], (unsigned)(i + 3));
   ht_t* y0 = relax_eval(ctx, lg, "main", in);
   ht_t* y1 = relax_eval(ctx, fz, "main", in);
