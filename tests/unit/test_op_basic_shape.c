@@ -519,7 +519,82 @@ static void test_unknown_and_attrs(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Each op legalized for x: (n, 3) and for x: (2, 3) gives the same numbers on the same input
+ * (the static forms are checked against C above): symbolic shapes through legalization. */
+static void test_symbolic_matches_static(void) {
+  typedef struct {
+    const char* op;
+    const char* key;
+    rlx_attr_t val;
+    int extra; /* 0 none, 1 second arg x, 2 second arg int64 indices (2,), 3 tuple (x, x) */
+    int64_t out_n;
+  } sym_case_t;
+  static const int64_t a01[2] = {1, 0}, a1[1] = {1}, a0[1] = {0}, b1[1] = {1}, pw[4] = {1, 0, 0, 2};
+  const sym_case_t cases[] = {
+      {"relax.permute_dims", "axes", rlx_attr_ints(2, (int64_t*)a01), 0, 6},
+      {"relax.flatten", NULL, {0}, 0, 6},
+      {"relax.expand_dims", "axis", rlx_attr_ints(1, (int64_t*)a1), 0, 6},
+      {"relax.concat", "axis", rlx_attr_int(0), 3, 12},
+      {"relax.take", "axis", rlx_attr_int(0), 2, 6},
+      {"relax.nn.pad", "pad_width", rlx_attr_ints(4, (int64_t*)pw), 0, 15},
+      {"relax.sum", "axis", rlx_attr_ints(1, (int64_t*)a0), 0, 3},
+      {"relax.argmin", "axis", rlx_attr_int(0), 0, 3},
+      {"relax.exp", NULL, {0}, 0, 6},
+      {"relax.maximum", NULL, {0}, 1, 6},
+      {"relax.strided_slice", "axes", rlx_attr_ints(1, (int64_t*)a0), 0, 3},
+  };
+  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+    const sym_case_t* sc = &cases[k];
+    rlx_ctx_t* ctx = rlx_ctx_create();
+    int64_t s23[2] = {2, 3}, s2[1] = {2};
+    rlx_relax_var_t* xs = tvar(ctx, "x", 2, s23, F32);
+    rlx_relax_var_t* xn = tvar_sym(ctx, "x", 2, (rlx_expr_t*[]){symv(ctx, "n"), c64(ctx, 3)}, F32);
+    rlx_relax_var_t* ind = tvar(ctx, "ind", 1, s2, I64);
+    rlx_attrs_t at = sc->key ? attr1(ctx, attrs0(), sc->key, sc->val) : attrs0();
+    if (strcmp(sc->op, "relax.strided_slice") == 0) {
+      const int64_t eM[1] = {INT64_MAX};
+      at = attr1(ctx, attr1(ctx, at, "begin", ints_attr(ctx, 1, b1)), "end", ints_attr(ctx, 1, eM));
+    }
+    tens_t tx, ti, out[2];
+    tens_init(&tx, F32, 2, s23);
+    tens_rand(&tx, -1, 1);
+    tens_init(&ti, I64, 1, s2);
+    tens_set(&ti, 0, 1);
+    tens_set(&ti, 1, 0);
+    bool is_arg = strncmp(sc->op, "relax.arg", 9) == 0;
+    for (int form = 0; form < 2; form++) {
+      rlx_relax_expr_t* x = form ? &xn->hdr : &xs->hdr;
+      rlx_relax_expr_t* args[2] = {x, x};
+      int n_args = sc->extra == 0 || sc->extra == 3 ? 1 : 2, n_in = sc->extra ? 2 : 1;
+      if (sc->extra == 2) args[1] = &ind->hdr;
+      if (sc->extra == 3) args[0] = rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){x, x});
+      rlx_relax_call_t* c = NULL;
+      CHECK_OK(op_call(ctx, sc->op, n_args, args, at, &c));
+      if (!c) continue;
+      const rlx_sinfo_tensor_t* os = (const rlx_sinfo_tensor_t*)c->hdr.sinfo;
+      int64_t oshape[4];
+      rlx_int_env_t env = {0};
+      if (form) rlx_int_env_set(&env, (rlx_var_t*)((rlx_sinfo_tensor_t*)xn->hdr.sinfo)->shape[0], 2);
+      for (int d = 0; d < os->ndim; d++) CHECK_OK(rlx_ir_eval_int(os->shape[d], &env, &oshape[d]));
+      rlx_int_env_free(&env);
+      tens_init(&out[form], is_arg ? I64 : F32, os->ndim, oshape);
+      CHECK_MSG(out[form].n == sc->out_n, "%s: %lld elements", sc->op, (long long)out[form].n);
+      tens_t ins[2] = {tx, sc->extra == 2 ? ti : tx};
+      CHECK_OK(op_run(ctx, sc->op, n_args, args, at, n_in, ins, 1, &out[form], NULL));
+    }
+    double ref[16];
+    for (int64_t i = 0; i < out[0].n && i < 16; i++) ref[i] = tens_get(&out[0], i);
+    CHECK_MSG(tens_close(&out[1], ref, 0, 0, NULL), "%s: symbolic differs from static", sc->op);
+    tens_free(&out[0]);
+    tens_free(&out[1]);
+    tens_free(&tx);
+    tens_free(&ti);
+    rlx_ctx_free(ctx);
+  }
+}
+
 int main(void) {
+  test_symbolic_matches_static();
   test_unknown_and_attrs();
   test_permute_dims();
   test_reshape();
