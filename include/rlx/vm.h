@@ -33,9 +33,9 @@ extern "C" {
 
 typedef struct rlx_vm rlx_vm_t;
 
-/* Loads a compiled model: dlopens model_so, reads and verifies its executable, loads the
- * n_libs extra libraries `libs` (paths; a name without '/' is searched by the loader) and
- * resolves every external name (order above). The caller owns *out_vm. Errors: NOT_FOUND /
+/* Loads a compiled model: dlopens model_so (a file path: "model.so" is ./model.so), reads
+ * and verifies its executable, loads the n_libs extra libraries `libs` (paths; a name
+ * without '/' is searched by the loader) and resolves every external name (order above). The caller owns *out_vm. Errors: NOT_FOUND /
  * IO_ERROR for a missing or unloadable file; PARSE_ERROR for an object without
  * `rlx_vm_executable` or with a corrupted executable (bad magic, unsupported version,
  * out-of-range index, register or jump); NOT_FOUND naming a packed function missing from

@@ -213,11 +213,23 @@ static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, s
                            rlx_library_path(lib));
 }
 
+/* A model is a file: "model.so" means ./model.so, not a search of the loader's path. */
+static rlx_status_t* load_model_file(const char* path, rlx_library_t** out) {
+  if (strchr(path, '/')) return rlx_library_load(path, out);
+  size_t n = strlen(path) + 3;
+  char* local = malloc(n);
+  if (!local) return rlx_status_create(RLX_OUT_OF_MEMORY, "loading '%s'", path);
+  snprintf(local, n, "./%s", path);
+  rlx_status_t* st = rlx_library_load(local, out);
+  free(local);
+  return st;
+}
+
 rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm) {
   if (!model_so || !out_vm || (n_libs > 0 && !libs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_load: NULL argument");
   rlx_library_t* model = NULL;
-  RLX_RETURN_IF_ERROR(rlx_library_load(model_so, &model));
+  RLX_RETURN_IF_ERROR(load_model_file(model_so, &model));
   const void* bytes;
   size_t n;
   rlx_status_t* st = embedded_exec(model, &bytes, &n);
@@ -230,7 +242,7 @@ rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* l
 
 rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text) {
   rlx_library_t* model = NULL;
-  RLX_RETURN_IF_ERROR(rlx_library_load(model_so, &model));
+  RLX_RETURN_IF_ERROR(load_model_file(model_so, &model));
   const void* bytes;
   size_t n;
   rlx_status_t* st = embedded_exec(model, &bytes, &n);

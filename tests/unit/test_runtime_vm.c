@@ -443,6 +443,20 @@ static void test_corrupted(void) {
     CHECK_OK(rlx_vm_assemble(text, &back, &nback));
     CHECK(back && nback == n && memcmp(back, bytes, n) == 0);
     free(back);
+    /* every prefix of the text, and every one-character change, assembles or fails cleanly */
+    size_t tl = strlen(text);
+    char* t2 = malloc(tl + 1);
+    for (size_t k = 0; k < tl; k++) {
+      for (int v = 0; v < 3; v++) {
+        memcpy(t2, text, tl + 1);
+        if (v == 0) t2[k] = 0;
+        else t2[k] = v == 1 ? '9' : '%';
+        rlx_status_t* st = rlx_vm_assemble(t2, &back, &nback);
+        if (!st) free(back);
+        rlx_status_free(st);
+      }
+    }
+    free(t2);
     CHECK_MSG(strstr(text, "c[0] = tensor float32 (2,), 8 bytes 0x0000803f00000040\nc[1] = str \"hello\"\nc[2] = dtype float32\n") != NULL, "%s", text);
     CHECK_MSG(strstr(text, "%3 = call vm.builtin.match_shape(%0, %2, i1, i1, i0, c[1]:\"hello\", c[1]:\"hello\")") != NULL, "%s", text);
   }

@@ -189,6 +189,14 @@ static void test_static_matmul_relu(void) {
     if (n_out == 1) check_matmul(outs[0], a, b, 1.0, "static matmul+relu");
     for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
     free(outs);
+    /* a relative name is a file in the working directory, not a loader search */
+    char cwd[1024];
+    if (getcwd(cwd, sizeof(cwd)) && chdir(tmpdir) == 0) {
+      rlx_vm_t* vm2 = NULL;
+      CHECK_OK(rlx_vm_load("static.so", 0, NULL, &vm2));
+      rlx_vm_free(vm2);
+      CHECK(chdir(cwd) == 0);
+    }
     /* a wrong constant dim */
     CHECK_ERR(rlx_vm_invoke(vm, "main", 2, (DLTensor*[]){&b->dl, &b->dl}, &n_out, &outs),
               "main: parameter A: expected shape (8, 16), got (16, 8)");
