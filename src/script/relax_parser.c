@@ -675,7 +675,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
   }
   if (strcmp(k, "call_packed") == 0 || strcmp(k, "call_pure_packed") == 0) {
     static const char* const kws[] = {"sinfo_args", NULL};
-    bool pure = k[5] == 'p' && k[6] == 'u';
+    bool pure = strcmp(k, "call_pure_packed") == 0;
     const char* what = pure ? "R.call_pure_packed" : "R.call_packed";
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, what, kws));
     const char* name;
