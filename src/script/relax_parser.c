@@ -845,6 +845,11 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s", desc(r, e));
 }
 
+static bool compatible(rlx_ctx_t* ctx, rlx_sinfo_t* ann, rlx_sinfo_t* val) {
+  return rlx_sinfo_is_base_of(ctx, ann, val) ||
+         rlx_sinfo_is_base_of(ctx, rlx_sinfo_erase_undefined(ctx, val, NULL, NULL), rlx_sinfo_erase_undefined(ctx, ann, NULL, NULL));
+}
+
 /* ------------------------------------------------------------------ bindings */
 typedef struct {
   RLX_VEC(rlx_relax_block_t*) blocks;
@@ -855,11 +860,6 @@ static void flush(rs_t* r, seq_b_t* sq, bool dataflow) {
   if (!sq->cur.len) return;
   rlx_vec_push(&sq->blocks, rlx_relax_block(r->ctx, dataflow, sq->cur.len, sq->cur.data));
   sq->cur.len = 0;
-}
-
-static bool compatible(rlx_ctx_t* ctx, rlx_sinfo_t* ann, rlx_sinfo_t* val) {
-  return rlx_sinfo_is_base_of(ctx, ann, val) ||
-         rlx_sinfo_is_base_of(ctx, rlx_sinfo_erase_undefined(ctx, val, NULL, NULL), rlx_sinfo_erase_undefined(ctx, ann, NULL, NULL));
 }
 
 static rlx_relax_var_t* new_var(rs_t* r, const char* name, rlx_sinfo_t* s) {
@@ -895,6 +895,9 @@ static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, 
     rlx_status_t* st = sinfo(r, value->items[1], &si);
     r->sig_mode = false;
     RLX_RETURN_IF_ERROR(st);
+    if (!compatible(ctx, si, v->sinfo))
+      return err(r, value->items[1], "%s: expected struct info that a value of %s can match, got %s", name,
+                 rlx_sinfo_str(ctx, v->sinfo), rlx_sinfo_str(ctx, si));
     if (ann && !rlx_sinfo_is_base_of(ctx, ann, si))
       return err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, si));
     rlx_relax_var_t* var = new_var(r, name, si);

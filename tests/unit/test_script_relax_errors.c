@@ -44,6 +44,8 @@ static const struct {
     {F1 "    y = R.add(x, 1.5)\n    return y\n", "t.py:4:18:", "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got a float literal"},
     {F1 "    return R.add(x, x)[1.5]\n", "t.py:4:12:", "expected a tuple index such as lv[0], got a float literal"},
     {F1 "    y = R.match_cast(x)\n    return y\n", "t.py:4:9:", "R.match_cast: expected (value, struct info)"},
+    {F1 "    y = R.match_cast(x, R.Shape([4]))\n    return y\n", "t.py:4:25:", "y: expected struct info that a value of R.Tensor((4,), dtype=\"float32\") can match, got R.Shape([4])"},
+    {F1 "    y = R.match_cast(x, R.Tensor((5,), \"float32\"))\n    return y\n", "t.py:4:25:", "can match, got R.Tensor((5,), dtype=\"float32\")"},
     {F1 "    y = R.add(R.match_cast(x, R.Tensor), x)\n    return y\n", "t.py:4:15:", "R.match_cast is only allowed as the value of a binding"},
     {F1 "    return R.add(x, x, x)\n", "t.py:4:12:", "relax.add"},
     {F1 "    with R.dataflow():\n        y = R.add(x, x)\n    return y\n", "t.py:5:9:", "expected the dataflow block to end with R.output(...), got an assignment"},
