@@ -297,7 +297,8 @@ static rlx_status_t* infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, r
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
   if (rlx_topi_unary_float_only((rlx_topi_unary_t)op) && !rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
     return ob_error(call, "needs a float tensor, got %s", rlx_sinfo_str(ctx, &x->hdr));
-  rlx_dtype_t t = op == RLX_TOPI_LOGICAL_NOT || op == RLX_TOPI_ISNAN ? rlx_dt_bool() : x->dtype;
+  bool to_bool = op == RLX_TOPI_LOGICAL_NOT || op == RLX_TOPI_ISNAN || op == RLX_TOPI_ISINF || op == RLX_TOPI_ISFINITE;
+  rlx_dtype_t t = to_bool ? rlx_dt_bool() : x->dtype;
   *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, t);
   return NULL;
 }
@@ -396,7 +397,10 @@ static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, 
   /* a constant scalar takes the tensor's dtype */
   if (pa && const_scalar(call->args[0])) a = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, a->shape, b->dtype);
   if (pb && const_scalar(call->args[1])) b = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, b->shape, a->dtype);
-  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
+  if (rlx_topi_binary_int_only((rlx_topi_binary_t)op) && (rlx_dtype_is_float(a->dtype) || rlx_dtype_is_float(b->dtype)))
+    return ob_error(call, "needs int or bool tensors, got %s and %s", ob_dtype_str(ctx, a->dtype),
+                    ob_dtype_str(ctx, b->dtype));
   bool known = !rlx_dtype_is_void(a->dtype) && !rlx_dtype_is_void(b->dtype);
   if (!logical && known && !rlx_dtype_eq(a->dtype, b->dtype))
     return ob_error(call, "operand dtypes differ: %s and %s", ob_dtype_str(ctx, a->dtype), ob_dtype_str(ctx, b->dtype));
@@ -565,6 +569,18 @@ const rlx_op_def_t rlx_ops_basic[] = {
     UNARY("relax.square"),
     UNARY("relax.logical_not"),
     UNARY("relax.isnan"),
+    UNARY("relax.isinf"),
+    UNARY("relax.isfinite"),
+    UNARY("relax.trunc"),
+    UNARY("relax.tan"),
+    UNARY("relax.sinh"),
+    UNARY("relax.cosh"),
+    UNARY("relax.asin"),
+    UNARY("relax.acos"),
+    UNARY("relax.atan"),
+    UNARY("relax.asinh"),
+    UNARY("relax.acosh"),
+    UNARY("relax.atanh"),
     BINARY("relax.add"),
     BINARY("relax.subtract"),
     BINARY("relax.multiply"),
@@ -581,6 +597,12 @@ const rlx_op_def_t rlx_ops_basic[] = {
     BINARY("relax.greater_equal"),
     BINARY("relax.logical_and"),
     BINARY("relax.logical_or"),
+    BINARY("relax.logical_xor"),
+    BINARY("relax.mod"),
+    BINARY("relax.floor_mod"),
+    BINARY("relax.bitwise_and"),
+    BINARY("relax.bitwise_or"),
+    BINARY("relax.bitwise_xor"),
     {"relax.where", infer_where, legalize_where, true},
     {"relax.astype", infer_astype, legalize_astype, true},
     {"relax.clip", infer_clip, legalize_clip, true},

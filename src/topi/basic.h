@@ -43,7 +43,19 @@
   X(SIGN, "sign", false)               \
   X(SQUARE, "square", false)           \
   X(LOGICAL_NOT, "logical_not", false) \
-  X(ISNAN, "isnan", false)
+  X(ISNAN, "isnan", false)             \
+  X(ISINF, "isinf", false)             \
+  X(ISFINITE, "isfinite", false)       \
+  X(TRUNC, "trunc", false)             \
+  X(TAN, "tan", true)                  \
+  X(SINH, "sinh", true)                \
+  X(COSH, "cosh", true)                \
+  X(ASIN, "asin", true)                \
+  X(ACOS, "acos", true)                \
+  X(ATAN, "atan", true)                \
+  X(ASINH, "asinh", true)              \
+  X(ACOSH, "acosh", true)              \
+  X(ATANH, "atanh", true)
 
 typedef enum {
 #define X(E, N, F) RLX_TOPI_##E,
@@ -55,9 +67,10 @@ typedef enum {
 /* The op's name ("relu", "exp" ...) and whether it accepts only float inputs. */
 const char* rlx_topi_unary_name(rlx_topi_unary_t op);
 bool rlx_topi_unary_float_only(rlx_topi_unary_t op);
-/* op(x) elementwise. Output dtype: x's, bool for logical_not and isnan. gelu is the erf
- * form 0.5*x*(1+erf(x/sqrt(2))), gelu_tanh the tanh approximation; round rounds half to
- * even (the nearbyint intrinsic, as numpy and TVM's LLVM lowering). Error: a float-only op on a non-float x. */
+/* op(x) elementwise. Output dtype: x's, bool for logical_not, isnan, isinf and isfinite. gelu
+ * is the erf form 0.5*x*(1+erf(x/sqrt(2))), gelu_tanh the tanh approximation; round rounds
+ * half to even (the nearbyint intrinsic, as numpy and TVM's LLVM lowering); floor, ceil,
+ * round and trunc of ints are the identity. Error: a float-only op on a non-float x. */
 rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x, rlx_status_t** out_st);
 /* x cast to dtype elementwise (T_cast; TVM's topi.cast). */
 rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_status_t** out_st);
@@ -101,7 +114,13 @@ rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_
   X(GREATER, "greater", true)             \
   X(GREATER_EQUAL, "greater_equal", true) \
   X(LOGICAL_AND, "logical_and", true)     \
-  X(LOGICAL_OR, "logical_or", true)
+  X(LOGICAL_OR, "logical_or", true)       \
+  X(LOGICAL_XOR, "logical_xor", true)     \
+  X(MOD, "mod", false)                    \
+  X(FLOOR_MOD, "floor_mod", false)        \
+  X(BITWISE_AND, "bitwise_and", false)    \
+  X(BITWISE_OR, "bitwise_or", false)      \
+  X(BITWISE_XOR, "bitwise_xor", false)
 
 typedef enum {
 #define X(E, N, B) RLX_TOPI_##E,
@@ -113,9 +132,13 @@ typedef enum {
 const char* rlx_topi_binary_name(rlx_topi_binary_t op);
 /* True for comparisons and logical ops (bool result). */
 bool rlx_topi_binary_is_bool(rlx_topi_binary_t op);
+/* True for the bitwise ops (int and bool operands only). */
+bool rlx_topi_binary_int_only(rlx_topi_binary_t op);
 /* op(a, b) with broadcasting (T_<name>, tag "broadcast"). a and b must have the same dtype
  * (logical ops: any dtypes, nonzero is true). divide: true division for floats, truncating
- * for ints (TVM's tir.Div); floor_divide: floor(a / b) / floordiv. */
+ * for ints (TVM's tir.Div); floor_divide: floor(a / b) / floordiv; mod: the remainder with
+ * a's sign (fmod, C %); floor_mod: with b's sign (numpy's mod); bitwise ops: ints and bools
+ * only. */
 rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
                                  rlx_status_t** out_st);
 /* op(x, scalar) (or op(scalar, x) when scalar_first) elementwise: the scalar is a PrimExpr

@@ -107,6 +107,9 @@ const char* rlx_topi_binary_name(rlx_topi_binary_t op) {
   return (unsigned)op < RLX_TOPI_BINARY_COUNT ? binary_names[op] : "?";
 }
 bool rlx_topi_binary_is_bool(rlx_topi_binary_t op) { return (unsigned)op < RLX_TOPI_BINARY_COUNT && binary_bool[op]; }
+bool rlx_topi_binary_int_only(rlx_topi_binary_t op) {
+  return op == RLX_TOPI_BITWISE_AND || op == RLX_TOPI_BITWISE_OR || op == RLX_TOPI_BITWISE_XOR;
+}
 
 typedef struct {
   rlx_topi_binary_t op;
@@ -165,6 +168,28 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
       return rlx_ir_and(ctx, truthy(ctx, x), truthy(ctx, y));
     case RLX_TOPI_LOGICAL_OR:
       return rlx_ir_or(ctx, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_LOGICAL_XOR:
+      return rlx_ir_cmp(ctx, RLX_EXPR_NE, truthy(ctx, x), truthy(ctx, y));
+    case RLX_TOPI_MOD:
+      if (fl) return rlx_ir_call(ctx, x->dtype, "fmod", 2, (rlx_expr_t*[]){x, y});
+      return rlx_ir_binary(ctx, RLX_EXPR_MOD, x, y);
+    case RLX_TOPI_FLOOR_MOD: {
+      if (!fl) return rlx_ir_floormod(ctx, x, y);
+      rlx_expr_t* q = rlx_ir_div(ctx, x, y);
+      return rlx_ir_sub(ctx, x, rlx_ir_mul(ctx, rlx_ir_call(ctx, x->dtype, "floor", 1, &q), y));
+    }
+    case RLX_TOPI_BITWISE_AND:
+    case RLX_TOPI_BITWISE_OR:
+    case RLX_TOPI_BITWISE_XOR: {
+      if (rlx_dtype_is_bool(x->dtype))
+        return u->op == RLX_TOPI_BITWISE_AND  ? rlx_ir_and(ctx, x, y)
+               : u->op == RLX_TOPI_BITWISE_OR ? rlx_ir_or(ctx, x, y)
+                                              : rlx_ir_cmp(ctx, RLX_EXPR_NE, x, y);
+      const char* f = u->op == RLX_TOPI_BITWISE_AND  ? "bitwise_and"
+                      : u->op == RLX_TOPI_BITWISE_OR ? "bitwise_or"
+                                                     : "bitwise_xor";
+      return rlx_ir_call(ctx, x->dtype, f, 2, (rlx_expr_t*[]){x, y});
+    }
     case RLX_TOPI_BINARY_COUNT:
       break;
   }
@@ -178,7 +203,13 @@ rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_te
     return NULL;
   }
   const char* name = binary_names[op];
-  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
+  if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(a->buffer->dtype)) {
+    char x[32];
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", name,
+                                rlx_dtype_str(a->buffer->dtype, x));
+    return NULL;
+  }
   if (!logical && !rlx_dtype_eq(a->buffer->dtype, b->buffer->dtype)) {
     char x[32], y[32];
     *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", name,
@@ -208,7 +239,13 @@ rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rl
     return NULL;
   }
   rlx_dtype_t t = x->buffer->dtype;
-  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR;
+  bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
+  if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(t)) {
+    char b[32];
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", binary_names[op],
+                                rlx_dtype_str(t, b));
+    return NULL;
+  }
   if (!logical && !rlx_dtype_eq(scalar->dtype, t)) {
     if (scalar->kind != RLX_EXPR_INT_IMM && scalar->kind != RLX_EXPR_FLOAT_IMM) {
       char a[32], b[32];

@@ -102,8 +102,32 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
       if (rlx_dtype_is_bool(t)) return rlx_ir_not(ctx, v);
       return rlx_ir_cmp(ctx, RLX_EXPR_EQ, v, zero);
     case RLX_TOPI_ISNAN:
-      if (fl) return rlx_ir_call(ctx, rlx_dt_bool(), "isnan", 1, &v);
+    case RLX_TOPI_ISINF:
+      if (fl) return rlx_ir_call(ctx, rlx_dt_bool(), u->op == RLX_TOPI_ISNAN ? "isnan" : "isinf", 1, &v);
       return rlx_ir_bool(ctx, false);
+    case RLX_TOPI_ISFINITE:
+      if (fl) return rlx_ir_call(ctx, rlx_dt_bool(), "isfinite", 1, &v);
+      return rlx_ir_bool(ctx, true);
+    case RLX_TOPI_TRUNC:
+      return fl ? call1(ctx, "trunc", v) : v;
+    case RLX_TOPI_TAN:
+      return call1(ctx, "tan", v);
+    case RLX_TOPI_SINH:
+      return call1(ctx, "sinh", v);
+    case RLX_TOPI_COSH:
+      return call1(ctx, "cosh", v);
+    case RLX_TOPI_ASIN:
+      return call1(ctx, "asin", v);
+    case RLX_TOPI_ACOS:
+      return call1(ctx, "acos", v);
+    case RLX_TOPI_ATAN:
+      return call1(ctx, "atan", v);
+    case RLX_TOPI_ASINH:
+      return call1(ctx, "asinh", v);
+    case RLX_TOPI_ACOSH:
+      return call1(ctx, "acosh", v);
+    case RLX_TOPI_ATANH:
+      return call1(ctx, "atanh", v);
     case RLX_TOPI_UNARY_COUNT:
       break;
   }

@@ -21,6 +21,8 @@ static double sign_d(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
 static double square_d(double x) { return x * x; }
 static double lnot_d(double x) { return x == 0; }
 static double isnan_d(double x) { return isnan(x) ? 1 : 0; }
+static double isinf_d(double x) { return isinf(x) ? 1 : 0; }
+static double isfinite_d(double x) { return isfinite(x) ? 1 : 0; }
 
 typedef struct {
   const char* op;
@@ -52,6 +54,18 @@ static const unary_case_t unary_cases[] = {
     {"relax.square", square_d, -3, 3, false},
     {"relax.logical_not", lnot_d, -1, 1, true},
     {"relax.isnan", isnan_d, -1, 1, true},
+    {"relax.isinf", isinf_d, -1, 1, true},
+    {"relax.isfinite", isfinite_d, -1, 1, true},
+    {"relax.trunc", trunc, -3, 3, false},
+    {"relax.tan", tan, -1.2, 1.2, false},
+    {"relax.sinh", sinh, -2, 2, false},
+    {"relax.cosh", cosh, -2, 2, false},
+    {"relax.asin", asin, -0.95, 0.95, false},
+    {"relax.acos", acos, -0.95, 0.95, false},
+    {"relax.atan", atan, -3, 3, false},
+    {"relax.asinh", asinh, -3, 3, false},
+    {"relax.acosh", acosh, 1.05, 4, false},
+    {"relax.atanh", atanh, -0.9, 0.9, false},
 };
 
 static void test_unary_numbers(void) {
@@ -65,7 +79,8 @@ static void test_unary_numbers(void) {
     tens_init(&out, uc->bool_out ? BOOL : F32, 2, dims);
     tens_rand(&in, uc->lo, uc->hi);
     if (strcmp(uc->op, "relax.logical_not") == 0) tens_set(&in, 2, 0.0);
-    if (strcmp(uc->op, "relax.isnan") == 0) tens_set(&in, 3, NAN);
+    if (strcmp(uc->op, "relax.isnan") == 0 || strcmp(uc->op, "relax.isfinite") == 0) tens_set(&in, 3, NAN);
+    if (strcmp(uc->op, "relax.isinf") == 0 || strcmp(uc->op, "relax.isfinite") == 0) tens_set(&in, 5, -INFINITY);
     if (strcmp(uc->op, "relax.sign") == 0) tens_set(&in, 4, 0.0);
     if (strcmp(uc->op, "relax.round") == 0) /* halves round to even */
       for (int i = 0; i < 6; i++) tens_set(&in, i, -2.5 + i);
@@ -145,12 +160,14 @@ typedef struct {
 } bin_case_t;
 
 static const bin_case_t bin_cases[] = {
-    {"relax.add", 0, false},        {"relax.subtract", 1, false},      {"relax.multiply", 2, false},
-    {"relax.divide", 3, false},     {"relax.floor_divide", 4, false},  {"relax.power", 5, false},
-    {"relax.maximum", 6, false},    {"relax.minimum", 7, false},       {"relax.equal", 8, true},
-    {"relax.not_equal", 9, true},   {"relax.less", 10, true},          {"relax.less_equal", 11, true},
-    {"relax.greater", 12, true},    {"relax.greater_equal", 13, true}, {"relax.logical_and", 14, true},
-    {"relax.logical_or", 15, true},
+    {"relax.add", 0, false},          {"relax.subtract", 1, false},      {"relax.multiply", 2, false},
+    {"relax.divide", 3, false},       {"relax.floor_divide", 4, false},  {"relax.power", 5, false},
+    {"relax.maximum", 6, false},      {"relax.minimum", 7, false},       {"relax.equal", 8, true},
+    {"relax.not_equal", 9, true},     {"relax.less", 10, true},          {"relax.less_equal", 11, true},
+    {"relax.greater", 12, true},      {"relax.greater_equal", 13, true}, {"relax.logical_and", 14, true},
+    {"relax.logical_or", 15, true},   {"relax.logical_xor", 16, true},   {"relax.mod", 17, false},
+    {"relax.floor_mod", 18, false},   {"relax.bitwise_and", 19, false},  {"relax.bitwise_or", 20, false},
+    {"relax.bitwise_xor", 21, false},
 };
 
 static double bin_ref(int kind, double a, double b, bool is_int) {
@@ -185,8 +202,20 @@ static double bin_ref(int kind, double a, double b, bool is_int) {
       return a >= b;
     case 14:
       return a != 0 && b != 0;
-    default:
+    case 15:
       return a != 0 || b != 0;
+    case 16:
+      return (a != 0) != (b != 0);
+    case 17:
+      return fmod(a, b);
+    case 18:
+      return a - floor(a / b) * b;
+    case 19:
+      return (double)((int64_t)a & (int64_t)b);
+    case 20:
+      return (double)((int64_t)a | (int64_t)b);
+    default:
+      return (double)((int64_t)a ^ (int64_t)b);
   }
 }
 
@@ -196,7 +225,8 @@ static void test_binary_numbers(void) {
     for (size_t k = 0; k < sizeof(bin_cases) / sizeof(bin_cases[0]); k++) {
       const bin_case_t* bc = &bin_cases[k];
       bool is_int = dt == 1;
-      if (is_int && bc->kind == 5) continue; /* power: float only here */
+      if (is_int && bc->kind == 5) continue;   /* power: float only here */
+      if (!is_int && bc->kind >= 19) continue; /* bitwise: ints only (float error below) */
       rlx_dtype_t t = is_int ? I32 : F32;
       rlx_ctx_t* ctx = rlx_ctx_create();
       int64_t sa[3] = {2, 3, 4}, sb[2] = {3, 1};
@@ -213,11 +243,11 @@ static void test_binary_numbers(void) {
         tens_rand(&ta, -6, 6);
         tens_rand(&tb, -6, 6);
       }
-      if (bc->kind == 3 || bc->kind == 4) /* no division by zero */
+      if (bc->kind == 3 || bc->kind == 4 || bc->kind == 17 || bc->kind == 18) /* no division by zero */
         for (int i = 0; i < 3; i++)
           if (fabs(tens_get(&tb, i)) < 0.5) tens_set(&tb, i, 2.5);
       if (bc->kind >= 8 && bc->kind <= 13) tens_set(&ta, 0, tens_get(&tb, 0)); /* an equal pair */
-      if (bc->kind >= 14) tens_set(&ta, 1, 0.0);
+      if (bc->kind >= 14 && bc->kind <= 16) tens_set(&ta, 1, 0.0);
       const char* fname = NULL;
       CHECK_OK(op_run(ctx, bc->op, 2, (rlx_relax_expr_t*[]){&a->hdr, &b->hdr}, attrs0(), 2, (tens_t[]){ta, tb}, 1, &to,
                       &fname));
@@ -276,6 +306,8 @@ static void test_binary_sinfo(void) {
   rlx_relax_var_t* ai = tvar(ctx, "ai", 2, s23, I32);
   CHECK_ERR(op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&a->hdr, &ai->hdr}, attrs0(), &c),
             "relax.add: operand dtypes differ: float32 and int32");
+  CHECK_ERR(op_call(ctx, "relax.bitwise_and", 2, (rlx_relax_expr_t*[]){&a->hdr, &a->hdr}, attrs0(), &c),
+            "relax.bitwise_and: needs int or bool tensors, got float32 and float32");
   CHECK_STREQ(op_sinfo(ctx, "relax.logical_and", 2, (rlx_relax_expr_t*[]){&a->hdr, &ai->hdr}, attrs0()),
               "R.Tensor((2, 3), dtype=\"bool\")");
   rlx_ctx_free(ctx);

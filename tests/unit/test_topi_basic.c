@@ -146,6 +146,11 @@ static void test_compiled(void) {
       {"relax.nn.pad", 1, {&x->hdr}, attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, pw)), -1, 1},
       {"relax.split", 1, {&x->hdr}, attr1(ctx, attrs0(), "indices_or_sections", rlx_attr_int(2)), -1, 1},
       {"relax.where", 3, {&cnd->hdr, &x->hdr, &x->hdr}, attrs0(), -1, 1},
+      {"relax.mod", 2, {&x->hdr, &y->hdr}, attrs0(), 0.5, 3},
+      {"relax.floor_mod", 2, {&xi->hdr, &yi->hdr}, attrs0(), 1, 9},
+      {"relax.logical_xor", 2, {&x->hdr, &y->hdr}, attrs0(), -1, 1},
+      {"relax.isfinite", 1, {&x->hdr}, attrs0(), -3, 3},
+      {"relax.atanh", 1, {&x->hdr}, attrs0(), -0.9, 0.9},
   };
   enum { NC = sizeof(cases) / sizeof(cases[0]) };
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
@@ -186,7 +191,8 @@ static void test_compiled(void) {
       }
       ob_rng_ = 777u + (uint32_t)i;
       tens_rand(&t[0][i], cases[k].lo, cases[k].hi);
-      if (strcmp(cases[k].op, "relax.isnan") == 0 && i == 0) tens_set(&t[0][i], 5, NAN);
+      if ((strcmp(cases[k].op, "relax.isnan") == 0 || strcmp(cases[k].op, "relax.isfinite") == 0) && i == 0)
+        tens_set(&t[0][i], 5, NAN), tens_set(&t[0][i], 6, INFINITY);
       if (strcmp(cases[k].op, "relax.round") == 0 && i == 0)
         for (int e = 0; e < 6; e++) tens_set(&t[0][i], e, -2.5 + e); /* halves: to even in both */
       memcpy(t[1][i].data, t[0][i].data, (size_t)(t[0][i].n * rlx_dtype_bytes(b->dtype)));
