@@ -1,6 +1,7 @@
 /* Relax ops, family "nn" (see op.h): matmul, linear, softmax, log_softmax, layer_norm,
- * rms_norm, group_norm, batch_norm, dropout here; conv1d/2d/3d (+ _transpose), max/avg_pool1d/2d/3d and
- * adaptive_avg_pool1d/2d/3d in op_nn_conv.c; shared helpers in op_nn_util.c.
+ * attention, rms_norm, group_norm, instance_norm, batch_norm, dropout here; conv1d/2d/3d and
+ * their _transpose forms, max/avg_pool1d/2d/3d and adaptive_avg_pool1d/2d/3d in
+ * op_nn_conv.c; shared helpers in op_nn_util.c.
  *
  * Each op has TVM's name, positional args and attrs (read by key; an absent attr takes
  * TVM's default):
@@ -8,6 +9,10 @@
  *   relax.linear(x, w[, b])  = x @ wᵀ + b         out_dtype
  *   relax.nn.softmax(x), relax.nn.log_softmax(x) axis (int, -1)
  *   relax.nn.layer_norm(x, gamma, beta)          axes (ints), epsilon (1e-5), center (T), scale (T)
+ *   relax.nn.attention(q, k, v[, bias])          scale (float; absent = 1/sqrt(head dim)),
+ *                                                causal_mask ("TopLeft" / "BottomRight"; absent =
+ *                                                none); q (B, S, H, D), k (B, Skv, H, D), v (B, Skv,
+ *                                                H, Dv) → (B, S, H, Dv)
  *   relax.nn.rms_norm(x, weight)                 axes (ints, [-1]), epsilon (1e-5)
  *   relax.nn.group_norm(x, gamma, beta)          num_groups, channel_axis, axes, epsilon (1e-5),
  *                                                center (T), scale (T)
@@ -255,6 +260,59 @@ static rlx_status_t* legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c
   return onn_legalize_te(bb, c, te_layer_norm, 3, c->args, "layer_norm", out);
 }
 
+/* ---------------------------------------------------------------- attention */
+static rlx_status_t* infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  const char* op = onn_op_name(c);
+  RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 4));
+  rlx_sinfo_tensor_t* t[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, i, &t[i]));
+  rlx_sinfo_tensor_t *q = t[0], *k = t[1], *v = t[2], *b = t[3];
+  rlx_dtype_t dt;
+  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, q->dtype, k->dtype, &dt));
+  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, dt, v->dtype, &dt));
+  if (!rlx_dtype_is_void(dt) && !rlx_dtype_is_float(dt))
+    return onn_fail(op, "input dtype must be float, got %s", onn_dt_str(ctx, dt));
+  static const char* const names[3] = {"query", "key", "value"};
+  for (int i = 0; i < 3; i++)
+    if (t[i]->ndim >= 0 && t[i]->ndim != 4)
+      return onn_fail(op, "%s must be 4-D (batch, seq, heads, dim), got %s", names[i], onn_shape_str(ctx, t[i]));
+  const char* cm = onn_attr_str(c, "causal_mask", NULL);
+  if (cm && strcmp(cm, "TopLeft") != 0 && strcmp(cm, "BottomRight") != 0)
+    return onn_fail(op, "causal_mask \"%s\" is not TopLeft or BottomRight", cm);
+  if (rlx_attrs_get(&c->attrs, "window_size")) return onn_fail(op, "window_size is not supported");
+  if (!q->shape || !k->shape || !v->shape) return *out = rlx_sinfo_tensor(ctx, 4, NULL, dt), NULL;
+  struct {
+    rlx_expr_t *a, *b;
+    const char* what;
+  } eq[6] = {{q->shape[0], k->shape[0], "batch"},         {q->shape[0], v->shape[0], "batch"},
+             {q->shape[2], k->shape[2], "heads"},         {q->shape[2], v->shape[2], "heads"},
+             {q->shape[3], k->shape[3], "query/key dim"}, {k->shape[1], v->shape[1], "key/value seq"}};
+  for (int i = 0; i < 6; i++)
+    if (onn_provably_ne(ctx, eq[i].a, eq[i].b))
+      return onn_fail(op, "%s differs: %s vs %s (shapes %s, %s, %s)", eq[i].what, onn_dim_str(ctx, eq[i].a),
+                      onn_dim_str(ctx, eq[i].b), onn_shape_str(ctx, q), onn_shape_str(ctx, k), onn_shape_str(ctx, v));
+  if (b && b->shape) {
+    rlx_expr_t* full[4] = {q->shape[0], q->shape[2], q->shape[1], k->shape[1]};
+    if (b->ndim > 4) return onn_fail(op, "bias %s has more than 4 dims", onn_shape_str(ctx, b));
+    for (int i = 0; i < b->ndim; i++)
+      if (!onn_is_one(b->shape[i]) && onn_provably_ne(ctx, b->shape[i], full[4 - b->ndim + i]))
+        return onn_fail(op, "bias %s does not broadcast to (batch, heads, seq, seq_kv)", onn_shape_str(ctx, b));
+  }
+  rlx_expr_t* shape[4] = {q->shape[0], q->shape[1], q->shape[2], v->shape[3]};
+  *out = rlx_sinfo_tensor(ctx, 4, shape, dt);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                     rlx_status_t** st) {
+  return rlx_topi_nn_attention(ctx, in[0], in[1], in[2], n > 3 ? in[3] : NULL, onn_attr_float(c, "scale", 0.0),
+                               onn_attr_str(c, "causal_mask", NULL), st);
+}
+
+static rlx_status_t* legalize_attention(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  return onn_legalize_te(bb, c, te_attention, c->n_args, c->args, "attention", out);
+}
+
 /* ---------------------------------------------------------------- rms_norm */
 static rlx_status_t* infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
@@ -474,6 +532,7 @@ const rlx_op_def_t rlx_ops_nn[] = {
     {"relax.nn.softmax", infer_softmax, legalize_softmax, true},
     {"relax.nn.log_softmax", infer_softmax, legalize_softmax, true},
     {"relax.nn.layer_norm", infer_layer_norm, legalize_layer_norm, true},
+    {"relax.nn.attention", infer_attention, legalize_attention, true},
     {"relax.nn.rms_norm", infer_rms_norm, legalize_rms_norm, true},
     {"relax.nn.group_norm", infer_group_norm, legalize_group_norm, true},
     {"relax.nn.instance_norm", infer_group_norm, legalize_group_norm, true},

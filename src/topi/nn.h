@@ -1,7 +1,9 @@
 /* topi nn: neural-network operators in TE (TVM's topi.nn / topi.matmul), used by the
- * legalization of the Relax ops of op_nn.c. Files: nn_dense.c (matmul, dense), nn_norm.c
- * (softmax, log_softmax, layer_norm, batch_norm), nn_conv.c (pad, conv2d), nn_pool.c
- * (pool2d, adaptive_pool2d).
+ * legalization of the Relax ops of op_nn.c / op_nn_conv.c. Files: nn_dense.c (matmul, dense),
+ * nn_norm.c (softmax, log_softmax, layer_norm, rms_norm, group_norm, batch_norm), nn_conv.c
+ * (pad, conv and transposed conv over 1-3 spatial dims), nn_pool.c (pools and adaptive
+ * pools over 1-3 spatial dims), nn_attention.c (attention); nn_util.c / nn_internal.h hold
+ * shared helpers.
  *
  * Conventions (topi.h): every function builds TE computes over its TE inputs and returns the
  * output tensor, or NULL with *out_st set on bad input (names the operator and the shapes);
@@ -31,6 +33,16 @@ rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tens
  * as rlx_topi_matmul. */
 rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* w, rlx_te_tensor_t* bias,
                                    rlx_dtype_t out_dtype, rlx_status_t** out_st);
+
+/* Attention in TVM's relax.nn.attention layout: query (B, S, H, D), key (B, Skv, H, D), value
+ * (B, Skv, H, Dv) → (B, S, H, Dv): softmax(q kᵀ * scale + bias) v per batch and head, with
+ * scale <= 0 meaning 1 / sqrt(D) (D constant), bias NULL or broadcastable to (B, H, S, Skv),
+ * causal_mask NULL, "TopLeft" (key j visible to query i when j <= i) or "BottomRight" (j <= i
+ * + Skv - S). Computes "attn_scores" (a batched contraction), "attn_scaled", "attn_max" (over
+ * visible keys), "attn_exp" (0 where masked), "attn_expsum", "attn_softmax", "attn_out". */
+rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_te_tensor_t* k, rlx_te_tensor_t* v,
+                                       rlx_te_tensor_t* bias, double scale, const char* causal_mask,
+                                       rlx_status_t** out_st);
 
 /* Softmax along axis (negative counts from the end), numerically stable:
  * "T_softmax_maxelem" = max_axis x, "T_softmax_exp" = exp(x - max), "T_softmax_expsum" =

@@ -1,5 +1,5 @@
 /* Relax nn ops, part 1: matmul, linear, softmax, log_softmax, layer_norm, batch_norm,
- * rms_norm, group_norm, instance_norm, dropout.
+ * rms_norm, group_norm, instance_norm, dropout, attention.
  * For each op: BlockBuilder call → inferred struct info (constant, symbolic batch, errors) →
  * legalization through the registry → the PrimFunc run by the TIR interpreter (and, for the
  * contractions, compiled through the default schedule) on random inputs against plain C
@@ -627,6 +627,103 @@ static void test_dropout(void) {
   CHECK_ERR(build_op("relax.nn.dropout", 1, &x, at_f(NOATTRS, "rate", 1.5), &oc), "relax.nn.dropout: rate must be in [0, 1), got 1.5");
 }
 
+/* ---------------------------------------------------------------- attention */
+/* softmax(q kᵀ * scale + bias) v per (batch, head); causal 0 none, 1 TopLeft, 2 BottomRight. */
+static void ref_attention(const host_t* q, const host_t* k, const host_t* v, const host_t* bias, double scale, int causal,
+                          double* out) {
+  int64_t B = q->shape[0], S = q->shape[1], H = q->shape[2], D = q->shape[3], T = k->shape[1], E = v->shape[3];
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t h = 0; h < H; h++)
+      for (int64_t i = 0; i < S; i++) {
+        double sc[64], mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < T; j++) {
+          double acc = 0;
+          for (int64_t d = 0; d < D; d++) acc += (double)q->data[((b * S + i) * H + h) * D + d] * k->data[((b * T + j) * H + h) * D + d];
+          acc *= scale;
+          if (bias) acc += bias->data[(h * S + i) * T + j]; /* bias (H, S, T) */
+          bool hidden = (causal == 1 && j > i) || (causal == 2 && j > i + T - S);
+          sc[j] = hidden ? -INFINITY : acc;
+          mx = fmax(mx, sc[j]);
+        }
+        for (int64_t j = 0; j < T; j++) sum += sc[j] == -INFINITY ? 0 : exp(sc[j] - mx);
+        for (int64_t e = 0; e < E; e++) {
+          double acc = 0;
+          for (int64_t j = 0; j < T; j++)
+            if (sc[j] != -INFINITY) acc += exp(sc[j] - mx) / sum * v->data[((b * T + j) * H + h) * E + e];
+          out[((b * S + i) * H + h) * E + e] = acc;
+        }
+      }
+}
+
+static void test_attention(void) {
+  /* (2, 5, 3, 4) x (2, 6, 3, 4) x (2, 6, 3, 5) with a (3, 5, 6) bias, BottomRight mask, scale 0.7 */
+  int64_t sq[4] = {2, 5, 3, 4}, sk[4] = {2, 6, 3, 4}, sv[4] = {2, 6, 3, 5}, sb[3] = {3, 5, 6}, so[4] = {2, 5, 3, 5};
+  rlx_attrs_t at = at_s(at_f(NOATTRS, "scale", 0.7), "causal_mask", "BottomRight");
+  opcase_t oc;
+  CHECK_OK(build_op("relax.nn.attention", 4,
+                    (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk), tparam_c("v", 4, sv), tparam_c("bias", 3, sb)},
+                    at, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 5, 3, 5), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t q, k, v, b, o;
+    host_init(&q, 4, sq);
+    host_init(&k, 4, sk);
+    host_init(&v, 4, sv);
+    host_init(&b, 3, sb);
+    host_init(&o, 4, so);
+    host_rand(&q, 70, -1, 1);
+    host_rand(&k, 71, -1, 1);
+    host_rand(&v, 72, -1, 1);
+    host_rand(&b, 73, -1, 1);
+    double want[150];
+    ref_attention(&q, &k, &v, &b, 0.7, 2, want);
+    host_t* args[5] = {&q, &k, &v, &b, &o};
+    CHECK_OK(run_interp(oc.prim, 5, args));
+    CHECK_CLOSE("attention bias + BottomRight", o.data, want, o.n, 1e-5);
+    CHECK_OK(run_compiled(oc.prim, 5, args));
+    CHECK_CLOSE("attention compiled", o.data, want, o.n, 1e-5);
+    host_free(&q);
+    host_free(&k);
+    host_free(&v);
+    host_free(&b);
+    host_free(&o);
+  }
+  /* symbolic sequence, TopLeft, default scale 1/sqrt(4) */
+  rlx_expr_t* s = SYM_("s");
+  rlx_relax_var_t* p[3];
+  for (int i = 0; i < 3; i++) p[i] = tparam(i == 0 ? "q" : i == 1 ? "k" : "v", 4, (rlx_expr_t*[]){N_(1), s, N_(2), N_(4)}, F32_);
+  CHECK_OK(build_op("relax.nn.attention", 3, p, at_s(NOATTRS, "causal_mask", "TopLeft"), &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((1, s, 2, 4), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    int64_t sh[4] = {1, 7, 2, 4};
+    host_t q, k, v, o;
+    host_init(&q, 4, sh);
+    host_init(&k, 4, sh);
+    host_init(&v, 4, sh);
+    host_init(&o, 4, sh);
+    host_rand(&q, 74, -2, 2);
+    host_rand(&k, 75, -2, 2);
+    host_rand(&v, 76, -1, 1);
+    double want[56];
+    ref_attention(&q, &k, &v, NULL, 0.5, 1, want);
+    CHECK_OK(run_interp(oc.prim, 4, (host_t*[]){&q, &k, &v, &o}));
+    CHECK_CLOSE("attention s=7 TopLeft", o.data, want, o.n, 1e-5);
+    host_free(&q);
+    host_free(&k);
+    host_free(&v);
+    host_free(&o);
+  }
+  int64_t sk2[4] = {2, 6, 4, 4};
+  CHECK_ERR(build_op("relax.nn.attention", 3, (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk2), tparam_c("v", 4, sv)},
+                     NOATTRS, &oc),
+            "relax.nn.attention: heads differs: 3 vs 4");
+  CHECK_ERR(build_op("relax.nn.attention", 3, (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk), tparam_c("v", 4, sv)},
+                     at_s(NOATTRS, "causal_mask", "Diagonal"), &oc),
+            "relax.nn.attention: causal_mask \"Diagonal\" is not TopLeft or BottomRight");
+}
+
 int main(void) {
   C_ = rlx_ctx_create();
   test_matmul_broadcast();
@@ -642,6 +739,7 @@ int main(void) {
   test_rms_norm();
   test_group_norm();
   test_dropout();
+  test_attention();
   rlx_ctx_free(C_);
   TEST_MAIN_END();
 }
