@@ -39,7 +39,8 @@ rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_te
  * scale <= 0 meaning 1 / sqrt(D) (D constant), bias NULL or broadcastable to (B, H, S, Skv),
  * causal_mask NULL, "TopLeft" (key j visible to query i when j <= i) or "BottomRight" (j <= i
  * + Skv - S). Computes "attn_scores" (a batched contraction), "attn_scaled", "attn_max" (over
- * visible keys), "attn_exp" (0 where masked), "attn_expsum", "attn_softmax", "attn_out". */
+ * visible keys), "attn_exp" (0 where masked), "attn_expsum", "attn_softmax", "attn_pv" (a
+ * batched contraction in (B, H, S, Dv)) and "attn_out" (its transpose to (B, S, H, Dv)). */
 rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_te_tensor_t* k, rlx_te_tensor_t* v,
                                        rlx_te_tensor_t* bias, double scale, const char* causal_mask,
                                        rlx_status_t** out_st);

@@ -5,7 +5,7 @@
 #include "nn_internal.h"
 
 typedef struct {
-  rlx_te_tensor_t *q, *k, *v, *bias, *scores, *scaled, *mx, *e, *sum, *p;
+  rlx_te_tensor_t *q, *k, *v, *bias, *scores, *scaled, *mx, *e, *sum, *p, *pv;
   rlx_iter_var_t* r;
   double scale;
   int causal;         /* 0 none, 1 top-left, 2 bottom-right */
@@ -76,13 +76,21 @@ static rlx_expr_t* p_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_div(ctx, rlx_te_load(ctx, a->e, 4, ix), rlx_te_load(ctx, a->sum, 3, ix));
 }
 
-/* out[b, i, h, e] = sum_j p[b, h, i, j] * v[b, j, h, e] */
-static rlx_expr_t* out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+/* o[b, h, i, e] = sum_j p[b, h, i, j] * v[b, j, h, e]: heads outside (i, e) so that the default
+ * schedule sees a batched matmul; out_body then moves the heads back. */
+static rlx_expr_t* pv_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   attn_t* a = user;
   rlx_expr_t* j = nn_v(a->r->var);
-  rlx_expr_t* ip[4] = {nn_v(idx[0]), nn_v(idx[2]), nn_v(idx[1]), j};
-  rlx_expr_t* iv[4] = {nn_v(idx[0]), j, nn_v(idx[2]), nn_v(idx[3])};
+  rlx_expr_t* ip[4] = {nn_v(idx[0]), nn_v(idx[1]), nn_v(idx[2]), j};
+  rlx_expr_t* iv[4] = {nn_v(idx[0]), j, nn_v(idx[1]), nn_v(idx[3])};
   return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, a->p, 4, ip), rlx_te_load(ctx, a->v, 4, iv)), 1, &a->r);
+}
+
+/* out[b, i, h, e] = o[b, h, i, e] */
+static rlx_expr_t* out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  attn_t* a = user;
+  rlx_expr_t* io[4] = {nn_v(idx[0]), nn_v(idx[2]), nn_v(idx[1]), nn_v(idx[3])};
+  return rlx_te_load(ctx, a->pv, 4, io);
 }
 
 rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_te_tensor_t* k, rlx_te_tensor_t* v,
@@ -151,6 +159,8 @@ rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_t
   a->sum = rlx_te_compute(ctx, 3, sshape, sum_body, a, "attn_expsum", "");
   a->p = rlx_te_compute(ctx, 4, sshape, p_body, a, "attn_softmax", "elemwise");
   a->r = rlx_te_reduce_axis(ctx, I(ctx, 0), sshape[3], "j");
+  rlx_expr_t* pshape[4] = {nn_i64(ctx, qs[0]), nn_i64(ctx, qs[2]), nn_i64(ctx, qs[1]), nn_i64(ctx, vs[3])};
+  a->pv = rlx_te_compute(ctx, 4, pshape, pv_body, a, "attn_pv", "");
   rlx_expr_t* oshape[4] = {nn_i64(ctx, qs[0]), nn_i64(ctx, qs[1]), nn_i64(ctx, qs[2]), nn_i64(ctx, vs[3])};
-  return rlx_te_compute(ctx, 4, oshape, out_body, a, "attn_out", "");
+  return rlx_te_compute(ctx, 4, oshape, out_body, a, "attn_out", "injective");
 }
