@@ -231,7 +231,10 @@ static rlx_status_t* b_make_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 }
 
 /* Opcodes of shape_compute programs (kept in step with lower_shapes.c). */
-enum { SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX };
+enum {
+  SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX,
+  SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_AND, SC_OR
+};
 
 static int64_t floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -239,7 +242,8 @@ static int64_t floordiv(int64_t a, int64_t b) {
 }
 
 /* shape_compute(heap, i<dst slot>, (i<op>, i<operand>)...): runs the postfix program (push
- * immediate / push slot / binary ops on int64) and stores its one result in the slot. */
+ * immediate / push slot / binary ops on int64: arithmetic, min/max, comparisons and logic
+ * giving 0 or 1) and stores its one result in the slot. */
 static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.shape_compute";
   if (n < 4 || (n - 2) % 2) return ERR("%s: bad argument count %d", who, n);
@@ -274,6 +278,14 @@ static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
         break;
       case SC_MIN: r = x < y ? x : y; break;
       case SC_MAX: r = x > y ? x : y; break;
+      case SC_EQ: r = x == y; break;
+      case SC_NE: r = x != y; break;
+      case SC_LT: r = x < y; break;
+      case SC_LE: r = x <= y; break;
+      case SC_GT: r = x > y; break;
+      case SC_GE: r = x >= y; break;
+      case SC_AND: r = x && y; break;
+      case SC_OR: r = x || y; break;
       default: return ERR("%s: bad opcode %lld", who, (long long)op);
     }
     stack[sp - 1] = r;

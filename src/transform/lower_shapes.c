@@ -32,7 +32,10 @@
 #include "pass.h"
 
 enum { MATCH_ASSERT_IMM = 0, MATCH_STORE = 1, MATCH_ASSERT_SLOT = 2, MATCH_SKIP = 3 };
-enum { SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX };
+enum {
+  SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX,
+  SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_AND, SC_OR
+};
 
 typedef RLX_VEC(rlx_relax_binding_t*) bindings_t;
 typedef RLX_VEC(rlx_relax_expr_t*) exprs_t;
@@ -106,6 +109,14 @@ static rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
     case RLX_EXPR_FLOOR_MOD: op = SC_FLOORMOD; break;
     case RLX_EXPR_MIN: op = SC_MIN; break;
     case RLX_EXPR_MAX: op = SC_MAX; break;
+    case RLX_EXPR_EQ: op = SC_EQ; break;
+    case RLX_EXPR_NE: op = SC_NE; break;
+    case RLX_EXPR_LT: op = SC_LT; break;
+    case RLX_EXPR_LE: op = SC_LE; break;
+    case RLX_EXPR_GT: op = SC_GT; break;
+    case RLX_EXPR_GE: op = SC_GE; break;
+    case RLX_EXPR_AND: op = SC_AND; break;
+    case RLX_EXPR_OR: op = SC_OR; break;
     default: break; /* the other PrimExpr kinds do not occur in shapes */
   }
   if (op < 0) {

@@ -102,6 +102,25 @@ static const char* call_src =
     "        lv5: R.Tensor((m,), dtype=\"float32\") = cls.helper3(lv4, R.prim_value(m))\n"
     "        return lv5\n";
 
+static const char* cond_src =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\",), dtype=\"float32\")) -> R.Tensor((\"n\",), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        c: R.Prim(\"bool\") = R.prim_value(n > 3)\n"
+    "        if c:\n"
+    "            lv: R.Tensor((n,), dtype=\"float32\") = R.add(x, x)\n"
+    "            r: R.Tensor((n,), dtype=\"float32\") = lv\n"
+    "        else:\n"
+    "            lv1: R.Tensor((n,), dtype=\"float32\") = R.multiply(x, x)\n"
+    "            r: R.Tensor((n,), dtype=\"float32\") = lv1\n"
+    "        return r\n";
+
 static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
   rlx_ndarray_t* a = NULL;
   rlx_status_free(rlx_ndarray_create(nd, s, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
@@ -293,9 +312,53 @@ static void test_call(void) {
   rlx_ctx_free(ctx);
 }
 
+/* An If on a condition computed from a symbolic dim (R.prim_value(n > 3)). */
+static void test_prim_cond(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = NULL;
+  CHECK_OK(rlx_script_parse(ctx, cond_src, "cond.py", &mod));
+  char dir[] = "/tmp/rlx_vmp_XXXXXX";
+  if (!mod || !mkdtemp(dir)) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  char so[128];
+  snprintf(so, sizeof(so), "%s/cond.so", dir);
+  rlx_vm_compile_options_t o = {0};
+  o.check_well_formed = true;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  rlx_vm_t* vm = NULL;
+  if (access(so, R_OK) == 0) CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  for (int64_t n = 2; vm && n <= 5; n += 3) {
+    rlx_ndarray_t* x = rand_tensor(1, &n, 3);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&x->dl}, &n_out, &outs));
+    if (n_out == 1) {
+      double max_abs = 0;
+      for (int64_t i = 0; i < n; i++) {
+        double v = ((float*)x->dl.data)[i];
+        double want = n > 3 ? v + v : v * v;
+        double d = fabs(((float*)outs[0]->dl.data)[i] - want);
+        if (d > max_abs) max_abs = d;
+      }
+      CHECK_MSG(max_abs <= 1e-6, "n=%lld: max abs err %g", (long long)n, max_abs);
+    }
+    CHECK(n_out == 1);
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(x);
+  }
+  rlx_vm_free(vm);
+  unlink(so);
+  rmdir(dir);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp();
   test_if();
   test_call();
+  test_prim_cond();
   TEST_MAIN_END();
 }
