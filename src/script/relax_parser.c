@@ -86,27 +86,38 @@ static rlx_status_t* at_span(rlx_status_t* st, rlx_span_t sp) {
 static const char* desc(rs_t* r, const py_expr_t* e) {
   if (!e) return "nothing";
   switch (e->kind) {
-    case PY_E_NAME: return rlx_ctx_sprintf(r->ctx, "name '%s'", e->str);
-    case PY_E_INT: return rlx_ctx_sprintf(r->ctx, "the integer %lld", (long long)e->ival);
-    case PY_E_FLOAT: return "a float literal";
-    case PY_E_STR: return rlx_ctx_sprintf(r->ctx, "the string \"%s\"", e->str);
-    case PY_E_CONST: return e->str;
+    case PY_E_NAME:
+      return rlx_ctx_sprintf(r->ctx, "name '%s'", e->str);
+    case PY_E_INT:
+      return rlx_ctx_sprintf(r->ctx, "the integer %lld", (long long)e->ival);
+    case PY_E_FLOAT:
+      return "a float literal";
+    case PY_E_STR:
+      return rlx_ctx_sprintf(r->ctx, "the string \"%s\"", e->str);
+    case PY_E_CONST:
+      return e->str;
     case PY_E_ATTR:
     case PY_E_CALL: {
       const char* d = py_dotted_name(r->p->ast, e->kind == PY_E_CALL ? e->a : e);
       if (d) return rlx_ctx_sprintf(r->ctx, e->kind == PY_E_CALL ? "a call of %s" : "%s", d);
       return e->kind == PY_E_CALL ? "a call" : "an attribute";
     }
-    case PY_E_SUBSCRIPT: return "a subscript";
-    case PY_E_SLICE: return "a slice";
-    case PY_E_TUPLE: return "a tuple";
-    case PY_E_LIST: return "a list";
-    case PY_E_DICT: return "a dict";
+    case PY_E_SUBSCRIPT:
+      return "a subscript";
+    case PY_E_SLICE:
+      return "a slice";
+    case PY_E_TUPLE:
+      return "a tuple";
+    case PY_E_LIST:
+      return "a list";
+    case PY_E_DICT:
+      return "a dict";
     case PY_E_BINOP:
     case PY_E_UNARY:
     case PY_E_COMPARE:
     case PY_E_BOOLOP:
-    case PY_E_IFEXP: return "an operator expression";
+    case PY_E_IFEXP:
+      return "an operator expression";
   }
   return "an expression";
 }
@@ -189,7 +200,8 @@ static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
     return NULL;
   }
   switch (e->kind) {
-    case PY_E_STR: return sym_from_string(r, e, out);
+    case PY_E_STR:
+      return sym_from_string(r, e, out);
     case PY_E_NAME: {
       rs_sym_t* y = lookup(r, e->str);
       if (y && y->kind == RS_SYM) {
@@ -212,12 +224,18 @@ static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
       if (!rlx_dtype_eq(a->dtype, b->dtype) && !(rlx_expr_is_const_int(a, NULL) || rlx_expr_is_const_int(b, NULL)))
         return err(r, e, "operands of '%s' have different dtypes", e->op);
       const char* o = e->op;
-      if (strcmp(o, "+") == 0) *out = rlx_ir_add(ctx, a, b);
-      else if (strcmp(o, "-") == 0) *out = rlx_ir_sub(ctx, a, b);
-      else if (strcmp(o, "*") == 0) *out = rlx_ir_mul(ctx, a, b);
-      else if (strcmp(o, "//") == 0) *out = rlx_ir_floordiv(ctx, a, b);
-      else if (strcmp(o, "%") == 0) *out = rlx_ir_floormod(ctx, a, b);
-      else return err(r, e, "expected one of + - * // %% in a dimension, got '%s'", o);
+      if (strcmp(o, "+") == 0)
+        *out = rlx_ir_add(ctx, a, b);
+      else if (strcmp(o, "-") == 0)
+        *out = rlx_ir_sub(ctx, a, b);
+      else if (strcmp(o, "*") == 0)
+        *out = rlx_ir_mul(ctx, a, b);
+      else if (strcmp(o, "//") == 0)
+        *out = rlx_ir_floordiv(ctx, a, b);
+      else if (strcmp(o, "%") == 0)
+        *out = rlx_ir_floormod(ctx, a, b);
+      else
+        return err(r, e, "expected one of + - * // %% in a dimension, got '%s'", o);
       return NULL;
     }
     case PY_E_UNARY:
@@ -264,11 +282,16 @@ static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
       if (e->n == 2 && e->n_kw == 0) {
         rlx_expr_t *a, *b;
         rlx_expr_t* (*f)(rlx_ctx_t*, rlx_expr_t*, rlx_expr_t*) = NULL;
-        if (strcmp(t, "max") == 0) f = rlx_ir_max;
-        else if (strcmp(t, "min") == 0) f = rlx_ir_min;
-        else if (strcmp(t, "floordiv") == 0) f = rlx_ir_floordiv;
-        else if (strcmp(t, "floormod") == 0) f = rlx_ir_floormod;
-        else if (strcmp(t, "Div") == 0 || strcmp(t, "truncdiv") == 0) f = rlx_ir_div;
+        if (strcmp(t, "max") == 0)
+          f = rlx_ir_max;
+        else if (strcmp(t, "min") == 0)
+          f = rlx_ir_min;
+        else if (strcmp(t, "floordiv") == 0)
+          f = rlx_ir_floordiv;
+        else if (strcmp(t, "floormod") == 0)
+          f = rlx_ir_floormod;
+        else if (strcmp(t, "Div") == 0 || strcmp(t, "truncdiv") == 0)
+          f = rlx_ir_div;
         if (f) {
           RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
           RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
@@ -284,14 +307,16 @@ static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return err(r, e, "expected a dimension (an integer, a symbolic variable or an expression of them), got %s",
              desc(r, e));
 }
 
 static rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
-  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST) return err(r, e, "expected a tuple or list of dimensions, got %s", desc(r, e));
+  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
+    return err(r, e, "expected a tuple or list of dimensions, got %s", desc(r, e));
   rlx_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, e->n);
   for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(prim(r, e->items[i], &v[i]));
   *n = e->n;
@@ -323,14 +348,17 @@ static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_
     if (dt && !(dt->kind == PY_E_CONST && strcmp(dt->str, "None") == 0)) RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
     int64_t ndim = -1;
     if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Tensor: expected an integer ndim, got %s", desc(r, nd));
-    if (ndim < -1 || ndim > 64) return err(r, nd, "R.Tensor: expected ndim between -1 and 64, got %lld", (long long)ndim);
+    if (ndim < -1 || ndim > 64)
+      return err(r, nd, "R.Tensor: expected ndim between -1 and 64, got %lld", (long long)ndim);
     if (shape) {
       int n;
       rlx_expr_t** dims;
       RLX_RETURN_IF_ERROR(prim_list(r, shape, &n, &dims));
-      if (nd && ndim != n) return err(r, nd, "R.Tensor: ndim=%lld does not match the shape's %d dims", (long long)ndim, n);
+      if (nd && ndim != n)
+        return err(r, nd, "R.Tensor: ndim=%lld does not match the shape's %d dims", (long long)ndim, n);
       for (int i = 0; i < n; i++)
-        if (!rlx_dtype_is_int(dims[i]->dtype)) return err(r, shape->items[i], "R.Tensor: expected an integer dimension");
+        if (!rlx_dtype_is_int(dims[i]->dtype))
+          return err(r, shape->items[i], "R.Tensor: expected an integer dimension");
       *out = rlx_sinfo_tensor(ctx, n, dims, t);
     } else {
       *out = rlx_sinfo_tensor(ctx, (int)ndim, NULL, t);
@@ -362,7 +390,8 @@ static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_
     }
     int64_t ndim = -1;
     if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Shape: expected an integer ndim, got %s", desc(r, nd));
-    if (ndim < -1 || ndim > 64) return err(r, nd, "R.Shape: expected ndim between -1 and 64, got %lld", (long long)ndim);
+    if (ndim < -1 || ndim > 64)
+      return err(r, nd, "R.Shape: expected ndim between -1 and 64, got %lld", (long long)ndim);
     *out = rlx_sinfo_shape(ctx, (int)ndim, NULL);
     return NULL;
   }
@@ -387,7 +416,8 @@ static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_
     const py_expr_t* pur = arg(e, 2, "purity");
     bool pure = true;
     if (pur) {
-      if (pur->kind != PY_E_CONST || strcmp(pur->str, "None") == 0) return err(r, pur, "R.Callable: expected True or False for purity, got %s", desc(r, pur));
+      if (pur->kind != PY_E_CONST || strcmp(pur->str, "None") == 0)
+        return err(r, pur, "R.Callable: expected True or False for purity, got %s", desc(r, pur));
       pure = strcmp(pur->str, "True") == 0;
     }
     rlx_sinfo_t* rs = rlx_sinfo_object(ctx);
@@ -396,7 +426,8 @@ static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_
       *out = rlx_sinfo_func_opaque(ctx, rs, pure);
       return NULL;
     }
-    if (ps->kind != PY_E_TUPLE && ps->kind != PY_E_LIST) return err(r, ps, "R.Callable: expected a tuple of parameter struct info, got %s", desc(r, ps));
+    if (ps->kind != PY_E_TUPLE && ps->kind != PY_E_LIST)
+      return err(r, ps, "R.Callable: expected a tuple of parameter struct info, got %s", desc(r, ps));
     rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, ps->n);
     for (int i = 0; i < ps->n; i++) RLX_RETURN_IF_ERROR(sinfo(r, ps->items[i], &f[i]));
     *out = rlx_sinfo_func(ctx, ps->n, f, rs, pure);
@@ -411,12 +442,18 @@ static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
   const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
   if (!k) return err(r, e, "expected struct info such as R.Tensor((n, 4), dtype=\"float32\"), got %s", desc(r, e));
   if (e->kind == PY_E_CALL) return sinfo_call(r, k, e, out);
-  if (strcmp(k, "Tensor") == 0) *out = rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void());
-  else if (strcmp(k, "Tuple") == 0) *out = rlx_sinfo_tuple(ctx, 0, NULL);
-  else if (strcmp(k, "Shape") == 0) *out = rlx_sinfo_shape(ctx, -1, NULL);
-  else if (strcmp(k, "Object") == 0) *out = rlx_sinfo_object(ctx);
-  else if (strcmp(k, "Callable") == 0) *out = rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false);
-  else return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
+  if (strcmp(k, "Tensor") == 0)
+    *out = rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void());
+  else if (strcmp(k, "Tuple") == 0)
+    *out = rlx_sinfo_tuple(ctx, 0, NULL);
+  else if (strcmp(k, "Shape") == 0)
+    *out = rlx_sinfo_shape(ctx, -1, NULL);
+  else if (strcmp(k, "Object") == 0)
+    *out = rlx_sinfo_object(ctx);
+  else if (strcmp(k, "Callable") == 0)
+    *out = rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false);
+  else
+    return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
   return NULL;
 }
 
@@ -424,7 +461,8 @@ static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
 static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
 
 static rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out, bool* is_tir) {
-  if (e->kind != PY_E_ATTR || e->a->kind != PY_E_NAME) return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
+  if (e->kind != PY_E_ATTR || e->a->kind != PY_E_NAME)
+    return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
   rs_sym_t* y = lookup(r, e->a->str);
   bool is_mod = (y && y->kind == RS_MODULE) || (!y && r->p->module_name && strcmp(e->a->str, r->p->module_name) == 0);
   if (!is_mod) return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
@@ -436,7 +474,8 @@ static rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** 
 }
 
 static rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, int* n, rlx_relax_expr_t*** out) {
-  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST) return err(r, e, "%s: expected a tuple of arguments such as (x, y), got %s", what, desc(r, e));
+  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
+    return err(r, e, "%s: expected a tuple of arguments such as (x, y), got %s", what, desc(r, e));
   rlx_relax_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, e->n);
   for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &v[i]));
   *n = e->n;
@@ -508,14 +547,17 @@ static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bo
   if (v->kind == PY_E_STR) {
     size_t n = strlen(key);
     rlx_dtype_t t;
-    if (n >= 5 && strcmp(key + n - 5, "dtype") == 0 && rlx_dtype_parse(v->str, &t)) *out = rlx_attr_dtype(t);
-    else *out = rlx_attr_str(rlx_ctx_strdup(r->ctx, v->str));
+    if (n >= 5 && strcmp(key + n - 5, "dtype") == 0 && rlx_dtype_parse(v->str, &t))
+      *out = rlx_attr_dtype(t);
+    else
+      *out = rlx_attr_str(rlx_ctx_strdup(r->ctx, v->str));
     return NULL;
   }
   if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE) {
     int64_t* xs = RLX_NEW_ARRAY(r->ctx, int64_t, v->n);
     for (int i = 0; i < v->n; i++)
-      if (!int_lit(v->items[i], &xs[i])) return err(r, v->items[i], "attribute %s: expected a list of integers, got %s", key, desc(r, v->items[i]));
+      if (!int_lit(v->items[i], &xs[i]))
+        return err(r, v->items[i], "attribute %s: expected a list of integers, got %s", key, desc(r, v->items[i]));
     *out = rlx_attr_ints(v->n, xs);
     return NULL;
   }
@@ -536,24 +578,35 @@ static rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec
       if (shape->len != depth) return err(r, e, "R.const: ragged nested list");
       rlx_vec_push(shape, (int64_t)e->n);
     } else if (depth >= shape->len || shape->data[depth] != e->n) {
-      return err(r, e, "R.const: ragged nested list (expected %lld elements)", depth < shape->len ? (long long)shape->data[depth] : 0LL);
+      return err(r, e, "R.const: ragged nested list (expected %lld elements)",
+                 depth < shape->len ? (long long)shape->data[depth] : 0LL);
     }
     if (e->n == 0) *is_first = false;
     for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(const_value(r, e->items[i], depth + 1, shape, vals, is_first));
     return NULL;
   }
-  if (*is_first) *is_first = false;
-  else if (depth != shape->len) return err(r, e, "R.const: ragged nested list");
+  if (*is_first)
+    *is_first = false;
+  else if (depth != shape->len)
+    return err(r, e, "R.const: ragged nested list");
   int64_t iv;
   double d;
-  if (int_lit(e, &iv)) d = (double)iv;
-  else if (e->kind == PY_E_FLOAT) d = e->fval;
-  else if (e->kind == PY_E_UNARY && strcmp(e->op, "-") == 0 && e->a->kind == PY_E_FLOAT) d = -e->a->fval;
-  else if (e->kind == PY_E_CONST && strcmp(e->str, "None") != 0) d = strcmp(e->str, "True") == 0;
-  else if (e->kind == PY_E_STR && strcmp(e->str, "nan") == 0) d = NAN; /* TVM quotes non-finite floats */
-  else if (e->kind == PY_E_STR && strcmp(e->str, "inf") == 0) d = INFINITY;
-  else if (e->kind == PY_E_STR && strcmp(e->str, "-inf") == 0) d = -INFINITY;
-  else return err(r, e, "R.const: expected a number, got %s", desc(r, e));
+  if (int_lit(e, &iv))
+    d = (double)iv;
+  else if (e->kind == PY_E_FLOAT)
+    d = e->fval;
+  else if (e->kind == PY_E_UNARY && strcmp(e->op, "-") == 0 && e->a->kind == PY_E_FLOAT)
+    d = -e->a->fval;
+  else if (e->kind == PY_E_CONST && strcmp(e->str, "None") != 0)
+    d = strcmp(e->str, "True") == 0;
+  else if (e->kind == PY_E_STR && strcmp(e->str, "nan") == 0)
+    d = NAN; /* TVM quotes non-finite floats */
+  else if (e->kind == PY_E_STR && strcmp(e->str, "inf") == 0)
+    d = INFINITY;
+  else if (e->kind == PY_E_STR && strcmp(e->str, "-inf") == 0)
+    d = -INFINITY;
+  else
+    return err(r, e, "R.const: expected a number, got %s", desc(r, e));
   rlx_vec_push(vals, d);
   return NULL;
 }
@@ -563,9 +616,12 @@ static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t**
   const py_expr_t* dt = arg(e, 1, "dtype");
   if (!v) return err(r, e, "R.const: expected a value");
   rlx_dtype_t t = rlx_dt_float32();
-  if (dt) RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-  else if (int_lit(v, NULL)) t = rlx_dt_int64();
-  else if (v->kind == PY_E_CONST) t = rlx_dt_bool();
+  if (dt)
+    RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
+  else if (int_lit(v, NULL))
+    t = rlx_dt_int64();
+  else if (v->kind == PY_E_CONST)
+    t = rlx_dt_bool();
   bool ok = t.lanes == 1 && (rlx_dtype_is_bool(t) || (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) ||
                              ((t.code == RLX_DT_INT || t.code == RLX_DT_UINT) &&
                               (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)));
@@ -588,12 +644,17 @@ static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t**
   for (size_t i = 0; i < numel; i++) {
     double d = vals.data[i];
     unsigned char* p = data + i * (size_t)eb;
-    if (rlx_dtype_is_bool(t)) *p = d != 0;
-    else if (t.code == RLX_DT_FLOAT && t.bits == 32) { float f = (float)d; memcpy(p, &f, 4); }
-    else if (t.code == RLX_DT_FLOAT) memcpy(p, &d, 8);
+    if (rlx_dtype_is_bool(t))
+      *p = d != 0;
+    else if (t.code == RLX_DT_FLOAT && t.bits == 32) {
+      float f = (float)d;
+      memcpy(p, &f, 4);
+    } else if (t.code == RLX_DT_FLOAT)
+      memcpy(p, &d, 8);
     else {
       int64_t x = (int64_t)d;
-      if (v->kind != PY_E_LIST && v->kind != PY_E_TUPLE && int_lit(v, &x)) { /* exact for big ints */ }
+      if (v->kind != PY_E_LIST && v->kind != PY_E_TUPLE && int_lit(v, &x)) { /* exact for big ints */
+      }
       memcpy(p, &x, (size_t)eb); /* little-endian truncation */
     }
   }
@@ -614,8 +675,10 @@ static rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out)
   int64_t iv;
   rlx_dtype_t t;
   if (e->kind == PY_E_STR) {
-    if (rlx_dtype_parse(e->str, &t)) *out = rlx_relax_dtype_imm(r->ctx, t);
-    else *out = rlx_relax_string_imm(r->ctx, rlx_ctx_strdup(r->ctx, e->str));
+    if (rlx_dtype_parse(e->str, &t))
+      *out = rlx_relax_dtype_imm(r->ctx, t);
+    else
+      *out = rlx_relax_string_imm(r->ctx, rlx_ctx_strdup(r->ctx, e->str));
     return NULL;
   }
   if (int_lit(e, &iv)) {
@@ -627,7 +690,8 @@ static rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out)
 
 static rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
   const py_expr_t* f = call->n ? call->items[0] : NULL;
-  if (!f || f->kind != PY_E_STR) return err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, desc(r, f));
+  if (!f || f->kind != PY_E_STR)
+    return err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, desc(r, f));
   *out = rlx_ctx_strdup(r->ctx, f->str);
   return NULL;
 }
@@ -652,7 +716,8 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     const py_expr_t* tve = arg(e, 3, "tir_vars");
     if (tve) {
       RLX_RETURN_IF_ERROR(expr(r, tve, &tv));
-      if (tv->kind != RLX_RELAX_SHAPE_EXPR) return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
+      if (tv->kind != RLX_RELAX_SHAPE_EXPR)
+        return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
     }
     rlx_relax_expr_t* cargs[3] = {gv, args, tv};
     *out = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_tir"), tv ? 3 : 2, cargs, (rlx_attrs_t){0}, 1, &o);
@@ -696,7 +761,8 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     rlx_expr_t** dims;
     RLX_RETURN_IF_ERROR(prim_list(r, e->items[0], &n, &dims));
     for (int i = 0; i < n; i++)
-      if (!rlx_dtype_is_int(dims[i]->dtype)) return err(r, e->items[0]->items[i], "R.shape: expected an integer dimension");
+      if (!rlx_dtype_is_int(dims[i]->dtype))
+        return err(r, e->items[0]->items[i], "R.shape: expected an integer dimension");
     *out = rlx_relax_shape_expr(ctx, n, dims);
     return NULL;
   }
@@ -704,8 +770,10 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.prim_value", no_kw));
     if (e->n != 1) return err(r, e, "R.prim_value: expected one value");
     rlx_expr_t* x;
-    if (e->items[0]->kind == PY_E_FLOAT) x = rlx_ir_float(ctx, rlx_dt_float64(), e->items[0]->fval);
-    else RLX_RETURN_IF_ERROR(prim(r, e->items[0], &x));
+    if (e->items[0]->kind == PY_E_FLOAT)
+      x = rlx_ir_float(ctx, rlx_dt_float64(), e->items[0]->fval);
+    else
+      RLX_RETURN_IF_ERROR(prim(r, e->items[0], &x));
     *out = rlx_relax_prim_value(ctx, x);
     return NULL;
   }
@@ -754,7 +822,8 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
       RLX_RETURN_IF_ERROR(sinfo_args(r, e->kw_values[i], &ns, &ss));
       continue;
     }
-    if (rlx_attrs_get(&attrs, e->kw_names[i])) return err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
+    if (rlx_attrs_get(&attrs, e->kw_names[i]))
+      return err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
     bool keep;
     rlx_attr_t a;
     RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], &keep, &a));
@@ -778,7 +847,9 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
         *out = y->ptr;
         return NULL;
       }
-      if (y && y->kind == RS_SYM) return err(r, e, "expected a Relax expression, got the symbolic variable '%s' (use R.prim_value(%s))", e->str, e->str);
+      if (y && y->kind == RS_SYM)
+        return err(r, e, "expected a Relax expression, got the symbolic variable '%s' (use R.prim_value(%s))", e->str,
+                   e->str);
       return err(r, e, "undefined variable '%s'", e->str);
     }
     case PY_E_TUPLE: {
@@ -791,8 +862,9 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
       int64_t idx;
       if (e->a->kind == PY_E_SUBSCRIPT && e->a->a->kind == PY_E_NAME && strcmp(e->a->a->str, "metadata") == 0 &&
           !lookup(r, "metadata"))
-        return err(r, e, "expected a constant inline (R.const(...)), got metadata[...]: large constants are elided "
-                         "from printouts and cannot be parsed back");
+        return err(r, e,
+                   "expected a constant inline (R.const(...)), got metadata[...]: large constants are elided "
+                   "from printouts and cannot be parsed back");
       if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
         return err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? desc(r, e->items[0]) : "nothing");
       rlx_relax_expr_t* t;
@@ -819,8 +891,10 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
       }
       rlx_relax_expr_t* f;
       bool is_tir = false;
-      if (e->a->kind == PY_E_ATTR) RLX_RETURN_IF_ERROR(global_var(r, e->a, &f, &is_tir));
-      else RLX_RETURN_IF_ERROR(expr(r, e->a, &f));
+      if (e->a->kind == PY_E_ATTR)
+        RLX_RETURN_IF_ERROR(global_var(r, e->a, &f, &is_tir));
+      else
+        RLX_RETURN_IF_ERROR(expr(r, e->a, &f));
       int n;
       rlx_relax_expr_t** args;
       RLX_RETURN_IF_ERROR(call_args(r, e, &n, &args));
@@ -840,14 +914,16 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
     case PY_E_UNARY:
     case PY_E_COMPARE:
     case PY_E_BOOLOP:
-    case PY_E_IFEXP: break;
+    case PY_E_IFEXP:
+      break;
   }
   return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s", desc(r, e));
 }
 
 static bool compatible(rlx_ctx_t* ctx, rlx_sinfo_t* ann, rlx_sinfo_t* val) {
   return rlx_sinfo_is_base_of(ctx, ann, val) ||
-         rlx_sinfo_is_base_of(ctx, rlx_sinfo_erase_undefined(ctx, val, NULL, NULL), rlx_sinfo_erase_undefined(ctx, ann, NULL, NULL));
+         rlx_sinfo_is_base_of(ctx, rlx_sinfo_erase_undefined(ctx, val, NULL, NULL),
+                              rlx_sinfo_erase_undefined(ctx, ann, NULL, NULL));
 }
 
 /* ------------------------------------------------------------------ bindings */
@@ -880,7 +956,8 @@ static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, 
   rlx_ctx_t* ctx = r->ctx;
   const char* name = "_";
   if (target) {
-    if (target->kind != PY_E_NAME) return err(r, target, "expected a variable name on the left of '=', got %s", desc(r, target));
+    if (target->kind != PY_E_NAME)
+      return err(r, target, "expected a variable name on the left of '=', got %s", desc(r, target));
     name = target->str;
   }
   rlx_sinfo_t* ann = NULL;
@@ -899,7 +976,8 @@ static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, 
       return err(r, value->items[1], "%s: expected struct info that a value of %s can match, got %s", name,
                  rlx_sinfo_str(ctx, v->sinfo), rlx_sinfo_str(ctx, si));
     if (ann && !rlx_sinfo_is_base_of(ctx, ann, si))
-      return err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, si));
+      return err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann),
+                 rlx_sinfo_str(ctx, si));
     rlx_relax_var_t* var = new_var(r, name, si);
     rlx_vec_push(&sq->cur, rlx_relax_match_cast(ctx, var, v, si));
     define(r, var->name, RS_RELAX, var);
@@ -994,7 +1072,8 @@ static rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   const py_expr_t* oc = last->value;
   const char** outs = RLX_NEW_ARRAY(r->ctx, const char*, oc->n);
   for (int i = 0; i < oc->n; i++) {
-    if (oc->items[i]->kind != PY_E_NAME) return err(r, oc->items[i], "R.output: expected variable names, got %s", desc(r, oc->items[i]));
+    if (oc->items[i]->kind != PY_E_NAME)
+      return err(r, oc->items[i], "R.output: expected variable names, got %s", desc(r, oc->items[i]));
     outs[i] = oc->items[i]->str;
   }
   flush(r, sq, false);
@@ -1035,7 +1114,8 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
     const py_stmt_t* s = b->items[i];
     bool top = !in_branch && !r->in_dataflow;
     switch (s->kind) {
-      case PY_S_PASS: continue;
+      case PY_S_PASS:
+        continue;
       case PY_S_ASSIGN:
       case PY_S_ANNASSIGN: {
         if (!s->value) return err_at(s->span, "expected a value after the annotation");
@@ -1048,8 +1128,8 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
           define(r, v->name, RS_SYM, v);
           continue;
         }
-        if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && s->value->kind == PY_E_NAME && r->p->module_name &&
-            strcmp(s->value->str, r->p->module_name) == 0 && !lookup(r, s->value->str)) {
+        if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && s->value->kind == PY_E_NAME &&
+            r->p->module_name && strcmp(s->value->str, r->p->module_name) == 0 && !lookup(r, s->value->str)) {
           define(r, rlx_ctx_strdup(r->ctx, s->target->str), RS_MODULE, NULL);
           continue;
         }
@@ -1062,10 +1142,12 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
         if (v->kind == PY_E_STR) continue;
         if (is_rcall(r, v, "func_attr")) {
           if (!top || !r->attrs_allowed) return err(r, v, "R.func_attr: expected at the top of the function body");
-          if (v->n != 1 || v->items[0]->kind != PY_E_DICT) return err(r, v, "R.func_attr: expected one dict {\"key\": value}");
+          if (v->n != 1 || v->items[0]->kind != PY_E_DICT)
+            return err(r, v, "R.func_attr: expected one dict {\"key\": value}");
           const py_expr_t* d = v->items[0];
           for (int k = 0; k < d->n; k++) {
-            if (d->items[k]->kind != PY_E_STR) return err(r, d->items[k], "R.func_attr: expected string keys, got %s", desc(r, d->items[k]));
+            if (d->items[k]->kind != PY_E_STR)
+              return err(r, d->items[k], "R.func_attr: expected string keys, got %s", desc(r, d->items[k]));
             bool keep;
             rlx_attr_t a;
             RLX_RETURN_IF_ERROR(attr_value(r, d->items[k]->str, d->kw_values[k], &keep, &a));
@@ -1073,13 +1155,15 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
           }
           continue;
         }
-        if (is_rcall(r, v, "output")) return err(r, v, "R.output: expected only as the last statement of a dataflow block");
+        if (is_rcall(r, v, "output"))
+          return err(r, v, "R.output: expected only as the last statement of a dataflow block");
         RLX_RETURN_IF_ERROR(bind(r, s, NULL, NULL, v, sq));
         r->attrs_allowed = false;
         continue;
       }
       case PY_S_WITH:
-        if (!is_rcall(r, s->value, "dataflow")) return err(r, s->value, "expected `with R.dataflow():`, got %s", desc(r, s->value));
+        if (!is_rcall(r, s->value, "dataflow"))
+          return err(r, s->value, "expected `with R.dataflow():`, got %s", desc(r, s->value));
         if (in_branch || r->in_dataflow) return err(r, s->value, "expected R.dataflow() only at function level");
         RLX_RETURN_IF_ERROR(dataflow(r, s, sq));
         r->attrs_allowed = false;
@@ -1088,14 +1172,16 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
         RLX_RETURN_IF_ERROR(if_stmt(r, s, sq));
         r->attrs_allowed = false;
         continue;
-      case PY_S_RETURN: return err_at(s->span, "expected return only as the last statement of the function");
+      case PY_S_RETURN:
+        return err_at(s->span, "expected return only as the last statement of the function");
       case PY_S_AUGASSIGN:
       case PY_S_FOR:
       case PY_S_WHILE:
       case PY_S_DEF:
       case PY_S_CLASS:
       case PY_S_IMPORT:
-      case PY_S_ASSERT: break;
+      case PY_S_ASSERT:
+        break;
     }
     return err_at(s->span, "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got %s",
                   tp_stmt_desc(s));
@@ -1123,15 +1209,20 @@ static rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig) {
     if (d->kind != PY_E_CALL) continue;
     const char* n = rname(r, d->a);
     if (!n || strcmp(n, "function") != 0) continue;
-    if (d->n) return err(r, d->items[0], "R.function: expected keyword options (pure=, private=), got %s", desc(r, d->items[0]));
+    if (d->n)
+      return err(r, d->items[0], "R.function: expected keyword options (pure=, private=), got %s",
+                 desc(r, d->items[0]));
     for (int k = 0; k < d->n_kw; k++) {
       const py_expr_t* v = d->kw_values[k];
       bool is_bool = v->kind == PY_E_CONST && strcmp(v->str, "None") != 0;
       if (!is_bool) return err(r, v, "R.function: expected True or False for %s, got %s", d->kw_names[k], desc(r, v));
       bool b = strcmp(v->str, "True") == 0;
-      if (strcmp(d->kw_names[k], "pure") == 0) sig->is_pure = b;
-      else if (strcmp(d->kw_names[k], "private") == 0) sig->is_private = b;
-      else return err(r, v, "R.function: unexpected option '%s' (expected pure= or private=)", d->kw_names[k]);
+      if (strcmp(d->kw_names[k], "pure") == 0)
+        sig->is_pure = b;
+      else if (strcmp(d->kw_names[k], "private") == 0)
+        sig->is_private = b;
+      else
+        return err(r, v, "R.function: unexpected option '%s' (expected pure= or private=)", d->kw_names[k]);
     }
   }
   return NULL;
@@ -1176,7 +1267,8 @@ rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t*
     sig->syms = RLX_NEW_ARRAY(p->ctx, rs_sym_t, r.syms.len);
     if (r.syms.len) memcpy(sig->syms, r.syms.data, sizeof(rs_sym_t) * (size_t)r.syms.len);
     /* placeholder so GlobalVars to this function resolve while bodies are parsed */
-    rlx_relax_func_t* ph = rlx_relax_func(p->ctx, sig->n_params, sig->params, NULL, sig->ret, (rlx_attrs_t){0}, sig->is_pure);
+    rlx_relax_func_t* ph =
+        rlx_relax_func(p->ctx, sig->n_params, sig->params, NULL, sig->ret, (rlx_attrs_t){0}, sig->is_pure);
     if (sig->ret) {
       rlx_sinfo_t** ps = RLX_NEW_ARRAY(p->ctx, rlx_sinfo_t*, sig->n_params);
       for (int i = 0; i < sig->n_params; i++) ps[i] = sig->params[i]->hdr.sinfo;
@@ -1203,15 +1295,17 @@ rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
   const py_stmt_t* last = b->n ? b->items[b->n - 1] : NULL;
   rlx_status_t* st = NULL;
   if (!last || last->kind != PY_S_RETURN || !last->value)
-    st = err_at(last ? last->span : s->span, "function %s: expected the body to end with `return <value>`, got %s", s->name,
-                last ? tp_stmt_desc(last) : "an empty body");
+    st = err_at(last ? last->span : s->span, "function %s: expected the body to end with `return <value>`, got %s",
+                s->name, last ? tp_stmt_desc(last) : "an empty body");
   if (!st) st = stmts(&r, b, &sq, b->n - 1, false);
   rlx_relax_expr_t* ret = NULL;
   if (!st) st = expr(&r, last->value, &ret);
   if (!st) st = normalize(&r, ret, last->value->span);
-  if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR) st = err(&r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
+  if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR)
+    st = err(&r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
   if (!st && sig->ret && !compatible(ctx, sig->ret, ret->sinfo))
-    st = err(&r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret), rlx_sinfo_str(ctx, ret->sinfo));
+    st = err(&r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret),
+             rlx_sinfo_str(ctx, ret->sinfo));
   rlx_relax_func_t* f = NULL;
   if (!st) {
     flush(&r, &sq, false);

@@ -87,9 +87,9 @@ typedef struct {
   int depth;
   rlx_strbuf_t head; /* function-level statements */
   int head_indent;
-  bool func_vars_mode;   /* printing the signature: dims with its vars print quoted */
+  bool func_vars_mode;    /* printing the signature: dims with its vars print quoted */
   rlx_ptrmap_t func_vars; /* symbolic vars first defined by the signature */
-  rlx_ptrmap_t used; /* Relax vars used as expressions in the function */
+  rlx_ptrmap_t used;      /* Relax vars used as expressions in the function */
   bool cls_printed;
   bool used_tir, used_meta;
   int n_meta;
@@ -175,12 +175,23 @@ static void put_string(rlx_strbuf_t* sb, const char* s) {
   rlx_strbuf_append(sb, "\"");
   for (; *s; s++) {
     switch (*s) {
-      case '"': rlx_strbuf_append(sb, "\\\""); break;
-      case '\\': rlx_strbuf_append(sb, "\\\\"); break;
-      case '\n': rlx_strbuf_append(sb, "\\n"); break;
-      case '\t': rlx_strbuf_append(sb, "\\t"); break;
-      case '\r': rlx_strbuf_append(sb, "\\r"); break;
-      default: rlx_strbuf_appendn(sb, s, 1);
+      case '"':
+        rlx_strbuf_append(sb, "\\\"");
+        break;
+      case '\\':
+        rlx_strbuf_append(sb, "\\\\");
+        break;
+      case '\n':
+        rlx_strbuf_append(sb, "\\n");
+        break;
+      case '\t':
+        rlx_strbuf_append(sb, "\\t");
+        break;
+      case '\r':
+        rlx_strbuf_append(sb, "\\r");
+        break;
+      default:
+        rlx_strbuf_appendn(sb, s, 1);
     }
   }
   rlx_strbuf_append(sb, "\"");
@@ -188,9 +199,12 @@ static void put_string(rlx_strbuf_t* sb, const char* s) {
 
 /* TVM's LiteralDoc::Float: precision 17, shortest form (1.0 prints as 1). */
 static void put_float(rlx_strbuf_t* sb, double v) {
-  if (isnan(v)) rlx_strbuf_append(sb, "\"nan\"");
-  else if (isinf(v)) rlx_strbuf_append(sb, v < 0 ? "\"-inf\"" : "\"inf\"");
-  else rlx_strbuf_printf(sb, "%.17g", v);
+  if (isnan(v))
+    rlx_strbuf_append(sb, "\"nan\"");
+  else if (isinf(v))
+    rlx_strbuf_append(sb, v < 0 ? "\"-inf\"" : "\"inf\"");
+  else
+    rlx_strbuf_printf(sb, "%.17g", v);
 }
 
 static void put_dtype(rlx_strbuf_t* sb, rlx_dtype_t t) {
@@ -201,39 +215,59 @@ static void put_dtype(rlx_strbuf_t* sb, rlx_dtype_t t) {
 /* ------------------------------------------------------------------ PrimExprs */
 static int pprec(const rlx_expr_t* e) {
   switch (e->kind) {
-    case RLX_EXPR_OR: return 1;
-    case RLX_EXPR_AND: return 2;
+    case RLX_EXPR_OR:
+      return 1;
+    case RLX_EXPR_AND:
+      return 2;
     case RLX_EXPR_EQ:
     case RLX_EXPR_NE:
     case RLX_EXPR_LT:
     case RLX_EXPR_LE:
     case RLX_EXPR_GT:
-    case RLX_EXPR_GE: return 3;
+    case RLX_EXPR_GE:
+      return 3;
     case RLX_EXPR_ADD:
-    case RLX_EXPR_SUB: return 4;
+    case RLX_EXPR_SUB:
+      return 4;
     case RLX_EXPR_MUL:
     case RLX_EXPR_FLOOR_DIV:
-    case RLX_EXPR_FLOOR_MOD: return 5;
-    default: return 9;
+    case RLX_EXPR_FLOOR_MOD:
+      return 5;
+    default:
+      return 9;
   }
 }
 
 static const char* pinfix(rlx_expr_kind_t k) {
   switch (k) {
-    case RLX_EXPR_ADD: return " + ";
-    case RLX_EXPR_SUB: return " - ";
-    case RLX_EXPR_MUL: return " * ";
-    case RLX_EXPR_FLOOR_DIV: return " // ";
-    case RLX_EXPR_FLOOR_MOD: return " % ";
-    case RLX_EXPR_EQ: return " == ";
-    case RLX_EXPR_NE: return " != ";
-    case RLX_EXPR_LT: return " < ";
-    case RLX_EXPR_LE: return " <= ";
-    case RLX_EXPR_GT: return " > ";
-    case RLX_EXPR_GE: return " >= ";
-    case RLX_EXPR_AND: return " and ";
-    case RLX_EXPR_OR: return " or ";
-    default: return NULL;
+    case RLX_EXPR_ADD:
+      return " + ";
+    case RLX_EXPR_SUB:
+      return " - ";
+    case RLX_EXPR_MUL:
+      return " * ";
+    case RLX_EXPR_FLOOR_DIV:
+      return " // ";
+    case RLX_EXPR_FLOOR_MOD:
+      return " % ";
+    case RLX_EXPR_EQ:
+      return " == ";
+    case RLX_EXPR_NE:
+      return " != ";
+    case RLX_EXPR_LT:
+      return " < ";
+    case RLX_EXPR_LE:
+      return " <= ";
+    case RLX_EXPR_GT:
+      return " > ";
+    case RLX_EXPR_GE:
+      return " >= ";
+    case RLX_EXPR_AND:
+      return " and ";
+    case RLX_EXPR_OR:
+      return " or ";
+    default:
+      return NULL;
   }
 }
 
@@ -281,8 +315,12 @@ static void pprim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, ")");
       p->used_tir = true;
       return;
-    case RLX_EXPR_STRING_IMM: put_string(sb, ((const rlx_string_imm_t*)e)->value); return;
-    case RLX_EXPR_VAR: rlx_strbuf_append(sb, sym_name(p, (const rlx_var_t*)e)); return;
+    case RLX_EXPR_STRING_IMM:
+      put_string(sb, ((const rlx_string_imm_t*)e)->value);
+      return;
+    case RLX_EXPR_VAR:
+      rlx_strbuf_append(sb, sym_name(p, (const rlx_var_t*)e));
+      return;
     case RLX_EXPR_DIV:
     case RLX_EXPR_MOD:
     case RLX_EXPR_MIN:
@@ -333,7 +371,9 @@ static void pprim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
       p->used_tir = true;
       return;
     }
-    default: rlx_relax_prim_print(e, sb); return;
+    default:
+      rlx_relax_prim_print(e, sb);
+      return;
   }
 }
 
@@ -352,8 +392,10 @@ static bool uses_func_var(rp_t* p, const rlx_expr_t* e) {
 static void pdim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
   rlx_strbuf_t t = {0};
   pprim(p, e, &t);
-  if (p->func_vars_mode && uses_func_var(p, e)) put_string(sb, rlx_strbuf_cstr(&t));
-  else rlx_strbuf_append(sb, rlx_strbuf_cstr(&t));
+  if (p->func_vars_mode && uses_func_var(p, e))
+    put_string(sb, rlx_strbuf_cstr(&t));
+  else
+    rlx_strbuf_append(sb, rlx_strbuf_cstr(&t));
   rlx_strbuf_free(&t);
 }
 
@@ -364,7 +406,9 @@ static void psinfo(rp_t* p, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
     return;
   }
   switch (s->kind) {
-    case RLX_SINFO_OBJECT: rlx_strbuf_append(sb, "R.Object"); return;
+    case RLX_SINFO_OBJECT:
+      rlx_strbuf_append(sb, "R.Object");
+      return;
     case RLX_SINFO_PRIM: {
       const rlx_sinfo_prim_t* x = (const void*)s;
       if (x->value) {
@@ -460,17 +504,29 @@ static void psinfo(rp_t* p, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
 /* ------------------------------------------------------------------ attrs */
 static void pattr(rp_t* p, const rlx_attr_t* a, rlx_strbuf_t* sb) {
   switch (a->kind) {
-    case RLX_ATTR_BOOL: rlx_strbuf_append(sb, a->u.b ? "True" : "False"); return;
-    case RLX_ATTR_INT: rlx_strbuf_printf(sb, "%lld", (long long)a->u.i); return;
-    case RLX_ATTR_FLOAT: put_float(sb, a->u.f); return;
-    case RLX_ATTR_STR: put_string(sb, a->u.s ? a->u.s : ""); return;
-    case RLX_ATTR_DTYPE: put_dtype(sb, a->u.dtype); return;
+    case RLX_ATTR_BOOL:
+      rlx_strbuf_append(sb, a->u.b ? "True" : "False");
+      return;
+    case RLX_ATTR_INT:
+      rlx_strbuf_printf(sb, "%lld", (long long)a->u.i);
+      return;
+    case RLX_ATTR_FLOAT:
+      put_float(sb, a->u.f);
+      return;
+    case RLX_ATTR_STR:
+      put_string(sb, a->u.s ? a->u.s : "");
+      return;
+    case RLX_ATTR_DTYPE:
+      put_dtype(sb, a->u.dtype);
+      return;
     case RLX_ATTR_INTS:
       rlx_strbuf_append(sb, "[");
       for (int i = 0; i < a->u.ints.n; i++) rlx_strbuf_printf(sb, "%s%lld", i ? ", " : "", (long long)a->u.ints.v[i]);
       rlx_strbuf_append(sb, "]");
       return;
-    case RLX_ATTR_EXPR: pprim(p, a->u.expr, sb); return;
+    case RLX_ATTR_EXPR:
+      pprim(p, a->u.expr, sb);
+      return;
   }
 }
 
@@ -490,17 +546,35 @@ static void pelem(const rlx_relax_constant_t* c, size_t i, rlx_strbuf_t* sb) {
     put_float(sb, v);
   } else if (t.code == RLX_DT_INT) {
     int64_t v = 0;
-    if (t.bits == 8) v = (int8_t)d[i];
-    else if (t.bits == 16) { int16_t x; memcpy(&x, d + i * 2, 2); v = x; }
-    else if (t.bits == 32) { int32_t x; memcpy(&x, d + i * 4, 4); v = x; }
-    else { memcpy(&v, d + i * 8, 8); }
+    if (t.bits == 8)
+      v = (int8_t)d[i];
+    else if (t.bits == 16) {
+      int16_t x;
+      memcpy(&x, d + i * 2, 2);
+      v = x;
+    } else if (t.bits == 32) {
+      int32_t x;
+      memcpy(&x, d + i * 4, 4);
+      v = x;
+    } else {
+      memcpy(&v, d + i * 8, 8);
+    }
     rlx_strbuf_printf(sb, "%lld", (long long)v);
   } else {
     uint64_t v = 0;
-    if (t.bits == 8) v = d[i];
-    else if (t.bits == 16) { uint16_t x; memcpy(&x, d + i * 2, 2); v = x; }
-    else if (t.bits == 32) { uint32_t x; memcpy(&x, d + i * 4, 4); v = x; }
-    else { memcpy(&v, d + i * 8, 8); }
+    if (t.bits == 8)
+      v = d[i];
+    else if (t.bits == 16) {
+      uint16_t x;
+      memcpy(&x, d + i * 2, 2);
+      v = x;
+    } else if (t.bits == 32) {
+      uint32_t x;
+      memcpy(&x, d + i * 4, 4);
+      v = x;
+    } else {
+      memcpy(&v, d + i * 8, 8);
+    }
     rlx_strbuf_printf(sb, "%llu", (unsigned long long)v);
   }
 }
@@ -560,8 +634,10 @@ static bool is_void(const rlx_sinfo_t* s) {
 
 /* TVM's PrintCallee: an ExternFunc argument prints as its name. */
 static void pcallee(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb) {
-  if (e && e->kind == RLX_RELAX_EXTERN_FUNC) put_string(sb, ((const rlx_relax_extern_func_t*)e)->global_symbol);
-  else pexpr(p, e, sb);
+  if (e && e->kind == RLX_RELAX_EXTERN_FUNC)
+    put_string(sb, ((const rlx_relax_extern_func_t*)e)->global_symbol);
+  else
+    pexpr(p, e, sb);
 }
 
 static void psinfo_args(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
@@ -616,8 +692,10 @@ static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
     }
   } else if (op && op->kind == RLX_RELAX_OP) {
     const char* name = ((const rlx_relax_op_t*)op)->name;
-    if (strncmp(name, "relax.", 6) == 0) rlx_strbuf_printf(sb, "R.%s(", name + 6);
-    else rlx_strbuf_printf(sb, "%s(", name);
+    if (strncmp(name, "relax.", 6) == 0)
+      rlx_strbuf_printf(sb, "R.%s(", name + 6);
+    else
+      rlx_strbuf_printf(sb, "%s(", name);
   } else {
     pexpr(p, op, sb);
     rlx_strbuf_append(sb, "(");
@@ -625,8 +703,10 @@ static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
   for (int i = arg0; i < c->n_args; i++) {
     if (!first) rlx_strbuf_append(sb, ", ");
     first = false;
-    if (i == 0) pcallee(p, c->args[i], sb);
-    else pexpr(p, c->args[i], sb);
+    if (i == 0)
+      pcallee(p, c->args[i], sb);
+    else
+      pexpr(p, c->args[i], sb);
   }
   for (int i = 0; i < c->attrs.n; i++) {
     if (!first) rlx_strbuf_append(sb, ", ");
@@ -654,7 +734,9 @@ static void pexpr(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, n ? n : ((const rlx_relax_var_t*)e)->name);
       return;
     }
-    case RLX_RELAX_CONSTANT: pconst(p, (const rlx_relax_constant_t*)e, sb); return;
+    case RLX_RELAX_CONSTANT:
+      pconst(p, (const rlx_relax_constant_t*)e, sb);
+      return;
     case RLX_RELAX_TUPLE: {
       const rlx_relax_tuple_t* t = (const void*)e;
       if (t->n_fields == 0) {
@@ -705,8 +787,12 @@ static void pexpr(rp_t* p, const rlx_relax_expr_t* e, rlx_strbuf_t* sb) {
       rlx_strbuf_printf(sb, "R.%s", strncmp(name, "relax.", 6) == 0 ? name + 6 : name);
       return;
     }
-    case RLX_RELAX_CALL: pcall(p, (const rlx_relax_call_t*)e, sb); return;
-    case RLX_RELAX_GLOBAL_VAR: rlx_strbuf_append(sb, gv_name(p, ((const rlx_relax_global_var_t*)e)->name)); return;
+    case RLX_RELAX_CALL:
+      pcall(p, (const rlx_relax_call_t*)e, sb);
+      return;
+    case RLX_RELAX_GLOBAL_VAR:
+      rlx_strbuf_append(sb, gv_name(p, ((const rlx_relax_global_var_t*)e)->name));
+      return;
     case RLX_RELAX_EXTERN_FUNC:
       rlx_strbuf_append(sb, "R.ExternFunc(");
       put_string(sb, ((const rlx_relax_extern_func_t*)e)->global_symbol);
@@ -780,8 +866,10 @@ static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strb
                  rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_dps_packed"));
     if (!hide) psinfo(p, v->hdr.sinfo, &ann);
     const char* n = define_at(p, v, v->name, p->depth);
-    if (hide) rlx_strbuf_printf(&line, "%s = %s", n, rlx_strbuf_cstr(&rhs));
-    else rlx_strbuf_printf(&line, "%s: %s = %s", n, rlx_strbuf_cstr(&ann), rlx_strbuf_cstr(&rhs));
+    if (hide)
+      rlx_strbuf_printf(&line, "%s = %s", n, rlx_strbuf_cstr(&rhs));
+    else
+      rlx_strbuf_printf(&line, "%s: %s = %s", n, rlx_strbuf_cstr(&ann), rlx_strbuf_cstr(&rhs));
     stmt(out, indent, rlx_strbuf_cstr(&line));
   }
   rlx_strbuf_free(&line);
@@ -894,10 +982,14 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   }
   /* Decorator. */
   rlx_strbuf_indent(out, indent);
-  if (!f->is_pure && !has_symbol) rlx_strbuf_append(out, "@R.function(pure=False, private=True)\n");
-  else if (!f->is_pure) rlx_strbuf_append(out, "@R.function(pure=False)\n");
-  else if (!has_symbol) rlx_strbuf_append(out, "@R.function(private=True)\n");
-  else rlx_strbuf_append(out, "@R.function\n");
+  if (!f->is_pure && !has_symbol)
+    rlx_strbuf_append(out, "@R.function(pure=False, private=True)\n");
+  else if (!f->is_pure)
+    rlx_strbuf_append(out, "@R.function(pure=False)\n");
+  else if (!has_symbol)
+    rlx_strbuf_append(out, "@R.function(private=True)\n");
+  else
+    rlx_strbuf_append(out, "@R.function\n");
   rlx_strbuf_indent(out, indent);
   rlx_strbuf_printf(out, "def %s(%s)", name, rlx_strbuf_cstr(&sig));
   if (rs) rlx_strbuf_printf(out, " -> %s", rlx_strbuf_cstr(&ret));

@@ -52,7 +52,6 @@ static rlx_module_t* build_mlc(rlx_ctx_t* ctx) {
   return rlx_bb_get(bb);
 }
 
-
 /* (n, k) x (k, m) with m from a match_cast; call_tir (emit_te), call_dps_packed, call_packed,
  * call_pure_packed, a tuple and tuple indexing; impure function. */
 static rlx_module_t* build_symbolic(rlx_ctx_t* ctx) {
@@ -67,12 +66,20 @@ static rlx_module_t* build_symbolic(rlx_ctx_t* ctx) {
   CHECK_OK(rlx_bb_match_cast(bb, &w->hdr, t2(ctx, k, m, f32), "w1", &w1));
   CHECK_OK(rlx_bb_dataflow_begin(bb));
   CHECK_OK(rlx_bb_emit_te(bb, te_matmul, NULL, 2, (rlx_relax_expr_t*[]){&x->hdr, &w1->hdr}, NULL, "lv", &lv));
-  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_dps_packed(ctx, "my_relu", 1, (rlx_relax_expr_t*[]){&lv->hdr}, t2(ctx, n, m, f32)), "lv1", &lv1));
+  CHECK_OK(
+      rlx_bb_emit(bb, rlx_relax_call_dps_packed(ctx, "my_relu", 1, (rlx_relax_expr_t*[]){&lv->hdr}, t2(ctx, n, m, f32)),
+                  "lv1", &lv1));
   CHECK_OK(rlx_bb_emit_output(bb, &lv1->hdr, "gv", &gv));
   CHECK_OK(rlx_bb_dataflow_end(bb));
-  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_packed(ctx, "my_print", 1, (rlx_relax_expr_t*[]){&gv->hdr}, 1, (rlx_sinfo_t*[]){t2(ctx, n, m, f32)}), "lv2", &lv2));
+  CHECK_OK(rlx_bb_emit(bb,
+                       rlx_relax_call_packed(ctx, "my_print", 1, (rlx_relax_expr_t*[]){&gv->hdr}, 1,
+                                             (rlx_sinfo_t*[]){t2(ctx, n, m, f32)}),
+                       "lv2", &lv2));
   rlx_expr_t* sh[2] = {n, m};
-  CHECK_OK(rlx_bb_emit(bb, rlx_relax_call_pure_packed(ctx, "my_shape", 1, (rlx_relax_expr_t*[]){&lv2->hdr}, 1, (rlx_sinfo_t*[]){rlx_sinfo_shape(ctx, 2, sh)}), "lv3", &lv3));
+  CHECK_OK(rlx_bb_emit(bb,
+                       rlx_relax_call_pure_packed(ctx, "my_shape", 1, (rlx_relax_expr_t*[]){&lv2->hdr}, 1,
+                                                  (rlx_sinfo_t*[]){rlx_sinfo_shape(ctx, 2, sh)}),
+                       "lv3", &lv3));
   CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple(ctx, 2, (rlx_relax_expr_t*[]){&lv2->hdr, &lv3->hdr}), "lv4", &lv4));
   CHECK_OK(rlx_bb_emit_func_output(bb, rlx_relax_tuple_get_item(ctx, &lv4->hdr, 0), -1, NULL));
   CHECK_OK(rlx_bb_function_end(bb, NULL));
@@ -94,8 +101,10 @@ static void check_built(rlx_module_t* m, const char* golden) {
     rlx_module_entry_t *a = &m->funcs[i], *b = rlx_module_find(m2, a->name);
     CHECK_MSG(b && b->kind == a->kind, "%s: function %s", golden, a->name);
     if (!b || b->kind != a->kind) continue;
-    if (a->kind == RLX_FUNC_RELAX) CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s", golden, a->name);
-    else CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s", golden, a->name);
+    if (a->kind == RLX_FUNC_RELAX)
+      CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s", golden, a->name);
+    else
+      CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s", golden, a->name);
   }
   free(text);
 }
@@ -124,7 +133,11 @@ static void test_mlc_golden(void) {
   /* one function alone */
   rlx_module_entry_t* me = rlx_module_find(m, "main");
   char* one = me ? rlx_script_print_relax_func(m, me->func, "main") : NULL;
-  CHECK(one && strncmp(one, "# from tvm.script import relax as R\n\n@R.function\ndef main(A: R.Tensor((128, 128), dtype=\"float32\")", 90) == 0);
+  CHECK(
+      one &&
+      strncmp(one,
+              "# from tvm.script import relax as R\n\n@R.function\ndef main(A: R.Tensor((128, 128), dtype=\"float32\")",
+              90) == 0);
   CHECK(one && strstr(one, "\n    cls = Module\n    with R.dataflow():\n        lv = R.call_tir(cls.matmul, (A, B), "));
   free(one);
   free(text);
@@ -158,8 +171,10 @@ static rlx_module_t* check_golden(rlx_ctx_t* ctx, const char* path) {
     rlx_module_entry_t *a = &m->funcs[i], *b = rlx_module_find(m2, a->name);
     CHECK_MSG(b && b->kind == a->kind, "%s: %s", path, a->name);
     if (!b || b->kind != a->kind) continue;
-    if (a->kind == RLX_FUNC_RELAX) CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
-    else CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
+    if (a->kind == RLX_FUNC_RELAX)
+      CHECK_MSG(rlx_relax_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
+    else
+      CHECK_MSG(rlx_tir_func_equal(a->func, b->func), "%s: %s equal", path, a->name);
   }
   free(out);
   free(text);
@@ -200,7 +215,8 @@ static void test_golden_mlp(void) {
       rlx_relax_call_t* c = (rlx_relax_call_t*)sum->value;
       CHECK(c->attrs.n == 2 && strcmp(c->attrs.items[0].key, "axis") == 0 && c->attrs.items[0].kind == RLX_ATTR_INTS &&
             c->attrs.items[0].u.ints.n == 1 && c->attrs.items[0].u.ints.v[0] == 1);
-      CHECK(strcmp(c->attrs.items[1].key, "keepdims") == 0 && c->attrs.items[1].kind == RLX_ATTR_BOOL && !c->attrs.items[1].u.b);
+      CHECK(strcmp(c->attrs.items[1].key, "keepdims") == 0 && c->attrs.items[1].kind == RLX_ATTR_BOOL &&
+            !c->attrs.items[1].u.b);
     }
     rlx_relax_binding_t* mul = binding(f, 0, 9);
     CHECK(call_of(mul, "relax.multiply"));
@@ -231,12 +247,14 @@ static void test_golden_lowered(void) {
     CHECK(binding(f, 0, 0) && binding(f, 0, 0)->var->hdr.sinfo->kind == RLX_SINFO_OBJECT);
     CHECK(call_of(binding(f, 0, 1), "relax.memory.alloc_tensor"));
     rlx_relax_binding_t* dps = binding(f, 0, 2);
-    CHECK(dps && dps->value->kind == RLX_RELAX_CALL && ((rlx_relax_call_t*)dps->value)->op->kind == RLX_RELAX_GLOBAL_VAR &&
+    CHECK(dps && dps->value->kind == RLX_RELAX_CALL &&
+          ((rlx_relax_call_t*)dps->value)->op->kind == RLX_RELAX_GLOBAL_VAR &&
           ((rlx_relax_call_t*)dps->value)->n_args == 3);
     CHECK(dps && dps->value->sinfo->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)dps->value->sinfo)->n_fields == 0);
     CHECK(call_of(binding(f, 0, 3), "relax.builtin.alloc_tensor"));
     rlx_relax_binding_t* ext = binding(f, 0, 5);
-    CHECK(ext && ext->value->kind == RLX_RELAX_CALL && ((rlx_relax_call_t*)ext->value)->op->kind == RLX_RELAX_EXTERN_FUNC &&
+    CHECK(ext && ext->value->kind == RLX_RELAX_CALL &&
+          ((rlx_relax_call_t*)ext->value)->op->kind == RLX_RELAX_EXTERN_FUNC &&
           ((rlx_relax_call_t*)ext->value)->n_sinfo_args == 0);
     CHECK(call_of(binding(f, 0, 6), "relax.memory.kill_tensor"));
     CHECK(call_of(binding(f, 0, 7), "relax.memory.kill_storage"));
@@ -272,7 +290,8 @@ static void test_golden_misc(void) {
       CHECK(c->ndim == 2 && c->shape[0] == 2 && c->shape[1] == 2 && c->nbytes == 16 && memcmp(c->data, want, 16) == 0);
     }
     rlx_relax_binding_t* iff = binding(f, 2, 1);
-    CHECK(call_of(binding(f, 2, 0), "relax.call_tir") && ((rlx_relax_call_t*)binding(f, 2, 0)->value)->args[1]->kind == RLX_RELAX_VAR);
+    CHECK(call_of(binding(f, 2, 0), "relax.call_tir") &&
+          ((rlx_relax_call_t*)binding(f, 2, 0)->value)->args[1]->kind == RLX_RELAX_VAR);
     CHECK(iff && iff->value->kind == RLX_RELAX_IF);
   }
   rlx_ctx_free(ctx);
@@ -287,11 +306,14 @@ static void test_golden_sinfo(void) {
     rlx_sinfo_t** ps = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, 8);
     for (int i = 0; i < 8 && i < f->n_params; i++) ps[i] = f->params[i]->hdr.sinfo;
     CHECK(ps[0]->kind == RLX_SINFO_PRIM && ((rlx_sinfo_prim_t*)ps[0])->value->kind == RLX_EXPR_VAR);
-    CHECK(ps[1]->kind == RLX_SINFO_SHAPE && ((rlx_sinfo_shape_t*)ps[1])->ndim == 2 && !((rlx_sinfo_shape_t*)ps[1])->values);
+    CHECK(ps[1]->kind == RLX_SINFO_SHAPE && ((rlx_sinfo_shape_t*)ps[1])->ndim == 2 &&
+          !((rlx_sinfo_shape_t*)ps[1])->values);
     CHECK(ps[2]->kind == RLX_SINFO_TENSOR && ((rlx_sinfo_tensor_t*)ps[2])->ndim == 3 &&
           rlx_dtype_is_void(((rlx_sinfo_tensor_t*)ps[2])->dtype));
-    CHECK(ps[3]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[3])->n_params == 1 && ((rlx_sinfo_func_t*)ps[3])->is_pure);
-    CHECK(ps[4]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[4])->n_params == -1 && !((rlx_sinfo_func_t*)ps[4])->is_pure);
+    CHECK(ps[3]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[3])->n_params == 1 &&
+          ((rlx_sinfo_func_t*)ps[3])->is_pure);
+    CHECK(ps[4]->kind == RLX_SINFO_FUNC && ((rlx_sinfo_func_t*)ps[4])->n_params == -1 &&
+          !((rlx_sinfo_func_t*)ps[4])->is_pure);
     CHECK(ps[5]->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)ps[5])->n_fields == 2);
     /* g: ("k", "k * 2 + n"): the second dim uses the k of the first and the n of a */
     rlx_sinfo_tensor_t* g = (rlx_sinfo_tensor_t*)ps[6];
@@ -321,14 +343,18 @@ static void test_names_and_constants(void) {
   CHECK_OK(rlx_bb_function_begin(bb, "main", 2, (rlx_relax_var_t*[]){x, y}));
   CHECK_OK(rlx_bb_emit(bb, rlx_relax_constant(ctx, f32, 1, &s3, small, sizeof(small)), NULL, &a));
   CHECK_OK(rlx_bb_emit(bb, rlx_relax_constant(ctx, f32, 1, &big_n, big, 2000 * sizeof(float)), NULL, &b));
-  CHECK_OK(rlx_bb_emit(bb, rlx_relax_tuple(ctx, 4, (rlx_relax_expr_t*[]){&x->hdr, &y->hdr, &a->hdr, &b->hdr}), NULL, &c));
+  CHECK_OK(
+      rlx_bb_emit(bb, rlx_relax_tuple(ctx, 4, (rlx_relax_expr_t*[]){&x->hdr, &y->hdr, &a->hdr, &b->hdr}), NULL, &c));
   CHECK_OK(rlx_bb_emit_func_output(bb, &c->hdr, -1, NULL));
   CHECK_OK(rlx_bb_function_end(bb, NULL));
   free(big);
   char* text = rlx_script_print_module(rlx_bb_get(bb));
-  CHECK(text && strstr(text, "def main(x: R.Tensor((\"n\",), dtype=\"float32\"), x_1: R.Tensor((\"n_1\",), dtype=\"float32\"))"));
+  CHECK(
+      text &&
+      strstr(text, "def main(x: R.Tensor((\"n\",), dtype=\"float32\"), x_1: R.Tensor((\"n_1\",), dtype=\"float32\"))"));
   CHECK(text && strstr(text, "        n = T.int64()\n        n_1 = T.int64()\n"));
-  CHECK(text && strstr(text, "lv: R.Tensor((3,), dtype=\"float32\") = R.const([0.10000000149011612, 1, -2.5], \"float32\")\n"));
+  CHECK(text &&
+        strstr(text, "lv: R.Tensor((3,), dtype=\"float32\") = R.const([0.10000000149011612, 1, -2.5], \"float32\")\n"));
   CHECK(text && strstr(text, "lv_1: R.Tensor((2000,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][0]\n"));
   CHECK(text && strstr(text, "lv_2: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((n_1,), dtype=\"float32\"), "));
   CHECK(text && strstr(text, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n"));
@@ -353,7 +379,9 @@ static void test_long_chain(void) {
   enum { N = 5000 };
   for (int i = 0; i < N; i++) {
     rlx_relax_var_t* nx = NULL;
-    rlx_status_t* st = rlx_bb_emit(bb, rlx_relax_op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&cur->hdr, &x->hdr}, (rlx_attrs_t){0}), NULL, &nx);
+    rlx_status_t* st = rlx_bb_emit(
+        bb, rlx_relax_op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&cur->hdr, &x->hdr}, (rlx_attrs_t){0}), NULL,
+        &nx);
     if (st) {
       CHECK_OK(st);
       break;
@@ -401,7 +429,8 @@ static void test_variants(void) {
       "    @R.function(pure=False)\n"
       "    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
       "        cls = Module\n"
-      "        a: R.Tensor((4,), dtype=\"float32\") = R.builtin.alloc_tensor(R.shape([4]), R.dtype(\"float32\"), R.prim_value(0))\n"
+      "        a: R.Tensor((4,), dtype=\"float32\") = R.builtin.alloc_tensor(R.shape([4]), R.dtype(\"float32\"), "
+      "R.prim_value(0))\n"
       "        cls.k(x, a)\n"
       "        s: R.Object = R.call_packed(\"show\", a)\n"
       "        c: R.Tensor((4,), dtype=\"float32\") = R.const([\"nan\", \"inf\", -0.5, 2], \"float32\")\n"

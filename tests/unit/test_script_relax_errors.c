@@ -24,61 +24,99 @@ static const struct {
 } cases[] = {
     /* signatures */
     {HDR "def f(x):\n    return x\n", "t.py:3:7:", "parameter x: expected struct info"},
-    {HDR "def f(x: R.Tensr((4,), \"float32\")):\n    return x\n", "t.py:3:10:", "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.Tensr"},
-    {HDR "def f(x: R.Tensor((4,), \"flot32\")):\n    return x\n", "t.py:3:25:", "expected a dtype such as \"float32\", got the string \"flot32\""},
+    {HDR "def f(x: R.Tensr((4,), \"float32\")):\n    return x\n",
+     "t.py:3:10:", "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.Tensr"},
+    {HDR "def f(x: R.Tensor((4,), \"flot32\")):\n    return x\n",
+     "t.py:3:25:", "expected a dtype such as \"float32\", got the string \"flot32\""},
     {HDR "def f(x: R.Tensor((4, m), \"float32\")):\n    return x\n", "t.py:3:23:", "undefined symbolic variable 'm'"},
     {HDR "def f(x: R.Tensor((4, 1.5), \"float32\")):\n    return x\n", "t.py:3:23:", "expected a dimension"},
-    {HDR "def f(x: R.Tensor((\"n +\",), \"float32\")):\n    return x\n", "t.py:3:20:", "expected a symbolic dimension such as \"n\", got \"n +\""},
-    {HDR "def f(x: R.Tensor(ndim=2, shape=(4,))):\n    return x\n", "t.py:3:24:", "R.Tensor: ndim=2 does not match the shape's 1 dims"},
-    {"# from tvm.script import relax as R\n@R.function(pure=1)\ndef f(x: R.Object):\n    return x\n", "t.py:2:18:", "R.function: expected True or False for pure"},
-    {"# from tvm.script import relax as R\n@R.function(inline=True)\ndef f(x: R.Object):\n    return x\n", "t.py:2:20:", "unexpected option 'inline'"},
+    {HDR "def f(x: R.Tensor((\"n +\",), \"float32\")):\n    return x\n",
+     "t.py:3:20:", "expected a symbolic dimension such as \"n\", got \"n +\""},
+    {HDR "def f(x: R.Tensor(ndim=2, shape=(4,))):\n    return x\n",
+     "t.py:3:24:", "R.Tensor: ndim=2 does not match the shape's 1 dims"},
+    {"# from tvm.script import relax as R\n@R.function(pure=1)\ndef f(x: R.Object):\n    return x\n",
+     "t.py:2:18:", "R.function: expected True or False for pure"},
+    {"# from tvm.script import relax as R\n@R.function(inline=True)\ndef f(x: R.Object):\n    return x\n",
+     "t.py:2:20:", "unexpected option 'inline'"},
     {HDR "def f(x: R.Object, x: R.Object):\n    return x\n", "t.py:3:20:", "parameter x: defined twice"},
     /* bodies */
-    {F1 "    y = R.add(x, x)\n", "t.py:4:5:", "function f: expected the body to end with `return <value>`, got an assignment"},
+    {F1 "    y = R.add(x, x)\n",
+     "t.py:4:5:", "function f: expected the body to end with `return <value>`, got an assignment"},
     {F1 "    return y\n", "t.py:4:12:", "undefined variable 'y'"},
     {F1 "    y: R.Tensor((4,), dtype=\"float32\") = R.addd(x, x)\n    return y\n", "t.py:4:42:", "unknown op R.addd"},
-    {F1 "    y: R.Tensor((5,), dtype=\"float32\") = R.add(x, x)\n    return y\n", "t.py:4:8:", "y: expected R.Tensor((5,), dtype=\"float32\"), got R.Tensor((4,), dtype=\"float32\")"},
-    {F1 "    y: R.Shape = R.add(x, x)\n    return y\n", "t.py:4:8:", "y: expected R.Shape(ndim=-1), got R.Tensor((4,), dtype=\"float32\")"},
+    {F1 "    y: R.Tensor((5,), dtype=\"float32\") = R.add(x, x)\n    return y\n",
+     "t.py:4:8:", "y: expected R.Tensor((5,), dtype=\"float32\"), got R.Tensor((4,), dtype=\"float32\")"},
+    {F1 "    y: R.Shape = R.add(x, x)\n    return y\n",
+     "t.py:4:8:", "y: expected R.Shape(ndim=-1), got R.Tensor((4,), dtype=\"float32\")"},
     {F1 "    y = R.nn.relu(x, x)\n    return y\n", "t.py:4:9:", "relax.nn.relu"},
-    {F1 "    y = R.sum(x, axis=[1.5])\n    return y\n", "t.py:4:24:", "attribute axis: expected a list of integers, got a float literal"},
-    {F1 "    y = R.add(x, 1.5)\n    return y\n", "t.py:4:18:", "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got a float literal"},
+    {F1 "    y = R.sum(x, axis=[1.5])\n    return y\n",
+     "t.py:4:24:", "attribute axis: expected a list of integers, got a float literal"},
+    {F1 "    y = R.add(x, 1.5)\n    return y\n", "t.py:4:18:",
+     "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got a float literal"},
     {F1 "    return R.add(x, x)[1.5]\n", "t.py:4:12:", "expected a tuple index such as lv[0], got a float literal"},
     {F1 "    y = R.match_cast(x)\n    return y\n", "t.py:4:9:", "R.match_cast: expected (value, struct info)"},
-    {F1 "    y = R.match_cast(x, R.Shape([4]))\n    return y\n", "t.py:4:25:", "y: expected struct info that a value of R.Tensor((4,), dtype=\"float32\") can match, got R.Shape([4])"},
-    {F1 "    y = R.match_cast(x, R.Tensor((5,), \"float32\"))\n    return y\n", "t.py:4:25:", "can match, got R.Tensor((5,), dtype=\"float32\")"},
-    {F1 "    y = R.add(R.match_cast(x, R.Tensor), x)\n    return y\n", "t.py:4:15:", "R.match_cast is only allowed as the value of a binding"},
+    {F1 "    y = R.match_cast(x, R.Shape([4]))\n    return y\n", "t.py:4:25:",
+     "y: expected struct info that a value of R.Tensor((4,), dtype=\"float32\") can match, got R.Shape([4])"},
+    {F1 "    y = R.match_cast(x, R.Tensor((5,), \"float32\"))\n    return y\n",
+     "t.py:4:25:", "can match, got R.Tensor((5,), dtype=\"float32\")"},
+    {F1 "    y = R.add(R.match_cast(x, R.Tensor), x)\n    return y\n",
+     "t.py:4:15:", "R.match_cast is only allowed as the value of a binding"},
     {F1 "    return R.add(x, x, x)\n", "t.py:4:12:", "relax.add"},
-    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n    return y\n", "t.py:5:9:", "expected the dataflow block to end with R.output(...), got an assignment"},
-    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n        R.output(z)\n    return y\n", "t.py:6:18:", "R.output: 'z' is not bound in this dataflow block"},
-    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n        z = R.add(y, y)\n        R.output(z)\n    return y\n", "t.py:8:12:", "undefined variable 'y'"},
-    {F1 "    with R.dataflow():\n        y = R.call_packed(\"p\", x, sinfo_args=(R.Object,))\n        R.output(y)\n    return y\n", "t.py:5:13:", "y: expected a pure call inside a dataflow block, got the impure a call of R.call_packed"},
-    {F1 "    with R.dataflow():\n        with R.dataflow():\n            R.output()\n        R.output()\n    return x\n", "t.py:5:14:", "expected R.dataflow() only at function level"},
-    {F1 "    R.output(x)\n    return x\n", "t.py:4:5:", "R.output: expected only as the last statement of a dataflow block"},
-    {F1 "    y = R.add(x, x)\n    R.func_attr({\"a\": 1})\n    return y\n", "t.py:5:5:", "R.func_attr: expected at the top of the function body"},
-    {F1 "    for i in range(4):\n        pass\n    return x\n", "t.py:4:5:", "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got 'for'"},
-    {F1 "    return R.call_tir(cls.g, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n", "t.py:4:23:", "expected a module function such as cls.f, got cls.g"},
-    {F1 "    return R.call_dps_packed(f, (x,), out_sinfo=R.Tensor((4,), \"float32\"))\n", "t.py:4:30:", "R.call_dps_packed: expected the function name as a string, got name 'f'"},
-    {F1 "    return R.call_dps_packed(\"f\", x, out_sinfo=R.Tensor((4,), \"float32\"))\n", "t.py:4:12:", "the arguments must be a tuple, got R.Tensor((4,), dtype=\"float32\")"},
-    {F1 "    return R.call_dps_packed(\"f\", (x,))\n", "t.py:4:12:", "R.call_dps_packed: expected out_sinfo=R.Tensor(...)"},
-    {F1 "    return R.call_dps_packed(\"f\", (x,), out_sinfo=R.Shape)\n", "t.py:4:12:", "out_sinfo must be one R.Tensor or an R.Tuple of R.Tensor"},
-    {F1 "    return R.call_packed(\"f\", x, sinfo_args=R.Tensor((4,), \"float32\"), foo=1)\n", "t.py:4:76:", "R.call_packed: unexpected keyword argument 'foo'"},
+    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n    return y\n",
+     "t.py:5:9:", "expected the dataflow block to end with R.output(...), got an assignment"},
+    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n        R.output(z)\n    return y\n",
+     "t.py:6:18:", "R.output: 'z' is not bound in this dataflow block"},
+    {F1 "    with R.dataflow():\n        y = R.add(x, x)\n        z = R.add(y, y)\n        R.output(z)\n    return y\n",
+     "t.py:8:12:", "undefined variable 'y'"},
+    {F1 "    with R.dataflow():\n        y = R.call_packed(\"p\", x, sinfo_args=(R.Object,))\n        R.output(y)\n    "
+        "return y\n",
+     "t.py:5:13:", "y: expected a pure call inside a dataflow block, got the impure a call of R.call_packed"},
+    {F1
+     "    with R.dataflow():\n        with R.dataflow():\n            R.output()\n        R.output()\n    return x\n",
+     "t.py:5:14:", "expected R.dataflow() only at function level"},
+    {F1 "    R.output(x)\n    return x\n",
+     "t.py:4:5:", "R.output: expected only as the last statement of a dataflow block"},
+    {F1 "    y = R.add(x, x)\n    R.func_attr({\"a\": 1})\n    return y\n",
+     "t.py:5:5:", "R.func_attr: expected at the top of the function body"},
+    {F1 "    for i in range(4):\n        pass\n    return x\n",
+     "t.py:4:5:", "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got 'for'"},
+    {F1 "    return R.call_tir(cls.g, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n",
+     "t.py:4:23:", "expected a module function such as cls.f, got cls.g"},
+    {F1 "    return R.call_dps_packed(f, (x,), out_sinfo=R.Tensor((4,), \"float32\"))\n",
+     "t.py:4:30:", "R.call_dps_packed: expected the function name as a string, got name 'f'"},
+    {F1 "    return R.call_dps_packed(\"f\", x, out_sinfo=R.Tensor((4,), \"float32\"))\n",
+     "t.py:4:12:", "the arguments must be a tuple, got R.Tensor((4,), dtype=\"float32\")"},
+    {F1 "    return R.call_dps_packed(\"f\", (x,))\n",
+     "t.py:4:12:", "R.call_dps_packed: expected out_sinfo=R.Tensor(...)"},
+    {F1 "    return R.call_dps_packed(\"f\", (x,), out_sinfo=R.Shape)\n",
+     "t.py:4:12:", "out_sinfo must be one R.Tensor or an R.Tuple of R.Tensor"},
+    {F1 "    return R.call_packed(\"f\", x, sinfo_args=R.Tensor((4,), \"float32\"), foo=1)\n",
+     "t.py:4:76:", "R.call_packed: unexpected keyword argument 'foo'"},
     {F1 "    return R.const([[1, 2], [3]], \"float32\")\n", "t.py:4:29:", "R.const: ragged nested list"},
     {F1 "    return R.shape([x])\n", "t.py:4:21:", "expected a symbolic dimension, got the Relax variable 'x'"},
     {F1 "    return R.str(1)\n", "t.py:4:12:", "R.str: expected one string literal"},
     {F1 "    if x:\n        y = x\n    return y\n", "t.py:4:5:", "expected an else branch"},
-    {F1 "    if x:\n        y = x\n    else:\n        z = x\n    return y\n", "t.py:7:9:", "expected both branches to assign 'y', got 'z'"},
-    {F1 "    if x:\n        y = x\n    else:\n        y = x\n    return y\n", "t.py:4:5:", "the condition must be a bool R.Prim or a rank-0 tensor"},
-    {F1 "    y = metadata[\"relax.expr.Constant\"][0]\n    return y\n", "t.py:4:9:", "expected a constant inline (R.const(...)), got metadata[...]"},
+    {F1 "    if x:\n        y = x\n    else:\n        z = x\n    return y\n",
+     "t.py:7:9:", "expected both branches to assign 'y', got 'z'"},
+    {F1 "    if x:\n        y = x\n    else:\n        y = x\n    return y\n",
+     "t.py:4:5:", "the condition must be a bool R.Prim or a rank-0 tensor"},
+    {F1 "    y = metadata[\"relax.expr.Constant\"][0]\n    return y\n",
+     "t.py:4:9:", "expected a constant inline (R.const(...)), got metadata[...]"},
     /* well-formedness after parsing (no crash, a message naming the function) */
-    {"# from tvm.script import relax as R\n@R.function\ndef f(x: R.Object) -> R.Object:\n    y: R.Object = R.call_packed(\"p\", x)\n    return y\n",
+    {"# from tvm.script import relax as R\n@R.function\ndef f(x: R.Object) -> R.Object:\n    y: R.Object = "
+     "R.call_packed(\"p\", x)\n    return y\n",
      "t.py:2:1:", "well-formed: function 'f': binding y: impure call"},
     {F1 "    return R.add(x, x)\n", "", ""}, /* valid (the return value needs no binding) */
     /* module level */
-    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    @R.function\n    def f(x: R.Object) -> R.Object:\n        return x\n    @R.function\n    def f(x: R.Object) -> R.Object:\n        return x\n",
+    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    "
+     "@R.function\n    def f(x: R.Object) -> R.Object:\n        return x\n    @R.function\n    def f(x: R.Object) -> "
+     "R.Object:\n        return x\n",
      "t.py:8:5:", "expected distinct function names, got 'f' twice"},
-    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    @R.function\n    def f(x: R.Object) -> R.Object:\n        return cls.g(x)\n",
+    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    "
+     "@R.function\n    def f(x: R.Object) -> R.Object:\n        return cls.g(x)\n",
      "t.py:7:16:", "expected a module function such as cls.f, got cls.g"},
-    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    @R.function\n    def f(x: R.Object) -> R.Object:\n        return Module.g(x)\n",
+    {"# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n    "
+     "@R.function\n    def f(x: R.Object) -> R.Object:\n        return Module.g(x)\n",
      "t.py:7:16:", "no function called 'g' in the module"},
 };
 
@@ -103,7 +141,8 @@ static void test_module_calls(void) {
       "# from tvm.script import ir as I\n# from tvm.script import relax as R\n@I.ir_module\nclass Module:\n"
       "    @R.function\n    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
       "        cls = Module\n        y: R.Tensor((4,), dtype=\"float32\") = cls.g(x)\n        return y\n"
-      "    @R.function(private=True)\n    def g(x: R.Tensor((\"n\",), dtype=\"float32\")) -> R.Tensor((\"n\",), dtype=\"float32\"):\n"
+      "    @R.function(private=True)\n    def g(x: R.Tensor((\"n\",), dtype=\"float32\")) -> R.Tensor((\"n\",), "
+      "dtype=\"float32\"):\n"
       "        n = T.int64()\n        return x\n";
   rlx_status_t* st = parse(ok);
   CHECK_MSG(!st, "%s", st ? rlx_status_message(st) : "");
@@ -116,7 +155,9 @@ static void test_module_calls(void) {
   rlx_strbuf_appendn(&b2, bad, (size_t)(p - bad));
   rlx_strbuf_append(&b2, "cls.g(R.shape([4]))");
   rlx_strbuf_append(&b2, p + strlen("cls.g(x)"));
-  CHECK_ERR(parse(rlx_strbuf_cstr(&b2)), "t.py:8:46: Call(GlobalVar @g): argument 0 has struct info R.Shape([4]), expected R.Tensor((n,), dtype=\"float32\")");
+  CHECK_ERR(parse(rlx_strbuf_cstr(&b2)),
+            "t.py:8:46: Call(GlobalVar @g): argument 0 has struct info R.Shape([4]), expected R.Tensor((n,), "
+            "dtype=\"float32\")");
   rlx_strbuf_free(&b2);
   free(bad);
 }
