@@ -21,8 +21,10 @@
  *   relax.nn.dropout(x)                          rate (0.5) → R.Tuple(out, mask); inference:
  *                                                out = x, mask = ones
  *   relax.nn.batch_norm(x, gamma, beta, mean, var) axis (1), epsilon (1e-5), center, scale,
- *                                                momentum (0.1, unused in inference)
- *                                                → R.Tuple(out, mean, var)
+ *                                                momentum (0.1), training (False when absent:
+ *                                                inference) → R.Tuple(out, mean, var); with
+ *                                                training the batch's statistics are used and
+ *                                                the moving ones updated (population variance)
  *   relax.nn.conv2d(data, weight)                strides (1,1), padding (0,0), dilation (1,1),
  *                                                groups (1), data_layout "NCHW", kernel_layout
  *                                                "OIHW", out_layout (= data_layout), out_dtype
@@ -514,13 +516,43 @@ static rlx_te_tensor_t* te_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
                                 onn_attr_float(c, "epsilon", 1e-5), st);
 }
 
-/* Inference mode: (normalized data, moving_mean, moving_var) as TVM's topi.nn.batch_norm
- * with training=False returns them. */
+/* training=True: the batch's statistics (TVM's topi.nn.batch_norm with training). */
+static rlx_te_tensor_t* te_bn_train(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, const rlx_relax_call_t* c, int which,
+                                    rlx_status_t** st) {
+  rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
+  rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
+  return rlx_topi_nn_batch_norm_train(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
+                                      onn_attr_float(c, "epsilon", 1e-5), onn_attr_float(c, "momentum", 0.1), which,
+                                      st);
+}
+static rlx_te_tensor_t* te_bn_train_out(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                        rlx_status_t** st) {
+  return te_bn_train(ctx, in, c, 0, st);
+}
+static rlx_te_tensor_t* te_bn_train_mean(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                         rlx_status_t** st) {
+  return te_bn_train(ctx, in, c, 1, st);
+}
+static rlx_te_tensor_t* te_bn_train_var(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                        rlx_status_t** st) {
+  return te_bn_train(ctx, in, c, 2, st);
+}
+
+/* Inference (training absent or False): (normalized data, moving_mean, moving_var) as TVM's
+ * topi.nn.batch_norm returns them; training=True: three TE functions giving the data
+ * normalized with the batch's statistics and the updated moving mean and variance. */
 static rlx_status_t* legalize_batch_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  rlx_relax_expr_t* y = NULL;
-  RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_batch_norm, 5, c->args, "batch_norm", &y));
-  if (y == &c->hdr) return *out = y, NULL;
-  rlx_relax_expr_t* f[3] = {y, c->args[3], c->args[4]};
+  rlx_relax_expr_t* f[3] = {NULL, c->args[3], c->args[4]};
+  if (!onn_attr_bool(c, "training", false)) {
+    RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_batch_norm, 5, c->args, "batch_norm", &f[0]));
+  } else {
+    RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_bn_train_out, 5, c->args, "batch_norm_train", &f[0]));
+    if (f[0] != &c->hdr) {
+      RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_bn_train_mean, 5, c->args, "batch_norm_moving_mean", &f[1]));
+      RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_bn_train_var, 5, c->args, "batch_norm_moving_var", &f[2]));
+    }
+  }
+  if (f[0] == &c->hdr) return *out = f[0], NULL;
   *out = rlx_relax_tuple(rlx_bb_get(bb)->ctx, 3, f);
   return NULL;
 }

@@ -82,6 +82,16 @@ rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
                                         rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var, int axis,
                                         double epsilon, rlx_status_t** out_st);
 
+/* Batch normalization, training form (TVM's training=True): the statistics are the data's
+ * mean and population variance over every axis but axis ("T_batch_norm_sum",
+ * "T_batch_norm_sqsum"); which = 0: the normalized data ("T_batch_norm"); 1: the updated
+ * moving mean (1 - momentum) * mean + momentum * batch_mean ("T_moving_mean"); 2: the same
+ * for the variance ("T_moving_var"). Operands as rlx_topi_nn_batch_norm. */
+rlx_te_tensor_t* rlx_topi_nn_batch_norm_train(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                              rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
+                                              int axis, double epsilon, double momentum, int which,
+                                              rlx_status_t** out_st);
+
 /* topi.nn.pad: out[i..] = x[i - before] inside, pad_value outside (one injective compute
  * named name, "pad_temp" when NULL). before/after: x's rank entries each, >= 0. Returns x
  * itself when all are 0. pad_value: an expression of x's dtype. */

@@ -480,3 +480,69 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   g->sqsum = rlx_te_compute(ctx, n - n_axes, ss, gn_sqsum_body, g, "T_group_norm_sqsum", "");
   return rlx_te_compute(ctx, n, x->buffer->shape, gn_out_body, g, "T_group_norm", "injective");
 }
+
+/* ---------------------------------------------------------------- batch_norm, training form */
+typedef struct {
+  ln_t* l; /* statistics over every axis but the channel axis: sum and sqsum are (C,) */
+  rlx_te_tensor_t *mean, *var;
+  int axis, which;
+  double momentum;
+} bnt_t;
+
+static rlx_expr_t* bnt_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  bnt_t* b = user;
+  ln_t* l = b->l;
+  int n = l->x->buffer->ndim;
+  rlx_dtype_t dt = l->x->buffer->dtype;
+  rlx_expr_t* c = nn_v(idx[b->axis]);
+  rlx_expr_t* mean = rlx_ir_div(ctx, rlx_te_load(ctx, l->sum, 1, &c), l->count);
+  rlx_expr_t* var = rlx_ir_div(ctx, rlx_te_load(ctx, l->sqsum, 1, &c), l->count);
+  rlx_expr_t* v = rlx_ir_sub(ctx, rlx_te_load(ctx, l->x, n, all_of(ctx, idx, n)), mean);
+  v = rlx_ir_div(ctx, v, call1(ctx, "sqrt", rlx_ir_add(ctx, var, rlx_ir_float(ctx, dt, l->eps))));
+  if (l->gamma) v = rlx_ir_mul(ctx, v, rlx_te_load(ctx, l->gamma, 1, &c));
+  if (l->beta) v = rlx_ir_add(ctx, v, rlx_te_load(ctx, l->beta, 1, &c));
+  return v;
+}
+
+/* (1 - momentum) * moving + momentum * batch statistic */
+static rlx_expr_t* bnt_moving_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  bnt_t* b = user;
+  ln_t* l = b->l;
+  rlx_dtype_t dt = l->x->buffer->dtype;
+  rlx_expr_t* c = nn_v(idx[0]);
+  rlx_expr_t* stat = rlx_ir_div(ctx, rlx_te_load(ctx, b->which == 1 ? l->sum : l->sqsum, 1, &c), l->count);
+  rlx_expr_t* old = rlx_te_load(ctx, b->which == 1 ? b->mean : b->var, 1, &c);
+  return rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_float(ctx, dt, 1.0 - b->momentum), old),
+                    rlx_ir_mul(ctx, rlx_ir_float(ctx, dt, b->momentum), stat));
+}
+
+rlx_te_tensor_t* rlx_topi_nn_batch_norm_train(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                              rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
+                                              int axis, double epsilon, double momentum, int which,
+                                              rlx_status_t** out_st) {
+  /* the inference form checks the operands */
+  if (!rlx_topi_nn_batch_norm(ctx, x, gamma, beta, mean, var, axis, epsilon, out_st)) return NULL;
+  if (which < 0 || which > 2) return nn_fail(out_st, "nn.batch_norm: output %d of 3", which);
+  int n = x->buffer->ndim, a = nn_norm_axis(axis, n);
+  int axes[8], na = 0;
+  if (n > 8) return nn_fail(out_st, "nn.batch_norm: rank %d above 8", n);
+  for (int d = 0; d < n; d++)
+    if (d != a) axes[na++] = d;
+  if (na == 0) return nn_fail(out_st, "nn.batch_norm: training needs a dim besides the channel axis");
+  rlx_expr_t** kept = NULL;
+  ln_t* l = ln_begin(ctx, "nn.batch_norm", x, na, axes, epsilon, &kept, out_st);
+  if (!l) return NULL;
+  l->gamma = gamma;
+  l->beta = beta;
+  l->sum = rlx_te_compute(ctx, 1, kept, ln_sum_body, l, "T_batch_norm_sum", "");
+  l->sqsum = rlx_te_compute(ctx, 1, kept, ln_sqsum_body, l, "T_batch_norm_sqsum", "");
+  bnt_t* b = RLX_NEW(ctx, bnt_t);
+  b->l = l;
+  b->mean = mean;
+  b->var = var;
+  b->axis = a;
+  b->which = which;
+  b->momentum = momentum;
+  if (which == 0) return rlx_te_compute(ctx, n, x->buffer->shape, bnt_out_body, b, "T_batch_norm", "injective");
+  return rlx_te_compute(ctx, 1, kept, bnt_moving_body, b, which == 1 ? "T_moving_mean" : "T_moving_var", "injective");
+}

@@ -475,6 +475,52 @@ static void test_batch_norm(void) {
     host_free(&v);
     host_free(&o);
   }
+  /* training=True: batch statistics, moving statistics updated with momentum 0.25 */
+  rlx_attrs_t att = at_b(at_f(at, "momentum", 0.25), "training", true);
+  rlx_relax_var_t* pt[5] = {tparam_c("x", 4, sx), tparam_c("gamma", 1, s3), tparam_c("beta", 1, s3),
+                            tparam_c("mean", 1, s3), tparam_c("var", 1, s3)};
+  CHECK_OK(build_op("relax.nn.batch_norm", 5, pt, att, &oc));
+  CHECK_OK(legalize_op(&oc));
+  rlx_relax_tuple_t* tt = oc.legal && oc.legal->kind == RLX_RELAX_TUPLE ? (rlx_relax_tuple_t*)oc.legal : NULL;
+  CHECK(tt && tt->n_fields == 3 && find_call_tir(tt->fields[1]) && find_call_tir(tt->fields[2]));
+  if (tt && find_call_tir(tt->fields[1]) && find_call_tir(tt->fields[2])) {
+    host_t x, g, b, m, v, o, nm, nv;
+    host_init(&x, 4, sx);
+    host_init(&o, 4, sx);
+    host_init(&g, 1, s3);
+    host_init(&b, 1, s3);
+    host_init(&m, 1, s3);
+    host_init(&v, 1, s3);
+    host_init(&nm, 1, s3);
+    host_init(&nv, 1, s3);
+    host_rand(&x, 45, -2, 3);
+    host_rand(&g, 46, 0.5f, 1.5f);
+    host_rand(&b, 47, -1, 1);
+    host_rand(&m, 48, -0.5f, 0.5f);
+    host_rand(&v, 49, 0.2f, 2);
+    double bm[3] = {0}, bv[3] = {0}, want[120], wm[3], wv[3];
+    for (int64_t i = 0; i < 120; i++) bm[(i / 20) % 3] += x.data[i] / 40.0;
+    for (int64_t i = 0; i < 120; i++) bv[(i / 20) % 3] += (x.data[i] - bm[(i / 20) % 3]) * (x.data[i] - bm[(i / 20) % 3]) / 40.0;
+    for (int64_t i = 0; i < 120; i++) {
+      int64_t c = (i / 20) % 3;
+      want[i] = (x.data[i] - bm[c]) / sqrt(bv[c] + 1e-5) * g.data[c] + b.data[c];
+    }
+    for (int c = 0; c < 3; c++) {
+      wm[c] = 0.75 * m.data[c] + 0.25 * bm[c];
+      wv[c] = 0.75 * v.data[c] + 0.25 * bv[c];
+    }
+    host_t* outs[3] = {&o, &nm, &nv};
+    const double* wants[3] = {want, wm, wv};
+    const char* what[3] = {"batch_norm training: output", "batch_norm training: moving mean", "batch_norm training: moving var"};
+    for (int f = 0; f < 3; f++) {
+      rlx_relax_call_t* ct = find_call_tir(tt->fields[f]);
+      rlx_module_entry_t* e = rlx_module_find(rlx_bb_get(oc.bb), ((rlx_relax_global_var_t*)ct->args[0])->name);
+      CHECK_OK(run_interp(e->func, 6, (host_t*[]){&x, &g, &b, &m, &v, outs[f]}));
+      CHECK_CLOSE(what[f], outs[f]->data, wants[f], outs[f]->n, 1e-5);
+    }
+    host_t* all[8] = {&x, &g, &b, &m, &v, &o, &nm, &nv};
+    for (int i = 0; i < 8; i++) host_free(all[i]);
+  }
   int64_t s4[1] = {4};
   CHECK_ERR(build_op("relax.nn.batch_norm", 5,
                      (rlx_relax_var_t*[]){tparam_c("x", 4, sx), tparam_c("gamma", 1, s3), tparam_c("beta", 1, s3),
