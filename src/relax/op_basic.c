@@ -613,6 +613,8 @@ const rlx_op_def_t rlx_ops_basic[] = {
     {"relax.prod", ob_infer_reduce, ob_legalize_reduce, true},
     {"relax.argmax", ob_infer_reduce, ob_legalize_reduce, true},
     {"relax.argmin", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.variance", ob_infer_reduce, ob_legalize_reduce, true},
+    {"relax.std", ob_infer_reduce, ob_legalize_reduce, true},
     SHAPE("relax.permute_dims", permute_dims),
     SHAPE("relax.reshape", reshape),
     SHAPE("relax.flatten", flatten),
@@ -627,5 +629,9 @@ const rlx_op_def_t rlx_ops_basic[] = {
     SHAPE("relax.zeros", full),
     SHAPE("relax.ones", full),
     SHAPE("relax.full", full),
+    SHAPE("relax.tile", tile),
+    SHAPE("relax.flip", flip),
+    SHAPE("relax.cumsum", cumsum),
+    SHAPE("relax.gather_elements", gather_elements),
     {NULL, NULL, NULL, false},
 };

@@ -1,5 +1,6 @@
 /* Shared helpers of the "basic" op family (op_basic.c: table, helpers, elementwise and
- * broadcast ops; op_basic_reduce.c: reductions; op_basic_shape.c: shape and index ops).
+ * broadcast ops; op_basic_reduce.c: reductions; op_basic_shape.c: shape ops;
+ * op_basic_index.c: tile, flip, cumsum, gather_elements).
  * Private to those files. */
 #ifndef RLX_RELAX_OP_BASIC_INTERNAL_H
 #define RLX_RELAX_OP_BASIC_INTERNAL_H
@@ -61,10 +62,12 @@ rlx_expr_t** ob_to_te_shape(rlx_ctx_t* ctx, int n_args, rlx_relax_expr_t* const*
 rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
 rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 
-#define OB_SHAPE_OPS(X)                                                                                              \
-  X(permute_dims)                                                                                                    \
-  X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split) X(strided_slice) X(take) X(pad) X(broadcast_to) \
-      X(full)
+/* clang-format off */
+#define OB_SHAPE_OPS(X)                                                                         \
+  X(permute_dims) X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split)           \
+  X(strided_slice) X(take) X(pad) X(broadcast_to) X(full) X(tile) X(flip) X(cumsum)            \
+  X(gather_elements)
+/* clang-format on */
 #define X(n)                                                                                   \
   rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
   rlx_status_t* ob_legalize_##n(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);

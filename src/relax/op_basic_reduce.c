@@ -1,25 +1,28 @@
-/* Relax reductions of the basic family: relax.sum / mean / max / min / prod (attrs axis:
- * ints, absent = all dims; keepdims: bool, default false) and relax.argmax / argmin (attrs
- * axis: int, absent = all dims flattened; keepdims), as TVM. argmax/argmin give int64. */
+/* Relax reductions of the basic family: relax.sum / mean / max / min / prod / variance / std
+ * (attrs axis: ints, absent = all dims; keepdims: bool, default false) and relax.argmax /
+ * argmin (attrs axis: int, absent = all dims flattened; keepdims), as TVM. argmax/argmin give
+ * int64; variance/std need floats (population variance, as TVM). */
 #include <string.h>
 
 #include "op_basic_internal.h"
 
 static int reduce_of(const char* name) {
-  static const char* const names[] = {"relax.sum",  "relax.mean",   "relax.max",   "relax.min",
-                                      "relax.prod", "relax.argmax", "relax.argmin"};
-  for (int i = 0; i < 7; i++)
+  static const char* const names[] = {"relax.sum",    "relax.mean",   "relax.max",      "relax.min", "relax.prod",
+                                      "relax.argmax", "relax.argmin", "relax.variance", "relax.std"};
+  for (int i = 0; i < 9; i++)
     if (strcmp(name, names[i]) == 0) return i;
   return -1;
 }
 
-static const char* const legal_names[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+enum { VARIANCE = 7, STD = 8 }; /* after the topi reduce kinds */
+static const char* const legal_names[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin", "variance", "std"};
 
 rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = reduce_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a reduction");
-  RLX_RETURN_IF_ERROR(
-      ob_check_attrs(call, op >= RLX_TOPI_REDUCE_ARGMAX ? "axis:int,keepdims:bool" : "axis:ints,keepdims:bool"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, op == RLX_TOPI_REDUCE_ARGMAX || op == RLX_TOPI_REDUCE_ARGMIN
+                                               ? "axis:int,keepdims:bool"
+                                               : "axis:ints,keepdims:bool"));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -27,7 +30,9 @@ rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
   int64_t* axes = NULL;
   bool has_axis = ob_attr_ints(ctx, call, "axis", &n_axes, &axes);
   bool keepdims = ob_attr_bool(call, "keepdims", false);
-  bool is_arg = op >= RLX_TOPI_REDUCE_ARGMAX;
+  bool is_arg = op == RLX_TOPI_REDUCE_ARGMAX || op == RLX_TOPI_REDUCE_ARGMIN;
+  if (op >= VARIANCE && !rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
+    return ob_error(call, "needs a float tensor, got %s", rlx_sinfo_str(ctx, &x->hdr));
   if (is_arg && has_axis && n_axes != 1) return ob_error(call, "axis must be a single int, got %d values", n_axes);
   rlx_dtype_t t = is_arg ? rlx_dt_int64() : x->dtype;
   if (x->ndim < 0) {
@@ -58,6 +63,8 @@ typedef struct {
 
 static rlx_te_tensor_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
   red_user_t* u = user;
+  if (u->op >= VARIANCE)
+    return rlx_topi_variance(ctx, in[0], u->n_axes, u->axes, u->keepdims, u->op == STD, &u->base.st);
   return rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, &u->base.st);
 }
 

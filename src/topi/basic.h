@@ -1,7 +1,8 @@
 /* topi, basic family: elementwise, broadcast, reductions and shape/index ops, written in TE
  * (as TVM's topi). Files: elemwise.c (unary ops, cast, clip, full), broadcast.c (broadcast
- * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin),
- * transform.c (transpose, reshape, expand_dims, squeeze, concat, strided_slice, take, pad).
+ * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin,
+ * variance/std), transform.c (transpose, reshape, expand_dims, squeeze, concat,
+ * strided_slice, take, pad, split), transform_index.c (tile, flip, cumsum, gather_elements).
  *
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
@@ -176,6 +177,11 @@ rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const i
 rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
                                  const int64_t* axes, bool keepdims, rlx_status_t** out_st);
 
+/* Variance over axes (NULL = all) with keepdims: mean((x - mean(x))^2), several stages;
+ * std: its square root. Float tensors only. */
+rlx_te_tensor_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes, bool keepdims,
+                                   bool std, rlx_status_t** out_st);
+
 /* ------------------------------------------------------------------ transform.c */
 /* x with its dims permuted: out.shape[i] = x.shape[axes[i]] (axes NULL = reversed);
  * T_transpose. */
@@ -226,5 +232,21 @@ rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sec
  * (a multi-output TE function: pass them all to create_prim_func). */
 rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
                                  const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st);
+
+/* ------------------------------------------------------------------ transform_index.c */
+/* numpy's tile: x repeated reps[i] times along each dim (shorter reps are padded with 1s in
+ * front; more reps than dims add leading dims); T_tile. */
+rlx_te_tensor_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
+                               rlx_status_t** out_st);
+/* x reversed along axis. */
+rlx_te_tensor_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_status_t** out_st);
+/* Running sum along axis in dtype (exclusive: the element itself left out); a conditional
+ * reduction, quadratic in the axis length. T_cumsum. */
+rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype, bool exclusive,
+                                 rlx_status_t** out_st);
+/* ONNX GatherElements / torch.gather: out[i..] = x[.. indices[i..] ..] with the index on axis
+ * (negative indices count from the end); indices has x's rank; output has its shape. */
+rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, int64_t axis,
+                                          rlx_status_t** out_st);
 
 #endif

@@ -155,3 +155,20 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
   }
   return NULL;
 }
+
+rlx_te_tensor_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes, bool keepdims,
+                                   bool std, rlx_status_t** out_st) {
+  if (!x || !rlx_dtype_is_float(x->buffer->dtype)) {
+    char b[32];
+    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", std ? "std" : "variance",
+                                x ? rlx_dtype_str(x->buffer->dtype, b) : "NULL");
+    return NULL;
+  }
+  /* mean((x - mean(x, keepdims))^2), sqrt for std (TVM's topi.variance / std) */
+  rlx_te_tensor_t* m = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, x, n_axes, axes, true, out_st);
+  rlx_te_tensor_t* d = m ? rlx_topi_binary(ctx, RLX_TOPI_SUBTRACT, x, m, out_st) : NULL;
+  rlx_te_tensor_t* sq = d ? rlx_topi_unary(ctx, RLX_TOPI_SQUARE, d, out_st) : NULL;
+  rlx_te_tensor_t* v = sq ? rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, sq, n_axes, axes, keepdims, out_st) : NULL;
+  if (!v || !std) return v;
+  return rlx_topi_unary(ctx, RLX_TOPI_SQRT, v, out_st);
+}

@@ -1,4 +1,4 @@
-/* Basic Relax ops, reductions: sum/mean/max/min/prod over one axis, several axes (negative
+/* Basic Relax ops, reductions: sum/mean/max/min/prod/variance/std over one axis, several axes (negative
  * included) and all axes, with and without keepdims; argmax/argmin over one axis and over all
  * (flattened); struct info with symbolic and unknown shapes; errors. Numbers from the TIR
  * interpreter against C loops (float32: |err| <= 1e-5 + 1e-5 |ref|; indices exact). */
@@ -7,9 +7,30 @@
 static const rlx_dtype_t F32 = {RLX_DT_FLOAT, 32, 1};
 static const rlx_dtype_t I64 = {RLX_DT_INT, 64, 1};
 
+static void ref_reduce(int op, const double* x, const bool* mask, double* out, int* out_n);
+
+/* variance (op 7) / std (op 8): from the means (op 1) and the mean squares. */
+static void ref_variance(int op, const double* x, const bool* mask, double* out, int* out_n) {
+  double mean[24], sq[24], dev[24];
+  ref_reduce(1, x, mask, mean, out_n);
+  const int s[3] = {2, 3, 4};
+  for (int i = 0; i < 24; i++) {
+    int idx[3] = {i / 12, (i / 4) % 3, i % 4}, oi = 0;
+    for (int d = 0; d < 3; d++)
+      if (!mask[d]) oi = oi * s[d] + idx[d];
+    dev[i] = (x[i] - mean[oi]) * (x[i] - mean[oi]);
+  }
+  ref_reduce(1, dev, mask, sq, out_n);
+  for (int o = 0; o < *out_n; o++) out[o] = op == 8 ? sqrt(sq[o]) : sq[o];
+}
+
 /* reference reduction of a (2, 3, 4) array over mask; op 0 sum 1 mean 2 max 3 min 4 prod
- * 5 argmax 6 argmin; out in row-major order of the kept dims. */
+ * 5 argmax 6 argmin 7 variance 8 std; out in row-major order of the kept dims. */
 static void ref_reduce(int op, const double* x, const bool* mask, double* out, int* out_n) {
+  if (op >= 7) {
+    ref_variance(op, x, mask, out, out_n);
+    return;
+  }
   const int s[3] = {2, 3, 4};
   int on = 1;
   for (int d = 0; d < 3; d++)
@@ -56,8 +77,8 @@ static void ref_reduce(int op, const double* x, const bool* mask, double* out, i
   }
 }
 
-static const char* const reduce_ops[7] = {"relax.sum",  "relax.mean",   "relax.max",   "relax.min",
-                                          "relax.prod", "relax.argmax", "relax.argmin"};
+static const char* const reduce_ops[9] = {"relax.sum",    "relax.mean",   "relax.max",      "relax.min", "relax.prod",
+                                          "relax.argmax", "relax.argmin", "relax.variance", "relax.std"};
 
 /* Runs op over axes (n_axes -1 = attr absent) with keepdims on a random (2, 3, 4) tensor. */
 static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
@@ -65,7 +86,8 @@ static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
   int64_t sx[3] = {2, 3, 4};
   rlx_relax_var_t* x = tvar(ctx, "x", 3, sx, F32);
   rlx_attrs_t at = attrs0();
-  if (n_axes >= 0) at = attr1(ctx, at, "axis", op >= 5 ? rlx_attr_int(axes[0]) : ints_attr(ctx, n_axes, axes));
+  bool is_arg = op == 5 || op == 6;
+  if (n_axes >= 0) at = attr1(ctx, at, "axis", is_arg ? rlx_attr_int(axes[0]) : ints_attr(ctx, n_axes, axes));
   at = attr1(ctx, at, "keepdims", rlx_attr_bool(keepdims));
   bool mask[3] = {n_axes < 0, n_axes < 0, n_axes < 0};
   for (int i = 0; i < n_axes; i++) mask[axes[i] < 0 ? axes[i] + 3 : axes[i]] = true;
@@ -78,7 +100,7 @@ static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
       os[on++] = 1;
   tens_t tx, to;
   tens_init(&tx, F32, 3, sx);
-  tens_init(&to, op >= 5 ? I64 : F32, on, os);
+  tens_init(&to, is_arg ? I64 : F32, on, os);
   tens_rand(&tx, op == 4 ? 0.5 : -2, op == 4 ? 1.5 : 2);
   if (op == 5) tens_set(&tx, 5, tens_get(&tx, 4) + 10), tens_set(&tx, 6, tens_get(&tx, 4) + 10); /* tie: first wins */
   const char* fname = NULL;
@@ -88,7 +110,7 @@ static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
   int rn = 0;
   ref_reduce(op, xv, mask, ref, &rn);
   CHECK(rn == to.n);
-  CHECK_MSG(tens_close(&to, ref, op >= 5 ? 0 : 1e-5, op >= 5 ? 0 : 1e-5, &err), "%s axes=%d keepdims=%d: max err %g",
+  CHECK_MSG(tens_close(&to, ref, is_arg ? 0 : 1e-5, is_arg ? 0 : 1e-5, &err), "%s axes=%d keepdims=%d: max err %g",
             reduce_ops[op], n_axes, keepdims, err);
   CHECK_MSG(fname && strcmp(fname, reduce_ops[op] + 6) == 0, "%s: PrimFunc %s", reduce_ops[op], fname ? fname : "-");
   tens_free(&tx);
@@ -99,6 +121,11 @@ static void run_case(int op, int n_axes, const int64_t* axes, bool keepdims) {
 static void test_reduce_numbers(void) {
   const int64_t a1[1] = {1}, a2[2] = {-1, 0}, am[1] = {-1};
   for (int op = 0; op < 5; op++) {
+    run_case(op, 1, a1, false);
+    run_case(op, 2, a2, true);
+    run_case(op, -1, NULL, false);
+  }
+  for (int op = 7; op < 9; op++) {
     run_case(op, 1, a1, false);
     run_case(op, 2, a2, true);
     run_case(op, -1, NULL, false);
@@ -142,6 +169,11 @@ static void test_reduce_sinfo(void) {
             "relax.min: axis: axis -3 is repeated");
   CHECK_ERR(op_call(ctx, "relax.argmax", 1, args, attr1(ctx, attrs0(), "axis", ints_attr(ctx, 2, rep)), &c),
             "relax.argmax: attribute axis must be an int, got a list of ints");
+  int64_t s2[1] = {2};
+  rlx_relax_var_t* xi = tvar(ctx, "xi", 1, s2, I64);
+  CHECK_ERR(op_call(ctx, "relax.variance", 1, (rlx_relax_expr_t*[]){&xi->hdr}, attrs0(), &c),
+            "relax.variance: needs a float tensor");
+  CHECK_STREQ(op_sinfo(ctx, "relax.std", 1, args, ax1), "R.Tensor((n, 4), dtype=\"float32\")");
   CHECK_ERR(op_call(ctx, "relax.sum", 1, args, attr1(ctx, attrs0(), "axis", rlx_attr_str("1")), &c),
             "relax.sum: attribute axis must be a list of ints, got a string");
   CHECK_ERR(op_call(ctx, "relax.sum", 1, args, attr1(ctx, attrs0(), "axes", ints_attr(ctx, 1, a0)), &c),

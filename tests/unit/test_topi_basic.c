@@ -120,6 +120,8 @@ static void test_compiled(void) {
   rlx_relax_var_t* xi = tvar(ctx, "xi", 2, s34, I32);
   rlx_relax_var_t* yi = tvar(ctx, "yi", 1, s4, I32);
   rlx_relax_var_t* ind = tvar(ctx, "ind", 1, s2, I64);
+  rlx_relax_var_t* gi = tvar(ctx, "gi", 2, s34, I64);
+  const int64_t rep2[2] = {2, 3};
   rlx_relax_var_t* cnd = tvar(ctx, "cnd", 1, s4, rlx_dt_bool());
   (void)s3;
   const int64_t ax1[1] = {1}, pw[4] = {1, 1, 0, 2}, axes2[2] = {0, 1}, b2[2] = {-1, 3}, e2[2] = {INT64_MIN, 0},
@@ -151,6 +153,11 @@ static void test_compiled(void) {
       {"relax.logical_xor", 2, {&x->hdr, &y->hdr}, attrs0(), -1, 1},
       {"relax.isfinite", 1, {&x->hdr}, attrs0(), -3, 3},
       {"relax.atanh", 1, {&x->hdr}, attrs0(), -0.9, 0.9},
+      {"relax.variance", 1, {&x->hdr}, attr1(ctx, attrs0(), "axis", ints_attr(ctx, 1, ax1)), -1, 1},
+      {"relax.cumsum", 1, {&x->hdr}, attr1(ctx, attrs0(), "axis", rlx_attr_int(0)), -1, 1},
+      {"relax.tile", 1, {&x->hdr}, attr1(ctx, attrs0(), "repeats", ints_attr(ctx, 2, rep2)), -1, 1},
+      {"relax.flip", 1, {&x->hdr}, attr1(ctx, attrs0(), "axis", rlx_attr_int(0)), -1, 1},
+      {"relax.gather_elements", 2, {&x->hdr, &gi->hdr}, attrs0(), 0, 3},
   };
   enum { NC = sizeof(cases) / sizeof(cases[0]) };
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);

@@ -1,0 +1,165 @@
+/* topi index ops: tile, flip, cumsum, gather_elements (see basic.h). */
+#include "basic.h"
+
+static rlx_te_tensor_t* fail(rlx_status_t** out_st, rlx_status_t* st) {
+  *out_st = st;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ tile */
+typedef struct {
+  rlx_te_tensor_t* x;
+  int ndim; /* output rank */
+} tile_user_t;
+
+static rlx_expr_t* tile_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  tile_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t* i = &idx[d + u->ndim - n]->hdr;
+    ix[d] = rlx_ir_floormod(ctx, i, rlx_ir_cast(ctx, i->dtype, u->x->buffer->shape[d]));
+  }
+  return rlx_te_load(ctx, u->x, n, ix);
+}
+
+rlx_te_tensor_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
+                               rlx_status_t** out_st) {
+  if (!x || n_reps < 0 || (n_reps && !reps))
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: NULL input or repeats"));
+  int n = x->buffer->ndim, on = n > n_reps ? n : n_reps;
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, on);
+  for (int d = 0; d < on; d++) {
+    int xd = d - (on - n), rd = d - (on - n_reps);
+    int64_t r = rd >= 0 ? reps[rd] : 1;
+    if (r < 0)
+      return fail(out_st,
+                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: negative repeat count %lld", (long long)r));
+    rlx_expr_t* dim = xd >= 0 ? x->buffer->shape[xd] : rlx_ir_i64(ctx, 1);
+    shape[d] = rlx_topi_simplify_dim(ctx, rlx_ir_mul(ctx, dim, rlx_ir_int(ctx, dim->dtype, r)));
+  }
+  tile_user_t* u = RLX_NEW(ctx, tile_user_t);
+  u->x = x;
+  u->ndim = on;
+  return rlx_te_compute(ctx, on, shape, tile_body, u, "T_tile", "injective");
+}
+
+/* ------------------------------------------------------------------ flip */
+typedef struct {
+  rlx_te_tensor_t* x;
+  int axis;
+} flip_user_t;
+
+static rlx_expr_t* flip_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  flip_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) ix[d] = &idx[d]->hdr;
+  rlx_expr_t* i = ix[u->axis];
+  rlx_expr_t* ext = rlx_ir_cast(ctx, i->dtype, u->x->buffer->shape[u->axis]);
+  ix[u->axis] = rlx_ir_sub(ctx, rlx_ir_sub(ctx, ext, rlx_ir_int(ctx, i->dtype, 1)), i);
+  return rlx_te_load(ctx, u->x, n, ix);
+}
+
+rlx_te_tensor_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_status_t** out_st) {
+  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: NULL input"));
+  int n = x->buffer->ndim;
+  if (axis < -n || axis >= n)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: axis %lld is out of range for rank %d",
+                                          (long long)axis, n));
+  flip_user_t* u = RLX_NEW(ctx, flip_user_t);
+  u->x = x;
+  u->axis = (int)(axis < 0 ? axis + n : axis);
+  return rlx_te_compute(ctx, n, x->buffer->shape, flip_body, u, "T_reverse_sequence", "injective");
+}
+
+/* ------------------------------------------------------------------ cumsum */
+typedef struct {
+  rlx_te_tensor_t* x;
+  int axis;
+  bool exclusive;
+  rlx_dtype_t dtype;
+  rlx_iter_var_t* k;
+} cumsum_user_t;
+
+/* out[.., i, ..] = sum over k <= i (k < i when exclusive) of x[.., k, ..]: a conditional
+ * reduction (quadratic along the axis, simple and schedulable). */
+static rlx_expr_t* cumsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  cumsum_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) ix[d] = &idx[d]->hdr;
+  rlx_expr_t* i = ix[u->axis];
+  rlx_expr_t* k = &u->k->var->hdr;
+  ix[u->axis] = k;
+  rlx_expr_t* v = rlx_ir_cast(ctx, u->dtype, rlx_te_load(ctx, u->x, n, ix));
+  rlx_expr_t* cond = rlx_ir_cmp(ctx, u->exclusive ? RLX_EXPR_LT : RLX_EXPR_LE, k, rlx_ir_cast(ctx, k->dtype, i));
+  return rlx_te_reduce(ctx, RLX_REDUCE_SUM, v, 1, &u->k, cond);
+}
+
+rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype, bool exclusive,
+                                 rlx_status_t** out_st) {
+  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: NULL input"));
+  int n = x->buffer->ndim;
+  if (axis < -n || axis >= n)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: axis %lld is out of range for rank %d",
+                                          (long long)axis, n));
+  if (axis < 0) axis += n;
+  if (rlx_dtype_is_bool(dtype) || dtype.code == RLX_DT_HANDLE)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: needs a numeric dtype"));
+  cumsum_user_t* u = RLX_NEW(ctx, cumsum_user_t);
+  u->x = x;
+  u->axis = (int)axis;
+  u->exclusive = exclusive;
+  u->dtype = dtype;
+  rlx_expr_t* ext = x->buffer->shape[axis];
+  u->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
+  return rlx_te_compute(ctx, n, x->buffer->shape, cumsum_body, u, "T_cumsum", "");
+}
+
+/* ------------------------------------------------------------------ gather_elements */
+typedef struct {
+  rlx_te_tensor_t* x;
+  rlx_te_tensor_t* indices;
+  int axis;
+} gather_user_t;
+
+static rlx_expr_t* gather_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gather_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ii = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) ii[d] = ix[d] = &idx[d]->hdr;
+  rlx_expr_t* ext = rlx_ir_cast(ctx, rlx_dt_int64(), u->x->buffer->shape[u->axis]);
+  /* negative indices count from the end (ONNX GatherElements) */
+  rlx_expr_t* k = rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->indices, n, ii));
+  k = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, k, rlx_ir_i64(ctx, 0)), rlx_ir_add(ctx, k, ext), k);
+  ix[u->axis] = rlx_ir_cast(ctx, u->x->buffer->shape[u->axis]->dtype, k);
+  return rlx_te_load(ctx, u->x, n, ix);
+}
+
+rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, int64_t axis,
+                                          rlx_status_t** out_st) {
+  if (!x || !indices) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: NULL input"));
+  int n = x->buffer->ndim;
+  rlx_dtype_t it = indices->buffer->dtype;
+  if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64)) {
+    char b[32];
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices must be int32 or int64, got %s",
+                                  rlx_dtype_str(it, b)));
+  }
+  if (indices->buffer->ndim != n)
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices have rank %d, data has rank %d",
+                                  indices->buffer->ndim, n));
+  if (axis < -n || axis >= n)
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: axis %lld is out of range for rank %d",
+                                  (long long)axis, n));
+  gather_user_t* u = RLX_NEW(ctx, gather_user_t);
+  u->x = x;
+  u->indices = indices;
+  u->axis = (int)(axis < 0 ? axis + n : axis);
+  return rlx_te_compute(ctx, n, indices->buffer->shape, gather_body, u, "T_gather_elements", "injective");
+}

@@ -1,0 +1,174 @@
+/* Basic Relax ops, index ops: tile (fewer and more repeats than dims), flip, cumsum (axis,
+ * exclusive, flattened, int64 accumulation), gather_elements (negative indices): struct info
+ * (static, symbolic, errors) and numbers from the TIR interpreter against C loops (float32
+ * sums: |err| <= 1e-5 + 1e-5 |ref|; moved values exact). */
+#include "test_op_basic_util.h"
+
+static const rlx_dtype_t F32 = {RLX_DT_FLOAT, 32, 1};
+static const rlx_dtype_t I32 = {RLX_DT_INT, 32, 1};
+static const rlx_dtype_t I64 = {RLX_DT_INT, 64, 1};
+
+#define ARGS(...) ((rlx_relax_expr_t*[]){__VA_ARGS__})
+
+static void iota(tens_t* t) {
+  for (int64_t i = 0; i < t->n; i++) tens_set(t, i, (double)i);
+}
+
+static void test_tile(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t sx[2] = {2, 3};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  const int64_t r1[1] = {2}, r3[3] = {2, 1, 2};
+  rlx_attrs_t a1 = attr1(ctx, attrs0(), "repeats", ints_attr(ctx, 1, r1));
+  rlx_attrs_t a3 = attr1(ctx, attrs0(), "repeats", ints_attr(ctx, 3, r3));
+  CHECK_STREQ(op_sinfo(ctx, "relax.tile", 1, ARGS(&x->hdr), a1), "R.Tensor((2, 6), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.tile", 1, ARGS(&x->hdr), a3), "R.Tensor((2, 2, 6), dtype=\"float32\")");
+  tens_t tx, to;
+  tens_init(&tx, F32, 2, sx);
+  iota(&tx);
+  int64_t so[3] = {2, 2, 6};
+  tens_init(&to, F32, 3, so);
+  const char* fname = NULL;
+  CHECK_OK(op_run(ctx, "relax.tile", 1, ARGS(&x->hdr), a3, 1, &tx, 1, &to, &fname));
+  CHECK_STREQ(fname, "tile");
+  double ref[24];
+  for (int a = 0; a < 2; a++)
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 6; j++) ref[a * 12 + i * 6 + j] = i * 3 + j % 3;
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&to);
+  tens_free(&tx);
+  rlx_expr_t* n = symv(ctx, "n");
+  rlx_relax_var_t* xs = tvar_sym(ctx, "xs", 1, (rlx_expr_t*[]){n}, F32);
+  CHECK_STREQ(op_sinfo(ctx, "relax.tile", 1, ARGS(&xs->hdr), a1), "R.Tensor((n * 2,), dtype=\"float32\")");
+  const int64_t neg[1] = {-1};
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.tile", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "repeats", ints_attr(ctx, 1, neg)), &c),
+            "relax.tile: negative repeat count -1");
+  rlx_ctx_free(ctx);
+}
+
+static void test_flip(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t sx[2] = {2, 3};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  rlx_attrs_t at = attr1(ctx, attrs0(), "axis", rlx_attr_int(-1));
+  CHECK_STREQ(op_sinfo(ctx, "relax.flip", 1, ARGS(&x->hdr), at), "R.Tensor((2, 3), dtype=\"float32\")");
+  tens_t tx, to;
+  tens_init(&tx, F32, 2, sx);
+  iota(&tx);
+  tens_init(&to, F32, 2, sx);
+  CHECK_OK(op_run(ctx, "relax.flip", 1, ARGS(&x->hdr), at, 1, &tx, 1, &to, NULL));
+  double ref[6] = {2, 1, 0, 5, 4, 3};
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&to);
+  tens_free(&tx);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.flip", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(2)), &c),
+            "relax.flip: axis 2 is out of range for rank 2");
+  CHECK_ERR(op_call(ctx, "relax.flip", 1, ARGS(&x->hdr), attrs0(), &c), "relax.flip: needs the axis attribute");
+  rlx_ctx_free(ctx);
+}
+
+static void test_cumsum(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t sx[2] = {3, 4};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  rlx_relax_var_t* xi = tvar(ctx, "xi", 2, sx, I32);
+  rlx_attrs_t a1 = attr1(ctx, attrs0(), "axis", rlx_attr_int(1));
+  CHECK_STREQ(op_sinfo(ctx, "relax.cumsum", 1, ARGS(&x->hdr), a1), "R.Tensor((3, 4), dtype=\"float32\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.cumsum", 1, ARGS(&x->hdr), attrs0()), "R.Tensor((12,), dtype=\"float32\")");
+  rlx_attrs_t ai = attr1(ctx, attr1(ctx, a1, "dtype", rlx_attr_dtype(I64)), "exclusive", rlx_attr_bool(true));
+  CHECK_STREQ(op_sinfo(ctx, "relax.cumsum", 1, ARGS(&xi->hdr), ai), "R.Tensor((3, 4), dtype=\"int64\")");
+  tens_t tx, to;
+  tens_init(&tx, F32, 2, sx);
+  tens_rand(&tx, -1, 1);
+  tens_init(&to, F32, 2, sx);
+  const char* fname = NULL;
+  CHECK_OK(op_run(ctx, "relax.cumsum", 1, ARGS(&x->hdr), a1, 1, &tx, 1, &to, &fname));
+  CHECK_STREQ(fname, "cumsum");
+  double ref[12], acc = 0;
+  for (int i = 0; i < 12; i++) {
+    acc = (i % 4 ? acc : 0) + tens_get(&tx, i);
+    ref[i] = acc;
+  }
+  CHECK(tens_close(&to, ref, 1e-5, 1e-5, NULL));
+  tens_free(&to);
+  /* flattened (axis absent) */
+  int64_t s12[1] = {12};
+  tens_init(&to, F32, 1, s12);
+  CHECK_OK(op_run(ctx, "relax.cumsum", 1, ARGS(&x->hdr), attrs0(), 1, &tx, 1, &to, NULL));
+  acc = 0;
+  for (int i = 0; i < 12; i++) ref[i] = acc += tens_get(&tx, i);
+  CHECK(tens_close(&to, ref, 1e-5, 1e-5, NULL));
+  tens_free(&to);
+  tens_free(&tx);
+  /* int32 input, int64 exclusive sums along axis 1 */
+  tens_init(&tx, I32, 2, sx);
+  iota(&tx);
+  tens_init(&to, I64, 2, sx);
+  CHECK_OK(op_run(ctx, "relax.cumsum", 1, ARGS(&xi->hdr), ai, 1, &tx, 1, &to, NULL));
+  for (int r = 0; r < 3; r++) {
+    double s = 0;
+    for (int j = 0; j < 4; j++) {
+      ref[r * 4 + j] = s;
+      s += r * 4 + j;
+    }
+  }
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&to);
+  tens_free(&tx);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.cumsum", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "axis", rlx_attr_int(-3)), &c),
+            "relax.cumsum: axis -3 is out of range for rank 2");
+  CHECK_ERR(
+      op_call(ctx, "relax.cumsum", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "dtype", rlx_attr_dtype(rlx_dt_bool())), &c),
+      "relax.cumsum: needs a numeric dtype");
+  rlx_ctx_free(ctx);
+}
+
+static void test_gather_elements(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t sx[2] = {3, 4}, si[2] = {2, 4};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  rlx_relax_var_t* ind = tvar(ctx, "ind", 2, si, I64);
+  rlx_attrs_t at = attr1(ctx, attrs0(), "axis", rlx_attr_int(0));
+  CHECK_STREQ(op_sinfo(ctx, "relax.gather_elements", 2, ARGS(&x->hdr, &ind->hdr), at),
+              "R.Tensor((2, 4), dtype=\"float32\")");
+  tens_t tx, ti, to;
+  tens_init(&tx, F32, 2, sx);
+  iota(&tx);
+  tens_init(&ti, I64, 2, si);
+  const double iv[8] = {0, 2, 1, -1, 2, 0, -3, 1};
+  for (int i = 0; i < 8; i++) tens_set(&ti, i, iv[i]);
+  tens_init(&to, F32, 2, si);
+  const char* fname = NULL;
+  CHECK_OK(
+      op_run(ctx, "relax.gather_elements", 2, ARGS(&x->hdr, &ind->hdr), at, 2, (tens_t[]){tx, ti}, 1, &to, &fname));
+  CHECK_STREQ(fname, "gather_elements");
+  double ref[8];
+  for (int i = 0; i < 8; i++) {
+    int r = (int)iv[i] < 0 ? (int)iv[i] + 3 : (int)iv[i];
+    ref[i] = r * 4 + i % 4;
+  }
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&to);
+  tens_free(&ti);
+  tens_free(&tx);
+  int64_t s1[1] = {4};
+  rlx_relax_var_t* bad = tvar(ctx, "bad", 1, s1, I64);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.gather_elements", 2, ARGS(&x->hdr, &bad->hdr), at, &c),
+            "relax.gather_elements: indices have rank 1, data has rank 2");
+  CHECK_ERR(op_call(ctx, "relax.gather_elements", 2, ARGS(&x->hdr, &x->hdr), at, &c),
+            "relax.gather_elements: indices must be int32 or int64, got float32");
+  rlx_ctx_free(ctx);
+}
+
+int main(void) {
+  test_tile();
+  test_flip();
+  test_cumsum();
+  test_gather_elements();
+  TEST_MAIN_END();
+}
