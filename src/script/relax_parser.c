@@ -1109,6 +1109,50 @@ static rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
 }
 
 /* Statements b[0..end) of a function body, branch or dataflow block. */
+static rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig);
+static rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out);
+
+/* A local function (`@R.function def g(...)` inside a body): bound to a var named g. */
+static rlx_status_t* local_func(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+  rs_sig_t sig;
+  memset(&sig, 0, sizeof(sig));
+  sig.s = s;
+  sig.name = s->name;
+  RLX_RETURN_IF_ERROR(decorator(r, s, &sig));
+  if (sig.is_private) return err_at(s->span, "%s: expected no private= on a local function", s->name);
+  sig.is_private = true; /* no global_symbol */
+  rs_t inner = *r;       /* same scope (closures), fresh function state */
+  memset(&inner.syms, 0, sizeof(inner.syms));
+  for (int i = 0; i < r->syms.len; i++) rlx_vec_push(&inner.syms, r->syms.data[i]);
+  inner.in_dataflow = false;
+  inner.outs = NULL;
+  inner.n_outs = 0;
+  inner.fattrs = (rlx_attrs_t){0};
+  scope_push(&inner);
+  inner.sig_mode = true;
+  rlx_status_t* st = NULL;
+  sig.n_params = s->n_params;
+  sig.params = RLX_NEW_ARRAY(r->ctx, rlx_relax_var_t*, s->n_params);
+  for (int i = 0; !st && i < s->n_params; i++) {
+    const py_param_t* pa = &s->params[i];
+    rlx_sinfo_t* si = NULL;
+    if (!pa->annotation)
+      st = err_at(pa->span, "parameter %s: expected struct info such as R.Tensor((n, 4), dtype=\"float32\")", pa->name);
+    if (!st) st = sinfo(&inner, pa->annotation, &si);
+    if (!st) sig.params[i] = rlx_relax_var(r->ctx, rlx_ctx_strdup(r->ctx, pa->name), si);
+  }
+  if (!st && s->returns) st = sinfo(&inner, s->returns, &sig.ret);
+  inner.sig_mode = false;
+  rlx_relax_func_t* f = NULL;
+  if (!st) st = func_body(&inner, s, &sig, &f);
+  rlx_vec_free(&inner.syms);
+  RLX_RETURN_IF_ERROR(st);
+  rlx_relax_var_t* var = new_var(r, s->name, f->hdr.sinfo);
+  rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, var, &f->hdr));
+  define(r, var->name, RS_RELAX, var);
+  return NULL;
+}
+
 static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch) {
   for (int i = 0; i < end; i++) {
     const py_stmt_t* s = b->items[i];
@@ -1174,10 +1218,14 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
         continue;
       case PY_S_RETURN:
         return err_at(s->span, "expected return only as the last statement of the function");
+      case PY_S_DEF:
+        if (!rs_is_relax_def(r->p, r->R, s)) return err_at(s->span, "expected a local function decorated @R.function");
+        RLX_RETURN_IF_ERROR(local_func(r, s, sq));
+        r->attrs_allowed = false;
+        continue;
       case PY_S_AUGASSIGN:
       case PY_S_FOR:
       case PY_S_WHILE:
-      case PY_S_DEF:
       case PY_S_CLASS:
       case PY_S_IMPORT:
       case PY_S_ASSERT:
@@ -1281,15 +1329,13 @@ rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t*
   return st;
 }
 
-rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
-  rs_t r;
-  rs_init(&r, p, sig->relax_alias, m);
-  rlx_ctx_t* ctx = p->ctx;
-  const py_stmt_t* s = sig->s;
-  for (int i = 0; i < sig->n_syms; i++) rlx_vec_push(&r.syms, sig->syms[i]);
-  for (int i = 0; i < sig->n_params; i++) define(&r, sig->params[i]->name, RS_RELAX, sig->params[i]);
-  scope_push(&r);
-  r.attrs_allowed = true;
+/* Params are defined in r; parses the body of s into a normalized function (global_symbol
+ * added unless private). */
+static rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  for (int i = 0; i < sig->n_params; i++) define(r, sig->params[i]->name, RS_RELAX, sig->params[i]);
+  scope_push(r);
+  r->attrs_allowed = true;
   seq_b_t sq = {0};
   const py_block_t* b = &s->body;
   const py_stmt_t* last = b->n ? b->items[b->n - 1] : NULL;
@@ -1297,31 +1343,41 @@ rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
   if (!last || last->kind != PY_S_RETURN || !last->value)
     st = err_at(last ? last->span : s->span, "function %s: expected the body to end with `return <value>`, got %s",
                 s->name, last ? tp_stmt_desc(last) : "an empty body");
-  if (!st) st = stmts(&r, b, &sq, b->n - 1, false);
+  if (!st) st = stmts(r, b, &sq, b->n - 1, false);
   rlx_relax_expr_t* ret = NULL;
-  if (!st) st = expr(&r, last->value, &ret);
-  if (!st) st = normalize(&r, ret, last->value->span);
+  if (!st) st = expr(r, last->value, &ret);
+  if (!st) st = normalize(r, ret, last->value->span);
   if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR)
-    st = err(&r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
+    st = err(r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
   if (!st && sig->ret && !compatible(ctx, sig->ret, ret->sinfo))
-    st = err(&r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret),
+    st = err(r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret),
              rlx_sinfo_str(ctx, ret->sinfo));
   rlx_relax_func_t* f = NULL;
   if (!st) {
-    flush(&r, &sq, false);
+    flush(r, &sq, false);
     rlx_relax_expr_t* seq = rlx_relax_seq(ctx, sq.blocks.len, sq.blocks.data, ret);
-    rlx_attrs_t attrs = r.fattrs;
+    rlx_attrs_t attrs = r->fattrs;
     if (!sig->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
       attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(rlx_ctx_strdup(ctx, s->name)));
     f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
-    st = at_span(rlx_relax_normalize(ctx, m, &f->hdr), s->span);
-  }
-  if (!st) {
-    rlx_module_set(m, s->name, RLX_FUNC_RELAX, f);
-    st = at_span(rlx_relax_func_well_formed(ctx, m, s->name, f), s->span);
+    st = at_span(rlx_relax_normalize(ctx, r->m, &f->hdr), s->span);
   }
   rlx_vec_free(&sq.blocks);
   rlx_vec_free(&sq.cur);
+  if (!st) *out = f;
+  return st;
+}
+
+rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
+  rs_t r;
+  rs_init(&r, p, sig->relax_alias, m);
+  for (int i = 0; i < sig->n_syms; i++) rlx_vec_push(&r.syms, sig->syms[i]);
+  rlx_relax_func_t* f = NULL;
+  rlx_status_t* st = func_body(&r, sig->s, sig, &f);
+  if (!st) {
+    rlx_module_set(m, sig->s->name, RLX_FUNC_RELAX, f);
+    st = at_span(rlx_relax_func_well_formed(p->ctx, m, sig->s->name, f), sig->s->span);
+  }
   rlx_vec_free(&r.syms);
   return st;
 }

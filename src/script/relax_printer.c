@@ -817,6 +817,7 @@ static void stmt(rlx_strbuf_t* out, int indent, const char* text) {
 }
 
 static void pseq(rp_t* p, const rlx_relax_seq_t* s, int indent, rlx_strbuf_t* out, const char* assign);
+static void pfunction(rp_t* p, const rlx_relax_func_t* f, const char* name, int indent, rlx_strbuf_t* out, bool top);
 
 static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strbuf_t* out) {
   const rlx_relax_var_t* v = b->var;
@@ -831,6 +832,9 @@ static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strb
     const char* n = define_at(p, v, v->name, p->depth);
     rlx_strbuf_printf(&line, "%s: %s = %s", n, rlx_strbuf_cstr(&ann), rlx_strbuf_cstr(&rhs));
     stmt(out, indent, rlx_strbuf_cstr(&line));
+  } else if (b->value && b->value->kind == RLX_RELAX_FUNCTION) {
+    const char* n = define_at(p, v, v->name, p->depth);
+    pfunction(p, (const rlx_relax_func_t*)b->value, n, indent, out, false);
   } else if (b->value && b->value->kind == RLX_RELAX_IF) {
     const rlx_relax_if_t* i = (const void*)b->value;
     psinfo(p, v->hdr.sinfo, &ann);
@@ -920,37 +924,35 @@ static void note_use(const rlx_relax_expr_t* e, void* user) {
   if (rlx_relax_is_var(e)) rlx_ptrmap_put(user, e, (void*)e);
 }
 
-void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
-                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta) {
-  rp_t p;
-  memset(&p, 0, sizeof(p));
-  p.ctx = rlx_ctx_create();
-  p.m = m;
-  p.head_indent = indent + 4;
-  if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
-  frame_push(&p); /* function frame: depth 1 */
-  /* Step 1: return struct info, then params (symbolic vars defined here print quoted). */
-  p.func_vars_mode = true;
-  rlx_strbuf_t ret = {0}, sig = {0};
+/* A function: decorator, def line, its own statements, body. top: a module-level function
+ * (its signature's symbolic vars print quoted; global_symbol equal to the name is hidden and
+ * its absence prints private=True; function-level statements are p->head). A local function
+ * (a binding value) keeps its attrs and defines its symbolic vars in the enclosing top-level
+ * function, as TVM's printer does. */
+static void pfunction(rp_t* p, const rlx_relax_func_t* f, const char* name, int indent, rlx_strbuf_t* out, bool top) {
+  frame_push(p);
+  /* Step 1: return struct info, then params. */
+  p->func_vars_mode = top;
+  rlx_strbuf_t ret = {0}, sig = {0}, own = {0};
   const rlx_sinfo_t* rs = f->ret_sinfo;
   if (!rs && f->hdr.sinfo && f->hdr.sinfo->kind == RLX_SINFO_FUNC) rs = ((const rlx_sinfo_func_t*)f->hdr.sinfo)->ret;
-  if (rs) psinfo(&p, rs, &ret);
+  if (rs) psinfo(p, rs, &ret);
   for (int i = 0; i < f->n_params; i++) {
     const rlx_relax_var_t* v = f->params[i];
-    const char* n = define_at(&p, v, v->name, 1);
+    const char* n = define_at(p, v, v->name, p->depth);
     rlx_strbuf_printf(&sig, "%s%s: ", i ? ", " : "", n);
-    psinfo(&p, v->hdr.sinfo, &sig);
+    psinfo(p, v->hdr.sinfo, &sig);
   }
-  p.func_vars_mode = false;
-  /* Step 2: attributes (global_symbol equal to the name is implied by not being private). */
+  p->func_vars_mode = false;
+  /* Step 2: attributes. */
   bool has_symbol = false;
   const rlx_attr_t** keep = calloc((size_t)f->attrs.n + 1, sizeof(*keep));
   int n_keep = 0;
-  for (int i = 0; i < f->attrs.n; i++) {
+  for (int i = 0; keep && i < f->attrs.n; i++) {
     const rlx_attr_t* a = &f->attrs.items[i];
     if (strcmp(a->key, "global_symbol") == 0) {
       has_symbol = true;
-      if (a->kind == RLX_ATTR_STR && a->u.s && strcmp(a->u.s, name) == 0) continue;
+      if (top && a->kind == RLX_ATTR_STR && a->u.s && strcmp(a->u.s, name) == 0) continue;
     }
     keep[n_keep++] = a;
   }
@@ -962,31 +964,35 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
       if (i) rlx_strbuf_append(&t, ", ");
       put_string(&t, keep[i]->key);
       rlx_strbuf_append(&t, ": ");
-      pattr(&p, keep[i], &t);
+      pattr(p, keep[i], &t);
     }
     rlx_strbuf_append(&t, "})");
-    head_line(&p, rlx_strbuf_cstr(&t));
+    if (top)
+      head_line(p, rlx_strbuf_cstr(&t));
+    else
+      stmt(&own, indent + 4, rlx_strbuf_cstr(&t));
     rlx_strbuf_free(&t);
   }
   free(keep);
   /* Step 3: body. */
   rlx_strbuf_t body = {0};
   if (f->body && f->body->kind == RLX_RELAX_SEQ) {
-    pseq(&p, (const rlx_relax_seq_t*)f->body, indent + 4, &body, NULL);
+    pseq(p, (const rlx_relax_seq_t*)f->body, indent + 4, &body, NULL);
   } else {
     rlx_strbuf_t t = {0};
     rlx_strbuf_append(&t, "return ");
-    pexpr(&p, f->body, &t);
+    pexpr(p, f->body, &t);
     stmt(&body, indent + 4, rlx_strbuf_cstr(&t));
     rlx_strbuf_free(&t);
   }
-  /* Decorator. */
+  /* Decorator (TVM: pure=False first, then private=True). */
+  bool priv = top && !has_symbol;
   rlx_strbuf_indent(out, indent);
-  if (!f->is_pure && !has_symbol)
+  if (!f->is_pure && priv)
     rlx_strbuf_append(out, "@R.function(pure=False, private=True)\n");
   else if (!f->is_pure)
     rlx_strbuf_append(out, "@R.function(pure=False)\n");
-  else if (!has_symbol)
+  else if (priv)
     rlx_strbuf_append(out, "@R.function(private=True)\n");
   else
     rlx_strbuf_append(out, "@R.function\n");
@@ -994,13 +1000,26 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   rlx_strbuf_printf(out, "def %s(%s)", name, rlx_strbuf_cstr(&sig));
   if (rs) rlx_strbuf_printf(out, " -> %s", rlx_strbuf_cstr(&ret));
   rlx_strbuf_append(out, ":\n");
-  rlx_strbuf_append(out, rlx_strbuf_cstr(&p.head));
+  rlx_strbuf_append(out, top ? rlx_strbuf_cstr(&p->head) : rlx_strbuf_cstr(&own));
   rlx_strbuf_append(out, rlx_strbuf_cstr(&body));
-  if (used_tir && p.used_tir) *used_tir = true;
-  if (used_meta && p.used_meta) *used_meta = true;
   rlx_strbuf_free(&ret);
   rlx_strbuf_free(&sig);
+  rlx_strbuf_free(&own);
   rlx_strbuf_free(&body);
+  frame_pop(p);
+}
+
+void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
+                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta) {
+  rp_t p;
+  memset(&p, 0, sizeof(p));
+  p.ctx = rlx_ctx_create();
+  p.m = m;
+  p.head_indent = indent + 4;
+  if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
+  pfunction(&p, f, name, indent, out, true);
+  if (used_tir && p.used_tir) *used_tir = true;
+  if (used_meta && p.used_meta) *used_meta = true;
   rlx_strbuf_free(&p.head);
   rlx_vec_free(&p.defs);
   rlx_ptrmap_free(&p.func_vars);

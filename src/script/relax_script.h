@@ -16,6 +16,8 @@
  *   sinfo_args whose struct info is void, which prints R.ExternFunc("f")(...) (the lowered
  *   call_dps_packed of the issue-3 hand-off; the parser gives that form void struct info).
  *   Op calls print R.<name without "relax.">(args, key=value...) with attrs in stored order.
+ * - Local functions (a Function bound to a var) print as a nested `@R.function def <var>`;
+ *   their symbolic vars are declared at the top of the enclosing module-level function (TVM).
  * - Constants (rlx's choice; TVM puts them in a metadata section): scalars as
  *   R.const(1.5, "float32"); tensors of up to RLX_SCRIPT_CONST_INLINE_MAX elements as
  *   R.const([[1, 2], [3, 4]], "float32") (nested lists, row-major; a value TVM's R.const

@@ -457,6 +457,27 @@ static void test_variants(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_golden_local(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = check_golden(ctx, "tests/golden/relax_local.py");
+  rlx_relax_func_t* f = relax_func(m, "main");
+  CHECK(f != NULL);
+  if (f) {
+    rlx_relax_binding_t *g = binding(f, 0, 0), *g1 = binding(f, 0, 1), *call = binding(f, 0, 2);
+    CHECK(g && g->value->kind == RLX_RELAX_FUNCTION && ((rlx_relax_func_t*)g->value)->is_pure);
+    CHECK(g1 && g1->value->kind == RLX_RELAX_FUNCTION && !((rlx_relax_func_t*)g1->value)->is_pure);
+    if (g && g->value->kind == RLX_RELAX_FUNCTION) {
+      rlx_relax_func_t* in = (rlx_relax_func_t*)g->value;
+      CHECK(!rlx_attrs_get(&in->attrs, "global_symbol") && rlx_attrs_get(&in->attrs, "relax.inner"));
+      /* the closure uses main's parameter y */
+      rlx_relax_binding_t* add = binding(in, 0, 0);
+      CHECK(add && ((rlx_relax_call_t*)add->value)->args[1] == &f->params[1]->hdr);
+    }
+    CHECK(call && call->value->kind == RLX_RELAX_CALL && ((rlx_relax_call_t*)call->value)->op == &g->var->hdr);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlc_golden();
   test_symbolic_golden();
@@ -467,5 +488,6 @@ int main(void) {
   test_names_and_constants();
   test_long_chain();
   test_variants();
+  test_golden_local();
   TEST_MAIN_END();
 }

@@ -78,6 +78,10 @@ static const struct {
      "t.py:4:5:", "R.output: expected only as the last statement of a dataflow block"},
     {F1 "    y = R.add(x, x)\n    R.func_attr({\"a\": 1})\n    return y\n",
      "t.py:5:5:", "R.func_attr: expected at the top of the function body"},
+    {F1 "    def g(a: R.Object):\n        return a\n    return x\n",
+     "t.py:4:5:", "expected a local function decorated @R.function"},
+    {F1 "    @R.function(private=True)\n    def g(a: R.Object):\n        return a\n    return x\n",
+     "t.py:4:5:", "g: expected no private= on a local function"},
     {F1 "    for i in range(4):\n        pass\n    return x\n",
      "t.py:4:5:", "expected a binding, `with R.dataflow():`, an if or a return in a Relax function, got 'for'"},
     {F1 "    return R.call_tir(cls.g, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n",
@@ -230,5 +234,6 @@ int main(void) {
   fuzz_file("tests/golden/relax_symbolic.py", 2000);
   fuzz_file("tests/golden/relax_lowered.py", 2000);
   fuzz_file("tests/golden/relax_misc.py", 3000);
+  fuzz_file("tests/golden/relax_local.py", 1500);
   TEST_MAIN_END();
 }
