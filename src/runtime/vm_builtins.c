@@ -334,7 +334,7 @@ static rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* 
 }
 
 /* alloc_storage(shape (nbytes,), i<device index>, c<scope str>, c<dtype>) → a 1-d uint8
- * tensor of nbytes (the storage). */
+ * tensor of nbytes (the storage), from the VM's pool. */
 static rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.alloc_storage";
   RLX_RETURN_IF_ERROR(want_n(who, n, 4));
@@ -343,7 +343,8 @@ static rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
   RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
   if (nd != 1) return ERR("%s: size must be a 1-d shape, got ndim %d", who, nd);
   rlx_ndarray_t* t = NULL;
-  RLX_RETURN_IF_ERROR(rlx_ndarray_create(1, dims, rlx_dldtype(kDLUInt, 8, 1), NULL, &t));
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(1, dims, rlx_dldtype(kDLUInt, 8, 1), &pool, &t));
   out->kind = RLX_VMV_TENSOR;
   out->u.t = t;
   return NULL;
@@ -368,7 +369,7 @@ static rlx_status_t* b_alloc_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t
   return NULL;
 }
 
-/* empty(shape, c<dtype>) → a fresh tensor (uninitialized). */
+/* empty(shape, c<dtype>) → a fresh tensor (uninitialized), from the VM's pool. */
 static rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.empty";
   RLX_RETURN_IF_ERROR(want_n(who, n, 2));
@@ -377,7 +378,8 @@ static rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) 
   const int64_t* dims = NULL;
   RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
   rlx_ndarray_t* t = NULL;
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(nd, dims, a[1].u.dtype, NULL, &t), "%s", who));
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(nd, dims, a[1].u.dtype, &pool, &t), "%s", who));
   out->kind = RLX_VMV_TENSOR;
   out->u.t = t;
   return NULL;

@@ -57,8 +57,17 @@ typedef struct {
   void* resource;
 } rlx_vm_target_t;
 
+/* The VM's storage pool (vm_pool.c). */
+typedef struct rlx_vm_pool rlx_vm_pool_t;
+rlx_vm_pool_t* rlx_vm_pool_create(void);
+/* Drops the VM's reference (cached blocks are freed; blocks in use stay valid). */
+void rlx_vm_pool_release(rlx_vm_pool_t* p);
+/* An allocator over the pool (each block holds a reference to it). */
+rlx_allocator_t rlx_vm_pool_allocator(rlx_vm_pool_t* p);
+
 struct rlx_vm {
   rlx_vm_exec_t* exec;
+  rlx_vm_pool_t* pool; /* storages and fresh tensors */
   rlx_library_t* model; /* may be NULL */
   int n_libs;
   rlx_library_t** libs;

@@ -81,6 +81,7 @@ void rlx_vm_free(rlx_vm_t* vm) {
     for (int i = 0; i < vm->exec->consts.len; i++) rlx_vmv_release(&vm->consts[i]);
   free(vm->consts);
   free(vm->targets);
+  rlx_vm_pool_release(vm->pool);
   rlx_vm_exec_free(vm->exec);
   for (int i = 0; i < vm->n_libs; i++) rlx_library_free(vm->libs[i]);
   free(vm->libs);
@@ -156,7 +157,9 @@ static rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, i
     return rlx_status_create(RLX_OUT_OF_MEMORY, "VM");
   }
   vm->model = model;
-  rlx_status_t* st = rlx_vm_exec_parse(bytes, n, &vm->exec);
+  vm->pool = rlx_vm_pool_create();
+  rlx_status_t* st = vm->pool ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "VM");
+  if (!st) st = rlx_vm_exec_parse(bytes, n, &vm->exec);
   if (!st && n_libs > 64) st = rlx_status_create(RLX_INVALID_ARGUMENT, "at most 64 libraries, got %d", n_libs);
   if (!st && n_libs > 0) {
     vm->libs = calloc((size_t)n_libs, sizeof(rlx_library_t*));

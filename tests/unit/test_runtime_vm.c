@@ -8,6 +8,7 @@
 
 #include "rlx/vm.h"
 #include "runtime/vm_exec.h"
+#include "runtime/vm_internal.h"
 #include "test.h"
 
 static const char* kernel_src =
@@ -578,6 +579,55 @@ static void test_assemble(void) {
   CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: goto +5\n", &bytes, &n), "jumps by 5, outside the function");
 }
 
+/* The VM's storage pool: a freed block is reused for the same size; blocks outlive the VM. */
+static void test_pool(void) {
+  rlx_vm_pool_t* pool = rlx_vm_pool_create();
+  rlx_allocator_t a = rlx_vm_pool_allocator(pool);
+  void* p1 = a.alloc(a.self, 1000, 64);
+  void* p2 = a.alloc(a.self, 2000, 64);
+  CHECK(p1 && p2 && ((uintptr_t)p1 % 64) == 0 && ((uintptr_t)p2 % 64) == 0);
+  memset(p1, 1, 1000);
+  memset(p2, 2, 2000);
+  a.free(a.self, p1);
+  void* p3 = a.alloc(a.self, 2000, 64); /* a different size: a new block */
+  void* p4 = a.alloc(a.self, 1000, 64); /* the freed block of this size */
+  CHECK(p3 != p1 && p4 == p1);
+  a.free(a.self, p4);
+  a.free(a.self, p3);
+  rlx_vm_pool_release(pool); /* p2 is still out: the pool lives on */
+  memset(p2, 3, 2000);
+  a.free(a.self, p2); /* the last reference: the pool goes (ASan checks) */
+
+  /* outputs of a VM outlive it */
+  rlx_vm_exec_t* e = rlx_vm_exec_create();
+  int cdt = rlx_vm_exec_add_dtype(e, f32);
+  int so = rlx_vm_exec_add_packed(e, "vm.builtin.shape_of", NULL);
+  int empty = rlx_vm_exec_add_packed(e, "vm.builtin.empty", NULL);
+  const char* params[] = {"a"};
+  int f = rlx_vm_exec_begin_func(e, "main", 1, params);
+  rlx_vm_exec_emit_call(e, 1, so, 1, (rlx_vm_arg_t[]){rlx_vm_reg(0)});
+  rlx_vm_exec_emit_call(e, 2, empty, 2, (rlx_vm_arg_t[]){rlx_vm_reg(1), rlx_vm_const(cdt)});
+  rlx_vm_exec_emit_ret(e, 2);
+  rlx_vm_exec_end_func(e, f, 3);
+  rlx_vm_t* vm = make_vm(e, NULL);
+  rlx_vm_exec_free(e);
+  if (!vm) return;
+  rlx_ndarray_t* x = vec(100, 0, 1);
+  int n1 = 0, n2 = 0;
+  rlx_ndarray_t **o1 = NULL, **o2 = NULL;
+  CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&x->dl}, &n1, &o1));
+  void* first = n1 == 1 ? o1[0]->dl.data : NULL;
+  for (int i = 0; i < n1; i++) rlx_ndarray_release(o1[i]);
+  free(o1);
+  CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&x->dl}, &n2, &o2));
+  CHECK(n2 == 1 && o2[0]->dl.data == first); /* the second run reuses the first run's block */
+  rlx_vm_free(vm);
+  if (n2 == 1) memset(o2[0]->dl.data, 0, 400);
+  for (int i = 0; i < n2; i++) rlx_ndarray_release(o2[i]);
+  free(o2);
+  rlx_ndarray_release(x);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vm_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_kernels()) {
@@ -592,6 +642,7 @@ int main(void) {
   test_kernel_error();
   test_fake_models();
   test_assemble();
+  test_pool();
   unlink(so_path);
   unlink(src_path);
   rmdir(tmpdir);
