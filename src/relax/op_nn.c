@@ -12,7 +12,8 @@
  *   relax.nn.attention(q, k, v[, bias])          scale (float; absent = 1/sqrt(head dim)),
  *                                                causal_mask ("TopLeft" / "BottomRight"; absent =
  *                                                none); q (B, S, H, D), k (B, Skv, H, D), v (B, Skv,
- *                                                H, Dv) → (B, S, H, Dv)
+ *                                                H, Dv) → (B, S, H, Dv); relax.nn.attention_bias:
+ *                                                the same with the bias required (TVM's name)
  *   relax.nn.rms_norm(x, weight)                 axes (ints, [-1]), epsilon (1e-5)
  *   relax.nn.group_norm(x, gamma, beta)          num_groups, channel_axis, axes, epsilon (1e-5),
  *                                                center (T), scale (T)
@@ -265,7 +266,8 @@ static rlx_status_t* legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c
 /* ---------------------------------------------------------------- attention */
 static rlx_status_t* infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
-  RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 4));
+  bool with_bias = strcmp(op, "relax.nn.attention_bias") == 0; /* TVM's name when a bias is given */
+  RLX_RETURN_IF_ERROR(onn_check_arity(c, with_bias ? 4 : 3, 4));
   rlx_sinfo_tensor_t* t[4] = {NULL, NULL, NULL, NULL};
   for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, i, &t[i]));
   rlx_sinfo_tensor_t *q = t[0], *k = t[1], *v = t[2], *b = t[3];
@@ -565,6 +567,7 @@ const rlx_op_def_t rlx_ops_nn[] = {
     {"relax.nn.log_softmax", infer_softmax, legalize_softmax, true},
     {"relax.nn.layer_norm", infer_layer_norm, legalize_layer_norm, true},
     {"relax.nn.attention", infer_attention, legalize_attention, true},
+    {"relax.nn.attention_bias", infer_attention, legalize_attention, true},
     {"relax.nn.rms_norm", infer_rms_norm, legalize_rms_norm, true},
     {"relax.nn.group_norm", infer_group_norm, legalize_group_norm, true},
     {"relax.nn.instance_norm", infer_group_norm, legalize_group_norm, true},

@@ -761,6 +761,13 @@ static void test_attention(void) {
     host_free(&v);
     host_free(&o);
   }
+  CHECK_ERR(build_op("relax.nn.attention_bias", 3,
+                     (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk), tparam_c("v", 4, sv)}, NOATTRS, &oc),
+            "relax.nn.attention_bias: expects 4 arguments, got 3");
+  CHECK_OK(build_op("relax.nn.attention_bias", 4,
+                    (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk), tparam_c("v", 4, sv), tparam_c("bias", 3, sb)},
+                    NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 5, 3, 5), dtype=\"float32\")");
   int64_t sk2[4] = {2, 6, 4, 4};
   CHECK_ERR(build_op("relax.nn.attention", 3, (rlx_relax_var_t*[]){tparam_c("q", 4, sq), tparam_c("k", 4, sk2), tparam_c("v", 4, sv)},
                      NOATTRS, &oc),
