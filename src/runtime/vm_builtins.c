@@ -66,7 +66,6 @@ static rlx_status_t* dims_of(const char* who, const rlx_vmv_t* v, int* ndim, con
   return ERR("%s: expected a tensor or a shape, got %s", who, rlx_vmv_kind_name(v->kind));
 }
 
-enum { MATCH_ASSERT_IMM = 0, MATCH_STORE = 1, MATCH_ASSERT_SLOT = 2, MATCH_SKIP = 3 };
 
 /* Appends ", with n bound to 3, m bound to 4" for the heap dims of the pattern; names are
  * taken from `expected` ("(n, 4)") dim by dim. */
@@ -77,13 +76,13 @@ static void bound_names(rlx_strbuf_t* sb, const char* expected, int ndim, const 
   bool first = true;
   for (int d = 0; d < ndim && *p; d++) {
     size_t len = strcspn(p, ",)");
-    if (kinds[d] == MATCH_STORE || kinds[d] == MATCH_ASSERT_SLOT) {
+    if (kinds[d] == RLX_VM_MATCH_STORE || kinds[d] == RLX_VM_MATCH_ASSERT_SLOT) {
       char name[64];
       snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), p);
       /* the same var may appear twice: report once */
       bool seen = false;
       for (int e = 0; e < d; e++)
-        if ((kinds[e] == MATCH_STORE || kinds[e] == MATCH_ASSERT_SLOT) && vals[e] == vals[d]) seen = true;
+        if ((kinds[e] == RLX_VM_MATCH_STORE || kinds[e] == RLX_VM_MATCH_ASSERT_SLOT) && vals[e] == vals[d]) seen = true;
       if (!seen) {
         rlx_strbuf_printf(sb, "%s%s bound to %lld", first ? " with " : ", ", name, (long long)heap[vals[d]]);
         first = false;
@@ -127,15 +126,15 @@ static rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
     RLX_RETURN_IF_ERROR(want_kind(who, 4 + 2 * d, &a[4 + 2 * d], RLX_VMV_INT));
     kinds[d] = a[3 + 2 * d].u.i;
     vals[d] = a[4 + 2 * d].u.i;
-    if (kinds[d] < MATCH_ASSERT_IMM || kinds[d] > MATCH_SKIP) return ERR("%s: bad match kind %lld", who, (long long)kinds[d]);
-    if (kinds[d] == MATCH_STORE || kinds[d] == MATCH_ASSERT_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, vals[d], hn));
+    if (kinds[d] < RLX_VM_MATCH_ASSERT_IMM || kinds[d] > RLX_VM_MATCH_SKIP) return ERR("%s: bad match kind %lld", who, (long long)kinds[d]);
+    if (kinds[d] == RLX_VM_MATCH_STORE || kinds[d] == RLX_VM_MATCH_ASSERT_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, vals[d], hn));
   }
   for (int d = 0; d < nd; d++)
-    if (kinds[d] == MATCH_STORE) heap[vals[d]] = dims[d];
+    if (kinds[d] == RLX_VM_MATCH_STORE) heap[vals[d]] = dims[d];
   for (int d = 0; d < nd; d++) {
     bool ok = true;
-    if (kinds[d] == MATCH_ASSERT_IMM) ok = dims[d] == vals[d];
-    else if (kinds[d] == MATCH_ASSERT_SLOT || kinds[d] == MATCH_STORE) ok = dims[d] == heap[vals[d]];
+    if (kinds[d] == RLX_VM_MATCH_ASSERT_IMM) ok = dims[d] == vals[d];
+    else if (kinds[d] == RLX_VM_MATCH_ASSERT_SLOT || kinds[d] == RLX_VM_MATCH_STORE) ok = dims[d] == heap[vals[d]];
     if (!ok) {
       rlx_strbuf_t sb = {0};
       rlx_strbuf_printf(&sb, "%s: expected shape %s", ctx, expected);
@@ -193,17 +192,17 @@ static rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
   RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
   RLX_RETURN_IF_ERROR(want_kind(who, 3, &a[3], RLX_VMV_INT));
   int64_t k = a[2].u.i, v = a[3].u.i, x = a[0].u.i;
-  if (k == MATCH_ASSERT_IMM) {
+  if (k == RLX_VM_MATCH_ASSERT_IMM) {
     if (x != v) return ERR("%s: expected %lld, got %lld", ctx, (long long)v, (long long)x);
     return NULL;
   }
-  if (k == MATCH_SKIP) return NULL;
-  if (k != MATCH_STORE && k != MATCH_ASSERT_SLOT) return ERR("%s: bad match kind %lld", who, (long long)k);
+  if (k == RLX_VM_MATCH_SKIP) return NULL;
+  if (k != RLX_VM_MATCH_STORE && k != RLX_VM_MATCH_ASSERT_SLOT) return ERR("%s: bad match kind %lld", who, (long long)k);
   int64_t* heap = NULL;
   int64_t hn = 0;
   RLX_RETURN_IF_ERROR(heap_arg(who, 1, &a[1], &heap, &hn));
   RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
-  if (k == MATCH_STORE) heap[v] = x;
+  if (k == RLX_VM_MATCH_STORE) heap[v] = x;
   else if (heap[v] != x)
     return ERR("%s: expected %s (bound to %lld), got %lld", ctx, expected, (long long)heap[v], (long long)x);
   (void)out;
@@ -230,11 +229,6 @@ static rlx_status_t* b_make_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
   return NULL;
 }
 
-/* Opcodes of shape_compute programs (kept in step with lower_shapes.c). */
-enum {
-  SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX,
-  SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_AND, SC_OR
-};
 
 static int64_t floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -258,34 +252,34 @@ static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
     RLX_RETURN_IF_ERROR(want_kind(who, i, &a[i], RLX_VMV_INT));
     RLX_RETURN_IF_ERROR(want_kind(who, i + 1, &a[i + 1], RLX_VMV_INT));
     int64_t op = a[i].u.i, v = a[i + 1].u.i;
-    if (op == SC_PUSH_IMM || op == SC_PUSH_SLOT) {
+    if (op == RLX_VM_SC_PUSH_IMM || op == RLX_VM_SC_PUSH_SLOT) {
       if (sp == 64) return ERR("%s: program too deep", who);
-      if (op == SC_PUSH_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
-      stack[sp++] = op == SC_PUSH_IMM ? v : heap[v];
+      if (op == RLX_VM_SC_PUSH_SLOT) RLX_RETURN_IF_ERROR(slot_ok(who, v, hn));
+      stack[sp++] = op == RLX_VM_SC_PUSH_IMM ? v : heap[v];
       continue;
     }
     if (sp < 2) return ERR("%s: stack underflow", who);
     int64_t y = stack[--sp], x = stack[sp - 1], r;
     switch (op) {
-      case SC_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
-      case SC_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
-      case SC_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
-      case SC_FLOORDIV:
-      case SC_FLOORMOD:
+      case RLX_VM_SC_ADD: r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+      case RLX_VM_SC_SUB: r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+      case RLX_VM_SC_MUL: r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+      case RLX_VM_SC_FLOORDIV:
+      case RLX_VM_SC_FLOORMOD:
         if (y == 0) return ERR("%s: division by zero in a shape", who);
         r = floordiv(x, y);
-        if (op == SC_FLOORMOD) r = x - r * y;
+        if (op == RLX_VM_SC_FLOORMOD) r = x - r * y;
         break;
-      case SC_MIN: r = x < y ? x : y; break;
-      case SC_MAX: r = x > y ? x : y; break;
-      case SC_EQ: r = x == y; break;
-      case SC_NE: r = x != y; break;
-      case SC_LT: r = x < y; break;
-      case SC_LE: r = x <= y; break;
-      case SC_GT: r = x > y; break;
-      case SC_GE: r = x >= y; break;
-      case SC_AND: r = x && y; break;
-      case SC_OR: r = x || y; break;
+      case RLX_VM_SC_MIN: r = x < y ? x : y; break;
+      case RLX_VM_SC_MAX: r = x > y ? x : y; break;
+      case RLX_VM_SC_EQ: r = x == y; break;
+      case RLX_VM_SC_NE: r = x != y; break;
+      case RLX_VM_SC_LT: r = x < y; break;
+      case RLX_VM_SC_LE: r = x <= y; break;
+      case RLX_VM_SC_GT: r = x > y; break;
+      case RLX_VM_SC_GE: r = x >= y; break;
+      case RLX_VM_SC_AND: r = x && y; break;
+      case RLX_VM_SC_OR: r = x || y; break;
       default: return ERR("%s: bad opcode %lld", who, (long long)op);
     }
     stack[sp - 1] = r;

@@ -113,6 +113,35 @@ typedef struct rlx_vm_exec {
 rlx_vm_exec_t* rlx_vm_exec_create(void);
 void rlx_vm_exec_free(rlx_vm_exec_t* e);
 
+/* ---- conventions of the shape builtins, shared by the VM and lower_shapes ---- */
+/* Per-dim kinds of vm.builtin.match_shape / match_prim_value (and 0/1 of make_shape). */
+typedef enum {
+  RLX_VM_MATCH_ASSERT_IMM = 0, /* equals the immediate */
+  RLX_VM_MATCH_STORE = 1,      /* stored into the heap slot (make_shape: read from it) */
+  RLX_VM_MATCH_ASSERT_SLOT = 2, /* equals the heap slot */
+  RLX_VM_MATCH_SKIP = 3        /* not checked */
+} rlx_vm_match_kind_t;
+/* Opcodes of vm.builtin.shape_compute programs (postfix, int64). */
+typedef enum {
+  RLX_VM_SC_PUSH_IMM = 0,
+  RLX_VM_SC_PUSH_SLOT,
+  RLX_VM_SC_ADD,
+  RLX_VM_SC_SUB,
+  RLX_VM_SC_MUL,
+  RLX_VM_SC_FLOORDIV,
+  RLX_VM_SC_FLOORMOD,
+  RLX_VM_SC_MIN,
+  RLX_VM_SC_MAX,
+  RLX_VM_SC_EQ,
+  RLX_VM_SC_NE,
+  RLX_VM_SC_LT,
+  RLX_VM_SC_LE,
+  RLX_VM_SC_GT,
+  RLX_VM_SC_GE,
+  RLX_VM_SC_AND,
+  RLX_VM_SC_OR
+} rlx_vm_shape_op_t;
+
 /* ---- building (compiler side and hand-assembled tests). Indices are returned. ---- */
 int rlx_vm_exec_add_tensor(rlx_vm_exec_t* e, DLDataType dtype, int ndim, const int64_t* shape,
                            const void* data, size_t nbytes);

@@ -24,18 +24,14 @@
  *   becomes `s = R.call_packed("vm.builtin.make_shape", heap, ndim, (kind, value)...)` with
  *   kind 0 = constant, 1 = slot. The VM codegen turns a DPS kernel call whose last argument
  *   is such a shape (tir_vars) into vm.builtin.call_tir_dyn.
- * Opcodes and kinds are those of src/runtime/vm_builtins.c.
+ * Opcodes and kinds: rlx_vm_match_kind_t and rlx_vm_shape_op_t (src/runtime/vm_exec.h).
  */
 #include <string.h>
 
 #include "../relax/op.h"
+#include "../runtime/vm_exec.h"
 #include "pass.h"
 
-enum { MATCH_ASSERT_IMM = 0, MATCH_STORE = 1, MATCH_ASSERT_SLOT = 2, MATCH_SKIP = 3 };
-enum {
-  SC_PUSH_IMM = 0, SC_PUSH_SLOT, SC_ADD, SC_SUB, SC_MUL, SC_FLOORDIV, SC_FLOORMOD, SC_MIN, SC_MAX,
-  SC_EQ, SC_NE, SC_LT, SC_LE, SC_GT, SC_GE, SC_AND, SC_OR
-};
 
 typedef RLX_VEC(rlx_relax_binding_t*) bindings_t;
 typedef RLX_VEC(rlx_relax_expr_t*) exprs_t;
@@ -87,7 +83,7 @@ static rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
   int op = -1;
   switch (e->kind) {
     case RLX_EXPR_INT_IMM:
-      rlx_vec_push(out, i64v(s, SC_PUSH_IMM));
+      rlx_vec_push(out, i64v(s, RLX_VM_SC_PUSH_IMM));
       rlx_vec_push(out, i64v(s, ((const rlx_int_imm_t*)e)->value));
       return NULL;
     case RLX_EXPR_VAR: {
@@ -95,28 +91,28 @@ static rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
       if (!rlx_ptrmap_has(&s->slots, v))
         return rlx_status_create(RLX_INVALID_ARGUMENT, "lower_shapes: function '%s': symbolic var '%s' is used before "
                                  "it is defined", s->fname, v->name);
-      rlx_vec_push(out, i64v(s, SC_PUSH_SLOT));
+      rlx_vec_push(out, i64v(s, RLX_VM_SC_PUSH_SLOT));
       rlx_vec_push(out, i64v(s, slot_of_var(s, v)));
       return NULL;
     }
     case RLX_EXPR_CAST: return program(s, ((const rlx_cast_t*)e)->value, out);
-    case RLX_EXPR_ADD: op = SC_ADD; break;
-    case RLX_EXPR_SUB: op = SC_SUB; break;
-    case RLX_EXPR_MUL: op = SC_MUL; break;
+    case RLX_EXPR_ADD: op = RLX_VM_SC_ADD; break;
+    case RLX_EXPR_SUB: op = RLX_VM_SC_SUB; break;
+    case RLX_EXPR_MUL: op = RLX_VM_SC_MUL; break;
     case RLX_EXPR_DIV: /* shapes are non-negative: C division is floor division */
-    case RLX_EXPR_FLOOR_DIV: op = SC_FLOORDIV; break;
+    case RLX_EXPR_FLOOR_DIV: op = RLX_VM_SC_FLOORDIV; break;
     case RLX_EXPR_MOD:
-    case RLX_EXPR_FLOOR_MOD: op = SC_FLOORMOD; break;
-    case RLX_EXPR_MIN: op = SC_MIN; break;
-    case RLX_EXPR_MAX: op = SC_MAX; break;
-    case RLX_EXPR_EQ: op = SC_EQ; break;
-    case RLX_EXPR_NE: op = SC_NE; break;
-    case RLX_EXPR_LT: op = SC_LT; break;
-    case RLX_EXPR_LE: op = SC_LE; break;
-    case RLX_EXPR_GT: op = SC_GT; break;
-    case RLX_EXPR_GE: op = SC_GE; break;
-    case RLX_EXPR_AND: op = SC_AND; break;
-    case RLX_EXPR_OR: op = SC_OR; break;
+    case RLX_EXPR_FLOOR_MOD: op = RLX_VM_SC_FLOORMOD; break;
+    case RLX_EXPR_MIN: op = RLX_VM_SC_MIN; break;
+    case RLX_EXPR_MAX: op = RLX_VM_SC_MAX; break;
+    case RLX_EXPR_EQ: op = RLX_VM_SC_EQ; break;
+    case RLX_EXPR_NE: op = RLX_VM_SC_NE; break;
+    case RLX_EXPR_LT: op = RLX_VM_SC_LT; break;
+    case RLX_EXPR_LE: op = RLX_VM_SC_LE; break;
+    case RLX_EXPR_GT: op = RLX_VM_SC_GT; break;
+    case RLX_EXPR_GE: op = RLX_VM_SC_GE; break;
+    case RLX_EXPR_AND: op = RLX_VM_SC_AND; break;
+    case RLX_EXPR_OR: op = RLX_VM_SC_OR; break;
     default: break; /* the other PrimExpr kinds do not occur in shapes */
   }
   if (op < 0) {
@@ -266,18 +262,18 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
     dims = ((rlx_sinfo_shape_t*)sinfo)->values;
   } else if (sinfo->kind == RLX_SINFO_PRIM && ((rlx_sinfo_prim_t*)sinfo)->value) {
     rlx_expr_t* e = ((rlx_sinfo_prim_t*)sinfo)->value;
-    int64_t k = MATCH_SKIP, v = 0;
+    int64_t k = RLX_VM_MATCH_SKIP, v = 0;
     if (composite_pass) {
       if (e->kind == RLX_EXPR_INT_IMM || e->kind == RLX_EXPR_VAR) return NULL;
       RLX_RETURN_IF_ERROR(dim_ref(s, e, &k, &v));
-      k = MATCH_ASSERT_SLOT;
+      k = RLX_VM_MATCH_ASSERT_SLOT;
     } else if (e->kind == RLX_EXPR_INT_IMM) {
-      k = MATCH_ASSERT_IMM;
+      k = RLX_VM_MATCH_ASSERT_IMM;
       v = ((rlx_int_imm_t*)e)->value;
     } else if (e->kind == RLX_EXPR_VAR) {
       rlx_var_t* var = (rlx_var_t*)e;
       v = slot_of_var(s, var);
-      k = rlx_ptrmap_has(&s->defined, var) ? MATCH_ASSERT_SLOT : MATCH_STORE;
+      k = rlx_ptrmap_has(&s->defined, var) ? RLX_VM_MATCH_ASSERT_SLOT : RLX_VM_MATCH_STORE;
       rlx_ptrmap_put(&s->defined, var, var);
     } else if (out_has_composite) {
       *out_has_composite = true;
@@ -319,7 +315,7 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
   bool any = false;
   for (int d = 0; d < ndim; d++) {
     rlx_expr_t* e = dims[d];
-    int64_t k = MATCH_SKIP, v = 0;
+    int64_t k = RLX_VM_MATCH_SKIP, v = 0;
     if (composite_pass) {
       if (e->kind != RLX_EXPR_INT_IMM && e->kind != RLX_EXPR_VAR) {
         rlx_status_t* st = dim_ref(s, e, &k, &v);
@@ -327,16 +323,16 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
           rlx_vec_free(&args);
           return st;
         }
-        k = MATCH_ASSERT_SLOT;
+        k = RLX_VM_MATCH_ASSERT_SLOT;
         any = true;
       }
     } else if (e->kind == RLX_EXPR_INT_IMM) {
-      k = MATCH_ASSERT_IMM;
+      k = RLX_VM_MATCH_ASSERT_IMM;
       v = ((rlx_int_imm_t*)e)->value;
     } else if (e->kind == RLX_EXPR_VAR) {
       rlx_var_t* var = (rlx_var_t*)e;
       v = slot_of_var(s, var);
-      k = rlx_ptrmap_has(&s->defined, var) ? MATCH_ASSERT_SLOT : MATCH_STORE;
+      k = rlx_ptrmap_has(&s->defined, var) ? RLX_VM_MATCH_ASSERT_SLOT : RLX_VM_MATCH_STORE;
       rlx_ptrmap_put(&s->defined, var, var);
     } else {
       if (out_has_composite) *out_has_composite = true;
