@@ -2,7 +2,8 @@
  * (as TVM's topi). Files: elemwise.c (unary ops, cast, clip, full), broadcast.c (broadcast
  * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin,
  * variance/std), transform.c (transpose, reshape, expand_dims, squeeze, concat,
- * strided_slice, take, pad, split), transform_index.c (tile, flip, cumsum, gather_elements).
+ * strided_slice, take, pad, split), transform_index.c (tile, flip, cumsum,
+ * gather_elements, arange, tril/triu).
  *
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
@@ -248,5 +249,12 @@ rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axi
  * (negative indices count from the end); indices has x's rank; output has its shape. */
 rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, int64_t axis,
                                           rlx_status_t** out_st);
+/* start + i * step for i in [0, length) in dtype (the caller computes length; TVM's
+ * topi.arange); start, step and length are PrimExprs (constants or vars of the caller). */
+rlx_te_tensor_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
+                                 rlx_dtype_t dtype, rlx_status_t** out_st);
+/* Lower (tril: keeps j - i <= k) or upper (triu: keeps j - i >= k) triangle over the last two
+ * dims; the rest is 0. */
+rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper, rlx_status_t** out_st);
 
 #endif

@@ -26,6 +26,8 @@ static rlx_expr_t* scores_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
 
 /* True where (i, j) is masked out by the causal mask. */
 static rlx_expr_t* masked(rlx_ctx_t* ctx, attn_t* a, rlx_expr_t* i, rlx_expr_t* j) {
+  i = nn_i64(ctx, i);
+  j = nn_i64(ctx, j);
   if (a->causal == 1) return rlx_ir_cmp(ctx, RLX_EXPR_GT, j, i);
   return rlx_ir_cmp(ctx, RLX_EXPR_GT, j, rlx_ir_add(ctx, i, a->offset));
 }

@@ -67,14 +67,14 @@ typedef struct {
 static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   conv_t* c = user;
   int nd = c->nsp + 2;
-  rlx_expr_t *f = nn_v(idx[1]), *rc = nn_v(c->r[0]->var);
+  rlx_expr_t *f = nn_i64(ctx, nn_v(idx[1])), *rc = nn_v(c->r[0]->var);
   rlx_expr_t* ch = rc;
   if (c->groups != 1)
     ch = rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_floordiv(ctx, f, c->out_per_group), c->r[0]->dom.extent), rc);
   rlx_expr_t* id[5] = {nn_v(idx[0]), ch};
   rlx_expr_t* iw[5] = {f, rc};
   for (int k = 0; k < c->nsp; k++) {
-    rlx_expr_t *o = nn_v(idx[2 + k]), *r = nn_v(c->r[1 + k]->var);
+    rlx_expr_t *o = nn_i64(ctx, nn_v(idx[2 + k])), *r = nn_v(c->r[1 + k]->var);
     rlx_dtype_t it = o->dtype;
     id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, o, rlx_ir_int(ctx, it, c->s[k])),
                            rlx_ir_mul(ctx, r, rlx_ir_int(ctx, it, c->d[k])));
@@ -174,7 +174,7 @@ typedef struct {
 static rlx_expr_t* convt_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   convt_t* c = user;
   int nd = c->nsp + 2;
-  rlx_expr_t *f = nn_v(idx[1]), *rc = nn_v(c->r[0]->var);
+  rlx_expr_t *f = nn_i64(ctx, nn_v(idx[1])), *rc = nn_v(c->r[0]->var);
   rlx_expr_t* ch = rc;
   rlx_expr_t* fo = f;
   if (c->groups != 1) {
@@ -187,7 +187,7 @@ static rlx_expr_t* convt_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   for (int k = 0; k < c->nsp; k++) {
     /* out position y receives x[i] * w[r] where i * s + r * d = y + pad_before */
     rlx_expr_t* r = nn_v(c->r[1 + k]->var);
-    rlx_expr_t* t = rlx_ir_sub(ctx, rlx_ir_add(ctx, nn_v(idx[2 + k]), rlx_ir_i64(ctx, c->pb[k])),
+    rlx_expr_t* t = rlx_ir_sub(ctx, rlx_ir_add(ctx, nn_i64(ctx, nn_v(idx[2 + k])), rlx_ir_i64(ctx, c->pb[k])),
                                rlx_ir_mul(ctx, r, rlx_ir_i64(ctx, c->d[k])));
     rlx_expr_t* i = rlx_ir_floordiv(ctx, t, rlx_ir_i64(ctx, c->s[k]));
     rlx_expr_t* ok = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, t, rlx_ir_i64(ctx, 0)),

@@ -7,7 +7,7 @@ static rlx_expr_t* bcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b) {
   if (!b) return a;
   if (nn_is_const(a, 1)) return b;
   if (nn_is_const(b, 1)) return a;
-  if (rlx_ir_prove_equal(ctx, a, b)) return a;
+  if (rlx_ir_prove_equal(ctx, nn_i64(ctx, a), nn_i64(ctx, b))) return a;
   return NULL;
 }
 
@@ -63,7 +63,7 @@ static rlx_expr_t* mm_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
 /* Checks that two contraction extents may be equal; the error names both shapes. */
 static bool contraction_ok(rlx_ctx_t* ctx, rlx_expr_t* ka, rlx_expr_t* kb) {
   rlx_analyzer_t* an = rlx_analyzer_create(ctx);
-  return !rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_NE, ka, kb));
+  return !rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_NE, nn_i64(ctx, ka), nn_i64(ctx, kb)));
 }
 
 rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_dtype_t out_dtype,
@@ -176,7 +176,7 @@ rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_te
   for (int i = 0; i < bn; i++) {
     rlx_expr_t* bd = bias->buffer->shape[i];
     rlx_expr_t* od = shape[n - bn + i];
-    if (!nn_is_const(bd, 1) && !rlx_ir_prove_equal(ctx, bd, od))
+    if (!nn_is_const(bd, 1) && !rlx_ir_prove_equal(ctx, nn_i64(ctx, bd), nn_i64(ctx, od)))
       return nn_fail(out_st, "nn.dense: bias %s does not broadcast to the output %s", nn_shape_str(ctx, bias),
                      nn_shape_str(ctx, d->mm));
   }

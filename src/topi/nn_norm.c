@@ -214,7 +214,9 @@ static bool ln_param_ok(rlx_ctx_t* ctx, ln_t* l, rlx_te_tensor_t* p) {
   if (!p) return true;
   if (p->buffer->ndim != l->n_red || !rlx_dtype_eq(p->buffer->dtype, l->x->buffer->dtype)) return false;
   for (int d = 0, r = 0; d < l->x->buffer->ndim; d++)
-    if (l->is_red[d] && !rlx_ir_prove_equal(ctx, p->buffer->shape[r++], l->x->buffer->shape[d])) return false;
+    if (l->is_red[d] &&
+        !rlx_ir_prove_equal(ctx, nn_i64(ctx, p->buffer->shape[r++]), nn_i64(ctx, l->x->buffer->shape[d])))
+      return false;
   return true;
 }
 
@@ -299,7 +301,8 @@ rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   rlx_te_tensor_t* ps[4] = {gamma, beta, mean, var};
   for (int i = 0; i < 4; i++) {
     rlx_te_tensor_t* p = ps[i];
-    if (p && (p->buffer->ndim != 1 || !rlx_ir_prove_equal(ctx, p->buffer->shape[0], x->buffer->shape[a]) ||
+    if (p && (p->buffer->ndim != 1 ||
+              !rlx_ir_prove_equal(ctx, nn_i64(ctx, p->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[a])) ||
               !rlx_dtype_eq(p->buffer->dtype, x->buffer->dtype)))
       return nn_fail(out_st, "nn.batch_norm: parameter %s must be 1-D of extent %s (axis %d of %s) and dtype %s",
                      nn_shape_str(ctx, p), nn_dim_str(ctx, x->buffer->shape[a]), a, nn_shape_str(ctx, x),

@@ -17,7 +17,7 @@ static rlx_expr_t* pool_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   pool_t* p = user;
   rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
   for (int k = 0; k < p->nsp; k++)
-    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_v(idx[2 + k]), I(ctx, p->s[k])),
+    id[2 + k] = rlx_ir_add(ctx, rlx_ir_mul(ctx, nn_i64(ctx, nn_v(idx[2 + k])), I(ctx, p->s[k])),
                            rlx_ir_mul(ctx, nn_v(p->r[k]->var), I(ctx, p->d[k])));
   rlx_expr_t* v = rlx_te_load(ctx, p->pad, p->nsp + 2, id);
   return p->kind == RLX_TOPI_POOL_MAX ? rlx_te_max(ctx, v, p->nsp, p->r) : rlx_te_sum(ctx, v, p->nsp, p->r);
@@ -47,7 +47,7 @@ static rlx_expr_t* avg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
       lo = I(ctx, 0);
       hi = rlx_ir_sub(ctx, h, I(ctx, 1));
     }
-    cnt = rlx_ir_mul(ctx, cnt, taps(ctx, nn_v(idx[2 + k]), p->s[k], p->pb[k], p->k[k], p->d[k], lo, hi));
+    cnt = rlx_ir_mul(ctx, cnt, taps(ctx, nn_i64(ctx, nn_v(idx[2 + k])), p->s[k], p->pb[k], p->k[k], p->d[k], lo, hi));
   }
   cnt = rlx_ir_max(ctx, cnt, I(ctx, 1));
   rlx_expr_t* id[5];
@@ -149,7 +149,7 @@ static rlx_expr_t* apool_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   rlx_expr_t* cond = NULL;
   for (int k = 0; k < p->nsp; k++) {
     const adim_t* a = &p->a[k];
-    rlx_expr_t* o = nn_v(idx[2 + k]);
+    rlx_expr_t* o = nn_i64(ctx, nn_v(idx[2 + k]));
     rlx_expr_t* i = rlx_ir_add(ctx, a_start(ctx, a, o), nn_v(p->r[k]->var));
     if (!a->fixed && a->o != 1) {
       /* a tap beyond the window is clamped into the input and skipped by cond */
@@ -168,7 +168,7 @@ static rlx_expr_t* aavg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   rlx_expr_t* cnt = I(ctx, 1);
   rlx_expr_t* id[5] = {nn_v(idx[0]), nn_v(idx[1])};
   for (int k = 0; k < p->nsp; k++) {
-    rlx_expr_t* o = nn_v(idx[2 + k]);
+    rlx_expr_t* o = nn_i64(ctx, nn_v(idx[2 + k]));
     cnt = rlx_ir_mul(ctx, cnt, rlx_ir_sub(ctx, a_end(ctx, &p->a[k], o), a_start(ctx, &p->a[k], o)));
     id[2 + k] = o;
   }

@@ -163,3 +163,61 @@ rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rl
   u->axis = (int)(axis < 0 ? axis + n : axis);
   return rlx_te_compute(ctx, n, indices->buffer->shape, gather_body, u, "T_gather_elements", "injective");
 }
+
+/* ------------------------------------------------------------------ arange, tril / triu */
+typedef struct {
+  rlx_expr_t* start;
+  rlx_expr_t* step;
+  rlx_dtype_t dtype;
+} arange_user_t;
+
+static rlx_expr_t* arange_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  arange_user_t* u = user;
+  rlx_dtype_t t = u->dtype;
+  rlx_expr_t* i = rlx_ir_cast(ctx, t, &idx[0]->hdr);
+  return rlx_ir_add(ctx, rlx_ir_cast(ctx, t, u->start), rlx_ir_mul(ctx, i, rlx_ir_cast(ctx, t, u->step)));
+}
+
+rlx_te_tensor_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
+                                 rlx_dtype_t dtype, rlx_status_t** out_st) {
+  if (!start || !step || !length || rlx_dtype_is_bool(dtype) || dtype.code == RLX_DT_HANDLE)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.arange: missing bounds or a non-numeric dtype"));
+  arange_user_t* u = RLX_NEW(ctx, arange_user_t);
+  u->start = start;
+  u->step = step;
+  u->dtype = dtype;
+  rlx_expr_t* len = rlx_ir_cast(ctx, rlx_dt_int64(), length);
+  return rlx_te_compute(ctx, 1, &len, arange_body, u, "T_arange", "elemwise");
+}
+
+typedef struct {
+  rlx_te_tensor_t* x;
+  int64_t k;
+  bool upper;
+} tri_user_t;
+
+static rlx_expr_t* tri_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  tri_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) ix[d] = &idx[d]->hdr;
+  rlx_expr_t* v = rlx_te_load(ctx, u->x, n, ix);
+  rlx_dtype_t it = ix[n - 1]->dtype;
+  rlx_expr_t* diff = rlx_ir_sub(ctx, rlx_ir_cast(ctx, it, ix[n - 1]), rlx_ir_cast(ctx, it, ix[n - 2]));
+  rlx_expr_t* keep = rlx_ir_cmp(ctx, u->upper ? RLX_EXPR_GE : RLX_EXPR_LE, diff, rlx_ir_int(ctx, it, u->k));
+  rlx_dtype_t t = v->dtype;
+  rlx_expr_t* zero = rlx_dtype_is_float(t) ? rlx_ir_float(ctx, t, 0) : rlx_dtype_is_bool(t) ? rlx_ir_bool(ctx, false)
+                                                                                           : rlx_ir_int(ctx, t, 0);
+  return rlx_ir_select(ctx, keep, v, zero);
+}
+
+rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper, rlx_status_t** out_st) {
+  if (!x || x->buffer->ndim < 2)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a tensor of rank >= 2",
+                                          upper ? "triu" : "tril"));
+  tri_user_t* u = RLX_NEW(ctx, tri_user_t);
+  u->x = x;
+  u->k = k;
+  u->upper = upper;
+  return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, tri_body, u, upper ? "T_triu" : "T_tril", "elemwise");
+}

@@ -167,12 +167,93 @@ static void test_conv_symbolic_spatial(void) {
   CHECK_MSG(err < 1e-5, "symbolic conv2d h=7 w=6: max abs error %.3g (tolerance 1e-5)", err);
 }
 
+/* Builders accept int32 shapes too (as TE placeholders written by hand often have): the
+ * result equals the int64-shaped one exactly. */
+typedef rlx_te_tensor_t* (*build_fn)(rlx_te_tensor_t* const* in, rlx_status_t** st);
+
+static rlx_te_tensor_t* b_conv(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  int64_t s[2] = {2, 1}, pad[4] = {1, 0, 2, 1}, d[2] = {1, 2};
+  return rlx_topi_nn_conv2d_nchw(C, in[0], in[1], s, pad, d, 2, rlx_dt_float32(), st);
+}
+static rlx_te_tensor_t* b_convt(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  int64_t s[2] = {2, 2}, pad[4] = {1, 1, 0, 0}, op[2] = {1, 0}, d[2] = {1, 1};
+  return rlx_topi_nn_conv_transpose(C, in[0], in[2], 2, s, pad, op, d, 1, rlx_dt_float32(), st);
+}
+static rlx_te_tensor_t* b_avg(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  int64_t k[2] = {3, 3}, s[2] = {2, 2}, d[2] = {1, 1}, pad[4] = {1, 1, 1, 1};
+  return rlx_topi_nn_pool2d(C, in[0], RLX_TOPI_POOL_AVG, k, s, d, pad, true, true, st);
+}
+static rlx_te_tensor_t* b_adaptive(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  return rlx_topi_nn_adaptive_pool2d(C, in[0], RLX_TOPI_POOL_AVG, 3, 2, st);
+}
+static rlx_te_tensor_t* b_attn(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  return rlx_topi_nn_attention(C, in[3], in[3], in[3], NULL, 0.5, "TopLeft", st);
+}
+static rlx_te_tensor_t* b_gn(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+  return rlx_topi_nn_group_norm(C, in[0], NULL, NULL, 2, 1, 2, (int[]){2, 3}, 1e-5, st);
+}
+
+static void test_int32_shapes(void) {
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t xs[4] = {1, 4, 7, 6}, ws[4] = {6, 2, 3, 3}, ts[4] = {4, 3, 2, 2}, qs[4] = {1, 5, 2, 3};
+  const int64_t* shapes[4] = {xs, ws, ts, qs};
+  build_fn fns[6] = {b_conv, b_convt, b_avg, b_adaptive, b_attn, b_gn};
+  const char* names[6] = {"conv2d", "conv2d_transpose", "avg_pool2d", "adaptive_avg_pool2d", "attention", "group_norm"};
+  float data[4][168];
+  for (int t = 0; t < 4; t++)
+    for (int i = 0; i < 168; i++) data[t][i] = (float)(((i + 7 * t) * 37) % 23) / 11.0f - 1.0f;
+  for (int f = 0; f < 6; f++) {
+    float* out[2] = {NULL, NULL};
+    int64_t osh[2][4];
+    int64_t n_out = 0;
+    for (int w = 0; w < 2; w++) {
+      rlx_te_tensor_t* in[4];
+      for (int t = 0; t < 4; t++) {
+        rlx_expr_t* sh[4];
+        for (int d = 0; d < 4; d++) sh[d] = w ? rlx_ir_i64(C, shapes[t][d]) : rlx_ir_i32(C, shapes[t][d]);
+        in[t] = rlx_te_placeholder(C, 4, sh, f32, rlx_ctx_sprintf(C, "in%d", t));
+      }
+      rlx_status_t* st = NULL;
+      rlx_te_tensor_t* o = fns[f](in, &st);
+      CHECK_MSG(o && !st, "%s (int%d shapes): %s", names[f], w ? 64 : 32, st ? rlx_status_message(st) : "no tensor");
+      rlx_status_free(st);
+      if (!o) continue;
+      rlx_tir_func_t* fn = NULL;
+      rlx_te_tensor_t* args[5] = {in[0], in[1], in[2], in[3], o};
+      CHECK_OK(rlx_te_create_prim_func(C, 5, args, names[f], &fn));
+      if (!fn) continue;
+      n_out = 1;
+      for (int d = 0; d < 4; d++) {
+        int64_t v = 0;
+        rlx_expr_is_const_int(o->buffer->shape[d], &v);
+        osh[w][d] = v;
+        n_out *= v;
+      }
+      out[w] = calloc((size_t)n_out, sizeof(float));
+      DLTensor t[5];
+      int64_t sh64[4][4];
+      for (int i = 0; i < 4; i++) {
+        memcpy(sh64[i], shapes[i], sizeof sh64[i]);
+        t[i] = dl(data[i], 4, sh64[i], kDLFloat, 32);
+      }
+      t[4] = dl(out[w], 4, osh[w], kDLFloat, 32);
+      CHECK_OK(rlx_tir_interpret(fn, (DLTensor*[]){&t[0], &t[1], &t[2], &t[3], &t[4]}, 5));
+    }
+    if (out[0] && out[1])
+      CHECK_MSG(memcmp(osh[0], osh[1], sizeof osh[0]) == 0 && memcmp(out[0], out[1], sizeof(float) * (size_t)n_out) == 0,
+                "%s: int32- and int64-shaped results differ", names[f]);
+    free(out[0]);
+    free(out[1]);
+  }
+}
+
 int main(void) {
   C = rlx_ctx_create();
   test_errors();
   test_pad();
   test_matmul_out_dtype();
   test_conv_symbolic_spatial();
+  test_int32_shapes();
   rlx_ctx_free(C);
   TEST_MAIN_END();
 }
