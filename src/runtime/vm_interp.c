@@ -429,6 +429,7 @@ static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t*
         st = rlx_vm_call_index(vm, in->func, a, in->n_args, &res);
         if (a != small) free(a);
         if (st) {
+          rlx_vmv_release(&res);
           st = rlx_status_annotate(st, "%s, instruction %lld", fn->name, (long long)(pc - fn->begin));
           break;
         }
