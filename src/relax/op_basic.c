@@ -633,5 +633,8 @@ const rlx_op_def_t rlx_ops_basic[] = {
     SHAPE("relax.flip", flip),
     SHAPE("relax.cumsum", cumsum),
     SHAPE("relax.gather_elements", gather_elements),
+    SHAPE("relax.arange", arange),
+    SHAPE("relax.tril", trilu),
+    SHAPE("relax.triu", trilu),
     {NULL, NULL, NULL, false},
 };

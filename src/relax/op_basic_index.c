@@ -2,7 +2,10 @@
  *   R.tile(x, repeats=[..])          R.flip(x, axis=k)
  *   R.cumsum(x, axis=None, dtype=None, exclusive=False)   (axis None: over x flattened)
  *   R.gather_elements(x, indices, axis=0)
+ *   R.arange(start, end, step, dtype=..)   (args R.prim_value; 1 arg = end, 2 = start, end)
+ *   R.tril(x, k) / R.triu(x, k)            (k an R.prim_value arg, or attr k; default 0)
  */
+#include <math.h>
 #include <string.h>
 
 #include "op_basic_internal.h"
@@ -169,4 +172,142 @@ rlx_status_t* ob_legalize_gather_elements(rlx_bb_t* bb, const rlx_relax_call_t* 
   ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
   ob_attr_int(call, "axis", &u.axis);
   return ob_call_te(bb, te_gather, &u.base, 2, call->args, "gather_elements", out);
+}
+
+/* ------------------------------------------------------------------ arange */
+/* The value of scalar arg i (a PrimValue or anything of R.Prim struct info with a known
+ * value); NULL when unknown. */
+static rlx_expr_t* prim_arg(const rlx_relax_call_t* call, int i) {
+  const rlx_relax_expr_t* a = call->args[i];
+  if (a->kind == RLX_RELAX_PRIM_VALUE) return ((const rlx_relax_prim_value_t*)a)->value;
+  if (a->sinfo && a->sinfo->kind == RLX_SINFO_PRIM) return ((const rlx_sinfo_prim_t*)a->sinfo)->value;
+  return NULL;
+}
+
+static bool const_num(const rlx_expr_t* e, double* out) {
+  int64_t v;
+  if (rlx_expr_is_const_int(e, &v)) return *out = (double)v, true;
+  if (e && e->kind == RLX_EXPR_FLOAT_IMM) return *out = ((const rlx_float_imm_t*)e)->value, true;
+  return false;
+}
+
+/* start, end, step of R.arange(start, end, step) (1 arg: end; 2: start, end). */
+static rlx_status_t* arange_args(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t** v) {
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
+  rlx_expr_t* got[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < call->n_args; i++) {
+    if (!call->args[i]->sinfo || call->args[i]->sinfo->kind != RLX_SINFO_PRIM)
+      return ob_error(call, "argument %d must be a scalar (R.prim_value), got %s", i,
+                      rlx_sinfo_str(ctx, call->args[i]->sinfo));
+    got[i] = prim_arg(call, i);
+    if (!got[i]) return ob_error(call, "argument %d has no known value", i);
+  }
+  v[0] = call->n_args == 1 ? rlx_ir_i64(ctx, 0) : got[0];
+  v[1] = call->n_args == 1 ? got[0] : got[1];
+  v[2] = call->n_args == 3 ? got[2] : rlx_ir_i64(ctx, 1);
+  return NULL;
+}
+
+/* The number of elements of arange(start, end, step): constants give a constant; an int
+ * end may be symbolic when start and step are int constants. */
+static rlx_status_t* arange_length(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t* const* v,
+                                   rlx_expr_t** out) {
+  double a, b, s;
+  if (const_num(v[2], &s) && s == 0) return ob_error(call, "step must not be 0");
+  if (const_num(v[0], &a) && const_num(v[1], &b) && const_num(v[2], &s)) {
+    double n = ceil((b - a) / s);
+    *out = rlx_ir_i64(ctx, n > 0 ? (int64_t)n : 0);
+    return NULL;
+  }
+  int64_t st, s0;
+  bool ints = rlx_dtype_is_int(v[0]->dtype) && rlx_dtype_is_int(v[1]->dtype);
+  if (!ints || !rlx_expr_is_const_int(v[2], &st) || !rlx_expr_is_const_int(v[0], &s0))
+    return ob_error(call, "symbolic bounds need an int end with constant int start and step");
+  rlx_expr_t* end = rlx_ir_cast(ctx, rlx_dt_int64(), v[1]);
+  rlx_expr_t* num = st > 0 ? rlx_ir_add(ctx, rlx_ir_sub(ctx, end, rlx_ir_i64(ctx, s0)), rlx_ir_i64(ctx, st - 1))
+                           : rlx_ir_add(ctx, rlx_ir_sub(ctx, rlx_ir_i64(ctx, s0), end), rlx_ir_i64(ctx, -st - 1));
+  rlx_expr_t* len = rlx_ir_floordiv(ctx, num, rlx_ir_i64(ctx, st > 0 ? st : -st));
+  *out = rlx_topi_simplify_dim(ctx, rlx_ir_max(ctx, len, rlx_ir_i64(ctx, 0)));
+  return NULL;
+}
+
+rlx_status_t* ob_infer_arange(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "dtype:dtype"));
+  rlx_expr_t* v[3];
+  RLX_RETURN_IF_ERROR(arange_args(ctx, call, v));
+  rlx_dtype_t t;
+  if (!ob_attr_dtype(call, "dtype", &t) || rlx_dtype_is_void(t))
+    t = rlx_dtype_is_float(v[0]->dtype) || rlx_dtype_is_float(v[1]->dtype) || rlx_dtype_is_float(v[2]->dtype)
+            ? rlx_dt_float32()
+            : rlx_dt_int64();
+  if (rlx_dtype_is_bool(t) || t.code == RLX_DT_HANDLE) return ob_error(call, "needs a numeric dtype");
+  rlx_expr_t* len = NULL;
+  RLX_RETURN_IF_ERROR(arange_length(ctx, call, v, &len));
+  *out = rlx_sinfo_tensor(ctx, 1, &len, t);
+  return NULL;
+}
+
+typedef struct {
+  ob_te_base_t base;
+  rlx_expr_t* start;
+  rlx_expr_t* step;
+  rlx_expr_t* length;
+  rlx_dtype_t dtype;
+} ar_user_t;
+
+static rlx_te_tensor_t* te_arange(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ar_user_t* u = user;
+  return rlx_topi_arange(ctx, u->start, u->step, u->length, u->dtype, &u->base.st);
+}
+
+rlx_status_t* ob_legalize_arange(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  rlx_expr_t* v[3];
+  RLX_RETURN_IF_ERROR(arange_args(ctx, call, v));
+  double c;
+  /* start and step enter the PrimFunc body, which has no params for them */
+  if (!const_num(v[0], &c) || !const_num(v[2], &c)) return ob_error(call, "legalization needs constant start and step");
+  rlx_sinfo_tensor_t* o = (rlx_sinfo_tensor_t*)call->hdr.sinfo;
+  ar_user_t u = {{NULL, call, ctx}, v[0], v[2], o->shape[0], o->dtype};
+  return ob_call_te(bb, te_arange, &u.base, 0, NULL, "arange", out);
+}
+
+/* ------------------------------------------------------------------ tril / triu */
+/* k: R.prim_value arg 1 (TVM) or attr k; default 0. */
+static rlx_status_t* trilu_k(const rlx_relax_call_t* call, int64_t* k) {
+  *k = 0;
+  if (call->n_args == 2) {
+    rlx_expr_t* v = prim_arg(call, 1);
+    if (!v || !rlx_expr_is_const_int(v, k)) return ob_error(call, "k must be a constant int R.prim_value");
+    return NULL;
+  }
+  ob_attr_int(call, "k", k);
+  return NULL;
+}
+
+rlx_status_t* ob_infer_trilu(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "k:int"));
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 2));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  int64_t k;
+  RLX_RETURN_IF_ERROR(trilu_k(call, &k));
+  if (x->ndim >= 0 && x->ndim < 2)
+    return ob_error(call, "needs a tensor of rank >= 2, got %s", rlx_sinfo_str(ctx, &x->hdr));
+  *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, x->dtype);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ix_user_t* u = user;
+  return rlx_topi_trilu(ctx, in[0], u->axis, u->flag, &u->base.st);
+}
+
+rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  RLX_RETURN_IF_ERROR(trilu_k(call, &u.axis));
+  u.flag = strcmp(ob_name(call), "relax.triu") == 0;
+  return ob_call_te(bb, te_trilu, &u.base, 1, call->args, u.flag ? "triu" : "tril", out);
 }

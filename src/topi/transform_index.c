@@ -206,8 +206,9 @@ static rlx_expr_t* tri_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   rlx_expr_t* diff = rlx_ir_sub(ctx, rlx_ir_cast(ctx, it, ix[n - 1]), rlx_ir_cast(ctx, it, ix[n - 2]));
   rlx_expr_t* keep = rlx_ir_cmp(ctx, u->upper ? RLX_EXPR_GE : RLX_EXPR_LE, diff, rlx_ir_int(ctx, it, u->k));
   rlx_dtype_t t = v->dtype;
-  rlx_expr_t* zero = rlx_dtype_is_float(t) ? rlx_ir_float(ctx, t, 0) : rlx_dtype_is_bool(t) ? rlx_ir_bool(ctx, false)
-                                                                                           : rlx_ir_int(ctx, t, 0);
+  rlx_expr_t* zero = rlx_dtype_is_float(t)  ? rlx_ir_float(ctx, t, 0)
+                     : rlx_dtype_is_bool(t) ? rlx_ir_bool(ctx, false)
+                                            : rlx_ir_int(ctx, t, 0);
   return rlx_ir_select(ctx, keep, v, zero);
 }
 

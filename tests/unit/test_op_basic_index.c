@@ -1,5 +1,6 @@
 /* Basic Relax ops, index ops: tile (fewer and more repeats than dims), flip, cumsum (axis,
- * exclusive, flattened, int64 accumulation), gather_elements (negative indices): struct info
+ * exclusive, flattened, int64 accumulation), gather_elements (negative indices), arange
+ * (int, float, symbolic end), tril / triu: struct info
  * (static, symbolic, errors) and numbers from the TIR interpreter against C loops (float32
  * sums: |err| <= 1e-5 + 1e-5 |ref|; moved values exact). */
 #include "test_op_basic_util.h"
@@ -165,7 +166,88 @@ static void test_gather_elements(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_arange(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_relax_expr_t* p1 = rlx_relax_prim_value(ctx, c64(ctx, 1));
+  rlx_relax_expr_t* p10 = rlx_relax_prim_value(ctx, c64(ctx, 10));
+  rlx_relax_expr_t* p3 = rlx_relax_prim_value(ctx, c64(ctx, 3));
+  CHECK_STREQ(op_sinfo(ctx, "relax.arange", 3, ARGS(p1, p10, p3), attrs0()), "R.Tensor((3,), dtype=\"int64\")");
+  CHECK_STREQ(op_sinfo(ctx, "relax.arange", 1, ARGS(p10), attrs0()), "R.Tensor((10,), dtype=\"int64\")");
+  int64_t s3[1] = {3};
+  tens_t to;
+  tens_init(&to, I64, 1, s3);
+  const char* fname = NULL;
+  CHECK_OK(op_run(ctx, "relax.arange", 3, ARGS(p1, p10, p3), attrs0(), 0, NULL, 1, &to, &fname));
+  CHECK_STREQ(fname, "arange");
+  double r1[3] = {1, 4, 7};
+  CHECK(tens_close(&to, r1, 0, 0, NULL));
+  tens_free(&to);
+  /* float bounds: float32 by default */
+  rlx_relax_expr_t* f0 = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, F32, 0.5));
+  rlx_relax_expr_t* f1 = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, F32, 1.5));
+  rlx_relax_expr_t* fs = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, F32, 0.25));
+  CHECK_STREQ(op_sinfo(ctx, "relax.arange", 3, ARGS(f0, f1, fs), attrs0()), "R.Tensor((4,), dtype=\"float32\")");
+  int64_t s4[1] = {4};
+  tens_init(&to, F32, 1, s4);
+  CHECK_OK(op_run(ctx, "relax.arange", 3, ARGS(f0, f1, fs), attrs0(), 0, NULL, 1, &to, NULL));
+  double r2[4] = {0.5, 0.75, 1.0, 1.25};
+  CHECK(tens_close(&to, r2, 0, 0, NULL));
+  tens_free(&to);
+  /* symbolic end: arange(0, n, 2) has (n + 1) // 2 elements; run with n = 5 */
+  rlx_expr_t* n = symv(ctx, "n");
+  rlx_relax_expr_t* pn = rlx_relax_prim_value(ctx, n);
+  rlx_relax_expr_t* p0 = rlx_relax_prim_value(ctx, c64(ctx, 0));
+  rlx_relax_expr_t* p2 = rlx_relax_prim_value(ctx, c64(ctx, 2));
+  CHECK_STREQ(op_sinfo(ctx, "relax.arange", 3, ARGS(p0, pn, p2), attrs0()),
+              "R.Tensor(((n + 1) // 2,), dtype=\"int64\")");
+  tens_init(&to, I64, 1, s3);
+  const int64_t nval[1] = {5}; /* n is not a whole dim of the output: a tir_var (TVM's rule) */
+  CHECK_OK(op_run_tv(ctx, "relax.arange", 3, ARGS(p0, pn, p2), attrs0(), 0, NULL, 1, &to, 1, nval, NULL));
+  double r3[3] = {0, 2, 4};
+  CHECK(tens_close(&to, r3, 0, 0, NULL));
+  tens_free(&to);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.arange", 3, ARGS(p1, p10, p0), attrs0(), &c), "relax.arange: step must not be 0");
+  int64_t s2[1] = {2};
+  rlx_relax_var_t* t = tvar(ctx, "t", 1, s2, F32);
+  CHECK_ERR(op_call(ctx, "relax.arange", 1, ARGS(&t->hdr), attrs0(), &c), "relax.arange: argument 0 must be a scalar");
+  rlx_ctx_free(ctx);
+}
+
+static void test_trilu(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t sx[2] = {3, 4};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  rlx_relax_expr_t* k1 = rlx_relax_prim_value(ctx, c64(ctx, 1));
+  CHECK_STREQ(op_sinfo(ctx, "relax.tril", 1, ARGS(&x->hdr), attrs0()), "R.Tensor((3, 4), dtype=\"float32\")");
+  tens_t tx, to;
+  tens_init(&tx, F32, 2, sx);
+  iota(&tx);
+  for (int form = 0; form < 2; form++) {
+    tens_init(&to, F32, 2, sx);
+    const char* fname = NULL;
+    if (form == 0)
+      CHECK_OK(op_run(ctx, "relax.tril", 1, ARGS(&x->hdr), attrs0(), 1, &tx, 1, &to, &fname));
+    else
+      CHECK_OK(op_run(ctx, "relax.triu", 2, ARGS(&x->hdr, k1), attrs0(), 1, &tx, 1, &to, &fname));
+    CHECK_STREQ(fname, form ? "triu" : "tril");
+    double ref[12];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 4; j++) ref[i * 4 + j] = (form ? j - i >= 1 : j - i <= 0) ? i * 4 + j : 0;
+    CHECK_MSG(tens_close(&to, ref, 0, 0, NULL), "%s", form ? "triu k=1" : "tril");
+    tens_free(&to);
+  }
+  tens_free(&tx);
+  int64_t s3[1] = {3};
+  rlx_relax_var_t* v = tvar(ctx, "v", 1, s3, F32);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.triu", 1, ARGS(&v->hdr), attrs0(), &c), "relax.triu: needs a tensor of rank >= 2");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_arange();
+  test_trilu();
   test_tile();
   test_flip();
   test_cumsum();

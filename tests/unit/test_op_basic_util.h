@@ -151,11 +151,12 @@ static inline rlx_tir_func_t* call_tir_func(rlx_module_t* m, rlx_relax_expr_t* e
 }
 
 /* Legalizes op(args, attrs), checks the call_tir form and struct info agree with the
- * inference, and runs the PrimFunc on ins (one per tensor argument, in order) writing outs.
- * *out_fname gets the PrimFunc's module name (may be NULL). */
-static inline rlx_status_t* op_run(rlx_ctx_t* ctx, const char* op, int n, rlx_relax_expr_t* const* args,
-                                   rlx_attrs_t attrs, int n_in, tens_t* ins, int n_out, tens_t* outs,
-                                   const char** out_fname) {
+ * inference, and runs the PrimFunc on ins (one per tensor argument, in order) writing outs;
+ * tir_vars (scalar params after the outputs) take the values tv[0..n_tv). *out_fname gets the
+ * PrimFunc's module name (may be NULL). */
+static inline rlx_status_t* op_run_tv(rlx_ctx_t* ctx, const char* op, int n, rlx_relax_expr_t* const* args,
+                                      rlx_attrs_t attrs, int n_in, tens_t* ins, int n_out, tens_t* outs, int n_tv,
+                                      const int64_t* tv, const char** out_fname) {
   rlx_relax_call_t* call = NULL;
   RLX_RETURN_IF_ERROR(op_call(ctx, op, n, args, attrs, &call));
   rlx_relax_expr_t* e = NULL;
@@ -164,17 +165,33 @@ static inline rlx_status_t* op_run(rlx_ctx_t* ctx, const char* op, int n, rlx_re
   rlx_tir_func_t* f = call_tir_func(m, e);
   if (!f) return rlx_status_create(RLX_INTERNAL, "legalized form is not R.call_tir");
   rlx_relax_call_t* ct = (rlx_relax_call_t*)e;
-  if (ct->n_args != 2) return rlx_status_create(RLX_INTERNAL, "unexpected tir_vars");
+  int have_tv = ct->n_args == 3 ? ((rlx_relax_shape_expr_t*)ct->args[2])->ndim : 0;
+  if (have_tv != n_tv) return rlx_status_create(RLX_INTERNAL, "%d tir_vars, expected %d", have_tv, n_tv);
   if (!rlx_sinfo_equal(ctx, e->sinfo, call->hdr.sinfo))
     return rlx_status_create(RLX_INTERNAL, "legalized struct info %s differs from inferred %s",
                              rlx_sinfo_str(ctx, e->sinfo), rlx_sinfo_str(ctx, call->hdr.sinfo));
-  if (f->n_params != n_in + n_out)
-    return rlx_status_create(RLX_INTERNAL, "PrimFunc has %d params, expected %d", f->n_params, n_in + n_out);
+  if (f->n_params != n_in + n_out + n_tv)
+    return rlx_status_create(RLX_INTERNAL, "PrimFunc has %d params, expected %d", f->n_params, n_in + n_out + n_tv);
   DLTensor* dl[16];
+  tens_t scalars[4];
   for (int i = 0; i < n_in; i++) dl[i] = &ins[i].t;
   for (int i = 0; i < n_out; i++) dl[n_in + i] = &outs[i].t;
+  for (int i = 0; i < n_tv && i < 4; i++) {
+    tens_init(&scalars[i], rlx_dt_int64(), 0, NULL);
+    tens_set(&scalars[i], 0, (double)tv[i]);
+    dl[n_in + n_out + i] = &scalars[i].t;
+  }
   if (out_fname) *out_fname = ((rlx_relax_global_var_t*)ct->args[0])->name;
-  return rlx_tir_interpret(f, dl, n_in + n_out);
+  rlx_status_t* st = rlx_tir_interpret(f, dl, n_in + n_out + n_tv);
+  for (int i = 0; i < n_tv && i < 4; i++) tens_free(&scalars[i]);
+  return st;
+}
+
+/* op_run_tv without tir_vars. */
+static inline rlx_status_t* op_run(rlx_ctx_t* ctx, const char* op, int n, rlx_relax_expr_t* const* args,
+                                   rlx_attrs_t attrs, int n_in, tens_t* ins, int n_out, tens_t* outs,
+                                   const char** out_fname) {
+  return op_run_tv(ctx, op, n, args, attrs, n_in, ins, n_out, outs, 0, NULL, out_fname);
 }
 
 /* Max abs error of out against the oracle values ref (n values), relative-tolerance check:
