@@ -463,6 +463,15 @@ static void test_pad_broadcast_full(void) {
     CHECK(tens_close(&to, r, 0, 0, NULL));
     tens_free(&to);
   }
+  /* symbolic zeros: (n, 3), run with n = 2 */
+  rlx_relax_expr_t* sn3 = rlx_relax_shape_expr(ctx, 2, (rlx_expr_t*[]){n, c64(ctx, 3)});
+  CHECK_STREQ(op_sinfo(ctx, "relax.zeros", 1, ARGS(sn3), di), "R.Tensor((n, 3), dtype=\"int32\")");
+  tens_init(&to, I32, 2, sx);
+  for (int i = 0; i < 6; i++) tens_set(&to, i, 5);
+  CHECK_OK(op_run(ctx, "relax.zeros", 1, ARGS(sn3), di, 0, NULL, 1, &to, NULL));
+  double rz[6] = {0, 0, 0, 0, 0, 0};
+  CHECK(tens_close(&to, rz, 0, 0, NULL));
+  tens_free(&to);
   rlx_relax_var_t* fv = tvar(ctx, "fv", 0, NULL, F32);
   CHECK_STREQ(op_sinfo(ctx, "relax.full", 2, ARGS(s23, &fv->hdr), attrs0()), "R.Tensor((2, 3), dtype=\"float32\")");
   tens_t tf;
