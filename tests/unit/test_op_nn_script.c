@@ -94,11 +94,80 @@ static void check_numbers(rlx_ctx_t* ctx, rlx_module_t* m, const char* stage, in
   CHECK_MSG(e < 1e-4, "%s, n=%d: max abs error %.3g vs C (tolerance 1e-4)", stage, n, e);
 }
 
+/* Every op of the family as TVM prints it: parses, prints back identically (structurally),
+ * infers the written struct info (well-formed), and legalizes to call_tirs only. */
+static const char* ALL =
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 4, 8, 8), dtype=\"float32\"), w: R.Tensor((4, 2, 3, 3), dtype=\"float32\"),\n"
+    "             c: R.Tensor((4,), dtype=\"float32\"), x1: R.Tensor((2, 4, 9), dtype=\"float32\"), w1: R.Tensor((6, 4, 3), dtype=\"float32\"),\n"
+    "             x3: R.Tensor((1, 2, 4, 4, 4), dtype=\"float32\"), w3: R.Tensor((2, 2, 1, 1, 1), dtype=\"float32\"),\n"
+    "             q: R.Tensor((2, \"s\", 3, 8), dtype=\"float32\"), m: R.Tensor((8, 8), dtype=\"float32\"),\n"
+    "             g8: R.Tensor((8,), dtype=\"float32\"), m38: R.Tensor((3, 8), dtype=\"float32\")) -> R.Tensor((2, \"s\", 3, 8), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        s = T.int64()\n"
+    "        with R.dataflow():\n"
+    "            a0: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            a1: R.Tensor((n, 8, 17, 17), dtype=\"float32\") = R.nn.conv2d_transpose(a0, w, strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            a2: R.Tensor((n, 8, 9, 9), dtype=\"float32\") = R.nn.max_pool2d(a1, pool_size=[3, 3], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=True, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            a3: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.avg_pool2d(a2, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=False, count_include_pad=True, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            a4: R.Tensor((n, 8, 2, 3), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(a3, output_size=[2, 3], layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            b0: R.Tuple(R.Tensor((n, 4, 8, 8), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\")) = R.nn.batch_norm(x, c, c, c, c, axis=1, epsilon=1.0000000000000001e-05, center=True, scale=True, momentum=0.10000000000000001, training=False)\n"
+    "            b1: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            b2: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.instance_norm(b1, c, c, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            b3: R.Tuple(R.Tensor((n, 4, 8, 8), dtype=\"float32\"), R.Tensor((n, 4, 8, 8), dtype=\"float32\")) = R.nn.dropout(b2, rate=0.5)\n"
+    "            c0: R.Tensor((2, 6, 7), dtype=\"float32\") = R.nn.conv1d(x1, w1, strides=[1], padding=[0, 0], dilation=[1], groups=1, data_layout=\"NCW\", kernel_layout=\"OIW\", out_layout=\"NCW\", out_dtype=\"void\")\n"
+    "            c1: R.Tensor((2, 6, 4), dtype=\"float32\") = R.nn.max_pool1d(c0, pool_size=[2], strides=[2], dilation=[1], padding=[0, 0], ceil_mode=True, count_include_pad=False, layout=\"NCW\", out_layout=\"NCW\")\n"
+    "            c2: R.Tensor((2, 6, 1), dtype=\"float32\") = R.nn.adaptive_avg_pool1d(c1, output_size=[1], layout=\"NCW\", out_layout=\"NCW\")\n"
+    "            d0: R.Tensor((1, 2, 4, 4, 4), dtype=\"float32\") = R.nn.conv3d(x3, w3, strides=[1, 1, 1], padding=[0, 0, 0, 0, 0, 0], dilation=[1, 1, 1], groups=1, data_layout=\"NCDHW\", kernel_layout=\"OIDHW\", out_layout=\"NCDHW\", out_dtype=\"void\")\n"
+    "            d1: R.Tensor((1, 2, 2, 2, 2), dtype=\"float32\") = R.nn.avg_pool3d(d0, pool_size=[2, 2, 2], strides=[2, 2, 2], dilation=[1, 1, 1], padding=[0, 0, 0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout=\"NCDHW\", out_layout=\"NCDHW\")\n"
+    "            e0: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.nn.attention(q, q, q, scale=0.25, causal_mask=\"TopLeft\")\n"
+    "            e1: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.nn.rms_norm(e0, g8, axes=[-1], epsilon=1.0000000000000001e-05)\n"
+    "            e2: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.nn.layer_norm(e1, m38, m38, axes=[-2, -1], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
+    "            e3: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.matmul(e2, m, out_dtype=\"void\")\n"
+    "            e4: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.linear(e3, m)\n"
+    "            gv: R.Tensor((2, s, 3, 8), dtype=\"float32\") = R.nn.log_softmax(e4, axis=-1)\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+static void test_all_ops_script(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, ALL, "all.py", &m));
+  if (m) {
+    CHECK_OK(rlx_relax_well_formed(ctx, m));
+    char* text = rlx_script_print_module(m);
+    rlx_module_t* m2 = NULL;
+    if (text) CHECK_OK(rlx_script_parse(ctx, text, "printed.py", &m2));
+    if (m2) CHECK(rlx_relax_func_equal(rlx_module_find(m, "main")->func, rlx_module_find(m2, "main")->func));
+    free(text);
+    rlx_module_t* lg = NULL;
+    CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
+    if (lg) {
+      CHECK_OK(rlx_relax_well_formed(ctx, lg));
+      /* only call_tir (and tuples of their results) remain */
+      rlx_relax_seq_t* seq = (rlx_relax_seq_t*)((rlx_relax_func_t*)rlx_module_find(lg, "main")->func)->body;
+      int high = 0;
+      for (int b = 0; b < seq->n_blocks; b++)
+        for (int k = 0; k < seq->blocks[b]->n_bindings; k++) {
+          rlx_relax_expr_t* v = seq->blocks[b]->bindings[k]->value;
+          if (v->kind == RLX_RELAX_CALL && !rlx_relax_is_op(((rlx_relax_call_t*)v)->op, "relax.call_tir")) high++;
+        }
+      CHECK_MSG(high == 0, "%d high-level calls left after legalize_ops", high);
+    }
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
   CHECK_OK(rlx_script_parse(ctx, CNN, "cnn.py", &m));
-  if (!m) TEST_MAIN_END();
+  if (!m) {
+    test_all_ops_script();
+    TEST_MAIN_END();
+  }
   CHECK_OK(rlx_relax_well_formed(ctx, m));
   /* printed back with the attrs in the order given */
   char* text = rlx_script_print_module(m);
@@ -130,5 +199,6 @@ int main(void) {
     check_numbers(ctx, sc, "legalized+fused+scheduled", 1);
   }
   rlx_ctx_free(ctx);
+  test_all_ops_script();
   TEST_MAIN_END();
 }
