@@ -31,6 +31,18 @@ static const char* CNN =
     "            R.output(gv)\n"
     "        return gv\n";
 
+/* The inferred struct info of every binding equals the one written in the script (the
+ * parser keeps the written one on the var). */
+static void check_annotations(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_relax_seq_t* s0 = (rlx_relax_seq_t*)((rlx_relax_func_t*)rlx_module_find(m, "main")->func)->body;
+  for (int b = 0; b < s0->n_blocks; b++)
+    for (int k = 0; k < s0->blocks[b]->n_bindings; k++) {
+      rlx_relax_binding_t* bd = s0->blocks[b]->bindings[k];
+      CHECK_MSG(rlx_sinfo_equal(ctx, bd->var->hdr.sinfo, bd->value->sinfo), "%s: written %s, inferred %s", bd->var->name,
+                rlx_sinfo_str(ctx, bd->var->hdr.sinfo), rlx_sinfo_str(ctx, bd->value->sinfo));
+    }
+}
+
 /* The same network in plain C (double accumulation). */
 static void ref_cnn(int n, const float* x, const float* w, const float* w2, const float* b2, const float* g,
                     const float* be, double* out) {
@@ -109,10 +121,10 @@ static const char* ALL =
     "        s = T.int64()\n"
     "        with R.dataflow():\n"
     "            a0: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"OIHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
-    "            a1: R.Tensor((n, 8, 17, 17), dtype=\"float32\") = R.nn.conv2d_transpose(a0, w, strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
-    "            a2: R.Tensor((n, 8, 9, 9), dtype=\"float32\") = R.nn.max_pool2d(a1, pool_size=[3, 3], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=True, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
-    "            a3: R.Tensor((n, 8, 5, 5), dtype=\"float32\") = R.nn.avg_pool2d(a2, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=False, count_include_pad=True, layout=\"NCHW\", out_layout=\"NCHW\")\n"
-    "            a4: R.Tensor((n, 8, 2, 3), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(a3, output_size=[2, 3], layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            a1: R.Tensor((n, 4, 17, 17), dtype=\"float32\") = R.nn.conv2d_transpose(a0, w, strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[0, 0], dilation=[1, 1], groups=2, data_layout=\"NCHW\", kernel_layout=\"IOHW\", out_layout=\"NCHW\", out_dtype=\"void\")\n"
+    "            a2: R.Tensor((n, 4, 9, 9), dtype=\"float32\") = R.nn.max_pool2d(a1, pool_size=[3, 3], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=True, count_include_pad=False, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            a3: R.Tensor((n, 4, 5, 5), dtype=\"float32\") = R.nn.avg_pool2d(a2, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[1, 1, 1, 1], ceil_mode=False, count_include_pad=True, layout=\"NCHW\", out_layout=\"NCHW\")\n"
+    "            a4: R.Tensor((n, 4, 2, 3), dtype=\"float32\") = R.nn.adaptive_avg_pool2d(a3, output_size=[2, 3], layout=\"NCHW\", out_layout=\"NCHW\")\n"
     "            b0: R.Tuple(R.Tensor((n, 4, 8, 8), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\"), R.Tensor((4,), dtype=\"float32\")) = R.nn.batch_norm(x, c, c, c, c, axis=1, epsilon=1.0000000000000001e-05, center=True, scale=True, momentum=0.10000000000000001, training=False)\n"
     "            b1: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.group_norm(x, c, c, num_groups=2, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
     "            b2: R.Tensor((n, 4, 8, 8), dtype=\"float32\") = R.nn.instance_norm(b1, c, c, channel_axis=1, axes=[2, 3], epsilon=1.0000000000000001e-05, center=True, scale=True)\n"
@@ -137,6 +149,7 @@ static void test_all_ops_script(void) {
   CHECK_OK(rlx_script_parse(ctx, ALL, "all.py", &m));
   if (m) {
     CHECK_OK(rlx_relax_well_formed(ctx, m));
+    check_annotations(ctx, m);
     char* text = rlx_script_print_module(m);
     rlx_module_t* m2 = NULL;
     if (text) CHECK_OK(rlx_script_parse(ctx, text, "printed.py", &m2));
@@ -169,6 +182,7 @@ int main(void) {
     TEST_MAIN_END();
   }
   CHECK_OK(rlx_relax_well_formed(ctx, m));
+  check_annotations(ctx, m);
   /* printed back with the attrs in the order given */
   char* text = rlx_script_print_module(m);
   CHECK(text && strstr(text, "R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, "
