@@ -31,9 +31,11 @@ bool onn_attr_bool(const rlx_relax_call_t* c, const char* key, bool def);
 const char* onn_attr_str(const rlx_relax_call_t* c, const char* key, const char* def);
 /* out_dtype: a dtype, or a string ("" / "void" = void); absent = void. */
 rlx_status_t* onn_attr_out_dtype(const rlx_relax_call_t* c, rlx_dtype_t* out);
-/* An ints attr expanded to want values: 1 value → all; want == 2 * k with k values (k > 0,
- * sym_pad) → the k values twice (symmetric padding); absent = def everywhere. */
+/* An ints attr (or a single int) expanded to want values: 1 value → all; want / 2 values when
+ * want is even → those values twice (symmetric padding: [h, w] → [h, w, h, w]); absent = def
+ * everywhere; any other count is an error naming the op and the key. */
 rlx_status_t* onn_attr_ints(const rlx_relax_call_t* c, const char* key, int want, int64_t def, int64_t* out);
+/* R.Tensor of the given rank, shape (NULL = unknown) and dtype. */
 rlx_sinfo_t* onn_tensor_like(rlx_ctx_t* ctx, int ndim, rlx_expr_t** shape, rlx_dtype_t dt);
 
 /* ---- legalization through TE: fn builds the TE output from the inputs and the call's attrs. */
@@ -51,9 +53,9 @@ typedef struct {
 rlx_status_t* onn_legalize_te(rlx_bb_t* bb, const rlx_relax_call_t* c, onn_te_fn_t fn, int n_args,
                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
 
-/* op_nn_conv.c: conv1d/2d/3d, conv1d/2d/3d_transpose, max/avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d (one infer and
- * one legalize function each for convs, pools and adaptive pools; the rank and the kind
- * come from the op's name). */
+/* op_nn_conv.c: conv1d/2d/3d, conv1d/2d/3d_transpose, max/avg_pool1d/2d/3d and
+ * adaptive_avg_pool1d/2d/3d (one infer and one legalize function per group; the rank and the
+ * kind come from the op's name). */
 rlx_status_t* onn_infer_conv(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);
 rlx_status_t* onn_legalize_conv(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out);
 rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out);
