@@ -93,6 +93,25 @@ static void test_matmul_vectors(void) {
   }
   CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, s234), tparam_c("v", 1, s4)}, NOATTRS, &oc));
   CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((2, 3), dtype=\"float32\")");
+  /* vector · vector → a scalar tensor */
+  CHECK_OK(build_op("relax.matmul", 2, (rlx_relax_var_t*[]){tparam_c("a", 1, s4), tparam_c("b", 1, s4)}, NOATTRS, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    host_t a, b, o;
+    host_init(&a, 1, s4);
+    host_init(&b, 1, s4);
+    host_init(&o, 0, NULL);
+    host_rand(&a, 9, -1, 1);
+    host_rand(&b, 10, -1, 1);
+    double want = 0;
+    for (int k = 0; k < 4; k++) want += (double)a.data[k] * b.data[k];
+    CHECK_OK(run_interp(oc.prim, 3, (host_t*[]){&a, &b, &o}));
+    CHECK_CLOSE("matmul (4,)x(4,)", o.data, &want, 1, 1e-6);
+    host_free(&a);
+    host_free(&b);
+    host_free(&o);
+  }
 }
 
 /* Symbolic batch: (n, 3, 4) x (4, 5) → (n, 3, 5); the PrimFunc runs for n = 2. */
