@@ -247,6 +247,30 @@ static void test_int32_shapes(void) {
   }
 }
 
+/* softmax / log_softmax of a 1-D tensor: the reductions have rank 0. */
+static void test_softmax_vector(void) {
+  int64_t s5[1] = {5};
+  for (int lg = 0; lg < 2; lg++) {
+    rlx_te_tensor_t* x = ph("x", 1, s5, rlx_dt_float32());
+    rlx_status_t* st = NULL;
+    rlx_te_tensor_t* y = lg ? rlx_topi_nn_log_softmax(C, x, 0, &st) : rlx_topi_nn_softmax(C, x, -1, &st);
+    CHECK_OK(st);
+    rlx_tir_func_t* f = NULL;
+    if (y) CHECK_OK(rlx_te_create_prim_func(C, 2, (rlx_te_tensor_t*[]){x, y}, "sm", &f));
+    if (!f) continue;
+    float xd[5] = {1, -2, 3.5f, 0, 2}, yd[5];
+    DLTensor tx = dl(xd, 1, s5, kDLFloat, 32), ty = dl(yd, 1, s5, kDLFloat, 32);
+    CHECK_OK(rlx_tir_interpret(f, (DLTensor*[]){&tx, &ty}, 2));
+    double sum = 0, err = 0;
+    for (int i = 0; i < 5; i++) sum += exp(xd[i] - 3.5);
+    for (int i = 0; i < 5; i++) {
+      double want = lg ? xd[i] - 3.5 - log(sum) : exp(xd[i] - 3.5) / sum;
+      err = fmax(err, fabs(want - yd[i]));
+    }
+    CHECK_MSG(err < 1e-6, "%s of a vector: max abs error %.3g (tolerance 1e-6)", lg ? "log_softmax" : "softmax", err);
+  }
+}
+
 int main(void) {
   C = rlx_ctx_create();
   test_errors();
@@ -254,6 +278,7 @@ int main(void) {
   test_matmul_out_dtype();
   test_conv_symbolic_spatial();
   test_int32_shapes();
+  test_softmax_vector();
   rlx_ctx_free(C);
   TEST_MAIN_END();
 }
