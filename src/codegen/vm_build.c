@@ -1,9 +1,11 @@
 /* Packaging a compiled model: pipeline → kernels' C + bytecode → one shared object with the
- * executable embedded by `.incbin` (see vm_build.h). The compile step mirrors build.c's
- * flags (kept in step by hand: build.c's list is file-local). */
+ * executable embedded by `.incbin` (see vm_build.h). The kernels are compiled to an object
+ * cached by content hash (as build.c caches its objects; its flags, kept in step by hand
+ * since build.c's list is file-local), then linked with the executable and extern objects. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tir/transform.h"
@@ -11,8 +13,8 @@
 #include "rlx/vm.h"
 #include "vm_build.h"
 
-static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11",
-                                       "-fno-math-errno", "-w"};
+static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu11", "-fno-math-errno",
+                                       "-w"};
 enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
 
 static bool listed(const char* list, const char* name) {
@@ -100,24 +102,95 @@ static bool have_libmvec(char* const* words, int nw) {
   return ok;
 }
 
-static rlx_status_t* link_model(const char* dir, const char* kernels_c, const char* exec_s,
-                                const rlx_vm_compile_options_t* opts, const char* out_path) {
+/* $CC split into words ("ccache gcc"); *out_copy owns the strings. */
+static int cc_words(const rlx_vm_compile_options_t* opts, char** words, char** out_copy) {
   const char* cc = opts && opts->cc && opts->cc->cc ? opts->cc->cc : getenv("CC");
   if (!cc || !*cc) cc = "cc";
-  char* cc_copy = strdup(cc);
-  char* words[MAX_CC_WORDS];
+  *out_copy = strdup(cc);
   int nw = 0;
-  for (char* tok = strtok(cc_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
+  for (char* tok = strtok(*out_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
   if (nw == 0) words[nw++] = "cc";
+  return nw;
+}
+
+/* The cache directory as build.c picks it; heap string. */
+static char* cache_dir(const rlx_vm_compile_options_t* opts) {
+  const char* d = opts && opts->cc && opts->cc->cache_dir ? opts->cc->cache_dir : getenv("RLX_CACHE_DIR");
+  char buf[4096];
+  if (d && *d) snprintf(buf, sizeof(buf), "%s", d);
+  else if (getenv("HOME") && *getenv("HOME")) snprintf(buf, sizeof(buf), "%s/.cache/rlx", getenv("HOME"));
+  else snprintf(buf, sizeof(buf), "/tmp/rlx-cache-%d", (int)getuid());
+  return strdup(buf);
+}
+
+/* Compiles the kernels' C into an object in the cache (reused when the hash matches);
+ * *out_obj is a heap path. */
+static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_options_t* opts, char** out_obj) {
+  char* copy = NULL;
+  char* words[MAX_CC_WORDS];
+  int nw = cc_words(opts, words, &copy);
+  uint64_t h = rlx_hash_bytes(src, strlen(src), 0x766d6b);
+  for (int i = 0; i < nw; i++) h = rlx_hash_combine(h, rlx_hash_bytes(words[i], strlen(words[i]), 1));
+  for (int i = 0; i < N_FLAGS; i++) h = rlx_hash_combine(h, rlx_hash_bytes(cc_flags[i], strlen(cc_flags[i]), 2));
+  char* dir = cache_dir(opts);
+  rlx_status_t* st = rlx_status_annotate(rlx_mkdirs(dir), "compile cache");
+  size_t plen = strlen(dir) + 96;
+  char* obj = malloc(plen);
+  char* tmp_c = malloc(plen);
+  char* tmp_o = malloc(plen);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  snprintf(obj, plen, "%s/%016llx.vmk.o", dir, (unsigned long long)h);
+  snprintf(tmp_c, plen, "%s/%016llx.%d.%lx.vmk.c", dir, (unsigned long long)h, (int)getpid(), (long)ts.tv_nsec);
+  snprintf(tmp_o, plen, "%s/%016llx.%d.%lx.vmk.tmp.o", dir, (unsigned long long)h, (int)getpid(), (long)ts.tv_nsec);
+  if (!st && access(obj, R_OK) != 0) {
+    st = rlx_file_write(tmp_c, src, strlen(src));
+    if (!st) {
+      char* argv[MAX_CC_WORDS + N_FLAGS + 8];
+      int na = 0;
+      for (int i = 0; i < nw; i++) argv[na++] = words[i];
+      for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
+      argv[na++] = "-c";
+      argv[na++] = tmp_c;
+      argv[na++] = "-o";
+      argv[na++] = tmp_o;
+      argv[na] = NULL;
+      st = rlx_process_run(argv, NULL);
+      if (st) st = rlx_status_annotate(st, "compiling the model's kernels '%s'", tmp_c);
+      else unlink(tmp_c);
+      /* rename is atomic: a concurrent build of the same source produces the same object */
+      if (!st && rename(tmp_o, obj) != 0) st = rlx_status_create(RLX_IO_ERROR, "cannot write '%s'", obj);
+    }
+    unlink(tmp_o);
+  }
+  free(dir);
+  free(copy);
+  free(tmp_c);
+  free(tmp_o);
+  if (st) {
+    free(obj);
+    return st;
+  }
+  *out_obj = obj;
+  return NULL;
+}
+
+static rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
+                                const rlx_vm_compile_options_t* opts, const char* out_path) {
+  char* copy = NULL;
+  char* words[MAX_CC_WORDS];
+  int nw = cc_words(opts, words, &copy);
   int n_obj = opts ? opts->n_objects : 0;
-  char** argv = calloc((size_t)(nw + N_FLAGS + n_obj + 12), sizeof(char*));
+  char** argv = calloc((size_t)(nw + n_obj + 16), sizeof(char*));
   size_t plen = strlen(out_path) + 64;
   char* tmp_out = malloc(plen);
   snprintf(tmp_out, plen, "%s.%d.tmp", out_path, (int)getpid());
   int na = 0;
   for (int i = 0; i < nw; i++) argv[na++] = words[i];
-  for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
-  argv[na++] = (char*)kernels_c;
+  argv[na++] = "-shared";
+  argv[na++] = "-fopenmp";
+  argv[na++] = "-w";
+  argv[na++] = (char*)kernels_o;
   argv[na++] = (char*)exec_s;
   for (int i = 0; i < n_obj; i++) argv[na++] = (char*)opts->objects[i];
   argv[na++] = "-o";
@@ -127,14 +200,14 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_c, const ch
   argv[na] = NULL;
   rlx_status_t* st = rlx_process_run(argv, NULL);
   if (st) {
-    st = rlx_status_annotate(st, "linking model '%s' (sources in %s)", out_path, dir);
+    st = rlx_status_annotate(st, "linking model '%s' (files in %s)", out_path, dir);
   } else if (rename(tmp_out, out_path) != 0) {
     st = rlx_status_create(RLX_IO_ERROR, "cannot write model '%s'", out_path);
   }
   unlink(tmp_out);
   free(tmp_out);
   free(argv);
-  free(cc_copy);
+  free(copy);
   return st;
 }
 
@@ -172,14 +245,18 @@ rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compi
                     "  .size rlx_vm_executable_size, 8\n"
                     "  .section .note.GNU-stack,\"\",@progbits\n",
                     eb, n, n);
-  rlx_status_t* st = rlx_file_write(kc, src, strlen(src));
+  bool keep = opts && opts->keep_temps;
+  char* obj = NULL;
+  rlx_status_t* st = keep ? rlx_file_write(kc, src, strlen(src)) : NULL;
   if (!st) st = rlx_file_write(eb, exec, n);
   if (!st) st = rlx_file_write(es, rlx_strbuf_cstr(&asm_src), asm_src.len);
-  if (!st) st = link_model(dir, kc, es, opts, out_path);
+  if (!st) st = compile_kernels(src, opts, &obj);
+  if (!st) st = link_model(dir, obj, es, opts, out_path);
+  free(obj);
   rlx_strbuf_free(&asm_src);
   free(src);
   free(exec);
-  if (!(opts && opts->keep_temps) && !st) {
+  if (!keep && !st) {
     unlink(kc);
     unlink(eb);
     unlink(es);

@@ -45,8 +45,9 @@ typedef struct {
 
 /* Compiles module m into the model shared object out_path: runs the Relax pipeline per
  * opts->passes, lowers every PrimFunc (default CPU schedule where unscheduled), generates
- * their C, generates bytecode, and links kernels + extern objects + the embedded executable
- * with $CC (flags of rlx_compile_c). Errors name the pass, function or compiler output. */
+ * their C (compiled with the flags of rlx_compile_c into an object cached by content hash
+ * in the compile cache), generates bytecode, and links kernels + extern objects + the
+ * embedded executable with $CC -shared. Errors name the pass, function or compiler output. */
 rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                              const char* out_path);
 
