@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "codegen/vm_build.h"
+#include "relax/op.h"
 #include "relax_test_util.h"
 #include "rlx/vm.h"
 #include "test.h"
@@ -396,6 +397,39 @@ static void test_tir_vars(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Errors of the compile step: an op left unlowered, a missing extern object. */
+static void test_compile_errors(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_dtype_t f32 = rlx_dt_float32();
+  int64_t d[1] = {4};
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor_const(ctx, 1, d, f32));
+  rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
+  rlx_relax_var_t* lv = NULL;
+  CHECK_OK(rlx_bb_function_begin(bb, "main", 1, &x));
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&x->hdr, &x->hdr}, (rlx_attrs_t){0}),
+                       "lv", &lv));
+  CHECK_OK(rlx_bb_emit_func_output(bb, &lv->hdr, 0, NULL));
+  CHECK_OK(rlx_bb_function_end(bb, NULL));
+  char so[256];
+  snprintf(so, sizeof(so), "%s/err.so", tmpdir);
+  rlx_vm_compile_options_t o = {0};
+  o.passes = "none";
+  CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so),
+            "vm codegen: function 'main': Call(relax.add): operator not lowered (run the pipeline");
+  o.passes = "no_such_pass";
+  CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so), "no known pass in 'no_such_pass'");
+  o.passes = NULL; /* the whole pipeline legalizes it; a missing extern object fails the link */
+  const char* objs[1] = {"/nonexistent/ext.o"};
+  o.n_objects = 1;
+  o.objects = objs;
+  CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so), "linking model");
+  CHECK(access(so, F_OK) != 0);
+  o.n_objects = 0;
+  CHECK_OK(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so));
+  unlink(so);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof(tmpdir), "/tmp/rlx_vmc_XXXXXX");
   if (!mkdtemp(tmpdir) || !build_extern_lib()) {
@@ -405,6 +439,7 @@ int main(void) {
   test_static_matmul_relu();
   test_symbolic_externs();
   test_tir_vars();
+  test_compile_errors();
   char p[300];
   snprintf(p, sizeof(p), "%s/ext.c", tmpdir);
   unlink(p);
