@@ -518,8 +518,21 @@ static void test_clip(void) {
   rlx_ctx_free(ctx);
 }
 
-/* Every op of the family is registered, pure, with inference and legalization. */
+/* Every op of the family is registered, pure, with inference and legalization; no name is
+ * registered twice across the families (the first would hide the second). */
 static void test_registry(void) {
+  const rlx_op_def_t* const* defs = NULL;
+  int n_defs = 0;
+  rlx_op_list(&defs, &n_defs);
+  for (int i = 0; i < n_defs; i++)
+    for (int j = i + 1; j < n_defs; j++)
+      CHECK_MSG(strcmp(defs[i]->name, defs[j]->name) != 0, "op %s registered twice", defs[i]->name);
+  int n_basic = 0;
+  for (const rlx_op_def_t* b = rlx_ops_basic; b->name; b++) {
+    n_basic++;
+    CHECK_MSG(rlx_op_lookup(b->name) == b && b->infer && b->legalize && b->is_pure, "%s", b->name);
+  }
+  CHECK(n_basic == 89);
   const char* names[] = {
       "relax.nn.relu",       "relax.exp",  "relax.add",    "relax.logical_or",   "relax.where",   "relax.astype",
       "relax.clip",          "relax.sum",  "relax.argmax", "relax.permute_dims", "relax.reshape", "relax.split",
