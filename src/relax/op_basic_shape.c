@@ -5,8 +5,8 @@
  *   R.split(x, indices_or_sections, axis=0) (attr: int = sections, ints = indices) → Tuple
  *   R.strided_slice(x, axes, begin, end, strides=None)  (attrs as ints, or args as tuples of
  *       constant R.prim_value / R.shape)
- *   R.take(x, indices, axis=None, mode="fast")  R.nn.pad(x, pad_width, pad_value=0.0,
- *       pad_mode="constant")                R.broadcast_to(x, R.shape([...]))
+ *   R.take(x, indices, axis=None, mode="fast")  R.broadcast_to(x, R.shape([...]))
+ *   R.nn.pad(x, pad_width, pad_value=0.0, pad_mode="constant" | "edge" | "reflect")
  *   R.zeros(shape, dtype), R.ones(shape, dtype), R.full(shape, fill_value, dtype=None)
  */
 #include <stdint.h>
@@ -644,7 +644,9 @@ rlx_status_t* ob_infer_pad(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sin
   int64_t* pw = NULL;
   if (!ob_attr_ints(ctx, call, "pad_width", &np, &pw)) return ob_error(call, "needs the pad_width attribute");
   const char* mode = ob_attr_str(call, "pad_mode", "constant");
-  if (strcmp(mode, "constant") != 0) return ob_error(call, "pad_mode '%s' is not supported (only constant)", mode);
+  bool reflect = strcmp(mode, "reflect") == 0;
+  if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 && !reflect)
+    return ob_error(call, "pad_mode '%s' is not constant, edge or reflect", mode);
   for (int i = 0; i < np; i++)
     if (pw[i] < 0) return ob_error(call, "negative padding %lld", (long long)pw[i]);
   if (x->ndim >= 0 && np != 2 * x->ndim)
@@ -655,13 +657,22 @@ rlx_status_t* ob_infer_pad(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sin
     return NULL;
   }
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
-  for (int d = 0; d < n; d++) s[d] = rlx_ir_add(ctx, x->shape[d], rlx_ir_i64(ctx, pw[2 * d] + pw[2 * d + 1]));
+  for (int d = 0; d < n; d++) {
+    int64_t ext;
+    bool padded = pw[2 * d] || pw[2 * d + 1];
+    if (strcmp(mode, "constant") != 0 && padded && rlx_expr_is_const_int(x->shape[d], &ext) &&
+        (ext == 0 || (reflect && (pw[2 * d] >= ext || pw[2 * d + 1] >= ext))))
+      return ob_error(call, "%s padding (%lld, %lld) on axis %d of extent %lld", mode, (long long)pw[2 * d],
+                      (long long)pw[2 * d + 1], d, (long long)ext);
+    s[d] = rlx_ir_add(ctx, x->shape[d], rlx_ir_i64(ctx, pw[2 * d] + pw[2 * d + 1]));
+  }
   *out = tensor_like(ctx, n, s, x->dtype);
   return NULL;
 }
 
 static rlx_te_tensor_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
   sh_user_t* u = user;
+  if (u->mode && strcmp(u->mode, "constant") != 0) return rlx_topi_pad_mode(ctx, in[0], u->v, u->mode, &u->base.st);
   return rlx_topi_pad(ctx, in[0], u->v, u->value, &u->base.st);
 }
 
@@ -672,6 +683,7 @@ rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_re
   if (!ob_attr_ints(ctx, call, "pad_width", &u.n, &u.v)) return ob_error(call, "needs the pad_width attribute");
   u.value = 0;
   ob_attr_float(call, "pad_value", &u.value);
+  u.mode = ob_attr_str(call, "pad_mode", "constant");
   return ob_call_te(bb, te_pad, &u.base, 1, call->args, "pad", out);
 }
 

@@ -222,6 +222,10 @@ rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor
  * >= 0; elements outside x are value (converted to x's dtype). T_pad. */
 rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
                               rlx_status_t** out_st);
+/* Padding that repeats x: mode "edge" (the nearest element) or "reflect" (mirrored without
+ * repeating the edge, each pad smaller than the extent: numpy's reflect). */
+rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, const char* mode,
+                                   rlx_status_t** out_st);
 
 /* The pieces of a dim of extent dim split into sections (indices NULL; ceil-sized, the last
  * takes the rest, as numpy's array_split for divisible sizes) or at indices (ascending,

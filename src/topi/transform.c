@@ -560,3 +560,66 @@ rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sec
   *out_n = count;
   return outs;
 }
+
+typedef struct {
+  rlx_te_tensor_t* x;
+  const int64_t* pad;
+  bool reflect;
+} pad_mode_user_t;
+
+static rlx_expr_t* pad_mode_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  pad_mode_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t* i = &idx[d]->hdr;
+    rlx_dtype_t t = i->dtype;
+    rlx_expr_t* ext = rlx_ir_cast(ctx, t, u->x->buffer->shape[d]);
+    rlx_expr_t* last = rlx_ir_sub(ctx, ext, rlx_ir_int(ctx, t, 1));
+    rlx_expr_t* j = rlx_ir_sub(ctx, i, rlx_ir_int(ctx, t, u->pad[2 * d]));
+    if (u->pad[2 * d] == 0 && u->pad[2 * d + 1] == 0) {
+      ix[d] = i;
+      continue;
+    }
+    if (!u->reflect) { /* edge: the nearest element */
+      ix[d] = rlx_ir_min(ctx, rlx_ir_max(ctx, j, rlx_ir_int(ctx, t, 0)), last);
+      continue;
+    }
+    /* reflect (no edge repeat): -j before the start, 2 (n - 1) - j after the end */
+    rlx_expr_t* zero = rlx_ir_int(ctx, t, 0);
+    rlx_expr_t* a = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, j, zero), rlx_ir_sub(ctx, zero, j), j);
+    ix[d] = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GT, a, last),
+                          rlx_ir_sub(ctx, rlx_ir_mul(ctx, last, rlx_ir_int(ctx, t, 2)), a), a);
+  }
+  return rlx_te_load(ctx, u->x, n, ix);
+}
+
+rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, const char* mode,
+                                   rlx_status_t** out_st) {
+  bool reflect = mode && strcmp(mode, "reflect") == 0;
+  if (!x || !pad_width || !mode || (!reflect && strcmp(mode, "edge") != 0))
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: mode '%s' is not edge or reflect",
+                                          mode ? mode : "(null)"));
+  int n = x->buffer->ndim;
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  int64_t* pw = RLX_NEW_ARRAY(ctx, int64_t, 2 * n);
+  for (int d = 0; d < n; d++) {
+    int64_t b = pad_width[2 * d], a = pad_width[2 * d + 1], ext;
+    if (b < 0 || a < 0)
+      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d));
+    bool known = rlx_expr_is_const_int(x->buffer->shape[d], &ext);
+    if ((b || a) && known && (ext == 0 || (reflect && (b >= ext || a >= ext))))
+      return fail(out_st,
+                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: %s padding (%lld, %lld) on axis %d of extent %lld",
+                                    mode, (long long)b, (long long)a, d, (long long)ext));
+    pw[2 * d] = b;
+    pw[2 * d + 1] = a;
+    rlx_expr_t* s = x->buffer->shape[d];
+    shape[d] = rlx_topi_simplify_dim(ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, a + b)));
+  }
+  pad_mode_user_t* u = RLX_NEW(ctx, pad_mode_user_t);
+  u->x = x;
+  u->pad = pw;
+  u->reflect = reflect;
+  return rlx_te_compute(ctx, n, shape, pad_mode_body, u, "T_pad", "injective");
+}

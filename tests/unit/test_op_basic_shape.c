@@ -422,7 +422,26 @@ static void test_pad_broadcast_full(void) {
   double ref[15] = {9, 9, 9, 9, 9, 0, 1, 2, 9, 9, 3, 4, 5, 9, 9};
   CHECK(tens_close(&to, ref, 0, 0, NULL));
   tens_free(&to);
+  /* edge and reflect: rows (1, 0) and cols (0, 2) as numpy.pad */
+  const char* modes[2] = {"edge", "reflect"};
+  const double want[2][15] = {{0, 1, 2, 2, 2, 0, 1, 2, 2, 2, 3, 4, 5, 5, 5},
+                              {3, 4, 5, 4, 3, 0, 1, 2, 1, 0, 3, 4, 5, 4, 3}};
+  for (int k = 0; k < 2; k++) {
+    tens_init(&to, F32, 2, so);
+    CHECK_OK(op_run(ctx, "relax.nn.pad", 1, ARGS(&x->hdr), attr1(ctx, at, "pad_mode", rlx_attr_str(modes[k])), 1, &tx,
+                    1, &to, NULL));
+    CHECK_MSG(tens_close(&to, want[k], 0, 0, NULL), "pad %s", modes[k]);
+    tens_free(&to);
+  }
   rlx_relax_call_t* c = NULL;
+  const int64_t big[4] = {2, 0, 0, 0};
+  CHECK_ERR(op_call(ctx, "relax.nn.pad", 1, ARGS(&x->hdr),
+                    attr1(ctx, attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, big)), "pad_mode",
+                          rlx_attr_str("reflect")),
+                    &c),
+            "relax.nn.pad: reflect padding (2, 0) on axis 0 of extent 2");
+  CHECK_ERR(op_call(ctx, "relax.nn.pad", 1, ARGS(&x->hdr), attr1(ctx, at, "pad_mode", rlx_attr_str("wrap")), &c),
+            "relax.nn.pad: pad_mode 'wrap' is not constant, edge or reflect");
   CHECK_ERR(
       op_call(ctx, "relax.nn.pad", 1, ARGS(&x->hdr), attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 2, pw)), &c),
       "relax.nn.pad: pad_width has 2 values; a tensor of rank 2 needs 4");

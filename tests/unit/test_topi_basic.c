@@ -158,6 +158,12 @@ static void test_compiled(void) {
       {"relax.tile", 1, {&x->hdr}, attr1(ctx, attrs0(), "repeats", ints_attr(ctx, 2, rep2)), -1, 1},
       {"relax.flip", 1, {&x->hdr}, attr1(ctx, attrs0(), "axis", rlx_attr_int(0)), -1, 1},
       {"relax.gather_elements", 2, {&x->hdr, &gi->hdr}, attrs0(), 0, 3},
+      {"relax.nn.pad",
+       1,
+       {&x->hdr},
+       attr1(ctx, attr1(ctx, attrs0(), "pad_width", ints_attr(ctx, 4, pw)), "pad_mode", rlx_attr_str("reflect")),
+       -1,
+       1},
   };
   enum { NC = sizeof(cases) / sizeof(cases[0]) };
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
