@@ -78,7 +78,17 @@ static rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
     case RLX_RELAX_DATA_TYPE_IMM:
       *out = rlx_vm_const(rlx_vm_exec_add_dtype(g->e, dl(((rlx_relax_dtype_imm_t*)e)->value)));
       return NULL;
-    default: break; /* computed into a register below */
+    case RLX_RELAX_TUPLE:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+    case RLX_RELAX_KIND_COUNT: break; /* computed into a register below */
   }
   int r = new_reg(g);
   RLX_RETURN_IF_ERROR(compile_into(g, e, r));
@@ -139,7 +149,20 @@ static rlx_status_t* compile_call(cg_t* g, rlx_relax_call_t* c, int dst) {
       return call_exprs(g, dst, packed(g, ((rlx_relax_extern_func_t*)op)->global_symbol), c->n_args, c->args);
     case RLX_RELAX_GLOBAL_VAR: return compile_global_call(g, c, dst);
     case RLX_RELAX_OP: break;
-    default: return unsupported(g, &c->hdr, "calls of function values are not supported");
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_TUPLE:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_KIND_COUNT: return unsupported(g, &c->hdr, "calls of function values are not supported");
   }
   const char* name = ((rlx_relax_op_t*)op)->name;
   if (strcmp(name, "relax.builtin.alloc_tensor") == 0) {
@@ -246,7 +269,11 @@ static rlx_status_t* compile_into(cg_t* g, rlx_relax_expr_t* e, int dst) {
       RLX_RETURN_IF_ERROR(compile_bindings(g, s));
       return compile_into(g, s->body, dst);
     }
-    default: break;
+    case RLX_RELAX_OP:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC: break; /* function values (closures) are not supported */
+    case RLX_RELAX_KIND_COUNT: break;
   }
   return unsupported(g, e, "expression kind not supported by the VM");
 }

@@ -400,7 +400,41 @@ static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_exp
       return NULL;
     }
     case RLX_RELAX_CALL: break;
-    default: *out = value; return NULL;
+    case RLX_RELAX_TUPLE: {
+      /* symbolic shapes and prim values among the fields */
+      rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)value;
+      rlx_relax_expr_t** fields = NULL;
+      for (int i = 0; i < t->n_fields; i++) {
+        rlx_relax_kind_t k = t->fields[i]->kind;
+        if (k != RLX_RELAX_SHAPE_EXPR && k != RLX_RELAX_PRIM_VALUE && k != RLX_RELAX_TUPLE) continue;
+        rlx_relax_expr_t* nf = NULL;
+        RLX_RETURN_IF_ERROR(lower_value(s, t->fields[i], &nf));
+        if (nf == t->fields[i]) continue;
+        if (!fields) {
+          fields = RLX_NEW_ARRAY(s->ctx, rlx_relax_expr_t*, t->n_fields);
+          memcpy(fields, t->fields, sizeof(*fields) * (size_t)t->n_fields);
+        }
+        fields[i] = nf;
+      }
+      *out = value;
+      if (fields) {
+        *out = rlx_relax_tuple(s->ctx, t->n_fields, fields);
+        RLX_RETURN_IF_ERROR(rlx_relax_normalize(s->ctx, s->m, *out));
+      }
+      return NULL;
+    }
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+    case RLX_RELAX_KIND_COUNT: *out = value; return NULL; /* nothing symbolic to lower */
   }
   rlx_relax_call_t* c = (rlx_relax_call_t*)value;
   bool is_tir = rlx_relax_is_op(c->op, "relax.call_tir");

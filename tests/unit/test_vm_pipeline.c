@@ -121,6 +121,19 @@ static const char* cond_src =
     "            r: R.Tensor((n,), dtype=\"float32\") = lv1\n"
     "        return r\n";
 
+static const char* shape_src =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\",), dtype=\"float32\")) -> R.Tuple(R.Tensor((\"n\",), dtype=\"float32\"), R.Shape([\"n * 2\", 3])):\n"
+    "        n = T.int64()\n"
+    "        t: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Shape([n * 2, 3])) = (x, R.shape([n * 2, 3]))\n"
+    "        return t\n";
+
 static rlx_ndarray_t* rand_tensor(int nd, const int64_t* s, uint64_t seed) {
   rlx_ndarray_t* a = NULL;
   rlx_status_free(rlx_ndarray_create(nd, s, rlx_dldtype(kDLFloat, 32, 1), NULL, &a));
@@ -355,10 +368,51 @@ static void test_prim_cond(void) {
   rlx_ctx_free(ctx);
 }
 
+/* A symbolic shape in a returned tuple: a 1-d int64 output. */
+static void test_shape_output(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = NULL;
+  CHECK_OK(rlx_script_parse(ctx, shape_src, "shape.py", &mod));
+  char dir[] = "/tmp/rlx_vmp_XXXXXX";
+  if (!mod || !mkdtemp(dir)) {
+    rlx_ctx_free(ctx);
+    return;
+  }
+  char so[128];
+  snprintf(so, sizeof(so), "%s/shape.so", dir);
+  rlx_vm_compile_options_t o = {0};
+  o.check_well_formed = true;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o, so));
+  rlx_vm_t* vm = NULL;
+  if (access(so, R_OK) == 0) CHECK_OK(rlx_vm_load(so, 0, NULL, &vm));
+  if (vm) {
+    int64_t n = 7;
+    rlx_ndarray_t* x = rand_tensor(1, &n, 3);
+    int n_out = 0;
+    rlx_ndarray_t** outs = NULL;
+    CHECK_OK(rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&x->dl}, &n_out, &outs));
+    CHECK(n_out == 2);
+    if (n_out == 2) {
+      CHECK(outs[0]->dl.data == x->dl.data);
+      const int64_t* v = outs[1]->dl.data;
+      CHECK(outs[1]->dl.ndim == 1 && outs[1]->dl.shape[0] == 2 && outs[1]->dl.dtype.code == kDLInt && v[0] == 14 &&
+            v[1] == 3);
+    }
+    for (int i = 0; i < n_out; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+    rlx_ndarray_release(x);
+    rlx_vm_free(vm);
+  }
+  unlink(so);
+  rmdir(dir);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp();
   test_if();
   test_call();
   test_prim_cond();
+  test_shape_output();
   TEST_MAIN_END();
 }
