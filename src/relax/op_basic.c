@@ -636,5 +636,6 @@ const rlx_op_def_t rlx_ops_basic[] = {
     SHAPE("relax.arange", arange),
     SHAPE("relax.tril", trilu),
     SHAPE("relax.triu", trilu),
+    SHAPE("relax.one_hot", one_hot),
     {NULL, NULL, NULL, false},
 };

@@ -4,6 +4,7 @@
  *   R.gather_elements(x, indices, axis=0)
  *   R.arange(start, end, step, dtype=..)   (args R.prim_value; 1 arg = end, 2 = start, end)
  *   R.tril(x, k) / R.triu(x, k)            (k an R.prim_value arg, or attr k; default 0)
+ *   R.one_hot(indices, on_value, off_value, depth=d, axis=-1)   (values: R.prim_value)
  */
 #include <math.h>
 #include <string.h>
@@ -310,4 +311,70 @@ rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_
   RLX_RETURN_IF_ERROR(trilu_k(call, &u.axis));
   u.flag = strcmp(ob_name(call), "relax.triu") == 0;
   return ob_call_te(bb, te_trilu, &u.base, 1, call->args, u.flag ? "triu" : "tril", out);
+}
+
+/* ------------------------------------------------------------------ one_hot */
+rlx_status_t* ob_infer_one_hot(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "depth:int,axis:int"));
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
+  rlx_sinfo_tensor_t* ind;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &ind));
+  if (!rlx_dtype_is_void(ind->dtype) &&
+      (ind->dtype.code != RLX_DT_INT || (ind->dtype.bits != 32 && ind->dtype.bits != 64)))
+    return ob_error(call, "indices must be int32 or int64, got %s", ob_dtype_str(ctx, ind->dtype));
+  rlx_dtype_t t[2];
+  for (int i = 1; i < 3; i++) {
+    rlx_sinfo_t* s = call->args[i]->sinfo;
+    if (!s || s->kind != RLX_SINFO_PRIM)
+      return ob_error(call, "%s must be a scalar (R.prim_value), got %s", i == 1 ? "on_value" : "off_value",
+                      rlx_sinfo_str(ctx, s));
+    t[i - 1] = ((rlx_sinfo_prim_t*)s)->dtype;
+  }
+  if (!rlx_dtype_eq(t[0], t[1]))
+    return ob_error(call, "on_value and off_value dtypes differ: %s and %s", ob_dtype_str(ctx, t[0]),
+                    ob_dtype_str(ctx, t[1]));
+  int64_t depth = 0, axis = -1;
+  if (!ob_attr_int(call, "depth", &depth) || depth < 0) return ob_error(call, "needs a depth attribute >= 0");
+  ob_attr_int(call, "axis", &axis);
+  if (ind->ndim < 0) {
+    *out = rlx_sinfo_tensor(ctx, -1, NULL, t[0]);
+    return NULL;
+  }
+  int n = ind->ndim;
+  if (axis < -(n + 1) || axis > n)
+    return ob_error(call, "axis %lld is out of range for rank %d", (long long)axis, n + 1);
+  if (axis < 0) axis += n + 1;
+  if (!ind->shape) {
+    *out = rlx_sinfo_tensor(ctx, n + 1, NULL, t[0]);
+    return NULL;
+  }
+  rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n + 1);
+  for (int d = 0, k = 0; d <= n; d++) s[d] = d == axis ? rlx_ir_i64(ctx, depth) : ind->shape[k++];
+  *out = tensor_like(ctx, n + 1, s, t[0]);
+  return NULL;
+}
+
+typedef struct {
+  ob_te_base_t base;
+  rlx_expr_t* on;
+  rlx_expr_t* off;
+  int64_t depth, axis;
+} oh_user_t;
+
+static rlx_te_tensor_t* te_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  oh_user_t* u = user;
+  return rlx_topi_one_hot(ctx, in[0], u->on, u->off, u->depth, u->axis, &u->base.st);
+}
+
+rlx_status_t* ob_legalize_one_hot(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  oh_user_t u = {{NULL, call, ctx}, prim_arg(call, 1), prim_arg(call, 2), 0, -1};
+  double c;
+  /* the values enter the PrimFunc body, which has no params for them */
+  if (!u.on || !u.off || !const_num(u.on, &c) || !const_num(u.off, &c))
+    return ob_error(call, "legalization needs constant on_value and off_value");
+  ob_attr_int(call, "depth", &u.depth);
+  ob_attr_int(call, "axis", &u.axis);
+  return ob_call_te(bb, te_one_hot, &u.base, 1, call->args, "one_hot", out);
 }

@@ -3,7 +3,7 @@
  * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin,
  * variance/std), transform.c (transpose, reshape, expand_dims, squeeze, concat,
  * strided_slice, take, pad, split), transform_index.c (tile, flip, cumsum,
- * gather_elements, arange, tril/triu).
+ * gather_elements, arange, tril/triu, one_hot).
  *
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
@@ -260,5 +260,11 @@ rlx_te_tensor_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* 
 /* Lower (tril: keeps j - i <= k) or upper (triu: keeps j - i >= k) triangle over the last two
  * dims; the rest is 0. */
 rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper, rlx_status_t** out_st);
+
+/* One-hot encoding: a new dim of extent depth at axis (-1 = last) holding on where it equals
+ * the index (negative indices count from the end) and off elsewhere; on/off are scalars of
+ * the output dtype. T_one_hot. */
+rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
+                                  int64_t depth, int64_t axis, rlx_status_t** out_st);
 
 #endif

@@ -222,3 +222,54 @@ rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, b
   u->upper = upper;
   return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, tri_body, u, upper ? "T_triu" : "T_tril", "elemwise");
 }
+
+/* ------------------------------------------------------------------ one_hot */
+typedef struct {
+  rlx_te_tensor_t* indices;
+  rlx_expr_t* on;
+  rlx_expr_t* off;
+  int axis;
+  int64_t depth;
+} onehot_user_t;
+
+static rlx_expr_t* onehot_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  onehot_user_t* u = user;
+  int n = u->indices->buffer->ndim;
+  rlx_expr_t** ii = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0, k = 0; d <= n; d++)
+    if (d != u->axis) ii[k++] = &idx[d]->hdr;
+  rlx_expr_t* v = rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->indices, n, ii));
+  /* negative indices count from the end (ONNX OneHot) */
+  v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, v, rlx_ir_i64(ctx, 0)),
+                    rlx_ir_add(ctx, v, rlx_ir_i64(ctx, u->depth)), v);
+  rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_EQ, v, rlx_ir_cast(ctx, rlx_dt_int64(), &idx[u->axis]->hdr));
+  return rlx_ir_select(ctx, hit, u->on, u->off);
+}
+
+rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
+                                  int64_t depth, int64_t axis, rlx_status_t** out_st) {
+  if (!indices || !on || !off || !rlx_dtype_eq(on->dtype, off->dtype))
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
+                                          "topi.one_hot: NULL input or on/off values of different dtypes"));
+  rlx_dtype_t it = indices->buffer->dtype;
+  if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64)) {
+    char b[32];
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: indices must be int32 or int64, got %s",
+                                          rlx_dtype_str(it, b)));
+  }
+  int n = indices->buffer->ndim;
+  if (axis < -(n + 1) || axis > n)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: axis %lld is out of range for rank %d",
+                                          (long long)axis, n + 1));
+  if (depth < 0) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: negative depth"));
+  if (axis < 0) axis += n + 1;
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n + 1);
+  for (int d = 0, k = 0; d <= n; d++) shape[d] = d == axis ? rlx_ir_i64(ctx, depth) : indices->buffer->shape[k++];
+  onehot_user_t* u = RLX_NEW(ctx, onehot_user_t);
+  u->indices = indices;
+  u->on = on;
+  u->off = off;
+  u->axis = (int)axis;
+  u->depth = depth;
+  return rlx_te_compute(ctx, n + 1, shape, onehot_body, u, "T_one_hot", "injective");
+}

@@ -1,6 +1,6 @@
 /* Basic Relax ops, index ops: tile (fewer and more repeats than dims), flip, cumsum (axis,
  * exclusive, flattened, int64 accumulation), gather_elements (negative indices), arange
- * (int, float, symbolic end), tril / triu: struct info
+ * (int, float, symbolic end), tril / triu, one_hot: struct info
  * (static, symbolic, errors) and numbers from the TIR interpreter against C loops (float32
  * sums: |err| <= 1e-5 + 1e-5 |ref|; moved values exact). */
 #include "test_op_basic_util.h"
@@ -245,7 +245,44 @@ static void test_trilu(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_one_hot(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  int64_t si[1] = {3};
+  rlx_relax_var_t* ind = tvar(ctx, "ind", 1, si, I64);
+  rlx_relax_expr_t* on = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, F32, 5));
+  rlx_relax_expr_t* off = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, F32, -1));
+  rlx_attrs_t at = attr1(ctx, attrs0(), "depth", rlx_attr_int(4));
+  CHECK_STREQ(op_sinfo(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, off), at), "R.Tensor((3, 4), dtype=\"float32\")");
+  rlx_attrs_t a0 = attr1(ctx, at, "axis", rlx_attr_int(0));
+  CHECK_STREQ(op_sinfo(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, off), a0), "R.Tensor((4, 3), dtype=\"float32\")");
+  tens_t ti, to;
+  tens_init(&ti, I64, 1, si);
+  const double iv[3] = {2, -1, 7}; /* -1: the last; 7: out of range, all off */
+  for (int i = 0; i < 3; i++) tens_set(&ti, i, iv[i]);
+  int64_t so[2] = {4, 3};
+  tens_init(&to, F32, 2, so);
+  const char* fname = NULL;
+  CHECK_OK(op_run(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, off), a0, 1, &ti, 1, &to, &fname));
+  CHECK_STREQ(fname, "one_hot");
+  double ref[12];
+  for (int d = 0; d < 4; d++)
+    for (int i = 0; i < 3; i++) ref[d * 3 + i] = (i == 0 && d == 2) || (i == 1 && d == 3) ? 5 : -1;
+  CHECK(tens_close(&to, ref, 0, 0, NULL));
+  tens_free(&to);
+  tens_free(&ti);
+  rlx_relax_expr_t* offi = rlx_relax_prim_value(ctx, c64(ctx, 0));
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, offi), at, &c),
+            "relax.one_hot: on_value and off_value dtypes differ: float32 and int64");
+  CHECK_ERR(op_call(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, off), attrs0(), &c),
+            "relax.one_hot: needs a depth attribute");
+  CHECK_ERR(op_call(ctx, "relax.one_hot", 3, ARGS(&ind->hdr, on, off), attr1(ctx, at, "axis", rlx_attr_int(2)), &c),
+            "relax.one_hot: axis 2 is out of range for rank 2");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_one_hot();
   test_arange();
   test_trilu();
   test_tile();
