@@ -3,7 +3,7 @@
 # through ctest; ends with one "N passed, N failed" line over both.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh || exit 1
+scripts/deps.sh --test || exit 1
 jobs=$(nproc)
 total_pass=0
 total_fail=0

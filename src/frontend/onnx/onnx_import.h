@@ -1,0 +1,121 @@
+/* ONNX → Relax importer: the contract between the importer core (importer.c, reader.c) and
+ * the per-op converters (ops_*.c).
+ *
+ * The importer reads a ModelProto (protobuf-c code generated at build time from the system's
+ * onnx.proto), turns initializers into Relax constants and graph inputs into function params
+ * (dim_param dims become symbolic int64 vars shared by name), then converts nodes in order
+ * through a table of converters keyed by (op_type, since_version) for the default domain:
+ * for a model importing opset V, the entry with the largest since_version <= V is used, so
+ * each op's semantics follow the model's opset. Before anything is converted, every node
+ * whose op has no converter for the model's opset is collected and reported at once.
+ *
+ * Converters see a plain view of the node and the Relax expressions of its inputs, and build
+ * Relax through the BlockBuilder and the op registry (rlx_relax_op_call, src/relax/op.h) or
+ * emit_te for ops without a Relax op. rlx_onnx_emit folds a call whose inputs are all
+ * constants into a Constant right away (legalize + TIR interpreter), so shape-computing
+ * subgraphs (Shape → Gather → Concat → Reshape) become static when input shapes are static;
+ * converters that need a value at import time (Reshape's shape, Slice's starts, axes inputs)
+ * read it with rlx_onnx_const and report an error naming the node when it is not constant.
+ */
+#ifndef RLX_FRONTEND_ONNX_IMPORT_H
+#define RLX_FRONTEND_ONNX_IMPORT_H
+
+#include "../../relax/op.h"
+#include "../../relax/relax.h"
+
+typedef struct rlx_onnx_importer rlx_onnx_importer_t;
+
+/* A node as converters see it. Omitted optional inputs are "" in inputs[] and NULL in the
+ * converter's inputs array. */
+typedef struct {
+  const char* name; /* "" when the node has none */
+  const char* op_type;
+  const char* domain; /* "" = ai.onnx */
+  int n_inputs;
+  const char* const* inputs;
+  int n_outputs;
+  const char* const* outputs;
+  const void* proto; /* the Onnx__NodeProto, for the attribute helpers */
+} rlx_onnx_node_t;
+
+/* Converts one node: inputs[i] is the Relax expression of node->inputs[i] (NULL when
+ * omitted); fill outputs[0..node->n_outputs) (an output may be left NULL only when its name
+ * is "" or unused, e.g. Dropout's mask). */
+typedef rlx_status_t* (*rlx_onnx_convert_t)(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+
+typedef struct {
+  const char* op_type;
+  int since_version;
+  rlx_onnx_convert_t convert;
+} rlx_onnx_converter_t;
+
+/* Converter families, each a table ending with {NULL, 0, NULL}; the list of families is
+ * written once in importer.c. */
+extern const rlx_onnx_converter_t rlx_onnx_ops_core[];   /* importer.c owner: Constant, Identity, ... */
+extern const rlx_onnx_converter_t rlx_onnx_ops_math[];   /* elementwise, activations, reductions */
+extern const rlx_onnx_converter_t rlx_onnx_ops_tensor[]; /* shape and index ops */
+extern const rlx_onnx_converter_t rlx_onnx_ops_nn[];     /* conv, pool, gemm, matmul, norms */
+
+/* ---- importer services for converters ---- */
+rlx_ctx_t* rlx_onnx_ctx(rlx_onnx_importer_t* im);
+rlx_bb_t* rlx_onnx_bb(rlx_onnx_importer_t* im);
+/* The model's opset for the default domain. */
+int rlx_onnx_opset(const rlx_onnx_importer_t* im);
+/* Normalizes e, folds it into a Constant when all its tensor inputs are constants (and it is
+ * small enough), else binds it to a new var; *out gets the var or the constant. */
+rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
+/* emit_te for ops without a Relax op (see rlx_bb_emit_te); folded like rlx_onnx_emit. */
+rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
+                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
+
+/* A host view of a constant tensor (data in the arena, C order). */
+typedef struct {
+  rlx_dtype_t dtype;
+  int ndim;
+  const int64_t* shape;
+  const void* data;
+} rlx_onnx_tensor_t;
+/* True when e is (or is bound to) a Constant; fills *out. */
+bool rlx_onnx_const(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_onnx_tensor_t* out);
+/* Reads a constant integer tensor (any int dtype) as int64 values; error naming the node
+ * and the input when it is not a constant ("Reshape 'r1': input 1 (shape) must be a
+ * constant"). *out_vals is arena memory. */
+rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
+                                  rlx_relax_expr_t* e, int64_t** out_vals, int* out_n);
+/* A Relax constant from host data (copied). */
+rlx_relax_expr_t* rlx_onnx_make_const(rlx_onnx_importer_t* im, rlx_dtype_t dtype, int ndim, const int64_t* shape,
+                                      const void* data);
+
+/* ---- attributes (defaults when absent) ---- */
+bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key);
+int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt);
+double rlx_onnx_attr_float(const rlx_onnx_node_t* node, const char* key, double dflt);
+const char* rlx_onnx_attr_string(const rlx_onnx_node_t* node, const char* key, const char* dflt);
+/* Count of the ints attribute (-1 when absent); *out points into the proto. */
+int rlx_onnx_attr_ints(const rlx_onnx_node_t* node, const char* key, const int64_t** out);
+int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const float** out);
+/* A tensor attribute (Constant's value, ConstantOfShape's value) as a Relax constant. */
+rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+                                   rlx_relax_expr_t** out);
+
+/* An error naming the node: "node 'conv1' (Conv): <message>". */
+rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- entry points (importer.c) ---- */
+/* Reads and imports an ONNX file into a module with one Relax function "main" (params: the
+ * graph inputs that are not initializers, in order; result: the graph outputs, a tuple when
+ * there are several). Errors name the file; unsupported ops are all listed with node name and
+ * op type. */
+rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
+rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out);
+
+/* ---- TensorProto files (.pb), as in the ONNX test data ---- */
+#include "rlx/runtime.h"
+/* Reads a serialized TensorProto (raw_data or typed fields; every dtype of the test suite
+ * that rlx supports) into a new NDArray. Errors name the file. */
+rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
+/* Writes t as a serialized TensorProto (raw_data), name optional. */
+rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
+
+#endif
