@@ -110,7 +110,11 @@ rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, 
 /* Convolution over nsp = 1, 2 or 3 spatial dims (NCW / NCHW / NCDHW data, OIW / OIHW / OIDHW
  * kernel): strides, dilation: nsp values; padding: 2 * nsp values, all "before" then all
  * "after" ([top, left, bottom, right] for 2-D). Computes "conv<nsp>d_<layout>" (with a
- * "group_" / "depthwise_" prefix when grouped) over rc and one reduce axis per spatial dim. */
+ * "group_" / "depthwise_" prefix when grouped) over rc and one reduce axis per spatial dim;
+ * when groups is 1, O >= 64, C * prod(kernel) >= 64 (constants) and the output has >= 64
+ * positions (or a symbolic count), as im2col + matmul instead: "data_col" [N, K, P] (no N
+ * when N is 1), "kernel_flat" [O, K], "<name>_gemm" [N, O, P] (a contraction the default
+ * schedule tiles) and "<name>" reading it back into [N, O, spatial...]. */
 rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
                                   const int64_t* strides, const int64_t* padding, const int64_t* dilation,
                                   int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st);

@@ -85,6 +85,112 @@ static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_sum(ctx, rlx_ir_mul(ctx, a, b), c->nsp + 1, c->r);
 }
 
+/* ---- conv as im2col + matmul (groups == 1, constant channels and kernel, large enough for
+ * the default schedule's matmul kernel): col[n, k, p] = pad[n, c, p_sp * s + k_sp * d] with
+ * k = (c, k_sp...) and p = the flattened output position; gemm[n, f, p] = sum_k w[f, k] *
+ * col[n, k, p]; out[n, f, sp...] = gemm[n, f, flat(sp)]. */
+typedef struct {
+  conv_t* c;
+  rlx_te_tensor_t *col, *wflat, *gemm;
+  int64_t kdim[3];    /* kernel extents */
+  rlx_expr_t* osp[3]; /* output spatial extents (int64) */
+  rlx_iter_var_t* rk;
+  bool batched; /* false when N is 1: col and gemm drop the batch dim (unit loops would hide
+                   the matmul from the default schedule) */
+} gemm_t;
+
+static rlx_expr_t* col_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gemm_t* g = user;
+  conv_t* c = g->c;
+  int nsp = c->nsp;
+  int b = g->batched ? 1 : 0;
+  rlx_expr_t* k = nn_i64(ctx, nn_v(idx[b]));
+  rlx_expr_t* p = nn_i64(ctx, nn_v(idx[b + 1]));
+  rlx_expr_t* id[5] = {b ? nn_v(idx[0]) : rlx_ir_i64(ctx, 0)};
+  /* k = ((c * K0 + k0) * K1 + k1) ...; p = (o0 * O1 + o1) ... */
+  for (int t = nsp - 1; t >= 0; t--) {
+    rlx_expr_t* kt = rlx_ir_floormod(ctx, k, rlx_ir_i64(ctx, g->kdim[t]));
+    k = rlx_ir_floordiv(ctx, k, rlx_ir_i64(ctx, g->kdim[t]));
+    rlx_expr_t* ot = t == 0 ? p : rlx_ir_floormod(ctx, p, g->osp[t]);
+    if (t) p = rlx_ir_floordiv(ctx, p, g->osp[t]);
+    id[2 + t] =
+        rlx_ir_add(ctx, rlx_ir_mul(ctx, ot, rlx_ir_i64(ctx, c->s[t])), rlx_ir_mul(ctx, kt, rlx_ir_i64(ctx, c->d[t])));
+  }
+  id[1] = k;
+  return rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->pad, nsp + 2, id));
+}
+
+static rlx_expr_t* wflat_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gemm_t* g = user;
+  conv_t* c = g->c;
+  int nsp = c->nsp;
+  rlx_expr_t* k = nn_i64(ctx, nn_v(idx[1]));
+  rlx_expr_t* iw[5] = {nn_v(idx[0])};
+  for (int t = nsp - 1; t >= 0; t--) {
+    iw[2 + t] = rlx_ir_floormod(ctx, k, rlx_ir_i64(ctx, g->kdim[t]));
+    k = rlx_ir_floordiv(ctx, k, rlx_ir_i64(ctx, g->kdim[t]));
+  }
+  iw[1] = k;
+  return rlx_ir_cast(ctx, c->dt, rlx_te_load(ctx, c->w, nsp + 2, iw));
+}
+
+static rlx_expr_t* gemm_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gemm_t* g = user;
+  int b = g->batched ? 1 : 0;
+  rlx_expr_t* k = nn_v(g->rk->var);
+  rlx_expr_t* iw[2] = {nn_v(idx[b]), k};
+  rlx_expr_t* ic[3] = {b ? nn_v(idx[0]) : k, b ? k : nn_v(idx[1]), b ? nn_v(idx[2]) : NULL};
+  rlx_expr_t* x = rlx_te_load(ctx, g->col, 2 + b, ic);
+  return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, g->wflat, 2, iw), x), 1, &g->rk);
+}
+
+static rlx_expr_t* unflat_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gemm_t* g = user;
+  int nsp = g->c->nsp;
+  rlx_expr_t* p = nn_i64(ctx, nn_v(idx[2]));
+  for (int t = 1; t < nsp; t++) p = rlx_ir_add(ctx, rlx_ir_mul(ctx, p, g->osp[t]), nn_i64(ctx, nn_v(idx[2 + t])));
+  rlx_expr_t* ig[3] = {nn_v(idx[0]), nn_v(idx[1]), p};
+  return g->batched ? rlx_te_load(ctx, g->gemm, 3, ig) : rlx_te_load(ctx, g->gemm, 2, ig + 1);
+}
+
+/* The im2col form when it pays (see above); NULL to use the direct reduction. */
+static rlx_te_tensor_t* conv_as_gemm(rlx_ctx_t* ctx, conv_t* c, rlx_te_tensor_t* data, rlx_expr_t* const* shape,
+                                     const char* name) {
+  rlx_expr_t** ks = c->w->buffer->shape;
+  int nsp = c->nsp;
+  int64_t cin, o, kk = 1, p = 1;
+  bool p_const = true;
+  if (c->groups != 1 || !rlx_expr_is_const_int(ks[1], &cin) || !rlx_expr_is_const_int(ks[0], &o)) return NULL;
+  gemm_t* g = RLX_NEW(ctx, gemm_t);
+  g->c = c;
+  rlx_expr_t* P = rlx_ir_i64(ctx, 1);
+  for (int t = 0; t < nsp; t++) {
+    int64_t v;
+    if (!rlx_expr_is_const_int(ks[2 + t], &g->kdim[t])) return NULL;
+    kk *= g->kdim[t];
+    g->osp[t] = nn_i64(ctx, shape[2 + t]);
+    P = rlx_ir_mul(ctx, P, g->osp[t]);
+    if (rlx_expr_is_const_int(shape[2 + t], &v)) p *= v;
+    else p_const = false;
+  }
+  kk *= cin;
+  /* the matmul kernel needs M = O, K and a constant N of at least 64 */
+  if (o < 64 || kk < 64 || (p_const && p < 64)) return NULL;
+  P = rlx_ir_simplify(ctx, P);
+  rlx_expr_t* n = nn_i64(ctx, shape[0]);
+  g->batched = !nn_is_const(n, 1);
+  int b = g->batched ? 1 : 0;
+  rlx_expr_t* cshape[3] = {n, rlx_ir_i64(ctx, kk), P};
+  g->col = rlx_te_compute(ctx, 2 + b, cshape + 1 - b, col_body, g, "data_col", "injective");
+  rlx_expr_t* wshape[2] = {rlx_ir_i64(ctx, o), rlx_ir_i64(ctx, kk)};
+  g->wflat = rlx_te_compute(ctx, 2, wshape, wflat_body, g, "kernel_flat", "injective");
+  g->rk = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), rlx_ir_i64(ctx, kk), "rk");
+  rlx_expr_t* gshape[3] = {n, rlx_ir_i64(ctx, o), P};
+  g->gemm = rlx_te_compute(ctx, 2 + b, gshape + 1 - b, gemm_body, g, rlx_ctx_sprintf(ctx, "%s_gemm", name), "matmul");
+  (void)data;
+  return rlx_te_compute(ctx, nsp + 2, shape, unflat_body, g, name, "injective");
+}
+
 static const char* const conv_layouts[4] = {"", "ncw", "nchw", "ncdhw"};
 
 rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
@@ -149,6 +255,8 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
   const char* kind = "";
   if (groups > 1) kind = nn_is_const(ks[1], 1) && rlx_ir_prove_equal(ctx, cin, g) ? "depthwise_" : "group_";
   const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_%s", kind, nsp, conv_layouts[nsp]);
+  rlx_te_tensor_t* as_gemm = conv_as_gemm(ctx, c, data, shape, name);
+  if (as_gemm) return as_gemm;
   static const char* const axis_names[4][5] = {
       {0}, {"nn", "ff", "xx"}, {"nn", "ff", "yy", "xx"}, {"nn", "ff", "zz", "yy", "xx"}};
   return rlx_te_compute_named(ctx, nd, shape, conv_body, c, name,

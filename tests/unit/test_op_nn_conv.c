@@ -672,6 +672,84 @@ static void test_conv_transpose(void) {
             "relax.nn.conv2d_transpose: output_padding 1 must be >= 0 and smaller than the stride or the dilation");
 }
 
+/* Large enough convolutions (groups 1, >= 64 output channels, C * kernel >= 64, >= 64 output
+ * positions) go through im2col + matmul ("<name>_gemm", tiled by the default schedule). */
+static void test_conv_gemm_path(void) {
+  opcase_t oc;
+  /* conv2d (n, 8, 12, 17) * (64, 8, 3, 3), stride [1, 2], padding [1, 0, 2, 1], dilation [2, 1] → (n, 64, 11, 8) */
+  convn_p p2 = {2, {1, 2}, {1, 0, 2, 1}, {2, 1}, 1};
+  rlx_attrs_t a2 = at_ints(at_ints(at_ints(NOATTRS, "strides", 2, p2.s), "padding", 4, p2.pad), "dilation", 2, p2.d);
+  int64_t w2[4] = {64, 8, 3, 3};
+  CHECK_OK(build_op("relax.nn.conv2d", 2,
+                    (rlx_relax_var_t*[]){tparam("x", 4, (rlx_expr_t*[]){SYM_("n"), N_(8), N_(12), N_(17)}, F32_), tparam_c("w", 4, w2)},
+                    a2, &oc));
+  CHECK_STREQ(lv_sinfo(&oc), "R.Tensor((n, 64, 11, 8), dtype=\"float32\")");
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    CHECK(rlx_tir_find_block(oc.prim->body, "conv2d_nchw_gemm") != NULL && rlx_tir_find_block(oc.prim->body, "data_col") != NULL);
+    for (int64_t n = 1; n <= 2; n++) {
+      int64_t sx[4] = {n, 8, 12, 17}, so[4] = {n, 64, 11, 8};
+      host_t x, w;
+      host_init(&x, 4, sx);
+      host_init(&w, 4, w2);
+      host_rand(&x, 50 + (unsigned)n, -1, 1);
+      host_rand(&w, 52, -1, 1);
+      run_check(&oc, rlx_ctx_sprintf(C_, "conv2d via im2col, n=%lld", (long long)n), &x, &w, 4, so, ref_conv_nd, &p2, false);
+      if (n == 2) run_check(&oc, "conv2d via im2col, compiled", &x, &w, 4, so, ref_conv_nd, &p2, true);
+      host_free(&x);
+      host_free(&w);
+    }
+  }
+  /* batch 1 (constant): col and gemm without the batch dim, kernel tiled by the default schedule */
+  int64_t sx1[4] = {1, 8, 12, 17};
+  CHECK_OK(build_op("relax.nn.conv2d", 2, (rlx_relax_var_t*[]){tparam_c("x", 4, sx1), tparam_c("w", 4, w2)}, a2, &oc));
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    rlx_tir_func_t* sch = NULL;
+    CHECK_OK(rlx_tir_default_schedule(C_, oc.prim, &sch));
+    CHECK_MSG(sch && rlx_tir_find_block(sch->body, "conv2d_nchw_gemm_tile") != NULL, "im2col gemm not tiled");
+    int64_t so[4] = {1, 64, 11, 8};
+    host_t x, w;
+    host_init(&x, 4, sx1);
+    host_init(&w, 4, w2);
+    host_rand(&x, 53, -1, 1);
+    host_rand(&w, 54, -1, 1);
+    run_check(&oc, "conv2d via im2col, batch 1, compiled", &x, &w, 4, so, ref_conv_nd, &p2, true);
+    host_free(&x);
+    host_free(&w);
+  }
+  /* conv1d (1, 16, 80) * (64, 16, 5), stride 1 → (1, 64, 76); conv3d (2, 8, 5, 5, 5) * (64, 8, 2, 2, 2) → (2, 64, 4, 4, 4) */
+  convn_p p1 = {1, {1}, {0, 0}, {1}, 1}, p3 = {3, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 1};
+  int64_t x1[3] = {1, 16, 80}, k1[3] = {64, 16, 5}, o1[3] = {1, 64, 76};
+  int64_t x3[5] = {2, 8, 5, 5, 5}, k3[5] = {64, 8, 2, 2, 2}, o3[5] = {2, 64, 4, 4, 4};
+  CHECK_OK(build_op("relax.nn.conv1d", 2, (rlx_relax_var_t*[]){tparam_c("x", 3, x1), tparam_c("w", 3, k1)}, NOATTRS, &oc));
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    CHECK(rlx_tir_find_block(oc.prim->body, "conv1d_ncw_gemm") != NULL);
+    host_t x, w;
+    host_init(&x, 3, x1);
+    host_init(&w, 3, k1);
+    host_rand(&x, 55, -1, 1);
+    host_rand(&w, 56, -1, 1);
+    run_check(&oc, "conv1d via im2col", &x, &w, 3, o1, ref_conv_nd, &p1, false);
+    host_free(&x);
+    host_free(&w);
+  }
+  CHECK_OK(build_op("relax.nn.conv3d", 2, (rlx_relax_var_t*[]){tparam_c("x", 5, x3), tparam_c("w", 5, k3)}, NOATTRS, &oc));
+  CHECK_OK(legalize_op(&oc));
+  if (oc.prim) {
+    CHECK(rlx_tir_find_block(oc.prim->body, "conv3d_ncdhw_gemm") != NULL);
+    host_t x, w;
+    host_init(&x, 5, x3);
+    host_init(&w, 5, k3);
+    host_rand(&x, 57, -1, 1);
+    host_rand(&w, 58, -1, 1);
+    run_check(&oc, "conv3d via im2col", &x, &w, 5, o3, ref_conv_nd, &p3, false);
+    host_free(&x);
+    host_free(&w);
+  }
+}
+
 int main(void) {
   C_ = rlx_ctx_create();
   test_conv2d_strided_symbolic();
@@ -685,6 +763,7 @@ int main(void) {
   test_conv1d_conv3d();
   test_pool1d_pool3d();
   test_conv_transpose();
+  test_conv_gemm_path();
   rlx_ctx_free(C_);
   TEST_MAIN_END();
 }
