@@ -1,12 +1,17 @@
 /* Relax ops, family "basic" (see op.h): the op table, shared helpers, and the elementwise
- * ops — unary math, binary ops with numpy broadcasting, where, astype, clip. Reductions are
- * in op_basic_reduce.c, shape and index ops in op_basic_shape.c.
+ * ops — unary math, binary ops with numpy broadcasting (a tensor or a scalar R.prim_value
+ * operand), where, astype, clip. Reductions are in op_basic_reduce.c, shape ops in
+ * op_basic_shape.c, index ops (tile, flip, cumsum, gather_elements, arange, tril/triu,
+ * one_hot) in op_basic_index.c.
  *
- * Every op here is pure. Struct info: symbolic dims broadcast when one is 1 or both are
- * provably equal (rlx_ir_prove_equal); an unknown rank or shape gives a result of unknown
- * rank or shape instead of an error. Legalization: R.call_tir of a TE function from topi
- * (basic.h) through rlx_bb_call_te, named as TVM's legalization names it ("add", "relu",
- * "sum", "transpose" ...); it needs known shapes and dtypes.
+ * Every op here is pure. Inference checks the attribute names and kinds (ob_check_attrs).
+ * Struct info: symbolic dims broadcast when one is 1 or both are provably equal
+ * (rlx_ir_prove_equal), else it is an error naming the op and both shapes; an unknown rank or
+ * shape gives a result of unknown rank or shape instead of an error; result dims are
+ * simplified knowing shape vars are >= 0. Legalization: R.call_tir of a TE function from
+ * topi (basic.h) through rlx_bb_call_te (split builds its multi-output PrimFunc itself), named
+ * as TVM's legalization names it ("add", "relu", "sum", "transpose" ...); it returns an
+ * expression and emits no binding, and needs known shapes and dtypes (an error otherwise).
  */
 #include <stdarg.h>
 #include <string.h>
