@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend test cases through `rlx run MODEL.onnx` and checks the outputs.
+
+A case is a folder with model.onnx and test_data_set_0/{input_k.pb, output_k.pb} under one of
+the suites node, simple, pytorch-converted, pytorch-operator of the system's ONNX test data.
+Each runnable case runs as
+
+    rlx run model.onnx -i input_0.pb ... -o OUT
+
+with a private kernel cache ($RLX_CACHE_DIR) and a per-case timeout, and every OUT/output_k.pb
+is compared with the expected one: same dtype and shape, NaN at the same positions, equal
+infinities, |out - ref| <= atol + rtol * |ref| for floats (rtol=1e-3, atol=1e-7 as the ONNX
+backend runner uses; the few wider ones are in TOLERANCES with the reason), exact for integers
+and bools. Cases whose graph inputs or outputs are strings, sequences, optionals, maps,
+float16 or bfloat16, or that have no test_data_set_0, are not runnable and are counted apart.
+
+Prints results per op (the model's main op: its single node, the op of the non-expanded case
+for *_expanded function bodies, else the first node that is not a shape/layout helper), the
+failures with the first line of each error, and `N passed, N failed` over the runnable cases.
+
+    run_conformance.py RLX [--only REGEX] [--jobs N] [--timeout S] [--list-passing FILE]
+                           [--passing-only] [--update] [--check]
+
+--check exits 1 when a case listed in passing.txt fails now (the ratchet CI uses);
+--update rewrites passing.txt as its old cases plus the cases that pass now (the list only
+grows: a listed case that fails is kept, reported, and makes the run exit 1);
+--passing-only runs only the cases listed in passing.txt.
+"""
+import argparse
+import collections
+import concurrent.futures
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+DATA = "/usr/share/libonnx-testdata/data"
+SUITES = ("node", "simple", "pytorch-converted", "pytorch-operator")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PASSING = os.path.join(HERE, "passing.txt")
+
+RTOL = 1e-3
+ATOL = 1e-7
+# Wider tolerances the suite itself needs: case name regex -> (rtol, atol, reason).
+TOLERANCES = [
+    # (filled only with evidence: a case whose reference itself is that loose)
+]
+
+# Ops that only move, reshape or re-type data; a model's main op is its first other node.
+HELPERS = {"Constant", "Identity", "Reshape", "Shape", "Gather", "Cast", "Concat", "Unsqueeze",
+           "Squeeze", "Transpose", "Flatten", "Slice", "ConstantOfShape", "Expand"}
+
+UNSUPPORTED_ELEM = {onnx.TensorProto.STRING: "string", onnx.TensorProto.FLOAT16: "float16",
+                    onnx.TensorProto.BFLOAT16: "bfloat16", onnx.TensorProto.UNDEFINED: "undefined"}
+
+
+class Case:
+    def __init__(self, suite, name, path):
+        self.suite, self.name, self.path = suite, name, path
+        self.full = suite + "/" + name
+        self.skip = None  # reason when not runnable
+        self.ops = []
+        self.op = "?"
+
+
+def numbered(folder, prefix):
+    files = [f for f in os.listdir(folder) if re.fullmatch(prefix + r"_\d+\.pb", f)]
+    return [os.path.join(folder, f) for f in sorted(files, key=lambda f: int(f[len(prefix) + 1:-3]))]
+
+
+def type_problem(vi):
+    kind = vi.type.WhichOneof("value")
+    if kind != "tensor_type":
+        return (kind or "untyped").replace("_type", "")
+    return UNSUPPORTED_ELEM.get(vi.type.tensor_type.elem_type)
+
+
+def discover(data):
+    cases = []
+    for suite in SUITES:
+        root = os.path.join(data, suite)
+        if not os.path.isdir(root):
+            continue
+        for name in sorted(os.listdir(root)):
+            path = os.path.join(root, name)
+            if not os.path.isfile(os.path.join(path, "model.onnx")):
+                continue
+            c = Case(suite, name, path)
+            model = onnx.load(os.path.join(path, "model.onnx"), load_external_data=False)
+            c.ops = [n.op_type for n in model.graph.node]
+            if not os.path.isdir(os.path.join(path, "test_data_set_0")):
+                c.skip = "no test_data_set_0"
+            else:
+                for vi in list(model.graph.input) + list(model.graph.output):
+                    problem = type_problem(vi)
+                    if problem:
+                        c.skip = problem + " inputs/outputs"
+                        break
+            cases.append(c)
+    by_name = {c.full: c for c in cases}
+    for c in cases:
+        base = re.sub(r"_expanded$", "", c.full)
+        if base != c.full and base in by_name and len(by_name[base].ops) == 1:
+            c.op = by_name[base].ops[0]
+        elif len(c.ops) == 1:
+            c.op = c.ops[0]
+        else:
+            main = [o for o in c.ops if o not in HELPERS]
+            c.op = main[0] if main else (c.ops[-1] if c.ops else "?")
+    return cases
+
+
+def tolerance(full):
+    for pattern, rtol, atol, _ in TOLERANCES:
+        if re.search(pattern, full):
+            return rtol, atol
+    return RTOL, ATOL
+
+
+def compare(out, ref, rtol, atol):
+    """None when out matches ref, else one line saying how it differs."""
+    if out.dtype != ref.dtype:
+        return "dtype %s, expected %s" % (out.dtype, ref.dtype)
+    if out.shape != ref.shape:
+        return "shape %s, expected %s" % (out.shape, ref.shape)
+    if out.size == 0:
+        return None
+    if ref.dtype.kind in "biu":
+        bad = out != ref
+        if bad.any():
+            i = np.unravel_index(np.argmax(bad), ref.shape)
+            return "%d of %d elements differ (first at %s: %s, expected %s)" % (
+                int(bad.sum()), ref.size, tuple(int(k) for k in i), out[i], ref[i])
+        return None
+    if ref.dtype.kind == "c":
+        return compare(out.real.copy(), ref.real.copy(), rtol, atol) or \
+            compare(out.imag.copy(), ref.imag.copy(), rtol, atol)
+    o = out.astype(np.float64)
+    r = ref.astype(np.float64)
+    nan_o, nan_r = np.isnan(o), np.isnan(r)
+    if (nan_o != nan_r).any():
+        return "NaN at %d positions, expected %d (positions differ)" % (int(nan_o.sum()), int(nan_r.sum()))
+    inf_r = np.isinf(r)
+    if (np.isinf(o) != inf_r).any() or (o[inf_r] != r[inf_r]).any():
+        return "infinities differ"
+    fin = ~(nan_r | inf_r)
+    err = np.abs(o[fin] - r[fin])
+    bad = err > atol + rtol * np.abs(r[fin])
+    if bad.any():
+        rel = err / np.maximum(np.abs(r[fin]), 1e-30)
+        return "%d of %d elements out of tolerance (max abs err %.3g, max rel err %.3g; rtol=%g atol=%g)" % (
+            int(bad.sum()), ref.size, float(err.max()), float(rel[bad].max()), rtol, atol)
+    return None
+
+
+def first_line(text):
+    lines = text.splitlines()
+    for line in lines:
+        if line.startswith("rlx:"):
+            return line.strip()
+    lines = [line.strip() for line in lines if line.strip()]
+    if lines and lines[0].startswith("Traceback"):
+        return lines[-1]
+    return lines[0] if lines else ""
+
+
+def run_case(rlx, case, work, env, timeout):
+    """Returns (ok, message, seconds)."""
+    data = os.path.join(case.path, "test_data_set_0")
+    inputs = numbered(data, "input")
+    expected = numbered(data, "output")
+    out = os.path.join(work, case.full.replace("/", "__"))
+    cmd = [rlx, "run", os.path.join(case.path, "model.onnx")]
+    for f in inputs:
+        cmd += ["-i", f]
+    cmd += ["-o", out]
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
+                           errors="replace")
+    except subprocess.TimeoutExpired:
+        return False, "timeout after %ds" % timeout, time.time() - t0
+    secs = time.time() - t0
+    try:
+        if r.returncode < 0:
+            return False, "crashed: %s %s" % (signal.Signals(-r.returncode).name, first_line(r.stderr)), secs
+        if r.returncode != 0:
+            return False, first_line(r.stderr) or "exit status %d" % r.returncode, secs
+        rtol, atol = tolerance(case.full)
+        for k, f in enumerate(expected):
+            got = os.path.join(out, "output_%d.pb" % k)
+            if not os.path.isfile(got):
+                return False, "output_%d.pb not written (%d outputs expected)" % (k, len(expected)), secs
+            ref = numpy_helper.to_array(onnx.load_tensor(f))
+            try:
+                o = numpy_helper.to_array(onnx.load_tensor(got))
+            except Exception as e:  # noqa: BLE001 - a malformed file is a failure, not a crash
+                return False, "output_%d.pb unreadable: %s" % (k, first_line(str(e))), secs
+            msg = compare(o, ref, rtol, atol)
+            if msg:
+                return False, "output_%d: %s" % (k, msg), secs
+        extra = os.path.join(out, "output_%d.pb" % len(expected))
+        if os.path.exists(extra):
+            return False, "more outputs than the %d expected" % len(expected), secs
+        return True, "", secs
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def read_passing(path):
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def write_list(path, names):
+    with open(path, "w") as f:
+        for n in sorted(set(names)):
+            f.write(n + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("rlx", help="path to the rlx binary")
+    ap.add_argument("--data", default=DATA, help="ONNX test data root (default %(default)s)")
+    ap.add_argument("--only", help="run only cases whose suite/name matches this regex")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per case")
+    ap.add_argument("--passing", default=PASSING, help="passing list (default %(default)s)")
+    ap.add_argument("--passing-only", action="store_true", help="run only the cases in the passing list")
+    ap.add_argument("--list-passing", metavar="FILE", help="write the names of the passing cases to FILE")
+    ap.add_argument("--update", action="store_true", help="add the cases passing now to the passing list")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a case in the passing list fails")
+    ap.add_argument("--cache", help="kernel cache dir (default: a fresh private one)")
+    ap.add_argument("--quiet", action="store_true", help="no per-op table")
+    args = ap.parse_args()
+
+    rlx = os.path.abspath(args.rlx)
+    if not os.access(rlx, os.X_OK):
+        sys.exit("run_conformance: %s is not an executable" % rlx)
+    t_start = time.time()
+    cases = discover(args.data)
+    if not cases:
+        sys.exit("run_conformance: no cases under %s" % args.data)
+    listed = read_passing(args.passing)
+    listed_set = set(listed)
+    known = {c.full for c in cases}
+    stale = [n for n in listed if n not in known]
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, c.full)]
+    if args.passing_only:
+        cases = [c for c in cases if c.full in listed_set]
+
+    skipped = [c for c in cases if c.skip]
+    runnable = [c for c in cases if not c.skip]
+    print("%d cases, %d runnable, %d skipped" % (len(cases), len(runnable), len(skipped)))
+    for reason, n in sorted(collections.Counter(c.skip for c in skipped).items()):
+        print("  skipped (%s): %d" % (reason, n))
+    sys.stdout.flush()
+
+    work = tempfile.mkdtemp(prefix="rlx-onnx-")
+    env = dict(os.environ, RLX_CACHE_DIR=args.cache or os.path.join(work, "cache"))
+    results = {}
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futs = {pool.submit(run_case, rlx, c, work, env, args.timeout): c for c in runnable}
+            for fut in concurrent.futures.as_completed(futs):
+                results[futs[fut].full] = fut.result()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    per_op = collections.OrderedDict()
+    for c in sorted(runnable, key=lambda c: (c.op, c.full)):
+        per_op.setdefault(c.op, []).append(c)
+    if not args.quiet:
+        print("\n%-28s %6s %6s  failing" % ("op", "pass", "fail"))
+        for op, cs in per_op.items():
+            fails = [c.name for c in cs if not results[c.full][0]]
+            print("%-28s %6d %6d  %s" % (op, len(cs) - len(fails), len(fails), " ".join(fails)))
+
+    failed = [c for c in runnable if not results[c.full][0]]
+    passed = [c for c in runnable if results[c.full][0]]
+    if failed:
+        print("\nfailures:")
+        for c in sorted(failed, key=lambda c: c.full):
+            print("  %s [%s]: %s" % (c.full, c.op, results[c.full][1]))
+    slow = sorted(runnable, key=lambda c: -results[c.full][2])[:5]
+    print("\nslowest: " + ", ".join("%s %.1fs" % (c.full, results[c.full][2]) for c in slow))
+
+    status = 0
+    regressed = sorted(c.full for c in failed if c.full in listed_set)
+    if args.check or args.update:
+        if stale:
+            print("passing list names %d cases not in the data: %s" % (len(stale), " ".join(stale[:10])))
+        ran_listed = sum(1 for c in runnable if c.full in listed_set)
+        print("passing list: %d cases, %d run, %d regressed" % (len(listed), ran_listed, len(regressed)))
+        for n in regressed:
+            print("  REGRESSED: %s: %s" % (n, results[n][1]))
+        if regressed:
+            status = 1
+    if args.update:
+        new = sorted(set(listed) | {c.full for c in passed})
+        write_list(args.passing, new)
+        print("updated %s: %d cases (%d new)" % (args.passing, len(new), len(new) - len(listed_set)))
+    if args.list_passing:
+        write_list(args.list_passing, [c.full for c in passed])
+    print("time %.0fs with %d jobs" % (time.time() - t_start, args.jobs))
+    print("%d passed, %d failed" % (len(passed), len(failed)))
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
