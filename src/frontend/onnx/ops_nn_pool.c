@@ -1,0 +1,200 @@
+/* ONNX converters, family "nn", part 2 (see ops_nn.c): MaxPool, AveragePool, LpPool and the
+ * global pools, over 1 to 3 spatial dims.
+ *
+ * Window pools map onto relax.nn.max_pool<k>d / avg_pool<k>d. ONNX's ceil_mode follows
+ * PyTorch: the output rounds up, but a last window that would start past the input and its
+ * begin padding is dropped. Relax's ceil_mode only rounds up, so where that rule removes a
+ * window the converter turns ceil_mode off and pads the end of the dims that still round up
+ * instead (exact for max pools and for average pools that do not count padding). */
+#include <string.h>
+
+#include "ops_nn_internal.h"
+
+typedef struct {
+  int nsp;
+  int64_t kernel[NN_MAX_SP], strides[NN_MAX_SP], dilations[NN_MAX_SP], pads[2 * NN_MAX_SP];
+  bool ceil_mode;
+} pool_attrs_t;
+
+static rlx_status_t* pool_attrs(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, bool has_dilations,
+                                pool_attrs_t* a) {
+  int nsp = a->nsp = x->ndim - 2;
+  if (nsp < 1 || nsp > NN_MAX_SP) return nn_unsupported(node, "input of rank %d (only 1-D to 3-D pools)", x->ndim);
+  const int64_t* ks;
+  int nk = rlx_onnx_attr_ints(node, "kernel_shape", &ks);
+  if (nk < 0) return rlx_onnx_error(node, "the kernel_shape attribute is required");
+  if (nk != nsp) return rlx_onnx_error(node, "kernel_shape has %d values, expected %d", nk, nsp);
+  RLX_RETURN_IF_ERROR(nn_attr_ints(node, "strides", nsp, 1, a->strides));
+  RLX_RETURN_IF_ERROR(nn_attr_ints(node, "dilations", nsp, 1, a->dilations));
+  if (!has_dilations)
+    for (int i = 0; i < nsp; i++) a->dilations[i] = 1;
+  for (int i = 0; i < nsp; i++) {
+    a->kernel[i] = ks[i];
+    if (ks[i] < 1 || a->strides[i] < 1 || a->dilations[i] < 1)
+      return rlx_onnx_error(node, "kernel_shape, strides and dilations must be >= 1");
+  }
+  RLX_RETURN_IF_ERROR(nn_window_pads(node, x, nsp, a->kernel, a->strides, a->dilations, a->pads));
+  int64_t cm = rlx_onnx_attr_int(node, "ceil_mode", 0);
+  if (cm != 0 && cm != 1) return rlx_onnx_error(node, "ceil_mode must be 0 or 1, got %lld", (long long)cm);
+  a->ceil_mode = cm == 1;
+  return NULL;
+}
+
+/* Resolves ONNX's ceil_mode into Relax's (see the file comment). count_pad: an average pool
+ * that counts padding (then the rewrite would change the divisor). */
+static rlx_status_t* resolve_ceil(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, bool count_pad, pool_attrs_t* a) {
+  if (!a->ceil_mode || !x->shape) return NULL;
+  int nsp = a->nsp;
+  bool drop = false, up[NN_MAX_SP];
+  for (int i = 0; i < nsp; i++) {
+    int64_t in;
+    if (!rlx_expr_is_const_int(x->shape[2 + i], &in)) return NULL;
+    int64_t ek = (a->kernel[i] - 1) * a->dilations[i] + 1, span = in + a->pads[i] + a->pads[nsp + i] - ek;
+    if (span < 0) return NULL; /* the op reports the window not fitting */
+    int64_t fl = span / a->strides[i] + 1, ce = (span + a->strides[i] - 1) / a->strides[i] + 1;
+    if (ce > fl && (ce - 1) * a->strides[i] >= in + a->pads[i]) {
+      drop = true;
+      ce--;
+    }
+    up[i] = ce > fl;
+  }
+  if (!drop) return NULL;
+  if (count_pad)
+    for (int i = 0; i < nsp; i++)
+      if (up[i]) return nn_unsupported(node, "ceil_mode with count_include_pad where only some dims round up");
+  a->ceil_mode = false;
+  for (int i = 0; i < nsp; i++)
+    if (up[i]) a->pads[nsp + i] += a->strides[i] - 1;
+  return NULL;
+}
+
+static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
+  int nsp = a->nsp;
+  rlx_attrs_t at = {0};
+  at = rlx_attrs_set(ctx, at, "pool_size", rlx_attr_ints(nsp, (int64_t*)a->kernel));
+  at = rlx_attrs_set(ctx, at, "strides", rlx_attr_ints(nsp, (int64_t*)a->strides));
+  at = rlx_attrs_set(ctx, at, "dilation", rlx_attr_ints(nsp, (int64_t*)a->dilations));
+  at = rlx_attrs_set(ctx, at, "padding", rlx_attr_ints(2 * nsp, (int64_t*)a->pads));
+  at = rlx_attrs_set(ctx, at, "ceil_mode", rlx_attr_bool(a->ceil_mode));
+  return at;
+}
+
+/* ---------------------------------------------------------------- MaxPool */
+rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  if (nn_wants_output(node, 1)) return nn_unsupported(node, "the Indices output is not supported");
+  int64_t so = rlx_onnx_attr_int(node, "storage_order", 0);
+  if (so != 0 && so != 1) return rlx_onnx_error(node, "storage_order must be 0 or 1, got %lld", (long long)so);
+  pool_attrs_t a;
+  RLX_RETURN_IF_ERROR(pool_attrs(node, x, true, &a));
+  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, false, &a));
+  return rlx_status_annotate(
+      nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, inputs, relax_pool_attrs(ctx, &a), &outputs[0]),
+      "node '%s' (%s)", node->name, node->op_type);
+}
+
+/* ---------------------------------------------------------------- AveragePool */
+rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  pool_attrs_t a;
+  RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 19, &a));
+  int64_t cip = rlx_onnx_attr_int(node, "count_include_pad", 0);
+  if (cip != 0 && cip != 1) return rlx_onnx_error(node, "count_include_pad must be 0 or 1, got %lld", (long long)cip);
+  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, cip == 1, &a));
+  rlx_attrs_t at = relax_pool_attrs(ctx, &a);
+  at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(cip == 1));
+  return rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, inputs, at, &outputs[0]),
+                             "node '%s' (%s)", node->name, node->op_type);
+}
+
+/* ---------------------------------------------------------------- LpPool */
+/* |x|^p for the Lp pools. */
+static rlx_status_t* abs_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+                             rlx_dtype_t dt, double p, rlx_relax_expr_t** out) {
+  rlx_relax_expr_t *ax, *pe;
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.abs", 1, &x, (rlx_attrs_t){0}, &ax));
+  RLX_RETURN_IF_ERROR(nn_scalar(im, node, dt, p, &pe));
+  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){ax, pe}, (rlx_attrs_t){0}, out);
+}
+
+static rlx_status_t* lp_p(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, double* p) {
+  if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "the input must be a float tensor");
+  /* opset 1 had a float p; later versions an int */
+  *p = rlx_onnx_attr_float(node, "p", (double)rlx_onnx_attr_int(node, "p", 2));
+  if (!(*p > 0)) return rlx_onnx_error(node, "p must be > 0, got %g", *p);
+  return NULL;
+}
+
+/* (sum over the window of |x|^p)^(1/p): an average pool counting padding (padding adds 0)
+ * times the window size. */
+rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  double p;
+  RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
+  pool_attrs_t a;
+  RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 18, &a));
+  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, true, &a));
+  rlx_attrs_t at = relax_pool_attrs(ctx, &a);
+  at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(true));
+  rlx_relax_expr_t *y, *s;
+  RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, &y, at, &y),
+                                          "node '%s' (%s)", node->name, node->op_type));
+  double k = 1;
+  for (int i = 0; i < a.nsp; i++) k *= (double)a.kernel[i];
+  RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, k, &s));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.multiply", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &y));
+  RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1.0 / p, &s));
+  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
+}
+
+/* ---------------------------------------------------------------- global pools */
+/* A reduction op over every axis after the channel axis, keeping dims. */
+static rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* op,
+                                    rlx_relax_expr_t* x, int ndim, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (ndim < 3) return rlx_onnx_error(node, "the input must have rank >= 3 (N, C, spatial...), got %d", ndim);
+  int64_t axes[16];
+  if (ndim - 2 > 16) return nn_unsupported(node, "rank %d", ndim);
+  for (int i = 2; i < ndim; i++) axes[i - 2] = i;
+  rlx_attrs_t at = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(ndim - 2, axes));
+  at = rlx_attrs_set(ctx, at, "keepdims", rlx_attr_bool(true));
+  return nn_call(im, op, 1, &x, at, out);
+}
+
+rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                              rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "the input must be a float tensor");
+  return reduce_spatial(im, node, "relax.mean", inputs[0], x->ndim, &outputs[0]);
+}
+
+rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  return reduce_spatial(im, node, "relax.max", inputs[0], x->ndim, &outputs[0]);
+}
+
+rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  double p;
+  RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
+  rlx_relax_expr_t *y, *s;
+  RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));
+  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, "relax.sum", y, x->ndim, &y));
+  RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1.0 / p, &s));
+  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
+}
