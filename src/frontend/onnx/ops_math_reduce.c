@@ -1,0 +1,246 @@
+/* ONNX converters of the "math" family (table in ops_math.c): reductions (Reduce*: axes as an
+ * attribute in old opsets, as an optional input since opset 13 for ReduceSum and 18 for the
+ * others; keepdims; noop_with_empty_axes), ArgMax/ArgMin (select_last_index), Softmax /
+ * LogSoftmax / Hardmax (before opset 13 over the input coerced to 2-D at axis, after along
+ * axis), CumSum (exclusive, reverse).
+ *
+ * The log reductions and L1/L2/SumSquare are compositions of Relax ops; LogSumExp subtracts
+ * the maximum first so that it does not overflow. Hardmax is a TE function (argmax, then a
+ * one-hot compare).
+ */
+#include <string.h>
+
+#include "../../topi/basic.h"
+#include "ops_math_internal.h"
+
+/* ------------------------------------------------------------------ reductions */
+typedef enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOG_SUM, R_LOG_SUM_EXP, R_SUM_SQUARE } reduce_t;
+
+static const struct {
+  const char* onnx;
+  reduce_t kind;
+} reduce_ops[] = {
+    {"ReduceSum", R_SUM},       {"ReduceMean", R_MEAN},          {"ReduceMax", R_MAX},
+    {"ReduceMin", R_MIN},       {"ReduceProd", R_PROD},          {"ReduceL1", R_L1},
+    {"ReduceL2", R_L2},         {"ReduceLogSum", R_LOG_SUM},     {"ReduceLogSumExp", R_LOG_SUM_EXP},
+    {"ReduceSumSquare", R_SUM_SQUARE},
+};
+
+/* relax reduction name(x) over axes (n_axes < 0 = all) with keepdims. */
+static rlx_status_t* reduce_op(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* x, int n_axes,
+                               int64_t* axes, bool keepdims, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_attrs_t a = n_axes >= 0 ? om_attrs(ctx, "axis", rlx_attr_ints(n_axes, axes), "keepdims", rlx_attr_bool(keepdims))
+                              : om_attrs(ctx, "keepdims", rlx_attr_bool(keepdims), NULL, rlx_attr_int(0));
+  return om_op(im, name, 1, &x, a, out);
+}
+
+rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                rlx_relax_expr_t** outputs) {
+  int kind = -1;
+  for (size_t i = 0; i < sizeof reduce_ops / sizeof reduce_ops[0]; i++)
+    if (strcmp(reduce_ops[i].onnx, node->op_type) == 0) kind = (int)reduce_ops[i].kind;
+  if (kind < 0) return rlx_onnx_error(node, "not a reduction");
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  bool keepdims = rlx_onnx_attr_int(node, "keepdims", 1) != 0;
+  bool noop = rlx_onnx_attr_int(node, "noop_with_empty_axes", 0) != 0;
+  int n_axes = 0;
+  int64_t* axes = NULL;
+  if (node->n_inputs >= 2 && inputs[1]) {
+    RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &axes, &n_axes));
+  } else {
+    const int64_t* a = NULL;
+    int n = rlx_onnx_attr_ints(node, "axes", &a);
+    if (n > 0) {
+      axes = RLX_NEW_ARRAY(ctx, int64_t, n);
+      memcpy(axes, a, sizeof(int64_t) * (size_t)n);
+      n_axes = n;
+    }
+  }
+  for (int i = 0; i < n_axes; i++) {
+    RLX_RETURN_IF_ERROR(om_axis(node, axes[i], x->ndim, &axes[i]));
+    for (int j = 0; j < i; j++)
+      if (axes[j] == axes[i]) return rlx_onnx_error(node, "axis %lld is repeated", (long long)axes[i]);
+  }
+  bool reduce = !(n_axes == 0 && noop); /* no axes: all of them, or none with noop */
+  int na = n_axes == 0 ? -1 : n_axes;
+  rlx_relax_expr_t* v = inputs[0];
+  const char* name = kind == R_MEAN ? "relax.mean" : kind == R_MAX ? "relax.max" : kind == R_MIN ? "relax.min"
+                     : kind == R_PROD ? "relax.prod" : "relax.sum";
+  switch ((reduce_t)kind) {
+    case R_SUM:
+    case R_MEAN:
+    case R_MAX:
+    case R_MIN:
+    case R_PROD:
+      break;
+    case R_L1:
+      RLX_RETURN_IF_ERROR(om_op1(im, "relax.abs", v, &v));
+      break;
+    case R_L2:
+    case R_SUM_SQUARE:
+      RLX_RETURN_IF_ERROR(om_op2(im, "relax.multiply", v, v, &v));
+      break;
+    case R_LOG_SUM:
+      break;
+    case R_LOG_SUM_EXP: {
+      if (!reduce) break;
+      rlx_relax_expr_t *m, *s;
+      RLX_RETURN_IF_ERROR(reduce_op(im, "relax.max", v, na, axes, true, &m));
+      RLX_RETURN_IF_ERROR(om_op2(im, "relax.subtract", v, m, &s));
+      RLX_RETURN_IF_ERROR(om_op1(im, "relax.exp", s, &s));
+      RLX_RETURN_IF_ERROR(reduce_op(im, "relax.sum", s, na, axes, keepdims, &s));
+      RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", s, &s));
+      if (!keepdims) RLX_RETURN_IF_ERROR(reduce_op(im, "relax.max", v, na, axes, false, &m));
+      return om_op2(im, "relax.add", s, m, &outputs[0]);
+    }
+  }
+  if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
+  if (kind == R_L2) RLX_RETURN_IF_ERROR(om_op1(im, "relax.sqrt", v, &v));
+  if (kind == R_LOG_SUM) RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", v, &v));
+  outputs[0] = v;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ ArgMax, ArgMin */
+rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                             rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  int64_t axis;
+  RLX_RETURN_IF_ERROR(om_axis(node, rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
+  bool keepdims = rlx_onnx_attr_int(node, "keepdims", 1) != 0;
+  bool last = rlx_onnx_attr_int(node, "select_last_index", 0) != 0;
+  const char* name = strcmp(node->op_type, "ArgMin") == 0 ? "relax.argmin" : "relax.argmax";
+  rlx_relax_expr_t* v = inputs[0];
+  int64_t n = 0;
+  if (last) { /* the first extreme of x reversed along axis is the last one of x */
+    if (!x->shape || !rlx_expr_is_const_int(x->shape[axis], &n))
+      return rlx_onnx_error(node, "select_last_index needs a constant extent on axis %lld", (long long)axis);
+    RLX_RETURN_IF_ERROR(
+        om_op(im, "relax.flip", 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), &v));
+  }
+  RLX_RETURN_IF_ERROR(om_op(im, name, 1, &v,
+                            om_attrs(ctx, "axis", rlx_attr_int(axis), "keepdims", rlx_attr_bool(keepdims)), &v));
+  if (last) {
+    rlx_relax_expr_t* top;
+    RLX_RETURN_IF_ERROR(om_scalar(im, rlx_dt_int64(), (double)(n - 1), &top));
+    RLX_RETURN_IF_ERROR(om_op2(im, "relax.subtract", top, v, &v));
+  }
+  outputs[0] = v;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ Softmax, LogSoftmax, Hardmax */
+typedef struct {
+  int64_t axis;
+  rlx_status_t* st;
+  rlx_te_tensor_t* x;
+  rlx_te_tensor_t* am;
+} hardmax_t;
+
+static rlx_expr_t* hardmax_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  hardmax_t* u = user;
+  int nd = u->x->buffer->ndim;
+  rlx_expr_t** ai = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nd);
+  for (int d = 0; d < nd; d++) ai[d] = d == u->axis ? rlx_ir_int(ctx, idx[d]->hdr.dtype, 0) : &idx[d]->hdr;
+  rlx_expr_t* m = rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->am, nd, ai));
+  rlx_expr_t* i = rlx_ir_cast(ctx, rlx_dt_int64(), &idx[u->axis]->hdr);
+  rlx_dtype_t t = u->x->buffer->dtype, f = rlx_dt_float64();
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, i, m), rlx_ir_cast(ctx, t, rlx_ir_float(ctx, f, 1)),
+                       rlx_ir_cast(ctx, t, rlx_ir_float(ctx, f, 0)));
+}
+
+static rlx_te_tensor_t* te_hardmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  hardmax_t* u = user;
+  u->x = in[0];
+  u->am = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_ARGMAX, in[0], 1, &u->axis, true, &u->st);
+  if (!u->am) return NULL;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, hardmax_body, u, "T_hardmax", "injective");
+}
+
+/* The op of node along axis (normalized) of x. */
+static rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+                                   int64_t axis, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (strcmp(node->op_type, "Hardmax") == 0) {
+    hardmax_t u = {axis, NULL, NULL, NULL};
+    rlx_status_t* st = rlx_onnx_emit_te(im, te_hardmax, &u, 1, &x, "hardmax", out);
+    if (u.st) {
+      if (st) rlx_status_free(st);
+      return rlx_status_annotate(u.st, "node '%s' (%s)", node->name, node->op_type);
+    }
+    return st;
+  }
+  const char* name = strcmp(node->op_type, "LogSoftmax") == 0 ? "relax.nn.log_softmax" : "relax.nn.softmax";
+  return om_op(im, name, 1, &x, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), out);
+}
+
+static rlx_status_t* need_float(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x) {
+  if (rlx_dtype_is_float(x->dtype)) return NULL;
+  return rlx_onnx_error(node, "needs a float input, got %s", rlx_sinfo_str(rlx_onnx_ctx(im), &x->hdr));
+}
+
+/* Opsets < 13: x coerced to 2-D (dims before axis, dims from axis) and normalized along the
+ * second; the result has x's shape. */
+rlx_status_t* om_convert_softmax_legacy(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  RLX_RETURN_IF_ERROR(need_float(im, node, x));
+  int64_t axis = rlx_onnx_attr_int(node, "axis", 1);
+  if (axis < 0) axis += x->ndim;
+  if (axis < 0 || axis > x->ndim)
+    return rlx_onnx_error(node, "axis %lld is out of range for rank %d", (long long)rlx_onnx_attr_int(node, "axis", 1),
+                          x->ndim);
+  if (x->ndim == 2 && axis == 1) return softmax_along(im, node, inputs[0], 1, &outputs[0]);
+  if (!x->shape) return rlx_onnx_error(node, "needs the input's shape");
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_expr_t* two[2] = {rlx_ir_i64(ctx, 1), rlx_ir_i64(ctx, 1)};
+  for (int d = 0; d < x->ndim; d++) two[d < axis ? 0 : 1] = rlx_ir_mul(ctx, two[d < axis ? 0 : 1], x->shape[d]);
+  for (int k = 0; k < 2; k++) two[k] = rlx_topi_simplify_dim(ctx, two[k]);
+  rlx_relax_expr_t* v;
+  RLX_RETURN_IF_ERROR(om_reshape(im, inputs[0], 2, two, &v));
+  RLX_RETURN_IF_ERROR(softmax_along(im, node, v, 1, &v));
+  return om_reshape(im, v, x->ndim, x->shape, &outputs[0]);
+}
+
+/* Opsets >= 13: along axis (default -1). */
+rlx_status_t* om_convert_softmax(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                 rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  RLX_RETURN_IF_ERROR(need_float(im, node, x));
+  int64_t axis;
+  RLX_RETURN_IF_ERROR(om_axis(node, rlx_onnx_attr_int(node, "axis", -1), x->ndim, &axis));
+  return softmax_along(im, node, inputs[0], axis, &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ CumSum */
+rlx_status_t* om_convert_cumsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  if (node->n_inputs < 2 || !inputs[1]) return rlx_onnx_error(node, "input 1 (axis) is missing");
+  int64_t* av;
+  int n;
+  RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &av, &n));
+  if (n != 1) return rlx_onnx_error(node, "input 1 (axis) must hold one value, got %d", n);
+  int64_t axis;
+  RLX_RETURN_IF_ERROR(om_axis(node, av[0], x->ndim, &axis));
+  bool exclusive = rlx_onnx_attr_int(node, "exclusive", 0) != 0;
+  bool reverse = rlx_onnx_attr_int(node, "reverse", 0) != 0;
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_attrs_t flip = om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0));
+  rlx_relax_expr_t* v = inputs[0];
+  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
+  RLX_RETURN_IF_ERROR(
+      om_op(im, "relax.cumsum", 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), "exclusive", rlx_attr_bool(exclusive)),
+            &v));
+  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
+  outputs[0] = v;
+  return NULL;
+}
