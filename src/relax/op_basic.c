@@ -2,7 +2,7 @@
  * ops — unary math, binary ops with numpy broadcasting (a tensor or a scalar R.prim_value
  * operand), where, astype, clip. Reductions are in op_basic_reduce.c, shape ops in
  * op_basic_shape.c, index ops (tile, flip, cumsum, gather_elements, arange, tril/triu,
- * one_hot) in op_basic_index.c.
+ * one_hot, scatter_elements) in op_basic_index.c.
  *
  * Every op here is pure. Inference checks the attribute names and kinds (ob_check_attrs).
  * Struct info: symbolic dims broadcast when one is 1 or both are provably equal
@@ -642,5 +642,6 @@ const rlx_op_def_t rlx_ops_basic[] = {
     SHAPE("relax.tril", trilu),
     SHAPE("relax.triu", trilu),
     SHAPE("relax.one_hot", one_hot),
+    SHAPE("relax.scatter_elements", scatter_elements),
     {NULL, NULL, NULL, false},
 };

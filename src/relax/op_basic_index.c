@@ -5,6 +5,7 @@
  *   R.arange(start, end, step, dtype=..)   (args R.prim_value; 1 arg = end, 2 = start, end)
  *   R.tril(x, k) / R.triu(x, k)            (k an R.prim_value arg, or attr k; default 0)
  *   R.one_hot(indices, on_value, off_value, depth=d, axis=-1)   (values: R.prim_value)
+ *   R.scatter_elements(x, indices, updates, axis=0, reduction="update")
  */
 #include <math.h>
 #include <string.h>
@@ -377,4 +378,52 @@ rlx_status_t* ob_legalize_one_hot(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
   ob_attr_int(call, "depth", &u.depth);
   ob_attr_int(call, "axis", &u.axis);
   return ob_call_te(bb, te_one_hot, &u.base, 1, call->args, "one_hot", out);
+}
+
+/* ------------------------------------------------------------------ scatter_elements */
+rlx_status_t* ob_infer_scatter_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int,reduction:str"));
+  RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
+  rlx_sinfo_tensor_t *x, *ind, *upd;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &ind));
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 2, &upd));
+  if (!rlx_dtype_is_void(ind->dtype) &&
+      (ind->dtype.code != RLX_DT_INT || (ind->dtype.bits != 32 && ind->dtype.bits != 64)))
+    return ob_error(call, "indices must be int32 or int64, got %s", ob_dtype_str(ctx, ind->dtype));
+  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_void(upd->dtype) && !rlx_dtype_eq(x->dtype, upd->dtype))
+    return ob_error(call, "data and updates dtypes differ: %s and %s", ob_dtype_str(ctx, x->dtype),
+                    ob_dtype_str(ctx, upd->dtype));
+  const int ranks[3] = {x->ndim, ind->ndim, upd->ndim};
+  for (int i = 1; i < 3; i++)
+    if (ranks[i] >= 0 && x->ndim >= 0 && ranks[i] != x->ndim)
+      return ob_error(call, "%s have rank %d, data has rank %d", i == 1 ? "indices" : "updates", ranks[i], x->ndim);
+  if (ind->shape && upd->shape)
+    for (int d = 0; d < ind->ndim; d++)
+      if (ind->shape[d] != upd->shape[d] && !rlx_ir_prove_equal(ctx, ind->shape[d], upd->shape[d]))
+        return ob_error(call, "indices %s and updates %s differ in shape", ob_shape_str(ctx, ind->ndim, ind->shape),
+                        ob_shape_str(ctx, upd->ndim, upd->shape));
+  const char* red = ob_attr_str(call, "reduction", "update");
+  if (strcmp(red, "update") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") && strcmp(red, "min"))
+    return ob_error(call, "reduction '%s' is not update, add, mul, max or min", red);
+  int64_t axis = 0;
+  ob_attr_int(call, "axis", &axis);
+  if (x->ndim >= 0 && (axis < -x->ndim || axis >= x->ndim))
+    return ob_error(call, "axis %lld is out of range for rank %d", (long long)axis, x->ndim);
+  *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, x->dtype);
+  return NULL;
+}
+
+static rlx_te_tensor_t* te_scatter(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  ix_user_t* u = user;
+  return rlx_topi_scatter_elements(ctx, in[0], in[1], in[2], u->axis, ob_attr_str(u->base.call, "reduction", "update"),
+                                   &u->base.st);
+}
+
+rlx_status_t* ob_legalize_scatter_elements(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
+  RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
+  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ob_attr_int(call, "axis", &u.axis);
+  return ob_call_te(bb, te_scatter, &u.base, 3, call->args, "scatter_elements", out);
 }

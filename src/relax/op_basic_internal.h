@@ -66,7 +66,7 @@ rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 #define OB_SHAPE_OPS(X)                                                                         \
   X(permute_dims) X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split)           \
   X(strided_slice) X(take) X(pad) X(broadcast_to) X(full) X(tile) X(flip) X(cumsum)            \
-  X(gather_elements) X(arange) X(trilu) X(one_hot)
+  X(gather_elements) X(arange) X(trilu) X(one_hot) X(scatter_elements)
 /* clang-format on */
 #define X(n)                                                                                   \
   rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \

@@ -3,7 +3,7 @@
  * shapes, binary ops, where, broadcast_to), reduce.c (sum/mean/max/min/prod, argmax/argmin,
  * variance/std), transform.c (transpose, reshape, expand_dims, squeeze, concat,
  * strided_slice, take, pad, split), transform_index.c (tile, flip, cumsum,
- * gather_elements, arange, tril/triu, one_hot).
+ * gather_elements, arange, tril/triu, one_hot, scatter_elements).
  *
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
@@ -266,5 +266,13 @@ rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, b
  * the output dtype. T_one_hot. */
 rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
                                   int64_t depth, int64_t axis, rlx_status_t** out_st);
+
+/* ONNX ScatterElements / TVM scatter_elements: a copy of x where, for every position j of
+ * indices, out[j with indices[j] on axis] is updates[j] ("update": the last such j wins) or
+ * combined with it ("add", "mul", "max", "min"); negative indices count from the end.
+ * indices and updates have x's rank (and equal shapes), updates x's dtype. Two stages. */
+rlx_te_tensor_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                           rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
+                                           rlx_status_t** out_st);
 
 #endif

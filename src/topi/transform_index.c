@@ -1,4 +1,8 @@
-/* topi index ops: tile, flip, cumsum, gather_elements (see basic.h). */
+/* topi index ops: tile, flip, cumsum, gather_elements, arange, tril/triu, one_hot,
+ * scatter_elements (see basic.h). */
+#include <stdint.h>
+#include <string.h>
+
 #include "basic.h"
 
 static rlx_te_tensor_t* fail(rlx_status_t** out_st, rlx_status_t* st) {
@@ -272,4 +276,125 @@ rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_
   u->axis = (int)axis;
   u->depth = depth;
   return rlx_te_compute(ctx, n + 1, shape, onehot_body, u, "T_one_hot", "injective");
+}
+
+/* ------------------------------------------------------------------ scatter_elements */
+typedef struct {
+  rlx_te_tensor_t* x;
+  rlx_te_tensor_t* indices;
+  rlx_te_tensor_t* updates;
+  rlx_te_tensor_t* found; /* stage 1 */
+  int axis;
+  int red; /* 0 update, 1 add, 2 mul, 3 max, 4 min */
+  rlx_iter_var_t* k;
+} scatter_user_t;
+
+/* indices/updates position for output position p and index k along the axis; other dims are
+ * clamped into the indices' shape (the in-range test is separate, so no load goes out). */
+static rlx_expr_t** scatter_q(rlx_ctx_t* ctx, scatter_user_t* u, rlx_var_t* const* p, rlx_expr_t* k) {
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** q = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t* i = &p[d]->hdr;
+    rlx_expr_t* last =
+        rlx_ir_sub(ctx, rlx_ir_cast(ctx, i->dtype, u->indices->buffer->shape[d]), rlx_ir_int(ctx, i->dtype, 1));
+    q[d] = d == u->axis ? rlx_ir_cast(ctx, i->dtype, k) : rlx_ir_min(ctx, i, last);
+  }
+  return q;
+}
+
+/* p's non-axis coordinates lie inside the indices' shape, and indices[q] (negative from the
+ * end) points at p's axis coordinate. */
+static rlx_expr_t* scatter_match(rlx_ctx_t* ctx, scatter_user_t* u, rlx_var_t* const* p, rlx_expr_t** q) {
+  int n = u->x->buffer->ndim;
+  rlx_expr_t* cond = NULL;
+  for (int d = 0; d < n; d++) {
+    if (d == u->axis) continue;
+    rlx_expr_t* i = &p[d]->hdr;
+    rlx_expr_t* in = rlx_ir_cmp(ctx, RLX_EXPR_LT, i, rlx_ir_cast(ctx, i->dtype, u->indices->buffer->shape[d]));
+    cond = cond ? rlx_ir_and(ctx, cond, in) : in;
+  }
+  rlx_expr_t* ext = rlx_ir_cast(ctx, rlx_dt_int64(), u->x->buffer->shape[u->axis]);
+  rlx_expr_t* v = rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->indices, n, q));
+  v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, v, rlx_ir_i64(ctx, 0)), rlx_ir_add(ctx, v, ext), v);
+  rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_EQ, v, rlx_ir_cast(ctx, rlx_dt_int64(), &p[u->axis]->hdr));
+  return cond ? rlx_ir_and(ctx, cond, hit) : hit;
+}
+
+/* Stage 1: update → the last k that hits (INT64_MIN when none); add/mul/max/min → the
+ * combination of the updates that hit. */
+static rlx_expr_t* scatter_stage1(rlx_ctx_t* ctx, rlx_var_t* const* p, void* user) {
+  scatter_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t* k = &u->k->var->hdr;
+  rlx_expr_t** q = scatter_q(ctx, u, p, k);
+  rlx_expr_t* cond = scatter_match(ctx, u, p, q);
+  if (u->red == 0) return rlx_te_reduce(ctx, RLX_REDUCE_MAX, rlx_ir_cast(ctx, rlx_dt_int64(), k), 1, &u->k, cond);
+  static const rlx_reduce_kind_t comb[5] = {RLX_REDUCE_MAX, RLX_REDUCE_SUM, RLX_REDUCE_PROD, RLX_REDUCE_MAX,
+                                            RLX_REDUCE_MIN};
+  return rlx_te_reduce(ctx, comb[u->red], rlx_te_load(ctx, u->updates, n, q), 1, &u->k, cond);
+}
+
+static rlx_expr_t* scatter_stage2(rlx_ctx_t* ctx, rlx_var_t* const* p, void* user) {
+  scatter_user_t* u = user;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** pi = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) pi[d] = &p[d]->hdr;
+  rlx_expr_t* old = rlx_te_load(ctx, u->x, n, pi);
+  rlx_expr_t* f = rlx_te_load(ctx, u->found, n, pi);
+  switch (u->red) {
+    case 1:
+      return rlx_ir_add(ctx, old, f);
+    case 2:
+      return rlx_ir_mul(ctx, old, f);
+    case 3:
+      return rlx_ir_max(ctx, old, f);
+    case 4:
+      return rlx_ir_min(ctx, old, f);
+    default:
+      break;
+  }
+  rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_NE, f, rlx_ir_i64(ctx, INT64_MIN));
+  rlx_expr_t* upd = rlx_te_load(ctx, u->updates, n, scatter_q(ctx, u, p, f));
+  /* if_then_else: the update is loaded only where some index hit */
+  return rlx_ir_call(ctx, old->dtype, "if_then_else", 3, (rlx_expr_t*[]){hit, upd, old});
+}
+
+rlx_te_tensor_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                           rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
+                                           rlx_status_t** out_st) {
+  if (!x || !indices || !updates)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: NULL input"));
+  static const char* const reds[5] = {"update", "add", "mul", "max", "min"};
+  int red = -1;
+  for (int i = 0; i < 5; i++)
+    if (strcmp(reduction ? reduction : "update", reds[i]) == 0) red = i;
+  if (red < 0)
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
+                                          "topi.scatter_elements: reduction '%s' is not update, add, mul, max or min",
+                                          reduction));
+  int n = x->buffer->ndim;
+  rlx_dtype_t it = indices->buffer->dtype;
+  if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64))
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: indices must be int32 or int64"));
+  if (indices->buffer->ndim != n || updates->buffer->ndim != n ||
+      !rlx_dtype_eq(updates->buffer->dtype, x->buffer->dtype))
+    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
+                                          "topi.scatter_elements: indices and updates need data's rank, updates its "
+                                          "dtype"));
+  if (axis < -n || axis >= n)
+    return fail(out_st,
+                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: axis %lld is out of range for rank %d",
+                                  (long long)axis, n));
+  scatter_user_t* u = RLX_NEW(ctx, scatter_user_t);
+  u->x = x;
+  u->indices = indices;
+  u->updates = updates;
+  u->axis = (int)(axis < 0 ? axis + n : axis);
+  u->red = red;
+  rlx_expr_t* ext = indices->buffer->shape[u->axis];
+  u->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
+  u->found = rlx_te_compute(ctx, n, x->buffer->shape, scatter_stage1, u, "T_scatter_found", "");
+  return rlx_te_compute(ctx, n, x->buffer->shape, scatter_stage2, u, "T_scatter_elements", "");
 }

@@ -1,6 +1,7 @@
 /* Basic Relax ops, index ops: tile (fewer and more repeats than dims), flip, cumsum (axis,
  * exclusive, flattened, int64 accumulation), gather_elements (negative indices), arange
- * (int, float, symbolic end), tril / triu, one_hot: struct info
+ * (int, float, symbolic end), tril / triu, one_hot, scatter_elements (the ONNX examples,
+ * duplicates under each reduction): struct info
  * (static, symbolic, errors) and numbers from the TIR interpreter against C loops (float32
  * sums: |err| <= 1e-5 + 1e-5 |ref|; moved values exact). */
 #include "test_op_basic_util.h"
@@ -281,7 +282,80 @@ static void test_one_hot(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Runs scatter_elements on host arrays; false on failure. */
+static bool run_scatter(rlx_ctx_t* ctx, int64_t r, int64_t c, const double* data, int64_t ir, int64_t ic,
+                        const double* ind, const double* upd, int64_t axis, const char* red, double* out) {
+  int64_t sx[2] = {r, c}, si[2] = {ir, ic};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, sx, F32);
+  rlx_relax_var_t* i = tvar(ctx, "i", 2, si, I64);
+  rlx_relax_var_t* u = tvar(ctx, "u", 2, si, F32);
+  rlx_attrs_t at = attr1(ctx, attr1(ctx, attrs0(), "axis", rlx_attr_int(axis)), "reduction", rlx_attr_str(red));
+  tens_t ts[3], to;
+  tens_init(&ts[0], F32, 2, sx);
+  tens_init(&ts[1], I64, 2, si);
+  tens_init(&ts[2], F32, 2, si);
+  tens_init(&to, F32, 2, sx);
+  for (int64_t k = 0; k < r * c; k++) tens_set(&ts[0], k, data[k]);
+  for (int64_t k = 0; k < ir * ic; k++) tens_set(&ts[1], k, ind[k]), tens_set(&ts[2], k, upd[k]);
+  rlx_status_t* st = op_run(ctx, "relax.scatter_elements", 3, ARGS(&x->hdr, &i->hdr, &u->hdr), at, 3, ts, 1, &to, NULL);
+  bool ok = st == NULL;
+  if (st) fprintf(stderr, "scatter_elements: %s\n", rlx_status_message(st));
+  rlx_status_free(st);
+  for (int64_t k = 0; k < r * c; k++) out[k] = tens_get(&to, k);
+  for (int k = 0; k < 3; k++) tens_free(&ts[k]);
+  tens_free(&to);
+  return ok;
+}
+
+/* The ONNX ScatterElements examples, duplicates under update/add/max, negative indices and
+ * indices smaller than the data in the non-axis dim. */
+static void test_scatter_elements(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  double out[9];
+  const double z9[9] = {0};
+  const double i1[6] = {1, 0, 2, 0, 2, 1}, u1[6] = {1.0, 1.1, 1.2, 2.0, 2.1, 2.2};
+  const double w1[9] = {2.0, 1.1, 0.0, 1.0, 0.0, 2.2, 0.0, 2.1, 1.2};
+  CHECK(run_scatter(ctx, 3, 3, z9, 2, 3, i1, u1, 0, "update", out));
+  bool ok = true;
+  for (int k = 0; k < 9; k++) ok = ok && fabs(out[k] - w1[k]) < 1e-6;
+  CHECK_MSG(ok, "ONNX example 1");
+  const double d2[5] = {1, 2, 3, 4, 5}, i2[2] = {1, -3}, u2[2] = {1.1, 2.1}, w2[5] = {1, 1.1, 2.1, 4, 5};
+  CHECK(run_scatter(ctx, 1, 5, d2, 1, 2, i2, u2, 1, "update", out));
+  ok = true;
+  for (int k = 0; k < 5; k++) ok = ok && fabs(out[k] - w2[k]) < 1e-6;
+  CHECK_MSG(ok, "negative index");
+  const double dup[2] = {1, 1};
+  const char* reds[4] = {"update", "add", "mul", "max"};
+  const double want[4] = {2.1, 2 + 1.1 + 2.1, 2 * 1.1 * 2.1, 2.1};
+  for (int r = 0; r < 4; r++) {
+    CHECK(run_scatter(ctx, 1, 5, d2, 1, 2, dup, u2, 1, reds[r], out));
+    CHECK_MSG(fabs(out[1] - want[r]) < 1e-5 && out[0] == 1 && out[2] == 3, "duplicates under %s: %g", reds[r], out[1]);
+  }
+  /* indices (2, 1) into (3, 3) on axis 1: rows 0 and 1 get one element, row 2 is kept */
+  const double d3[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, i3[2] = {2, 0}, u3[2] = {90, 80};
+  const double w3[9] = {1, 2, 90, 80, 5, 6, 7, 8, 9};
+  CHECK(run_scatter(ctx, 3, 3, d3, 2, 1, i3, u3, 1, "update", out));
+  ok = true;
+  for (int k = 0; k < 9; k++) ok = ok && out[k] == w3[k];
+  CHECK_MSG(ok, "partial indices");
+  /* errors */
+  int64_t s23[2] = {2, 3}, s3[1] = {3};
+  rlx_relax_var_t* x = tvar(ctx, "x", 2, s23, F32);
+  rlx_relax_var_t* i = tvar(ctx, "i", 2, s23, I64);
+  rlx_relax_var_t* v = tvar(ctx, "v", 1, s3, F32);
+  rlx_relax_call_t* c = NULL;
+  CHECK_ERR(op_call(ctx, "relax.scatter_elements", 3, ARGS(&x->hdr, &i->hdr, &v->hdr), attrs0(), &c),
+            "relax.scatter_elements: updates have rank 1, data has rank 2");
+  CHECK_ERR(op_call(ctx, "relax.scatter_elements", 3, ARGS(&x->hdr, &i->hdr, &x->hdr),
+                    attr1(ctx, attrs0(), "reduction", rlx_attr_str("mean")), &c),
+            "relax.scatter_elements: reduction 'mean' is not update, add, mul, max or min");
+  CHECK_STREQ(op_sinfo(ctx, "relax.scatter_elements", 3, ARGS(&x->hdr, &i->hdr, &x->hdr), attrs0()),
+              "R.Tensor((2, 3), dtype=\"float32\")");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_scatter_elements();
   test_one_hot();
   test_arange();
   test_trilu();
