@@ -1,7 +1,8 @@
 /* ONNX converters, family "nn", part 2 (see ops_nn.c): MaxPool, AveragePool, LpPool and the
  * global pools, over 1 to 3 spatial dims.
  *
- * Window pools map onto relax.nn.max_pool<k>d / avg_pool<k>d. ONNX's ceil_mode follows
+ * Window pools map onto relax.nn.max_pool<k>d / avg_pool<k>d (MaxPool's Indices output is one
+ * emit_te over the input and the pooled max). ONNX's ceil_mode follows
  * PyTorch: the output rounds up, but a last window that would start past the input and its
  * begin padding is dropped. Relax's ceil_mode only rounds up, so where that rule removes a
  * window the converter turns ceil_mode off and pads the end of the dims that still round up
@@ -80,19 +81,80 @@ static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
 }
 
 /* ---------------------------------------------------------------- MaxPool */
+/* The Indices output: for each output position, the smallest flat index (over the whole
+ * tensor: row-major, or with the spatial dims column-major for storage_order 1) among the
+ * window's input positions holding the max (the first in scan order for row-major). */
+typedef struct {
+  const pool_attrs_t* a;
+  bool column_major;
+  rlx_te_tensor_t *x, *y;
+} argmax_t;
+
+static rlx_expr_t* argmax_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  argmax_t* am = user;
+  const pool_attrs_t* a = am->a;
+  int nsp = a->nsp, nd = nsp + 2;
+  rlx_dtype_t it = rlx_dt_int64();
+  rlx_expr_t* const* xs = am->x->buffer->shape;
+  rlx_iter_var_t* r[NN_MAX_SP];
+  rlx_expr_t *pos[NN_MAX_SP], *xi[NN_MAX_SP + 2], *yi[NN_MAX_SP + 2], *valid = NULL;
+  for (int i = 0; i < nd; i++) yi[i] = rlx_ir_cast(ctx, it, &idx[i]->hdr);
+  xi[0] = yi[0];
+  xi[1] = yi[1];
+  for (int i = 0; i < nsp; i++) {
+    r[i] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), rlx_ir_i64(ctx, a->kernel[i]), NULL);
+    pos[i] = rlx_ir_add(ctx,
+                        rlx_ir_sub(ctx, rlx_ir_mul(ctx, yi[2 + i], rlx_ir_i64(ctx, a->strides[i])),
+                                   rlx_ir_i64(ctx, a->pads[i])),
+                        rlx_ir_mul(ctx, rlx_ir_cast(ctx, it, &r[i]->var->hdr), rlx_ir_i64(ctx, a->dilations[i])));
+    rlx_expr_t* dim = rlx_ir_cast(ctx, it, xs[2 + i]);
+    rlx_expr_t* in = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, pos[i], rlx_ir_i64(ctx, 0)),
+                                rlx_ir_cmp(ctx, RLX_EXPR_LT, pos[i], dim));
+    valid = valid ? rlx_ir_and(ctx, valid, in) : in;
+    /* clamped, so the load is in bounds even where the position is padding */
+    xi[2 + i] = rlx_ir_max(ctx, rlx_ir_min(ctx, pos[i], rlx_ir_sub(ctx, dim, rlx_ir_i64(ctx, 1))), rlx_ir_i64(ctx, 0));
+  }
+  rlx_expr_t* flat = rlx_ir_add(ctx, rlx_ir_mul(ctx, xi[0], rlx_ir_cast(ctx, it, xs[1])), xi[1]);
+  if (!am->column_major) {
+    for (int i = 0; i < nsp; i++) flat = rlx_ir_add(ctx, rlx_ir_mul(ctx, flat, rlx_ir_cast(ctx, it, xs[2 + i])), xi[2 + i]);
+  } else {
+    rlx_expr_t* sp = xi[1 + nsp];
+    for (int i = nsp - 2; i >= 0; i--) sp = rlx_ir_add(ctx, rlx_ir_mul(ctx, sp, rlx_ir_cast(ctx, it, xs[2 + i])), xi[2 + i]);
+    for (int i = 0; i < nsp; i++) flat = rlx_ir_mul(ctx, flat, rlx_ir_cast(ctx, it, xs[2 + i]));
+    flat = rlx_ir_add(ctx, flat, sp);
+  }
+  rlx_expr_t* hit = rlx_ir_and(ctx, valid, rlx_ir_cmp(ctx, RLX_EXPR_EQ, rlx_te_load(ctx, am->x, nd, xi),
+                                                      rlx_te_load(ctx, am->y, nd, yi)));
+  return rlx_te_min(ctx, rlx_ir_select(ctx, hit, flat, rlx_ir_i64(ctx, INT64_MAX)), nsp, r);
+}
+
+static rlx_te_tensor_t* te_argmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  argmax_t* am = user;
+  am->x = in[0];
+  am->y = in[1];
+  return rlx_te_compute(ctx, in[1]->buffer->ndim, in[1]->buffer->shape, argmax_body, am, "max_pool_indices", "");
+}
+
 rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
-  if (nn_wants_output(node, 1)) return nn_unsupported(node, "the Indices output is not supported");
   int64_t so = rlx_onnx_attr_int(node, "storage_order", 0);
   if (so != 0 && so != 1) return rlx_onnx_error(node, "storage_order must be 0 or 1, got %lld", (long long)so);
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, true, &a));
   RLX_RETURN_IF_ERROR(resolve_ceil(node, x, false, &a));
-  return rlx_status_annotate(
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(
       nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, inputs, relax_pool_attrs(ctx, &a), &outputs[0]),
+      "node '%s' (%s)", node->name, node->op_type));
+  if (!nn_wants_output(node, 1)) return NULL;
+  rlx_sinfo_tensor_t* y = nn_sinfo(outputs[0]);
+  if (!x->shape || !y || !y->shape) return nn_unsupported(node, "the Indices output needs known shapes");
+  argmax_t am = {.a = &a, .column_major = so == 1};
+  return rlx_status_annotate(
+      rlx_onnx_emit_te(im, te_argmax, &am, 2, (rlx_relax_expr_t*[]){inputs[0], outputs[0]}, "max_pool_indices",
+                       &outputs[1]),
       "node '%s' (%s)", node->name, node->op_type);
 }
 
