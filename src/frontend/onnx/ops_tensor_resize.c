@@ -1,0 +1,380 @@
+/* ONNX converters, family "tensor": Resize (opsets 10, 11, 13, 18) and Upsample (7, 9).
+ *
+ * One TE function for every mode, following the ONNX reference implementation: each output
+ * coordinate is mapped to an input coordinate x by coordinate_transformation_mode (with
+ * the float output width scale * in_width, as the reference does), then interpolated from
+ * taps around floor(x) on every resized axis: nearest (1 tap, nearest_mode rounding),
+ * linear (2) or cubic (4, coefficient cubic_coeff_a, exclude_outside). Taps outside the
+ * input read the edge element. Arithmetic is float64, cast to the input's dtype at the end.
+ * Input shape, scales / sizes (and roi for tf_crop_and_resize) must be constants.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ops_tensor_internal.h"
+
+typedef enum { RS_NEAREST, RS_LINEAR, RS_CUBIC } rs_method_t;
+typedef enum {
+  RS_HALF_PIXEL,
+  RS_PYTORCH_HALF_PIXEL,
+  RS_ALIGN_CORNERS,
+  RS_ASYMMETRIC,
+  RS_TF_HALF_PIXEL_FOR_NN,
+  RS_TF_CROP_AND_RESIZE
+} rs_coord_t;
+typedef enum { RS_ROUND_PREFER_FLOOR, RS_ROUND_PREFER_CEIL, RS_FLOOR, RS_CEIL } rs_nearest_t;
+
+typedef struct {
+  ot_te_user_t base;
+  int r;
+  rs_method_t method;
+  rs_coord_t coord;
+  rs_nearest_t nearest;
+  double cubic_a;
+  bool exclude_outside;
+  double extrapolation;
+  double* scales;
+  double* roi; /* 2r values (starts, then ends) or NULL */
+  int64_t *in, *out;
+  rlx_te_tensor_t* x;
+} rs_user_t;
+
+static rlx_expr_t* f64(rlx_ctx_t* ctx, double v) { return rlx_ir_float(ctx, rlx_dt_float64(), v); }
+
+/* The input coordinate of output index i on dim d (float64). */
+static rlx_expr_t* source_coord(rlx_ctx_t* ctx, rs_user_t* u, int d, rlx_expr_t* i) {
+  rlx_expr_t* x = rlx_ir_cast(ctx, rlx_dt_float64(), i);
+  double s = u->scales[d], in = (double)u->in[d], ow = s * in;
+  switch (u->coord) {
+    case RS_HALF_PIXEL:
+      return rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s)), f64(ctx, 0.5));
+    case RS_PYTORCH_HALF_PIXEL:
+      if (ow == 1) return f64(ctx, -0.5);
+      return rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s)), f64(ctx, 0.5));
+    case RS_ALIGN_CORNERS:
+      if (ow == 1) return f64(ctx, 0);
+      return rlx_ir_div(ctx, rlx_ir_mul(ctx, x, f64(ctx, in - 1)), f64(ctx, ow - 1));
+    case RS_ASYMMETRIC: return rlx_ir_div(ctx, x, f64(ctx, s));
+    case RS_TF_HALF_PIXEL_FOR_NN: return rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s));
+    case RS_TF_CROP_AND_RESIZE: {
+      double b = u->roi[d], e = u->roi[d + u->r];
+      if (ow == 1) return f64(ctx, (e - b) * (in - 1) / 2 + b * (in - 1));
+      return rlx_ir_add(ctx, rlx_ir_div(ctx, rlx_ir_mul(ctx, x, f64(ctx, (e - b) * (in - 1))), f64(ctx, ow - 1)),
+                        f64(ctx, b * (in - 1)));
+    }
+  }
+  return x;
+}
+
+/* The cubic coefficient of tap t (0..3, at floor(x) - 1 + t) for the fraction r. */
+static rlx_expr_t* cubic_coeff(rlx_ctx_t* ctx, double a, int t, rlx_expr_t* r) {
+  /* distance of the tap from x: 1 + r, r, 1 - r, 2 - r */
+  rlx_expr_t* one = f64(ctx, 1);
+  rlx_expr_t* dist = t == 0 ? rlx_ir_add(ctx, one, r)
+                     : t == 1 ? r
+                     : t == 2 ? rlx_ir_sub(ctx, one, r)
+                              : rlx_ir_sub(ctx, f64(ctx, 2), r);
+  if (t == 1 || t == 2) { /* ((a + 2) d - (a + 3)) d^2 + 1 */
+    rlx_expr_t* p = rlx_ir_sub(ctx, rlx_ir_mul(ctx, f64(ctx, a + 2), dist), f64(ctx, a + 3));
+    return rlx_ir_add(ctx, rlx_ir_mul(ctx, rlx_ir_mul(ctx, p, dist), dist), one);
+  }
+  /* ((a d - 5a) d + 8a) d - 4a */
+  rlx_expr_t* p = rlx_ir_sub(ctx, rlx_ir_mul(ctx, f64(ctx, a), dist), f64(ctx, 5 * a));
+  p = rlx_ir_add(ctx, rlx_ir_mul(ctx, p, dist), f64(ctx, 8 * a));
+  return rlx_ir_sub(ctx, rlx_ir_mul(ctx, p, dist), f64(ctx, 4 * a));
+}
+
+static rlx_expr_t* clamp_index(rlx_ctx_t* ctx, rlx_expr_t* k, int64_t n) {
+  return rlx_ir_max(ctx, rlx_ir_min(ctx, k, rlx_ir_i64(ctx, n - 1)), rlx_ir_i64(ctx, 0));
+}
+
+static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  rs_user_t* u = user;
+  int r = u->r;
+  /* per dim: taps (index, weight) */
+  int* n_taps = RLX_NEW_ARRAY(ctx, int, r);
+  rlx_expr_t*** tap_idx = RLX_NEW_ARRAY(ctx, rlx_expr_t**, r);
+  rlx_expr_t*** tap_w = RLX_NEW_ARRAY(ctx, rlx_expr_t**, r);
+  rlx_expr_t* outside = NULL; /* tf_crop_and_resize: the coordinate falls outside the input */
+  for (int d = 0; d < r; d++) {
+    rlx_expr_t* i = &idx[d]->hdr;
+    tap_idx[d] = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 4);
+    tap_w[d] = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 4);
+    if (u->scales[d] == 1 && u->in[d] == u->out[d] && u->coord != RS_TF_CROP_AND_RESIZE) {
+      n_taps[d] = 1;
+      tap_idx[d][0] = i;
+      tap_w[d][0] = NULL;
+      continue;
+    }
+    rlx_expr_t* x = source_coord(ctx, u, d, i);
+    if (u->coord == RS_TF_CROP_AND_RESIZE) {
+      rlx_expr_t* o = rlx_ir_or(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, x, f64(ctx, 0)),
+                                rlx_ir_cmp(ctx, RLX_EXPR_GT, x, f64(ctx, (double)(u->in[d] - 1))));
+      outside = outside ? rlx_ir_or(ctx, outside, o) : o;
+    }
+    rlx_expr_t* fl = rlx_ir_call(ctx, rlx_dt_float64(), "floor", 1, &x);
+    rlx_expr_t* ratio = rlx_ir_sub(ctx, x, fl);
+    rlx_expr_t* x0 = rlx_ir_cast(ctx, rlx_dt_int64(), fl);
+    switch (u->method) {
+      case RS_NEAREST: {
+        rlx_expr_t* up = NULL;
+        switch (u->nearest) {
+          case RS_ROUND_PREFER_FLOOR: up = rlx_ir_cmp(ctx, RLX_EXPR_GT, ratio, f64(ctx, 0.5)); break;
+          case RS_ROUND_PREFER_CEIL: up = rlx_ir_cmp(ctx, RLX_EXPR_GE, ratio, f64(ctx, 0.5)); break;
+          case RS_FLOOR: up = rlx_ir_bool(ctx, false); break;
+          case RS_CEIL: up = rlx_ir_cmp(ctx, RLX_EXPR_GT, ratio, f64(ctx, 0)); break;
+        }
+        n_taps[d] = 1;
+        tap_idx[d][0] = clamp_index(
+            ctx, rlx_ir_add(ctx, x0, rlx_ir_select(ctx, up, rlx_ir_i64(ctx, 1), rlx_ir_i64(ctx, 0))), u->in[d]);
+        tap_w[d][0] = NULL;
+        break;
+      }
+      case RS_LINEAR:
+        n_taps[d] = 2;
+        tap_idx[d][0] = clamp_index(ctx, x0, u->in[d]);
+        tap_idx[d][1] = clamp_index(ctx, rlx_ir_add(ctx, x0, rlx_ir_i64(ctx, 1)), u->in[d]);
+        tap_w[d][0] = rlx_ir_sub(ctx, f64(ctx, 1), ratio);
+        tap_w[d][1] = ratio;
+        break;
+      case RS_CUBIC: {
+        n_taps[d] = 4;
+        rlx_expr_t* sum = NULL;
+        for (int t = 0; t < 4; t++) {
+          rlx_expr_t* k = rlx_ir_add(ctx, x0, rlx_ir_i64(ctx, t - 1));
+          rlx_expr_t* w = cubic_coeff(ctx, u->cubic_a, t, ratio);
+          if (u->exclude_outside) {
+            rlx_expr_t* in = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, k, rlx_ir_i64(ctx, 0)),
+                                        rlx_ir_cmp(ctx, RLX_EXPR_LT, k, rlx_ir_i64(ctx, u->in[d])));
+            w = rlx_ir_select(ctx, in, w, f64(ctx, 0));
+          }
+          sum = sum ? rlx_ir_add(ctx, sum, w) : w;
+          tap_idx[d][t] = clamp_index(ctx, k, u->in[d]);
+          tap_w[d][t] = w;
+        }
+        if (u->exclude_outside)
+          for (int t = 0; t < 4; t++) tap_w[d][t] = rlx_ir_div(ctx, tap_w[d][t], sum);
+        break;
+      }
+    }
+  }
+  /* sum over every combination of taps */
+  int* pick = RLX_NEW_ARRAY(ctx, int, r);
+  rlx_expr_t** li = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  rlx_expr_t* acc = NULL;
+  bool weighted = u->method != RS_NEAREST;
+  for (;;) {
+    rlx_expr_t* w = NULL;
+    for (int d = 0; d < r; d++) {
+      li[d] = tap_idx[d][pick[d]];
+      if (tap_w[d][pick[d]]) w = w ? rlx_ir_mul(ctx, w, tap_w[d][pick[d]]) : tap_w[d][pick[d]];
+    }
+    rlx_expr_t* v = rlx_te_load(ctx, u->x, r, li);
+    if (weighted) {
+      v = rlx_ir_cast(ctx, rlx_dt_float64(), v);
+      if (w) v = rlx_ir_mul(ctx, v, w);
+    }
+    acc = acc ? rlx_ir_add(ctx, acc, v) : v;
+    int d = r - 1;
+    while (d >= 0 && ++pick[d] == n_taps[d]) pick[d--] = 0;
+    if (d < 0) break;
+  }
+  rlx_dtype_t t = u->x->buffer->dtype;
+  if (weighted) {
+    if (!rlx_dtype_is_float(t)) acc = rlx_ir_call(ctx, rlx_dt_float64(), "round", 1, &acc);
+    acc = rlx_ir_cast(ctx, t, acc);
+  }
+  if (outside) acc = rlx_ir_select(ctx, outside, ot_scalar_expr(ctx, t, u->extrapolation), acc);
+  return acc;
+}
+
+static rlx_te_tensor_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  rs_user_t* u = user;
+  u->x = in[0];
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, u->r);
+  for (int d = 0; d < u->r; d++) shape[d] = rlx_ir_i64(ctx, u->out[d]);
+  return rlx_te_compute(ctx, u->r, shape, resize_body, u, "T_resize", "injective");
+}
+
+/* Looks s up in names (n entries); error naming the attribute otherwise. */
+static rlx_status_t* pick(const rlx_onnx_node_t* node, const char* key, const char* s, const char* const* names, int n,
+                          int* out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0) return *out = i, NULL;
+  return rlx_onnx_error(node, "%s '%s' is not supported", key, s);
+}
+
+/* Fills the output sizes and the scales (sizes / in where sizes are given); n_scales /
+ * n_sizes < 0 = absent; axes (NULL = all) name the dims they describe. */
+static rlx_status_t* resize_geometry(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rs_user_t* u,
+                                     int n_scales, const double* scales, int n_sizes, const int64_t* sizes, int n_axes,
+                                     const int64_t* axes) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  int r = u->r;
+  u->scales = RLX_NEW_ARRAY(ctx, double, r);
+  u->out = RLX_NEW_ARRAY(ctx, int64_t, r);
+  int64_t* dim_of = RLX_NEW_ARRAY(ctx, int64_t, r);
+  int n = axes ? n_axes : r;
+  for (int i = 0; i < n; i++) {
+    dim_of[i] = i;
+    if (axes) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", axes[i], r, &dim_of[i]));
+  }
+  for (int d = 0; d < r; d++) {
+    u->scales[d] = 1;
+    u->out[d] = u->in[d];
+  }
+  if (n_scales > 0) {
+    if (n_scales != n) return rlx_onnx_error(node, "scales has %d values for %d axes", n_scales, n);
+    for (int i = 0; i < n; i++) {
+      int64_t d = dim_of[i];
+      if (!(scales[i] > 0)) return rlx_onnx_error(node, "scale %g is not positive", scales[i]);
+      u->scales[d] = scales[i];
+      u->out[d] = (int64_t)floor(scales[i] * (double)u->in[d]);
+    }
+  } else if (n_sizes > 0) {
+    if (n_sizes != n) return rlx_onnx_error(node, "sizes has %d values for %d axes", n_sizes, n);
+    for (int i = 0; i < n; i++) {
+      int64_t d = dim_of[i];
+      if (sizes[i] < 1 || u->in[d] < 1) return rlx_onnx_error(node, "cannot resize extent %lld to %lld",
+                                                               (long long)u->in[d], (long long)sizes[i]);
+      u->out[d] = sizes[i];
+      u->scales[d] = (double)sizes[i] / (double)u->in[d];
+    }
+  } else {
+    return rlx_onnx_error(node, "needs scales or sizes");
+  }
+  for (int d = 0; d < r; d++)
+    if (u->out[d] > 0 && u->in[d] < 1) return rlx_onnx_error(node, "cannot resize an empty axis %d", d);
+  return NULL;
+}
+
+/* The constant float values of input i (any float or int dtype); n -1 when omitted or empty. */
+static rlx_status_t* const_floats(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                  int i, double** out, int* out_n) {
+  *out_n = -1;
+  *out = NULL;
+  if (!ot_has_input(node, inputs, i)) return NULL;
+  rlx_onnx_tensor_t t;
+  if (!rlx_onnx_const(im, inputs[i], &t))
+    return rlx_onnx_error(node, "input %d (%s) must be a constant", i, node->inputs[i]);
+  int64_t n = ot_numel(&t);
+  if (n == 0) return NULL;
+  double* v = RLX_NEW_ARRAY(rlx_onnx_ctx(im), double, n);
+  for (int64_t k = 0; k < n; k++) v[k] = ot_elem_f64(&t, k);
+  *out = v;
+  *out_n = (int)n;
+  return NULL;
+}
+
+static rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rs_user_t* u,
+                                  rlx_onnx_importer_t* im) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  u->r = x->ndim;
+  u->in = RLX_NEW_ARRAY(rlx_onnx_ctx(im), int64_t, x->ndim);
+  for (int d = 0; d < x->ndim; d++)
+    if (!rlx_expr_is_const_int(x->shape[d], &u->in[d]))
+      return rlx_onnx_error(node, "needs an input of constant shape");
+  if (x->ndim < 1) return rlx_onnx_error(node, "needs an input of rank >= 1");
+  return NULL;
+}
+
+static rlx_status_t* legacy_mode(const rlx_onnx_node_t* node, rs_user_t* u) {
+  const char* mode = rlx_onnx_attr_string(node, "mode", "nearest");
+  static const char* const modes[] = {"nearest", "linear"};
+  int m = 0;
+  RLX_RETURN_IF_ERROR(pick(node, "mode", mode, modes, 2, &m));
+  u->method = (rs_method_t)m;
+  /* the opset < 11 semantics: asymmetric coordinates, nearest rounds down */
+  u->coord = RS_ASYMMETRIC;
+  u->nearest = RS_FLOOR;
+  return NULL;
+}
+
+OT_CONVERTER(ot_upsample) {
+  rs_user_t u;
+  memset(&u, 0, sizeof(u));
+  RLX_RETURN_IF_ERROR(resize_input(node, inputs, &u, im));
+  RLX_RETURN_IF_ERROR(legacy_mode(node, &u));
+  double* scales = NULL;
+  int n = -1;
+  if (rlx_onnx_opset(im) < 9) {
+    const float* f = NULL;
+    n = rlx_onnx_attr_floats(node, "scales", &f);
+    if (n > 0) {
+      scales = RLX_NEW_ARRAY(rlx_onnx_ctx(im), double, n);
+      for (int i = 0; i < n; i++) scales[i] = f[i];
+    }
+  } else {
+    RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &scales, &n));
+  }
+  RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n, scales, -1, NULL, -1, NULL));
+  return ot_emit_te(im, te_resize, &u.base, 1, inputs, "resize", &outputs[0]);
+}
+
+OT_CONVERTER(ot_resize) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rs_user_t u;
+  memset(&u, 0, sizeof(u));
+  RLX_RETURN_IF_ERROR(resize_input(node, inputs, &u, im));
+  double *scales = NULL, *roi = NULL;
+  int n_scales = -1, n_roi = -1, n_sizes = -1, n_axes = -1;
+  int64_t *sizes = NULL, *axes = NULL;
+  if (rlx_onnx_opset(im) < 11) {
+    RLX_RETURN_IF_ERROR(legacy_mode(node, &u));
+    RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &scales, &n_scales));
+  } else {
+    static const char* const modes[] = {"nearest", "linear", "cubic"};
+    static const char* const coords[] = {"half_pixel",           "pytorch_half_pixel", "align_corners",
+                                         "asymmetric",           "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+    static const char* const nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    int m = 0, c = 0, nm = 0;
+    RLX_RETURN_IF_ERROR(pick(node, "mode", rlx_onnx_attr_string(node, "mode", "nearest"), modes, 3, &m));
+    RLX_RETURN_IF_ERROR(pick(node, "coordinate_transformation_mode",
+                             rlx_onnx_attr_string(node, "coordinate_transformation_mode", "half_pixel"), coords, 6, &c));
+    RLX_RETURN_IF_ERROR(
+        pick(node, "nearest_mode", rlx_onnx_attr_string(node, "nearest_mode", "round_prefer_floor"), nearest, 4, &nm));
+    u.method = (rs_method_t)m;
+    u.coord = (rs_coord_t)c;
+    u.nearest = (rs_nearest_t)nm;
+    u.cubic_a = rlx_onnx_attr_float(node, "cubic_coeff_a", -0.75);
+    u.exclude_outside = rlx_onnx_attr_int(node, "exclude_outside", 0) != 0;
+    u.extrapolation = rlx_onnx_attr_float(node, "extrapolation_value", 0.0);
+    if (rlx_onnx_attr_int(node, "antialias", 0) != 0) return rlx_onnx_error(node, "antialias is not supported");
+    const char* policy = rlx_onnx_attr_string(node, "keep_aspect_ratio_policy", "stretch");
+    if (strcmp(policy, "stretch") != 0)
+      return rlx_onnx_error(node, "keep_aspect_ratio_policy '%s' is not supported", policy);
+    int na = -1;
+    const int64_t* av = NULL;
+    na = rlx_onnx_attr_ints(node, "axes", &av);
+    if (na >= 0) {
+      n_axes = na;
+      axes = ot_copy_ints(ctx, na, av);
+    }
+    RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &roi, &n_roi));
+    RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 2, &scales, &n_scales));
+    if (ot_has_input(node, inputs, 3)) {
+      RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 3, inputs[3], &sizes, &n_sizes));
+      if (n_sizes == 0) n_sizes = -1;
+    }
+    if (n_scales > 0 && n_sizes > 0) return rlx_onnx_error(node, "takes scales or sizes, not both");
+    if (u.coord == RS_TF_CROP_AND_RESIZE) {
+      int n = axes ? n_axes : u.r;
+      if (n_roi != 2 * n) return rlx_onnx_error(node, "tf_crop_and_resize needs a constant roi of %d values", 2 * n);
+      u.roi = RLX_NEW_ARRAY(ctx, double, 2 * u.r);
+      for (int d = 0; d < u.r; d++) {
+        u.roi[d] = 0;
+        u.roi[d + u.r] = 1;
+      }
+      for (int i = 0; i < n; i++) {
+        int64_t d = i;
+        if (axes) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", axes[i], u.r, &d));
+        u.roi[d] = roi[i];
+        u.roi[d + u.r] = roi[i + n];
+      }
+    }
+  }
+  RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n_scales, scales, n_sizes, sizes, n_axes, axes));
+  return ot_emit_te(im, te_resize, &u.base, 1, inputs, "resize", &outputs[0]);
+}
