@@ -321,7 +321,8 @@ static rlx_expr_t* scatter_match(rlx_ctx_t* ctx, scatter_user_t* u, rlx_var_t* c
   return cond ? rlx_ir_and(ctx, cond, hit) : hit;
 }
 
-/* Stage 1: update → the last k that hits (INT64_MIN when none); add/mul/max/min → the
+/* Stage 1: update → -(k + 1) for the last k that hits, as a min-reduction (INT64_MAX when
+ * none; a max-reduction's INT64_MIN identity trips the simplifier); add/mul/max/min → the
  * combination of the updates that hit. */
 static rlx_expr_t* scatter_stage1(rlx_ctx_t* ctx, rlx_var_t* const* p, void* user) {
   scatter_user_t* u = user;
@@ -329,7 +330,10 @@ static rlx_expr_t* scatter_stage1(rlx_ctx_t* ctx, rlx_var_t* const* p, void* use
   rlx_expr_t* k = &u->k->var->hdr;
   rlx_expr_t** q = scatter_q(ctx, u, p, k);
   rlx_expr_t* cond = scatter_match(ctx, u, p, q);
-  if (u->red == 0) return rlx_te_reduce(ctx, RLX_REDUCE_MAX, rlx_ir_cast(ctx, rlx_dt_int64(), k), 1, &u->k, cond);
+  if (u->red == 0) {
+    rlx_expr_t* neg = rlx_ir_sub(ctx, rlx_ir_i64(ctx, -1), rlx_ir_cast(ctx, rlx_dt_int64(), k));
+    return rlx_te_reduce(ctx, RLX_REDUCE_MIN, neg, 1, &u->k, cond);
+  }
   static const rlx_reduce_kind_t comb[5] = {RLX_REDUCE_MAX, RLX_REDUCE_SUM, RLX_REDUCE_PROD, RLX_REDUCE_MAX,
                                             RLX_REDUCE_MIN};
   return rlx_te_reduce(ctx, comb[u->red], rlx_te_load(ctx, u->updates, n, q), 1, &u->k, cond);
@@ -354,8 +358,9 @@ static rlx_expr_t* scatter_stage2(rlx_ctx_t* ctx, rlx_var_t* const* p, void* use
     default:
       break;
   }
-  rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_NE, f, rlx_ir_i64(ctx, INT64_MIN));
-  rlx_expr_t* upd = rlx_te_load(ctx, u->updates, n, scatter_q(ctx, u, p, f));
+  rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_NE, f, rlx_ir_i64(ctx, INT64_MAX));
+  rlx_expr_t* last = rlx_ir_sub(ctx, rlx_ir_i64(ctx, -1), f);
+  rlx_expr_t* upd = rlx_te_load(ctx, u->updates, n, scatter_q(ctx, u, p, last));
   /* if_then_else: the update is loaded only where some index hit */
   return rlx_ir_call(ctx, old->dtype, "if_then_else", 3, (rlx_expr_t*[]){hit, upd, old});
 }
