@@ -3,8 +3,12 @@
  *   rlx print FILE [--after PASS|all]        parse and print (after a pass); a compiled
  *                                            model (.so) prints as VM bytecode
  *   rlx compile FILE -o MODEL.so [--lib L.so]... [--stats]
- *   rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--lib L.so]... [--threads N]
+ *   rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb] [--lib L.so]...
+ *           [--threads N]
  *   rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--lib L.so]... [--repeat N] [--threads N]
+ *
+ * FILE is TVMScript text, or an ONNX model when it ends in .onnx (imported into a Relax module
+ * with one function "main"). Inputs are .npy files or ONNX TensorProto files (.pb).
  *
  * This is the only place that turns a status into a message and an exit code: every
  * error prints one line "rlx: error: ..." and exits with status 1.
@@ -17,6 +21,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/vm_build.h"
+#include "frontend/onnx/onnx_import.h"
 #include "ir/ir.h"
 #include "relax/relax.h"
 #include "rlx/runtime.h"
@@ -39,6 +44,7 @@ typedef struct {
   int n_libs;
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
+  const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
   bool stats;
   int repeat;
   int threads;
@@ -46,7 +52,9 @@ typedef struct {
 
 static const char usage[] =
     "usage: rlx <command> [options]\n"
-    "  rlx print FILE [--after PASS|all]      print a TVMScript file, or print it after a pass\n"
+    "  FILE is a TVMScript file (.py) or an ONNX model (.onnx); inputs are .npy or ONNX .pb files\n"
+    "  rlx print FILE [--after PASS|all]      print a TVMScript file or an imported ONNX model,\n"
+    "                                         or print it after a pass\n"
     "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
     "                                         files: the TIR lowering passes); a compiled model\n"
     "                                         (.so) prints as VM bytecode\n"
@@ -54,9 +62,12 @@ static const char usage[] =
     "                                         compile a Relax module into one shared object\n"
     "                                         (kernels + bytecode + constants); --stats prints\n"
     "                                         the memory planned vs unplanned\n"
-    "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy]... [-o OUTDIR] [--lib L.so]... [--threads N]\n"
+    "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb]\n"
+    "          [--lib L.so]... [--threads N]\n"
     "                                         run a function (default main); outputs are\n"
-    "                                         written as OUTDIR/output_0.npy, ...\n"
+    "                                         written as OUTDIR/output_0.npy, ... (.pb TensorProtos\n"
+    "                                         when FILE is .onnx or an input is .pb; --format\n"
+    "                                         chooses)\n"
     "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]\n"
     "                                         time a function (random inputs when none given)\n";
 
@@ -90,6 +101,10 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       if (v) o->output = v;
     } else if (strcmp(a, "--after") == 0) {
       if (v) o->after = v;
+    } else if (strcmp(a, "--format") == 0) {
+      if (v && strcmp(v, "npy") != 0 && strcmp(v, "pb") != 0)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "--format expects npy or pb, got '%s'", v);
+      if (v) o->format = v;
     } else if (strcmp(a, "--repeat") == 0) {
       if (v) RLX_RETURN_IF_ERROR(parse_int_arg(a, v, 1, &o->repeat));
     } else if (strcmp(a, "--threads") == 0) {
@@ -111,12 +126,15 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
   return NULL;
 }
 
-static bool is_model(const char* path) {
-  size_t n = strlen(path);
-  return n > 3 && strcmp(path + n - 3, ".so") == 0;
+static bool ends_with(const char* s, const char* suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
+static bool is_model(const char* path) { return ends_with(path, ".so"); }
+
 static rlx_status_t* load_module(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+  if (ends_with(path, ".onnx")) return rlx_onnx_import_file(ctx, path, out);
   char* text = NULL;
   RLX_RETURN_IF_ERROR(rlx_file_read(path, &text, NULL));
   rlx_status_t* st = rlx_script_parse(ctx, text, path, out);
@@ -319,7 +337,8 @@ static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* 
 
 static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
   for (int i = 0; i < o->n_inputs; i++) {
-    RLX_RETURN_IF_ERROR(rlx_npy_load(o->inputs[i], &s->args[i]));
+    if (ends_with(o->inputs[i], ".pb")) RLX_RETURN_IF_ERROR(rlx_onnx_tensor_load(o->inputs[i], &s->args[i]));
+    else RLX_RETURN_IF_ERROR(rlx_npy_load(o->inputs[i], &s->args[i]));
     s->n_args = s->n_given = i + 1;
   }
   return NULL;
@@ -431,7 +450,17 @@ static rlx_status_t* session_call(session_t* s) {
   return rlx_vm_invoke(s->vm, s->vm_func, s->n_args, ts, &s->n_outputs, &s->outputs);
 }
 
+/* Output format: --format, else .pb when the model is ONNX or an input is a .pb file, else .npy. */
+static bool outputs_as_pb(const options_t* o) {
+  if (o->format) return strcmp(o->format, "pb") == 0;
+  if (ends_with(o->file, ".onnx")) return true;
+  for (int i = 0; i < o->n_inputs; i++)
+    if (ends_with(o->inputs[i], ".pb")) return true;
+  return false;
+}
+
 static rlx_status_t* cmd_run(const options_t* o) {
+  bool pb = outputs_as_pb(o);
   session_t s;
   rlx_status_t* st = session_prepare(o, false, &s);
   if (!st) st = session_call(&s);
@@ -440,8 +469,9 @@ static rlx_status_t* cmd_run(const options_t* o) {
   int n_out = s.vm ? s.n_outputs : s.n_args - s.n_given;
   for (int k = 0; !st && k < n_out; k++) {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/output_%d.npy", o->output ? o->output : ".", k);
-    st = rlx_npy_save(path, s.vm ? &s.outputs[k]->dl : &s.args[s.n_given + k]->dl);
+    snprintf(path, sizeof(path), "%s/output_%d.%s", o->output ? o->output : ".", k, pb ? "pb" : "npy");
+    const DLTensor* t = s.vm ? &s.outputs[k]->dl : &s.args[s.n_given + k]->dl;
+    st = pb ? rlx_onnx_tensor_save(path, t, NULL) : rlx_npy_save(path, t);
   }
   session_free(&s);
   return st;

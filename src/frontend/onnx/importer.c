@@ -1,0 +1,708 @@
+/* ONNX → Relax importer: the converter families, the importer services converters use
+ * (emit with constant folding, constants, attributes, errors) and the entry points.
+ *
+ * Import, in order: unpack the model (reader.c); find a converter for every node (the
+ * entry of the model's opset, see onnx_import.h) and report every node without one at once;
+ * initializers → constants; graph inputs that are not initializers → params of "main";
+ * nodes → bindings in one dataflow block, in graph order, through a name → expression map;
+ * graph outputs → the function's result (a tuple when there are several).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tir/interp.h"
+#include "onnx_internal.h"
+
+/* ------------------------------------------------------------------ converter families */
+/* The list of families, written once. Earlier families win when two define the same
+ * (op_type, since_version). */
+static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_onnx_ops_math, rlx_onnx_ops_tensor,
+                                                       rlx_onnx_ops_nn};
+enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
+
+const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
+  const rlx_onnx_converter_t* best = NULL;
+  for (int f = 0; f < N_FAMILIES; f++)
+    for (const rlx_onnx_converter_t* c = families[f]; c->op_type; c++)
+      if (strcmp(c->op_type, op_type) == 0 && c->since_version <= opset &&
+          (!best || c->since_version > best->since_version))
+        best = c;
+  return best;
+}
+
+void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n) {
+  *out = families;
+  *out_n = N_FAMILIES;
+}
+
+/* ------------------------------------------------------------------ services */
+rlx_ctx_t* rlx_onnx_ctx(rlx_onnx_importer_t* im) { return im->ctx; }
+rlx_bb_t* rlx_onnx_bb(rlx_onnx_importer_t* im) { return im->bb; }
+int rlx_onnx_opset(const rlx_onnx_importer_t* im) { return im->opset; }
+
+/* "node 'name' (Op)", or "node (Op) producing 'y'" for a node without a name. */
+static const char* node_label(const rlx_onnx_node_t* node, char* buf, size_t n) {
+  if (node->name && node->name[0]) snprintf(buf, n, "node '%s' (%s)", node->name, node->op_type);
+  else if (node->n_outputs > 0 && node->outputs[0][0])
+    snprintf(buf, n, "node (%s) producing '%s'", node->op_type, node->outputs[0]);
+  else snprintf(buf, n, "node (%s)", node->op_type);
+  return buf;
+}
+
+rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) {
+  char label[512];
+  va_list ap;
+  va_start(ap, fmt);
+  rlx_status_t* st = rlx_status_createv(RLX_INVALID_ARGUMENT, fmt, ap);
+  va_end(ap);
+  return rlx_status_annotate(st, "%s", node_label(node, label, sizeof(label)));
+}
+
+/* Folding limits: output elements, and statement executions of the TIR interpreter
+ * (about 0.1 us each), so a large constant matmul is left to run at run time. */
+enum { FOLD_MAX_ELEMS = 1024 * 1024 };
+static const double FOLD_MAX_WORK = 16.0 * 1024 * 1024;
+
+/* Statement executions of s with loop extents evaluated in env; -1 when unknown. (The same
+ * estimate as the fold_constants pass.) */
+static double work_of(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
+  if (!s) return 0;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE:
+    case RLX_STMT_EVALUATE:
+      return 1;
+    case RLX_STMT_FOR: {
+      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+      int64_t ext = 0;
+      double w = work_of(f->body, env);
+      rlx_status_t* st = rlx_ir_eval_int(f->extent, env, &ext);
+      if (st) rlx_status_free(st);
+      if (w < 0 || st) return -1;
+      return (double)(ext > 0 ? ext : 0) * w;
+    }
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      double w = 0;
+      for (int i = 0; i < q->n; i++) {
+        double x = work_of(q->stmts[i], env);
+        if (x < 0) return -1;
+        w += x;
+      }
+      return w;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      double a = work_of(c->then_case, env), b = work_of(c->else_case, env);
+      return a < 0 || b < 0 ? -1 : a + b;
+    }
+    case RLX_STMT_LET:
+      return work_of(RLX_AS(const rlx_tir_let_t, s)->body, env);
+    case RLX_STMT_ALLOCATE:
+      return work_of(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
+      double a = work_of(b->init, env), w = work_of(b->body, env);
+      return a < 0 || w < 0 ? -1 : a + w;
+    }
+    case RLX_STMT_KIND_COUNT:
+      return -1;
+  }
+  return -1;
+}
+
+static DLTensor dl_of(void* data, rlx_dtype_t t, int ndim, int64_t* shape) {
+  DLTensor d;
+  memset(&d, 0, sizeof(d));
+  d.data = data;
+  d.device.device_type = kDLCPU;
+  d.ndim = ndim;
+  d.dtype.code = t.code;
+  d.dtype.bits = t.bits;
+  d.dtype.lanes = t.lanes;
+  d.shape = shape;
+  return d;
+}
+
+/* A constant argument: a Constant, a ShapeExpr / PrimValue of constants, an immediate, or a
+ * Tuple of those. */
+static bool is_const_arg(const rlx_relax_expr_t* a) {
+  switch (a->kind) {
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+      return true;
+    case RLX_RELAX_SHAPE_EXPR: {
+      const rlx_relax_shape_expr_t* s = (const rlx_relax_shape_expr_t*)a;
+      for (int i = 0; i < s->ndim; i++)
+        if (!rlx_expr_is_const_int(s->values[i], NULL)) return false;
+      return true;
+    }
+    case RLX_RELAX_PRIM_VALUE: {
+      const rlx_expr_t* v = ((const rlx_relax_prim_value_t*)a)->value;
+      return v->kind == RLX_EXPR_INT_IMM || v->kind == RLX_EXPR_FLOAT_IMM;
+    }
+    case RLX_RELAX_TUPLE: {
+      const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)a;
+      for (int i = 0; i < t->n_fields; i++)
+        if (!is_const_arg(t->fields[i])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/* The static shape of a tensor struct info with at most FOLD_MAX_ELEMS elements. */
+static bool small_static(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t** out_shape, int64_t* out_numel) {
+  if (!s || s->kind != RLX_SINFO_TENSOR) return false;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  if (!t->shape || rlx_dtype_is_void(t->dtype)) return false;
+  int64_t* shape = RLX_NEW_ARRAY(ctx, int64_t, t->ndim);
+  int64_t numel = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (!rlx_expr_is_const_int(t->shape[d], &shape[d]) || shape[d] < 0) return false;
+    if (shape[d] > 0 && numel > FOLD_MAX_ELEMS / shape[d]) return false;
+    numel *= shape[d];
+  }
+  *out_shape = shape;
+  *out_numel = numel;
+  return true;
+}
+
+/* Runs call_tir c (a PrimFunc of m, all args constant) with the TIR interpreter; *out gets
+ * the Constant, or NULL when it cannot be folded (too large, not interpretable). */
+static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
+                                   rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = im->ctx;
+  *out = NULL;
+  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR ||
+      c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1)
+    return NULL;
+  rlx_module_entry_t* e = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
+  if (!e || e->kind != RLX_FUNC_TIR) return NULL;
+  rlx_tir_func_t* f = e->func;
+  rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
+  int64_t* oshape = NULL;
+  int64_t numel = 0;
+  if (!small_static(ctx, c->sinfo_args[0], &oshape, &numel)) return NULL;
+  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)c->sinfo_args[0];
+  int n_tv = 0;
+  rlx_relax_shape_expr_t* tv = NULL;
+  if (c->n_args == 3) {
+    if (c->args[2]->kind != RLX_RELAX_SHAPE_EXPR || !is_const_arg(c->args[2])) return NULL;
+    tv = (rlx_relax_shape_expr_t*)c->args[2];
+    n_tv = tv->ndim;
+  }
+  int n = t->n_fields + 1 + n_tv;
+  if (f->n_params != n) return NULL;
+  DLTensor* dl = RLX_NEW_ARRAY(ctx, DLTensor, n);
+  DLTensor** args = RLX_NEW_ARRAY(ctx, DLTensor*, n);
+  for (int i = 0; i < t->n_fields; i++) {
+    if (t->fields[i]->kind != RLX_RELAX_CONSTANT) return NULL;
+    rlx_relax_constant_t* k = (rlx_relax_constant_t*)t->fields[i];
+    dl[i] = dl_of(k->data, k->dtype, k->ndim, k->shape);
+  }
+  int64_t* tv_vals = RLX_NEW_ARRAY(ctx, int64_t, n_tv);
+  for (int i = 0; i < n_tv; i++) {
+    rlx_expr_is_const_int(tv->values[i], &tv_vals[i]);
+    dl[t->n_fields + 1 + i] = dl_of(&tv_vals[i], rlx_dt_int64(), 0, NULL);
+  }
+  dl[t->n_fields] = dl_of(NULL, ts->dtype, ts->ndim, oshape);
+  rlx_int_env_t env;
+  memset(&env, 0, sizeof(env));
+  for (int i = 0; i < n; i++) {
+    rlx_tir_buffer_t* b = f->buffer_map[i];
+    if (!b) {
+      if (i > t->n_fields) rlx_int_env_set(&env, f->params[i], tv_vals[i - t->n_fields - 1]);
+      continue;
+    }
+    if (b->ndim != dl[i].ndim) continue; /* the interpreter reports it */
+    for (int d = 0; d < b->ndim; d++)
+      if (b->shape[d]->kind == RLX_EXPR_VAR) rlx_int_env_set(&env, (rlx_var_t*)b->shape[d], dl[i].shape[d]);
+  }
+  double work = work_of(f->body, &env);
+  rlx_int_env_free(&env);
+  if (work < 0 || work > FOLD_MAX_WORK) return NULL;
+  size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
+  void* data = calloc(1, nbytes ? nbytes : 1);
+  if (!data) return NULL;
+  dl[t->n_fields].data = data;
+  for (int i = 0; i < n; i++) args[i] = &dl[i];
+  rlx_status_t* st = rlx_tir_interpret(f, args, n);
+  if (st) { /* cannot be run here: left to run time */
+    rlx_status_free(st);
+    free(data);
+    return NULL;
+  }
+  rlx_relax_expr_t* k = rlx_relax_constant(ctx, ts->dtype, ts->ndim, oshape, data, nbytes);
+  free(data);
+  if (!k) return rlx_status_create(RLX_INTERNAL, "constant of %zu bytes could not be built", nbytes);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, NULL, k));
+  *out = k;
+  return NULL;
+}
+
+/* Folds a call of a registered op whose arguments are all constant: legalized in a scratch
+ * module (so the main module gets no PrimFunc for it), then interpreted. */
+static rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  *out = NULL;
+  if (c->op->kind != RLX_RELAX_OP) return NULL;
+  const rlx_op_def_t* def = rlx_op_lookup(((const rlx_relax_op_t*)c->op)->name);
+  if (!def || !def->legalize || !def->is_pure) return NULL;
+  for (int i = 0; i < c->n_args; i++)
+    if (!is_const_arg(c->args[i])) return NULL;
+  int64_t* shape = NULL;
+  int64_t numel = 0;
+  if (!small_static(im->ctx, c->hdr.sinfo, &shape, &numel)) return NULL;
+  rlx_bb_t* sb = rlx_bb_create(im->ctx, NULL);
+  rlx_relax_expr_t* lowered = NULL;
+  rlx_status_t* st = def->legalize(sb, c, &lowered);
+  if (st || !lowered) { /* left to the pipeline, which reports real problems */
+    rlx_status_free(st);
+    return NULL;
+  }
+  if (lowered->kind == RLX_RELAX_CONSTANT) {
+    *out = lowered;
+    return NULL;
+  }
+  if (lowered->kind != RLX_RELAX_CALL) return NULL;
+  return fold_call_tir(im, rlx_bb_get(sb), (const rlx_relax_call_t*)lowered, out);
+}
+
+rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  *out = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_normalize(im->bb, e));
+  switch (e->kind) {
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+      *out = e; /* already a value: no binding */
+      return NULL;
+    case RLX_RELAX_TUPLE_GET_ITEM: {
+      rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
+      if (g->tuple->kind == RLX_RELAX_TUPLE && g->index >= 0 &&
+          g->index < ((rlx_relax_tuple_t*)g->tuple)->n_fields) {
+        *out = ((rlx_relax_tuple_t*)g->tuple)->fields[g->index];
+        return NULL;
+      }
+      break;
+    }
+    case RLX_RELAX_CALL: {
+      rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+      rlx_relax_expr_t* k = NULL;
+      if (rlx_relax_is_op(c->op, "relax.call_tir")) {
+        bool all_const = c->n_args >= 2 && is_const_arg(c->args[1]);
+        if (all_const) RLX_RETURN_IF_ERROR(fold_call_tir(im, rlx_bb_get(im->bb), c, &k));
+      } else {
+        RLX_RETURN_IF_ERROR(fold_op_call(im, c, &k));
+      }
+      if (k) {
+        *out = k;
+        return NULL;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_emit(im->bb, e, NULL, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
+rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
+                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
+  *out = NULL;
+  bool all_const = true;
+  for (int i = 0; i < n_args; i++) all_const &= args[i]->kind == RLX_RELAX_CONSTANT;
+  if (all_const) { /* built in a scratch module and run now */
+    rlx_bb_t* sb = rlx_bb_create(im->ctx, NULL);
+    rlx_relax_expr_t* call = NULL;
+    RLX_RETURN_IF_ERROR(rlx_bb_call_te(sb, f, user, n_args, args, name, &call));
+    rlx_relax_expr_t* k = NULL;
+    if (call->kind == RLX_RELAX_CALL)
+      RLX_RETURN_IF_ERROR(fold_call_tir(im, rlx_bb_get(sb), (rlx_relax_call_t*)call, &k));
+    if (k) {
+      *out = k;
+      return NULL;
+    }
+  }
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_emit_te(im->bb, f, user, n_args, args, name, NULL, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
+bool rlx_onnx_const(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_onnx_tensor_t* out) {
+  if (!e || e->kind != RLX_RELAX_CONSTANT) return false;
+  const rlx_relax_constant_t* k = (const rlx_relax_constant_t*)e;
+  out->dtype = k->dtype;
+  out->ndim = k->ndim;
+  out->shape = k->shape;
+  out->data = k->data;
+  return true;
+}
+
+static int64_t numel_of(int ndim, const int64_t* shape) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  return n;
+}
+
+rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
+                                  rlx_relax_expr_t* e, int64_t** out_vals, int* out_n) {
+  *out_vals = NULL;
+  *out_n = 0;
+  const char* iname = input >= 0 && input < node->n_inputs ? node->inputs[input] : "?";
+  rlx_onnx_tensor_t t;
+  if (!rlx_onnx_const(im, e, &t))
+    return rlx_onnx_error(node, "input %d ('%s') must be a constant (computed at import time)", input, iname);
+  if (t.dtype.lanes != 1 || (t.dtype.code != RLX_DT_INT && t.dtype.code != RLX_DT_UINT)) {
+    char b[32];
+    return rlx_onnx_error(node, "input %d ('%s') must be an integer tensor, got %s", input, iname,
+                          rlx_dtype_str(t.dtype, b));
+  }
+  int64_t n = numel_of(t.ndim, t.shape);
+  int64_t* v = RLX_NEW_ARRAY(im->ctx, int64_t, n);
+  for (int64_t i = 0; i < n; i++) {
+    bool s = t.dtype.code == RLX_DT_INT;
+    switch (t.dtype.bits) {
+      case 1:
+      case 8: v[i] = s ? ((const int8_t*)t.data)[i] : ((const uint8_t*)t.data)[i]; break;
+      case 16: v[i] = s ? ((const int16_t*)t.data)[i] : ((const uint16_t*)t.data)[i]; break;
+      case 32: v[i] = s ? (int64_t)((const int32_t*)t.data)[i] : (int64_t)((const uint32_t*)t.data)[i]; break;
+      default: v[i] = ((const int64_t*)t.data)[i]; break;
+    }
+  }
+  *out_vals = v;
+  *out_n = (int)n;
+  return NULL;
+}
+
+rlx_relax_expr_t* rlx_onnx_make_const(rlx_onnx_importer_t* im, rlx_dtype_t dtype, int ndim, const int64_t* shape,
+                                      const void* data) {
+  size_t nbytes = (size_t)numel_of(ndim, shape) * (size_t)rlx_dtype_bytes(dtype);
+  rlx_relax_expr_t* k = rlx_relax_constant(im->ctx, dtype, ndim, shape, data, nbytes);
+  if (!k) return NULL;
+  rlx_status_t* st = rlx_relax_normalize(im->ctx, NULL, k);
+  if (st) { /* a constant always normalizes; keep the node without struct info otherwise */
+    rlx_status_free(st);
+  }
+  return k;
+}
+
+/* ------------------------------------------------------------------ attributes */
+static const Onnx__AttributeProto* find_attr(const rlx_onnx_node_t* node, const char* key) {
+  const Onnx__NodeProto* p = node->proto;
+  if (!p) return NULL;
+  for (size_t i = 0; i < p->n_attribute; i++)
+    if (p->attribute[i]->name && strcmp(p->attribute[i]->name, key) == 0) return p->attribute[i];
+  return NULL;
+}
+
+bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key) { return find_attr(node, key) != NULL; }
+
+int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a) return dflt;
+  if (a->has_i) return a->i;
+  if (a->has_f) return (int64_t)a->f;
+  return dflt;
+}
+
+double rlx_onnx_attr_float(const rlx_onnx_node_t* node, const char* key, double dflt) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a) return dflt;
+  if (a->has_f) return a->f;
+  if (a->has_i) return (double)a->i;
+  return dflt;
+}
+
+const char* rlx_onnx_attr_string(const rlx_onnx_node_t* node, const char* key, const char* dflt) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a || !a->has_s) return dflt;
+  return a->s.data ? (const char*)a->s.data : ""; /* NUL-terminated by the reader's allocator */
+}
+
+int rlx_onnx_attr_ints(const rlx_onnx_node_t* node, const char* key, const int64_t** out) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  *out = NULL;
+  if (!a) return -1;
+  if (a->n_ints == 0 && a->has_i) { /* a single int where a list is expected */
+    *out = &a->i;
+    return 1;
+  }
+  *out = a->ints;
+  return (int)a->n_ints;
+}
+
+int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const float** out) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  *out = NULL;
+  if (!a) return -1;
+  if (a->n_floats == 0 && a->has_f) {
+    *out = &a->f;
+    return 1;
+  }
+  *out = a->floats;
+  return (int)a->n_floats;
+}
+
+/* A decoded TensorProto as a Relax constant. */
+static rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const Onnx__TensorProto* t, const char* what,
+                                  rlx_relax_expr_t** out) {
+  rlx_onnx_decoded_t d;
+  RLX_RETURN_IF_ERROR(rlx_onnx_tensor_decode(t, what, &d));
+  *out = rlx_onnx_make_const(im, d.dtype, d.ndim, d.shape, d.data);
+  free(d.data);
+  if (!*out) return rlx_status_create(RLX_INTERNAL, "%s: constant could not be built", what);
+  return NULL;
+}
+
+rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+                                   rlx_relax_expr_t** out) {
+  *out = NULL;
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a) return rlx_onnx_error(node, "missing attribute '%s'", key);
+  if (a->sparse_tensor) return rlx_onnx_error(node, "attribute '%s' is a sparse tensor, which is not supported", key);
+  if (!a->t) return rlx_onnx_error(node, "attribute '%s' is not a tensor", key);
+  rlx_status_t* st = tensor_const(im, a->t, rlx_ctx_sprintf(im->ctx, "attribute '%s'", key), out);
+  if (st) {
+    char label[512];
+    return rlx_status_annotate(st, "%s", node_label(node, label, sizeof(label)));
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ import */
+/* A value name whose node declared it but whose converter does not produce it. */
+static const int not_produced_tag = 0;
+#define NOT_PRODUCED ((void*)&not_produced_tag)
+
+static bool is_default_domain(const char* d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
+
+/* Every node without a converter for the model's opset, reported at once. */
+static rlx_status_t* check_supported(rlx_onnx_importer_t* im) {
+  const Onnx__GraphProto* g = im->model->graph;
+  rlx_strbuf_t sb = {0};
+  int n_bad = 0;
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto* p = g->node[i];
+    bool dflt = is_default_domain(p->domain);
+    if (dflt && rlx_onnx_find_converter(p->op_type, im->opset)) continue;
+    if (n_bad++ < 100) {
+      int v = dflt ? im->opset : rlx_onnx_model_opset(im->model, p->domain);
+      rlx_strbuf_append(&sb, n_bad > 1 ? ", node " : "node ");
+      if (p->name && p->name[0]) rlx_strbuf_printf(&sb, "'%s' ", p->name);
+      else if (p->n_output > 0) rlx_strbuf_printf(&sb, "#%zu producing '%s' ", i, p->output[0]);
+      else rlx_strbuf_printf(&sb, "#%zu ", i);
+      if (dflt) rlx_strbuf_printf(&sb, "(%s, opset %d)", p->op_type, v);
+      else if (v >= 0) rlx_strbuf_printf(&sb, "(%s.%s, opset %d)", p->domain, p->op_type, v);
+      else rlx_strbuf_printf(&sb, "(%s.%s, domain not imported)", p->domain, p->op_type);
+    }
+  }
+  if (n_bad > 100) rlx_strbuf_printf(&sb, ", and %d more", n_bad - 100);
+  rlx_status_t* st = NULL;
+  if (n_bad) st = rlx_status_create(RLX_UNSUPPORTED, "unsupported ONNX ops: %s", rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  return st;
+}
+
+static rlx_status_t* add_initializers(rlx_onnx_importer_t* im) {
+  const Onnx__GraphProto* g = im->model->graph;
+  for (size_t i = 0; i < g->n_initializer; i++) {
+    const Onnx__TensorProto* t = g->initializer[i];
+    rlx_relax_expr_t* k = NULL;
+    RLX_RETURN_IF_ERROR(tensor_const(im, t, rlx_ctx_sprintf(im->ctx, "initializer '%s'", t->name), &k));
+    rlx_onnx_strmap_put(&im->values, t->name, k);
+  }
+  if (g->n_sparse_initializer)
+    return rlx_status_create(RLX_UNSUPPORTED, "sparse initializers are not supported");
+  return NULL;
+}
+
+/* Graph inputs that are not initializers (opset < 9 models list initializers as inputs too). */
+static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
+  const Onnx__GraphProto* g = im->model->graph;
+  rlx_relax_var_t** params = RLX_NEW_ARRAY(im->ctx, rlx_relax_var_t*, (int)g->n_input);
+  int n = 0;
+  for (size_t i = 0; i < g->n_input; i++) {
+    const Onnx__ValueInfoProto* vi = g->input[i];
+    if (rlx_onnx_strmap_get(&im->values, vi->name, NULL)) {
+      bool is_init = false;
+      for (size_t k = 0; k < g->n_initializer && !is_init; k++) is_init = strcmp(g->initializer[k]->name, vi->name) == 0;
+      if (is_init) continue;
+      return rlx_status_create(RLX_PARSE_ERROR, "graph input '%s' is listed twice", vi->name);
+    }
+    rlx_sinfo_t* s = NULL;
+    RLX_RETURN_IF_ERROR(rlx_onnx_value_info_sinfo(im, vi, rlx_ctx_sprintf(im->ctx, "graph input '%s'", vi->name), &s));
+    params[n] = rlx_relax_var(im->ctx, rlx_onnx_ident(im->ctx, vi->name), s);
+    rlx_onnx_strmap_put(&im->values, vi->name, &params[n]->hdr);
+    n++;
+  }
+  *out_n = n;
+  *out_params = params;
+  return NULL;
+}
+
+static rlx_status_t* convert_node(rlx_onnx_importer_t* im, size_t index) {
+  rlx_ctx_t* ctx = im->ctx;
+  const Onnx__NodeProto* p = im->model->graph->node[index];
+  rlx_onnx_node_t node;
+  node.name = p->name ? p->name : "";
+  node.op_type = p->op_type;
+  node.domain = p->domain ? p->domain : "";
+  node.n_inputs = (int)p->n_input;
+  node.inputs = (const char* const*)p->input;
+  node.n_outputs = (int)p->n_output;
+  node.outputs = (const char* const*)p->output;
+  node.proto = p;
+  char label[512];
+  node_label(&node, label, sizeof(label));
+  rlx_relax_expr_t** ins = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, node.n_inputs);
+  for (int i = 0; i < node.n_inputs; i++) {
+    const char* nm = node.inputs[i];
+    if (!nm[0]) continue; /* omitted optional input */
+    void* v = NULL;
+    if (!rlx_onnx_strmap_get(&im->values, nm, &v))
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "%s: input %d '%s' is not defined (not a graph input, an initializer or an output of "
+                               "an earlier node)",
+                               label, i, nm);
+    if (v == NOT_PRODUCED)
+      return rlx_status_create(RLX_UNSUPPORTED, "%s: input %d '%s' is an output its producer does not compute", label,
+                               i, nm);
+    ins[i] = v;
+  }
+  const rlx_onnx_converter_t* conv = rlx_onnx_find_converter(node.op_type, im->opset);
+  if (!conv) return rlx_status_create(RLX_INTERNAL, "%s: no converter", label); /* checked before */
+  rlx_relax_expr_t** outs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, node.n_outputs);
+  rlx_status_t* st = conv->convert(im, &node, ins, outs);
+  if (st) { /* converters' own errors already name the node */
+    if (strncmp(rlx_status_message(st), label, strlen(label)) != 0) st = rlx_status_annotate(st, "%s", label);
+    return st;
+  }
+  for (int k = 0; k < node.n_outputs; k++) {
+    const char* nm = node.outputs[k];
+    if (!nm[0]) continue;
+    rlx_relax_expr_t* e = outs[k];
+    if (e && (!e->sinfo || e->kind == RLX_RELAX_CALL)) { /* not emitted by the converter */
+      st = rlx_onnx_emit(im, e, &e);
+      if (st) return rlx_status_annotate(st, "%s", label);
+    }
+    rlx_onnx_strmap_put(&im->values, nm, e ? (void*)e : NOT_PRODUCED);
+  }
+  return NULL;
+}
+
+/* The graph output `vi` as an expression, checked against its declared element type. */
+static rlx_status_t* graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, rlx_relax_expr_t** out) {
+  void* v = NULL;
+  if (!rlx_onnx_strmap_get(&im->values, vi->name, &v) || v == NOT_PRODUCED)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
+  rlx_relax_expr_t* e = v;
+  if (!e->sinfo || e->sinfo->kind != RLX_SINFO_TENSOR)
+    return rlx_status_create(RLX_UNSUPPORTED, "graph output '%s' is not a tensor (%s)", vi->name,
+                             rlx_sinfo_str(im->ctx, e->sinfo));
+  rlx_dtype_t want;
+  rlx_dtype_t got = ((rlx_sinfo_tensor_t*)e->sinfo)->dtype;
+  if (vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type &&
+      vi->type->tensor_type->has_elem_type && rlx_onnx_dtype_from_elem(vi->type->tensor_type->elem_type, &want) &&
+      !rlx_dtype_is_void(got) && (want.code != got.code || want.bits != got.bits)) {
+    char a[32], b[32];
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is declared %s but computed as %s", vi->name,
+                             rlx_dtype_str(want, a), rlx_dtype_str(got, b));
+  }
+  *out = e;
+  return NULL;
+}
+
+/* The module without PrimFuncs that no Relax function calls (left by folded call_tirs). */
+static void collect_gv(const rlx_relax_expr_t* e, void* user) {
+  if (e->kind == RLX_RELAX_GLOBAL_VAR) rlx_onnx_strmap_put(user, ((const rlx_relax_global_var_t*)e)->name, NULL);
+}
+
+static rlx_module_t* drop_dead_tir(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_onnx_strmap_t used = {0};
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, collect_gv, &used);
+  bool dead = false;
+  for (int i = 0; i < m->n_funcs; i++)
+    dead |= m->funcs[i].kind == RLX_FUNC_TIR && !rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL);
+  rlx_module_t* r = m;
+  if (dead) {
+    r = rlx_module_create(ctx);
+    for (int i = 0; i < m->n_funcs; i++)
+      if (m->funcs[i].kind != RLX_FUNC_TIR || rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL))
+        rlx_module_set(r, m->funcs[i].name, m->funcs[i].kind, m->funcs[i].func);
+  }
+  rlx_onnx_strmap_free(&used);
+  return r;
+}
+
+static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
+  const Onnx__GraphProto* g = im->model->graph;
+  RLX_RETURN_IF_ERROR(check_supported(im));
+  RLX_RETURN_IF_ERROR(add_initializers(im));
+  int n_params = 0;
+  rlx_relax_var_t** params = NULL;
+  RLX_RETURN_IF_ERROR(make_params(im, &n_params, &params));
+  if (g->n_output == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "the graph has no outputs");
+  im->bb = rlx_bb_create(im->ctx, NULL);
+  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(im->bb, "main", n_params, params));
+  RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(im->bb));
+  for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(convert_node(im, i));
+  int n_out = (int)g->n_output;
+  rlx_relax_expr_t** outs = RLX_NEW_ARRAY(im->ctx, rlx_relax_expr_t*, n_out);
+  for (int i = 0; i < n_out; i++) RLX_RETURN_IF_ERROR(graph_output(im, g->output[i], &outs[i]));
+  rlx_relax_expr_t* result = n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs);
+  if (result->kind != RLX_RELAX_VAR) { /* a param is returned as it is */
+    rlx_relax_var_t* gv = NULL;
+    RLX_RETURN_IF_ERROR(rlx_bb_emit_output(im->bb, result, "gv", &gv));
+    result = &gv->hdr;
+  }
+  RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(im->bb));
+  RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(im->bb, result, -1, NULL));
+  RLX_RETURN_IF_ERROR(rlx_bb_function_end(im->bb, NULL));
+  *out = drop_dead_tir(im->ctx, rlx_bb_get(im->bb));
+  return NULL;
+}
+
+rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out) {
+  *out = NULL;
+  Onnx__ModelProto* model = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_model_unpack(data, n, name, &model));
+  rlx_onnx_importer_t im;
+  memset(&im, 0, sizeof(im));
+  im.ctx = ctx;
+  im.file = name;
+  im.model = model;
+  im.opset = rlx_onnx_model_opset(model, "");
+  if (im.opset < 0) im.opset = 1; /* models of IR version 1 may not say; opset 1 then */
+  rlx_status_t* st = import_graph(&im, out);
+  rlx_onnx_strmap_free(&im.values);
+  rlx_onnx_strmap_free(&im.dims);
+  rlx_onnx_model_free(model);
+  if (st) {
+    *out = NULL;
+    return rlx_status_annotate(st, "%s", name);
+  }
+  return NULL;
+}
+
+rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+  *out = NULL;
+  char* data = NULL;
+  size_t n = 0;
+  RLX_RETURN_IF_ERROR(rlx_file_read(path, &data, &n));
+  rlx_status_t* st = rlx_onnx_import_bytes(ctx, data, n, path, out);
+  free(data);
+  return st;
+}

@@ -1,0 +1,91 @@
+/* Private to the ONNX frontend's core (reader.c, importer.c, tensor_pb.c, ops_core.c): the
+ * protobuf-c view of a model, dtype mapping, TensorProto decoding and the importer state.
+ * Converters in ops_*.c use only onnx_import.h.
+ */
+#ifndef RLX_FRONTEND_ONNX_INTERNAL_H
+#define RLX_FRONTEND_ONNX_INTERNAL_H
+
+#include "onnx.pb-c.h"
+#include "onnx_import.h"
+
+enum { RLX_ONNX_MAX_DIMS = 32 };
+
+/* ---- string-keyed map (heap table, keys and values owned by the caller) ---- */
+typedef struct {
+  const char* key;
+  void* val;
+} rlx_onnx_strmap_slot_t;
+typedef struct {
+  rlx_onnx_strmap_slot_t* slots;
+  int cap; /* power of two */
+  int len;
+} rlx_onnx_strmap_t;
+/* Sets key (not copied: it must outlive the map) to val. */
+void rlx_onnx_strmap_put(rlx_onnx_strmap_t* m, const char* key, void* val);
+/* True when key is present; *out gets its value (out may be NULL). */
+bool rlx_onnx_strmap_get(const rlx_onnx_strmap_t* m, const char* key, void** out);
+void rlx_onnx_strmap_free(rlx_onnx_strmap_t* m);
+
+/* ---- reading (reader.c) ---- */
+/* Unpacks a serialized ModelProto. Every string and bytes field of the result is
+ * NUL-terminated (the allocator adds a zero byte). Errors name `name`: malformed or
+ * truncated data, a model without a graph. Free with rlx_onnx_model_free. */
+rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out);
+void rlx_onnx_model_free(Onnx__ModelProto* m);
+/* As above for one TensorProto (a .pb file of the test data). Free with rlx_onnx_tensor_proto_free. */
+rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out);
+void rlx_onnx_tensor_proto_free(Onnx__TensorProto* t);
+/* The opset the model imports for domain ("" and "ai.onnx" are the default domain); -1 when
+ * the model does not import it. */
+int rlx_onnx_model_opset(const Onnx__ModelProto* m, const char* domain);
+
+/* ONNX TensorProto.DataType → rlx dtype; false for types rlx does not support (string,
+ * complex). */
+bool rlx_onnx_dtype_from_elem(int32_t elem_type, rlx_dtype_t* out);
+/* rlx dtype → ONNX DataType; 0 (UNDEFINED) when ONNX has none. */
+int32_t rlx_onnx_elem_from_dtype(rlx_dtype_t t);
+/* "FLOAT", "INT64", ... ("type 42" for unknown codes, in buf). */
+const char* rlx_onnx_elem_name(int32_t elem_type, char buf[32]);
+
+/* A decoded tensor: dense C-order data in a heap buffer (free(data)). */
+typedef struct {
+  rlx_dtype_t dtype;
+  int ndim;
+  int64_t shape[RLX_ONNX_MAX_DIMS];
+  void* data;
+  size_t nbytes;
+} rlx_onnx_decoded_t;
+/* Decodes t from raw_data or its typed field (float_data, int32_data, int64_data,
+ * double_data, uint64_data). Errors (naming `what`, e.g. "initializer 'w'"): unsupported
+ * dtype, external data, a value count that does not match the shape, negative dims. */
+rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* what, rlx_onnx_decoded_t* out);
+
+/* A valid identifier for the printer made from an ONNX name ("input.1" → input_1, "0" → _0);
+ * arena string. */
+const char* rlx_onnx_ident(rlx_ctx_t* ctx, const char* s);
+
+/* ---- converter families (importer.c) ---- */
+/* The converter for op_type (default domain) at the model's opset: the entry with the largest
+ * since_version <= opset over all families; NULL when there is none. */
+const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
+/* The family tables in lookup order (core, math, tensor, nn), for listings and tests. */
+void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
+
+/* ---- the importer state (importer.c) ---- */
+struct rlx_onnx_importer {
+  rlx_ctx_t* ctx;
+  rlx_bb_t* bb;
+  const char* file; /* for messages */
+  const Onnx__ModelProto* model;
+  int opset;
+  rlx_onnx_strmap_t values; /* ONNX value name → rlx_relax_expr_t* */
+  rlx_onnx_strmap_t dims;   /* dim_param → rlx_var_t* (shared by name) */
+  int n_fresh_dims;
+};
+
+/* Struct info of a graph input/output: Tensor(shape, dtype); dim_param → a var shared by
+ * name, dim_value → a constant, a missing dim → a fresh var. Errors name `what`. */
+rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
+                                        rlx_sinfo_t** out);
+
+#endif
