@@ -32,7 +32,7 @@ rlx_status_t* om_axis(const rlx_onnx_node_t* node, int64_t axis, int ndim, int64
 
 /* Converters of ops_math_reduce.c, listed in ops_math.c's table. */
 #define OM_REDUCE_CONVERTERS(X)                                                                          \
-  X(reduce) X(arg) X(softmax_legacy) X(softmax) X(cumsum)
+  X(reduce) X(arg) X(softmax_legacy) X(softmax) X(cumsum) X(einsum)
 #define X(n)                                                                                            \
   rlx_status_t* om_convert_##n(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,                     \
                                rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);

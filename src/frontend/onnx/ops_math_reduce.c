@@ -220,27 +220,199 @@ rlx_status_t* om_convert_softmax(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 }
 
 /* ------------------------------------------------------------------ CumSum */
-rlx_status_t* om_convert_cumsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                                rlx_relax_expr_t** outputs) {
-  rlx_sinfo_tensor_t* x;
-  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
-  if (node->n_inputs < 2 || !inputs[1]) return rlx_onnx_error(node, "input 1 (axis) is missing");
-  int64_t* av;
-  int n;
-  RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &av, &n));
-  if (n != 1) return rlx_onnx_error(node, "input 1 (axis) must hold one value, got %d", n);
-  int64_t axis;
-  RLX_RETURN_IF_ERROR(om_axis(node, av[0], x->ndim, &axis));
-  bool exclusive = rlx_onnx_attr_int(node, "exclusive", 0) != 0;
-  bool reverse = rlx_onnx_attr_int(node, "reverse", 0) != 0;
+/* Running sum of x along axis (flipped around it when reverse). */
+static rlx_status_t* cumsum_along(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, bool exclusive,
+                                  bool reverse, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t flip = om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0));
-  rlx_relax_expr_t* v = inputs[0];
+  rlx_relax_expr_t* v = x;
   if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
   RLX_RETURN_IF_ERROR(
       om_op(im, "relax.cumsum", 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), "exclusive", rlx_attr_bool(exclusive)),
             &v));
   if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
-  outputs[0] = v;
+  *out = v;
   return NULL;
+}
+
+/* CumSum; the axis is usually a constant. When it is only known at run time (a graph input),
+ * the sum along every axis is computed and the one the axis names is selected. */
+rlx_status_t* om_convert_cumsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                rlx_relax_expr_t** outputs) {
+  rlx_sinfo_tensor_t *x, *a;
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &a));
+  if (!rlx_dtype_is_int(a->dtype) || a->ndim > 1) return rlx_onnx_error(node, "input 1 (axis) must be an int scalar");
+  if (x->ndim < 1) return rlx_onnx_error(node, "needs an input of rank >= 1");
+  bool exclusive = rlx_onnx_attr_int(node, "exclusive", 0) != 0;
+  bool reverse = rlx_onnx_attr_int(node, "reverse", 0) != 0;
+  rlx_onnx_tensor_t k;
+  if (rlx_onnx_const(im, inputs[1], &k)) {
+    int64_t* av;
+    int n;
+    RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &av, &n));
+    if (n != 1) return rlx_onnx_error(node, "input 1 (axis) must hold one value, got %d", n);
+    int64_t axis;
+    RLX_RETURN_IF_ERROR(om_axis(node, av[0], x->ndim, &axis));
+    return cumsum_along(im, inputs[0], axis, exclusive, reverse, &outputs[0]);
+  }
+  rlx_relax_expr_t* r = NULL;
+  for (int d = x->ndim - 1; d >= 0; d--) {
+    rlx_relax_expr_t *cs, *c0, *c1, *e0, *e1, *cond;
+    RLX_RETURN_IF_ERROR(cumsum_along(im, inputs[0], d, exclusive, reverse, &cs));
+    if (!r) { /* the last axis is the fallback */
+      r = cs;
+      continue;
+    }
+    RLX_RETURN_IF_ERROR(om_scalar(im, a->dtype, d, &c0));
+    RLX_RETURN_IF_ERROR(om_scalar(im, a->dtype, d - x->ndim, &c1));
+    RLX_RETURN_IF_ERROR(om_op2(im, "relax.equal", inputs[1], c0, &e0));
+    RLX_RETURN_IF_ERROR(om_op2(im, "relax.equal", inputs[1], c1, &e1));
+    RLX_RETURN_IF_ERROR(om_op2(im, "relax.logical_or", e0, e1, &cond));
+    rlx_relax_expr_t* args[3] = {cond, cs, r};
+    rlx_attrs_t none = {0};
+    RLX_RETURN_IF_ERROR(om_op(im, "relax.where", 3, args, none, &r));
+  }
+  outputs[0] = r;
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ Einsum */
+enum { EINSUM_MAX_IN = 8, EINSUM_MAX_DIMS = 16, EINSUM_ELLIPSIS = 128 };
+
+typedef struct {
+  int n_in;
+  int ndim[EINSUM_MAX_IN];
+  int labels[EINSUM_MAX_IN][EINSUM_MAX_DIMS]; /* letters; ellipsis dims are EINSUM_ELLIPSIS + k */
+  int n_out;
+  int out[EINSUM_MAX_DIMS];
+  int n_red;
+  int red[EINSUM_MAX_DIMS];
+  rlx_expr_t* extent[256];
+  rlx_iter_var_t* raxis[EINSUM_MAX_DIMS];
+  rlx_te_tensor_t* const* in;
+  rlx_status_t* st;
+} einsum_t;
+
+/* Letters in term [s, end) and whether it has an ellipsis. */
+static int einsum_letters(const char* s, const char* end, bool* ell) {
+  int n = 0;
+  *ell = false;
+  for (const char* q = s; q < end; q++) {
+    n += (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+    *ell |= *q == '.';
+  }
+  return n;
+}
+
+/* Parses one term ("bij", "...ii") into labels; its ellipsis covers e dims, right-aligned
+ * to the widest ellipsis n_ell. False on a bad character or too many dims. */
+static bool einsum_term(const char* s, const char* end, int e, int n_ell, int* labels, int* out_n) {
+  int n = 0;
+  for (const char* p = s; p < end; p++) {
+    if (*p == ' ') continue;
+    if (*p == '.') {
+      if (end - p < 3 || p[1] != '.' || p[2] != '.' || n + e > EINSUM_MAX_DIMS) return false;
+      for (int k = 0; k < e; k++) labels[n++] = EINSUM_ELLIPSIS + (n_ell - e) + k;
+      p += 2;
+      continue;
+    }
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) || n >= EINSUM_MAX_DIMS) return false;
+    labels[n++] = *p;
+  }
+  *out_n = n;
+  return true;
+}
+
+static rlx_expr_t* einsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  einsum_t* u = user;
+  rlx_expr_t* where[256] = {0};
+  for (int i = 0; i < u->n_out; i++) where[u->out[i]] = &idx[i]->hdr;
+  for (int i = 0; i < u->n_red; i++) where[u->red[i]] = &u->raxis[i]->var->hdr;
+  rlx_expr_t* prod = NULL;
+  for (int t = 0; t < u->n_in; t++) {
+    rlx_expr_t* ix[EINSUM_MAX_DIMS];
+    for (int d = 0; d < u->ndim[t]; d++) ix[d] = where[u->labels[t][d]];
+    rlx_expr_t* v = rlx_te_load(ctx, u->in[t], u->ndim[t], ix);
+    prod = prod ? rlx_ir_mul(ctx, prod, v) : v;
+  }
+  return u->n_red ? rlx_te_sum(ctx, prod, u->n_red, u->raxis) : prod;
+}
+
+static rlx_te_tensor_t* te_einsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  einsum_t* u = user;
+  u->in = in;
+  for (int t = 0; t < n; t++)
+    for (int d = 0; d < u->ndim[t]; d++)
+      if (!u->extent[u->labels[t][d]]) u->extent[u->labels[t][d]] = in[t]->buffer->shape[d];
+  rlx_expr_t* shape[EINSUM_MAX_DIMS];
+  for (int i = 0; i < u->n_out; i++) shape[i] = u->extent[u->out[i]];
+  for (int i = 0; i < u->n_red; i++) {
+    rlx_expr_t* e = u->extent[u->red[i]];
+    u->raxis[i] = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, e->dtype, 0), e, rlx_ctx_sprintf(ctx, "k%d", i));
+  }
+  return rlx_te_compute(ctx, u->n_out, shape, einsum_body, u, "T_einsum", u->n_red ? "comm_reduce" : "injective");
+}
+
+/* Einsum: one TE compute over the output labels, summing the product of the inputs over the
+ * other labels (a label repeated within a term reads a diagonal). Ellipses line up from the
+ * right; dims under an ellipsis must match (no broadcasting of 1s). */
+rlx_status_t* om_convert_einsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                rlx_relax_expr_t** outputs) {
+  const char* eq = rlx_onnx_attr_string(node, "equation", NULL);
+  if (!eq) return rlx_onnx_error(node, "needs the attribute 'equation'");
+  if (node->n_inputs < 1 || node->n_inputs > EINSUM_MAX_IN)
+    return rlx_onnx_error(node, "takes 1 to %d inputs, got %d", EINSUM_MAX_IN, node->n_inputs);
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  einsum_t* u = RLX_NEW(ctx, einsum_t);
+  u->n_in = node->n_inputs;
+  const char* arrow = strstr(eq, "->");
+  const char* lhs_end = arrow ? arrow : eq + strlen(eq);
+  int n_ell = 0, ell_dims[EINSUM_MAX_IN];
+  const char *starts[EINSUM_MAX_IN], *ends[EINSUM_MAX_IN];
+  rlx_dtype_t dtype = {0};
+  const char* p = eq;
+  for (int t = 0; t < u->n_in; t++) {
+    rlx_sinfo_tensor_t* x;
+    RLX_RETURN_IF_ERROR(om_tensor(node, inputs, t, &x));
+    if (t == 0) dtype = x->dtype;
+    else if (!rlx_dtype_eq(dtype, x->dtype)) return rlx_onnx_error(node, "inputs have different dtypes");
+    if (!x->shape) return rlx_onnx_error(node, "input %d needs a known shape", t);
+    const char* end = memchr(p, ',', (size_t)(lhs_end - p));
+    if (!end) end = lhs_end;
+    if ((t == u->n_in - 1) != (end == lhs_end))
+      return rlx_onnx_error(node, "equation \"%s\" does not have one term per input (%d)", eq, u->n_in);
+    bool ell;
+    int letters = einsum_letters(p, end, &ell);
+    ell_dims[t] = ell ? x->ndim - letters : 0;
+    if (ell_dims[t] < 0 || (!ell && letters != x->ndim))
+      return rlx_onnx_error(node, "term %d of \"%s\" does not fit input %d of rank %d", t, eq, t, x->ndim);
+    if (ell_dims[t] > n_ell) n_ell = ell_dims[t];
+    u->ndim[t] = x->ndim;
+    starts[t] = p, ends[t] = end;
+    p = end + 1;
+  }
+  for (int t = 0; t < u->n_in; t++) {
+    int n = 0;
+    if (!einsum_term(starts[t], ends[t], ell_dims[t], n_ell, u->labels[t], &n) || n != u->ndim[t])
+      return rlx_onnx_error(node, "term %d of \"%s\" is malformed", t, eq);
+  }
+  int count[256] = {0};
+  for (int t = 0; t < u->n_in; t++)
+    for (int d = 0; d < u->ndim[t]; d++) count[u->labels[t][d]]++;
+  if (arrow) {
+    if (!einsum_term(arrow + 2, arrow + strlen(arrow), n_ell, n_ell, u->out, &u->n_out))
+      return rlx_onnx_error(node, "bad output term in \"%s\"", eq);
+    for (int i = 0; i < u->n_out; i++)
+      if (!count[u->out[i]]) return rlx_onnx_error(node, "output label '%c' of \"%s\" is in no input", u->out[i], eq);
+  } else { /* implicit: the ellipsis, then the labels used once, alphabetically */
+    for (int k = 0; k < n_ell; k++) u->out[u->n_out++] = EINSUM_ELLIPSIS + k;
+    for (int c = 'A'; c <= 'z'; c++)
+      if (count[c] == 1 && u->n_out < EINSUM_MAX_DIMS) u->out[u->n_out++] = c;
+  }
+  bool in_out[256] = {0};
+  for (int i = 0; i < u->n_out; i++) in_out[u->out[i]] = true;
+  for (int c = 0; c < 256; c++)
+    if (count[c] && !in_out[c] && u->n_red < EINSUM_MAX_DIMS) u->red[u->n_red++] = c;
+  return rlx_onnx_emit_te(im, te_einsum, u, u->n_in, inputs, "einsum", &outputs[0]);
 }
