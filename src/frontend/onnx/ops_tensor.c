@@ -305,6 +305,25 @@ static rlx_status_t* split_into(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   attrs = ot_attr(ctx, attrs, "axis", rlx_attr_int(axis));
   if (count != node->n_outputs)
     return rlx_onnx_error(node, "splits into %d parts but has %d outputs", count, node->n_outputs);
+  rlx_onnx_tensor_t c;
+  if (rlx_onnx_const(im, inputs[0], &c) && x->shape) {
+    /* a constant input: one slice per part, each folded into a constant (a split call
+     * gives a tuple, which does not fold) */
+    int64_t ext;
+    if (!rlx_expr_is_const_int(x->shape[axis], &ext)) return rlx_onnx_error(node, "needs a constant extent");
+    int64_t begin = 0, chunk = sizes ? 0 : (ext + count - 1) / count;
+    for (int k = 0; k < count; k++) {
+      int64_t len = sizes ? sizes[k] : (k + 1 < count ? chunk : ext - chunk * (count - 1));
+      if (len < 0) len = 0;
+      int64_t end = begin + len;
+      rlx_attrs_t sa = ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &axis)));
+      sa = ot_attr(ctx, sa, "begin", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &begin)));
+      sa = ot_attr(ctx, sa, "end", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &end)));
+      RLX_RETURN_IF_ERROR(ot_op(im, "relax.strided_slice", 1, &inputs[0], sa, &outputs[k]));
+      begin = end;
+    }
+    return NULL;
+  }
   rlx_relax_expr_t* tup;
   RLX_RETURN_IF_ERROR(ot_op(im, "relax.split", 1, &inputs[0], attrs, &tup));
   for (int k = 0; k < count; k++) {

@@ -169,40 +169,22 @@ static rlx_reduce_kind_t sc_combiner(sc_reduce_t r) {
   return RLX_REDUCE_SUM;
 }
 
+/* ScatterND: updates[u..., p[k:]] goes to data[indices[u..., :], p[k:]] for every index
+ * position u (the reduce axes rv). */
 typedef struct {
   ot_te_user_t base;
-  bool nd;
-  int64_t axis; /* ScatterElements */
-  int64_t k;    /* ScatterND: indices' last extent */
+  int64_t k; /* indices' last extent */
   sc_reduce_t red;
   rlx_te_tensor_t *data, *ind, *upd, *acc;
   rlx_iter_var_t** rv;
   int n_rv;
 } sc_user_t;
 
-/* The condition "update at the reduce position targets output position p" and the update
- * indices (clamped into range) for the reduce position. */
+/* The condition "the update at the reduce position targets output position p"; *out_ui gets
+ * the update's indices. */
 static rlx_expr_t* sc_match(rlx_ctx_t* ctx, sc_user_t* u, rlx_expr_t* const* p, rlx_expr_t*** out_ui) {
-  int r = u->data->buffer->ndim;
+  int r = u->data->buffer->ndim, q = u->ind->buffer->ndim, ur = u->upd->buffer->ndim;
   rlx_expr_t* cond = rlx_ir_bool(ctx, true);
-  if (!u->nd) {
-    rlx_expr_t** ui = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
-    for (int d = 0; d < r; d++) {
-      if (d == u->axis) {
-        ui[d] = &u->rv[0]->var->hdr;
-        continue;
-      }
-      rlx_expr_t* ue = as_i64(ctx, u->upd->buffer->shape[d]);
-      cond = rlx_ir_and(ctx, cond, rlx_ir_cmp(ctx, RLX_EXPR_LT, p[d], ue));
-      ui[d] = rlx_ir_max(ctx, rlx_ir_min(ctx, p[d], rlx_ir_sub(ctx, ue, i64(ctx, 1))), i64(ctx, 0));
-    }
-    rlx_expr_t* k = as_i64(ctx, rlx_te_load(ctx, u->ind, r, ui));
-    k = wrap_clamp(ctx, k, u->data->buffer->shape[u->axis]);
-    *out_ui = ui;
-    return rlx_ir_and(ctx, cond, rlx_ir_cmp(ctx, RLX_EXPR_EQ, k, p[u->axis]));
-  }
-  /* ScatterND: updates[u..., p[k:]] goes to data[indices[u...], p[k:]] */
-  int q = u->ind->buffer->ndim, ur = u->upd->buffer->ndim;
   rlx_expr_t** ii = RLX_NEW_ARRAY(ctx, rlx_expr_t*, q);
   for (int d = 0; d < q - 1; d++) ii[d] = &u->rv[d]->var->hdr;
   for (int t = 0; t < u->k; t++) {
@@ -217,35 +199,23 @@ static rlx_expr_t* sc_match(rlx_ctx_t* ctx, sc_user_t* u, rlx_expr_t* const* p, 
   return cond;
 }
 
-static void sc_make_axes(rlx_ctx_t* ctx, sc_user_t* u) {
-  if (!u->nd) {
-    u->n_rv = 1;
-    u->rv = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, 1);
-    rlx_expr_t* ext = as_i64(ctx, u->upd->buffer->shape[u->axis]);
-    u->rv[0] = rlx_te_reduce_axis(ctx, i64(ctx, 0), ext, "j");
-    return;
-  }
-  int q = u->ind->buffer->ndim;
+/* acc[p]: for reduction none, -1 - the row-major position of the last matching update (0 when
+ * none); else the reduction of the matching updates (the identity when none). */
+static rlx_expr_t* sc_acc_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  sc_user_t* u = user;
+  int r = u->data->buffer->ndim, q = u->ind->buffer->ndim;
   u->n_rv = q - 1;
   u->rv = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, q - 1);
   for (int d = 0; d < q - 1; d++)
     u->rv[d] = rlx_te_reduce_axis(ctx, i64(ctx, 0), as_i64(ctx, u->ind->buffer->shape[d]), NULL);
-}
-
-/* acc[p]: for reduction none, 1 + the row-major position of the last matching update (0 when
- * none); else the reduction of the matching updates (the identity when none). */
-static rlx_expr_t* sc_acc_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  sc_user_t* u = user;
-  int r = u->data->buffer->ndim;
-  sc_make_axes(ctx, u);
   rlx_expr_t** ui;
   rlx_expr_t* cond = sc_match(ctx, u, idx_exprs(ctx, r, idx), &ui);
-  if (u->red == SC_NONE) {
+  if (u->red == SC_NONE) { /* a min-reduction: max's INT64_MIN identity trips UBSan in the simplifier */
     rlx_expr_t* flat = i64(ctx, 0);
     for (int d = 0; d < u->n_rv; d++)
       flat = rlx_ir_add(ctx, rlx_ir_mul(ctx, flat, as_i64(ctx, u->rv[d]->dom.extent)), &u->rv[d]->var->hdr);
-    rlx_expr_t* src = rlx_ir_select(ctx, cond, rlx_ir_add(ctx, flat, i64(ctx, 1)), i64(ctx, 0));
-    return rlx_te_max(ctx, src, u->n_rv, u->rv);
+    rlx_expr_t* src = rlx_ir_select(ctx, cond, rlx_ir_sub(ctx, i64(ctx, -1), flat), i64(ctx, 0));
+    return rlx_te_min(ctx, src, u->n_rv, u->rv);
   }
   return rlx_te_reduce(ctx, sc_combiner(u->red), rlx_te_load(ctx, u->upd, u->upd->buffer->ndim, ui), u->n_rv, u->rv,
                        cond);
@@ -253,41 +223,32 @@ static rlx_expr_t* sc_acc_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
 
 static rlx_expr_t* sc_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   sc_user_t* u = user;
-  int r = u->data->buffer->ndim;
+  int r = u->data->buffer->ndim, q = u->ind->buffer->ndim, ur = u->upd->buffer->ndim;
   rlx_expr_t** p = idx_exprs(ctx, r, idx);
   rlx_expr_t* old = rlx_te_load(ctx, u->data, r, p);
   rlx_expr_t* acc = rlx_te_load(ctx, u->acc, r, p);
   if (u->red != SC_NONE) return rlx_te_reduce_combine(ctx, sc_combiner(u->red), old, acc);
   /* decode the position of the last matching update */
-  rlx_expr_t* f = rlx_ir_max(ctx, rlx_ir_sub(ctx, acc, i64(ctx, 1)), i64(ctx, 0));
-  int ur = u->upd->buffer->ndim;
+  rlx_expr_t* f = rlx_ir_max(ctx, rlx_ir_sub(ctx, i64(ctx, -1), acc), i64(ctx, 0));
   rlx_expr_t** ui = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ur);
-  if (!u->nd) {
-    for (int d = 0; d < r; d++) {
-      rlx_expr_t* ue = as_i64(ctx, u->upd->buffer->shape[d]);
-      ui[d] = d == u->axis ? f : rlx_ir_max(ctx, rlx_ir_min(ctx, p[d], rlx_ir_sub(ctx, ue, i64(ctx, 1))), i64(ctx, 0));
-    }
-  } else {
-    int q = u->ind->buffer->ndim;
-    for (int d = q - 2; d >= 0; d--) {
-      rlx_expr_t* ext = as_i64(ctx, u->ind->buffer->shape[d]);
-      ui[d] = rlx_ir_floormod(ctx, f, ext);
-      f = rlx_ir_floordiv(ctx, f, ext);
-    }
-    for (int d = (int)u->k; d < r; d++) ui[q - 1 + d - (int)u->k] = p[d];
+  for (int d = q - 2; d >= 0; d--) {
+    rlx_expr_t* ext = as_i64(ctx, u->ind->buffer->shape[d]);
+    ui[d] = rlx_ir_floormod(ctx, f, ext);
+    f = rlx_ir_floordiv(ctx, f, ext);
   }
+  for (int d = (int)u->k; d < r; d++) ui[q - 1 + d - (int)u->k] = p[d];
   rlx_expr_t* newv = rlx_te_load(ctx, u->upd, ur, ui);
-  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GT, acc, i64(ctx, 0)), newv, old);
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, acc, i64(ctx, 0)), newv, old);
 }
 
-static rlx_te_tensor_t* te_scatter(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_te_tensor_t* te_scatter_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
   sc_user_t* u = user;
   u->data = in[0];
   u->ind = in[1];
   u->upd = in[2];
   rlx_tir_buffer_t* b = in[0]->buffer;
   u->acc = rlx_te_compute(ctx, b->ndim, b->shape, sc_acc_body, u, "scatter_acc", "");
-  return rlx_te_compute(ctx, b->ndim, b->shape, sc_out_body, u, "T_scatter", "injective");
+  return rlx_te_compute(ctx, b->ndim, b->shape, sc_out_body, u, "T_scatter_nd", "injective");
 }
 
 /* True when the tensor provably has no elements. */
@@ -302,25 +263,19 @@ static bool is_empty(const rlx_sinfo_tensor_t* t) {
 OT_CONVERTER(ot_scatter_elements) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *ind, *upd;
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &ind));
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, true, &upd));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, false, &x));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, false, &ind));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, false, &upd));
   RLX_RETURN_IF_ERROR(need_index_dtype(node, 1, ind));
-  sc_user_t u;
-  memset(&u, 0, sizeof(u));
-  RLX_RETURN_IF_ERROR(scatter_reduction(node, &u.red));
-  RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &u.axis));
-  if (ind->ndim != x->ndim || upd->ndim != x->ndim)
-    return rlx_onnx_error(node, "data, indices and updates must have the same rank");
-  if (!rlx_dtype_eq(x->dtype, upd->dtype)) return rlx_onnx_error(node, "data and updates have different dtypes");
-  for (int d = 0; d < x->ndim; d++)
-    if (!rlx_ir_prove_equal(ctx, ind->shape[d], upd->shape[d]))
-      return rlx_onnx_error(node, "indices and updates have different shapes");
-  if (is_empty(upd)) {
-    outputs[0] = inputs[0];
-    return NULL;
-  }
-  return ot_emit_te(im, te_scatter, &u.base, 3, inputs, "scatter_elements", &outputs[0]);
+  if (x->ndim < 0) return rlx_onnx_error(node, "input 0 needs a known rank");
+  sc_reduce_t red;
+  RLX_RETURN_IF_ERROR(scatter_reduction(node, &red));
+  int64_t axis;
+  RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
+  static const char* const names[] = {"update", "add", "mul", "max", "min"};
+  rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
+  attrs = ot_attr(ctx, attrs, "reduction", rlx_attr_str(names[red]));
+  return ot_op(im, "relax.scatter_elements", 3, inputs, attrs, &outputs[0]);
 }
 
 OT_CONVERTER(ot_scatter_nd) {
@@ -332,7 +287,6 @@ OT_CONVERTER(ot_scatter_nd) {
   RLX_RETURN_IF_ERROR(need_index_dtype(node, 1, ind));
   sc_user_t u;
   memset(&u, 0, sizeof(u));
-  u.nd = true;
   RLX_RETURN_IF_ERROR(scatter_reduction(node, &u.red));
   int r = x->ndim, q = ind->ndim;
   if (q < 1 || !rlx_expr_is_const_int(ind->shape[q - 1], &u.k) || u.k < 1 || u.k > r)
@@ -350,7 +304,7 @@ OT_CONVERTER(ot_scatter_nd) {
     outputs[0] = inputs[0];
     return NULL;
   }
-  return ot_emit_te(im, te_scatter, &u.base, 3, inputs, "scatter_nd", &outputs[0]);
+  return ot_emit_te(im, te_scatter_nd, &u.base, 3, inputs, "scatter_nd", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ OneHot */
@@ -377,13 +331,53 @@ OT_CONVERTER(ot_one_hot) {
 }
 
 /* ------------------------------------------------------------------ Trilu */
+/* With k known at run time only: keep where (j - i <= k) for tril, (j - i >= k) for triu. */
+typedef struct {
+  ot_te_user_t base;
+  bool upper;
+  rlx_te_tensor_t *x, *k;
+} trilu_user_t;
+
+static rlx_expr_t* trilu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  trilu_user_t* u = user;
+  int r = u->x->buffer->ndim;
+  rlx_expr_t** p = idx_exprs(ctx, r, idx);
+  rlx_expr_t** z = RLX_NEW_ARRAY(ctx, rlx_expr_t*, u->k->buffer->ndim);
+  for (int d = 0; d < u->k->buffer->ndim; d++) z[d] = i64(ctx, 0);
+  rlx_expr_t* k = as_i64(ctx, rlx_te_load(ctx, u->k, u->k->buffer->ndim, z));
+  rlx_expr_t* diff = rlx_ir_sub(ctx, as_i64(ctx, p[r - 1]), as_i64(ctx, p[r - 2]));
+  rlx_expr_t* keep = rlx_ir_cmp(ctx, u->upper ? RLX_EXPR_GE : RLX_EXPR_LE, diff, k);
+  return rlx_ir_select(ctx, keep, rlx_te_load(ctx, u->x, r, p), ot_scalar_expr(ctx, u->x->buffer->dtype, 0));
+}
+
+static rlx_te_tensor_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  trilu_user_t* u = user;
+  u->x = in[0];
+  u->k = in[1];
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, trilu_body, u, u->upper ? "T_triu" : "T_tril",
+                        "injective");
+}
+
 OT_CONVERTER(ot_trilu) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, false, &x));
-  double k = 0;
-  if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 1, inputs[1], &k));
+  if (x->ndim >= 0 && x->ndim < 2) return rlx_onnx_error(node, "needs an input of rank >= 2, got %d", x->ndim);
   bool upper = rlx_onnx_attr_int(node, "upper", 1) != 0;
+  double k = 0;
+  rlx_onnx_tensor_t kc;
+  if (ot_has_input(node, inputs, 1) && !rlx_onnx_const(im, inputs[1], &kc)) {
+    rlx_sinfo_tensor_t* ks;
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &ks));
+    RLX_RETURN_IF_ERROR(need_index_dtype(node, 1, ks));
+    if (!x->shape) return rlx_onnx_error(node, "input 0 needs a known shape when k is not a constant");
+    int64_t n;
+    if (!rlx_expr_is_const_int(ot_prod(ctx, ks->ndim, ks->shape), &n) || n != 1)
+      return rlx_onnx_error(node, "k must hold one value");
+    trilu_user_t u = {{NULL}, upper, NULL, NULL};
+    return ot_emit_te(im, te_trilu, &u.base, 2, inputs, upper ? "triu" : "tril", &outputs[0]);
+  }
+  if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 1, inputs[1], &k));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "k", rlx_attr_int((int64_t)k));
   return ot_op(im, upper ? "relax.triu" : "relax.tril", 1, &inputs[0], attrs, &outputs[0]);
 }
