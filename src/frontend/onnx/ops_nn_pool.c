@@ -97,7 +97,7 @@ static rlx_expr_t* argmax_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   rlx_dtype_t it = rlx_dt_int64();
   rlx_expr_t* const* xs = am->x->buffer->shape;
   rlx_iter_var_t* r[NN_MAX_SP];
-  rlx_expr_t *pos[NN_MAX_SP], *xi[NN_MAX_SP + 2], *yi[NN_MAX_SP + 2], *valid = NULL;
+  rlx_expr_t *pos[NN_MAX_SP] = {0}, *xi[NN_MAX_SP + 2] = {0}, *yi[NN_MAX_SP + 2] = {0}, *valid = NULL;
   for (int i = 0; i < nd; i++) yi[i] = rlx_ir_cast(ctx, it, &idx[i]->hdr);
   xi[0] = yi[0];
   xi[1] = yi[1];
