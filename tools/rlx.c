@@ -393,9 +393,15 @@ static bool parse_const_shape(const char* s, int ndim, int64_t* dims) {
 static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
   rlx_vm_function_info_t info;
   RLX_RETURN_IF_ERROR(rlx_vm_function_info(s->vm, s->vm_func, &info));
-  if (o->n_inputs > info.n_params || (!random && o->n_inputs != info.n_params))
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d", s->vm_func, info.n_params,
-                             o->n_inputs);
+  if (o->n_inputs > info.n_params || (!random && o->n_inputs != info.n_params)) {
+    rlx_strbuf_t names = {0};
+    for (int i = 0; i < info.n_params; i++)
+      rlx_strbuf_printf(&names, "%s%s: %s", i ? ", " : "", info.param_names[i], info.param_shapes[i]);
+    rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d (parameters: %s)",
+                                         s->vm_func, info.n_params, o->n_inputs, rlx_strbuf_cstr(&names));
+    rlx_strbuf_free(&names);
+    return st;
+  }
   if (info.n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", s->vm_func);
   RLX_RETURN_IF_ERROR(load_inputs(o, s));
   for (int i = o->n_inputs; i < info.n_params; i++) {

@@ -56,6 +56,11 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_core[];   /* importer.c owner: Co
 extern const rlx_onnx_converter_t rlx_onnx_ops_math[];   /* elementwise, activations, reductions */
 extern const rlx_onnx_converter_t rlx_onnx_ops_tensor[]; /* shape and index ops */
 extern const rlx_onnx_converter_t rlx_onnx_ops_nn[];     /* conv, pool, gemm, matmul, norms */
+/* The converter for op_type (default domain) at the model's opset: the entry with the largest
+ * since_version <= opset over all families (earlier families win a tie); NULL when none. */
+const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
+/* The family tables in lookup order (core, math, tensor, nn), for listings and tests. */
+void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
 
 /* ---- importer services for converters ---- */
 rlx_ctx_t* rlx_onnx_ctx(rlx_onnx_importer_t* im);

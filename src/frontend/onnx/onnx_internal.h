@@ -64,13 +64,6 @@ rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* wha
  * arena string. */
 const char* rlx_onnx_ident(rlx_ctx_t* ctx, const char* s);
 
-/* ---- converter families (importer.c) ---- */
-/* The converter for op_type (default domain) at the model's opset: the entry with the largest
- * since_version <= opset over all families; NULL when there is none. */
-const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
-/* The family tables in lookup order (core, math, tensor, nn), for listings and tests. */
-void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
-
 /* ---- the importer state (importer.c) ---- */
 struct rlx_onnx_importer {
   rlx_ctx_t* ctx;

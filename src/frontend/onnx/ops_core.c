@@ -1,5 +1,5 @@
 /* ONNX converters, family "core" (see onnx_import.h): Constant, Identity, Dropout (inference),
- * Shape and Size. Shape and Size of statically shaped tensors are constants, which is what
+ * Shape. Shape of a statically shaped tensor is a constant, which is what
  * makes shape-computing subgraphs (Shape → Gather → Concat → Reshape) fold at import time.
  */
 #include <string.h>
@@ -81,21 +81,7 @@ static rlx_te_tensor_t* te_shape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs,
   return rlx_te_compute(ctx, 1, &len, shape_body, u, "shape", "injective");
 }
 
-static rlx_expr_t* size_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  te_user_t* u = user;
-  rlx_expr_t* r = rlx_ir_i64(ctx, 1);
-  for (int d = 0; d < u->input->buffer->ndim; d++)
-    r = rlx_ir_mul(ctx, r, rlx_ir_cast(ctx, rlx_dt_int64(), u->input->buffer->shape[d]));
-  return r;
-}
-
-static rlx_te_tensor_t* te_size(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user) {
-  te_user_t* u = user;
-  u->input = inputs[0];
-  return rlx_te_compute(ctx, 0, NULL, size_body, u, "size", "injective");
-}
-
-/* ------------------------------------------------------------------ Shape, Size */
+/* ------------------------------------------------------------------ Shape */
 /* Shape-1; Shape-15 adds start/end (clamped, negative from the end). */
 static rlx_status_t* cv_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                               rlx_relax_expr_t** out) {
@@ -121,27 +107,6 @@ static rlx_status_t* cv_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   u->start = (int)start;
   u->n = (int)n;
   return rlx_onnx_emit_te(im, te_shape, u, 1, &in[0], "shape", &out[0]);
-}
-
-static rlx_status_t* cv_size(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
-                             rlx_relax_expr_t** out) {
-  rlx_status_t* st = NULL;
-  const rlx_sinfo_tensor_t* t = tensor_sinfo(node, in[0], 0, &st);
-  if (!t) return st;
-  if (t->ndim < 0 || !t->shape) return rlx_onnx_error(node, "the input's rank must be known");
-  int64_t numel = 1;
-  bool is_static = true;
-  for (int d = 0; d < t->ndim; d++) {
-    int64_t v = 0;
-    is_static &= rlx_expr_is_const_int(t->shape[d], &v);
-    numel *= v;
-  }
-  if (is_static) {
-    out[0] = rlx_onnx_make_const(im, rlx_dt_int64(), 0, NULL, &numel);
-    return NULL;
-  }
-  te_user_t* u = RLX_NEW(rlx_onnx_ctx(im), te_user_t);
-  return rlx_onnx_emit_te(im, te_size, u, 1, &in[0], "size", &out[0]);
 }
 
 /* ------------------------------------------------------------------ Dropout */
@@ -192,6 +157,5 @@ const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
     {"Identity", 1, cv_identity},
     {"Dropout", 1, cv_dropout},
     {"Shape", 1, cv_shape},
-    {"Size", 1, cv_size},
     {NULL, 0, NULL},
 };
