@@ -48,7 +48,12 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   bool noop = rlx_onnx_attr_int(node, "noop_with_empty_axes", 0) != 0;
   int n_axes = 0;
   int64_t* axes = NULL;
-  if (node->n_inputs >= 2 && inputs[1]) {
+  rlx_sinfo_tensor_t* at = NULL;
+  int64_t n0 = -1;
+  if (node->n_inputs >= 2 && inputs[1]) RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &at));
+  if (at && at->ndim == 1 && at->shape && rlx_expr_is_const_int(at->shape[0], &n0) && n0 == 0) {
+    /* an empty axes tensor: its values are not needed even when it is a graph input */
+  } else if (at) {
     RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &axes, &n_axes));
   } else {
     const int64_t* a = NULL;
