@@ -5,7 +5,7 @@
  * opset 6 with the legacy broadcast attribute), MatMul (1-D operand, batch broadcasting),
  * BatchNormalization, LayerNormalization with its Mean / InvStdDev outputs, MaxPool with
  * ceil_mode (the dropped last window) and Indices, AveragePool (SAME_UPPER, count_include_pad), the
- * global pools; and the errors for bad or unsupported nodes. */
+ * global pools (float and uint8); and the errors for bad or unsupported nodes. */
 #include "test_onnx_nn_util.h"
 
 #define RT 1e-4
@@ -342,6 +342,40 @@ static void test_pools(void) {
   for (int i = 0; i < 2; i++) rlx_ndarray_release(in[i]);
 }
 
+/* Unsigned pools: MaxPool and GlobalMaxPool over uint8 (values above 127 too). */
+static void test_pools_uint8(void) {
+  pb_t g = {0};
+  int64_t sx[4] = {1, 1, 3, 4}, sy[4] = {1, 1, 2, 3}, sg[4] = {1, 1, 1, 1};
+  value_info_typed(&g, 11, "x", 4, sx, 2 /* UINT8 */);
+  pb_t n = node_begin("MaxPool", "mp8", "x", "y");
+  attr_ints(&n, "kernel_shape", 2, (int64_t[]){2, 2});
+  pb_msg(&g, 1, &n);
+  n = node_begin("GlobalMaxPool", "gmp8", "x", "z");
+  pb_msg(&g, 1, &n);
+  value_info_typed(&g, 12, "y", 4, sy, 2);
+  value_info_typed(&g, 12, "z", 4, sg, 2);
+  pb_t m = model(&g, 12);
+  rlx_ndarray_t* x = NULL;
+  rlx_status_free(rlx_ndarray_create(4, sx, rlx_dldtype(kDLUInt, 8, 1), NULL, &x));
+  if (!x) return;
+  uint8_t* xv = x->dl.data;
+  static const uint8_t vals[12] = {3, 250, 7, 1, 129, 0, 64, 255, 9, 200, 128, 2};
+  memcpy(xv, vals, 12);
+  rlx_ndarray_t** outs = run_model(&m, "pools_u8.onnx", 1, &x, 2);
+  if (outs) {
+    static const uint8_t want[6] = {250, 250, 255, 200, 200, 255};
+    int ok = outs[0]->dl.dtype.code == kDLUInt && outs[0]->dl.dtype.bits == 8 && outs[0]->dl.ndim == 4 &&
+             memcmp(outs[0]->dl.data, want, 6) == 0;
+    CHECK_MSG(ok, "MaxPool uint8: got %u %u %u ...", ((uint8_t*)outs[0]->dl.data)[0], ((uint8_t*)outs[0]->dl.data)[1],
+              ((uint8_t*)outs[0]->dl.data)[2]);
+    CHECK_MSG(outs[1]->dl.dtype.bits == 8 && ((uint8_t*)outs[1]->dl.data)[0] == 255, "GlobalMaxPool uint8: got %u",
+              ((uint8_t*)outs[1]->dl.data)[0]);
+    for (int i = 0; i < 2; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+  }
+  rlx_ndarray_release(x);
+}
+
 /* One-node model over a float input x of shape sx (initializers: w of shape sw when given). */
 static pb_t one_node(pb_t* n, int opset, int nd, const int64_t* sx, int nw, const int64_t* sw, const char* outs) {
   pb_t g = {0};
@@ -411,6 +445,7 @@ int main(void) {
   test_gemm_opset6();
   test_norms();
   test_pools();
+  test_pools_uint8();
   test_errors();
   TEST_MAIN_END();
 }

@@ -80,6 +80,27 @@ static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
   return at;
 }
 
+/* Unsigned max reductions are widened to a signed type (and cast back): the TIR simplifier
+ * currently rewrites max(a, b) of two unsigned values to a (it bounds a - b in the unsigned
+ * dtype, so the difference looks >= 0), which would make every max the accumulator's
+ * initial 0. *out = x itself for other dtypes. */
+static rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, rlx_dtype_t dt,
+                                    rlx_relax_expr_t** out) {
+  *out = x;
+  if (dt.code != RLX_DT_UINT || dt.bits < 8 || dt.bits > 32) return NULL;
+  rlx_dtype_t w = rlx_dtype(RLX_DT_INT, dt.bits * 2, 1);
+  return nn_call(im, "relax.astype", 1, &x, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(w)),
+                 out);
+}
+
+/* Casts a widened result y back to dt (no-op when y has dt). */
+static rlx_status_t* narrow_back(rlx_onnx_importer_t* im, rlx_relax_expr_t* y, rlx_dtype_t dt, rlx_relax_expr_t** out) {
+  rlx_sinfo_tensor_t* t = nn_sinfo(y);
+  if (!t || (t->dtype.code == dt.code && t->dtype.bits == dt.bits)) return *out = y, NULL;
+  return nn_call(im, "relax.astype", 1, &y, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(dt)),
+                 out);
+}
+
 /* ---------------------------------------------------------------- MaxPool */
 /* The Indices output: for each output position, the smallest flat index (over the whole
  * tensor: row-major, or with the spatial dims column-major for storage_order 1) among the
@@ -145,12 +166,15 @@ rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, true, &a));
   RLX_RETURN_IF_ERROR(resolve_ceil(node, x, false, &a));
+  rlx_relax_expr_t *xw, *y;
+  RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
-      nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, inputs, relax_pool_attrs(ctx, &a), &outputs[0]),
+      nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, &xw, relax_pool_attrs(ctx, &a), &y),
       "node '%s' (%s)", node->name, node->op_type));
+  RLX_RETURN_IF_ERROR(narrow_back(im, y, x->dtype, &outputs[0]));
   if (!nn_wants_output(node, 1)) return NULL;
-  rlx_sinfo_tensor_t* y = nn_sinfo(outputs[0]);
-  if (!x->shape || !y || !y->shape) return nn_unsupported(node, "the Indices output needs known shapes");
+  rlx_sinfo_tensor_t* ys = nn_sinfo(outputs[0]);
+  if (!x->shape || !ys || !ys->shape) return nn_unsupported(node, "the Indices output needs known shapes");
   argmax_t am = {.a = &a, .column_major = so == 1};
   return rlx_status_annotate(
       rlx_onnx_emit_te(im, te_argmax, &am, 2, (rlx_relax_expr_t*[]){inputs[0], outputs[0]}, "max_pool_indices",
@@ -245,7 +269,10 @@ rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onn
                                           rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
-  return reduce_spatial(im, node, "relax.max", inputs[0], x->ndim, &outputs[0]);
+  rlx_relax_expr_t *xw, *y;
+  RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
+  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, "relax.max", xw, x->ndim, &y));
+  return narrow_back(im, y, x->dtype, &outputs[0]);
 }
 
 rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
