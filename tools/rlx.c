@@ -4,7 +4,7 @@
  *                                            model (.so) prints as VM bytecode
  *   rlx compile FILE -o MODEL.so [--lib L.so]... [--stats]
  *   rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb] [--lib L.so]...
- *           [--threads N]
+ *           [--threads N] [--bind NAME=IN.pb]...
  *   rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--lib L.so]... [--repeat N] [--threads N]
  *
  * FILE is TVMScript text, or an ONNX model when it ends in .onnx (imported into a Relax module
@@ -45,6 +45,8 @@ typedef struct {
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
   const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
+  const char* binds[MAX_INPUTS]; /* --bind NAME=FILE (ONNX graph inputs made constants) */
+  int n_binds;
   bool stats;
   int repeat;
   int threads;
@@ -63,11 +65,12 @@ static const char usage[] =
     "                                         (kernels + bytecode + constants); --stats prints\n"
     "                                         the memory planned vs unplanned\n"
     "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb]\n"
-    "          [--lib L.so]... [--threads N]\n"
+    "          [--bind NAME=IN.pb]... [--lib L.so]... [--threads N]\n"
     "                                         run a function (default main); outputs are\n"
     "                                         written as OUTDIR/output_0.npy, ... (.pb TensorProtos\n"
     "                                         when FILE is .onnx or an input is .pb; --format\n"
-    "                                         chooses)\n"
+    "                                         chooses); --bind makes an ONNX graph input a\n"
+    "                                         constant (print/compile/run/bench)\n"
     "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]\n"
     "                                         time a function (random inputs when none given)\n";
 
@@ -101,6 +104,11 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       if (v) o->output = v;
     } else if (strcmp(a, "--after") == 0) {
       if (v) o->after = v;
+    } else if (strcmp(a, "--bind") == 0) {
+      if (v && o->n_binds == MAX_INPUTS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many --bind");
+      if (v && (!strchr(v, '=') || v[0] == '='))
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "--bind expects NAME=FILE (.pb or .npy), got '%s'", v);
+      if (v) o->binds[o->n_binds++] = v;
     } else if (strcmp(a, "--format") == 0) {
       if (v && strcmp(v, "npy") != 0 && strcmp(v, "pb") != 0)
         return rlx_status_create(RLX_INVALID_ARGUMENT, "--format expects npy or pb, got '%s'", v);
@@ -133,8 +141,36 @@ static bool ends_with(const char* s, const char* suffix) {
 
 static bool is_model(const char* path) { return ends_with(path, ".so"); }
 
-static rlx_status_t* load_module(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
-  if (ends_with(path, ".onnx")) return rlx_onnx_import_file(ctx, path, out);
+static rlx_status_t* load_tensor(const char* path, rlx_ndarray_t** out) {
+  return ends_with(path, ".pb") ? rlx_onnx_tensor_load(path, out) : rlx_npy_load(path, out);
+}
+
+/* An ONNX model, with the --bind inputs made constants. */
+static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
+  const char* names[MAX_INPUTS];
+  const DLTensor* values[MAX_INPUTS];
+  rlx_ndarray_t* arrs[MAX_INPUTS];
+  int n = 0;
+  rlx_status_t* st = NULL;
+  for (; n < o->n_binds && !st; n++) {
+    const char* eq = strchr(o->binds[n], '=');
+    names[n] = rlx_ctx_sprintf(ctx, "%.*s", (int)(eq - o->binds[n]), o->binds[n]);
+    st = load_tensor(eq + 1, &arrs[n]);
+    if (st) break;
+    values[n] = &arrs[n]->dl;
+  }
+  if (!st) {
+    rlx_onnx_import_options_t io = {n, names, values};
+    st = rlx_onnx_import_file_ex(ctx, o->file, &io, out);
+  }
+  for (int i = 0; i < n; i++) rlx_ndarray_release(arrs[i]);
+  return st;
+}
+
+static rlx_status_t* load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
+  const char* path = o->file;
+  if (ends_with(path, ".onnx")) return load_onnx(ctx, o, out);
+  if (o->n_binds) return rlx_status_create(RLX_INVALID_ARGUMENT, "--bind applies to ONNX models (.onnx)");
   char* text = NULL;
   RLX_RETURN_IF_ERROR(rlx_file_read(path, &text, NULL));
   rlx_status_t* st = rlx_script_parse(ctx, text, path, out);
@@ -159,7 +195,7 @@ static rlx_status_t* cmd_print(const options_t* o) {
   }
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
-  rlx_status_t* st = load_module(ctx, o->file, &m);
+  rlx_status_t* st = load_module(ctx, o, &m);
   if (!st && o->after && has_relax(m)) {
     rlx_pipeline_options_t po = {true, o->after};
     st = rlx_pipeline_run(ctx, m, &po, &m);
@@ -231,7 +267,7 @@ static rlx_status_t* cmd_compile(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "compile needs -o MODEL.so");
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
-  rlx_status_t* st = load_module(ctx, o->file, &m);
+  rlx_status_t* st = load_module(ctx, o, &m);
   if (!st && !has_relax(m))
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s has no Relax function to compile (use rlx run for a PrimFunc)",
                            o->file);
@@ -337,8 +373,7 @@ static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* 
 
 static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
   for (int i = 0; i < o->n_inputs; i++) {
-    if (ends_with(o->inputs[i], ".pb")) RLX_RETURN_IF_ERROR(rlx_onnx_tensor_load(o->inputs[i], &s->args[i]));
-    else RLX_RETURN_IF_ERROR(rlx_npy_load(o->inputs[i], &s->args[i]));
+    RLX_RETURN_IF_ERROR(load_tensor(o->inputs[i], &s->args[i]));
     s->n_args = s->n_given = i + 1;
   }
   return NULL;
@@ -428,7 +463,7 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   }
   rlx_module_t* m = NULL;
   rlx_module_entry_t* e = NULL;
-  RLX_RETURN_IF_ERROR(load_module(s->ctx, o->file, &m));
+  RLX_RETURN_IF_ERROR(load_module(s->ctx, o, &m));
   RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &e));
   if (e->kind == RLX_FUNC_TIR) {
     s->func = e->func;

@@ -528,6 +528,28 @@ static rlx_status_t* add_initializers(rlx_onnx_importer_t* im) {
   return NULL;
 }
 
+/* A bound graph input as a constant, checked against its declared type. */
+static rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const rlx_sinfo_tensor_t* s,
+                                const DLTensor* v, rlx_relax_expr_t** out) {
+  rlx_dtype_t dt = rlx_dtype(v->dtype.code, v->dtype.bits, v->dtype.lanes);
+  char a[32], b[32];
+  if (dt.code != s->dtype.code || dt.bits != s->dtype.bits || dt.lanes != s->dtype.lanes)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "bound input '%s': expected dtype %s, got %s", name,
+                             rlx_dtype_str(s->dtype, a), rlx_dtype_str(dt, b));
+  if (s->ndim >= 0 && s->ndim != v->ndim)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "bound input '%s': expected rank %d, got %d", name, s->ndim,
+                             v->ndim);
+  for (int d = 0; s->shape && d < s->ndim; d++) {
+    int64_t want = 0;
+    if (rlx_expr_is_const_int(s->shape[d], &want) && want != v->shape[d])
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "bound input '%s': dimension %d is %lld, expected %lld", name, d,
+                               (long long)v->shape[d], (long long)want);
+  }
+  *out = rlx_onnx_make_const(im, dt, v->ndim, v->shape, (const uint8_t*)v->data + v->byte_offset);
+  if (!*out) return rlx_status_create(RLX_INTERNAL, "bound input '%s': constant could not be built", name);
+  return NULL;
+}
+
 /* Graph inputs that are not initializers (opset < 9 models list initializers as inputs too). */
 static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
   const Onnx__GraphProto* g = im->model->graph;
@@ -543,6 +565,15 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
     }
     rlx_sinfo_t* s = NULL;
     RLX_RETURN_IF_ERROR(rlx_onnx_value_info_sinfo(im, vi, rlx_ctx_sprintf(im->ctx, "graph input '%s'", vi->name), &s));
+    const DLTensor* bound = NULL;
+    for (int k = 0; im->opts && k < im->opts->n_bind; k++)
+      if (strcmp(im->opts->bind_names[k], vi->name) == 0) bound = im->opts->bind_values[k];
+    if (bound) {
+      rlx_relax_expr_t* c = NULL;
+      RLX_RETURN_IF_ERROR(bind_input(im, vi->name, (rlx_sinfo_tensor_t*)s, bound, &c));
+      rlx_onnx_strmap_put(&im->values, vi->name, c);
+      continue;
+    }
     params[n] = rlx_relax_var(im->ctx, rlx_onnx_ident(im->ctx, vi->name), s);
     rlx_onnx_strmap_put(&im->values, vi->name, &params[n]->hdr);
     n++;
@@ -651,6 +682,11 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   const Onnx__GraphProto* g = im->model->graph;
   RLX_RETURN_IF_ERROR(check_supported(im));
   RLX_RETURN_IF_ERROR(add_initializers(im));
+  for (int k = 0; im->opts && k < im->opts->n_bind; k++) {
+    bool found = false;
+    for (size_t i = 0; i < g->n_input && !found; i++) found = strcmp(g->input[i]->name, im->opts->bind_names[k]) == 0;
+    if (!found) return rlx_status_create(RLX_INVALID_ARGUMENT, "bound input '%s' is not a graph input", im->opts->bind_names[k]);
+  }
   int n_params = 0;
   rlx_relax_var_t** params = NULL;
   RLX_RETURN_IF_ERROR(make_params(im, &n_params, &params));
@@ -675,7 +711,8 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out) {
+static rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name,
+                                  const rlx_onnx_import_options_t* opts, rlx_module_t** out) {
   *out = NULL;
   Onnx__ModelProto* model = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_model_unpack(data, n, name, &model));
@@ -684,6 +721,7 @@ rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, 
   im.ctx = ctx;
   im.file = name;
   im.model = model;
+  im.opts = opts;
   im.opset = rlx_onnx_model_opset(model, "");
   if (im.opset < 0) im.opset = 1; /* models of IR version 1 may not say; opset 1 then */
   rlx_status_t* st = import_graph(&im, out);
@@ -697,12 +735,21 @@ rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, 
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out) {
+  return import_bytes(ctx, data, n, name, NULL, out);
+}
+
+rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
+                                      rlx_module_t** out) {
   *out = NULL;
   char* data = NULL;
   size_t n = 0;
   RLX_RETURN_IF_ERROR(rlx_file_read(path, &data, &n));
-  rlx_status_t* st = rlx_onnx_import_bytes(ctx, data, n, path, out);
+  rlx_status_t* st = import_bytes(ctx, data, n, path, opts, out);
   free(data);
   return st;
+}
+
+rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+  return rlx_onnx_import_file_ex(ctx, path, NULL, out);
 }

@@ -123,4 +123,17 @@ rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
 /* Writes t as a serialized TensorProto (raw_data), name optional. */
 rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
 
+/* Import options: graph inputs bound to values, which become constants instead of params
+ * (so values needed at import time, such as Reshape's shape or ReduceSum's axes fed as graph
+ * inputs in the ONNX test data, are known). A bound value must have the input's declared
+ * dtype and rank (and its constant dims); a name that is not a graph input is an error. */
+typedef struct {
+  int n_bind;
+  const char* const* bind_names;
+  const DLTensor* const* bind_values; /* CPU, compact; copied */
+} rlx_onnx_import_options_t;
+/* rlx_onnx_import_file with options (opts NULL = none). */
+rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
+                                      rlx_module_t** out);
+
 #endif

@@ -74,6 +74,7 @@ struct rlx_onnx_importer {
   rlx_onnx_strmap_t values; /* ONNX value name → rlx_relax_expr_t* */
   rlx_onnx_strmap_t dims;   /* dim_param → rlx_var_t* (shared by name) */
   int n_fresh_dims;
+  const rlx_onnx_import_options_t* opts; /* NULL = none */
 };
 
 /* Struct info of a graph input/output: Tensor(shape, dtype); dim_param → a var shared by
