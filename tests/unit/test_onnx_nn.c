@@ -290,6 +290,13 @@ static void test_pools(void) {
   attr_ints(&n, "pads", 4, (int64_t[]){1, 1, 0, 0});
   attr_int(&n, "count_include_pad", 1);
   pb_msg(&g, 1, &n);
+  n = node_begin("AveragePool", "ap3", "x2", "y6");
+  attr_ints(&n, "kernel_shape", 2, (int64_t[]){2, 2});
+  attr_ints(&n, "strides", 2, (int64_t[]){2, 2});
+  attr_ints(&n, "pads", 4, (int64_t[]){1, 0, 1, 0});
+  attr_int(&n, "ceil_mode", 1);
+  attr_int(&n, "count_include_pad", 1);
+  pb_msg(&g, 1, &n);
   n = node_begin("GlobalAveragePool", "gap", "x2", "y4");
   pb_msg(&g, 1, &n);
   n = node_begin("GlobalMaxPool", "gmp", "x2", "y5");
@@ -303,9 +310,13 @@ static void test_pools(void) {
   value_info(&g, 12, "y4", 4, sg);
   value_info(&g, 12, "y5", 4, sg);
   value_info_typed(&g, 12, "i1", 4, sy1, 7 /* INT64 */);
+  /* H: 5 + 1 + 1, k 2, s 2: the fourth window starts in the end padding (dropped); W: 5 rounds
+   * up to 3 (kept); the divisor counts padding but not the ceil extra (PyTorch's rule) */
+  int64_t sy6[4] = {1, 2, 3, 3};
+  value_info(&g, 12, "y6", 4, sy6);
   pb_t m = model(&g, 12);
   rlx_ndarray_t* in[2] = {tensor(4, sx, 8), tensor(4, sx2, 9)};
-  rlx_ndarray_t** outs = run_model(&m, "pools.onnx", 2, in, 6);
+  rlx_ndarray_t** outs = run_model(&m, "pools.onnx", 2, in, 7);
   if (outs) {
     const float* x2 = in[1]->dl.data;
     double r1[12], r2[18], r3[32], r4[2], r5[2];
@@ -336,7 +347,10 @@ static void test_pools(void) {
       ok += k >= 0 && k < 40 && x[k] == (float)r1[i] && k / 20 == i / 6;
     }
     CHECK_MSG(typed && ok == 12, "MaxPool Indices: %lld of 12 right", (long long)ok);
-    for (int i = 0; i < 6; i++) rlx_ndarray_release(outs[i]);
+    double r6[18];
+    pool_ref(false, x2, 2, 5, 5, (int64_t[]){2, 2}, (int64_t[]){2, 2}, (int64_t[]){1, 0, 1, 0}, true, 3, 3, r6);
+    check_close("AveragePool ceil count_include_pad", outs[6], 4, sy6, r6, RT, AT);
+    for (int i = 0; i < 7; i++) rlx_ndarray_release(outs[i]);
     free(outs);
   }
   for (int i = 0; i < 2; i++) rlx_ndarray_release(in[i]);

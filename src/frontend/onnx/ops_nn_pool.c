@@ -5,8 +5,7 @@
  * emit_te over the input and the pooled max). ONNX's ceil_mode follows
  * PyTorch: the output rounds up, but a last window that would start past the input and its
  * begin padding is dropped. Relax's ceil_mode only rounds up, so where that rule removes a
- * window the converter turns ceil_mode off and pads the end of the dims that still round up
- * instead (exact for max pools and for average pools that do not count padding). */
+ * window the pooled result is sliced to drop it. */
 #include <string.h>
 
 #include "ops_nn_internal.h"
@@ -41,32 +40,40 @@ static rlx_status_t* pool_attrs(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t*
   return NULL;
 }
 
-/* Resolves ONNX's ceil_mode into Relax's (see the file comment). count_pad: an average pool
- * that counts padding (then the rewrite would change the divisor). */
-static rlx_status_t* resolve_ceil(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, bool count_pad, pool_attrs_t* a) {
-  if (!a->ceil_mode || !x->shape) return NULL;
+/* The windows ONNX's ceil_mode drops: per listed axis, the output keeps [0, end). */
+typedef struct {
+  int n;
+  int64_t axes[NN_MAX_SP], begin[NN_MAX_SP], end[NN_MAX_SP];
+} pool_drop_t;
+
+/* Finds the dims where ONNX's ceil_mode drops the last window (see the file comment); the
+ * pool then runs with Relax's ceil_mode and drop_windows slices those windows off. */
+static void ceil_drops(rlx_sinfo_tensor_t* x, const pool_attrs_t* a, pool_drop_t* d) {
+  d->n = 0;
+  if (!a->ceil_mode || !x->shape) return;
   int nsp = a->nsp;
-  bool drop = false, up[NN_MAX_SP];
   for (int i = 0; i < nsp; i++) {
     int64_t in;
-    if (!rlx_expr_is_const_int(x->shape[2 + i], &in)) return NULL;
-    int64_t ek = (a->kernel[i] - 1) * a->dilations[i] + 1, span = in + a->pads[i] + a->pads[nsp + i] - ek;
-    if (span < 0) return NULL; /* the op reports the window not fitting */
+    if (!rlx_expr_is_const_int(x->shape[2 + i], &in)) continue;
+    int64_t ek = (a->dilations[i] * (a->kernel[i] - 1)) + 1, span = in + a->pads[i] + a->pads[nsp + i] - ek;
+    if (span < 0) continue; /* the op reports the window not fitting */
     int64_t fl = span / a->strides[i] + 1, ce = (span + a->strides[i] - 1) / a->strides[i] + 1;
     if (ce > fl && (ce - 1) * a->strides[i] >= in + a->pads[i]) {
-      drop = true;
-      ce--;
+      d->axes[d->n] = 2 + i;
+      d->begin[d->n] = 0;
+      d->end[d->n++] = ce - 1;
     }
-    up[i] = ce > fl;
   }
-  if (!drop) return NULL;
-  if (count_pad)
-    for (int i = 0; i < nsp; i++)
-      if (up[i]) return nn_unsupported(node, "ceil_mode with count_include_pad where only some dims round up");
-  a->ceil_mode = false;
-  for (int i = 0; i < nsp; i++)
-    if (up[i]) a->pads[nsp + i] += a->strides[i] - 1;
-  return NULL;
+}
+
+static rlx_status_t* drop_windows(rlx_onnx_importer_t* im, const pool_drop_t* d, rlx_relax_expr_t* y,
+                                  rlx_relax_expr_t** out) {
+  if (!d->n) return *out = y, NULL;
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_attrs_t at = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(d->n, (int64_t*)d->axes));
+  at = rlx_attrs_set(ctx, at, "begin", rlx_attr_ints(d->n, (int64_t*)d->begin));
+  at = rlx_attrs_set(ctx, at, "end", rlx_attr_ints(d->n, (int64_t*)d->end));
+  return nn_call(im, "relax.strided_slice", 1, &y, at, out);
 }
 
 static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
@@ -165,12 +172,14 @@ rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_
   if (so != 0 && so != 1) return rlx_onnx_error(node, "storage_order must be 0 or 1, got %lld", (long long)so);
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, true, &a));
-  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, false, &a));
+  pool_drop_t drop;
+  ceil_drops(x, &a, &drop);
   rlx_relax_expr_t *xw, *y;
   RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
       nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, &xw, relax_pool_attrs(ctx, &a), &y),
       "node '%s' (%s)", node->name, node->op_type));
+  RLX_RETURN_IF_ERROR(drop_windows(im, &drop, y, &y));
   RLX_RETURN_IF_ERROR(narrow_back(im, y, x->dtype, &outputs[0]));
   if (!nn_wants_output(node, 1)) return NULL;
   rlx_sinfo_tensor_t* ys = nn_sinfo(outputs[0]);
@@ -192,11 +201,14 @@ rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_n
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 19, &a));
   int64_t cip = rlx_onnx_attr_int(node, "count_include_pad", 0);
   if (cip != 0 && cip != 1) return rlx_onnx_error(node, "count_include_pad must be 0 or 1, got %lld", (long long)cip);
-  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, cip == 1, &a));
+  pool_drop_t drop;
+  ceil_drops(x, &a, &drop);
   rlx_attrs_t at = relax_pool_attrs(ctx, &a);
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(cip == 1));
-  return rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, inputs, at, &outputs[0]),
-                             "node '%s' (%s)", node->name, node->op_type);
+  rlx_relax_expr_t* y;
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, inputs, at, &y),
+                                          "node '%s' (%s)", node->name, node->op_type));
+  return drop_windows(im, &drop, y, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- LpPool */
@@ -228,13 +240,15 @@ rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 18, &a));
-  RLX_RETURN_IF_ERROR(resolve_ceil(node, x, true, &a));
+  pool_drop_t drop;
+  ceil_drops(x, &a, &drop);
   rlx_attrs_t at = relax_pool_attrs(ctx, &a);
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(true));
   rlx_relax_expr_t *y, *s;
   RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, &y, at, &y),
                                           "node '%s' (%s)", node->name, node->op_type));
+  RLX_RETURN_IF_ERROR(drop_windows(im, &drop, y, &y));
   double k = 1;
   for (int i = 0; i < a.nsp; i++) k *= (double)a.kernel[i];
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, k, &s));
