@@ -473,6 +473,17 @@ static void test_reduce(void) {
   /* LogSum of |x| through ReduceL1 then Log is not one op: check ReduceL1 alone */
   for (int i = 0; i < 8; i++) lsum[i] = exp(lsum[i]);
   EXPECT(13, "ReduceL1", at, x, F32, s214, lsum);
+  /* LogSumExp keeps -inf rows (no NaN from -inf - -inf), keepdims 0; L2 of int32 */
+  static const float ninf[4] = {-INFINITY, -INFINITY, 1000, 1000};
+  tin_t nin[1] = {{T_FLOAT, 2, {2, 2}, ninf}};
+  tattr_t lse_at[2] = {{"axes", 'I', 0, 0, NULL, 1, ax1}, {"keepdims", 'i', 0, 0, NULL, 0, NULL}};
+  double rlse[2] = {-INFINITY, 1000 + log(2)};
+  int64_t s2[1] = {2};
+  EXPECT(13, "ReduceLogSumExp", lse_at, nin, F32, s2, rlse);
+  static const int32_t iv[4] = {3, 4, -6, 8};
+  tin_t iin[1] = {{T_INT32, 2, {2, 2}, iv}};
+  double rl2[2] = {5, 10};
+  EXPECT(13, "ReduceL2", lse_at, iin, rlx_dt_int32(), s2, rl2);
   /* no axes, keepdims 0: a scalar */
   double total = 1;
   for (int i = 0; i < 24; i++) total *= 1 + xs24[i] / 10;

@@ -74,37 +74,55 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   rlx_relax_expr_t* v = inputs[0];
   const char* name = kind == R_MEAN ? "relax.mean" : kind == R_MAX ? "relax.max" : kind == R_MIN ? "relax.min"
                      : kind == R_PROD ? "relax.prod" : "relax.sum";
+  /* the square root and logarithms of int tensors are taken in float64 and cast back */
+  bool via_f64 = !rlx_dtype_is_float(x->dtype) && (kind == R_L2 || kind == R_LOG_SUM || kind == R_LOG_SUM_EXP);
+  if (via_f64) RLX_RETURN_IF_ERROR(om_astype(im, v, rlx_dt_float64(), &v));
   switch ((reduce_t)kind) {
     case R_SUM:
     case R_MEAN:
     case R_MAX:
     case R_MIN:
     case R_PROD:
+      if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
       break;
     case R_L1:
       RLX_RETURN_IF_ERROR(om_op1(im, "relax.abs", v, &v));
+      if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
       break;
     case R_L2:
     case R_SUM_SQUARE:
       RLX_RETURN_IF_ERROR(om_op2(im, "relax.multiply", v, v, &v));
+      if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
+      if (kind == R_L2) RLX_RETURN_IF_ERROR(om_op1(im, "relax.sqrt", v, &v));
       break;
     case R_LOG_SUM:
+      if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
+      RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", v, &v));
       break;
-    case R_LOG_SUM_EXP: {
+    case R_LOG_SUM_EXP: { /* m + log(sum(exp(x - m))), m = max(x) where finite, else 0 */
       if (!reduce) break;
-      rlx_relax_expr_t *m, *s;
+      rlx_relax_expr_t *m, *fin, *zero, *s;
       RLX_RETURN_IF_ERROR(reduce_op(im, "relax.max", v, na, axes, true, &m));
+      RLX_RETURN_IF_ERROR(om_op1(im, "relax.isfinite", m, &fin));
+      RLX_RETURN_IF_ERROR(om_scalar(im, via_f64 ? rlx_dt_float64() : x->dtype, 0.0, &zero));
+      rlx_relax_expr_t* wargs[3] = {fin, m, zero};
+      rlx_attrs_t none = {0};
+      RLX_RETURN_IF_ERROR(om_op(im, "relax.where", 3, wargs, none, &m));
       RLX_RETURN_IF_ERROR(om_op2(im, "relax.subtract", v, m, &s));
       RLX_RETURN_IF_ERROR(om_op1(im, "relax.exp", s, &s));
       RLX_RETURN_IF_ERROR(reduce_op(im, "relax.sum", s, na, axes, keepdims, &s));
       RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", s, &s));
-      if (!keepdims) RLX_RETURN_IF_ERROR(reduce_op(im, "relax.max", v, na, axes, false, &m));
-      return om_op2(im, "relax.add", s, m, &outputs[0]);
+      if (!keepdims) {
+        rlx_ctx_t* c = rlx_onnx_ctx(im);
+        rlx_attrs_t sq = na < 0 ? (rlx_attrs_t){0}
+                                : om_attrs(c, "axis", rlx_attr_ints(n_axes, axes), NULL, rlx_attr_int(0));
+        RLX_RETURN_IF_ERROR(om_op(im, "relax.squeeze", 1, &m, sq, &m));
+      }
+      RLX_RETURN_IF_ERROR(om_op2(im, "relax.add", s, m, &v));
+      break;
     }
   }
-  if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
-  if (kind == R_L2) RLX_RETURN_IF_ERROR(om_op1(im, "relax.sqrt", v, &v));
-  if (kind == R_LOG_SUM) RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", v, &v));
+  if (via_f64) RLX_RETURN_IF_ERROR(om_astype(im, v, x->dtype, &v));
   outputs[0] = v;
   return NULL;
 }
