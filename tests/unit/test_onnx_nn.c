@@ -1,11 +1,12 @@
 /* ONNX "nn" converters end to end: models written as protobuf bytes (test_onnx_nn_util.h) →
  * rlx_onnx_import_bytes → rlx_vm_compile → VM, against plain C references (double
- * accumulation; tolerance rtol 1e-4, atol 1e-5): Conv (groups, strides, dilations, asymmetric
- * pads, auto_pad SAME_LOWER, 1-D, bias), Gemm (transA, transB, alpha, beta, broadcast C;
- * opset 6 with the legacy broadcast attribute), MatMul (1-D operand, batch broadcasting),
- * BatchNormalization, LayerNormalization with its Mean / InvStdDev outputs, MaxPool with
- * ceil_mode (the dropped last window) and Indices, AveragePool (SAME_UPPER, count_include_pad), the
- * global pools (float and uint8); and the errors for bad or unsupported nodes. */
+ * accumulation; tolerance rtol 1e-4, atol 1e-5): Conv (groups, strides, dilations,
+ * asymmetric pads, auto_pad SAME_LOWER, 1-D, bias), Gemm (transA, transB, alpha, beta,
+ * broadcast C; opset 6 with the legacy broadcast attribute), MatMul (1-D operand, batch
+ * broadcasting), BatchNormalization, LayerNormalization with its Mean / InvStdDev outputs,
+ * MaxPool with ceil_mode (the dropped last window) and Indices, AveragePool (SAME_UPPER,
+ * count_include_pad, ceil_mode), the global pools (float and uint8), GroupNormalization,
+ * LpPool, LRN; and the errors for bad or unsupported nodes. */
 #include "test_onnx_nn_util.h"
 
 #define RT 1e-4
@@ -356,6 +357,81 @@ static void test_pools(void) {
   for (int i = 0; i < 2; i++) rlx_ndarray_release(in[i]);
 }
 
+/* Ops the ONNX suite of this system does not cover: GroupNormalization (opset 18, scale and
+ * bias per group), LpPool with padding, LRN with an even size (window c-1 .. c+2). */
+static void test_uncovered(void) {
+  pb_t g = {0};
+  int64_t sx[4] = {2, 6, 2, 3}, s3[1] = {3}, sp[4] = {1, 2, 3, 3};
+  float gs[3], gb[3];
+  fill(gs, 3, 51);
+  fill(gb, 3, 52);
+  value_info(&g, 11, "x", 4, sx);
+  value_info(&g, 11, "xp", 4, sp);
+  initializer(&g, "gs", 1, s3, gs);
+  initializer(&g, "gb", 1, s3, gb);
+  pb_t n = node_begin("GroupNormalization", "gn", "x gs gb", "y1");
+  attr_int(&n, "num_groups", 3);
+  attr_float(&n, "epsilon", 1e-3f);
+  pb_msg(&g, 1, &n);
+  n = node_begin("LpPool", "lp", "xp", "y2");
+  attr_ints(&n, "kernel_shape", 2, (int64_t[]){2, 2});
+  attr_ints(&n, "pads", 4, (int64_t[]){1, 0, 0, 1});
+  attr_int(&n, "p", 2);
+  pb_msg(&g, 1, &n);
+  n = node_begin("LRN", "lrn", "x", "y3");
+  attr_int(&n, "size", 4);
+  attr_float(&n, "alpha", 0.5f);
+  attr_float(&n, "beta", 0.6f);
+  attr_float(&n, "bias", 1.5f);
+  pb_msg(&g, 1, &n);
+  value_info(&g, 12, "y1", 4, sx);
+  value_info(&g, 12, "y2", 4, sp);
+  value_info(&g, 12, "y3", 4, sx);
+  pb_t m = model(&g, 18);
+  rlx_ndarray_t* in[2] = {tensor(4, sx, 53), tensor(4, sp, 54)};
+  rlx_ndarray_t** outs = run_model(&m, "uncovered.onnx", 2, in, 3);
+  if (outs) {
+    const float *x = in[0]->dl.data, *xp = in[1]->dl.data;
+    double r1[72], r2[18], r3[72];
+    for (int b = 0; b < 2; b++)
+      for (int gr = 0; gr < 3; gr++) {
+        const float* base = x + (b * 6 + gr * 2) * 6;
+        double mu = 0, v = 0;
+        for (int i = 0; i < 12; i++) mu += base[i];
+        mu /= 12;
+        for (int i = 0; i < 12; i++) v += (base[i] - mu) * (base[i] - mu);
+        v /= 12;
+        for (int i = 0; i < 12; i++)
+          r1[(b * 6 + gr * 2) * 6 + i] = (base[i] - mu) / sqrt(v + (double)1e-3f) * gs[gr] + gb[gr];
+      }
+    for (int c = 0; c < 2; c++)
+      for (int oh = 0; oh < 3; oh++)
+        for (int ow = 0; ow < 3; ow++) {
+          double acc = 0;
+          for (int kh = 0; kh < 2; kh++)
+            for (int kw = 0; kw < 2; kw++) {
+              int h = oh - 1 + kh, w = ow + kw;
+              if (h >= 0 && h < 3 && w < 3) acc += (double)xp[(c * 3 + h) * 3 + w] * xp[(c * 3 + h) * 3 + w];
+            }
+          r2[(c * 3 + oh) * 3 + ow] = sqrt(acc);
+        }
+    for (int b = 0; b < 2; b++)
+      for (int c = 0; c < 6; c++)
+        for (int i = 0; i < 6; i++) {
+          double sq = 0;
+          for (int cc = c - 1; cc <= c + 2; cc++)
+            if (cc >= 0 && cc < 6) sq += (double)x[(b * 6 + cc) * 6 + i] * x[(b * 6 + cc) * 6 + i];
+          r3[(b * 6 + c) * 6 + i] = x[(b * 6 + c) * 6 + i] / pow(1.5 + 0.5 / 4 * sq, (double)0.6f);
+        }
+    check_close("GroupNormalization (opset 18)", outs[0], 4, sx, r1, RT, AT);
+    check_close("LpPool p=2 pads", outs[1], 4, sp, r2, RT, AT);
+    check_close("LRN size 4", outs[2], 4, sx, r3, RT, AT);
+    for (int i = 0; i < 3; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+  }
+  for (int i = 0; i < 2; i++) rlx_ndarray_release(in[i]);
+}
+
 /* Unsigned pools: MaxPool and GlobalMaxPool over uint8 (values above 127 too). */
 static void test_pools_uint8(void) {
   pb_t g = {0};
@@ -460,6 +536,7 @@ int main(void) {
   test_norms();
   test_pools();
   test_pools_uint8();
+  test_uncovered();
   test_errors();
   TEST_MAIN_END();
 }
