@@ -615,6 +615,12 @@ static void test_errors(void) {
   static const uint8_t u[2] = {1, 2};
   tin_t uin[2] = {{T_UINT8, 1, {2}, u}, {T_UINT8, 1, {2}, u}};
   CHECK_ERR(run(11, "BitShift", 1, bad_dir, 2, uin, 1, 0, &c), "direction");
+  tattr_t eq_bad[1] = {{"equation", 's', 0, 0, "i,i->", 0, NULL}};
+  static const float v3[3] = {1, 2, 3};
+  tin_t ein[2] = {{T_FLOAT, 1, {2}, v}, {T_FLOAT, 1, {3}, v3}};
+  CHECK_ERR(run(12, "Einsum", 1, eq_bad, 2, ein, 1, 0, &c), "extents 2 and 3");
+  tattr_t eq_terms[1] = {{"equation", 's', 0, 0, "i->i", 0, NULL}};
+  CHECK_ERR(run(12, "Einsum", 1, eq_terms, 2, ein, 1, 0, &c), "one term per input");
   static const int64_t rep[2] = {0, 0};
   tattr_t dup[1] = {{"axes", 'I', 0, 0, NULL, 2, rep}};
   CHECK_ERR(run(11, "ReduceMean", 1, dup, 1, in, 1, 0, &c), "repeated");

@@ -421,8 +421,19 @@ rlx_status_t* om_convert_einsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
       return rlx_onnx_error(node, "term %d of \"%s\" is malformed", t, eq);
   }
   int count[256] = {0};
-  for (int t = 0; t < u->n_in; t++)
-    for (int d = 0; d < u->ndim[t]; d++) count[u->labels[t][d]]++;
+  int64_t ext[256];
+  for (int t = 0; t < u->n_in; t++) {
+    rlx_sinfo_tensor_t* x = (rlx_sinfo_tensor_t*)inputs[t]->sinfo;
+    for (int d = 0; d < u->ndim[t]; d++) {
+      int l = u->labels[t][d];
+      int64_t e = -1;
+      if (!rlx_expr_is_const_int(x->shape[d], &e)) e = -1;
+      if (count[l]++ == 0) ext[l] = e;
+      else if (e >= 0 && ext[l] >= 0 && e != ext[l])
+        return rlx_onnx_error(node, "label '%c' of \"%s\" has extents %lld and %lld (broadcasting is not supported)",
+                              l < EINSUM_ELLIPSIS ? l : '.', eq, (long long)ext[l], (long long)e);
+    }
+  }
   if (arrow) {
     if (!einsum_term(arrow + 2, arrow + strlen(arrow), n_ell, n_ell, u->out, &u->n_out))
       return rlx_onnx_error(node, "bad output term in \"%s\"", eq);
