@@ -523,6 +523,13 @@ static void test_errors(void) {
   m = one_node(&n, 11, 4, sx, 0, NULL, "y");
   CHECK_ERR(import_only(&m, "e8.onnx"), "the kernel_shape attribute is required");
 
+  n = node_begin("MaxPool", "mp_sym", "x", "y");
+  attr_ints(&n, "kernel_shape", 2, (int64_t[]){1, 1});
+  attr_ints(&n, "strides", 2, (int64_t[]){2, 2});
+  attr_int(&n, "ceil_mode", 1);
+  m = one_node(&n, 12, 4, (int64_t[]){1, 1, -1, 4}, 0, NULL, "y");
+  CHECK_ERR(import_only(&m, "e10.onnx"), "node 'mp_sym' (MaxPool): ceil_mode with a symbolic size of spatial dim 0");
+
   n = node_begin("MaxPool", "mp_big", "x", "y");
   attr_ints(&n, "kernel_shape", 2, (int64_t[]){7, 7});
   m = one_node(&n, 12, 4, sx, 0, NULL, "y");

@@ -103,12 +103,16 @@ static pb_t node_begin(const char* op, const char* name, const char* ins, const 
   pb_str(&n, 4, op);
   return n;
 }
-/* ValueInfoProto of a tensor of ONNX elem type elem (graph input field 11 / output field 12). */
+/* ValueInfoProto of a tensor of ONNX elem type elem (graph input field 11 / output field 12);
+ * a negative dim is symbolic. */
 static void value_info_typed(pb_t* g, int field, const char* name, int nd, const int64_t* dims, int elem) {
   pb_t shape = {0}, tt = {0}, ty = {0}, vi = {0};
-  for (int i = 0; i < nd; i++) {
+  for (int i = 0; i < nd; i++) { /* Dimension: dim_value 1, dim_param 2 (a dim < 0 is "d<i>") */
     pb_t d = {0};
-    pb_int(&d, 1, dims[i]);
+    char nm[16];
+    snprintf(nm, sizeof(nm), "d%d", i);
+    if (dims[i] >= 0) pb_int(&d, 1, dims[i]);
+    else pb_str(&d, 2, nm);
     pb_msg(&shape, 1, &d);
   }
   pb_int(&tt, 1, elem);

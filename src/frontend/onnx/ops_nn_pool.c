@@ -48,14 +48,21 @@ typedef struct {
 
 /* Finds the dims where ONNX's ceil_mode drops the last window (see the file comment); the
  * pool then runs with Relax's ceil_mode and drop_windows slices those windows off. */
-static void ceil_drops(rlx_sinfo_tensor_t* x, const pool_attrs_t* a, pool_drop_t* d) {
+static rlx_status_t* ceil_drops(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, const pool_attrs_t* a,
+                                pool_drop_t* d) {
   d->n = 0;
-  if (!a->ceil_mode || !x->shape) return;
+  if (!a->ceil_mode) return NULL;
   int nsp = a->nsp;
   for (int i = 0; i < nsp; i++) {
-    int64_t in;
-    if (!rlx_expr_is_const_int(x->shape[2 + i], &in)) continue;
-    int64_t ek = (a->dilations[i] * (a->kernel[i] - 1)) + 1, span = in + a->pads[i] + a->pads[nsp + i] - ek;
+    int64_t in, ek = (a->dilations[i] * (a->kernel[i] - 1)) + 1;
+    if (!x->shape || !rlx_expr_is_const_int(x->shape[2 + i], &in)) {
+      /* the last window can start in the end padding only when stride > ek - 1 - pad_end */
+      if (a->strides[i] >= ek + 1 - a->pads[nsp + i])
+        return nn_unsupported(node, "ceil_mode with a symbolic size of spatial dim %d (stride %lld, window %lld)", i,
+                              (long long)a->strides[i], (long long)ek);
+      continue;
+    }
+    int64_t span = in + a->pads[i] + a->pads[nsp + i] - ek;
     if (span < 0) continue; /* the op reports the window not fitting */
     int64_t fl = span / a->strides[i] + 1, ce = (span + a->strides[i] - 1) / a->strides[i] + 1;
     if (ce > fl && (ce - 1) * a->strides[i] >= in + a->pads[i]) {
@@ -64,6 +71,7 @@ static void ceil_drops(rlx_sinfo_tensor_t* x, const pool_attrs_t* a, pool_drop_t
       d->end[d->n++] = ce - 1;
     }
   }
+  return NULL;
 }
 
 static rlx_status_t* drop_windows(rlx_onnx_importer_t* im, const pool_drop_t* d, rlx_relax_expr_t* y,
@@ -173,7 +181,7 @@ rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, true, &a));
   pool_drop_t drop;
-  ceil_drops(x, &a, &drop);
+  RLX_RETURN_IF_ERROR(ceil_drops(node, x, &a, &drop));
   rlx_relax_expr_t *xw, *y;
   RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
@@ -202,7 +210,7 @@ rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_n
   int64_t cip = rlx_onnx_attr_int(node, "count_include_pad", 0);
   if (cip != 0 && cip != 1) return rlx_onnx_error(node, "count_include_pad must be 0 or 1, got %lld", (long long)cip);
   pool_drop_t drop;
-  ceil_drops(x, &a, &drop);
+  RLX_RETURN_IF_ERROR(ceil_drops(node, x, &a, &drop));
   rlx_attrs_t at = relax_pool_attrs(ctx, &a);
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(cip == 1));
   rlx_relax_expr_t* y;
@@ -241,7 +249,7 @@ rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 18, &a));
   pool_drop_t drop;
-  ceil_drops(x, &a, &drop);
+  RLX_RETURN_IF_ERROR(ceil_drops(node, x, &a, &drop));
   rlx_attrs_t at = relax_pool_attrs(ctx, &a);
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(true));
   rlx_relax_expr_t *y, *s;
