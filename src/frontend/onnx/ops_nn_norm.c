@@ -104,25 +104,39 @@ rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
   int64_t axes[16];
   for (int i = (int)axis; i < r; i++) axes[i - axis] = i;
   double eps = rlx_onnx_attr_float(node, "epsilon", 1e-5);
-  rlx_relax_expr_t *scale, *bias = NULL;
+  int64_t stash = rlx_onnx_attr_int(node, "stash_type", 1);
+  if (stash != 1 && stash != -1) return nn_unsupported(node, "stash_type %lld (only 1: float32)", (long long)stash);
+  /* stash_type 1: narrower floats are normalized in float32 (Mean / InvStdDev are float32) */
+  bool widen = stash == 1 && x->dtype.bits < 32;
+  rlx_dtype_t f32 = rlx_dt_float32();
+  rlx_relax_expr_t *xin = inputs[0], *scale, *bias = NULL;
   RLX_RETURN_IF_ERROR(to_norm_shape(im, node, x, (int)axis, inputs[1], &scale));
   if (node->n_inputs > 2 && inputs[2]) RLX_RETURN_IF_ERROR(to_norm_shape(im, node, x, (int)axis, inputs[2], &bias));
+  if (widen) {
+    rlx_attrs_t cat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(f32));
+    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &xin, cat, &xin));
+    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &scale, cat, &scale));
+    if (bias) RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &bias, cat, &bias));
+  }
   rlx_attrs_t at = {0};
   at = rlx_attrs_set(ctx, at, "axes", rlx_attr_ints(r - (int)axis, axes));
   at = rlx_attrs_set(ctx, at, "epsilon", rlx_attr_float(eps));
   /* without B, scale stands in for beta and center is off */
   if (!bias) at = rlx_attrs_set(ctx, at, "center", rlx_attr_bool(false));
   RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.nn.layer_norm", 3,
-                                              (rlx_relax_expr_t*[]){inputs[0], scale, bias ? bias : scale}, at,
+                                              (rlx_relax_expr_t*[]){xin, scale, bias ? bias : scale}, at,
                                               &outputs[0])));
+  if (widen)
+    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &outputs[0],
+                                rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &outputs[0]));
   if (!nn_wants_output(node, 1) && !nn_wants_output(node, 2)) return NULL;
   rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(r - (int)axis, axes));
   rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
-  if (nn_wants_output(node, 1)) RLX_RETURN_IF_ERROR(nn_call(im, "relax.mean", 1, inputs, rat, &outputs[1]));
+  if (nn_wants_output(node, 1)) RLX_RETURN_IF_ERROR(nn_call(im, "relax.mean", 1, &xin, rat, &outputs[1]));
   if (nn_wants_output(node, 2)) {
     rlx_relax_expr_t *v, *e;
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.variance", 1, inputs, rat, &v));
-    RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, eps, &e));
+    RLX_RETURN_IF_ERROR(nn_call(im, "relax.variance", 1, &xin, rat, &v));
+    RLX_RETURN_IF_ERROR(nn_scalar(im, node, widen ? f32 : x->dtype, eps, &e));
     RLX_RETURN_IF_ERROR(nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){v, e}, (rlx_attrs_t){0}, &v));
     RLX_RETURN_IF_ERROR(nn_call(im, "relax.rsqrt", 1, &v, (rlx_attrs_t){0}, &outputs[2]));
   }
