@@ -166,6 +166,7 @@ typedef enum {
   EW_SELU,
   EW_CELU,
   EW_HARD_SIGMOID,
+  EW_HARD_SWISH,
   EW_SOFTPLUS,
   EW_SOFTSIGN,
   EW_THRESHOLDED_RELU,
@@ -229,6 +230,8 @@ static rlx_expr_t* ew_expr(rlx_ctx_t* ctx, const ew_t* u, rlx_expr_t* const* v) 
     }
     case EW_HARD_SIGMOID:
       return hard_sigmoid(ctx, x, u->alpha, u->beta);
+    case EW_HARD_SWISH:
+      return rlx_ir_mul(ctx, x, hard_sigmoid(ctx, x, 1.0 / 6.0, 0.5));
     case EW_SOFTPLUS:
       return softplus(ctx, x);
     case EW_SOFTSIGN:
@@ -472,7 +475,7 @@ static rlx_status_t* cv_activation(rlx_onnx_importer_t* im, const rlx_onnx_node_
     u.kind = EW_HARD_SIGMOID, name = "hard_sigmoid";
     u.alpha = rlx_onnx_attr_float(node, "alpha", 0.2), u.beta = rlx_onnx_attr_float(node, "beta", 0.5);
   } else if (strcmp(op, "HardSwish") == 0) {
-    u.kind = EW_HARD_SIGMOID, name = "hard_swish", u.alpha = 1.0 / 6.0, u.beta = 0.5, u.gamma = 1;
+    u.kind = EW_HARD_SWISH, name = "hard_swish";
   } else if (strcmp(op, "Softplus") == 0) {
     u.kind = EW_SOFTPLUS, name = "softplus";
   } else if (strcmp(op, "Softsign") == 0) {
@@ -498,11 +501,6 @@ static rlx_status_t* cv_activation(rlx_onnx_importer_t* im, const rlx_onnx_node_
   }
   if (float_only && !rlx_dtype_is_float(x->dtype))
     return rlx_onnx_error(node, "needs a float input, got %s", rlx_sinfo_str(rlx_onnx_ctx(im), &x->hdr));
-  if (strcmp(op, "HardSwish") == 0) { /* x * hard_sigmoid(x) */
-    rlx_relax_expr_t* hs;
-    RLX_RETURN_IF_ERROR(emit_ew(im, node, &u, 1, inputs, "hard_sigmoid", &hs));
-    return om_op2(im, "relax.multiply", inputs[0], hs, &outputs[0]);
-  }
   return emit_ew(im, node, &u, 1, inputs, name, &outputs[0]);
 }
 
