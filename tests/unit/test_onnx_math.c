@@ -541,6 +541,8 @@ static void test_logic_cast(void) {
   tattr_t to_i32[1] = {{"to", 'i', T_INT32, 0, NULL, 0, NULL}};
   double rc[4] = {1, -2, 300, 0};
   EXPECT(13, "Cast", to_i32, cin, rlx_dt_int32(), s4, rc);
+  tattr_t to_i32_s[1] = {{"to", 's', 0, 0, "INT32", 0, NULL}}; /* Cast-1 names the type */
+  EXPECT(1, "Cast", to_i32_s, cin, rlx_dt_int32(), s4, rc);
   tattr_t to_bool[1] = {{"to", 'i', T_BOOL, 0, NULL, 0, NULL}};
   double rb[4] = {1, 1, 1, 0};
   EXPECT(13, "Cast", to_bool, cin, rlx_dt_bool(), s4, rb);
