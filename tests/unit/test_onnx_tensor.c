@@ -434,6 +434,27 @@ static void test_resize_reverse(void) {
   expect_folded("ReverseSequence", &b, 0, F32, 2, (int64_t[]){3, 4}, (double[]){3, 2, 1, 0, 4, 5, 6, 7, 9, 8, 10, 11});
 }
 
+/* GridSample: bilinear with align_corners at corners and the center; nearest with
+ * reflection for a point beyond the right edge (x = 2 reflects to column 1). */
+static void test_grid_sample(void) {
+  mb_t m = mb_begin("GridSample", "x g", "y");
+  mb_attr_int(&m, "align_corners", 1);
+  mb_const(&m, "x", TF32, 4, (int64_t[]){1, 1, 2, 2}, (float[]){1, 2, 3, 4});
+  mb_const(&m, "g", TF32, 4, (int64_t[]){1, 1, 3, 2}, (float[]){-1, -1, 0, 0, 1, -1});
+  mb_output(&m, "y", TF32);
+  pb_t b = mb_model(&m, 16);
+  expect_folded("GridSample bilinear", &b, 0, F32, 4, (int64_t[]){1, 1, 1, 3}, (double[]){1, 2.5, 2});
+
+  m = mb_begin("GridSample", "x g", "y");
+  mb_attr_str(&m, "mode", "nearest");
+  mb_attr_str(&m, "padding_mode", "reflection");
+  mb_const(&m, "x", TF32, 4, (int64_t[]){1, 1, 2, 2}, (float[]){1, 2, 3, 4});
+  mb_const(&m, "g", TF32, 4, (int64_t[]){1, 1, 2, 2}, (float[]){1.5f, -1, -0.9f, 0.9f});
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 16);
+  expect_folded("GridSample nearest reflection", &b, 0, F32, 4, (int64_t[]){1, 1, 1, 2}, (double[]){2, 3});
+}
+
 /* Bad input: each gives an error naming the node ("n0") and the problem. */
 static void test_errors(void) {
   static const int64_t xs[2] = {2, 3};
@@ -514,6 +535,7 @@ int main(void) {
   test_value_ops();
   test_topk();
   test_resize_reverse();
+  test_grid_sample();
   test_errors();
   TEST_MAIN_END();
 }

@@ -3,7 +3,8 @@
  * This file holds the family's table, the shared helpers (ops_tensor_internal.h) and the
  * shape-rearranging ops that map onto Relax ops: Reshape, Flatten, Transpose, Concat, Split,
  * Squeeze, Unsqueeze, Slice, Expand, Tile, Pad, DepthToSpace, SpaceToDepth. Index and
- * value-producing ops are in ops_tensor_index.c, Resize/Upsample in ops_tensor_resize.c.
+ * value-producing ops are in ops_tensor_index.c, Resize/Upsample/GridSample in
+ * ops_tensor_resize.c.
  *
  * Values that decide an output shape (Reshape's shape, Slice's starts/ends, axes inputs,
  * pads, repeats) must be constants at import time; the importer folds constant subgraphs
@@ -714,5 +715,6 @@ const rlx_onnx_converter_t rlx_onnx_ops_tensor[] = {
     {"ReverseSequence", 10, ot_reverse_sequence},
     {"Upsample", 7, ot_upsample},
     {"Resize", 10, ot_resize},
+    {"GridSample", 16, ot_grid_sample},
     {NULL, 0, NULL},
 };

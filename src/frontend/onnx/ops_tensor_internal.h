@@ -3,7 +3,7 @@
  * Files: ops_tensor.c (the table; Reshape, Flatten, Transpose, Concat, Split, Squeeze,
  * Unsqueeze, Slice, Expand, Tile, Pad, DepthToSpace, SpaceToDepth), ops_tensor_index.c
  * (Gather*, Scatter*, OneHot, Trilu, EyeLike, Range, Size, ConstantOfShape, Compress,
- * NonZero, TopK, ReverseSequence), ops_tensor_resize.c (Resize, Upsample).
+ * NonZero, TopK, ReverseSequence), ops_tensor_resize.c (Resize, Upsample, GridSample).
  */
 #ifndef RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
 #define RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
@@ -73,5 +73,6 @@ OT_CONVERTER(ot_top_k);
 OT_CONVERTER(ot_reverse_sequence);
 OT_CONVERTER(ot_resize);
 OT_CONVERTER(ot_upsample);
+OT_CONVERTER(ot_grid_sample);
 
 #endif

@@ -182,7 +182,7 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   }
   rlx_dtype_t t = u->x->buffer->dtype;
   if (weighted) {
-    if (!rlx_dtype_is_float(t)) acc = rlx_ir_call(ctx, rlx_dt_float64(), "round", 1, &acc);
+    if (!rlx_dtype_is_float(t)) acc = rlx_ir_call(ctx, rlx_dt_float64(), "nearbyint", 1, &acc);
     acc = rlx_ir_cast(ctx, t, acc);
   }
   if (outside) acc = rlx_ir_select(ctx, outside, ot_scalar_expr(ctx, t, u->extrapolation), acc);
@@ -377,4 +377,153 @@ OT_CONVERTER(ot_resize) {
   }
   RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n_scales, scales, n_sizes, sizes, n_axes, axes));
   return ot_emit_te(im, te_resize, &u.base, 1, inputs, "resize", &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ GridSample */
+/* GridSample-16 on 4-D input (N, C, H, W) and grid (N, Ho, Wo, 2) holding normalized (x, y)
+ * in [-1, 1], as the ONNX reference: the coordinate is denormalized (align_corners), rounded
+ * half to even for nearest, clamped (border) or reflected (reflection) into the input, then
+ * interpolated from 1, 2x2 or 4x4 pixels; a pixel outside reads 0 (zeros), the edge (border)
+ * or its reflection (reflection). */
+typedef enum { GS_BILINEAR, GS_NEAREST, GS_BICUBIC } gs_mode_t;
+typedef enum { GS_ZEROS, GS_BORDER, GS_REFLECTION } gs_pad_t;
+
+typedef struct {
+  ot_te_user_t base;
+  gs_mode_t mode;
+  gs_pad_t pad;
+  bool align;
+  rlx_te_tensor_t *x, *grid;
+} gs_user_t;
+
+/* x reflected into [lo, hi] (the reference's _gs_reflect). */
+static rlx_expr_t* gs_reflect(rlx_ctx_t* ctx, rlx_expr_t* x, double lo, double hi) {
+  double rng = hi - lo;
+  if (rng <= 0) return f64(ctx, lo);
+  rlx_expr_t* below = rlx_ir_sub(ctx, f64(ctx, lo), x); /* distance under lo */
+  rlx_expr_t* above = rlx_ir_sub(ctx, x, f64(ctx, hi));
+  rlx_expr_t* out[2];
+  rlx_expr_t* d[2] = {below, above};
+  for (int k = 0; k < 2; k++) {
+    rlx_expr_t* q = rlx_ir_div(ctx, d[k], f64(ctx, rng));
+    rlx_expr_t* n = rlx_ir_call(ctx, rlx_dt_float64(), "floor", 1, &q);
+    rlx_expr_t* r = rlx_ir_sub(ctx, d[k], rlx_ir_mul(ctx, n, f64(ctx, rng)));
+    rlx_expr_t* even = rlx_ir_cmp(ctx, RLX_EXPR_EQ, rlx_ir_floormod(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), n), rlx_ir_i64(ctx, 2)),
+                                  rlx_ir_i64(ctx, 0));
+    rlx_expr_t* from_lo = rlx_ir_add(ctx, f64(ctx, lo), r), *from_hi = rlx_ir_sub(ctx, f64(ctx, hi), r);
+    out[k] = k == 0 ? rlx_ir_select(ctx, even, from_lo, from_hi) : rlx_ir_select(ctx, even, from_hi, from_lo);
+  }
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, x, f64(ctx, lo)), out[0],
+                       rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GT, x, f64(ctx, hi)), out[1], x));
+}
+
+static rlx_expr_t* gs_clamp(rlx_ctx_t* ctx, rlx_expr_t* x, double lo, double hi) {
+  return rlx_ir_max(ctx, rlx_ir_min(ctx, x, f64(ctx, hi)), f64(ctx, lo));
+}
+
+/* The pixel at integer (float64-valued) row r, column c of image (n, ch), per padding. */
+static rlx_expr_t* gs_pixel(rlx_ctx_t* ctx, gs_user_t* u, rlx_expr_t* n, rlx_expr_t* ch, rlx_expr_t* r, rlx_expr_t* c) {
+  int64_t h = 1, w = 1;
+  rlx_expr_is_const_int(u->x->buffer->shape[2], &h);
+  rlx_expr_is_const_int(u->x->buffer->shape[3], &w);
+  rlx_expr_t* inside = NULL;
+  if (u->pad == GS_ZEROS)
+    inside = rlx_ir_and(ctx,
+                        rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, r, f64(ctx, 0)),
+                                   rlx_ir_cmp(ctx, RLX_EXPR_LE, r, f64(ctx, (double)(h - 1)))),
+                        rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, c, f64(ctx, 0)),
+                                   rlx_ir_cmp(ctx, RLX_EXPR_LE, c, f64(ctx, (double)(w - 1)))));
+  if (u->pad == GS_REFLECTION) {
+    double lo = u->align ? 0 : -0.5;
+    r = gs_reflect(ctx, r, lo, u->align ? (double)(h - 1) : (double)h - 0.5);
+    c = gs_reflect(ctx, c, lo, u->align ? (double)(w - 1) : (double)w - 0.5);
+    r = rlx_ir_call(ctx, rlx_dt_float64(), "trunc", 1, &r);
+    c = rlx_ir_call(ctx, rlx_dt_float64(), "trunc", 1, &c);
+  }
+  rlx_expr_t* idx[4] = {n, ch, rlx_ir_cast(ctx, rlx_dt_int64(), gs_clamp(ctx, r, 0, (double)(h - 1))),
+                        rlx_ir_cast(ctx, rlx_dt_int64(), gs_clamp(ctx, c, 0, (double)(w - 1)))};
+  rlx_expr_t* v = rlx_ir_cast(ctx, rlx_dt_float64(), rlx_te_load(ctx, u->x, 4, idx));
+  return inside ? rlx_ir_select(ctx, inside, v, f64(ctx, 0)) : v;
+}
+
+static rlx_expr_t* gs_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  gs_user_t* u = user;
+  rlx_expr_t *n = &idx[0]->hdr, *ch = &idx[1]->hdr;
+  int64_t size[2] = {1, 1}; /* W, H */
+  rlx_expr_is_const_int(u->x->buffer->shape[3], &size[0]);
+  rlx_expr_is_const_int(u->x->buffer->shape[2], &size[1]);
+  rlx_expr_t* coord[2]; /* x, y */
+  for (int k = 0; k < 2; k++) {
+    rlx_expr_t* gi[4] = {n, &idx[2]->hdr, &idx[3]->hdr, rlx_ir_i64(ctx, k)};
+    rlx_expr_t* g = rlx_ir_cast(ctx, rlx_dt_float64(), rlx_te_load(ctx, u->grid, 4, gi));
+    double s = (double)size[k];
+    /* align_corners: (g + 1) / 2 * (s - 1); else ((g + 1) * s - 1) / 2 */
+    rlx_expr_t* v = u->align ? rlx_ir_mul(ctx, rlx_ir_add(ctx, g, f64(ctx, 1)), f64(ctx, (s - 1) / 2))
+                             : rlx_ir_div(ctx, rlx_ir_sub(ctx, rlx_ir_mul(ctx, rlx_ir_add(ctx, g, f64(ctx, 1)), f64(ctx, s)),
+                                                          f64(ctx, 1)),
+                                          f64(ctx, 2));
+    if (u->mode == GS_NEAREST) v = rlx_ir_call(ctx, rlx_dt_float64(), "nearbyint", 1, &v);
+    if (u->pad == GS_BORDER) v = gs_clamp(ctx, v, 0, s - 1);
+    if (u->pad == GS_REFLECTION) v = gs_reflect(ctx, v, u->align ? 0 : -0.5, u->align ? s - 1 : s - 0.5);
+    coord[k] = v;
+  }
+  rlx_expr_t* acc = NULL;
+  if (u->mode == GS_NEAREST) {
+    acc = gs_pixel(ctx, u, n, ch, coord[1], coord[0]);
+  } else {
+    int taps = u->mode == GS_BILINEAR ? 2 : 4;
+    rlx_expr_t *base[2], *w[2][4];
+    for (int k = 0; k < 2; k++) {
+      rlx_expr_t* fl = rlx_ir_call(ctx, rlx_dt_float64(), "floor", 1, &coord[k]);
+      rlx_expr_t* t = rlx_ir_sub(ctx, coord[k], fl);
+      if (taps == 2) {
+        base[k] = fl;
+        w[k][0] = rlx_ir_sub(ctx, f64(ctx, 1), t);
+        w[k][1] = t;
+      } else {
+        base[k] = rlx_ir_sub(ctx, fl, f64(ctx, 1));
+        for (int j = 0; j < 4; j++) w[k][j] = cubic_coeff(ctx, -0.75, j, t);
+      }
+    }
+    for (int i = 0; i < taps; i++)
+      for (int j = 0; j < taps; j++) {
+        rlx_expr_t* p = gs_pixel(ctx, u, n, ch, rlx_ir_add(ctx, base[1], f64(ctx, i)), rlx_ir_add(ctx, base[0], f64(ctx, j)));
+        rlx_expr_t* term = rlx_ir_mul(ctx, rlx_ir_mul(ctx, w[1][i], w[0][j]), p);
+        acc = acc ? rlx_ir_add(ctx, acc, term) : term;
+      }
+  }
+  return rlx_ir_cast(ctx, u->x->buffer->dtype, acc);
+}
+
+static rlx_te_tensor_t* te_grid_sample(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  gs_user_t* u = user;
+  u->x = in[0];
+  u->grid = in[1];
+  rlx_expr_t* shape[4] = {in[0]->buffer->shape[0], in[0]->buffer->shape[1], in[1]->buffer->shape[1],
+                          in[1]->buffer->shape[2]};
+  return rlx_te_compute(ctx, 4, shape, gs_body, u, "T_grid_sample", "injective");
+}
+
+OT_CONVERTER(ot_grid_sample) {
+  rlx_sinfo_tensor_t *x, *g;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &g));
+  if (x->ndim != 4 || g->ndim != 4) return rlx_onnx_error(node, "supports 4-D input and grid only");
+  int64_t v;
+  if (!rlx_expr_is_const_int(g->shape[3], &v) || v != 2) return rlx_onnx_error(node, "the grid's last dim must be 2");
+  if (!rlx_expr_is_const_int(x->shape[2], &v) || !rlx_expr_is_const_int(x->shape[3], &v))
+    return rlx_onnx_error(node, "needs constant input height and width");
+  if (!rlx_dtype_is_float(x->dtype) || !rlx_dtype_is_float(g->dtype))
+    return rlx_onnx_error(node, "needs float input and grid");
+  gs_user_t u;
+  memset(&u, 0, sizeof(u));
+  static const char* const modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* const pads[] = {"zeros", "border", "reflection"};
+  int m = 0, p = 0;
+  RLX_RETURN_IF_ERROR(pick(node, "mode", rlx_onnx_attr_string(node, "mode", "bilinear"), modes, 3, &m));
+  RLX_RETURN_IF_ERROR(pick(node, "padding_mode", rlx_onnx_attr_string(node, "padding_mode", "zeros"), pads, 3, &p));
+  u.mode = (gs_mode_t)m;
+  u.pad = (gs_pad_t)p;
+  u.align = rlx_onnx_attr_int(node, "align_corners", 0) != 0;
+  return ot_emit_te(im, te_grid_sample, &u.base, 2, inputs, "grid_sample", &outputs[0]);
 }
