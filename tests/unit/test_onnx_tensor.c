@@ -422,6 +422,20 @@ static void test_resize_reverse(void) {
   b = mb_model(&m, 9);
   expect_folded("Upsample nearest", &b, 0, F32, 2, (int64_t[]){4, 3}, (double[]){1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
 
+  /* Upsample-7, linear, scales attribute: asymmetric coordinates i / 2 */
+  m = mb_begin("Upsample", "x", "y");
+  mb_attr_str(&m, "mode", "linear");
+  pb_t a = {0};
+  pb_str(&a, 1, "scales");
+  pb_float(&a, 7, 1);
+  pb_float(&a, 7, 2);
+  pb_int(&a, 20, 6); /* FLOATS */
+  pb_msg(&m.node, 5, &a);
+  mb_const(&m, "x", TF32, 2, (int64_t[]){1, 2}, (float[]){1, 3});
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 7);
+  expect_folded("Upsample-7 linear", &b, 0, F32, 2, (int64_t[]){1, 4}, (double[]){1, 2, 3, 3});
+
   float x12[12];
   for (int i = 0; i < 12; i++) x12[i] = (float)i;
   m = mb_begin("ReverseSequence", "x l", "y");
