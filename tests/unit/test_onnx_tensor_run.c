@@ -25,6 +25,20 @@ static void test_gather(void) {
   rlx_ndarray_release(in[0]);
   rlx_ndarray_release(in[1]);
 
+  /* GatherElements with out-of-range run-time indices: clipped into [-3, 3), no stray read */
+  m = mb_begin("GatherElements", "x i", "y");
+  mb_input(&m, "x", TF32, 1, (int64_t[]){3});
+  mb_input(&m, "i", TI64, 1, (int64_t[]){4});
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 13);
+  in[0] = nd_new(TF32, 1, (int64_t[]){3}, (float[]){10, 11, 12});
+  in[1] = nd_new(TI64, 1, (int64_t[]){4}, (int64_t[]){7, -9, -1, 1});
+  o = run_model(&b, "GatherElements", 2, in, 1);
+  if (o) check_nd("GatherElements clipped indices", o[0], F32, 1, (int64_t[]){4}, (double[]){12, 10, 12, 11});
+  release_all(o, 1);
+  rlx_ndarray_release(in[0]);
+  rlx_ndarray_release(in[1]);
+
   m = mb_begin("GatherND", "x i", "y");
   mb_attr_int(&m, "batch_dims", 1);
   mb_input(&m, "x", TF32, 3, (int64_t[]){2, 2, 2});

@@ -42,6 +42,29 @@ static rlx_status_t* need_index_dtype(const rlx_onnx_node_t* node, int i, const 
                         rlx_dtype_str(t->dtype, b));
 }
 
+/* Indices for an op that reads (or writes) along an axis of extent `ext` without a range check
+ * of its own: constant indices are checked now; run-time ones are clipped into [-ext, ext)
+ * so that a bad index gives a wrong value, never an access outside the tensor. */
+static rlx_status_t* safe_indices(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* ind,
+                                  rlx_expr_t* ext_e, rlx_relax_expr_t** out) {
+  *out = ind;
+  int64_t ext;
+  if (!ext_e || !rlx_expr_is_const_int(ext_e, &ext)) return NULL;
+  rlx_onnx_tensor_t c;
+  if (rlx_onnx_const(im, ind, &c)) {
+    for (int64_t k = 0, n = ot_numel(&c); k < n; k++) {
+      int64_t v = ot_elem_i64(&c, k);
+      if (v < -ext || v >= ext)
+        return rlx_onnx_error(node, "index %lld is out of range for an axis of extent %lld", (long long)v, (long long)ext);
+    }
+    return NULL;
+  }
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "min", rlx_attr_float((double)-ext));
+  attrs = ot_attr(ctx, attrs, "max", rlx_attr_float((double)(ext - 1)));
+  return ot_op(im, "relax.clip", 1, &ind, attrs, out);
+}
+
 /* ------------------------------------------------------------------ Gather */
 OT_CONVERTER(ot_gather) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -86,8 +109,10 @@ OT_CONVERTER(ot_gather_elements) {
   if (x->ndim < 0) return rlx_onnx_error(node, "input 0 needs a known rank");
   int64_t axis;
   RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
+  rlx_relax_expr_t* args[2] = {inputs[0], NULL};
+  RLX_RETURN_IF_ERROR(safe_indices(im, node, inputs[1], x->shape ? x->shape[axis] : NULL, &args[1]));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
-  return ot_op(im, "relax.gather_elements", 2, inputs, attrs, &outputs[0]);
+  return ot_op(im, "relax.gather_elements", 2, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ GatherND */
@@ -275,7 +300,9 @@ OT_CONVERTER(ot_scatter_elements) {
   static const char* const names[] = {"update", "add", "mul", "max", "min"};
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
   attrs = ot_attr(ctx, attrs, "reduction", rlx_attr_str(names[red]));
-  return ot_op(im, "relax.scatter_elements", 3, inputs, attrs, &outputs[0]);
+  rlx_relax_expr_t* args[3] = {inputs[0], NULL, inputs[2]};
+  RLX_RETURN_IF_ERROR(safe_indices(im, node, inputs[1], x->shape ? x->shape[axis] : NULL, &args[1]));
+  return ot_op(im, "relax.scatter_elements", 3, args, attrs, &outputs[0]);
 }
 
 OT_CONVERTER(ot_scatter_nd) {
