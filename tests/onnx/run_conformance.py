@@ -193,7 +193,8 @@ def run_case(rlx, case, work, env, timeout):
         if r.returncode < 0:
             return False, "crashed: %s %s" % (signal.Signals(-r.returncode).name, first_line(r.stderr)), secs
         if r.returncode != 0:
-            return False, first_line(r.stderr) or "exit status %d" % r.returncode, secs
+            msg = first_line(r.stderr).replace(os.path.join(case.path, "model.onnx") + ": ", "")
+            return False, msg or "exit status %d" % r.returncode, secs
         rtol, atol = tolerance(case.full)
         for k, f in enumerate(expected):
             got = os.path.join(out, "output_%d.pb" % k)
