@@ -469,6 +469,49 @@ static void test_grid_sample(void) {
   expect_folded("GridSample nearest reflection", &b, 0, F32, 4, (int64_t[]){1, 1, 1, 2}, (double[]){2, 3});
 }
 
+/* Symbolic dims: main's result struct info (printed) for an input of shape (N, 2, 4). */
+static void expect_sinfo(const char* what, pb_t* b, const char* want) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* mod = import_ok(ctx, b, what);
+  const rlx_relax_func_t* f = NULL;
+  for (int i = 0; mod && i < mod->n_funcs; i++)
+    if (mod->funcs[i].kind == RLX_FUNC_RELAX) f = mod->funcs[i].func;
+  if (f) CHECK_STREQ(rlx_sinfo_str(ctx, f->ret_sinfo), want);
+  rlx_ctx_free(ctx);
+}
+
+static void test_symbolic(void) {
+  static const int64_t xs[3] = {-1, 2, 4};
+  mb_t m = mb_begin("Reshape", "x s", "y"); /* -1 is N * 8 / N = 8 */
+  mb_input(&m, "x", TF32, 3, xs);
+  mb_const(&m, "s", TI64, 1, (int64_t[]){2}, (int64_t[]){0, -1});
+  mb_output(&m, "y", TF32);
+  pb_t b = mb_model(&m, 13);
+  expect_sinfo("Reshape (N, 2, 4) to (0, -1)", &b, "R.Tensor((N, 8), dtype=\"float32\")");
+
+  m = mb_begin("Reshape", "x s", "y");
+  mb_input(&m, "x", TF32, 3, xs);
+  mb_const(&m, "s", TI64, 1, (int64_t[]){3}, (int64_t[]){-1, 4, 2});
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 13);
+  expect_sinfo("Reshape (N, 2, 4) to (-1, 4, 2)", &b, "R.Tensor((N, 4, 2), dtype=\"float32\")");
+
+  m = mb_begin("Flatten", "x", "y");
+  mb_input(&m, "x", TF32, 3, xs);
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 13);
+  expect_sinfo("Flatten (N, 2, 4)", &b, "R.Tensor((N, 8), dtype=\"float32\")");
+
+  m = mb_begin("Slice", "x s e a", "y");
+  mb_input(&m, "x", TF32, 3, xs);
+  mb_const(&m, "s", TI64, 1, (int64_t[]){1}, (int64_t[]){1});
+  mb_const(&m, "e", TI64, 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+  mb_const(&m, "a", TI64, 1, (int64_t[]){1}, (int64_t[]){2});
+  mb_output(&m, "y", TF32);
+  b = mb_model(&m, 13);
+  expect_sinfo("Slice (N, 2, 4)[:, :, 1:]", &b, "R.Tensor((N, 2, 3), dtype=\"float32\")");
+}
+
 /* Bad input: each gives an error naming the node ("n0") and the problem. */
 static void test_errors(void) {
   static const int64_t xs[2] = {2, 3};
@@ -550,6 +593,7 @@ int main(void) {
   test_topk();
   test_resize_reverse();
   test_grid_sample();
+  test_symbolic();
   test_errors();
   TEST_MAIN_END();
 }

@@ -135,12 +135,14 @@ static inline void mb_const(mb_t* m, const char* name, int type, int nd, const i
   tensor_proto(&t, name, type, nd, dims, data);
   pb_msg(&m->graph, 5, &t);
 }
-/* ValueInfoProto (graph input field 11 / output field 12); nd < 0 = no shape. */
+/* ValueInfoProto (graph input field 11 / output field 12); nd < 0 = no shape; a dim < 0 is
+ * the symbolic dim_param "N". */
 static inline void mb_value(mb_t* m, int field, const char* name, int type, int nd, const int64_t* dims) {
   pb_t shape = {0}, tt = {0}, ty = {0}, vi = {0};
-  for (int i = 0; i < nd; i++) {
+  for (int i = 0; i < nd; i++) { /* a negative dim is the symbolic dim "N" */
     pb_t d = {0};
-    pb_int(&d, 1, dims[i]);
+    if (dims[i] < 0) pb_str(&d, 2, "N");
+    else pb_int(&d, 1, dims[i]);
     pb_msg(&shape, 1, &d);
   }
   pb_int(&tt, 1, type);

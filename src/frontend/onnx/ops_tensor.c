@@ -168,6 +168,36 @@ static int64_t* ints_attr(rlx_ctx_t* ctx, const rlx_onnx_node_t* node, const cha
 }
 
 /* ------------------------------------------------------------------ Reshape */
+/* Replaces the -1 of dims by the extent it stands for when the symbolic factors cancel
+ * ((N, 8) -> (N, -1) gives 8; (N, 12) -> (-1, 3, 4) gives N): the arithmetic simplifier does
+ * not cancel N * 8 // N by itself. Leaves dims unchanged otherwise (relax.reshape infers it). */
+static void infer_dim(rlx_ctx_t* ctx, int xn, rlx_expr_t* const* xs, int n, rlx_expr_t** dims) {
+  int at = -1;
+  int64_t cx = 1, co = 1, v;
+  bool* used = RLX_NEW_ARRAY(ctx, bool, xn);
+  for (int i = 0; i < n; i++) {
+    if (rlx_expr_is_const_int(dims[i], &v)) {
+      if (v == -1) at = i;
+      else co *= v;
+      continue;
+    }
+    int k = 0; /* a symbolic dim must cancel against one of the input's */
+    while (k < xn && (used[k] || !rlx_ir_prove_equal(ctx, xs[k], dims[i]))) k++;
+    if (k == xn) return;
+    used[k] = true;
+  }
+  if (at < 0) return;
+  rlx_expr_t* rest = NULL;
+  for (int k = 0; k < xn; k++) {
+    if (used[k]) continue;
+    if (rlx_expr_is_const_int(xs[k], &v)) cx *= v;
+    else rest = rest ? rlx_ir_mul(ctx, rest, xs[k]) : xs[k];
+  }
+  if (co == 0 || cx % co != 0) return;
+  rlx_expr_t* c = rlx_ir_i64(ctx, cx / co);
+  dims[at] = rest ? rlx_topi_simplify_dim(ctx, rlx_ir_mul(ctx, rest, c)) : c;
+}
+
 static rlx_status_t* reshape_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int n, const int64_t* shape, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -190,6 +220,7 @@ static rlx_status_t* reshape_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
       dims[i] = rlx_ir_i64(ctx, v);
     }
   }
+  if (n_infer && x->shape) infer_dim(ctx, x->ndim, x->shape, n, dims);
   return ot_reshape(im, inputs[0], n, dims, &outputs[0]);
 }
 
