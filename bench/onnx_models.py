@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Real networks from ONNX: rlx against ONNX Runtime on the same .onnx file. PyTorch exports
+ResNet-18, MobileNetV2, SqueezeNet 1.1 (random weights), an MLP and a Transformer encoder;
+rlx compiles each (`rlx compile`, compile time reported) and times it with `rlx bench`;
+ONNX Runtime (the onnxruntime-node npm package, CPU provider, all graph optimizations) times
+the same file through node. Medians of --repeat runs, one thread and two threads, with the
+ratio rlx/ORT (> 1: rlx slower).
+
+Usage: /usr/bin/python3 bench/onnx_models.py [--rlx build/bin/rlx] [--ort DIR] [--repeat 20]
+       [--only NAME]
+--ort: a folder where `npm install --ignore-scripts onnxruntime-node` was run (default
+/tmp/ortnode); without it only rlx is timed.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torchvision
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+ORT_TIMER = r'''
+const ort = require('onnxruntime-node');
+const fs = require('fs');
+const [model, shapeArg, threads, repeat] = process.argv.slice(2);
+(async () => {
+  const sess = await ort.InferenceSession.create(model, {intraOpNumThreads: +threads, interOpNumThreads: 1,
+                                                        graphOptimizationLevel: 'all', executionMode: 'sequential'});
+  const shape = shapeArg.split('x').map(Number);
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = Float32Array.from({length: n}, (_, i) => Math.sin(i));
+  const feeds = {}; feeds[sess.inputNames[0]] = new ort.Tensor('float32', data, shape);
+  const t0 = Date.now();
+  while (Date.now() - t0 < 200) await sess.run(feeds);
+  const ts = [];
+  for (let r = 0; r < +repeat; r++) {
+    const t = process.hrtime.bigint(); await sess.run(feeds); ts.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  ts.sort((a, b) => a - b);
+  const m = ts.length % 2 ? ts[(ts.length - 1) / 2] : 0.5 * (ts[ts.length / 2 - 1] + ts[ts.length / 2]);
+  console.log('median_ms=' + m.toFixed(4));
+})();
+'''
+
+
+def encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, activation="gelu",
+                                             batch_first=True)
+    return torch.nn.TransformerEncoder(layer, num_layers=4)
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(784, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1024),
+                               torch.nn.ReLU(), torch.nn.Linear(1024, 10))
+
+
+MODELS = [
+    ("mlp", mlp, (16, 784)),
+    ("resnet18", lambda: torchvision.models.resnet18(weights=None), (1, 3, 224, 224)),
+    ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)),
+    ("squeezenet1_1", lambda: torchvision.models.squeezenet1_1(weights=None), (1, 3, 224, 224)),
+    ("transformer", encoder, (1, 128, 256)),
+]
+
+
+def median_ms(out):
+    m = re.search(r"median_ms=([0-9.]+)", out)
+    return float(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rlx", default=os.path.join(ROOT, "build", "bin", "rlx"))
+    ap.add_argument("--ort", default="/tmp/ortnode")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="rlx-onnxbench-")
+    env = dict(os.environ, RLX_CACHE_DIR=os.path.join(tmp, "cache"))
+    have_ort = os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node"))
+    timer = os.path.join(tmp, "ort_timer.js")
+    with open(timer, "w") as f:
+        f.write(ORT_TIMER)
+    node_env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
+    print("%-14s %10s | %10s %10s %7s | %10s %10s %7s" % ("model", "compile_s", "rlx_1t_ms", "ort_1t_ms", "ratio",
+                                                           "rlx_2t_ms", "ort_2t_ms", "ratio"))
+    for name, make, shape in MODELS:
+        if args.only and args.only != name:
+            continue
+        torch.manual_seed(0)
+        model = make().eval()
+        onnx_path = os.path.join(tmp, name + ".onnx")
+        # not under no_grad: there the encoder takes PyTorch's fused fast path, which has no export
+        torch.onnx.export(model, torch.randn(*shape), onnx_path, opset_version=14, input_names=["x"])
+        so = os.path.join(tmp, name + ".so")
+        t0 = time.time()
+        r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so], capture_output=True, text=True, env=env)
+        t_compile = time.time() - t0
+        if r.returncode != 0:
+            print("%-14s rlx compile failed: %s" % (name, r.stderr.strip()))
+            continue
+        x = os.path.join(tmp, name + "_x.npy")
+        np.save(x, np.sin(np.arange(int(np.prod(shape)), dtype=np.float32)).reshape(shape))
+        row = [name, "%10.1f" % t_compile]
+        for threads in (1, 2):
+            r = subprocess.run([args.rlx, "bench", so, "-i", x, "--repeat", str(args.repeat), "--threads",
+                                str(threads)], capture_output=True, text=True, env=env)
+            ours = median_ms(r.stdout)
+            theirs = None
+            if have_ort:
+                o = subprocess.run(["node", timer, onnx_path, "x".join(map(str, shape)), str(threads),
+                                    str(args.repeat)], capture_output=True, text=True, env=node_env)
+                theirs = median_ms(o.stdout)
+                if theirs is None:
+                    print("ORT failed on %s: %s" % (name, o.stderr.strip()[-300:]), file=sys.stderr)
+            ratio = ours / theirs if ours and theirs else float("nan")
+            row.append("| %10s %10s %7.2f" % ("%.2f" % ours if ours else "fail", "%.2f" % theirs if theirs else "-",
+                                              ratio))
+        print("%-14s %s %s %s" % tuple(row))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
