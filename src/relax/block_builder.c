@@ -27,6 +27,47 @@ static bool list_has(const ptr_list_t* l, const void* p) {
   return false;
 }
 
+/* Names used in the open function: an open-addressing set of strings, each with the next
+ * numeric suffix to try when it is used as a hint again (TVM's NameSupply: lv, lv1, lv2). */
+typedef struct {
+  const char** keys;
+  int* next;
+  int cap, len;
+} name_set_t;
+
+static int ns_slot(const name_set_t* ns, const char* key) {
+  int i = (int)(rlx_hash_bytes(key, strlen(key), 0) & (uint64_t)(ns->cap - 1));
+  while (ns->keys[i] && strcmp(ns->keys[i], key) != 0) i = (i + 1) & (ns->cap - 1);
+  return i;
+}
+
+static int ns_find(const name_set_t* ns, const char* key) {
+  if (!ns->cap) return -1;
+  int i = ns_slot(ns, key);
+  return ns->keys[i] ? i : -1;
+}
+
+static void ns_add(rlx_ctx_t* ctx, name_set_t* ns, const char* key) {
+  if ((ns->len + 1) * 2 > ns->cap) {
+    name_set_t big = {NULL, NULL, ns->cap ? ns->cap * 2 : 64, 0};
+    big.keys = RLX_NEW_ARRAY(ctx, const char*, big.cap);
+    big.next = RLX_NEW_ARRAY(ctx, int, big.cap);
+    for (int i = 0; i < ns->cap; i++) {
+      if (!ns->keys[i]) continue;
+      int j = ns_slot(&big, ns->keys[i]);
+      big.keys[j] = ns->keys[i];
+      big.next[j] = ns->next[i];
+      big.len++;
+    }
+    *ns = big;
+  }
+  int i = ns_slot(ns, key);
+  if (ns->keys[i]) return;
+  ns->keys[i] = key;
+  ns->next[i] = 1;
+  ns->len++;
+}
+
 struct rlx_bb {
   rlx_ctx_t* ctx;
   rlx_module_t* m;
@@ -43,7 +84,25 @@ struct rlx_bb {
   ptr_list_t cur;      /* bindings of the current block */
   rlx_relax_expr_t* output;
   ptr_list_t sym_defined; /* symbolic vars known to be defined (params at begin, match_cast) */
+  name_set_t names;       /* var names used in the open function */
 };
+
+/* The hint itself when unused in the function, else hint1, hint2, ... */
+static const char* fresh_name(rlx_bb_t* bb, const char* hint) {
+  int h = ns_find(&bb->names, hint);
+  if (h < 0) {
+    ns_add(bb->ctx, &bb->names, hint);
+    return hint;
+  }
+  for (;;) {
+    const char* name = rlx_ctx_sprintf(bb->ctx, "%s%d", hint, bb->names.next[h]++);
+    if (ns_find(&bb->names, name) < 0) {
+      ns_add(bb->ctx, &bb->names, name);
+      return name;
+    }
+    h = ns_find(&bb->names, hint); /* the table may have grown */
+  }
+}
 
 rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m) {
   rlx_bb_t* bb = RLX_NEW(ctx, rlx_bb_t);
@@ -81,6 +140,7 @@ rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params
                                  "BlockBuilder.function('%s'): parameter %d must be a Var with struct info", name, i);
   rlx_ctx_t* ctx = bb->ctx;
   bb->in_func = true;
+  bb->names = (name_set_t){0};
   bb->fname = rlx_ctx_strdup(ctx, name);
   bb->params_at_begin = params != NULL;
   bb->n_params = params ? n_params : 0;
@@ -269,8 +329,9 @@ static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name
   if (bb->in_dataflow && expr->kind == RLX_RELAX_IF)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit in '%s': an If cannot be emitted inside a dataflow block",
                              bb->fname);
-  rlx_relax_var_t* v = bb->in_dataflow && !output ? rlx_relax_dataflow_var(ctx, name ? name : "lv", expr->sinfo)
-                                                  : rlx_relax_var(ctx, name ? name : (output ? "gv" : "lv"), expr->sinfo);
+  name = fresh_name(bb, name ? name : (output ? "gv" : "lv"));
+  rlx_relax_var_t* v = bb->in_dataflow && !output ? rlx_relax_dataflow_var(ctx, name, expr->sinfo)
+                                                  : rlx_relax_var(ctx, name, expr->sinfo);
   list_push(ctx, &bb->cur, rlx_relax_var_binding(ctx, v, expr));
   *out = v;
   return NULL;
@@ -309,8 +370,8 @@ rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo
   if (value->sinfo->kind != RLX_SINFO_OBJECT && sinfo->kind != RLX_SINFO_OBJECT && value->sinfo->kind != sinfo->kind)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast in '%s': cannot cast %s to %s", bb->fname,
                              rlx_sinfo_str(ctx, value->sinfo), rlx_sinfo_str(ctx, sinfo));
-  rlx_relax_var_t* v = bb->in_dataflow ? rlx_relax_dataflow_var(ctx, name_hint ? name_hint : "lv", sinfo)
-                                       : rlx_relax_var(ctx, name_hint ? name_hint : "lv", sinfo);
+  const char* name = fresh_name(bb, name_hint ? name_hint : "lv");
+  rlx_relax_var_t* v = bb->in_dataflow ? rlx_relax_dataflow_var(ctx, name, sinfo) : rlx_relax_var(ctx, name, sinfo);
   list_push(ctx, &bb->cur, rlx_relax_match_cast(ctx, v, value, sinfo));
   rlx_sinfo_visit_vars(sinfo, define_sym_cb, bb);
   *out_var = v;

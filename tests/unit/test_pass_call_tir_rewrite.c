@@ -138,9 +138,9 @@ static void test_tuple_output(void) {
               "  alloc1 = R.builtin.alloc_tensor(R.shape([4, 8]), float32, 0)\n"
               "  alloc2 = R.builtin.alloc_tensor(R.shape([2, 2]), int32, 0)\n"
               "  _1 = @relu(alloc, alloc1, alloc2)\n"
-              "  lv = (alloc1, alloc2)\n"
-              "  a = lv[0]\n"
-              "  b = lv[1]\n"
+              "  lv1 = (alloc1, alloc2)\n"
+              "  a = lv1[0]\n"
+              "  b = lv1[1]\n"
               "  gv = (a, b)\n"
               "return gv");
   rlx_ctx_free(ctx);
