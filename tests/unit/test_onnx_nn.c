@@ -6,7 +6,8 @@
  * broadcasting), BatchNormalization, LayerNormalization with its Mean / InvStdDev outputs,
  * MaxPool with ceil_mode (the dropped last window) and Indices, AveragePool (SAME_UPPER,
  * count_include_pad, ceil_mode), the global pools (float and uint8), GroupNormalization,
- * LpPool, LRN; and the errors for bad or unsupported nodes. */
+ * LpPool, LRN, MeanVarianceNormalization, LpNormalization, MaxUnpool; and the errors for bad
+ * or unsupported nodes. */
 #include "test_onnx_nn_util.h"
 
 #define RT 1e-4
@@ -432,6 +433,74 @@ static void test_uncovered(void) {
   for (int i = 0; i < 2; i++) rlx_ndarray_release(in[i]);
 }
 
+/* MeanVarianceNormalization (default axes), LpNormalization (p = 1, axis 1), MaxUnpool
+ * with a constant output_shape (one larger than the unpooled size). */
+static void test_mvn_lpnorm_unpool(void) {
+  pb_t g = {0};
+  int64_t sx[4] = {2, 3, 2, 2}, su[4] = {1, 1, 2, 2};
+  value_info(&g, 11, "x", 4, sx);
+  value_info(&g, 11, "xu", 4, su);
+  value_info_typed(&g, 11, "iu", 4, su, 7);
+  { /* output_shape: an int64 initializer */
+    pb_t t = {0};
+    pb_int(&t, 1, 4);
+    pb_int(&t, 2, 7);
+    pb_str(&t, 8, "os");
+    int64_t v[4] = {1, 1, 5, 4};
+    pb_bytes(&t, 9, v, sizeof(v));
+    pb_msg(&g, 5, &t);
+  }
+  pb_t n = node_begin("MeanVarianceNormalization", "mvn", "x", "y1");
+  pb_msg(&g, 1, &n);
+  n = node_begin("LpNormalization", "lpn", "x", "y2");
+  attr_int(&n, "axis", 1);
+  attr_int(&n, "p", 1);
+  pb_msg(&g, 1, &n);
+  n = node_begin("MaxUnpool", "unpool", "xu iu os", "y3");
+  attr_ints(&n, "kernel_shape", 2, (int64_t[]){2, 2});
+  attr_ints(&n, "strides", 2, (int64_t[]){2, 2});
+  pb_msg(&g, 1, &n);
+  int64_t sy3[4] = {1, 1, 5, 4};
+  value_info(&g, 12, "y1", 4, sx);
+  value_info(&g, 12, "y2", 4, sx);
+  value_info(&g, 12, "y3", 4, sy3);
+  pb_t m = model(&g, 13);
+  rlx_ndarray_t* in[3] = {tensor(4, sx, 61), tensor(4, su, 62), NULL};
+  rlx_status_free(rlx_ndarray_create(4, su, rlx_dldtype(kDLInt, 64, 1), NULL, &in[2]));
+  if (!in[2]) return;
+  static const int64_t idx[4] = {1, 7, 12, 19}; /* windows' picks in the 5 x 4 output */
+  memcpy(in[2]->dl.data, idx, sizeof(idx));
+  rlx_ndarray_t** outs = run_model(&m, "mvn.onnx", 3, in, 3);
+  if (outs) {
+    const float *x = in[0]->dl.data, *xu = in[1]->dl.data;
+    double r1[24], r2[24], r3[20] = {0};
+    for (int c = 0; c < 3; c++) {
+      double mu = 0, v = 0;
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 4; i++) mu += x[(b * 3 + c) * 4 + i];
+      mu /= 8;
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 4; i++) v += (x[(b * 3 + c) * 4 + i] - mu) * (x[(b * 3 + c) * 4 + i] - mu);
+      v /= 8;
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 4; i++) r1[(b * 3 + c) * 4 + i] = (x[(b * 3 + c) * 4 + i] - mu) / (sqrt(v) + 1e-9);
+    }
+    for (int b = 0; b < 2; b++)
+      for (int i = 0; i < 4; i++) {
+        double nrm = 0;
+        for (int c = 0; c < 3; c++) nrm += fabs(x[(b * 3 + c) * 4 + i]);
+        for (int c = 0; c < 3; c++) r2[(b * 3 + c) * 4 + i] = x[(b * 3 + c) * 4 + i] / nrm;
+      }
+    for (int i = 0; i < 4; i++) r3[idx[i]] = xu[i];
+    check_close("MeanVarianceNormalization", outs[0], 4, sx, r1, RT, AT);
+    check_close("LpNormalization p=1", outs[1], 4, sx, r2, RT, AT);
+    check_close("MaxUnpool output_shape", outs[2], 4, sy3, r3, RT, AT);
+    for (int i = 0; i < 3; i++) rlx_ndarray_release(outs[i]);
+    free(outs);
+  }
+  for (int i = 0; i < 3; i++) rlx_ndarray_release(in[i]);
+}
+
 /* Unsigned pools: MaxPool and GlobalMaxPool over uint8 (values above 127 too). */
 static void test_pools_uint8(void) {
   pb_t g = {0};
@@ -544,6 +613,7 @@ int main(void) {
   test_pools();
   test_pools_uint8();
   test_uncovered();
+  test_mvn_lpnorm_unpool();
   test_errors();
   TEST_MAIN_END();
 }

@@ -1,7 +1,7 @@
 /* ONNX converters, family "nn" (see onnx_import.h): Gemm, MatMul, Conv, ConvTranspose here;
- * pools in ops_nn_pool.c; BatchNormalization, InstanceNormalization, LayerNormalization,
- * GroupNormalization and LRN in ops_nn_norm.c. The table of the family is at the end of this
- * file.
+ * pools and MaxUnpool in ops_nn_pool.c; BatchNormalization, InstanceNormalization,
+ * LayerNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization and LRN
+ * in ops_nn_norm.c. The table of the family is at the end of this file.
  *
  * Everything maps onto Relax ops (relax.matmul, relax.nn.conv1d/2d/3d, the *_transpose forms,
  * relax.nn.max_pool / avg_pool, the norms), with ONNX's attribute conventions resolved at
@@ -383,6 +383,12 @@ const rlx_onnx_converter_t rlx_onnx_ops_nn[] = {
     {"LayerNormalization", 17, rlx_onnx_nn_layer_norm},
     {"GroupNormalization", 18, rlx_onnx_nn_group_norm},
     {"GroupNormalization", 21, rlx_onnx_nn_group_norm},
+    {"MaxUnpool", 9, rlx_onnx_nn_max_unpool},
+    {"MaxUnpool", 11, rlx_onnx_nn_max_unpool},
+    {"MeanVarianceNormalization", 1, rlx_onnx_nn_mvn},
+    {"MeanVarianceNormalization", 9, rlx_onnx_nn_mvn},
+    {"MeanVarianceNormalization", 13, rlx_onnx_nn_mvn},
+    {"LpNormalization", 1, rlx_onnx_nn_lp_norm},
     {"LRN", 1, rlx_onnx_nn_lrn},
     {"LRN", 13, rlx_onnx_nn_lrn},
     {NULL, 0, NULL},

@@ -1,5 +1,6 @@
 /* ONNX converters, family "nn", part 3 (see ops_nn.c): BatchNormalization,
- * InstanceNormalization, LayerNormalization, GroupNormalization and LRN.
+ * InstanceNormalization, LayerNormalization, GroupNormalization, MeanVarianceNormalization,
+ * LpNormalization and LRN.
  *
  * BatchNormalization runs in inference form unless the node asks for training (opset < 7:
  * is_test = 0; opsets 7-13: more than one output requested; opset >= 14: training_mode = 1);
@@ -192,6 +193,63 @@ rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
   at = rlx_attrs_set(ctx, at, "epsilon", rlx_attr_float(rlx_onnx_attr_float(node, "epsilon", 1e-5)));
   return annotate(node,
                   nn_call(im, "relax.nn.group_norm", 3, (rlx_relax_expr_t*[]){inputs[0], scale, bias}, at, &outputs[0]));
+}
+
+/* ---------------------------------------------------------------- MeanVarianceNormalization */
+/* (X - mean) / (sqrt(population variance) + 1e-9) over axes (default [0, 2, 3]), as ONNX's
+ * function body computes it. */
+rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                              rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "X must be a float tensor");
+  const int64_t* av;
+  int n = rlx_onnx_attr_ints(node, "axes", &av);
+  int64_t dflt[3] = {0, 2, 3}, axes[16];
+  if (n < 0) {
+    if (x->ndim < 4) return rlx_onnx_error(node, "the default axes [0, 2, 3] need rank >= 4, got %d", x->ndim);
+    n = 3;
+    av = dflt;
+  }
+  if (n > 16) return nn_unsupported(node, "more than 16 axes");
+  for (int i = 0; i < n; i++) {
+    if (av[i] < -x->ndim || av[i] >= x->ndim)
+      return rlx_onnx_error(node, "axis %lld is out of range for rank %d", (long long)av[i], x->ndim);
+    axes[i] = av[i] < 0 ? av[i] + x->ndim : av[i];
+  }
+  rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(n, axes));
+  rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
+  rlx_relax_expr_t *mean, *var, *eps, *d;
+  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.mean", 1, inputs, rat, &mean)));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.variance", 1, inputs, rat, &var));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.sqrt", 1, &var, (rlx_attrs_t){0}, &var));
+  RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1e-9, &eps));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){var, eps}, (rlx_attrs_t){0}, &var));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.subtract", 2, (rlx_relax_expr_t*[]){inputs[0], mean}, (rlx_attrs_t){0}, &d));
+  return nn_call(im, "relax.divide", 2, (rlx_relax_expr_t*[]){d, var}, (rlx_attrs_t){0}, &outputs[0]);
+}
+
+/* ---------------------------------------------------------------- LpNormalization */
+/* x / ||x||_p along axis (p = 1: sum of |x|; p = 2: sqrt of the sum of squares). */
+rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "the input must be a float tensor");
+  int64_t axis = rlx_onnx_attr_int(node, "axis", -1), p = rlx_onnx_attr_int(node, "p", 2);
+  if (x->ndim < 1 || axis < -x->ndim || axis >= x->ndim)
+    return rlx_onnx_error(node, "axis %lld is out of range for rank %d", (long long)axis, x->ndim);
+  if (p != 1 && p != 2) return rlx_onnx_error(node, "p must be 1 or 2, got %lld", (long long)p);
+  if (axis < 0) axis += x->ndim;
+  rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(1, &axis));
+  rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
+  rlx_relax_expr_t* t;
+  RLX_RETURN_IF_ERROR(nn_call(im, p == 1 ? "relax.abs" : "relax.square", 1, inputs, (rlx_attrs_t){0}, &t));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.sum", 1, &t, rat, &t));
+  if (p == 2) RLX_RETURN_IF_ERROR(nn_call(im, "relax.sqrt", 1, &t, (rlx_attrs_t){0}, &t));
+  return nn_call(im, "relax.divide", 2, (rlx_relax_expr_t*[]){inputs[0], t}, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- LRN */

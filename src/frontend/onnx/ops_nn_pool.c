@@ -1,5 +1,5 @@
 /* ONNX converters, family "nn", part 2 (see ops_nn.c): MaxPool, AveragePool, LpPool and the
- * global pools, over 1 to 3 spatial dims.
+ * global pools over 1 to 3 spatial dims, and MaxUnpool.
  *
  * Window pools map onto relax.nn.max_pool<k>d / avg_pool<k>d (MaxPool's Indices output is one
  * emit_te over the input and the pooled max). ONNX's ceil_mode follows
@@ -308,4 +308,66 @@ rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx
   RLX_RETURN_IF_ERROR(reduce_spatial(im, node, "relax.sum", y, x->ndim, &y));
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1.0 / p, &s));
   return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
+}
+
+/* ---------------------------------------------------------------- MaxUnpool */
+/* Zeros of the output shape with X scattered to the flat indices I (as MaxPool produces
+ * them: over the whole tensor). The output shape is output_shape (a constant input) or
+ * (in - 1) * stride + kernel - pad_begin - pad_end per spatial dim; shapes must be static. */
+rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t *x, *ix;
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
+  RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 1, &ix));
+  int nd = x->ndim, nsp = nd - 2;
+  if (nsp < 1 || nsp > NN_MAX_SP) return nn_unsupported(node, "input of rank %d (only 1-D to 3-D)", nd);
+  if (ix->ndim != nd) return rlx_onnx_error(node, "I has rank %d, X rank %d", ix->ndim, nd);
+  int64_t in[NN_MAX_SP + 2], out[NN_MAX_SP + 2], k[NN_MAX_SP], st[NN_MAX_SP], pads[2 * NN_MAX_SP];
+  for (int i = 0; i < nd; i++)
+    if (!x->shape || !rlx_expr_is_const_int(x->shape[i], &in[i]))
+      return nn_unsupported(node, "X must have a static shape");
+  const int64_t* ks;
+  if (rlx_onnx_attr_ints(node, "kernel_shape", &ks) != nsp)
+    return rlx_onnx_error(node, "kernel_shape must have %d values", nsp);
+  RLX_RETURN_IF_ERROR(nn_attr_ints(node, "strides", nsp, 1, st));
+  RLX_RETURN_IF_ERROR(nn_attr_ints(node, "pads", 2 * nsp, 0, pads));
+  out[0] = in[0];
+  out[1] = in[1];
+  for (int i = 0; i < nsp; i++) {
+    k[i] = ks[i];
+    if (k[i] < 1 || st[i] < 1) return rlx_onnx_error(node, "kernel_shape and strides must be >= 1");
+    out[2 + i] = (in[2 + i] - 1) * st[i] + k[i] - pads[i] - pads[nsp + i];
+  }
+  if (node->n_inputs > 2 && inputs[2]) {
+    int64_t* os;
+    int n;
+    RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 2, inputs[2], &os, &n));
+    if (n != nd) return rlx_onnx_error(node, "output_shape has %d values, X has rank %d", n, nd);
+    for (int i = 0; i < nd; i++) {
+      if (os[i] < (i < 2 ? in[i] : out[i]) || (i < 2 && os[i] != in[i]))
+        return rlx_onnx_error(node, "output_shape[%d] = %lld is smaller than the unpooled size %lld", i,
+                              (long long)os[i], (long long)(i < 2 ? in[i] : out[i]));
+      out[i] = os[i];
+    }
+  }
+  int64_t n_in = 1, n_out = 1;
+  for (int i = 0; i < nd; i++) {
+    n_in *= in[i];
+    n_out *= out[i];
+  }
+  rlx_expr_t *ein = rlx_ir_i64(ctx, n_in), *eout = rlx_ir_i64(ctx, n_out), *dims[NN_MAX_SP + 2];
+  for (int i = 0; i < nd; i++) dims[i] = rlx_ir_i64(ctx, out[i]);
+  rlx_relax_expr_t *z, *xf, *idf, *y;
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.zeros", 1, (rlx_relax_expr_t*[]){rlx_relax_shape_expr(ctx, 1, &eout)},
+                              rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &z));
+  rlx_relax_expr_t* flat = rlx_relax_shape_expr(ctx, 1, &ein);
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){inputs[0], flat}, (rlx_attrs_t){0}, &xf));
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){inputs[1], flat}, (rlx_attrs_t){0}, &idf));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(
+      nn_call(im, "relax.scatter_elements", 3, (rlx_relax_expr_t*[]){z, idf, xf},
+              rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0)), &y),
+      "node '%s' (%s)", node->name, node->op_type));
+  return nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, dims)}, (rlx_attrs_t){0},
+                 &outputs[0]);
 }
