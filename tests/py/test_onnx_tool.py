@@ -9,6 +9,7 @@ model bytes, unknown ops, missing / misshapen / mistyped inputs, corrupted .pb) 
 message `rlx: error: ...` and exit status 1, never a crash. A few cases of the ONNX backend
 test data are run as a smoke test."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -108,8 +109,9 @@ chain = save_model(
      nh.from_array(np.array([-1], np.int64), "minus1")])
 good, text = ok("print", chain)
 if good:
-    check("R.reshape(" in text and "R.shape([2, -1])" in text, "reshape target is not static:\n" + text)
-    check("shape" not in text.replace("R.shape([2, -1])", "").replace("R.reshape(", "") and "concat" not in text and "take" not in text,
+    m = re.search(r"R\.reshape\(\w+, (R\.shape\(\[2, (-1|15)\]\))\)", text)
+    check(m is not None, "reshape target is not static:\n" + text)
+    check(m is not None and "shape" not in text.replace(m.group(1), "").replace("R.reshape(", "") and "concat" not in text and "take" not in text,
           "the shape subgraph was not folded away:\n" + text)
     check("def main(x: R.Tensor((2, 3, 4), dtype=\"float32\")) -> R.Tensor((2, 15), dtype=\"float32\")" in text,
           "main's signature:\n" + text)
