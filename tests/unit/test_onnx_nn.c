@@ -6,8 +6,8 @@
  * broadcasting), BatchNormalization, LayerNormalization with its Mean / InvStdDev outputs,
  * MaxPool with ceil_mode (the dropped last window) and Indices, AveragePool (SAME_UPPER,
  * count_include_pad, ceil_mode), the global pools (float and uint8), GroupNormalization,
- * LpPool, LRN, MeanVarianceNormalization, LpNormalization, MaxUnpool; and the errors for bad
- * or unsupported nodes. */
+ * LpPool, LRN, MeanVarianceNormalization, LpNormalization, MaxUnpool, RoiAlign; and the
+ * errors for bad or unsupported nodes. */
 #include "test_onnx_nn_util.h"
 
 #define RT 1e-4
@@ -501,6 +501,73 @@ static void test_mvn_lpnorm_unpool(void) {
   for (int i = 0; i < 3; i++) rlx_ndarray_release(in[i]);
 }
 
+/* RoiAlign (avg, half_pixel, spatial_scale 0.5, ROIs partly outside the image, batch index
+ * 1) against a C transcription of ONNX Runtime's algorithm. */
+static double roi_bilinear(const float* img, int H, int W, double y, double x) {
+  if (y < -1 || y > H || x < -1 || x > W) return 0;
+  if (y < 0) y = 0;
+  if (x < 0) x = 0;
+  int yl = (int)floor(y), xl = (int)floor(x), yh, xh;
+  if (yl >= H - 1) yh = yl = H - 1, y = yl;
+  else yh = yl + 1;
+  if (xl >= W - 1) xh = xl = W - 1, x = xl;
+  else xh = xl + 1;
+  double ly = y - yl, lx = x - xl, hy = 1 - ly, hx = 1 - lx;
+  return hy * hx * img[yl * W + xl] + hy * lx * img[yl * W + xh] + ly * hx * img[yh * W + xl] + ly * lx * img[yh * W + xh];
+}
+
+static void test_roi_align(void) {
+  pb_t g = {0};
+  int64_t sx[4] = {2, 2, 6, 7}, sr[2] = {3, 4};
+  float rois[12] = {1.0f, 2.0f, 9.5f, 8.0f, -4.0f, -1.0f, 3.0f, 20.0f, 5.0f, 5.0f, 5.5f, 6.0f};
+  value_info(&g, 11, "x", 4, sx);
+  initializer(&g, "r", 2, sr, rois);
+  {
+    pb_t t = {0};
+    pb_int(&t, 1, 3);
+    pb_int(&t, 2, 7);
+    pb_str(&t, 8, "b");
+    int64_t v[3] = {1, 0, 1};
+    pb_bytes(&t, 9, v, sizeof(v));
+    pb_msg(&g, 5, &t);
+  }
+  pb_t n = node_begin("RoiAlign", "roi", "x r b", "y");
+  attr_int(&n, "output_height", 2);
+  attr_int(&n, "output_width", 3);
+  attr_int(&n, "sampling_ratio", 2);
+  attr_float(&n, "spatial_scale", 0.5f);
+  pb_msg(&g, 1, &n);
+  int64_t sy[4] = {3, 2, 2, 3};
+  value_info(&g, 12, "y", 4, sy);
+  pb_t m = model(&g, 16);
+  rlx_ndarray_t* in[1] = {tensor(4, sx, 71)};
+  rlx_ndarray_t** outs = run_model(&m, "roi.onnx", 1, in, 1);
+  if (outs) {
+    const float* x = in[0]->dl.data;
+    const int bidx[3] = {1, 0, 1};
+    double ref[36];
+    for (int r = 0; r < 3; r++) {
+      double b[4];
+      for (int k = 0; k < 4; k++) b[k] = rois[r * 4 + k] * (double)0.5f - 0.5;
+      double bh = (b[3] - b[1]) / 2, bw = (b[2] - b[0]) / 3;
+      for (int c = 0; c < 2; c++)
+        for (int ph = 0; ph < 2; ph++)
+          for (int pw = 0; pw < 3; pw++) {
+            double acc = 0;
+            for (int iy = 0; iy < 2; iy++)
+              for (int ix = 0; ix < 2; ix++)
+                acc += roi_bilinear(x + (bidx[r] * 2 + c) * 42, 6, 7, b[1] + ph * bh + (iy + 0.5) * bh / 2,
+                                    b[0] + pw * bw + (ix + 0.5) * bw / 2);
+            ref[((r * 2 + c) * 2 + ph) * 3 + pw] = acc / 4;
+          }
+    }
+    check_close("RoiAlign avg half_pixel", outs[0], 4, sy, ref, RT, AT);
+    rlx_ndarray_release(outs[0]);
+    free(outs);
+  }
+  rlx_ndarray_release(in[0]);
+}
+
 /* Unsigned pools: MaxPool and GlobalMaxPool over uint8 (values above 127 too). */
 static void test_pools_uint8(void) {
   pb_t g = {0};
@@ -599,6 +666,10 @@ static void test_errors(void) {
   m = one_node(&n, 12, 4, (int64_t[]){1, 1, -1, 4}, 0, NULL, "y");
   CHECK_ERR(import_only(&m, "e10.onnx"), "node 'mp_sym' (MaxPool): ceil_mode with a symbolic size of spatial dim 0");
 
+  n = node_begin("RoiAlign", "roi0", "x w w", "y");
+  m = one_node(&n, 16, 4, sx, 2, (int64_t[]){2, 4}, "y");
+  CHECK_ERR(import_only(&m, "e11.onnx"), "node 'roi0' (RoiAlign): batch_indices must be a 1-D integer tensor");
+
   n = node_begin("MaxPool", "mp_big", "x", "y");
   attr_ints(&n, "kernel_shape", 2, (int64_t[]){7, 7});
   m = one_node(&n, 12, 4, sx, 0, NULL, "y");
@@ -614,6 +685,7 @@ int main(void) {
   test_pools_uint8();
   test_uncovered();
   test_mvn_lpnorm_unpool();
+  test_roi_align();
   test_errors();
   TEST_MAIN_END();
 }

@@ -1,7 +1,8 @@
 /* ONNX converters, family "nn" (see onnx_import.h): Gemm, MatMul, Conv, ConvTranspose here;
  * pools and MaxUnpool in ops_nn_pool.c; BatchNormalization, InstanceNormalization,
  * LayerNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization and LRN
- * in ops_nn_norm.c. The table of the family is at the end of this file.
+ * in ops_nn_norm.c; RoiAlign in ops_nn_roi.c. The table of the family is at the end of this
+ * file.
  *
  * Everything maps onto Relax ops (relax.matmul, relax.nn.conv1d/2d/3d, the *_transpose forms,
  * relax.nn.max_pool / avg_pool, the norms), with ONNX's attribute conventions resolved at
@@ -389,6 +390,8 @@ const rlx_onnx_converter_t rlx_onnx_ops_nn[] = {
     {"MeanVarianceNormalization", 9, rlx_onnx_nn_mvn},
     {"MeanVarianceNormalization", 13, rlx_onnx_nn_mvn},
     {"LpNormalization", 1, rlx_onnx_nn_lp_norm},
+    {"RoiAlign", 10, rlx_onnx_nn_roi_align},
+    {"RoiAlign", 16, rlx_onnx_nn_roi_align},
     {"LRN", 1, rlx_onnx_nn_lrn},
     {"LRN", 13, rlx_onnx_nn_lrn},
     {NULL, 0, NULL},

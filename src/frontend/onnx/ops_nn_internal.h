@@ -1,5 +1,6 @@
 /* Shared helpers of the ONNX "nn" converter family (ops_nn.c: table, helpers, Gemm, MatMul,
- * Conv, ConvTranspose; ops_nn_pool.c: pools; ops_nn_norm.c: normalizations and LRN). */
+ * Conv, ConvTranspose; ops_nn_pool.c: pools, MaxUnpool; ops_nn_norm.c: normalizations and
+ * LRN; ops_nn_roi.c: RoiAlign). */
 #ifndef RLX_FRONTEND_ONNX_OPS_NN_INTERNAL_H
 #define RLX_FRONTEND_ONNX_OPS_NN_INTERNAL_H
 
@@ -39,7 +40,7 @@ rlx_status_t* nn_window_pads(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x,
 /* "relax.nn.conv2d"-style name for nsp spatial dims: prefix + "1d"/"2d"/"3d". */
 const char* nn_op_name(rlx_ctx_t* ctx, const char* prefix, int nsp);
 
-/* Converters defined in ops_nn_pool.c and ops_nn_norm.c. */
+/* Converters defined in ops_nn_pool.c, ops_nn_norm.c and ops_nn_roi.c. */
 rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -66,6 +67,8 @@ rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
                               rlx_relax_expr_t** outputs);
 rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+rlx_status_t* rlx_onnx_nn_roi_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 rlx_status_t* rlx_onnx_nn_lrn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs);
 
