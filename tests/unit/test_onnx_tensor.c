@@ -373,6 +373,14 @@ static void test_topk(void) {
     }
     rlx_ctx_free(ctx);
   }
+  /* int input: the rank-counting form (floats with small k use selection rounds) */
+  mb_t mi = mb_begin("TopK", "x k", "v i");
+  mb_const(&mi, "x", TI32, 2, (int64_t[]){2, 4}, (int32_t[]){3, 1, 3, 2, 0, 5, -1, 5});
+  mb_const(&mi, "k", TI64, 1, (int64_t[]){1}, (int64_t[]){3});
+  mb_output(&mi, "v", TI32);
+  mb_output(&mi, "i", TI64);
+  pb_t bi = mb_model(&mi, 11);
+  expect_folded("TopK int32 indices", &bi, 1, rlx_dt_int64(), 2, (int64_t[]){2, 3}, (double[]){0, 2, 3, 1, 3, 0});
   /* opset 1: k attribute */
   mb_t m = mb_begin("TopK", "x", "v i");
   mb_attr_int(&m, "k", 1);

@@ -592,7 +592,7 @@ OT_CONVERTER(ot_non_zero) {
 /* ------------------------------------------------------------------ TopK */
 /* rank[p] = how many elements of p's slice along axis come before it (larger, or equal at a
  * lower index; smaller for largest=0); indices[o] = the j whose rank is o[axis]; values =
- * x at indices. Quadratic in the axis length. */
+ * x at indices. Quadratic in the axis length: used for large k and int inputs. */
 typedef struct {
   ot_te_user_t base;
   int64_t axis, k;
@@ -646,6 +646,85 @@ static rlx_te_tensor_t* te_topk(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   return rlx_te_compute(ctx, b->ndim, os, topk_val_body, u, "T_topk_values", "injective");
 }
 
+/* Small k on floats: k selection rounds, each two reductions over the axis (O(k n) instead of
+ * O(n^2)): round t takes the best value among the elements after round t - 1's pick in the
+ * (value, index) order, then the lowest index holding it. */
+typedef struct {
+  topk_user_t* u;
+  int t;
+  rlx_te_tensor_t **val, **ind;
+} topk_round_t;
+
+static rlx_expr_t* topk_after(rlx_ctx_t* ctx, topk_round_t* r, rlx_expr_t* const* p0, rlx_expr_t* xj, rlx_expr_t* j) {
+  int n = r->u->x->buffer->ndim;
+  rlx_expr_t* pv = rlx_te_load(ctx, r->val[r->t - 1], n, p0);
+  rlx_expr_t* pi = rlx_te_load(ctx, r->ind[r->t - 1], n, p0);
+  rlx_expr_t* worse = rlx_ir_cmp(ctx, r->u->largest ? RLX_EXPR_LT : RLX_EXPR_GT, xj, pv);
+  rlx_expr_t* tie = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, xj, pv), rlx_ir_cmp(ctx, RLX_EXPR_GT, j, pi));
+  return rlx_ir_or(ctx, worse, tie);
+}
+
+static rlx_expr_t* topk_round_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user, bool index) {
+  topk_round_t* r = user;
+  topk_user_t* u = r->u;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** p0 = idx_exprs(ctx, n, idx);
+  rlx_expr_t** q = idx_exprs(ctx, n, idx);
+  rlx_iter_var_t* j = rlx_te_reduce_axis(ctx, i64(ctx, 0), as_i64(ctx, u->x->buffer->shape[u->axis]), "j");
+  q[u->axis] = &j->var->hdr;
+  rlx_expr_t* xj = rlx_te_load(ctx, u->x, n, q);
+  rlx_expr_t* cond = r->t > 0 ? topk_after(ctx, r, p0, xj, &j->var->hdr) : rlx_ir_bool(ctx, true);
+  if (!index) return rlx_te_reduce(ctx, u->largest ? RLX_REDUCE_MAX : RLX_REDUCE_MIN, xj, 1, &j, cond);
+  cond = rlx_ir_and(ctx, cond, rlx_ir_cmp(ctx, RLX_EXPR_EQ, xj, rlx_te_load(ctx, r->val[r->t], n, p0)));
+  return rlx_te_reduce(ctx, RLX_REDUCE_MIN, &j->var->hdr, 1, &j, cond);
+}
+
+static rlx_expr_t* topk_round_val(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  return topk_round_body(ctx, idx, user, false);
+}
+static rlx_expr_t* topk_round_ind(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  return topk_round_body(ctx, idx, user, true);
+}
+
+/* out[o] = the round o[axis]'s value (or index), as a select chain */
+static rlx_expr_t* topk_pick_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  topk_round_t* r = user;
+  topk_user_t* u = r->u;
+  int n = u->x->buffer->ndim;
+  rlx_expr_t** p0 = idx_exprs(ctx, n, idx);
+  p0[u->axis] = i64(ctx, 0);
+  rlx_te_tensor_t** src = u->want_indices ? r->ind : r->val;
+  rlx_expr_t* v = rlx_te_load(ctx, src[u->k - 1], n, p0);
+  for (int t = (int)u->k - 2; t >= 0; t--)
+    v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, as_i64(ctx, &idx[u->axis]->hdr), i64(ctx, t)),
+                      rlx_te_load(ctx, src[t], n, p0), v);
+  return v;
+}
+
+static rlx_te_tensor_t* te_topk_small(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  topk_user_t* u = user;
+  u->x = in[0];
+  rlx_tir_buffer_t* b = in[0]->buffer;
+  rlx_expr_t** s1 = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
+  rlx_expr_t** os = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
+  for (int d = 0; d < b->ndim; d++) s1[d] = os[d] = b->shape[d];
+  s1[u->axis] = i64(ctx, 1);
+  os[u->axis] = i64(ctx, u->k);
+  topk_round_t* r = RLX_NEW(ctx, topk_round_t);
+  r->u = u;
+  r->val = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, u->k);
+  r->ind = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, u->k);
+  for (int t = 0; t < u->k; t++) {
+    topk_round_t* rt = RLX_NEW(ctx, topk_round_t);
+    *rt = *r;
+    rt->t = t;
+    r->val[t] = rlx_te_compute(ctx, b->ndim, s1, topk_round_val, rt, "topk_val", "comm_reduce");
+    r->ind[t] = rlx_te_compute(ctx, b->ndim, s1, topk_round_ind, rt, "topk_ind", "comm_reduce");
+  }
+  return rlx_te_compute(ctx, b->ndim, os, topk_pick_body, r, u->want_indices ? "T_topk_indices" : "T_topk_values",
+                        "injective");
+}
+
 OT_CONVERTER(ot_top_k) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
@@ -665,10 +744,12 @@ OT_CONVERTER(ot_top_k) {
   if (u.k < 0) return rlx_onnx_error(node, "k = %lld is negative", (long long)u.k);
   if (rlx_expr_is_const_int(x->shape[u.axis], &ext) && u.k > ext)
     return rlx_onnx_error(node, "k = %lld exceeds the axis extent %lld", (long long)u.k, (long long)ext);
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_values", &outputs[0]));
+  /* floats only: a max-reduction's identity for ints (INT64_MIN) trips UBSan in the simplifier */
+  rlx_bb_te_fn_t f = u.k >= 1 && u.k <= 8 && rlx_dtype_is_float(x->dtype) ? te_topk_small : te_topk;
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, f, &u.base, 1, inputs, "topk_values", &outputs[0]));
   if (node->n_outputs < 2) return NULL;
   u.want_indices = true;
-  return ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_indices", &outputs[1]);
+  return ot_emit_te(im, f, &u.base, 1, inputs, "topk_indices", &outputs[1]);
 }
 
 /* ------------------------------------------------------------------ ReverseSequence */
