@@ -123,7 +123,7 @@ static rlx_te_tensor_t* te_ones(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, 
 }
 
 /* Inference: output = input; the optional mask is all ones (bool from opset 10, the input's
- * type before). Dropout-12's training_mode, when given, must be a constant false (or the
+ * type before): a constant for a static shape, else computed. Dropout-12's training_mode, when given, must be a constant false (or the
  * ratio 0). */
 static rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                                 rlx_relax_expr_t** out) {
@@ -149,7 +149,35 @@ static rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   u->dtype = rlx_onnx_opset(im) >= 10 ? rlx_dt_bool() : t->dtype;
   if (rlx_dtype_is_void(u->dtype)) return rlx_onnx_error(node, "the input's dtype must be known for the mask");
   if (t->ndim < 0 || !t->shape) return rlx_onnx_error(node, "the input's rank must be known for the mask");
-  return rlx_onnx_emit_te(im, te_ones, u, 1, &in[0], "dropout_mask", &out[1]);
+  int64_t* dims = RLX_NEW_ARRAY(rlx_onnx_ctx(im), int64_t, t->ndim);
+  int64_t numel = 1;
+  bool is_static = true;
+  for (int d = 0; d < t->ndim && is_static; d++) {
+    is_static = rlx_expr_is_const_int(t->shape[d], &dims[d]);
+    numel *= dims[d];
+    is_static &= numel <= (1 << 20);
+  }
+  if (!is_static) return rlx_onnx_emit_te(im, te_ones, u, 1, &in[0], "dropout_mask", &out[1]);
+  /* a static shape: the mask is a constant */
+  size_t el = (size_t)rlx_dtype_bytes(u->dtype);
+  uint8_t one[8];
+  memset(one, 0, sizeof(one));
+  if (u->dtype.code == RLX_DT_FLOAT && el == 4) {
+    float f = 1.0f;
+    memcpy(one, &f, 4);
+  } else if (u->dtype.code == RLX_DT_FLOAT && el == 8) {
+    double f = 1.0;
+    memcpy(one, &f, 8);
+  } else if (u->dtype.code == RLX_DT_FLOAT || u->dtype.code == RLX_DT_BFLOAT) { /* half, bfloat16 */
+    uint16_t h = u->dtype.code == RLX_DT_FLOAT ? 0x3c00 : 0x3f80;
+    memcpy(one, &h, 2);
+  } else {
+    one[0] = 1; /* integers and bool, little-endian */
+  }
+  uint8_t* data = RLX_NEW_ARRAY(rlx_onnx_ctx(im), uint8_t, (size_t)numel * el);
+  for (int64_t i = 0; i < numel; i++) memcpy(data + (size_t)i * el, one, el);
+  out[1] = rlx_onnx_make_const(im, u->dtype, t->ndim, dims, data);
+  return out[1] ? NULL : rlx_onnx_error(node, "the mask could not be built");
 }
 
 const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
