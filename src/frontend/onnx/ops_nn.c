@@ -175,7 +175,6 @@ static rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node
  * attribute (opset < 7) is accepted: C broadcasts in both cases. */
 static rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
-  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *at, *bt;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &at));
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 1, &bt));
@@ -207,7 +206,6 @@ static rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t
                                             "node '%s' (%s): C does not broadcast to the output", node->name,
                                             node->op_type));
   }
-  (void)ctx;
   outputs[0] = y;
   return NULL;
 }
