@@ -86,9 +86,19 @@ typedef struct {
 } tattr_t;
 
 /* A ModelProto with one node op (opset) over initializers in[0..n_in) and n_out outputs. */
+static pb_t make_model_x(int opset, const char* op, int n_attr, const tattr_t* attrs, int n_in, const tin_t* in,
+                         int n_out, const char* x_dims);
 static pb_t make_model(int opset, const char* op, int n_attr, const tattr_t* attrs, int n_in, const tin_t* in,
                        int n_out) {
+  return make_model_x(opset, op, n_attr, attrs, n_in, in, n_out, NULL);
+}
+
+/* With x_dims ("N,3,4": dim_params and dim_values) the node's first input is a float graph
+ * input "x" of that shape, followed by the initializers in[]. */
+static pb_t make_model_x(int opset, const char* op, int n_attr, const tattr_t* attrs, int n_in, const tin_t* in,
+                         int n_out, const char* x_dims) {
   pb_t node = {0}, graph = {0}, model = {0}, m = {0};
+  if (x_dims) pb_str(&node, 1, "x");
   for (int i = 0; i < n_in; i++) {
     char name[16];
     snprintf(name, sizeof name, "in%d", i);
@@ -125,6 +135,23 @@ static pb_t make_model(int opset, const char* op, int n_attr, const tattr_t* att
     pb_str(&m, 8, name);
     pb_bytes(&m, 9, in[i].data, count * elem_size(in[i].elem));
     pb_msg(&graph, 5, &m);
+  }
+  if (x_dims) { /* ValueInfo{name, type: TypeProto{tensor_type{elem_type, shape{dim...}}}} */
+    pb_t shape = {0}, tt = {0}, type = {0}, dim = {0};
+    for (const char* p = x_dims; *p;) {
+      const char* e = strchr(p, ',');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      if (*p >= '0' && *p <= '9') pb_int(&dim, 1, atoll(p));
+      else pb_bytes(&dim, 2, p, n);
+      pb_msg(&shape, 1, &dim);
+      p += n + (e ? 1 : 0);
+    }
+    pb_int(&tt, 1, T_FLOAT);
+    pb_msg(&tt, 2, &shape);
+    pb_msg(&type, 1, &tt);
+    pb_str(&m, 1, "x");
+    pb_msg(&m, 2, &type);
+    pb_msg(&graph, 11, &m);
   }
   for (int i = 0; i < n_out; i++) {
     char name[16];
@@ -602,6 +629,49 @@ static void test_einsum_uint(void) {
   EXPECT0(13, "Min", uin, rlx_dtype(RLX_DT_UINT, 8, 1), s3, rmin);
 }
 
+/* The struct info main returns for a node over x of shape x_dims (symbolic dims stay
+ * symbolic through the converters' reshapes and TE functions). */
+static void expect_sinfo(int line, int opset, const char* op, int n_attr, const tattr_t* attrs, int n_in,
+                         const tin_t* in, const char* x_dims, const char* want) {
+  pb_t model = make_model_x(opset, op, n_attr, attrs, n_in, in, 1, x_dims);
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_onnx_import_bytes(ctx, model.p, model.n, "sym.onnx", &m);
+  free(model.p);
+  if (st) {
+    CHECK_MSG(false, "line %d: %s: %s", line, op, rlx_status_message(st));
+    rlx_status_free(st);
+  } else {
+    rlx_module_entry_t* e = rlx_module_find(m, "main");
+    const char* got = e ? rlx_sinfo_str(ctx, ((rlx_relax_func_t*)e->func)->ret_sinfo) : "(no main)";
+    CHECK_MSG(strcmp(got, want) == 0, "line %d: %s returns %s, expected %s", line, op, got, want);
+    CHECK_OK(rlx_relax_well_formed(ctx, m));
+  }
+  rlx_ctx_free(ctx);
+}
+
+static void test_symbolic(void) {
+  const char* f3 = "R.Tensor((N, 3, 4), dtype=\"float32\")";
+  tattr_t ax1[1] = {{"axis", 'i', 1, 0, NULL, 0, NULL}};
+  expect_sinfo(__LINE__, 11, "Softmax", 1, ax1, 0, NULL, "N,3,4", f3); /* reshape to (N, 12) and back */
+  expect_sinfo(__LINE__, 11, "Hardmax", 1, ax1, 0, NULL, "N,3,4", f3);
+  expect_sinfo(__LINE__, 13, "Hardmax", 0, no_attrs, 0, NULL, "N,3,4", f3);
+  expect_sinfo(__LINE__, 6, "Selu", 0, no_attrs, 0, NULL, "N,3,4", f3);
+  static const int64_t ax2[1] = {2};
+  tattr_t lse[2] = {{"axes", 'I', 0, 0, NULL, 1, ax2}, {"keepdims", 'i', 0, 0, NULL, 0, NULL}};
+  expect_sinfo(__LINE__, 13, "ReduceLogSumExp", 2, lse, 0, NULL, "N,3,4", "R.Tensor((N, 3), dtype=\"float32\")");
+  static const float w[4] = {1, 2, 3, 4};
+  tin_t win[1] = {{T_FLOAT, 1, {4}, w}};
+  tattr_t eq[1] = {{"equation", 's', 0, 0, "nij,j->in", 0, NULL}};
+  expect_sinfo(__LINE__, 12, "Einsum", 1, eq, 1, win, "N,3,4", "R.Tensor((3, N), dtype=\"float32\")");
+  expect_sinfo(__LINE__, 16, "PRelu", 0, no_attrs, 1, win, "N,3,4", f3);
+  static const int64_t axis = 0;
+  tin_t ain[1] = {{T_INT64, 0, {0}, &axis}};
+  expect_sinfo(__LINE__, 14, "CumSum", 0, no_attrs, 1, ain, "N,3,4", f3);
+  tattr_t last[2] = {{"axis", 'i', 0, 0, NULL, 0, NULL}, {"select_last_index", 'i', 1, 0, NULL, 0, NULL}};
+  expect_sinfo(__LINE__, 13, "ArgMax", 2, last, 0, NULL, "N,3,4", "R.Tensor((1, 3, 4), dtype=\"int64\")");
+}
+
 static void test_errors(void) {
   rlx_relax_constant_t* c = NULL;
   static const float v[2] = {1, 2};
@@ -640,6 +710,7 @@ int main(void) {
   test_arg_cumsum();
   test_logic_cast();
   test_einsum_uint();
+  test_symbolic();
   test_errors();
   TEST_MAIN_END();
 }

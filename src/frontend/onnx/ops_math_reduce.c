@@ -128,6 +128,34 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
 }
 
 /* ------------------------------------------------------------------ ArgMax, ArgMin */
+/* select_last_index: the first extreme of x flipped along axis, counted from the end. */
+typedef struct {
+  int64_t axis;
+  bool keepdims, is_min;
+  rlx_status_t* st;
+  rlx_expr_t* last; /* extent - 1, int64 */
+  rlx_te_tensor_t* am;
+} arg_last_t;
+
+static rlx_expr_t* arg_last_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  arg_last_t* u = user;
+  int nd = u->am->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nd);
+  for (int d = 0; d < nd; d++) ix[d] = &idx[d]->hdr;
+  return rlx_ir_sub(ctx, u->last, rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->am, nd, ix)));
+}
+
+static rlx_te_tensor_t* te_arg_last(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  arg_last_t* u = user;
+  rlx_te_tensor_t* f = rlx_topi_flip(ctx, in[0], u->axis, &u->st);
+  if (!f) return NULL;
+  u->am = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis, u->keepdims,
+                          &u->st);
+  if (!u->am) return NULL;
+  u->last = rlx_ir_sub(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), in[0]->buffer->shape[u->axis]), rlx_ir_i64(ctx, 1));
+  return rlx_te_compute(ctx, u->am->buffer->ndim, u->am->buffer->shape, arg_last_body, u, "T_arg_last", "injective");
+}
+
 rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
@@ -136,25 +164,20 @@ rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   int64_t axis;
   RLX_RETURN_IF_ERROR(om_axis(node, rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
   bool keepdims = rlx_onnx_attr_int(node, "keepdims", 1) != 0;
-  bool last = rlx_onnx_attr_int(node, "select_last_index", 0) != 0;
-  const char* name = strcmp(node->op_type, "ArgMin") == 0 ? "relax.argmin" : "relax.argmax";
+  bool is_min = strcmp(node->op_type, "ArgMin") == 0;
+  if (rlx_onnx_attr_int(node, "select_last_index", 0) != 0) {
+    arg_last_t u = {axis, keepdims, is_min, NULL, NULL, NULL};
+    rlx_status_t* st = rlx_onnx_emit_te(im, te_arg_last, &u, 1, inputs, is_min ? "argmin_last" : "argmax_last",
+                                        &outputs[0]);
+    if (u.st) {
+      if (st) rlx_status_free(st);
+      return rlx_status_annotate(u.st, "node '%s' (%s)", node->name, node->op_type);
+    }
+    return st;
+  }
   rlx_relax_expr_t* v = inputs[0];
-  int64_t n = 0;
-  if (last) { /* the first extreme of x reversed along axis is the last one of x */
-    if (!x->shape || !rlx_expr_is_const_int(x->shape[axis], &n))
-      return rlx_onnx_error(node, "select_last_index needs a constant extent on axis %lld", (long long)axis);
-    RLX_RETURN_IF_ERROR(
-        om_op(im, "relax.flip", 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), &v));
-  }
-  RLX_RETURN_IF_ERROR(om_op(im, name, 1, &v,
-                            om_attrs(ctx, "axis", rlx_attr_int(axis), "keepdims", rlx_attr_bool(keepdims)), &v));
-  if (last) {
-    rlx_relax_expr_t* top;
-    RLX_RETURN_IF_ERROR(om_scalar(im, rlx_dt_int64(), (double)(n - 1), &top));
-    RLX_RETURN_IF_ERROR(om_op2(im, "relax.subtract", top, v, &v));
-  }
-  outputs[0] = v;
-  return NULL;
+  return om_op(im, is_min ? "relax.argmin" : "relax.argmax", 1, &v,
+               om_attrs(ctx, "axis", rlx_attr_int(axis), "keepdims", rlx_attr_bool(keepdims)), &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Softmax, LogSoftmax, Hardmax */
