@@ -2,11 +2,12 @@
  * attribute in old opsets, as an optional input since opset 13 for ReduceSum and 18 for the
  * others; keepdims; noop_with_empty_axes), ArgMax/ArgMin (select_last_index), Softmax /
  * LogSoftmax / Hardmax (before opset 13 over the input coerced to 2-D at axis, after along
- * axis), CumSum (exclusive, reverse).
+ * axis), CumSum (exclusive, reverse; a run-time axis selects among the sums along every
+ * axis), Einsum (one TE reduction).
  *
  * The log reductions and L1/L2/SumSquare are compositions of Relax ops; LogSumExp subtracts
- * the maximum first so that it does not overflow. Hardmax is a TE function (argmax, then a
- * one-hot compare).
+ * the (finite) maximum first so that it does not overflow. Hardmax (argmax, then a one-hot
+ * compare) and ArgMax/ArgMin with select_last_index are TE functions.
  */
 #include <string.h>
 
