@@ -133,6 +133,9 @@ if ok("compile", chain, "-o", path("chain.so"))[0]:
     if outs is not None:
         close(outs[0], ref.astype(np.float32), "chain (compiled .so)")
 
+good, text = ok("bench", chain, "-i", path("chain_in0.pb"), "--repeat", "3")
+check(good and re.search(r"median_ms=[0-9.]+", text) is not None, "bench on an ONNX model: " + text)
+
 # --- dim_param: one compiled model, two batch sizes -------------------------------------
 W2 = rng.standard_normal((6, 3)).astype(np.float32)
 dyn = save_model(
