@@ -239,6 +239,19 @@ onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 7)]), path("old.onnx
 good, text = ok("print", path("old.onnx"))
 check(good and "def main(x: R.Tensor((3,), dtype=\"float32\"))" in text, "initializer listed as input became a param:\n" + text)
 
+# ReduceMean-18 takes its axes as an input: computed right, or reported (never the opset-13
+# converter reading an absent axes attribute)
+g = h.make_graph([h.make_node("ReduceMean", ["x", "axes"], ["y"], name="mean18", keepdims=0)], "r18",
+                 [h.make_tensor_value_info("x", T.FLOAT, [2, 3])], [h.make_tensor_value_info("y", T.FLOAT, [2])],
+                 initializer=[nh.from_array(np.array([1], np.int64), "axes")])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 18)]), path("mean18.onnx"))
+xm = rng.standard_normal((2, 3)).astype(np.float32)
+rc, _, err = tool.run("run", path("mean18.onnx"), "-i", save_pb("xm.pb", xm), "-o", path("mean18"))
+if rc == 0:
+    close(load_pb(path("mean18/output_0.pb")), xm.mean(axis=1), "ReduceMean-18 with an axes input")
+else:
+    check(rc == 1 and "'mean18' (ReduceMean, opset 18)" in err, "ReduceMean-18: rc=%d %s" % (rc, err))
+
 # --- bad input -------------------------------------------------------------------------------
 data = open(chain, "rb").read()
 with open(path("trunc.onnx"), "wb") as f:
