@@ -256,6 +256,10 @@ def main():
     listed_set = set(listed)
     known = {c.full for c in cases}
     stale = [n for n in listed if n not in known]
+    all_runnable = sum(1 for c in cases if not c.skip)
+    if args.passing_only:
+        print("suite: %d cases, %d runnable; the passing list holds %d (%.1f%% of runnable)" % (
+            len(cases), all_runnable, len(listed_set & known), 100.0 * len(listed_set & known) / max(1, all_runnable)))
     if args.only:
         cases = [c for c in cases if re.search(args.only, c.full)]
     if args.passing_only:
