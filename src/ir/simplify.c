@@ -277,6 +277,22 @@ static rlx_expr_t* simp_vector(rlx_analyzer_t* an, rlx_expr_kind_t k, rlx_expr_t
 static rlx_expr_t* simp_compare(rlx_analyzer_t* an, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b) {
   rlx_ctx_t* ctx = an->ctx;
   if (!is_iscalar(a->dtype) || !rlx_dtype_eq(a->dtype, b->dtype)) return rlx_ir_binary(ctx, k, a, b);
+  if (a->dtype.code == RLX_DT_UINT) {
+    /* a - b wraps in an unsigned type: decide only from the operands' own bounds, and never
+     * rewrite into a difference compared with 0 */
+    ival_t ra = rlx_arith_bound(an, a), rb = rlx_arith_bound(an, b);
+    int res = -1;
+    switch (k) {
+      case RLX_EXPR_LT: res = ra.hi < rb.lo ? 1 : ra.lo >= rb.hi ? 0 : -1; break;
+      case RLX_EXPR_LE: res = ra.hi <= rb.lo ? 1 : ra.lo > rb.hi ? 0 : -1; break;
+      case RLX_EXPR_GT: res = ra.lo > rb.hi ? 1 : ra.hi <= rb.lo ? 0 : -1; break;
+      case RLX_EXPR_GE: res = ra.lo >= rb.hi ? 1 : ra.hi < rb.lo ? 0 : -1; break;
+      case RLX_EXPR_EQ: res = (ra.hi < rb.lo || ra.lo > rb.hi) ? 0 : -1; break;
+      case RLX_EXPR_NE: res = (ra.hi < rb.lo || ra.lo > rb.hi) ? 1 : -1; break;
+      default: break;
+    }
+    return res >= 0 ? rlx_ir_bool(ctx, res == 1) : rlx_ir_binary(ctx, k, a, b);
+  }
   sum_t* d = rlx_arith_sum_diff(ctx, a, b);
   ival_t r = rlx_arith_sum_bound(an, d);
   int res = -1;
@@ -467,8 +483,15 @@ static rlx_expr_t* simp_binary(rlx_analyzer_t* an, rlx_expr_t* e) {
     case RLX_EXPR_MIN:
     case RLX_EXPR_MAX: {
       if (same(a, b)) return a;
-      ival_t r = diff_bound(an, a, b);
       bool is_min = k == RLX_EXPR_MIN;
+      if (a->dtype.code == RLX_DT_UINT) {
+        /* a - b wraps in an unsigned type: compare the operands' own bounds instead */
+        ival_t ra = rlx_arith_bound(an, a), rb = rlx_arith_bound(an, b);
+        if (ra.hi <= rb.lo) return is_min ? a : b;
+        if (ra.lo >= rb.hi) return is_min ? b : a;
+        return rlx_ir_binary(ctx, k, a, b);
+      }
+      ival_t r = diff_bound(an, a, b);
       if (r.hi <= 0) return is_min ? a : b;
       if (r.lo >= 0) return is_min ? b : a;
       return rlx_ir_binary(ctx, k, a, b);

@@ -469,9 +469,29 @@ static void test_fuzz(bool symbolic) {
   CHECK_MSG(simplified > 1000, "only %d of 3000 changed", simplified);
 }
 
+/* Unsigned operands: a - b wraps, so min/max/comparisons are decided only from each
+ * operand's own bounds (max(u8 a, u8 b) once folded to a). */
+static void test_unsigned(void) {
+  rlx_dtype_t u8 = rlx_dtype(RLX_DT_UINT, 8, 1);
+  rlx_var_t* a = rlx_ir_var(C, "a", u8);
+  rlx_var_t* b = rlx_ir_var(C, "b", u8);
+  rlx_expr_t* mx = rlx_ir_simplify(C, rlx_ir_max(C, V(a), V(b)));
+  CHECK(mx->kind == RLX_EXPR_MAX);
+  rlx_expr_t* mn = rlx_ir_simplify(C, rlx_ir_min(C, V(a), V(b)));
+  CHECK(mn->kind == RLX_EXPR_MIN);
+  rlx_expr_t* c = rlx_ir_simplify(C, rlx_ir_cmp(C, RLX_EXPR_LT, V(a), V(b)));
+  CHECK(c->kind == RLX_EXPR_LT);
+  rlx_expr_t* ge0 = rlx_ir_simplify(C, rlx_ir_cmp(C, RLX_EXPR_GE, V(a), rlx_ir_int(C, u8, 0)));
+  int64_t v = -1;
+  CHECK(rlx_expr_is_const_int(ge0, &v) && v == 1);
+  rlx_expr_t* m0 = rlx_ir_simplify(C, rlx_ir_max(C, V(a), rlx_ir_int(C, u8, 0)));
+  CHECK(m0 == V(a));
+}
+
 int main(void) {
   C = rlx_ctx_create();
   test_canonical();
+  test_unsigned();
   test_split_fuse();
   test_ranges();
   test_logic_float();
