@@ -22,24 +22,6 @@ static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_on
                                                        rlx_onnx_ops_nn};
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
-/* Revisions after opset 17 (the newest of the test suite) that an older converter would
- * misread, since it ignores the new inputs or attributes: ReduceX-18 takes axes as an input,
- * Split-18 num_outputs, Pad-18 axes, Pad-19 mode wrap, Resize-18 antialias / axes /
- * keep_aspect_ratio_policy, Resize-19 half_pixel_symmetric, Scatter*-18 reduction max/min,
- * LpPool-18 ceil_mode, AveragePool-19 dilations, GridSample-20 N-d and renamed modes,
- * GroupNormalization-21 per-channel scale and bias. A model at such an opset needs a
- * converter of that version; without one the op is reported unsupported. */
-static const struct {
-  const char* op_type;
-  int version;
-} revisions[] = {
-    {"ReduceL1", 18},     {"ReduceL2", 18},       {"ReduceLogSum", 18},    {"ReduceLogSumExp", 18},
-    {"ReduceMax", 18},    {"ReduceMean", 18},     {"ReduceMin", 18},       {"ReduceProd", 18},
-    {"ReduceSumSquare", 18}, {"Split", 18},       {"Pad", 18},             {"Pad", 19},
-    {"Resize", 18},       {"Resize", 19},         {"ScatterElements", 18}, {"ScatterND", 18},
-    {"LpPool", 18},       {"AveragePool", 19},    {"GridSample", 20},      {"GroupNormalization", 21},
-};
-
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
   const rlx_onnx_converter_t* best = NULL;
   for (int f = 0; f < N_FAMILIES; f++)
@@ -47,10 +29,6 @@ const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int ops
       if (strcmp(c->op_type, op_type) == 0 && c->since_version <= opset &&
           (!best || c->since_version > best->since_version))
         best = c;
-  for (size_t i = 0; best && i < sizeof(revisions) / sizeof(revisions[0]); i++)
-    if (revisions[i].version <= opset && revisions[i].version > best->since_version &&
-        strcmp(revisions[i].op_type, op_type) == 0)
-      return NULL;
   return best;
 }
 

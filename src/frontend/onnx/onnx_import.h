@@ -57,9 +57,9 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_math[];   /* elementwise, activat
 extern const rlx_onnx_converter_t rlx_onnx_ops_tensor[]; /* shape and index ops */
 extern const rlx_onnx_converter_t rlx_onnx_ops_nn[];     /* conv, pool, gemm, matmul, norms */
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
- * since_version <= opset over all families (earlier families win a tie); NULL when none, or
- * when the op was revised after opset 17 in a way that entry would misread (list in
- * importer.c) and the model's opset has the revision. */
+ * since_version <= opset over all families (earlier families win a tie); NULL when none. A
+ * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
+ * num_outputs in the Split-13 converter). */
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
 /* The family tables in lookup order (core, math, tensor, nn), for listings and tests. */
 void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
