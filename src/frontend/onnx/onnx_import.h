@@ -56,6 +56,7 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_core[];   /* importer.c owner: Co
 extern const rlx_onnx_converter_t rlx_onnx_ops_math[];   /* elementwise, activations, reductions */
 extern const rlx_onnx_converter_t rlx_onnx_ops_tensor[]; /* shape and index ops */
 extern const rlx_onnx_converter_t rlx_onnx_ops_nn[];     /* conv, pool, gemm, matmul, norms */
+extern const rlx_onnx_converter_t rlx_onnx_ops_loss[];   /* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
  * since_version <= opset over all families (earlier families win a tie); NULL when none. A
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
