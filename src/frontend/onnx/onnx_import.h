@@ -62,7 +62,7 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_loss[];   /* NegativeLogLikelihoo
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
  * num_outputs in the Split-13 converter). */
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
-/* The family tables in lookup order (core, math, tensor, nn), for listings and tests. */
+/* The family tables in lookup order (core, math, tensor, nn, loss), for listings and tests. */
 void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
 
 /* ---- importer services for converters ---- */
