@@ -1033,3 +1033,45 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
   rlx_ptrmap_free(&in.storage);
   return st;
 }
+
+double rlx_tir_interp_work(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
+  if (!s) return 0;
+  switch (s->kind) {
+    case RLX_STMT_BUFFER_STORE:
+    case RLX_STMT_EVALUATE: return 1;
+    case RLX_STMT_FOR: {
+      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+      int64_t ext = 0;
+      double w = rlx_tir_interp_work(f->body, env);
+      rlx_status_t* st = rlx_ir_eval_int(f->extent, env, &ext);
+      bool known = st == NULL;
+      rlx_status_free(st);
+      if (w < 0 || !known) return -1;
+      return (double)(ext > 0 ? ext : 0) * w;
+    }
+    case RLX_STMT_SEQ: {
+      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
+      double w = 0;
+      for (int i = 0; i < q->n; i++) {
+        double x = rlx_tir_interp_work(q->stmts[i], env);
+        if (x < 0) return -1;
+        w += x;
+      }
+      return w;
+    }
+    case RLX_STMT_IF: {
+      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
+      double a = rlx_tir_interp_work(c->then_case, env), b = rlx_tir_interp_work(c->else_case, env);
+      return a < 0 || b < 0 ? -1 : a + b;
+    }
+    case RLX_STMT_LET: return rlx_tir_interp_work(RLX_AS(const rlx_tir_let_t, s)->body, env);
+    case RLX_STMT_ALLOCATE: return rlx_tir_interp_work(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
+    case RLX_STMT_BLOCK_REALIZE: {
+      const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
+      double a = rlx_tir_interp_work(b->init, env), w = rlx_tir_interp_work(b->body, env);
+      return a < 0 || w < 0 ? -1 : a + w;
+    }
+    case RLX_STMT_KIND_COUNT: return -1;
+  }
+  return -1;
+}

@@ -15,4 +15,10 @@
  * parameter; an out-of-bounds access is an error, never a crash. */
 rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args);
 
+/* How many statements the interpreter would execute for s, with loop extents evaluated in env
+ * (shape vars and scalar params bound): the cost estimate constant folding uses to leave large
+ * computations to run time (about 0.1 us per statement). -1 when an extent cannot be
+ * evaluated. */
+double rlx_tir_interp_work(const rlx_tir_stmt_t* s, const rlx_int_env_t* env);
+
 #endif

@@ -65,52 +65,6 @@ rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) 
 enum { FOLD_MAX_ELEMS = 1024 * 1024 };
 static const double FOLD_MAX_WORK = 16.0 * 1024 * 1024;
 
-/* Statement executions of s with loop extents evaluated in env; -1 when unknown. (The same
- * estimate as the fold_constants pass.) */
-static double work_of(const rlx_tir_stmt_t* s, const rlx_int_env_t* env) {
-  if (!s) return 0;
-  switch (s->kind) {
-    case RLX_STMT_BUFFER_STORE:
-    case RLX_STMT_EVALUATE:
-      return 1;
-    case RLX_STMT_FOR: {
-      const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
-      int64_t ext = 0;
-      double w = work_of(f->body, env);
-      rlx_status_t* st = rlx_ir_eval_int(f->extent, env, &ext);
-      if (st) rlx_status_free(st);
-      if (w < 0 || st) return -1;
-      return (double)(ext > 0 ? ext : 0) * w;
-    }
-    case RLX_STMT_SEQ: {
-      const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
-      double w = 0;
-      for (int i = 0; i < q->n; i++) {
-        double x = work_of(q->stmts[i], env);
-        if (x < 0) return -1;
-        w += x;
-      }
-      return w;
-    }
-    case RLX_STMT_IF: {
-      const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
-      double a = work_of(c->then_case, env), b = work_of(c->else_case, env);
-      return a < 0 || b < 0 ? -1 : a + b;
-    }
-    case RLX_STMT_LET:
-      return work_of(RLX_AS(const rlx_tir_let_t, s)->body, env);
-    case RLX_STMT_ALLOCATE:
-      return work_of(RLX_AS(const rlx_tir_allocate_t, s)->body, env);
-    case RLX_STMT_BLOCK_REALIZE: {
-      const rlx_tir_block_t* b = RLX_AS(const rlx_tir_block_realize_t, s)->block;
-      double a = work_of(b->init, env), w = work_of(b->body, env);
-      return a < 0 || w < 0 ? -1 : a + w;
-    }
-    case RLX_STMT_KIND_COUNT:
-      return -1;
-  }
-  return -1;
-}
 
 static DLTensor dl_of(void* data, rlx_dtype_t t, int ndim, int64_t* shape) {
   DLTensor d;
@@ -222,7 +176,7 @@ static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, con
     for (int d = 0; d < b->ndim; d++)
       if (b->shape[d]->kind == RLX_EXPR_VAR) rlx_int_env_set(&env, (rlx_var_t*)b->shape[d], dl[i].shape[d]);
   }
-  double work = work_of(f->body, &env);
+  double work = rlx_tir_interp_work(f->body, &env);
   rlx_int_env_free(&env);
   if (work < 0 || work > FOLD_MAX_WORK) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
