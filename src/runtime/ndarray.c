@@ -93,7 +93,7 @@ static rlx_status_t* new_header(const char* what, int ndim, const int64_t* shape
 rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
                                  const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr) {
   size_t nbytes;
-  rlx_ndarray_t* arr;
+  rlx_ndarray_t* arr = NULL;
   RLX_RETURN_IF_ERROR(new_header("ndarray create", ndim, shape, dtype, &nbytes, &arr));
   if (alloc) arr->allocator = *alloc;
   /* Never allocate 0 bytes: data stays a valid, unique pointer for empty tensors. */
@@ -110,7 +110,7 @@ rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtyp
 rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
                                     DLDataType dtype, rlx_ndarray_t** out_arr) {
   size_t nbytes;
-  rlx_ndarray_t* arr;
+  rlx_ndarray_t* arr = NULL;
   if (!data) return rlx_status_create(RLX_INVALID_ARGUMENT, "ndarray from data: data is NULL");
   RLX_RETURN_IF_ERROR(new_header("ndarray from data", ndim, shape, dtype, &nbytes, &arr));
   arr->dl.data = data;
@@ -122,7 +122,7 @@ rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* sha
                                DLDataType dtype, uint64_t byte_offset,
                                rlx_ndarray_t** out_arr) {
   size_t nbytes;
-  rlx_ndarray_t* arr;
+  rlx_ndarray_t* arr = NULL;
   if (!base) return rlx_status_create(RLX_INVALID_ARGUMENT, "ndarray view: base is NULL");
   RLX_RETURN_IF_ERROR(new_header("ndarray view", ndim, shape, dtype, &nbytes, &arr));
   size_t base_bytes = rlx_ndarray_nbytes(&base->dl);

@@ -726,7 +726,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
   if (strcmp(k, "call_dps_packed") == 0) {
     static const char* const kws[] = {"out_sinfo", "args", NULL};
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.call_dps_packed", kws));
-    const char* name;
+    const char* name = NULL;
     RLX_RETURN_IF_ERROR(packed_name(r, e, "R.call_dps_packed", &name));
     const py_expr_t* a = arg(e, 1, "args");
     if (!a) return err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
@@ -743,7 +743,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     bool pure = strcmp(k, "call_pure_packed") == 0;
     const char* what = pure ? "R.call_pure_packed" : "R.call_packed";
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, what, kws));
-    const char* name;
+    const char* name = NULL;
     RLX_RETURN_IF_ERROR(packed_name(r, e, what, &name));
     rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
     for (int i = 1; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &args[i - 1]));
@@ -798,7 +798,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     return NULL;
   }
   if (strcmp(k, "ExternFunc") == 0) {
-    const char* name;
+    const char* name = NULL;
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.ExternFunc", no_kw));
     RLX_RETURN_IF_ERROR(packed_name(r, e, "R.ExternFunc", &name));
     if (e->n != 1) return err(r, e, "R.ExternFunc: expected one name");

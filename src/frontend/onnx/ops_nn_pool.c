@@ -244,7 +244,7 @@ rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
-  double p;
+  double p = 0;
   RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(pool_attrs(node, x, rlx_onnx_opset(im) >= 18, &a));
@@ -301,7 +301,7 @@ rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx
                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
-  double p;
+  double p = 0;
   RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
   rlx_relax_expr_t *y, *s;
   RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));

@@ -293,7 +293,7 @@ OT_CONVERTER(ot_scatter_elements) {
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, false, &upd));
   RLX_RETURN_IF_ERROR(need_index_dtype(node, 1, ind));
   if (x->ndim < 0) return rlx_onnx_error(node, "input 0 needs a known rank");
-  sc_reduce_t red;
+  sc_reduce_t red = SC_NONE;
   RLX_RETURN_IF_ERROR(scatter_reduction(node, &red));
   int64_t axis;
   RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
