@@ -9,15 +9,30 @@
 #include "../tir/transform.h"
 #include "codegen.h"
 
-/* Fixed flags. -std=gnu11 (not c11) keeps GCC's default -ffp-contract=fast, so that
- * `acc + a * b` becomes an FMA; -fno-math-errno lets calls like expf vectorize. */
-static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11",
-                                       "-fno-math-errno", "-w"};
+/* Fixed flags of an object compile. -std=gnu11 (not c11) keeps GCC's default
+ * -ffp-contract=fast, so that `acc + a * b` becomes an FMA; -fno-math-errno lets calls like
+ * expf vectorize. */
+static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu11", "-fno-math-errno",
+                                       "-w"};
 enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
 
-/* The cache directory per the options and environment; heap string. */
-static char* cache_dir(const rlx_compile_options_t* opts) {
-  const char* d = opts && opts->cache_dir ? opts->cache_dir : getenv("RLX_CACHE_DIR");
+const char* const* rlx_cc_flags(int* out_n) {
+  *out_n = N_FLAGS;
+  return cc_flags;
+}
+
+int rlx_cc_words(const char* cc, char** words, int max, char** out_copy) {
+  if (!cc) cc = getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  *out_copy = strdup(cc);
+  int nw = 0;
+  for (char* tok = strtok(*out_copy, " \t"); tok && nw < max; tok = strtok(NULL, " \t")) words[nw++] = tok;
+  if (nw == 0) words[nw++] = "cc";
+  return nw;
+}
+
+char* rlx_cc_cache_dir(const char* dir) {
+  const char* d = dir ? dir : getenv("RLX_CACHE_DIR");
   char buf[4096];
   if (d && *d) {
     snprintf(buf, sizeof(buf), "%s", d);
@@ -29,8 +44,7 @@ static char* cache_dir(const rlx_compile_options_t* opts) {
   return strdup(buf);
 }
 
-/* True when the compiler finds glibc's libmvec (vector math used by generated code). */
-static bool have_libmvec(char* const* cc_words, int nw) {
+bool rlx_cc_have_libmvec(char* const* cc_words, int nw) {
   char* argv[MAX_CC_WORDS + 2];
   for (int i = 0; i < nw; i++) argv[i] = cc_words[i];
   argv[nw] = "-print-file-name=libmvec.so";
@@ -49,20 +63,15 @@ static bool have_libmvec(char* const* cc_words, int nw) {
 
 rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path) {
   if (!src || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_compile_c: NULL source or output");
-  const char* cc = opts && opts->cc ? opts->cc : getenv("CC");
-  if (!cc || !*cc) cc = "cc";
-  /* $CC may carry words ("ccache gcc"): split on spaces */
-  char* cc_copy = strdup(cc);
+  char* cc_copy = NULL;
   char* words[MAX_CC_WORDS];
-  int nw = 0;
-  for (char* tok = strtok(cc_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
-  if (nw == 0) words[nw++] = "cc";
+  int nw = rlx_cc_words(opts ? opts->cc : NULL, words, MAX_CC_WORDS, &cc_copy);
 
   uint64_t h = rlx_hash_bytes(src, strlen(src), 0x726c78);
-  h = rlx_hash_combine(h, rlx_hash_bytes(cc, strlen(cc), 1));
+  for (int i = 0; i < nw; i++) h = rlx_hash_combine(h, rlx_hash_bytes(words[i], strlen(words[i]), 1));
   for (int i = 0; i < N_FLAGS; i++) h = rlx_hash_combine(h, rlx_hash_bytes(cc_flags[i], strlen(cc_flags[i]), 2));
 
-  char* dir = cache_dir(opts);
+  char* dir = rlx_cc_cache_dir(opts ? opts->cache_dir : NULL);
   rlx_status_t* st = rlx_mkdirs(dir);
   if (st) {
     free(cc_copy);
@@ -96,10 +105,11 @@ rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, 
   int na = 0;
   for (int i = 0; i < nw; i++) argv[na++] = words[i];
   for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
+  argv[na++] = "-shared";
   argv[na++] = tmp_c;
   argv[na++] = "-o";
   argv[na++] = tmp_so;
-  if (have_libmvec(words, nw)) argv[na++] = "-lmvec";
+  if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
   argv[na++] = "-lm";
   argv[na] = NULL;
   st = rlx_process_run(argv, NULL);

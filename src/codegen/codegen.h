@@ -42,6 +42,17 @@ typedef struct {
  * source is left in the cache as <hash>.c). $RLX_KEEP_SOURCE=1 keeps every source (debugging). */
 rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path);
 
+/* The C compiler configuration every compile step shares (build.c), so object files and
+ * shared objects are built alike. rlx_cc_flags: the fixed flags of an object compile
+ * (-O3 -march=native -fPIC -fopenmp ...; a shared object adds -shared). rlx_cc_words: cc
+ * (NULL: $CC or "cc") split into words ("ccache gcc"), at most max; *out_copy owns them.
+ * rlx_cc_cache_dir: dir, else $RLX_CACHE_DIR, else ~/.cache/rlx, else /tmp/rlx-cache-UID
+ * (heap string). rlx_cc_have_libmvec: whether the compiler finds glibc's libmvec. */
+const char* const* rlx_cc_flags(int* out_n);
+int rlx_cc_words(const char* cc, char** words, int max, char** out_copy);
+char* rlx_cc_cache_dir(const char* dir);
+bool rlx_cc_have_libmvec(char* const* words, int nw);
+
 /* Lowers (with the default schedule where allowed), generates C for every PrimFunc in the
  * module, compiles and loads it. The library exports one packed function per PrimFunc. */
 rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,

@@ -1,7 +1,7 @@
 /* Packaging a compiled model: pipeline → kernels' C + bytecode → one shared object with the
  * executable embedded by `.incbin` (see vm_build.h). The kernels are compiled to an object
- * cached by content hash (as build.c caches its objects; its flags, kept in step by hand
- * since build.c's list is file-local), then linked with the executable and extern objects. */
+ * cached by content hash with build.c's compiler configuration (rlx_cc_*), then linked with
+ * the executable and extern objects. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +13,7 @@
 #include "rlx/vm.h"
 #include "vm_build.h"
 
-static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu11", "-fno-math-errno",
-                                       "-w"};
-enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
+enum { MAX_CC_WORDS = 16, MAX_FLAGS = 16 };
 
 static bool listed(const char* list, const char* name) {
   size_t n = strlen(name);
@@ -84,43 +82,9 @@ rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
   return st;
 }
 
-/* True when the compiler finds glibc's libmvec (generated code may call it). */
-static bool have_libmvec(char* const* words, int nw) {
-  char* argv[MAX_CC_WORDS + 2];
-  for (int i = 0; i < nw; i++) argv[i] = words[i];
-  argv[nw] = "-print-file-name=libmvec.so";
-  argv[nw + 1] = NULL;
-  char* log = NULL;
-  rlx_status_t* st = rlx_process_run(argv, &log);
-  bool ok = !st && log && log[0] == '/';
-  if (ok) {
-    log[strcspn(log, "\r\n")] = 0;
-    ok = access(log, R_OK) == 0;
-  }
-  rlx_status_free(st);
-  free(log);
-  return ok;
-}
-
-/* $CC split into words ("ccache gcc"); *out_copy owns the strings. */
+/* $CC (or the options' compiler) split into words; *out_copy owns the strings. */
 static int cc_words(const rlx_vm_compile_options_t* opts, char** words, char** out_copy) {
-  const char* cc = opts && opts->cc && opts->cc->cc ? opts->cc->cc : getenv("CC");
-  if (!cc || !*cc) cc = "cc";
-  *out_copy = strdup(cc);
-  int nw = 0;
-  for (char* tok = strtok(*out_copy, " \t"); tok && nw < MAX_CC_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
-  if (nw == 0) words[nw++] = "cc";
-  return nw;
-}
-
-/* The cache directory as build.c picks it; heap string. */
-static char* cache_dir(const rlx_vm_compile_options_t* opts) {
-  const char* d = opts && opts->cc && opts->cc->cache_dir ? opts->cc->cache_dir : getenv("RLX_CACHE_DIR");
-  char buf[4096];
-  if (d && *d) snprintf(buf, sizeof(buf), "%s", d);
-  else if (getenv("HOME") && *getenv("HOME")) snprintf(buf, sizeof(buf), "%s/.cache/rlx", getenv("HOME"));
-  else snprintf(buf, sizeof(buf), "/tmp/rlx-cache-%d", (int)getuid());
-  return strdup(buf);
+  return rlx_cc_words(opts && opts->cc ? opts->cc->cc : NULL, words, MAX_CC_WORDS, out_copy);
 }
 
 /* Compiles the kernels' C into an object in the cache (reused when the hash matches);
@@ -131,8 +95,10 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
   int nw = cc_words(opts, words, &copy);
   uint64_t h = rlx_hash_bytes(src, strlen(src), 0x766d6b);
   for (int i = 0; i < nw; i++) h = rlx_hash_combine(h, rlx_hash_bytes(words[i], strlen(words[i]), 1));
-  for (int i = 0; i < N_FLAGS; i++) h = rlx_hash_combine(h, rlx_hash_bytes(cc_flags[i], strlen(cc_flags[i]), 2));
-  char* dir = cache_dir(opts);
+  int n_flags = 0;
+  const char* const* flags = rlx_cc_flags(&n_flags);
+  for (int i = 0; i < n_flags; i++) h = rlx_hash_combine(h, rlx_hash_bytes(flags[i], strlen(flags[i]), 2));
+  char* dir = rlx_cc_cache_dir(opts && opts->cc ? opts->cc->cache_dir : NULL);
   rlx_status_t* st = rlx_status_annotate(rlx_mkdirs(dir), "compile cache");
   size_t plen = strlen(dir) + 96;
   char* obj = malloc(plen);
@@ -146,10 +112,10 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
   if (!st && access(obj, R_OK) != 0) {
     st = rlx_file_write(tmp_c, src, strlen(src));
     if (!st) {
-      char* argv[MAX_CC_WORDS + N_FLAGS + 8];
+      char* argv[MAX_CC_WORDS + MAX_FLAGS + 8];
       int na = 0;
       for (int i = 0; i < nw; i++) argv[na++] = words[i];
-      for (int i = 0; i < N_FLAGS; i++) argv[na++] = (char*)cc_flags[i];
+      for (int i = 0; i < n_flags && i < MAX_FLAGS; i++) argv[na++] = (char*)flags[i];
       argv[na++] = "-c";
       argv[na++] = tmp_c;
       argv[na++] = "-o";
@@ -195,7 +161,7 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   for (int i = 0; i < n_obj; i++) argv[na++] = (char*)opts->objects[i];
   argv[na++] = "-o";
   argv[na++] = tmp_out;
-  if (have_libmvec(words, nw)) argv[na++] = "-lmvec";
+  if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
   argv[na++] = "-lm";
   argv[na] = NULL;
   rlx_status_t* st = rlx_process_run(argv, NULL);
