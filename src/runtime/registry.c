@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../support/support.h"
+#include "kernels/nn_kernels.h"
 #include "rlx/runtime.h"
 
 typedef struct entry {
@@ -109,6 +110,14 @@ rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
     }
   }
   unlock();
+  if (!found) { /* the built-in kernels (kernels/nn_kernels.h) come after what users registered */
+    rlx_packed_fn_t k = rlx_kernel_lookup(name);
+    if (k) {
+      if (out_fn) *out_fn = k;
+      if (out_resource) *out_resource = NULL;
+      found = true;
+    }
+  }
   return found ? NULL
                : rlx_status_create(RLX_NOT_FOUND, "no global function '%s' is registered", name);
 }

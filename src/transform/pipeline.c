@@ -4,9 +4,13 @@
 #include "pass.h"
 
 static const rlx_pass_t pipeline[] = {
-    {"legalize_ops", rlx_pass_legalize_ops},           {"fold_constants", rlx_pass_fold_constants},
-    {"fuse_ops", rlx_pass_fuse_ops},                   {"default_schedule", rlx_pass_default_schedule},
-    {"call_tir_rewrite", rlx_pass_call_tir_rewrite}, {"plan_memory", rlx_pass_plan_memory},
+    {"layout_nchwc", rlx_pass_layout_nchwc},
+    {"legalize_ops", rlx_pass_legalize_ops},
+    {"fold_constants", rlx_pass_fold_constants},
+    {"fuse_ops", rlx_pass_fuse_ops},
+    {"default_schedule", rlx_pass_default_schedule},
+    {"call_tir_rewrite", rlx_pass_call_tir_rewrite},
+    {"plan_memory", rlx_pass_plan_memory},
     {"lower_shapes", rlx_pass_lower_shapes},
 };
 

@@ -1,0 +1,212 @@
+/* Packed-ABI wrappers of the NCHW16c kernels and their static table (nn_kernels.h). Each
+ * wrapper checks argument count, type codes, dtypes and shapes and reports a mismatch
+ * through RLXAPISetLastError, so a malformed call is an error of the run, never a crash.
+ *
+ * Calling conventions (DPS: the output comes last):
+ *   rlx.nn.conv2d_nchwc   (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
+ *   rlx.nn.dwconv2d_nchwc (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
+ *   rlx.nn.max_pool2d_nchwc (x, kh, kw, sh, sw, pt, pl, dh, dw, y)
+ *   rlx.nn.mean_hw_nchwc  (x, y)          y [N, Cb, 1, 1, 16]
+ *   rlx.nn.nchw_to_nchwc  (x, y)          x [N, C, H, W] → y [N, ceil(C/16), H, W, 16]
+ *   rlx.nn.nchwc_to_nchw  (x, y)          the inverse; y's C says how many channels are real
+ * x of conv2d is NCHW16c (5-D) or plain NCHW (4-D, a network's first layer); w is packed
+ * (6-D for conv2d: [OG, ICb, KH, KW, cbi, V*16]; 4-D for depthwise: [Cb, KH, KW, 16]).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nn_kernels.h"
+#include "rlx/runtime.h"
+
+static int fail(const char* who, const char* what) {
+  char buf[256];
+  snprintf(buf, sizeof(buf), "%s: %s", who, what);
+  RLXAPISetLastError(buf);
+  return -1;
+}
+
+static const DLTensor* tensor(rlx_value_t* a, int* codes, int i) {
+  if (codes[i] != RLX_ARG_DLTENSOR && codes[i] != RLX_ARG_NDARRAY) return NULL;
+  const DLTensor* t = a[i].v_handle;
+  if (!t || t->dtype.code != kDLFloat || t->dtype.bits != 32 || t->dtype.lanes != 1) return NULL;
+  return t;
+}
+
+static bool ints(rlx_value_t* a, int* codes, int i, int n, int64_t* out) {
+  for (int k = 0; k < n; k++) {
+    if (codes[i + k] != RLX_ARG_INT) return false;
+    out[k] = a[i + k].v_int64;
+  }
+  return true;
+}
+
+static bool is_float(int code) { return code == RLX_ARG_FLOAT; }
+
+/* Shared by conv2d and dwconv2d: reads the tensors and the geometry. */
+static int conv_args(const char* who, bool depthwise, rlx_value_t* a, int* codes, int n, rlx_nn_conv_t* p,
+                     const float** x, const float** w, const float** bias, const float** res, float** y) {
+  if (n != 13 && n != 14) return fail(who, "expected 13 or 14 arguments");
+  bool has_res = n == 14;
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* tw = tensor(a, codes, 1);
+  const DLTensor* tb = tensor(a, codes, 2);
+  const DLTensor* tr = has_res ? tensor(a, codes, 3) : NULL;
+  const DLTensor* ty = tensor(a, codes, n - 1);
+  int k = has_res ? 4 : 3;
+  int64_t g[7];
+  if (!tx || !tw || !tb || !ty || (has_res && !tr)) return fail(who, "tensors must be float32");
+  if (!ints(a, codes, k, 7, g) || !is_float(codes[k + 7]) || !is_float(codes[k + 8]))
+    return fail(who, "expected sh, sw, pt, pl, dh, dw, act as ints and lo, hi as floats");
+  memset(p, 0, sizeof(*p));
+  if (ty->ndim != 5 || ty->shape[4] != 16) return fail(who, "output must be NCHW16c");
+  p->n = ty->shape[0];
+  p->oc = ty->shape[1] * 16;
+  p->oh = ty->shape[2];
+  p->ow = ty->shape[3];
+  if (tx->ndim == 5 && tx->shape[4] == 16) {
+    p->cbi = 16;
+    p->ic = tx->shape[1] * 16;
+  } else if (tx->ndim == 4 && !depthwise) {
+    p->cbi = 1;
+    p->ic = tx->shape[1];
+  } else {
+    return fail(who, "input must be NCHW16c (or NCHW for conv2d)");
+  }
+  if (tx->shape[0] != p->n) return fail(who, "input and output batch differ");
+  p->h = tx->shape[2];
+  p->w = tx->shape[3];
+  if (depthwise) {
+    if (tw->ndim != 4 || tw->shape[3] != 16 || tw->shape[0] * 16 != p->ic || p->ic != p->oc)
+      return fail(who, "weight must be [Cb, KH, KW, 16] with Cb the input's and output's channel blocks");
+    p->kh = tw->shape[1];
+    p->kw = tw->shape[2];
+  } else {
+    if (tw->ndim != 6 || tw->shape[5] % 16 != 0 || tw->shape[5] < 16 || tw->shape[5] > 64 ||
+        tw->shape[4] != p->cbi || tw->shape[1] * p->cbi != p->ic)
+      return fail(who, "weight must be packed [OG, ICb, KH, KW, cbi, V*16] for this input");
+    p->v = tw->shape[5] / 16;
+    if (tw->shape[0] * p->v * 16 != p->oc) return fail(who, "weight groups do not cover the output channels");
+    p->kh = tw->shape[2];
+    p->kw = tw->shape[3];
+  }
+  if (tb->ndim != 1 || tb->shape[0] != p->oc) return fail(who, "bias must be [OCb*16]");
+  if (tr && (tr->ndim != 5 || memcmp(tr->shape, ty->shape, 5 * sizeof(int64_t)) != 0))
+    return fail(who, "residual must have the output's shape");
+  p->sh = g[0], p->sw = g[1], p->pt = g[2], p->pl = g[3], p->dh = g[4], p->dw = g[5];
+  p->act = (int)g[6];
+  p->lo = (float)a[k + 7].v_float64;
+  p->hi = (float)a[k + 8].v_float64;
+  if (p->sh < 1 || p->sw < 1 || p->dh < 1 || p->dw < 1 || p->pt < 0 || p->pl < 0 || p->kh < 1 || p->kw < 1)
+    return fail(who, "strides and dilations must be >= 1, paddings >= 0");
+  if (p->act != RLX_NN_ACT_NONE && p->act != RLX_NN_ACT_CLIP) return fail(who, "unknown activation");
+  /* every window start lies within the padded image: rows/columns past it read zeros */
+  if ((p->oh - 1) * p->sh - p->pt >= p->h || (p->ow - 1) * p->sw - p->pl >= p->w)
+    return fail(who, "output is larger than the padded input allows");
+  *x = tx->data, *w = tw->data, *bias = tb->data, *res = tr ? tr->data : NULL, *y = ty->data;
+  return 0;
+}
+
+int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  rlx_nn_conv_t p;
+  const float *x, *w, *b, *r;
+  float* y;
+  if (conv_args("rlx.nn.conv2d_nchwc", false, a, codes, n, &p, &x, &w, &b, &r, &y)) return -1;
+  if (rlx_nn_conv2d_nchwc(&p, x, w, b, r, y)) return fail("rlx.nn.conv2d_nchwc", "out of memory for the scratch rows");
+  return 0;
+}
+
+int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  rlx_nn_conv_t p;
+  const float *x, *w, *b, *r;
+  float* y;
+  if (conv_args("rlx.nn.dwconv2d_nchwc", true, a, codes, n, &p, &x, &w, &b, &r, &y)) return -1;
+  rlx_nn_dwconv2d_nchwc(&p, x, w, b, r, y);
+  return 0;
+}
+
+int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.max_pool2d_nchwc";
+  if (n != 10) return fail(who, "expected 10 arguments");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* ty = tensor(a, codes, 9);
+  int64_t g[8];
+  if (!tx || !ty || tx->ndim != 5 || ty->ndim != 5 || tx->shape[4] != 16 || ty->shape[4] != 16 ||
+      tx->shape[0] != ty->shape[0] || tx->shape[1] != ty->shape[1])
+    return fail(who, "x and y must be float32 NCHW16c with the same batch and channel blocks");
+  if (!ints(a, codes, 1, 8, g)) return fail(who, "expected kh, kw, sh, sw, pt, pl, dh, dw as ints");
+  rlx_nn_conv_t p;
+  memset(&p, 0, sizeof(p));
+  p.n = tx->shape[0], p.ic = tx->shape[1] * 16, p.h = tx->shape[2], p.w = tx->shape[3];
+  p.oh = ty->shape[2], p.ow = ty->shape[3];
+  p.kh = g[0], p.kw = g[1], p.sh = g[2], p.sw = g[3], p.pt = g[4], p.pl = g[5], p.dh = g[6], p.dw = g[7];
+  if (p.kh < 1 || p.kw < 1 || p.sh < 1 || p.sw < 1 || p.dh < 1 || p.dw < 1 || p.pt < 0 || p.pl < 0)
+    return fail(who, "window, strides and dilations must be >= 1, paddings >= 0");
+  rlx_nn_max_pool2d_nchwc(&p, tx->data, ty->data);
+  return 0;
+}
+
+int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.mean_hw_nchwc";
+  if (n != 2) return fail(who, "expected 2 arguments");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* ty = tensor(a, codes, 1);
+  if (!tx || !ty || tx->ndim != 5 || ty->ndim != 5 || tx->shape[4] != 16 || ty->shape[4] != 16 ||
+      tx->shape[0] != ty->shape[0] || tx->shape[1] != ty->shape[1] || ty->shape[2] != 1 || ty->shape[3] != 1)
+    return fail(who, "x must be float32 NCHW16c and y [N, Cb, 1, 1, 16]");
+  rlx_nn_global_mean_nchwc(tx->shape[0], tx->shape[1], tx->shape[2] * tx->shape[3], tx->data, ty->data);
+  return 0;
+}
+
+/* x [N, C, H, W] and y [N, ceil(C/16), H, W, 16]; *c gets C, *hw gets H*W. */
+static int layout_pair(const char* who, const DLTensor* plain, const DLTensor* blk, int64_t* c, int64_t* hw) {
+  if (!plain || !blk || plain->ndim != 4 || blk->ndim != 5 || blk->shape[4] != 16 || plain->shape[0] != blk->shape[0] ||
+      (plain->shape[1] + 15) / 16 != blk->shape[1] || plain->shape[2] != blk->shape[2] ||
+      plain->shape[3] != blk->shape[3])
+    return fail(who, "expected float32 [N, C, H, W] and [N, ceil(C/16), H, W, 16]");
+  *c = plain->shape[1];
+  *hw = plain->shape[2] * plain->shape[3];
+  return 0;
+}
+
+int rlx_nn_packed_nchw_to_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.nchw_to_nchwc";
+  if (n != 2) return fail(who, "expected 2 arguments");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* ty = tensor(a, codes, 1);
+  int64_t c, hw;
+  if (layout_pair(who, tx, ty, &c, &hw)) return -1;
+  rlx_nn_nchw_to_nchwc(tx->shape[0], c, hw, tx->data, ty->data);
+  return 0;
+}
+
+int rlx_nn_packed_nchwc_to_nchw(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.nchwc_to_nchw";
+  if (n != 2) return fail(who, "expected 2 arguments");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* ty = tensor(a, codes, 1);
+  int64_t c, hw;
+  if (layout_pair(who, ty, tx, &c, &hw)) return -1;
+  rlx_nn_nchwc_to_nchw(ty->shape[0], c, hw, tx->data, ty->data);
+  return 0;
+}
+
+static const rlx_kernel_info_t table[] = {
+    {"rlx.nn.conv2d_nchwc", "rlx_nn_packed_conv2d_nchwc", "kernels_packed.c", rlx_nn_packed_conv2d_nchwc},
+    {"rlx.nn.dwconv2d_nchwc", "rlx_nn_packed_dwconv2d_nchwc", "kernels_packed.c", rlx_nn_packed_dwconv2d_nchwc},
+    {"rlx.nn.max_pool2d_nchwc", "rlx_nn_packed_max_pool2d_nchwc", "kernels_packed.c", rlx_nn_packed_max_pool2d_nchwc},
+    {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},
+    {"rlx.nn.nchw_to_nchwc", "rlx_nn_packed_nchw_to_nchwc", "kernels_packed.c", rlx_nn_packed_nchw_to_nchwc},
+    {"rlx.nn.nchwc_to_nchw", "rlx_nn_packed_nchwc_to_nchw", "kernels_packed.c", rlx_nn_packed_nchwc_to_nchw},
+};
+
+rlx_packed_fn_t rlx_kernel_lookup(const char* name) {
+  for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+    if (strcmp(table[i].name, name) == 0) return table[i].fn;
+  return NULL;
+}
+
+const rlx_kernel_info_t* rlx_kernel_table(int* out_n) {
+  *out_n = (int)(sizeof(table) / sizeof(table[0]));
+  return table;
+}

@@ -1,0 +1,95 @@
+/* Hand-written CPU kernels for convolutional networks, in the blocked NCHW16c layout.
+ *
+ * The compiler's layout pass (src/transform/layout_nchwc.c) rewrites R.nn.conv2d, pools,
+ * channel means and their elementwise neighbours into R.call_dps_packed calls of the names
+ * below; the VM finds them through the runtime registry's static kernel table (registry.c
+ * falls back to rlx_kernel_lookup). Each kernel is a plain C function over raw pointers
+ * (usable without the runtime, e.g. from Model Library Format sources) plus a packed-ABI
+ * wrapper (kernels_packed.c) that checks its arguments.
+ *
+ * Layouts (float32 only):
+ * - activation "NCHW16c": [N, C/16, H, W, 16], C padded up to a multiple of 16; padded
+ *   channels hold finite values that every consumer ignores (their weights are zero).
+ * - conv weight, packed: [OG, ICb, KH, KW, cbi, V*16] — V 16-channel output blocks per
+ *   group (OG = OCb / V), cbi input channels per input block (16 for a blocked input, 1 for
+ *   a plain NCHW input, then ICb = IC). Padded channels are zero.
+ * - depthwise weight, packed: [Cb, KH, KW, 16].
+ * - bias: [OCb * 16] (padded with zeros).
+ */
+#ifndef RLX_RUNTIME_KERNELS_NN_KERNELS_H
+#define RLX_RUNTIME_KERNELS_NN_KERNELS_H
+
+#include <stdint.h>
+
+#include "rlx/abi.h"
+
+enum { RLX_NN_BLOCK = 16 };
+
+typedef enum { RLX_NN_ACT_NONE = 0, RLX_NN_ACT_CLIP = 1 } rlx_nn_act_t;
+
+/* Geometry and epilogue of one 2-D convolution (also used by depthwise and pools). */
+typedef struct {
+  int64_t n, ic, h, w;        /* input: batch, real channels, height, width */
+  int64_t oc, oh, ow;         /* output: real channels, height, width */
+  int64_t kh, kw;             /* window */
+  int64_t sh, sw, dh, dw;     /* strides, dilations */
+  int64_t pt, pl;             /* padding top / left (bottom / right follow from oh, ow) */
+  int64_t cbi;                /* input channels per block in memory: 16 (NCHW16c) or 1 (NCHW) */
+  int64_t v;                  /* conv: 16-channel output blocks per weight group (1..4) */
+  int act;                    /* rlx_nn_act_t: clip to [lo, hi] (relu: lo 0, hi +inf) */
+  float lo, hi;
+} rlx_nn_conv_t;
+
+/* y = act(conv(x, w) + bias + res). x is NCHW16c (cbi 16) or NCHW (cbi 1); w packed by
+ * rlx_nn_conv_pack_weight with the same v and cbi; bias [OCb*16] or NULL; res NULL or an
+ * NCHW16c tensor of y's shape; y NCHW16c. Runs on the OpenMP threads. Returns 0, or -1 when
+ * the per-thread scratch could not be allocated. */
+int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
+                        const float* res, float* y);
+
+/* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
+ * rlx_nn_dw_pack_weight. */
+void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
+                           const float* res, float* y);
+
+/* Packs an OIHW weight [oc, ic, kh, kw] into dst (rlx_nn_conv_packed_numel floats). */
+int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi);
+void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v,
+                             float* dst);
+/* Packs a depthwise weight [c, 1, kh, kw] into dst [Cb, kh, kw, 16]. */
+void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, float* dst);
+
+/* Max pool over NCHW16c (positions outside the image are ignored, as ONNX and PyTorch do;
+ * ceil_mode only changes oh/ow). p->ic is the channel count; kh/kw the window. */
+void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y);
+/* Mean over H and W: x [N, Cb, H, W, 16] → y [N, Cb, 1, 1, 16]. */
+void rlx_nn_global_mean_nchwc(int64_t n, int64_t cb, int64_t hw, const float* x, float* y);
+
+/* Layout transforms: x [N, C, H, W] → y [N, ceil(C/16), H, W, 16] (padding zero), and back. */
+void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, float* y);
+void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, float* y);
+
+
+/* Name, packed-ABI C symbol and source file of every kernel, for exporters that ship the
+ * sources (Model Library Format: the files of this folder compile as plain C11 + OpenMP). */
+typedef struct {
+  const char* name;   /* registered name */
+  const char* symbol; /* packed-ABI C symbol */
+  const char* source; /* file under src/runtime/kernels/ that defines it */
+  rlx_packed_fn_t fn;
+} rlx_kernel_info_t;
+const rlx_kernel_info_t* rlx_kernel_table(int* out_n);
+
+/* The packed-ABI wrapper of a kernel by its registered name ("rlx.nn.conv2d_nchwc" ...),
+ * or NULL. The table is static: nothing to initialize. */
+rlx_packed_fn_t rlx_kernel_lookup(const char* name);
+
+/* The packed-ABI wrappers (kernels_packed.c); calling conventions are listed there. */
+int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_nchw_to_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_nchwc_to_nchw(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+
+#endif

@@ -1,0 +1,157 @@
+/* Depthwise convolution, pools, channel means and layout transforms over NCHW16c
+ * (nn_kernels.h). All vectorize over the 16 channels of a block; the work items are
+ * (batch, channel block, output row) on the OpenMP threads. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "nn_kernels.h"
+#include "nn_vec.h"
+
+void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, float* dst) {
+  int64_t cb = (c + 15) / 16;
+  for (int64_t b = 0; b < cb; b++)
+    for (int64_t y = 0; y < kh; y++)
+      for (int64_t x = 0; x < kw; x++)
+        for (int64_t l = 0; l < 16; l++) {
+          int64_t ch = b * 16 + l;
+          dst[((b * kh + y) * kw + x) * 16 + l] = ch < c ? w[(ch * kh + y) * kw + x] : 0.0f;
+        }
+}
+
+/* One output pixel with bounds checks (window partly outside the image). */
+static v16 dw_pixel(const rlx_nn_conv_t* p, const float* xp, const float* wb, int64_t oh, int64_t ow) {
+  v16 acc = (v16){0};
+  for (int64_t kh = 0; kh < p->kh; kh++) {
+    int64_t ih = oh * p->sh - p->pt + kh * p->dh;
+    if (ih < 0 || ih >= p->h) continue;
+    for (int64_t kw = 0; kw < p->kw; kw++) {
+      int64_t iw = ow * p->sw - p->pl + kw * p->dw;
+      if (iw < 0 || iw >= p->w) continue;
+      acc += LD(wb + (kh * p->kw + kw) * 16) * LD(xp + (ih * p->w + iw) * 16);
+    }
+  }
+  return acc;
+}
+
+enum { DW_RW = 8 };
+
+void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
+                           const float* res, float* y) {
+  const int64_t cb = (p->ic + 15) / 16, rows = p->n * cb * p->oh;
+  /* output columns whose whole window is inside the image: [ow0, ow1) */
+  int64_t ow0 = p->pl > 0 ? (p->pl + p->sw - 1) / p->sw : 0;
+  int64_t ow1 = p->w - 1 - (p->kw - 1) * p->dw + p->pl; /* last valid start column, in input coords + pl */
+  ow1 = ow1 < 0 ? 0 : ow1 / p->sw + 1;
+  if (ow1 > p->ow) ow1 = p->ow;
+  if (ow0 > ow1) ow0 = ow1;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t oh = r % p->oh, b = r / p->oh % cb, n = r / p->oh / cb;
+    const float* xp = x + (n * cb + b) * p->h * p->w * 16;
+    const float* wb = w + b * p->kh * p->kw * 16;
+    const v16 bv = bias ? LD(bias + b * 16) : (v16){0};
+    float* yr = y + ((n * cb + b) * p->oh + oh) * p->ow * 16;
+    const float* rr = res ? res + ((n * cb + b) * p->oh + oh) * p->ow * 16 : NULL;
+    int64_t kh0 = 0, kh1 = p->kh; /* rows of the window inside the image */
+    while (kh0 < kh1 && oh * p->sh - p->pt + kh0 * p->dh < 0) kh0++;
+    while (kh1 > kh0 && oh * p->sh - p->pt + (kh1 - 1) * p->dh >= p->h) kh1--;
+    int64_t ow = 0;
+    for (; ow < p->ow; ow++) {
+      if (ow >= ow0 && ow + DW_RW <= ow1) { /* a full interior tile */
+        v16 acc[DW_RW];
+#pragma GCC unroll 8
+        for (int j = 0; j < DW_RW; j++) acc[j] = bv;
+        for (int64_t kh = kh0; kh < kh1; kh++) {
+          const float* xr = xp + ((oh * p->sh - p->pt + kh * p->dh) * p->w + ow * p->sw - p->pl) * 16;
+          for (int64_t kw = 0; kw < p->kw; kw++) {
+            const v16 wv = LD(wb + (kh * p->kw + kw) * 16);
+            const float* xk = xr + kw * p->dw * 16;
+#pragma GCC unroll 8
+            for (int j = 0; j < DW_RW; j++) acc[j] += wv * LD(xk + j * p->sw * 16);
+          }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < DW_RW; j++) {
+          v16 o = acc[j];
+          if (rr) o += LD(rr + (ow + j) * 16);
+          if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
+          ST(yr + (ow + j) * 16, o);
+        }
+        ow += DW_RW - 1;
+        continue;
+      }
+      v16 o = dw_pixel(p, xp, wb, oh, ow) + bv;
+      if (rr) o += LD(rr + ow * 16);
+      if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
+      ST(yr + ow * 16, o);
+    }
+  }
+}
+
+void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y) {
+  const int64_t cb = (p->ic + 15) / 16, rows = p->n * cb * p->oh;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t oh = r % p->oh, img = r / p->oh;
+    const float* xp = x + img * p->h * p->w * 16;
+    float* yr = y + (img * p->oh + oh) * p->ow * 16;
+    for (int64_t ow = 0; ow < p->ow; ow++) {
+      v16 m = (v16){0} - INFINITY;
+      for (int64_t kh = 0; kh < p->kh; kh++) {
+        int64_t ih = oh * p->sh - p->pt + kh * p->dh;
+        if (ih < 0 || ih >= p->h) continue;
+        for (int64_t kw = 0; kw < p->kw; kw++) {
+          int64_t iw = ow * p->sw - p->pl + kw * p->dw;
+          if (iw >= 0 && iw < p->w) m = vmax(m, LD(xp + (ih * p->w + iw) * 16));
+        }
+      }
+      ST(yr + ow * 16, m);
+    }
+  }
+}
+
+void rlx_nn_global_mean_nchwc(int64_t n, int64_t cb, int64_t hw, const float* x, float* y) {
+#pragma omp parallel for schedule(static) if (n * cb * hw > 65536)
+  for (int64_t i = 0; i < n * cb; i++) {
+    const float* xp = x + i * hw * 16;
+    v16 s0 = (v16){0}, s1 = (v16){0};
+    int64_t k = 0;
+    for (; k + 1 < hw; k += 2) {
+      s0 += LD(xp + k * 16);
+      s1 += LD(xp + (k + 1) * 16);
+    }
+    if (k < hw) s0 += LD(xp + k * 16);
+    ST(y + i * 16, (s0 + s1) / (float)hw);
+  }
+}
+
+void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, float* y) {
+  const int64_t cb = (c + 15) / 16;
+#pragma omp parallel for schedule(static) if (n * c * hw > 65536)
+  for (int64_t i = 0; i < n * cb; i++) {
+    int64_t b = i % cb, img = i / cb;
+    float* yb = y + i * hw * 16;
+    for (int64_t l = 0; l < 16; l++) {
+      int64_t ch = b * 16 + l;
+      const float* xc = x + (img * c + ch) * hw;
+      if (ch < c)
+        for (int64_t k = 0; k < hw; k++) yb[k * 16 + l] = xc[k];
+      else
+        for (int64_t k = 0; k < hw; k++) yb[k * 16 + l] = 0.0f;
+    }
+  }
+}
+
+void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, float* y) {
+  const int64_t cb = (c + 15) / 16;
+#pragma omp parallel for schedule(static) if (n * c * hw > 65536)
+  for (int64_t i = 0; i < n * cb; i++) {
+    int64_t b = i % cb, img = i / cb;
+    const float* xb = x + i * hw * 16;
+    for (int64_t l = 0; l < 16 && b * 16 + l < c; l++) {
+      float* yc = y + (img * c + b * 16 + l) * hw;
+      for (int64_t k = 0; k < hw; k++) yc[k] = xb[k * 16 + l];
+    }
+  }
+}

@@ -1,0 +1,505 @@
+/* Pass layout_nchwc: convolutional networks onto the NCHW16c kernels.
+ *
+ * Requires: a well-formed module before legalize_ops (high-level ops still present).
+ * Produces: the same module where, inside dataflow blocks, every float32 R.nn.conv2d with
+ * static shapes, NCHW/OIHW layouts, a constant weight and groups 1 or depthwise (groups ==
+ * in == out channels) becomes `R.call_dps_packed("rlx.nn.conv2d_nchwc" | "rlx.nn.dwconv2d_nchwc",
+ * ...)` over activations in NCHW16c ([N, C/16, H, W, 16], see
+ * src/runtime/kernels/nn_kernels.h), with its weight packed at compile time (a new
+ * constant) and its epilogue folded into the call: a per-channel bias add, one residual
+ * add, and relu / maximum / minimum with scalar bounds, when the conv's result has no other
+ * use. Activations stay blocked through the ops that have blocked forms — max_pool2d
+ * (rlx.nn.max_pool2d_nchwc), the mean over H and W with keepdims (rlx.nn.mean_hw_nchwc),
+ * concat over channels when every input has a multiple of 16 channels, and add / subtract /
+ * multiply / relu / maximum / minimum between blocked tensors, per-channel constants and
+ * scalars (still R ops on 5-D tensors: legalize_ops and fuse_ops handle them). A var that
+ * something else reads is converted back where it is first needed, under its own name
+ * (`v = R.call_dps_packed("rlx.nn.nchwc_to_nchw", (v_blocked,), ...)`), and every
+ * non-dataflow var of the block is converted at the block's end, so the function's
+ * signature and everything outside the dataflow block are unchanged. The network's input
+ * is converted once (the first convolution reads a plain NCHW input of at most 8 channels
+ * directly).
+ * Ops it cannot convert are left as they are: the pass never changes results, only
+ * layouts (padded channels carry finite values and meet zero weights).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../relax/op_nn_internal.h"
+#include "../runtime/kernels/nn_kernels.h"
+#include "pass.h"
+#include "pass_util.h"
+
+/* A convolution whose call is not emitted yet, so that later ops can join its epilogue. */
+typedef struct {
+  bool depthwise;
+  rlx_relax_expr_t* x; /* blocked (or plain, cbi 1) input */
+  rlx_relax_expr_t* w; /* packed weight constant */
+  float* bias;         /* ocb*16 */
+  rlx_relax_expr_t* res;
+  float lo, hi; /* clip; -inf / +inf: none */
+  int64_t g[6]; /* sh, sw, pt, pl, dh, dw */
+  int64_t n, oc, oh, ow;
+} pend_t;
+
+/* What the pass knows of a var of the original program. */
+typedef struct {
+  rlx_relax_expr_t* blk; /* its NCHW16c value, or NULL */
+  pend_t* pend;          /* or a convolution still open to an epilogue */
+  int64_t c;             /* real channels */
+  bool plain_missing;    /* the original binding was not emitted */
+} vinfo_t;
+
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_bb_t* bb;
+  rlx_ptrmap_t info; /* var → vinfo_t* */
+  rlx_ptrmap_t uses; /* var → use count (intptr) */
+} lt_t;
+
+static vinfo_t* info_of(lt_t* z, const rlx_relax_expr_t* v) {
+  return rlx_relax_is_var(v) ? rlx_ptrmap_get(&z->info, v) : NULL;
+}
+
+static vinfo_t* new_info(lt_t* z, rlx_relax_var_t* v, int64_t c) {
+  vinfo_t* i = RLX_NEW(z->ctx, vinfo_t);
+  memset(i, 0, sizeof(*i));
+  i->c = c;
+  i->plain_missing = true;
+  rlx_ptrmap_put(&z->info, v, i);
+  return i;
+}
+
+static int64_t uses(lt_t* z, const rlx_relax_expr_t* v) { return (int64_t)(intptr_t)rlx_ptrmap_get(&z->uses, v); }
+
+static void count_use(const rlx_relax_expr_t* e, void* user) {
+  lt_t* z = user;
+  if (rlx_relax_is_var(e)) rlx_ptrmap_put(&z->uses, e, (void*)(intptr_t)(uses(z, e) + 1));
+}
+
+/* Static float32 tensor shape of e (ndim ≤ 6), or false. */
+static bool static_f32(const rlx_relax_expr_t* e, int* ndim, int64_t* dims) {
+  const rlx_sinfo_t* s = e->sinfo;
+  if (!s || s->kind != RLX_SINFO_TENSOR) return false;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  if (!t->shape || t->ndim < 0 || t->ndim > 6 || !rlx_dtype_eq(t->dtype, rlx_dt_float32())) return false;
+  for (int d = 0; d < t->ndim; d++)
+    if (!rlx_expr_is_const_int(t->shape[d], &dims[d])) return false;
+  *ndim = t->ndim;
+  return true;
+}
+
+static rlx_relax_constant_t* as_const(const rlx_relax_expr_t* e) {
+  return e->kind == RLX_RELAX_CONSTANT ? (rlx_relax_constant_t*)e : NULL;
+}
+
+/* A float32 scalar constant (any rank with one element). */
+static bool scalar_const(const rlx_relax_expr_t* e, float* out) {
+  rlx_relax_constant_t* c = as_const(e);
+  if (!c || !rlx_dtype_eq(c->dtype, rlx_dt_float32()) || c->nbytes != 4) return false;
+  memcpy(out, c->data, 4);
+  return true;
+}
+
+/* A float32 constant of c per-channel values for an NCHW tensor: shape (c,1,1) or (1,c,1,1). */
+static const float* channel_const(const rlx_relax_expr_t* e, int64_t c) {
+  rlx_relax_constant_t* k = as_const(e);
+  if (!k || !rlx_dtype_eq(k->dtype, rlx_dt_float32()) || (int64_t)k->nbytes != 4 * c) return NULL;
+  if (k->ndim == 3 && k->shape[0] == c && k->shape[1] == 1 && k->shape[2] == 1) return k->data;
+  if (k->ndim == 4 && k->shape[0] == 1 && k->shape[1] == c && k->shape[2] == 1 && k->shape[3] == 1) return k->data;
+  return NULL;
+}
+
+static rlx_relax_expr_t* prim_i(lt_t* z, int64_t v) { return rlx_relax_prim_value(z->ctx, rlx_ir_i64(z->ctx, v)); }
+static rlx_relax_expr_t* prim_f(lt_t* z, double v) {
+  return rlx_relax_prim_value(z->ctx, rlx_ir_float(z->ctx, rlx_dt_float64(), v));
+}
+
+static rlx_sinfo_t* blk_sinfo(lt_t* z, int64_t n, int64_t c, int64_t h, int64_t w) {
+  int64_t d[5] = {n, (c + 15) / 16, h, w, 16};
+  return rlx_sinfo_tensor_const(z->ctx, 5, d, rlx_dt_float32());
+}
+
+static rlx_status_t* emit(lt_t* z, rlx_relax_expr_t* e, const char* hint, rlx_relax_expr_t** out) {
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_emit(z->bb, e, hint, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
+static rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_expr_t** args, rlx_sinfo_t* out_sinfo,
+                                 rlx_relax_expr_t** out) {
+  return emit(z, rlx_relax_call_dps_packed(z->ctx, name, n, args, out_sinfo), NULL, out);
+}
+
+/* Emits the pending convolution of i; i->blk gets its result. */
+static rlx_status_t* flush(lt_t* z, vinfo_t* i) {
+  pend_t* p = i->pend;
+  if (!p) return NULL;
+  i->pend = NULL;
+  int64_t ocb = (p->oc + 15) / 16, bshape[1] = {ocb * 16};
+  rlx_relax_expr_t* a[14];
+  int n = 0;
+  a[n++] = p->x;
+  a[n++] = p->w;
+  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)(ocb * 16) * 4);
+  if (p->res) a[n++] = p->res;
+  for (int k = 0; k < 6; k++) a[n++] = prim_i(z, p->g[k]);
+  bool act = p->lo > -INFINITY || p->hi < INFINITY;
+  a[n++] = prim_i(z, act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE);
+  a[n++] = prim_f(z, p->lo > -INFINITY ? p->lo : -3.0e38);
+  a[n++] = prim_f(z, p->hi < INFINITY ? p->hi : 3.0e38);
+  return emit_packed(z, p->depthwise ? "rlx.nn.dwconv2d_nchwc" : "rlx.nn.conv2d_nchwc", n, a,
+                     blk_sinfo(z, p->n, p->oc, p->oh, p->ow), &i->blk);
+}
+
+/* The blocked value of var-or-expr e (converting a plain tensor of c channels once). */
+static rlx_status_t* blocked(lt_t* z, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+  vinfo_t* i = info_of(z, e);
+  if (i) {
+    RLX_RETURN_IF_ERROR(flush(z, i));
+    if (i->blk) return *out = i->blk, NULL;
+  }
+  int nd;
+  int64_t d[6];
+  if (!static_f32(e, &nd, d) || nd != 4) return rlx_status_create(RLX_INTERNAL, "layout_nchwc: not a 4-D tensor");
+  rlx_relax_expr_t* args[1] = {e};
+  rlx_relax_expr_t* b = NULL;
+  RLX_RETURN_IF_ERROR(emit_packed(z, "rlx.nn.nchw_to_nchwc", 1, args, blk_sinfo(z, d[0], d[1], d[2], d[3]), &b));
+  if (rlx_relax_is_var(e)) {
+    i = i ? i : new_info(z, (rlx_relax_var_t*)e, d[1]);
+    i->plain_missing = false;
+    i->blk = b;
+  }
+  return *out = b, NULL;
+}
+
+/* Emits `v = nchwc_to_nchw(blocked)` under v's own name when v's binding was replaced. */
+static rlx_status_t* materialize(lt_t* z, rlx_relax_var_t* v) {
+  vinfo_t* i = info_of(z, &v->hdr);
+  if (!i || !i->plain_missing) return NULL;
+  RLX_RETURN_IF_ERROR(flush(z, i));
+  rlx_relax_expr_t* args[1] = {i->blk};
+  rlx_relax_expr_t* call = rlx_relax_call_dps_packed(z->ctx, "rlx.nn.nchwc_to_nchw", 1, args, v->hdr.sinfo);
+  i->plain_missing = false;
+  return rlx_bb_emit_binding(z->bb, rlx_relax_var_binding(z->ctx, v, call));
+}
+
+static void collect_vars(const rlx_relax_expr_t* e, void* user) {
+  rlx_ptrmap_t* m = user;
+  if (rlx_relax_is_var(e)) rlx_ptrmap_put(m, e, (void*)1);
+}
+
+/* Materializes every var that e reads. */
+static rlx_status_t* materialize_uses(lt_t* z, const rlx_relax_expr_t* e) {
+  rlx_ptrmap_t seen = {0};
+  rlx_relax_expr_visit(e, collect_vars, &seen);
+  rlx_status_t* st = NULL;
+  for (size_t k = 0; !st && k < seen.cap; k++)
+    if (seen.keys[k]) st = materialize(z, (rlx_relax_var_t*)seen.keys[k]);
+  rlx_ptrmap_free(&seen);
+  return st;
+}
+
+static bool is_op(const rlx_relax_call_t* c, const char* name) { return rlx_relax_is_op(c->op, name); }
+
+/* ------------------------------------------------------------------ rewrites */
+
+/* v = conv2d(x, w): a pending convolution, or false when it does not qualify. */
+static rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+  int nx, nw, ny;
+  int64_t xd[6], wd[6], yd[6];
+  rlx_relax_constant_t* wc = as_const(c->args[1]);
+  if (!wc || !static_f32(c->args[0], &nx, xd) || !static_f32(c->args[1], &nw, wd) || !static_f32(&v->hdr, &ny, yd) ||
+      nx != 4 || nw != 4 || ny != 4)
+    return NULL;
+  const char* dl = onn_attr_str(c, "data_layout", "NCHW");
+  const char* kl = onn_attr_str(c, "kernel_layout", "OIHW");
+  const char* ol = onn_attr_str(c, "out_layout", "NCHW");
+  if (strcmp(dl, "NCHW") || strcmp(kl, "OIHW") || (strcmp(ol, "NCHW") && *ol)) return NULL;
+  int64_t s[2], pad[4], dil[2];
+  if (onn_attr_ints(c, "strides", 2, 1, s) || onn_attr_ints(c, "padding", 4, 0, pad) ||
+      onn_attr_ints(c, "dilation", 2, 1, dil))
+    return NULL; /* inference already checked these; a failure here means "leave it" */
+  int64_t groups = onn_attr_int(c, "groups", 1);
+  int64_t ic = xd[1], oc = wd[0], kh = wd[2], kw = wd[3];
+  bool dw = groups > 1 && groups == ic && oc == ic && wd[1] == 1;
+  if (groups != 1 && !dw) return NULL;
+  pend_t* p = RLX_NEW(z->ctx, pend_t);
+  memset(p, 0, sizeof(*p));
+  p->depthwise = dw;
+  p->n = yd[0], p->oc = oc, p->oh = yd[2], p->ow = yd[3];
+  p->g[0] = s[0], p->g[1] = s[1], p->g[2] = pad[0], p->g[3] = pad[1], p->g[4] = dil[0], p->g[5] = dil[1];
+  p->lo = -INFINITY, p->hi = INFINITY;
+  int64_t ocb = (oc + 15) / 16;
+  p->bias = RLX_NEW_ARRAY(z->ctx, float, ocb * 16);
+  memset(p->bias, 0, (size_t)(ocb * 16) * 4);
+  vinfo_t* xi = info_of(z, c->args[0]);
+  bool plain = !dw && ic <= 8 && !(xi && (xi->blk || xi->pend));
+  if (plain) {
+    p->x = c->args[0];
+  } else {
+    RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &p->x));
+  }
+  if (dw) {
+    int64_t shape[4] = {ocb, kh, kw, 16};
+    float* buf = malloc((size_t)(ocb * kh * kw * 16) * 4);
+    if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: packing a weight");
+    rlx_nn_dw_pack_weight(wc->data, oc, kh, kw, buf);
+    p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 4, shape, buf, (size_t)(ocb * kh * kw * 16) * 4);
+    free(buf);
+  } else {
+    int64_t cbi = plain ? 1 : 16, v16 = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
+    int64_t numel = rlx_nn_conv_packed_numel(oc, ic, kh, kw, cbi);
+    int64_t shape[6] = {ocb / v16, plain ? ic : (ic + 15) / 16, kh, kw, cbi, v16 * 16};
+    float* buf = malloc((size_t)numel * 4);
+    if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: packing a weight");
+    rlx_nn_conv_pack_weight(wc->data, oc, ic, kh, kw, cbi, v16, buf);
+    p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 6, shape, buf, (size_t)numel * 4);
+    free(buf);
+  }
+  new_info(z, v, oc)->pend = p;
+  *done = true;
+  return NULL;
+}
+
+/* The pending convolution that var e holds and that only this binding reads, or NULL. */
+static pend_t* open_pend(lt_t* z, const rlx_relax_expr_t* e) {
+  vinfo_t* i = info_of(z, e);
+  return i && i->pend && uses(z, e) == 1 ? i->pend : NULL;
+}
+
+static void move_pend(lt_t* z, const rlx_relax_expr_t* from, rlx_relax_var_t* to, int64_t c) {
+  vinfo_t* i = info_of(z, from);
+  pend_t* p = i->pend;
+  i->pend = NULL;
+  new_info(z, to, c)->pend = p;
+}
+
+/* Epilogue ops joining a pending convolution. */
+static rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+  float s;
+  if (is_op(c, "relax.nn.relu") && c->n_args == 1) {
+    pend_t* p = open_pend(z, c->args[0]);
+    if (!p || p->hi < INFINITY) return NULL;
+    p->lo = p->lo > 0 ? p->lo : 0;
+    move_pend(z, c->args[0], v, info_of(z, c->args[0])->c);
+    return *done = true, NULL;
+  }
+  if ((is_op(c, "relax.maximum") || is_op(c, "relax.minimum")) && c->n_args == 2) {
+    bool mx = is_op(c, "relax.maximum");
+    for (int k = 0; k < 2; k++) {
+      pend_t* p = open_pend(z, c->args[k]);
+      if (!p || !scalar_const(c->args[1 - k], &s)) continue;
+      if (mx && p->hi < INFINITY) return NULL;
+      if (!mx && p->lo > s) return NULL;
+      if (mx) p->lo = p->lo > s ? p->lo : s;
+      else p->hi = p->hi < s ? p->hi : s;
+      move_pend(z, c->args[k], v, info_of(z, c->args[k])->c);
+      return *done = true, NULL;
+    }
+    return NULL;
+  }
+  if (is_op(c, "relax.add") && c->n_args == 2) {
+    for (int k = 0; k < 2; k++) {
+      pend_t* p = open_pend(z, c->args[k]);
+      if (!p || p->lo > -INFINITY || p->hi < INFINITY) continue;
+      const float* b = channel_const(c->args[1 - k], p->oc);
+      if (b && !p->res) {
+        for (int64_t ch = 0; ch < p->oc; ch++) p->bias[ch] += b[ch];
+      } else if (!p->res) {
+        int n1, n2;
+        int64_t d1[6], d2[6];
+        if (!static_f32(c->args[1 - k], &n1, d1) || !static_f32(&v->hdr, &n2, d2) || n1 != 4 || n2 != 4 ||
+            memcmp(d1, d2, sizeof(int64_t) * 4) != 0)
+          continue;
+        RLX_RETURN_IF_ERROR(blocked(z, c->args[1 - k], &p->res));
+      } else {
+        continue;
+      }
+      move_pend(z, c->args[k], v, p->oc);
+      return *done = true, NULL;
+    }
+  }
+  return NULL;
+}
+
+/* A blocked operand for an elementwise op on blocked tensors: the blocked var, a scalar,
+ * or a per-channel constant reshaped to (1, Cb, 1, 1, 16). */
+static rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_relax_expr_t** out) {
+  *out = NULL;
+  float s;
+  if (scalar_const(e, &s) && as_const(e)->ndim == 0) return *out = e, NULL;
+  const float* k = channel_const(e, c);
+  if (k) {
+    int64_t cb = (c + 15) / 16, shape[5] = {1, cb, 1, 1, 16};
+    float* buf = RLX_NEW_ARRAY(z->ctx, float, cb * 16);
+    memset(buf, 0, (size_t)(cb * 16) * 4);
+    memcpy(buf, k, (size_t)c * 4);
+    *out = rlx_relax_constant(z->ctx, rlx_dt_float32(), 5, shape, buf, (size_t)(cb * 16) * 4);
+    return NULL;
+  }
+  vinfo_t* i = info_of(z, e);
+  if (i && (i->blk || i->pend) && i->c == c) return blocked(z, e, out);
+  return NULL;
+}
+
+static const char* const blocked_elementwise[] = {"relax.add",     "relax.subtract", "relax.multiply",
+                                                  "relax.maximum", "relax.minimum",  "relax.nn.relu"};
+
+/* Elementwise ops, pools, means and concat on blocked inputs. */
+static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+  int ny;
+  int64_t yd[6];
+  if (!static_f32(&v->hdr, &ny, yd)) return NULL;
+  vinfo_t* xi = c->n_args > 0 ? info_of(z, c->args[0]) : NULL;
+  bool x_blk = xi && (xi->blk || xi->pend);
+  for (size_t k = 0; k < sizeof(blocked_elementwise) / sizeof(blocked_elementwise[0]); k++) {
+    if (!is_op(c, blocked_elementwise[k]) || ny != 4) continue;
+    rlx_relax_expr_t* ops[2] = {NULL, NULL};
+    bool any_blk = false;
+    for (int a = 0; a < c->n_args && a < 2; a++) {
+      vinfo_t* ai = info_of(z, c->args[a]);
+      any_blk = any_blk || (ai && (ai->blk || ai->pend) && ai->c == yd[1]);
+    }
+    if (!any_blk || c->n_args > 2) return NULL;
+    /* both operands must have a blocked form of the output's shape or be constants */
+    for (int a = 0; a < c->n_args; a++) {
+      int na;
+      int64_t ad[6];
+      vinfo_t* ai = info_of(z, c->args[a]);
+      bool same = static_f32(c->args[a], &na, ad) && na == 4 && memcmp(ad, yd, 4 * sizeof(int64_t)) == 0;
+      if (ai && (ai->blk || ai->pend) && !same) return NULL;
+      RLX_RETURN_IF_ERROR(blk_operand(z, c->args[a], yd[1], &ops[a]));
+      if (!ops[a]) return NULL;
+    }
+    rlx_relax_expr_t* e = rlx_relax_call(z->ctx, c->op, c->n_args, ops, c->attrs, 0, NULL);
+    rlx_relax_expr_t* b = NULL;
+    RLX_RETURN_IF_ERROR(emit(z, e, NULL, &b));
+    new_info(z, v, yd[1])->blk = b;
+    return *done = true, NULL;
+  }
+  if (is_op(c, "relax.nn.max_pool2d") && x_blk && ny == 4) {
+    int64_t ps[2], st[2], dl[2], pad[4];
+    const char* lay = onn_attr_str(c, "layout", "NCHW");
+    const char* olay = onn_attr_str(c, "out_layout", "NCHW");
+    if (strcmp(lay, "NCHW") || (*olay && strcmp(olay, "NCHW")) || onn_attr_ints(c, "pool_size", 2, 1, ps) ||
+        onn_attr_ints(c, "strides", 2, 1, st) || onn_attr_ints(c, "dilation", 2, 1, dl) ||
+        onn_attr_ints(c, "padding", 4, 0, pad))
+      return NULL;
+    rlx_relax_expr_t* a[9];
+    RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &a[0]));
+    int64_t g[8] = {ps[0], ps[1], st[0], st[1], pad[0], pad[1], dl[0], dl[1]};
+    for (int k = 0; k < 8; k++) a[1 + k] = prim_i(z, g[k]);
+    rlx_relax_expr_t* b = NULL;
+    RLX_RETURN_IF_ERROR(emit_packed(z, "rlx.nn.max_pool2d_nchwc", 9, a, blk_sinfo(z, yd[0], yd[1], yd[2], yd[3]), &b));
+    new_info(z, v, yd[1])->blk = b;
+    return *done = true, NULL;
+  }
+  if (is_op(c, "relax.mean") && x_blk && ny == 4 && yd[2] == 1 && yd[3] == 1) {
+    const rlx_attr_t* ax = rlx_attrs_get(&c->attrs, "axis");
+    bool keep = onn_attr_bool(c, "keepdims", false);
+    if (!keep || !ax || ax->kind != RLX_ATTR_INTS || ax->u.ints.n != 2) return NULL;
+    int64_t a0 = ax->u.ints.v[0] < 0 ? ax->u.ints.v[0] + 4 : ax->u.ints.v[0];
+    int64_t a1 = ax->u.ints.v[1] < 0 ? ax->u.ints.v[1] + 4 : ax->u.ints.v[1];
+    if (!((a0 == 2 && a1 == 3) || (a0 == 3 && a1 == 2))) return NULL;
+    rlx_relax_expr_t* a[1];
+    RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &a[0]));
+    rlx_relax_expr_t* b = NULL;
+    RLX_RETURN_IF_ERROR(emit_packed(z, "rlx.nn.mean_hw_nchwc", 1, a, blk_sinfo(z, yd[0], yd[1], 1, 1), &b));
+    new_info(z, v, yd[1])->blk = b;
+    return *done = true, NULL;
+  }
+  if (is_op(c, "relax.concat") && ny == 4 && c->n_args == 1 && c->args[0]->kind == RLX_RELAX_TUPLE) {
+    int64_t axis = onn_attr_int(c, "axis", 0);
+    rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[0];
+    if (axis != 1 && axis != -3) return NULL;
+    for (int k = 0; k < t->n_fields; k++) {
+      vinfo_t* fi = info_of(z, t->fields[k]);
+      if (!fi || !(fi->blk || fi->pend) || fi->c % 16 != 0) return NULL;
+    }
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(z->ctx, rlx_relax_expr_t*, t->n_fields);
+    for (int k = 0; k < t->n_fields; k++) RLX_RETURN_IF_ERROR(blocked(z, t->fields[k], &f[k]));
+    rlx_relax_expr_t* tup = rlx_relax_tuple(z->ctx, t->n_fields, f);
+    rlx_relax_expr_t* e = rlx_relax_call(z->ctx, c->op, 1, &tup, c->attrs, 0, NULL);
+    rlx_relax_expr_t* b = NULL;
+    RLX_RETURN_IF_ERROR(emit(z, e, NULL, &b));
+    new_info(z, v, yd[1])->blk = b;
+    return *done = true, NULL;
+  }
+  return NULL;
+}
+
+static rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* b) {
+  bool done = false;
+  if (b->kind == RLX_BINDING_VAR && b->value->kind == RLX_RELAX_CALL) {
+    rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
+    if (is_op(c, "relax.nn.conv2d")) RLX_RETURN_IF_ERROR(try_conv(z, b->var, c, &done));
+    if (!done) RLX_RETURN_IF_ERROR(try_epilogue(z, b->var, c, &done));
+    if (!done) RLX_RETURN_IF_ERROR(try_blocked_op(z, b->var, c, &done));
+  }
+  if (done) return NULL;
+  RLX_RETURN_IF_ERROR(materialize_uses(z, b->value));
+  return rlx_bb_emit_binding(z->bb, b);
+}
+
+static rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
+                                  rlx_relax_func_t** out) {
+  *out = NULL;
+  if (f->body->kind != RLX_RELAX_SEQ) return NULL;
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  bool any = false;
+  for (int i = 0; i < seq->n_blocks && !any; i++)
+    for (int k = 0; k < seq->blocks[i]->n_bindings && !any; k++) {
+      rlx_relax_expr_t* v = seq->blocks[i]->bindings[k]->value;
+      any = seq->blocks[i]->is_dataflow && v->kind == RLX_RELAX_CALL &&
+            rlx_relax_is_op(((rlx_relax_call_t*)v)->op, "relax.nn.conv2d");
+    }
+  if (!any) return NULL;
+  rlx_relax_expr_visit(f->body, count_use, z);
+  rlx_relax_var_t* none[1] = {NULL};
+  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(z->bb, name, f->n_params, f->n_params ? f->params : none));
+  RLX_RETURN_IF_ERROR(rlx_bb_function_set_pure(z->bb, f->is_pure));
+  for (int i = 0; i < seq->n_blocks; i++) {
+    rlx_relax_block_t* blk = seq->blocks[i];
+    if (!blk->is_dataflow) {
+      for (int k = 0; k < blk->n_bindings; k++) {
+        RLX_RETURN_IF_ERROR(materialize_uses(z, blk->bindings[k]->value));
+        RLX_RETURN_IF_ERROR(rlx_bb_emit_binding(z->bb, blk->bindings[k]));
+      }
+      continue;
+    }
+    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(z->bb));
+    for (int k = 0; k < blk->n_bindings; k++) RLX_RETURN_IF_ERROR(rewrite_binding(z, blk->bindings[k]));
+    for (int k = 0; k < blk->n_bindings; k++) { /* what leaves the block leaves it in NCHW */
+      rlx_relax_var_t* v = blk->bindings[k]->var;
+      if (v->hdr.kind == RLX_RELAX_VAR) RLX_RETURN_IF_ERROR(materialize(z, v));
+    }
+    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(z->bb));
+  }
+  RLX_RETURN_IF_ERROR(materialize_uses(z, seq->body));
+  RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(z->bb, seq->body, 0, NULL));
+  rlx_relax_func_t* built = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_function_finish(z->bb, &built));
+  return pass_func_with_body(z->ctx, m, f, built->body, out);
+}
+
+rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+  rlx_module_t* m = pass_module_copy(ctx, in);
+  rlx_bb_t* bb = rlx_bb_create(ctx, m);
+  rlx_status_t* st = NULL;
+  for (int i = 0; !st && i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    lt_t z = {ctx, bb, {0}, {0}};
+    rlx_relax_func_t* nf = NULL;
+    st = rlx_status_annotate(rewrite_func(&z, m, m->funcs[i].name, m->funcs[i].func, &nf), "layout_nchwc: function '%s'",
+                             m->funcs[i].name);
+    if (!st && nf) rlx_module_set(m, m->funcs[i].name, RLX_FUNC_RELAX, nf);
+    rlx_ptrmap_free(&z.info);
+    rlx_ptrmap_free(&z.uses);
+  }
+  if (st) return st;
+  *out = m;
+  return NULL;
+}

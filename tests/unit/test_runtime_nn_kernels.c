@@ -1,0 +1,259 @@
+/* The NCHW16c kernels (src/runtime/kernels) against direct NCHW references, called through
+ * the registry and the packed ABI as the VM calls them: convolutions of every tile shape
+ * (V = 1..4, rows shorter and longer than a tile, strides 1/2/3, padding, dilation, a plain
+ * NCHW first layer), depthwise, max pool, channel means, layout transforms, the epilogue
+ * (bias, residual, relu, clip), and malformed calls. Tolerance: 1e-4 relative to the
+ * output's scale (float32 sums of up to a few thousand products). */
+#include <stdlib.h>
+
+#include "rlx/runtime.h"
+#include "runtime/kernels/nn_kernels.h"
+#include "test.h"
+
+static float frand(uint64_t* s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return (float)((*s >> 40) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static float* rand_buf(int64_t n, uint64_t seed) {
+  float* p = malloc((size_t)n * sizeof(float));
+  for (int64_t i = 0; i < n; i++) p[i] = frand(&seed);
+  return p;
+}
+
+static DLTensor dlt(float* data, int ndim, int64_t* shape) {
+  DLTensor t;
+  memset(&t, 0, sizeof(t));
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.ndim = ndim;
+  t.dtype.code = kDLFloat;
+  t.dtype.bits = 32;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  return t;
+}
+
+/* Calls a kernel by name: tensors first (NULL-terminated list of DLTensor*), then ints and
+ * floats as given by a format string ('i' / 'f'), then the output. Returns the packed
+ * function's return code. */
+static int call(const char* name, DLTensor** ts, int nt, const char* fmt, const double* vals, DLTensor* out) {
+  rlx_packed_fn_t fn = NULL;
+  rlx_status_t* st = rlx_registry_get(name, &fn, NULL);
+  if (st) {
+    rlx_status_free(st);
+    return -100;
+  }
+  rlx_value_t a[32];
+  int c[32], n = 0;
+  for (int i = 0; i < nt; i++) a[n].v_handle = ts[i], c[n++] = RLX_ARG_DLTENSOR;
+  for (int i = 0; fmt[i]; i++) {
+    if (fmt[i] == 'i') a[n].v_int64 = (int64_t)vals[i], c[n++] = RLX_ARG_INT;
+    else a[n].v_float64 = vals[i], c[n++] = RLX_ARG_FLOAT;
+  }
+  a[n].v_handle = out, c[n++] = RLX_ARG_DLTENSOR;
+  rlx_value_t ret;
+  int rc = RLX_ARG_NULLPTR;
+  return fn(a, c, n, &ret, &rc, NULL);
+}
+
+static float* to_blocked(const float* x, int64_t n, int64_t c, int64_t hw) {
+  int64_t cb = (c + 15) / 16;
+  float* y = malloc((size_t)(n * cb * hw * 16) * sizeof(float));
+  int64_t s1[4] = {n, c, hw, 1}, s2[5] = {n, cb, hw, 1, 16};
+  DLTensor tx = dlt((float*)x, 4, s1), ty = dlt(y, 5, s2);
+  DLTensor* ts[1] = {&tx};
+  CHECK(call("rlx.nn.nchw_to_nchwc", ts, 1, "", NULL, &ty) == 0);
+  return y;
+}
+
+static float* from_blocked(const float* x, int64_t n, int64_t c, int64_t hw) {
+  int64_t cb = (c + 15) / 16;
+  float* y = malloc((size_t)(n * c * hw) * sizeof(float));
+  int64_t s1[5] = {n, cb, hw, 1, 16}, s2[4] = {n, c, hw, 1};
+  DLTensor tx = dlt((float*)x, 5, s1), ty = dlt(y, 4, s2);
+  DLTensor* ts[1] = {&tx};
+  CHECK(call("rlx.nn.nchwc_to_nchw", ts, 1, "", NULL, &ty) == 0);
+  return y;
+}
+
+typedef struct {
+  int64_t n, ic, h, w, oc, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  int groups; /* 1 or ic (depthwise) */
+  int res, act;
+  float lo, hi;
+  int plain_input; /* pass x as NCHW (cbi 1) */
+  int v;
+} conv_case_t;
+
+static double max_err(const float* a, const float* b, int64_t n) {
+  double e = 0, s = 1e-6;
+  for (int64_t i = 0; i < n; i++) {
+    double d = fabs((double)a[i] - b[i]);
+    e = d > e ? d : e;
+    s = fabs((double)b[i]) > s ? fabs((double)b[i]) : s;
+  }
+  return e / (s > 1 ? s : 1);
+}
+
+static void conv_case(const conv_case_t* k) {
+  int64_t oh = (k->h + k->pt + k->pb - k->dh * (k->kh - 1) - 1) / k->sh + 1;
+  int64_t ow = (k->w + k->pl + k->pr - k->dw * (k->kw - 1) - 1) / k->sw + 1;
+  int64_t icg = k->groups == 1 ? k->ic : 1;
+  float* x = rand_buf(k->n * k->ic * k->h * k->w, 1);
+  float* w = rand_buf(k->oc * icg * k->kh * k->kw, 2);
+  float* b = rand_buf(k->oc, 3);
+  float* r = rand_buf(k->n * k->oc * oh * ow, 4);
+  float* ref = malloc((size_t)(k->n * k->oc * oh * ow) * sizeof(float));
+  for (int64_t n = 0; n < k->n; n++)
+    for (int64_t o = 0; o < k->oc; o++)
+      for (int64_t y = 0; y < oh; y++)
+        for (int64_t xx = 0; xx < ow; xx++) {
+          double s = b[o];
+          for (int64_t i = 0; i < icg; i++) {
+            int64_t ci = k->groups == 1 ? i : o;
+            for (int64_t a = 0; a < k->kh; a++)
+              for (int64_t c = 0; c < k->kw; c++) {
+                int64_t ih = y * k->sh - k->pt + a * k->dh, iw = xx * k->sw - k->pl + c * k->dw;
+                if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w) continue;
+                s += (double)x[((n * k->ic + ci) * k->h + ih) * k->w + iw] * w[((o * icg + i) * k->kh + a) * k->kw + c];
+              }
+          }
+          int64_t idx = ((n * k->oc + o) * oh + y) * ow + xx;
+          if (k->res) s += r[idx];
+          if (k->act) s = s < k->lo ? k->lo : s > k->hi ? k->hi : s;
+          ref[idx] = (float)s;
+        }
+  int64_t ocb = (k->oc + 15) / 16, icb = (k->ic + 15) / 16, cbi = k->plain_input ? 1 : 16;
+  float* xb = k->plain_input ? x : to_blocked(x, k->n, k->ic, k->h * k->w);
+  float* rb = to_blocked(r, k->n, k->oc, oh * ow);
+  float* bp = calloc((size_t)(ocb * 16), sizeof(float));
+  memcpy(bp, b, (size_t)k->oc * sizeof(float));
+  float* yb = malloc((size_t)(k->n * ocb * oh * ow * 16) * sizeof(float));
+  float* wp;
+  int64_t wshape[6], xshape[5] = {k->n, k->plain_input ? k->ic : icb, k->h, k->w, 16};
+  int wnd;
+  const char* name;
+  if (k->groups == 1) {
+    wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi) * sizeof(float));
+    rlx_nn_conv_pack_weight(w, k->oc, k->ic, k->kh, k->kw, cbi, k->v, wp);
+    int64_t s[6] = {ocb / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * 16};
+    memcpy(wshape, s, sizeof(s));
+    wnd = 6;
+    name = "rlx.nn.conv2d_nchwc";
+  } else {
+    wp = malloc((size_t)(ocb * k->kh * k->kw * 16) * sizeof(float));
+    rlx_nn_dw_pack_weight(w, k->oc, k->kh, k->kw, wp);
+    int64_t s[4] = {ocb, k->kh, k->kw, 16};
+    memcpy(wshape, s, sizeof(s));
+    wnd = 4;
+    name = "rlx.nn.dwconv2d_nchwc";
+  }
+  int64_t bshape[1] = {ocb * 16}, yshape[5] = {k->n, ocb, oh, ow, 16};
+  DLTensor tx = dlt(xb, k->plain_input ? 4 : 5, xshape), tw = dlt(wp, wnd, wshape), tb = dlt(bp, 1, bshape);
+  DLTensor tr = dlt(rb, 5, yshape), ty = dlt(yb, 5, yshape);
+  DLTensor* ts[4] = {&tx, &tw, &tb, &tr};
+  double vals[9] = {(double)k->sh, (double)k->sw, (double)k->pt, (double)k->pl, (double)k->dh, (double)k->dw,
+                    k->act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE, k->lo, k->hi};
+  int rc = call(name, ts, k->res ? 4 : 3, "iiiiiiiff", vals, &ty);
+  CHECK_MSG(rc == 0, "%s failed: %s", name, rlx_last_error());
+  float* y = from_blocked(yb, k->n, k->oc, oh * ow);
+  double e = max_err(y, ref, k->n * k->oc * oh * ow);
+  CHECK_MSG(e < 1e-4, "%s n%lld ic%lld %lldx%lld oc%lld k%lldx%lld s%lld p%lld d%lld v%d plain%d: error %g", name,
+            (long long)k->n, (long long)k->ic, (long long)k->h, (long long)k->w, (long long)k->oc, (long long)k->kh,
+            (long long)k->kw, (long long)k->sh, (long long)k->pt, (long long)k->dh, k->v, k->plain_input, e);
+  free(x), free(w), free(b), free(r), free(ref), free(rb), free(bp), free(yb), free(wp), free(y);
+  if (!k->plain_input) free(xb);
+}
+
+static void test_convs(void) {
+  const float inf = INFINITY;
+  conv_case_t cases[] = {
+      /* n ic h w oc kh kw sh sw pt pl pb pr dh dw groups res act lo hi plain v */
+      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 4},   /* ResNet block, V 4 */
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 2},     /* V 2, rows of 14 */
+      {2, 32, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},       /* V 3, batch 2 */
+      {1, 24, 9, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, inf, 0, 1},    /* stride 2, padded channels */
+      {1, 64, 28, 28, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 4},    /* 1x1 stride 2 */
+      {1, 96, 14, 14, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 3},    /* 1x1 flat, V 3 */
+      {1, 20, 5, 3, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 6, 0, 1},       /* tiny flat, odd channels */
+      {1, 3, 32, 32, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, 0, 1, 0, inf, 1, 4},    /* stem on plain NCHW */
+      {1, 16, 12, 12, 32, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0, 2},     /* dilation 2 */
+      {1, 16, 11, 13, 16, 3, 5, 3, 2, 0, 2, 1, 2, 1, 1, 1, 1, 1, -0.5f, 0.5f, 0, 1}, /* odd window, stride 3 */
+      {1, 32, 30, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 1, 0, 6, 0, 1},    /* depthwise */
+      {1, 40, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, 1, 0, 0, 0, 0, 1},    /* depthwise s2, padded */
+      {2, 16, 9, 9, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16, 0, 1, 0, 6, 0, 1},      /* depthwise 5x5 */
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+}
+
+static void test_pool_mean(void) {
+  int64_t n = 1, c = 20, h = 13, w = 13, kh = 3, kw = 3, s = 2, p = 1;
+  int64_t oh = (h + 2 * p - kh + s - 1) / s + 1, ow = oh; /* ceil mode: 7 */
+  float* x = rand_buf(n * c * h * w, 7);
+  float* xb = to_blocked(x, n, c, h * w);
+  int64_t cb = (c + 15) / 16, xs[5] = {n, cb, h, w, 16}, ys[5] = {n, cb, oh, ow, 16};
+  float* yb = malloc((size_t)(n * cb * oh * ow * 16) * sizeof(float));
+  DLTensor tx = dlt(xb, 5, xs), ty = dlt(yb, 5, ys);
+  DLTensor* ts[1] = {&tx};
+  double v[8] = {(double)kh, (double)kw, (double)s, (double)s, (double)p, (double)p, 1, 1};
+  CHECK(call("rlx.nn.max_pool2d_nchwc", ts, 1, "iiiiiiii", v, &ty) == 0);
+  float* y = from_blocked(yb, n, c, oh * ow);
+  int bad = 0;
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t a = 0; a < oh; a++)
+      for (int64_t b = 0; b < ow; b++) {
+        float m = -INFINITY;
+        for (int64_t i = 0; i < kh; i++)
+          for (int64_t j = 0; j < kw; j++) {
+            int64_t ih = a * s - p + i, iw = b * s - p + j;
+            if (ih >= 0 && ih < h && iw >= 0 && iw < w && x[(ch * h + ih) * w + iw] > m) m = x[(ch * h + ih) * w + iw];
+          }
+        bad += y[(ch * oh + a) * ow + b] != m;
+      }
+  CHECK_MSG(bad == 0, "max pool: %d wrong", bad);
+  int64_t ms[5] = {n, cb, 1, 1, 16};
+  float mb[32];
+  DLTensor tm = dlt(mb, 5, ms);
+  CHECK(call("rlx.nn.mean_hw_nchwc", ts, 1, "", NULL, &tm) == 0);
+  double e = 0;
+  for (int64_t ch = 0; ch < c; ch++) {
+    double sum = 0;
+    for (int64_t i = 0; i < h * w; i++) sum += x[ch * h * w + i];
+    e = fmax(e, fabs(sum / (double)(h * w) - mb[ch]));
+  }
+  CHECK_MSG(e < 1e-5, "mean: error %g", e);
+  /* layout round trip keeps every value and zero-pads the last block */
+  CHECK(xb[(h * w) * 16] == x[16 * h * w] && xb[(h * w) * 16 + 4] == 0.0f);
+  free(x), free(xb), free(yb), free(y);
+}
+
+static void test_errors(void) {
+  float buf[64] = {0};
+  int64_t s5[5] = {1, 1, 2, 2, 16}, s4[4] = {1, 16, 2, 2}, s1[1] = {16};
+  DLTensor a = dlt(buf, 5, s5), b = dlt(buf, 4, s4), c = dlt(buf, 1, s1);
+  DLTensor* ts[3] = {&a, &b, &c};
+  double v[9] = {1, 1, 0, 0, 1, 1, 0, 0, 0};
+  CHECK(call("rlx.nn.conv2d_nchwc", ts, 3, "iiiiiiiff", v, &a) != 0);
+  CHECK(strstr(rlx_last_error(), "weight must be packed") != NULL);
+  CHECK(call("rlx.nn.conv2d_nchwc", ts, 3, "iiiiii", v, &a) != 0);
+  CHECK(strstr(rlx_last_error(), "expected 13 or 14 arguments") != NULL);
+  DLTensor* one[1] = {&b};
+  CHECK(call("rlx.nn.nchwc_to_nchw", one, 1, "", NULL, &b) != 0);
+  CHECK(strstr(rlx_last_error(), "rlx.nn.nchwc_to_nchw: expected float32") != NULL);
+  DLTensor i32 = a;
+  i32.dtype.code = kDLInt;
+  DLTensor* bad[1] = {&i32};
+  CHECK(call("rlx.nn.mean_hw_nchwc", bad, 1, "", NULL, &a) != 0);
+  rlx_packed_fn_t fn = NULL;
+  rlx_status_t* st = rlx_registry_get("rlx.nn.no_such_kernel", &fn, NULL);
+  CHECK(st != NULL);
+  rlx_status_free(st);
+}
+
+int main(void) {
+  test_convs();
+  test_pool_mean();
+  test_errors();
+  TEST_MAIN_END();
+}
