@@ -2,7 +2,7 @@
 # Installs the Debian packages rlx needs to build, test and benchmark (idempotent).
 # Usage: scripts/deps.sh [--test | --bench]
 set -euo pipefail
-pkgs=(gcc make cmake libdlpack-dev python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev)
+pkgs=(gcc g++ make cmake libdlpack-dev python3-numpy libprotobuf-c-dev protobuf-c-compiler libonnx-dev libarchive-dev libcjson-dev)
 # The test suite also needs the ONNX backend test data, onnx and PyTorch (real-model export).
 if [[ "${1:-}" == "--test" ]]; then pkgs+=(libonnx-testdata python3-onnx python3-torch python3-torchvision); fi
 if [[ "${1:-}" == "--bench" ]]; then pkgs+=(libopenblas0-pthread); fi

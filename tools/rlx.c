@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "codegen/externs.h"
 #include "codegen/vm_build.h"
 #include "frontend/onnx/onnx_import.h"
 #include "ir/ir.h"
@@ -32,7 +33,9 @@
 #include "transform/memory.h"
 #include "transform/pass.h"
 
-enum { MAX_INPUTS = 64, MAX_LIBS = 16 };
+#include "tool.h"
+
+enum { MAX_INPUTS = 64, MAX_LIBS = 16, MAX_EXTERNS = 64 };
 
 typedef struct {
   const char* command;
@@ -42,6 +45,12 @@ typedef struct {
   int n_inputs;
   const char* libs[MAX_LIBS];
   int n_libs;
+  const char* externs[MAX_EXTERNS]; /* --extern X.o|.a|.c|.cc|.cpp|.cxx|.cu */
+  int n_externs;
+  const char* defer[MAX_EXTERNS]; /* --defer-extern NAME */
+  int n_defer;
+  const char* style; /* export-mlf --style */
+  const char* name;  /* export-mlf --name */
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
   const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
@@ -52,27 +61,66 @@ typedef struct {
   int threads;
 } options_t;
 
-static const char usage[] =
-    "usage: rlx <command> [options]\n"
-    "  FILE is a TVMScript file (.py) or an ONNX model (.onnx); inputs are .npy or ONNX .pb files\n"
-    "  rlx print FILE [--after PASS|all]      print a TVMScript file or an imported ONNX model,\n"
-    "                                         or print it after a pass\n"
-    "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
-    "                                         files: the TIR lowering passes); a compiled model\n"
-    "                                         (.so) prints as VM bytecode\n"
-    "  rlx compile FILE -o MODEL.so [--lib L.so]... [--stats]\n"
-    "                                         compile a Relax module into one shared object\n"
-    "                                         (kernels + bytecode + constants); --stats prints\n"
-    "                                         the memory planned vs unplanned\n"
-    "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb]\n"
-    "          [--bind NAME=IN.pb]... [--lib L.so]... [--threads N]\n"
-    "                                         run a function (default main); outputs are\n"
-    "                                         written as OUTDIR/output_0.npy, ... (.pb TensorProtos\n"
-    "                                         when FILE is .onnx or an input is .pb; --format\n"
-    "                                         chooses); --bind makes an ONNX graph input a\n"
-    "                                         constant (print/compile/run/bench)\n"
-    "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--repeat N] [--threads N]\n"
-    "                                         time a function (random inputs when none given)\n";
+/* One help text per command: `rlx COMMAND --help` prints it, `rlx --help` prints them all. */
+static const struct {
+  const char* name;
+  const char* help;
+} commands[] = {
+    {"print",
+     "  rlx print FILE [--after PASS|all] [--extern X]...\n"
+     "                                         print a TVMScript file or an imported ONNX model,\n"
+     "                                         or print it after a pass\n"
+     "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
+     "                                         files: the TIR lowering passes); a compiled model\n"
+     "                                         (.so) prints as VM bytecode\n"},
+    {"compile",
+     "  rlx compile FILE -o MODEL.so [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--stats]\n"
+     "                                         compile a Relax module into one shared object\n"
+     "                                         (kernels + bytecode + constants + externs); --stats\n"
+     "                                         prints the memory planned vs unplanned\n"
+     "      --extern X          link X into the model: an object .o, an archive .a, or a source\n"
+     "                          .c ($CC), .cc/.cpp/.cxx ($CXX), .cu ($NVCC), compiled with\n"
+     "                          `rlx config --cflags` (TVM-compatible headers included)\n"
+     "      --lib L.so          a library the model will be loaded with\n"
+     "      --defer-extern NAME a name the loading program provides (not checked now)\n"
+     "                          every other name called with R.call_packed/R.call_dps_packed must\n"
+     "                          be found: --extern, --lib, VM builtins, registry\n"},
+    {"run",
+     "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb]\n"
+     "          [--bind NAME=IN.pb]... [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--threads N]\n"
+     "                                         run a function (default main); outputs are\n"
+     "                                         written as OUTDIR/output_0.npy, ... (.pb TensorProtos\n"
+     "                                         when FILE is .onnx or an input is .pb; --format\n"
+     "                                         chooses); --bind makes an ONNX graph input a\n"
+     "                                         constant (print/compile/run/bench)\n"},
+    {"bench",
+     "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--extern X]... [--lib L.so]... [--repeat N] [--threads N]\n"
+     "                                         time a function (random inputs when none given)\n"},
+    {"export-mlf",
+     "  rlx export-mlf FILE -o OUT.tar [--style full-model|operator] [--name NAME] [--extern X]...\n"
+     "                                         export TVM's Model Library Format (version 7): plain C\n"
+     "                                         sources (kernels, AOT entry point with a static memory\n"
+     "                                         plan, constants), codegen/host/include/tvmgen_NAME.h,\n"
+     "                                         metadata.json, src/relax.txt, src/tir-cpu.txt,\n"
+     "                                         parameters/NAME.params; NAME defaults to 'default'\n"},
+    {"config",
+     "  rlx config --cflags|--libs|--version  compiler flags for extern sources (-I for rlx/*.h and\n"
+     "                                         tvm/runtime/*.h), link flags for librlx_runtime\n"},
+};
+
+static void print_usage(FILE* f) {
+  fputs("usage: rlx <command> [options]        (rlx --version; rlx COMMAND --help)\n"
+        "  FILE is a TVMScript file (.py) or an ONNX model (.onnx); inputs are .npy or ONNX .pb files\n",
+        f);
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) fputs(commands[i].help, f);
+}
+
+/* The help of one command, or NULL. */
+static const char* command_help(const char* name) {
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(commands[i].name, name) == 0) return commands[i].help;
+  return NULL;
+}
 
 static rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int* out) {
   char* end;
@@ -86,7 +134,7 @@ static rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int
 static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
   memset(o, 0, sizeof(*o));
   o->repeat = 10;
-  if (argc < 2) return rlx_status_create(RLX_INVALID_ARGUMENT, "no command given\n%s", usage);
+  if (argc < 2) return rlx_status_create(RLX_INVALID_ARGUMENT, "no command given (rlx --help lists the commands)");
   o->command = argv[1];
   for (int i = 2; i < argc; i++) {
     const char* a = argv[i];
@@ -100,6 +148,18 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
     } else if (strcmp(a, "--lib") == 0) {
       if (v && o->n_libs == MAX_LIBS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many --lib");
       if (v) o->libs[o->n_libs++] = v;
+    } else if (strcmp(a, "--extern") == 0) {
+      if (v && o->n_externs == MAX_EXTERNS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many --extern");
+      if (v) o->externs[o->n_externs++] = v;
+    } else if (strcmp(a, "--style") == 0) {
+      if (v && strcmp(v, "full-model") != 0 && strcmp(v, "operator") != 0)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "--style expects full-model or operator, got '%s'", v);
+      if (v) o->style = v;
+    } else if (strcmp(a, "--name") == 0) {
+      if (v) o->name = v;
+    } else if (strcmp(a, "--defer-extern") == 0) {
+      if (v && o->n_defer == MAX_EXTERNS) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many --defer-extern");
+      if (v) o->defer[o->n_defer++] = v;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (v) o->output = v;
     } else if (strcmp(a, "--after") == 0) {
@@ -121,7 +181,8 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       takes = false;
       if (strcmp(a, "--stats") == 0) o->stats = true;
       else if (a[0] == '-' && a[1] != 0)
-        return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a, usage);
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a,
+                                 command_help(o->command) ? command_help(o->command) : "");
       else if (!o->file) o->file = a;
       else return rlx_status_create(RLX_INVALID_ARGUMENT, "unexpected argument '%s'", a);
     }
@@ -130,7 +191,9 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       i++;
     }
   }
-  if (!o->file) return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s' needs a FILE\n%s", o->command, usage);
+  if (!o->file)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s' needs a FILE\n%s", o->command,
+                             command_help(o->command) ? command_help(o->command) : "");
   return NULL;
 }
 
@@ -185,6 +248,10 @@ static bool has_relax(const rlx_module_t* m) {
 }
 
 static rlx_status_t* cmd_print(const options_t* o) {
+  for (int i = 0; i < o->n_externs; i++) { /* checked; linked only by compile / run / bench */
+    rlx_extern_kind_t kind;
+    RLX_RETURN_IF_ERROR(rlx_extern_kind_of(o->externs[i], &kind));
+  }
   if (is_model(o->file)) {
     if (o->after) return rlx_status_create(RLX_INVALID_ARGUMENT, "--after applies to source files, not to a compiled model");
     char* text = NULL;
@@ -260,6 +327,10 @@ static rlx_status_t* compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t
   memset(&vo, 0, sizeof(vo));
   vo.n_libs = o->n_libs;
   vo.libs = o->libs;
+  vo.n_externs = o->n_externs;
+  vo.externs = o->externs;
+  vo.n_defer = o->n_defer;
+  vo.defer = o->defer;
   return rlx_vm_compile(ctx, m, &vo, out_path);
 }
 
@@ -273,6 +344,33 @@ static rlx_status_t* cmd_compile(const options_t* o) {
                            o->file);
   if (!st && o->stats) st = print_memory_stats(ctx, m);
   if (!st) st = compile_to(o, ctx, m, o->output);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+/* The externs, libraries and deferred names of the options as a build configuration. */
+static rlx_status_t* build_config_of(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
+  rlx_build_config_t* c = rlx_build_config_create(ctx);
+  for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));
+  for (int i = 0; i < o->n_libs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_lib(c, o->libs[i]));
+  for (int i = 0; i < o->n_defer; i++) RLX_RETURN_IF_ERROR(rlx_build_config_defer(c, o->defer[i]));
+  *out = c;
+  return NULL;
+}
+
+static rlx_status_t* cmd_export_mlf(const options_t* o) {
+  if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
+  if (is_model(o->file))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf exports a source file (TVMScript or ONNX), not a compiled model");
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_build_config_t* c = NULL;
+  rlx_status_t* st = build_config_of(ctx, o, &c);
+  if (!st) st = load_module(ctx, o, &m);
+  if (!st) {
+    rlx_mlf_options_t mo = {o->style, o->name, c};
+    st = rlx_export_mlf(ctx, m, &mo, o->output);
+  }
   rlx_ctx_free(ctx);
   return st;
 }
@@ -458,6 +556,10 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   s->ctx = rlx_ctx_create();
   s->vm_func = o->entry ? o->entry : "main";
   if (is_model(o->file)) {
+    if (o->n_externs)
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "--extern links code into a model when it is compiled; '%s' is compiled already "
+                               "(give --extern to rlx compile)", o->file);
     RLX_RETURN_IF_ERROR(rlx_vm_load(o->file, o->n_libs, o->libs, &s->vm));
     return prepare_vm(o, random, s);
   }
@@ -555,17 +657,31 @@ static rlx_status_t* cmd_bench(const options_t* o) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
-    fputs(usage, stdout);
+    print_usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+    printf("rlx %s\n", RLX_VERSION);
+    return 0;
+  }
+  for (int i = 2; argc >= 2 && i < argc; i++) {
+    if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0) continue;
+    const char* help = command_help(argv[1]);
+    if (!help) break;
+    printf("usage:\n%s", help);
     return 0;
   }
   options_t o;
-  rlx_status_t* st = parse_options(argc, argv, &o);
-  if (!st) {
+  rlx_status_t* st = NULL;
+  if (argc >= 2 && strcmp(argv[1], "config") == 0) st = tool_cmd_config(argc, argv);
+  else st = parse_options(argc, argv, &o);
+  if (!st && strcmp(argv[1], "config") != 0) {
     if (strcmp(o.command, "print") == 0) st = cmd_print(&o);
     else if (strcmp(o.command, "compile") == 0) st = cmd_compile(&o);
     else if (strcmp(o.command, "run") == 0) st = cmd_run(&o);
     else if (strcmp(o.command, "bench") == 0) st = cmd_bench(&o);
-    else st = rlx_status_create(RLX_INVALID_ARGUMENT, "unknown command '%s'\n%s", o.command, usage);
+    else if (strcmp(o.command, "export-mlf") == 0) st = cmd_export_mlf(&o);
+    else st = rlx_status_create(RLX_INVALID_ARGUMENT, "unknown command '%s' (rlx --help lists the commands)", o.command);
   }
   if (st) {
     fprintf(stderr, "rlx: error: %s\n", rlx_status_message(st));

@@ -139,6 +139,49 @@ rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib
 /* Symbol of the packed function for the PrimFunc called name in a built library. */
 const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 
+/* ---- compiling Relax modules with external code ----
+ * A build configuration (in ctx's arena) lists the externs linked into the model (objects
+ * .o, archives .a, sources .c / .cc .cpp .cxx / .cu compiled with $CC / $CXX / $NVCC and
+ * rlx_config_include_dir()), the libraries the model will be loaded with, and the names
+ * the loading program promises (deferred). Every name the module calls through
+ * R.call_packed / R.call_dps_packed is resolved when it is built: externs, libraries, VM
+ * builtins, registry, deferred names; a name found nowhere is a NOT_FOUND error naming it,
+ * its caller and every place searched. */
+#define RLX_VERSION "0.2.0"
+typedef struct rlx_build_config rlx_build_config_t;
+rlx_build_config_t* rlx_build_config_create(rlx_ctx_t* ctx);
+/* Adds an extern; INVALID_ARGUMENT for an unknown extension, NOT_FOUND for a missing file
+ * (a source that does not compile fails the build, with the compiler's output). */
+rlx_status_t* rlx_build_config_add_extern(rlx_build_config_t* c, const char* path);
+rlx_status_t* rlx_build_config_add_lib(rlx_build_config_t* c, const char* path);
+rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const char* name);
+/* Compiles a module with Relax functions into the model shared object out_so (load it with
+ * rlx_vm_load, include/rlx/vm.h). c may be NULL (no externs). */
+rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so);
+/* The names m calls that c does not resolve (*out_names in the arena, *out_n of them). */
+rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
+                                   const char*** out_names, int* out_n);
+
+/* ---- Model Library Format (TVM's MLF, version 7) ----
+ * Writes the tar archive out_tar: metadata.json, codegen/host/src/ C files (plain C11 needing only
+ * libc and libm), codegen/host/include/tvmgen_NAME.h, src/relax.txt, src/tir-cpu.txt,
+ * parameters/NAME.params, codegen/host/lib/ (extern objects) and runtime/src/ (runtime
+ * kernel sources) when needed. style "full-model" (default; a Relax function "main", or the
+ * only one) gives TVM's AOT interface tvmgen_NAME_run (static shapes) or
+ * tvmgen_NAME_run_dynamic + tvmgen_NAME_workspace_size (symbolic shapes); "operator" exports
+ * the PrimFuncs (packed ABI + plain-pointer entries). UNSUPPORTED names what the exporter
+ * cannot express; on any error no archive is left behind. */
+typedef struct {
+  const char* style;               /* "full-model" (NULL) or "operator" */
+  const char* name;                /* module name, NULL = "default" */
+  const rlx_build_config_t* build; /* externs (objects go to codegen/host/lib), may be NULL */
+} rlx_mlf_options_t;
+rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
+
+/* Where rlx's headers (rlx/ headers, tvm/runtime/ headers) and librlx_runtime are (static strings). */
+const char* rlx_config_include_dir(void);
+const char* rlx_config_lib_dir(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,6 @@
 
 #include "../tir/transform.h"
 #include "../transform/pass.h"
-#include "rlx/vm.h"
 #include "vm_build.h"
 
 enum { MAX_CC_WORDS = 16, MAX_FLAGS = 16 };
@@ -52,10 +51,49 @@ static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
   return NULL;
 }
 
-rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                 char** out_kernels_c, void** out_exec, size_t* out_n) {
+rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set) {
+  memset(out_set, 0, sizeof(*out_set));
+  if (!opts) return NULL;
+  const char* cache = opts->cc ? opts->cc->cache_dir : NULL;
+  rlx_status_t* st = NULL;
+  for (int i = 0; !st && i < opts->n_objects; i++) st = rlx_extern_set_add(out_set, opts->objects[i], cache);
+  for (int i = 0; !st && i < opts->n_externs; i++) st = rlx_extern_set_add(out_set, opts->externs[i], cache);
+  if (st) rlx_extern_set_free(out_set);
+  return st;
+}
+
+static rlx_extern_lookup_t lookup_of(const rlx_vm_compile_options_t* opts) {
+  rlx_extern_lookup_t lk = {0, NULL, 0, NULL};
+  if (opts) {
+    lk.n_libs = opts->n_libs;
+    lk.libs = opts->libs;
+    lk.n_defer = opts->n_defer;
+    lk.defer = opts->defer;
+  }
+  return lk;
+}
+
+rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                const char*** out_names, int* out_n) {
+  rlx_extern_set_t ext;
+  RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
+  rlx_module_t* lowered = NULL;
+  rlx_status_t* st = run_passes(ctx, m, opts, &lowered);
+  rlx_extern_lookup_t lk = lookup_of(opts);
+  if (!st) st = rlx_extern_resolve(ctx, lowered, &ext, &lk, out_names, out_n);
+  rlx_extern_set_free(&ext);
+  return st;
+}
+
+/* The pipeline, the extern check (ext NULL: none), the kernels' C and the executable. */
+static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                 const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
   rlx_module_t* lowered = NULL;
   RLX_RETURN_IF_ERROR(run_passes(ctx, m, opts, &lowered));
+  if (ext) {
+    rlx_extern_lookup_t lk = lookup_of(opts);
+    RLX_RETURN_IF_ERROR(rlx_extern_resolve(ctx, lowered, ext, &lk, NULL, NULL));
+  }
   rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, lowered->n_funcs);
   int n = 0;
   for (int i = 0; i < lowered->n_funcs; i++) {
@@ -80,6 +118,11 @@ rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
     *out_exec = NULL;
   }
   return st;
+}
+
+rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                 char** out_kernels_c, void** out_exec, size_t* out_n) {
+  return build_parts(ctx, m, opts, NULL, out_kernels_c, out_exec, out_n);
 }
 
 /* $CC (or the options' compiler) split into words; *out_copy owns the strings. */
@@ -142,11 +185,12 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
 }
 
 static rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
-                                const rlx_vm_compile_options_t* opts, const char* out_path) {
+                                const rlx_vm_compile_options_t* opts, const rlx_extern_set_t* ext,
+                                const char* out_path) {
   char* copy = NULL;
   char* words[MAX_CC_WORDS];
   int nw = cc_words(opts, words, &copy);
-  int n_obj = opts ? opts->n_objects : 0;
+  int n_obj = ext->n;
   char** argv = calloc((size_t)(nw + n_obj + 16), sizeof(char*));
   size_t plen = strlen(out_path) + 64;
   char* tmp_out = malloc(plen);
@@ -158,10 +202,12 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   argv[na++] = "-w";
   argv[na++] = (char*)kernels_o;
   argv[na++] = (char*)exec_s;
-  for (int i = 0; i < n_obj; i++) argv[na++] = (char*)opts->objects[i];
+  for (int i = 0; i < n_obj; i++) argv[na++] = ext->files[i].object;
   argv[na++] = "-o";
   argv[na++] = tmp_out;
   if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
+  if (ext->has_cxx) argv[na++] = "-lstdc++";
+  if (ext->has_cuda) argv[na++] = "-lcudart";
   argv[na++] = "-lm";
   argv[na] = NULL;
   rlx_status_t* st = rlx_process_run(argv, NULL);
@@ -183,11 +229,18 @@ rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compi
   char* src = NULL;
   void* exec = NULL;
   size_t n = 0;
-  RLX_RETURN_IF_ERROR(rlx_vm_build_parts(ctx, m, opts, &src, &exec, &n));
+  rlx_extern_set_t ext;
+  RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
+  rlx_status_t* pst = build_parts(ctx, m, opts, &ext, &src, &exec, &n);
+  if (pst) {
+    rlx_extern_set_free(&ext);
+    return pst;
+  }
   char dir[] = "/tmp/rlx-vm-XXXXXX";
   if (!mkdtemp(dir)) {
     free(src);
     free(exec);
+    rlx_extern_set_free(&ext);
     return rlx_status_create(RLX_IO_ERROR, "cannot create a temporary directory for '%s'", out_path);
   }
   char kc[64], eb[64], es[64];
@@ -217,7 +270,8 @@ rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compi
   if (!st) st = rlx_file_write(eb, exec, n);
   if (!st) st = rlx_file_write(es, rlx_strbuf_cstr(&asm_src), asm_src.len);
   if (!st) st = compile_kernels(src, opts, &obj);
-  if (!st) st = link_model(dir, obj, es, opts, out_path);
+  if (!st) st = link_model(dir, obj, es, opts, &ext, out_path);
+  rlx_extern_set_free(&ext);
   free(obj);
   rlx_strbuf_free(&asm_src);
   free(src);
@@ -228,16 +282,5 @@ rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compi
     unlink(es);
     rmdir(dir);
   }
-  if (st) return st;
-  if (opts && opts->n_libs > 0) {
-    /* the same resolution the VM does at load time, now */
-    rlx_vm_t* vm = NULL;
-    st = rlx_vm_load(out_path, opts->n_libs, opts->libs, &vm);
-    rlx_vm_free(vm);
-    if (st) {
-      unlink(out_path);
-      return rlx_status_annotate(st, "checking external names of '%s'", out_path);
-    }
-  }
-  return NULL;
+  return st;
 }

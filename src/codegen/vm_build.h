@@ -13,6 +13,7 @@
 #include "../relax/relax.h"
 #include "../runtime/vm_exec.h"
 #include "codegen.h"
+#include "externs.h"
 
 /* Bytecode for every Relax function of m, which must be in the form the pipeline produces
  * (after lower_shapes): calls of PrimFunc GlobalVars in DPS (outputs appended, then an
@@ -40,14 +41,25 @@ typedef struct {
   /* Object files (.o) or static archives linked into the model (extern kernels). */
   int n_objects;
   const char* const* objects;
+  /* Externs linked into the model (--extern): objects, archives or C / C++ / CUDA sources,
+   * compiled into the cache (externs.h). Every name the module calls is resolved before
+   * the kernels are compiled: externs and objects, libs, VM builtins, registry, defer. */
+  int n_externs;
+  const char* const* externs;
+  /* Names promised by the program that loads the model (--defer-extern). */
+  int n_defer;
+  const char* const* defer;
   bool keep_temps; /* leave the temporary kernels.c / exec.bin / exec.S (debugging) */
 } rlx_vm_compile_options_t;
 
-/* Compiles module m into the model shared object out_path: runs the Relax pipeline per
- * opts->passes, lowers every PrimFunc (default CPU schedule where unscheduled), generates
- * their C (compiled with the flags of rlx_compile_c into an object cached by content hash
- * in the compile cache), generates bytecode, and links kernels + extern objects + the
- * embedded executable with $CC -shared. Errors name the pass, function or compiler output. */
+/* Compiles module m into the model shared object out_path: compiles the externs, runs the
+ * Relax pipeline per opts->passes, resolves every extern call (a name found nowhere is a
+ * NOT_FOUND error naming it, its caller and the places searched), lowers every PrimFunc
+ * (default CPU schedule where unscheduled), generates their C (compiled with the flags of
+ * rlx_compile_c into an object cached by content hash in the compile cache), generates
+ * bytecode, and links kernels + extern objects + the embedded executable with $CC -shared
+ * (plus the C++ / CUDA runtime when an extern needs it). Errors name the pass, function
+ * or compiler output; no output file is left behind on error. */
 rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                              const char* out_path);
 
@@ -55,5 +67,14 @@ rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compi
  * (*out_kernels_c, heap) and serialized executable (*out_exec, heap, *out_n bytes). */
 rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  char** out_kernels_c, void** out_exec, size_t* out_n);
+
+/* The extern set of opts (objects + externs), compiled and checked for duplicate symbols.
+ * Free with rlx_extern_set_free. */
+rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set);
+
+/* The names m (before or after the pipeline) calls that are found nowhere (arena array),
+ * resolved as rlx_vm_compile does; opts->passes decides the pipeline run first. */
+rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+                                const char*** out_names, int* out_n);
 
 #endif

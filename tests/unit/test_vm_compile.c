@@ -333,16 +333,29 @@ static void test_symbolic_externs(void) {
   unlink(so);
   rlx_ctx_free(ctx);
 
-  /* a name found nowhere: at compile time when libraries are given */
+  /* a name found nowhere: at compile time, with or without libraries */
   ctx = rlx_ctx_create();
   mod = build_symbolic(ctx, "no_such_extern");
   char want[1024];
   snprintf(want, sizeof(want),
-           "packed function 'no_such_extern' was not found; searched: the model library '%s', library '%s', the "
-           "global registry, the VM builtins",
-           so, ext_so);
+           "extern function 'no_such_extern' called by 'main' was not found; searched: the model's externs (none "
+           "given with --extern), the --lib libraries ('%s'), the VM builtins, the global registry",
+           ext_so);
   CHECK_ERR(rlx_vm_compile(ctx, mod, &o, so), want);
   CHECK(access(so, F_OK) != 0);
+  rlx_vm_compile_options_t o3 = opts_lower();
+  CHECK_ERR(rlx_vm_compile(ctx, mod, &o3, so), "the --lib libraries (none given)");
+  CHECK(access(so, F_OK) != 0);
+  /* promised by the loading program */
+  const char* defer[1] = {"no_such_extern"};
+  o3.n_defer = 1;
+  o3.defer = defer;
+  CHECK_ERR(rlx_vm_compile(ctx, mod, &o3, so), "extern function 'ext_relu' called by 'main' was not found");
+  const char* defer2[2] = {"no_such_extern", "ext_relu"};
+  o3.n_defer = 2;
+  o3.defer = defer2;
+  CHECK_OK(rlx_vm_compile(ctx, mod, &o3, so));
+  unlink(so);
   rlx_ctx_free(ctx);
 }
 
@@ -418,11 +431,11 @@ static void test_compile_errors(void) {
             "vm codegen: function 'main': Call(relax.add): operator not lowered (run the pipeline");
   o.passes = "no_such_pass";
   CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so), "no known pass in 'no_such_pass'");
-  o.passes = NULL; /* the whole pipeline legalizes it; a missing extern object fails the link */
+  o.passes = NULL; /* the whole pipeline legalizes it; a missing extern object fails before anything runs */
   const char* objs[1] = {"/nonexistent/ext.o"};
   o.n_objects = 1;
   o.objects = objs;
-  CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so), "linking model");
+  CHECK_ERR(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so), "--extern '/nonexistent/ext.o': no such file");
   CHECK(access(so, F_OK) != 0);
   o.n_objects = 0;
   CHECK_OK(rlx_vm_compile(ctx, rlx_bb_get(bb), &o, so));

@@ -1,0 +1,34 @@
+/* rlx config: the flags for building code against rlx by hand.
+ *
+ *   rlx config --cflags    -I flags for extern sources: rlx/ headers and the TVM-compatible
+ *                          tvm/runtime/ headers (dlpack/dlpack.h comes from libdlpack-dev)
+ *   rlx config --libs      link flags for a program using librlx_runtime
+ *   rlx config --version   the version
+ *
+ * Several flags print their values on one line, in the order given.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+rlx_status_t* tool_cmd_config(int argc, char** argv) {
+  if (argc < 3)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "config needs --cflags, --libs or --version (rlx config --help)");
+  char line[8192];
+  size_t n = 0;
+  line[0] = 0;
+  for (int i = 2; i < argc; i++) {
+    const char* a = argv[i];
+    char part[4200];
+    if (strcmp(a, "--cflags") == 0) snprintf(part, sizeof(part), "-I%s", rlx_config_include_dir());
+    else if (strcmp(a, "--libs") == 0)
+      snprintf(part, sizeof(part), "-L%s -Wl,-rpath,%s -lrlx_runtime", rlx_config_lib_dir(), rlx_config_lib_dir());
+    else if (strcmp(a, "--version") == 0) snprintf(part, sizeof(part), "%s", RLX_VERSION);
+    else return rlx_status_create(RLX_INVALID_ARGUMENT, "config: unknown option '%s' (expected --cflags, --libs or --version)", a);
+    n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? " " : "", part);
+    if (n >= sizeof(line)) return rlx_status_create(RLX_INVALID_ARGUMENT, "config: output too long");
+  }
+  printf("%s\n", line);
+  return NULL;
+}
