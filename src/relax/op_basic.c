@@ -429,10 +429,34 @@ static rlx_te_tensor_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
   return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &u->base.st);
 }
 
+/* True for a float constant exponent equal to 2 that does not broadcast x to a bigger shape:
+ * an R.Prim, or a constant tensor of rank <= x's whose dims are all 1. */
+static bool exponent_is_two(const rlx_relax_call_t* call) {
+  const rlx_relax_expr_t* e = call->args[1];
+  rlx_expr_t* v = const_scalar(e);
+  if (v) return v->kind == RLX_EXPR_FLOAT_IMM && RLX_AS(rlx_float_imm_t, v)->value == 2.0;
+  if (e->kind != RLX_RELAX_CONSTANT) return false;
+  const rlx_relax_constant_t* c = (const rlx_relax_constant_t*)e;
+  const rlx_sinfo_t* xs = call->args[0]->sinfo;
+  if (!xs || xs->kind != RLX_SINFO_TENSOR || ((const rlx_sinfo_tensor_t*)xs)->ndim < c->ndim) return false;
+  for (int d = 0; d < c->ndim; d++)
+    if (c->shape[d] != 1) return false;
+  if (c->nbytes == 4 && rlx_dtype_eq(c->dtype, rlx_dt_float32())) return *(const float*)c->data == 2.0f;
+  if (c->nbytes == 8 && rlx_dtype_eq(c->dtype, rlx_dt_float64())) return *(const double*)c->data == 2.0;
+  return false;
+}
+
 static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   bin_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), NULL, false};
+  if (u.op == RLX_TOPI_POWER && call->args[0]->sinfo && call->args[0]->sinfo->kind == RLX_SINFO_TENSOR &&
+      exponent_is_two(call)) {
+    /* x ** 2 as x * x: no powf call per element (LayerNorm's variance) */
+    rlx_relax_expr_t* xx[2] = {call->args[0], call->args[0]};
+    u.op = RLX_TOPI_MULTIPLY;
+    return ob_call_te(bb, te_binary, &u.base, 2, xx, "multiply", out);
+  }
   const char* name = rlx_topi_binary_name((rlx_topi_binary_t)u.op);
   for (int i = 0; i < 2; i++) {
     if (call->args[i]->sinfo->kind != RLX_SINFO_PRIM) continue;

@@ -10,6 +10,7 @@
 #define RLX_TRANSFORM_PASS_H
 
 #include "../relax/relax.h"
+#include "../tir/schedule/schedule.h"
 
 typedef rlx_status_t* (*rlx_pass_fn_t)(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 
@@ -30,6 +31,15 @@ rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_modu
 rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Applies the default CPU schedule to every unscheduled PrimFunc. */
 rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* The blocks default_schedule left without their real schedule in one PrimFunc. */
+typedef struct {
+  const char* func;
+  rlx_sched_report_t report;
+} rlx_sched_func_report_t;
+/* rlx_pass_default_schedule, also listing (arena array, *out_n entries; both may be NULL)
+ * every PrimFunc with blocks left unscheduled and why. */
+rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
+                                               rlx_sched_func_report_t** out_reports);
 /* call_tir / call_dps_packed → explicit R.builtin.alloc_tensor + DPS call. */
 rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Static memory planning: alloc_tensor → storages reused across tensors with disjoint

@@ -1,19 +1,22 @@
 /* The default schedule of matmul-like contractions (part of rlx_tir_default_schedule).
  *
  * Recognized: a block with one reduce iter var k, init `C[idx] = 0` and body
- * `C[idx] = C[idx] + A[..] * B[..]` (float32), where idx are the spatial iter vars
- * (batch..., i, j), A is indexed by iter vars including i and k (not j) and B by iter vars
- * including k and j (not i) -- plain, batched and transposed matmuls. M, N, K and the batch
- * extents may be symbolic.
+ * `C[idx] = C[idx] + A[..] * B[..]` (float32), where idx are the spatial iter vars. Axes of
+ * extent 1 are squeezed out (bound to loops or to the constant 0, anywhere: a (128,1,256) x
+ * (256,768) or a batch-1 (1,128,256) x (256,1024) matmul is a plain 128-row matmul). Of the
+ * other axes, j (N) is the innermost output axis that exactly one operand (B) uses, i (M) the
+ * innermost one only A uses (none: M = 1), and the rest are batch axes, used by A, B or both
+ * (attention's batched matmuls, shared weights). Any M, N, K: tails are masked. M, N, K and
+ * the batch extents may be symbolic. A contraction that does not fit says why (*out_why).
  *
- * Produced (MR x NR register tile, VL vector lanes, NO = ceil(N/NR), row blocks of MC = MR*MB
- * rows (MB = 1 when M < 2*MC), MO = ceil(M/MC)):
+ * Produced (MR x NR register tile with MR = min(8, M), NR = 32 (16 when N <= 16), VL = 16
+ * lanes, NO = ceil(N/NR) panels, row blocks of MC = MR*MB rows with MB = min(8, ceil(M/MR))):
  *
+ *   [only when B is big (> 2 MB) and reused by >= 4 row tiles, or N has a tail, or is symbolic]
  *   Bp = alloc [batchB..., NO, K, NR]                      (root block, global)
  *   for b.., jo (parallel), k, ji (vectorized):            block "<B>_pack"
  *       Bp[b.., jo, k, ji] = B[.., k, jo*NR+ji]            (0 beyond N)
- *   for bo in batch*MO (parallel):                         b.., io_block from bo
- *     for jo in NO:
+ *   for t in batch*MO*NO (parallel above 1M MACs):          b.., io_block, jo from t
  *      for ib in min(MB, ceil(M/MR) - io_block*MB):         io = io_block*MB + ib
  *       block "<C>_tile" alloc C_local[MR, NR] "local":
  *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
@@ -21,18 +24,22 @@
  *         for k:
  *           for ii (unrolled), jv (unrolled), jl (vectorized):   block "<C>_update"
  *             C_local[ii, jv*VL+jl] += A[.., min(io*MR+ii, M-1), k] * Bp[.., jo, k, jv*VL+jl]
+ *                                       (or B[.., k, jo*NR+jv*VL+jl] in place)
  *         for ii (unrolled), jv (unrolled), jl (vectorized):     block "<C>_store"
  *             where row < M and col < N (only when there is a tail):
- *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = C_local[ii, jv*VL+jl]
+ *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = epilogue(C_local[ii, jv*VL+jl])
  *
  * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= 32 and K >= 16` (for
  * the symbolic ones); the else branch keeps the original matmul (and folded consumer) nests
- * for the generic schedules. Threads are used above 1M multiply-adds only.
+ * for the generic schedules. Threads are used above 1M multiply-adds only; batch, row blocks
+ * and panels are one fused parallel loop, so a few rows still split over threads.
  *
  * The blocks are opaque (no iter vars; they use the loop vars directly). Rows beyond M read a
  * clamped row of A and are never stored; columns beyond N multiply the zero padding of Bp.
- * Elementwise consumers of C (bias add, relu...) that read it at the same index are folded
- * into the "<C>_store" block and disappear with their intermediate buffer.
+ * Elementwise consumers of C that read it at the same index (0 on unit dims) are folded into
+ * the "<C>_store" block and disappear with their intermediate buffers; since elementwise
+ * chains are inlined into their last consumer first, any number of fused ops (bias + GELU,
+ * bias + residual) ends up as one epilogue expression.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,9 @@
 #define PAR_MACS (1 << 20)
 #define MIN_ROWS 16 /* symbolic M: below this the plain reduction schedule runs */
 #define PAR_ELEMS 65536
+#define PACK_MIN_TILES 4 /* row tiles per panel of B from which B is packed */
+#define PACK_MIN_BYTES (2 << 20) /* ... and the size of B (per batch) */
+#define MAX_ABSORB 8
 
 typedef struct {
   rlx_tir_block_realize_t* br;
@@ -55,8 +65,12 @@ typedef struct {
   rlx_buffer_load_t* b;
   int n_sp;             /* spatial iter vars = C indices */
   rlx_iter_var_t* k;
-  rlx_iter_var_t* i;
+  rlx_iter_var_t* i;    /* NULL: M = 1 (every A-only axis has extent 1) */
   rlx_iter_var_t* j;
+  int nb;               /* batch axes: the other spatial axes of extent != 1 */
+  rlx_iter_var_t** batch;
+  int nu;               /* unit axes (extent 1): replaced by 0 */
+  rlx_iter_var_t** unit;
 } mm_t;
 
 static bool is_zero(const rlx_expr_t* e) {
@@ -76,6 +90,11 @@ static bool load_uses(const rlx_buffer_load_t* l, const rlx_iter_var_t* iv) {
   return false;
 }
 
+static bool is_unit(const rlx_iter_var_t* iv) {
+  int64_t e;
+  return rlx_expr_is_const_int(iv->dom.extent, &e) && e == 1;
+}
+
 static bool same_indices(const rlx_tir_store_t* s, int n, rlx_expr_t* const* idx) {
   if (s->n_indices != n) return false;
   for (int d = 0; d < n; d++)
@@ -83,76 +102,127 @@ static bool same_indices(const rlx_tir_store_t* s, int n, rlx_expr_t* const* idx
   return true;
 }
 
-/* Checks the block and its loop nest; false (no error) when it is not a plain matmul. */
-static bool match_matmul(const sched_path_t* p, mm_t* m) {
+const char* const sched_no_n_axis = "no output axis is used by exactly one operand (N = 1: a row reduction)";
+
+/* The block's update is `C[idx] = C[idx] + X * Y` (either order) under an init: a contraction,
+ * which the matmul rule must take or explain why not. */
+bool sched_is_contraction(const rlx_tir_block_t* b) {
+  if (!b->init || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
+  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+  if (st->value->kind != RLX_EXPR_ADD) return false;
+  rlx_binary_t* add = RLX_AS(rlx_binary_t, st->value);
+  return add->a->kind == RLX_EXPR_MUL || add->b->kind == RLX_EXPR_MUL;
+}
+
+/* Checks the block and its loop nest; false when it is not a matmul the kernel takes, with
+ * *why saying what did not fit. Axes of extent 1 (unit dims) are squeezed out: any number of
+ * them, anywhere. Of the other spatial axes, j is the innermost C axis that exactly one
+ * operand (B) uses, i the innermost C axis that only the other operand (A) uses (none: M = 1),
+ * and the rest are batch axes (used by A, by B or by both). */
+static bool match_matmul(rlx_ctx_t* ctx, const sched_path_t* p, mm_t* m, const char** why) {
   rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, p->s[p->n - 1]);
   const rlx_tir_block_t* b = br->block;
-  if (br->predicate || !b->init || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
-  if (b->init->kind != RLX_STMT_BUFFER_STORE || b->n_alloc_buffers) return false;
+  *why = NULL;
+  if (!sched_is_contraction(b)) return false;
+  if (br->predicate) return (*why = "the block has a predicate"), false;
+  if (b->init->kind != RLX_STMT_BUFFER_STORE || b->n_alloc_buffers)
+    return (*why = "the init is not a single store, or the block allocates"), false;
   rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
   rlx_tir_store_t* in = RLX_AS(rlx_tir_store_t, b->init);
-  if (!rlx_dtype_eq(st->buffer->dtype, rlx_dt_float32()) || in->buffer != st->buffer) return false;
-  if (!same_indices(in, st->n_indices, st->indices) || !is_zero(in->value)) return false;
+  if (!rlx_dtype_eq(st->buffer->dtype, rlx_dt_float32())) return (*why = "the output is not float32"), false;
+  if (in->buffer != st->buffer || !same_indices(in, st->n_indices, st->indices) || !is_zero(in->value))
+    return (*why = "the init is not C[idx] = 0"), false;
   /* iter vars: spatial ones are exactly the store indices, one reduce var */
   int n_red = 0;
   m->k = NULL;
   for (int i = 0; i < b->n_iter_vars; i++) {
     rlx_iter_var_t* iv = b->iter_vars[i];
     int64_t mn;
-    if (!rlx_expr_is_const_int(iv->dom.min, &mn) || mn != 0) return false;
+    if (!rlx_expr_is_const_int(iv->dom.min, &mn) || mn != 0) return (*why = "an axis does not start at 0"), false;
     if (iv->kind == RLX_ITER_REDUCE) {
       n_red++;
       m->k = iv;
     }
   }
-  if (n_red != 1 || st->n_indices != b->n_iter_vars - 1 || st->n_indices < 2) return false;
+  if (n_red != 1) return (*why = rlx_ctx_sprintf(ctx, "%d reduction axes (the kernel takes one)", n_red)), false;
+  if (st->n_indices != b->n_iter_vars - 1 || st->n_indices < 1)
+    return (*why = "the output is not indexed by every spatial axis"), false;
   for (int d = 0; d < st->n_indices; d++) {
     rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
-    if (!iv || iv->kind != RLX_ITER_SPATIAL) return false;
+    if (!iv || iv->kind != RLX_ITER_SPATIAL) return (*why = "an output index is not a spatial axis"), false;
     for (int e = 0; e < d; e++)
-      if (st->indices[e] == st->indices[d]) return false;
+      if (st->indices[e] == st->indices[d]) return (*why = "an axis indexes the output twice"), false;
   }
   /* value: C[idx] + X * Y (either order) */
-  rlx_expr_t* v = st->value;
-  if (v->kind != RLX_EXPR_ADD) return false;
-  rlx_binary_t* add = RLX_AS(rlx_binary_t, v);
+  rlx_binary_t* add = RLX_AS(rlx_binary_t, st->value);
   rlx_expr_t *acc = add->a, *prod = add->b;
-  if (prod->kind == RLX_EXPR_BUFFER_LOAD) {
+  if (prod->kind != RLX_EXPR_MUL) {
     rlx_expr_t* t = acc;
     acc = prod;
     prod = t;
   }
-  if (acc->kind != RLX_EXPR_BUFFER_LOAD || prod->kind != RLX_EXPR_MUL) return false;
+  if (acc->kind != RLX_EXPR_BUFFER_LOAD || prod->kind != RLX_EXPR_MUL)
+    return (*why = "the update is not C + X * Y"), false;
   rlx_buffer_load_t* al = RLX_AS(rlx_buffer_load_t, acc);
-  if (al->buffer != st->buffer || al->n_indices != st->n_indices) return false;
-  for (int d = 0; d < st->n_indices; d++)
-    if (al->indices[d] != st->indices[d]) return false;
+  if (al->buffer != st->buffer || !same_indices(st, al->n_indices, al->indices))
+    return (*why = "the update does not accumulate into C[idx]"), false;
   rlx_binary_t* mul = RLX_AS(rlx_binary_t, prod);
-  if (mul->a->kind != RLX_EXPR_BUFFER_LOAD || mul->b->kind != RLX_EXPR_BUFFER_LOAD) return false;
+  if (mul->a->kind != RLX_EXPR_BUFFER_LOAD || mul->b->kind != RLX_EXPR_BUFFER_LOAD)
+    return (*why = "a factor of the product is not a plain load (fused producer?)"), false;
   rlx_buffer_load_t* x = RLX_AS(rlx_buffer_load_t, mul->a);
   rlx_buffer_load_t* y = RLX_AS(rlx_buffer_load_t, mul->b);
-  if (x->buffer == st->buffer || y->buffer == st->buffer) return false;
-  if (!rlx_dtype_eq(x->hdr.dtype, rlx_dt_float32()) || !rlx_dtype_eq(y->hdr.dtype, rlx_dt_float32())) return false;
+  if (x->buffer == st->buffer || y->buffer == st->buffer) return (*why = "a factor reads C"), false;
+  if (!rlx_dtype_eq(x->hdr.dtype, rlx_dt_float32()) || !rlx_dtype_eq(y->hdr.dtype, rlx_dt_float32()))
+    return (*why = "a factor is not float32"), false;
+  /* every index of the operands is an iter var or a constant */
+  rlx_buffer_load_t* ops[2] = {x, y};
+  for (int o = 0; o < 2; o++)
+    for (int d = 0; d < ops[o]->n_indices; d++)
+      if (!iv_of(b, ops[o]->indices[d]) && ops[o]->indices[d]->kind != RLX_EXPR_INT_IMM)
+        return (*why = "an operand index is an expression, not an axis"), false;
   m->n_sp = st->n_indices;
-  m->i = iv_of(b, st->indices[m->n_sp - 2]);
-  m->j = iv_of(b, st->indices[m->n_sp - 1]);
-  /* every index of the operands is an iter var */
-  for (int d = 0; d < x->n_indices; d++)
-    if (!iv_of(b, x->indices[d])) return false;
-  for (int d = 0; d < y->n_indices; d++)
-    if (!iv_of(b, y->indices[d])) return false;
-  if (load_uses(x, m->j) || !load_uses(x, m->i)) {
-    rlx_buffer_load_t* t = x;
-    x = y;
-    y = t;
+  /* classify the spatial axes */
+  m->j = m->i = NULL;
+  rlx_buffer_load_t* bl = NULL;
+  for (int d = m->n_sp - 1; d >= 0 && !m->j; d--) {
+    rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
+    if (is_unit(iv)) continue;
+    bool ux = load_uses(x, iv), uy = load_uses(y, iv);
+    if (ux != uy) {
+      m->j = iv;
+      bl = uy ? y : x;
+    }
   }
-  if (!load_uses(x, m->i) || !load_uses(x, m->k) || load_uses(x, m->j)) return false;
-  if (!load_uses(y, m->j) || !load_uses(y, m->k) || load_uses(y, m->i)) return false;
-  m->a = x;
-  m->b = y;
+  if (!m->j) return (*why = sched_no_n_axis), false;
+  rlx_buffer_load_t* alo = bl == x ? y : x;
+  for (int d = m->n_sp - 1; d >= 0 && !m->i; d--) {
+    rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
+    if (iv != m->j && !is_unit(iv) && load_uses(alo, iv) && !load_uses(bl, iv)) m->i = iv;
+  }
+  if (!is_unit(m->k) && (!load_uses(alo, m->k) || !load_uses(bl, m->k)))
+    return (*why = "the reduction axis does not index both operands"), false;
+  m->batch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, m->n_sp);
+  m->unit = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, m->n_sp + 1);
+  m->nb = m->nu = 0;
+  for (int d = 0; d < m->n_sp; d++) {
+    rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
+    if (iv == m->i || iv == m->j) continue;
+    if (is_unit(iv)) {
+      m->unit[m->nu++] = iv;
+      continue;
+    }
+    if (!load_uses(x, iv) && !load_uses(y, iv))
+      return (*why = "an output axis indexes neither operand (a broadcast result)"), false;
+    m->batch[m->nb++] = iv;
+  }
+  if (is_unit(m->k)) m->unit[m->nu++] = m->k;
+  m->a = alo;
+  m->b = bl;
   m->c = st->buffer;
   m->br = br;
-  /* the loop nest: a chain of loops, each bound to exactly one iter var (value = loop var) */
+  /* the loop nest: a chain of loops, each bound to exactly one iter var (value = loop var);
+   * a unit axis may instead be bound to the constant 0 (its extent-1 loop simplified away or
+   * left unused) */
   int top = sched_parent_block_index(p, p->n - 1);
   rlx_tir_stmt_t* r = p->s[p->n - 1];
   int nloops = 0;
@@ -161,9 +231,11 @@ static bool match_matmul(const sched_path_t* p, mm_t* m) {
     r = p->s[i];
     nloops++;
   }
-  if (nloops != b->n_iter_vars) return false;
+  int bound = 0;
   for (int i = 0; i < br->n_values; i++) {
     rlx_expr_t* val = br->iter_values[i];
+    int64_t c;
+    if (rlx_expr_is_const_int(val, &c) && c == 0 && is_unit(b->iter_vars[i])) continue;
     bool found = false;
     for (int q = p->n - 1 - nloops; q < p->n - 1; q++) {
       rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, p->s[q]);
@@ -172,8 +244,18 @@ static bool match_matmul(const sched_path_t* p, mm_t* m) {
         found = rlx_expr_is_const_int(f->min, &mn) && mn == 0 && sched_expr_equal(f->extent, b->iter_vars[i]->dom.extent);
       }
     }
-    if (!found) return false;
+    if (!found) return (*why = "an axis is not bound to its own loop"), false;
+    bound++;
   }
+  for (int q = p->n - 1 - nloops; q < p->n - 1; q++) {
+    rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, p->s[q]);
+    int64_t e;
+    bool used = false;
+    for (int i = 0; i < br->n_values && !used; i++) used = br->iter_values[i] == &f->var->hdr;
+    if (!used && !(rlx_expr_is_const_int(f->extent, &e) && e == 1))
+      return (*why = "the loop nest has a loop bound to no axis"), false;
+  }
+  if (bound > nloops) return (*why = "the loop nest is not one loop per axis (already transformed?)"), false;
   m->nest = r;
   return true;
 }
@@ -280,7 +362,8 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
         const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, x);
         if (!li.first) li.first = l;
         else
-          for (int d = 0; d < l->n_indices; d++) li.differ = li.differ || l->indices[d] != li.first->indices[d];
+          for (int d = 0; d < l->n_indices; d++)
+            li.differ = li.differ || !sched_expr_equal(l->indices[d], li.first->indices[d]);
       }
       rlx_expr_t* kids[16];
       int nk = rlx_expr_children(x, kids, 16);
@@ -289,20 +372,32 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
     rlx_vec_free(&stack);
     for (int d = 0; d < st->n_indices; d++)
       if (sched_expr_loads(st->indices[d], e->out)) return NULL;
-    if (!li.first || li.differ || li.first->n_indices != b->n_iter_vars || li.first->n_indices != e->n) return NULL;
+    if (!li.first || li.differ || li.first->n_indices != e->n) return NULL;
+    /* each index of the load: a distinct axis spanning that dimension, or 0 on a unit
+     * dimension; the consumer's other axes must have extent 1 */
     rlx_ptrmap_t vm = {0};
     bool ok = true;
     for (int d = 0; d < e->n && ok; d++) {
+      int64_t c, mn;
+      if (rlx_expr_is_const_int(li.first->indices[d], &c)) {
+        ok = c == 0 && rlx_expr_is_const_int(e->out->shape[d], &mn) && mn == 1;
+        continue;
+      }
       int k = sched_iter_index(b, li.first->indices[d]);
       for (int q = 0; q < d && k >= 0; q++)
         if (li.first->indices[q] == li.first->indices[d]) k = -1;
-      int64_t mn;
       if (k < 0 || !sched_same_value(b->iter_vars[k]->dom.extent, e->out->shape[d]) ||
           !rlx_expr_is_const_int(b->iter_vars[k]->dom.min, &mn) || mn != 0) {
         ok = false;
         break;
       }
       rlx_ptrmap_put(&vm, b->iter_vars[k]->var, as_t(ctx, b->iter_vars[k]->var->hdr.dtype, e->idx[d]));
+    }
+    for (int i = 0; i < b->n_iter_vars && ok; i++) {
+      rlx_iter_var_t* iv = b->iter_vars[i];
+      if (rlx_ptrmap_get(&vm, iv->var)) continue;
+      if (!is_unit(iv)) ok = false;
+      else rlx_ptrmap_put(&vm, iv->var, ci(ctx, iv->var->hdr.dtype, 0));
     }
     if (!ok) {
       rlx_ptrmap_free(&vm);
@@ -329,131 +424,166 @@ static rlx_tir_stmt_t* wrap(rlx_ctx_t* ctx, int n, rlx_var_t** v, rlx_expr_t** e
   return body;
 }
 
-rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied) {
+/* Extent of an axis as an expression of dtype t; 1 for a missing axis. */
+static rlx_expr_t* ext_of(rlx_ctx_t* ctx, rlx_dtype_t t, const rlx_iter_var_t* iv) {
+  return iv ? as_t(ctx, t, iv->dom.extent) : ci(ctx, t, 1);
+}
+
+static rlx_expr_t* ceil_div(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* a, int64_t b) {
+  int64_t v;
+  if (rlx_expr_is_const_int(a, &v)) return ci(ctx, t, (v + b - 1) / b);
+  return rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, a, ci(ctx, t, b - 1)), ci(ctx, t, b)));
+}
+
+rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why) {
   rlx_ctx_t* ctx = s->ctx;
   *out_applied = false;
+  *out_why = NULL;
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
   mm_t m;
   memset(&m, 0, sizeof(m));
-  if (!sched_path_to_block(s->func->body, block, p) || !match_matmul(p, &m)) {
+  if (!sched_path_to_block(s->func->body, block, p) || !match_matmul(ctx, p, &m, out_why)) {
     free(p);
     return NULL;
   }
   int top = sched_parent_block_index(p, p->n - 1);
   rlx_tir_block_realize_t* root_br = top >= 0 ? RLX_AS(rlx_tir_block_realize_t, p->s[top]) : NULL;
   free(p);
-  if (!root_br) return NULL;
+  if (!root_br) {
+    *out_why = "the block is not under a root block";
+    return NULL;
+  }
   const rlx_tir_block_t* b = m.br->block;
-  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
-  int64_t N = -1, K = -1, M = -1;
+  int64_t N = -1, K = -1, M = 1;
   bool n_const = rlx_expr_is_const_int(m.j->dom.extent, &N);
   bool k_const = rlx_expr_is_const_int(m.k->dom.extent, &K);
-  bool m_const = rlx_expr_is_const_int(m.i->dom.extent, &M);
-  if ((n_const && N < 64) || (k_const && K < 64) || (m_const && M < 64)) return NULL;
+  bool m_const = !m.i || rlx_expr_is_const_int(m.i->dom.extent, &M);
   bool all_const = m_const && n_const && k_const;
-  rlx_dtype_t t = m.i->var->hdr.dtype;
-  int nb = m.n_sp - 2; /* batch dims of C */
+  rlx_dtype_t t = m.j->var->hdr.dtype;
+  int nb = m.nb;
+  /* register tile: MR rows (fewer when M is smaller), NR columns (16 when N <= 16) */
+  int64_t mr = m_const && M < MR ? M : MR;
+  int64_t nr = n_const && N <= VL ? VL : NR;
   rlx_expr_t* Nx = as_t(ctx, t, m.j->dom.extent);
   rlx_expr_t* Kx = as_t(ctx, t, m.k->dom.extent);
-  rlx_expr_t* NOx = n_const ? ci(ctx, t, (N + NR - 1) / NR)
-                            : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Nx, ci(ctx, t, NR - 1)), ci(ctx, t, NR)));
-  rlx_expr_t* Mx = as_t(ctx, t, m.i->dom.extent);
-  /* rows are walked in blocks of MB micro-tiles so that the A rows of a block and one panel
-   * of Bp stay in L2 while the block sweeps the panels */
-  int64_t mb = m_const && M < 2 * MR * MB ? 1 : MB;
-  int64_t mc = MR * mb;
-  rlx_expr_t* MO = m_const ? ci(ctx, t, (M + mc - 1) / mc)
-                           : rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, mc - 1)), ci(ctx, t, mc)));
+  rlx_expr_t* Mx = ext_of(ctx, t, m.i);
+  rlx_expr_t* NOx = ceil_div(ctx, t, Nx, nr);
+  /* rows are walked in blocks of up to MB micro-tiles so that the A rows of a block stay in
+   * L2 while the block sweeps the panels of B, and each panel is reused by the block's tiles */
+  int64_t mt_const = m_const ? (M + mr - 1) / mr : -1;
+  int64_t mb = m_const && mt_const < MB ? mt_const : MB;
+  int64_t mc = mr * mb;
+  rlx_expr_t* MO = ceil_div(ctx, t, Mx, mc);
   bool m_tail = !m_const || M % mc != 0;
-  bool n_tail = !n_const || N % NR != 0;
-  rlx_iter_var_t** batch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
-  for (int d = 0; d < nb; d++) batch[d] = iv_of(b, st->indices[d]);
+  bool row_clamp = !m_const || M % mr != 0;
+  bool n_tail = !n_const || N % nr != 0;
+  rlx_iter_var_t** batch = m.batch;
+  int64_t macs = all_const ? M * N * K : -1;
+  int64_t a_tiles = m_const ? mt_const : -1; /* row tiles that reuse each panel of B */
+  for (int d = 0; d < nb; d++) {
+    int64_t e;
+    bool c = rlx_expr_is_const_int(batch[d]->dom.extent, &e);
+    if (!c) macs = -1;
+    else if (macs >= 0) macs *= e;
+    if (!load_uses(m.b, batch[d]) && a_tiles >= 0) a_tiles = c ? a_tiles * e : -1;
+  }
+  /* Packing B into NR-wide panels pays off when B is much bigger than L2 and many row tiles
+   * reuse each panel (1024^3: +30 %); otherwise the tiles read B in place, which saves the
+   * packing pass and its buffer (the transformer's 256x1024 weights: -30 % at 2 threads).
+   * Without packing, columns beyond N would read out of bounds, so N must divide into panels. */
+  int64_t b_bytes = n_const && k_const ? N * K * 4 : -1;
+  bool pack = n_tail || a_tiles < 0 || b_bytes < 0 || (a_tiles >= PACK_MIN_TILES && b_bytes > PACK_MIN_BYTES);
+  /* threads only pay off above ~1M multiply-adds (and 64K packed elements) */
+  bool par = macs < 0 || macs >= PAR_MACS;
 
   /* ---- packing of B */
   int nbb = 0;
-  rlx_iter_var_t** bbatch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb);
+  rlx_iter_var_t** bbatch = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, nb + 1);
   for (int d = 0; d < nb; d++)
     if (load_uses(m.b, batch[d])) bbatch[nbb++] = batch[d];
-  rlx_expr_t** bp_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nbb + 3);
-  for (int d = 0; d < nbb; d++) bp_shape[d] = bbatch[d]->dom.extent;
-  bp_shape[nbb] = NOx;
-  bp_shape[nbb + 1] = Kx;
-  bp_shape[nbb + 2] = ci(ctx, t, NR);
-  rlx_tir_buffer_t* bp = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_packed", m.b->buffer->name),
-                                               rlx_dt_float32(), nbb + 3, bp_shape, "global");
   int npl = nbb + 3;
-  rlx_var_t** pl = RLX_NEW_ARRAY(ctx, rlx_var_t*, npl);
-  rlx_expr_t** pext = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
-  rlx_for_kind_t* pkind = RLX_NEW_ARRAY(ctx, rlx_for_kind_t, npl);
-  for (int d = 0; d < nbb; d++) {
-    pl[d] = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "p_%s", bbatch[d]->var->name), t);
-    pext[d] = as_t(ctx, t, bbatch[d]->dom.extent);
-    pkind[d] = RLX_FOR_SERIAL;
+  rlx_tir_buffer_t* bp = NULL;
+  rlx_tir_stmt_t* pack_nest = NULL;
+  if (pack) {
+    rlx_expr_t** bp_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nbb + 3);
+    for (int d = 0; d < nbb; d++) bp_shape[d] = bbatch[d]->dom.extent;
+    bp_shape[nbb] = NOx;
+    bp_shape[nbb + 1] = Kx;
+    bp_shape[nbb + 2] = ci(ctx, t, nr);
+    bp = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_packed", m.b->buffer->name), rlx_dt_float32(), nbb + 3,
+                               bp_shape, "global");
+    rlx_var_t** pl = RLX_NEW_ARRAY(ctx, rlx_var_t*, npl);
+    rlx_expr_t** pext = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+    rlx_for_kind_t* pkind = RLX_NEW_ARRAY(ctx, rlx_for_kind_t, npl);
+    for (int d = 0; d < nbb; d++) {
+      pl[d] = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "p_%s", bbatch[d]->var->name), t);
+      pext[d] = as_t(ctx, t, bbatch[d]->dom.extent);
+      pkind[d] = RLX_FOR_SERIAL;
+    }
+    pl[nbb] = rlx_ir_var(ctx, "p_jo", t);
+    pl[nbb + 1] = rlx_ir_var(ctx, "p_k", t);
+    pl[nbb + 2] = rlx_ir_var(ctx, "p_ji", t);
+    pext[nbb] = NOx;
+    pext[nbb + 1] = Kx;
+    pext[nbb + 2] = ci(ctx, t, nr);
+    pkind[nbb] = pkind[nbb + 1] = RLX_FOR_SERIAL;
+    pkind[nbb + 2] = n_tail ? RLX_FOR_SERIAL : RLX_FOR_VECTORIZED;
+    int64_t packed = n_const && k_const ? N * K : -1;
+    for (int d = 0; d < nbb; d++) {
+      int64_t e;
+      if (!rlx_expr_is_const_int(bbatch[d]->dom.extent, &e)) packed = -1;
+      else if (packed >= 0) packed *= e;
+    }
+    if (par && (packed < 0 || packed >= PAR_ELEMS)) pkind[0] = RLX_FOR_PARALLEL;
+    rlx_expr_t* pcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &pl[nbb]->hdr, ci(ctx, t, nr)), &pl[nbb + 2]->hdr);
+    rlx_ptrmap_t vm = {0};
+    for (int d = 0; d < nbb; d++) rlx_ptrmap_put(&vm, bbatch[d]->var, as_t(ctx, bbatch[d]->var->hdr.dtype, &pl[d]->hdr));
+    for (int d = 0; d < m.nu; d++) rlx_ptrmap_put(&vm, m.unit[d]->var, ci(ctx, m.unit[d]->var->hdr.dtype, 0));
+    rlx_ptrmap_put(&vm, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &pl[nbb + 1]->hdr));
+    rlx_ptrmap_put(&vm, m.j->var, as_t(ctx, m.j->var->hdr.dtype, pcol));
+    rlx_expr_t* bval = rlx_expr_substitute(ctx, &m.b->hdr, &vm);
+    rlx_ptrmap_free(&vm);
+    if (n_tail) {
+      rlx_expr_t* args[3] = {rlx_ir_cmp(ctx, RLX_EXPR_LT, pcol, Nx), bval, rlx_ir_float(ctx, rlx_dt_float32(), 0)};
+      bval = rlx_ir_call(ctx, rlx_dt_float32(), "if_then_else", 3, args);
+    }
+    rlx_expr_t** pidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+    for (int d = 0; d < npl; d++) pidx[d] = &pl[d]->hdr;
+    pack_nest = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_pack", m.b->buffer->name)),
+                       rlx_tir_store(ctx, bp, bval, npl, pidx), NULL, 0, NULL);
+    pack_nest = wrap(ctx, npl, pl, pext, pkind, pack_nest);
   }
-  pl[nbb] = rlx_ir_var(ctx, "p_jo", t);
-  pl[nbb + 1] = rlx_ir_var(ctx, "p_k", t);
-  pl[nbb + 2] = rlx_ir_var(ctx, "p_ji", t);
-  pext[nbb] = NOx;
-  pext[nbb + 1] = Kx;
-  pext[nbb + 2] = ci(ctx, t, NR);
-  pkind[nbb] = pkind[nbb + 1] = RLX_FOR_SERIAL;
-  pkind[nbb + 2] = n_tail ? RLX_FOR_SERIAL : RLX_FOR_VECTORIZED;
-  /* threads only pay off above ~1M multiply-adds (and 64K packed elements) */
-  int64_t macs = all_const ? M * N * K : -1;
-  int64_t packed = n_const && k_const ? N * K : -1;
-  for (int d = 0; d < nb; d++) {
-    int64_t e;
-    if (!rlx_expr_is_const_int(batch[d]->dom.extent, &e)) macs = -1;
-    else if (macs >= 0) macs *= e;
-  }
-  for (int d = 0; d < nbb; d++) {
-    int64_t e;
-    if (!rlx_expr_is_const_int(bbatch[d]->dom.extent, &e)) packed = -1;
-    else if (packed >= 0) packed *= e;
-  }
-  bool par = macs < 0 || macs >= PAR_MACS;
-  if (par && (packed < 0 || packed >= PAR_ELEMS)) pkind[0] = RLX_FOR_PARALLEL;
-  rlx_expr_t* pcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &pl[nbb]->hdr, ci(ctx, t, NR)), &pl[nbb + 2]->hdr);
-  rlx_ptrmap_t vm = {0};
-  for (int d = 0; d < nbb; d++) rlx_ptrmap_put(&vm, bbatch[d]->var, as_t(ctx, bbatch[d]->var->hdr.dtype, &pl[d]->hdr));
-  rlx_ptrmap_put(&vm, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &pl[nbb + 1]->hdr));
-  rlx_ptrmap_put(&vm, m.j->var, as_t(ctx, m.j->var->hdr.dtype, pcol));
-  rlx_expr_t* bval = rlx_expr_substitute(ctx, &m.b->hdr, &vm);
-  rlx_ptrmap_free(&vm);
-  if (n_tail) {
-    rlx_expr_t* args[3] = {rlx_ir_cmp(ctx, RLX_EXPR_LT, pcol, Nx), bval, rlx_ir_float(ctx, rlx_dt_float32(), 0)};
-    bval = rlx_ir_call(ctx, rlx_dt_float32(), "if_then_else", 3, args);
-  }
-  rlx_expr_t** pidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
-  for (int d = 0; d < npl; d++) pidx[d] = &pl[d]->hdr;
-  rlx_tir_stmt_t* pack = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_pack", m.b->buffer->name)),
-                                rlx_tir_store(ctx, bp, bval, npl, pidx), NULL, 0, NULL);
-  pack = wrap(ctx, npl, pl, pext, pkind, pack);
 
-  /* ---- outer loops: bo (batch x MO, parallel), jo */
-  rlx_var_t* bo = rlx_ir_var(ctx, nb ? "b_io_fused" : "io", t);
+  /* ---- outer loop: (batch x MO row blocks) x NO panels fused into one loop (parallel), so
+   * that threads split the work even when there are few row blocks */
   rlx_expr_t* bo_ext = MO;
   for (int d = 0; d < nb; d++) bo_ext = rlx_ir_mul(ctx, as_t(ctx, t, batch[d]->dom.extent), bo_ext);
   bo_ext = rlx_ir_simplify(ctx, bo_ext);
-  rlx_expr_t* io = nb ? rlx_ir_floormod(ctx, &bo->hdr, MO) : &bo->hdr;
-  rlx_expr_t** bexpr = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nb);
+  rlx_var_t* tv_out = rlx_ir_var(ctx, "tile", t);
+  rlx_expr_t* out_ext = rlx_ir_simplify(ctx, rlx_ir_mul(ctx, bo_ext, NOx));
+  int64_t no_c;
+  bool one_panel = rlx_expr_is_const_int(NOx, &no_c) && no_c == 1;
+  rlx_expr_t* bo = one_panel ? &tv_out->hdr : rlx_ir_floordiv(ctx, &tv_out->hdr, NOx);
+  rlx_expr_t* jo = one_panel ? ci(ctx, t, 0) : rlx_ir_floormod(ctx, &tv_out->hdr, NOx);
+  int64_t mo_c;
+  bool one_block = rlx_expr_is_const_int(MO, &mo_c) && mo_c == 1;
+  rlx_expr_t* io = nb && !one_block ? rlx_ir_floormod(ctx, bo, MO) : (one_block ? ci(ctx, t, 0) : bo);
+  rlx_expr_t** bexpr = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nb + 1);
   {
     rlx_expr_t* stride = MO;
     for (int d = nb - 1; d >= 0; d--) {
-      rlx_expr_t* v = rlx_ir_floordiv(ctx, &bo->hdr, stride);
+      rlx_expr_t* v = one_block && stride == MO ? bo : rlx_ir_floordiv(ctx, bo, stride);
       if (d > 0) v = rlx_ir_floormod(ctx, v, as_t(ctx, t, batch[d]->dom.extent));
       bexpr[d] = v;
       stride = rlx_ir_mul(ctx, stride, as_t(ctx, t, batch[d]->dom.extent));
     }
   }
-  rlx_var_t* jo = rlx_ir_var(ctx, "jo", t);
   rlx_var_t* ib = rlx_ir_var(ctx, "ib", t);
-  /* micro-tiles in this row block: MB, fewer in the last block of a tail (ceil(M/MR) in all) */
+  /* micro-tiles in this row block: mb, fewer in the last block of a tail (ceil(M/mr) in all) */
   rlx_expr_t* ib_ext = ci(ctx, t, mb);
   if (m_tail && mb > 1) {
-    rlx_expr_t* mt = m_const ? ci(ctx, t, (M + MR - 1) / MR)
-                             : rlx_ir_floordiv(ctx, rlx_ir_add(ctx, Mx, ci(ctx, t, MR - 1)), ci(ctx, t, MR));
+    rlx_expr_t* mt = ceil_div(ctx, t, Mx, mr);
     ib_ext = rlx_ir_min(ctx, ib_ext, rlx_ir_sub(ctx, mt, rlx_ir_mul(ctx, io, ci(ctx, t, mb))));
   }
   io = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, mb)), &ib->hdr);
@@ -461,43 +591,50 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   /* tile loops (three copies: init, update, store) */
   rlx_tir_buffer_t* cl;
   {
-    rlx_expr_t* shp[2] = {ci(ctx, t, MR), ci(ctx, t, NR)};
+    rlx_expr_t* shp[2] = {ci(ctx, t, mr), ci(ctx, t, nr)};
     cl = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_local", m.c->name), rlx_dt_float32(), 2, shp, "local");
   }
   rlx_tir_stmt_t* stage[3];
   const char* stage_name[3] = {"init", "update", "store"};
-  rlx_tir_stmt_t* absorbed[8];
+  rlx_tir_stmt_t* absorbed[MAX_ABSORB];
   int n_absorbed = 0;
   for (int sg = 0; sg < 3; sg++) {
     rlx_var_t* tv[3] = {rlx_ir_var(ctx, "ii", t), rlx_ir_var(ctx, "jv", t), rlx_ir_var(ctx, "jl", t)};
-    rlx_expr_t* text[3] = {ci(ctx, t, MR), ci(ctx, t, NR / VL), ci(ctx, t, VL)};
+    rlx_expr_t* text[3] = {ci(ctx, t, mr), ci(ctx, t, nr / VL), ci(ctx, t, VL)};
     rlx_for_kind_t tk[3] = {RLX_FOR_UNROLLED, RLX_FOR_UNROLLED, RLX_FOR_VECTORIZED};
     rlx_expr_t* lcol = rlx_ir_add(ctx, rlx_ir_mul(ctx, &tv[1]->hdr, ci(ctx, t, VL)), &tv[2]->hdr);
     rlx_expr_t* lidx[2] = {&tv[0]->hdr, lcol};
-    rlx_expr_t* row = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, MR)), &tv[0]->hdr);
-    rlx_expr_t* col = rlx_ir_add(ctx, rlx_ir_mul(ctx, &jo->hdr, ci(ctx, t, NR)), lcol);
+    rlx_expr_t* row = rlx_ir_add(ctx, rlx_ir_mul(ctx, io, ci(ctx, t, mr)), &tv[0]->hdr);
+    rlx_expr_t* col = rlx_ir_add(ctx, rlx_ir_mul(ctx, jo, ci(ctx, t, nr)), lcol);
     rlx_tir_stmt_t* body = NULL;
     rlx_expr_t* pred = NULL;
     if (sg == 0) {
       body = rlx_tir_store(ctx, cl, rlx_ir_float(ctx, rlx_dt_float32(), 0), 2, lidx);
     } else if (sg == 1) {
-      rlx_expr_t* arow = m_tail ? rlx_ir_min(ctx, row, rlx_ir_sub(ctx, Mx, ci(ctx, t, 1))) : row;
+      rlx_expr_t* arow = row_clamp ? rlx_ir_min(ctx, row, rlx_ir_sub(ctx, Mx, ci(ctx, t, 1))) : row;
       rlx_ptrmap_t am = {0};
       for (int d = 0; d < nb; d++) rlx_ptrmap_put(&am, batch[d]->var, as_t(ctx, batch[d]->var->hdr.dtype, bexpr[d]));
-      rlx_ptrmap_put(&am, m.i->var, as_t(ctx, m.i->var->hdr.dtype, arow));
+      for (int d = 0; d < m.nu; d++) rlx_ptrmap_put(&am, m.unit[d]->var, ci(ctx, m.unit[d]->var->hdr.dtype, 0));
+      if (m.i) rlx_ptrmap_put(&am, m.i->var, as_t(ctx, m.i->var->hdr.dtype, arow));
       rlx_ptrmap_put(&am, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &kk->hdr));
       rlx_expr_t* aval = rlx_expr_substitute(ctx, &m.a->hdr, &am);
-      rlx_ptrmap_free(&am);
-      rlx_expr_t** bidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
-      for (int d = 0; d < nbb; d++) {
-        int q = 0;
-        while (batch[q] != bbatch[d]) q++;
-        bidx[d] = bexpr[q];
+      rlx_expr_t* bv;
+      if (pack) {
+        rlx_expr_t** bidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
+        for (int d = 0; d < nbb; d++) {
+          int q = 0;
+          while (batch[q] != bbatch[d]) q++;
+          bidx[d] = bexpr[q];
+        }
+        bidx[nbb] = jo;
+        bidx[nbb + 1] = &kk->hdr;
+        bidx[nbb + 2] = lcol;
+        bv = rlx_ir_load(ctx, bp, npl, bidx);
+      } else {
+        rlx_ptrmap_put(&am, m.j->var, as_t(ctx, m.j->var->hdr.dtype, col));
+        bv = rlx_expr_substitute(ctx, &m.b->hdr, &am);
       }
-      bidx[nbb] = &jo->hdr;
-      bidx[nbb + 1] = &kk->hdr;
-      bidx[nbb + 2] = lcol;
-      rlx_expr_t* bv = rlx_ir_load(ctx, bp, npl, bidx);
+      rlx_ptrmap_free(&am);
       rlx_expr_t* prod = rlx_ir_mul(ctx, aval, bv);
       body = rlx_tir_store(ctx, cl, rlx_ir_add(ctx, rlx_ir_load(ctx, cl, 2, lidx), prod), 2, lidx);
     } else {
@@ -505,12 +642,20 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
       e.out = m.c;
       e.n = m.n_sp;
       e.idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, m.n_sp);
-      for (int d = 0; d < nb; d++) e.idx[d] = bexpr[d];
-      e.idx[nb] = row;
-      e.idx[nb + 1] = col;
+      rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+      for (int d = 0; d < m.n_sp; d++) {
+        rlx_iter_var_t* iv = iv_of(b, st->indices[d]);
+        rlx_expr_t* v = ci(ctx, t, 0);
+        if (iv == m.i) v = row;
+        else if (iv == m.j) v = col;
+        else
+          for (int q = 0; q < nb; q++)
+            if (iv == batch[q]) v = bexpr[q];
+        e.idx[d] = as_t(ctx, iv->var->hdr.dtype, v);
+      }
       e.value = rlx_ir_load(ctx, cl, 2, lidx);
       rlx_tir_stmt_t* root_body = root_br->block->body;
-      while (n_absorbed < 8) {
+      while (n_absorbed < MAX_ABSORB) {
         /* the matmul block itself reads C (accumulation) */
         rlx_tir_stmt_t* nest = absorb_consumer(s, &e, root_body, n_absorbed == 0 ? 1 : 0);
         if (!nest) break;
@@ -532,19 +677,21 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   rlx_tir_stmt_t* tile = opaque(ctx, sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_tile", b->name)),
                                 rlx_tir_seq(ctx, 3, stage), NULL, 1, allocs);
   rlx_tir_stmt_t* compute = rlx_tir_for(ctx, ib, ci(ctx, t, 0), ib_ext, RLX_FOR_SERIAL, tile);
-  compute = rlx_tir_for(ctx, jo, ci(ctx, t, 0), NOx, RLX_FOR_SERIAL, compute);
-  compute = rlx_tir_for(ctx, bo, ci(ctx, t, 0), bo_ext, par ? RLX_FOR_PARALLEL : RLX_FOR_SERIAL, compute);
+  compute = rlx_tir_for(ctx, tv_out, ci(ctx, t, 0), out_ext, par ? RLX_FOR_PARALLEL : RLX_FOR_SERIAL, compute);
 
   /* ---- install: replace the matmul nest, drop absorbed nests and buffers, allocate Bp.
    * With a symbolic M the kernel runs only when M >= MIN_ROWS; otherwise the original nests
    * (matmul and absorbed consumers) run, scheduled later as a plain reduction / elementwise. */
-  rlx_tir_stmt_t* both[2] = {pack, compute};
-  rlx_tir_stmt_t* kernel = rlx_tir_seq(ctx, 2, both);
+  rlx_tir_stmt_t* kernel = compute;
+  if (pack) {
+    rlx_tir_stmt_t* both[2] = {pack_nest, compute};
+    kernel = rlx_tir_seq(ctx, 2, both);
+  }
   rlx_tir_stmt_t* body = s->func->body;
-  rlx_tir_buffer_t* dropped[9];
+  rlx_tir_buffer_t* dropped[MAX_ABSORB + 1];
   int n_dropped = 0;
   if (n_absorbed && all_const) dropped[n_dropped++] = m.c;
-  rlx_tir_stmt_t* fallback[9];
+  rlx_tir_stmt_t* fallback[MAX_ABSORB + 1];
   int n_fallback = 0;
   fallback[n_fallback++] = m.nest;
   for (int i = 0; i < n_absorbed; i++) {
@@ -565,19 +712,21 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   }
   body = sched_replace(ctx, body, m.nest, kernel);
   for (int i = 0; i < n_dropped; i++) body = sched_remove_alloc(ctx, body, dropped[i]);
-  sched_path_t* q = malloc(sizeof(*q));
-  if (!q) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
-  if (!sched_path_to_block(body, root_br->block->name, q)) {
+  if (pack) {
+    sched_path_t* q = malloc(sizeof(*q));
+    if (!q) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
+    if (!sched_path_to_block(body, root_br->block->name, q)) {
+      free(q);
+      return rlx_status_create(RLX_INTERNAL, "default schedule: lost block '%s'", root_br->block->name);
+    }
+    rlx_tir_block_realize_t* rbr = RLX_AS(rlx_tir_block_realize_t, q->s[q->n - 1]);
+    rlx_tir_block_t* rb = rlx_tir_block_copy(ctx, rbr->block);
+    rb->alloc_buffers = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, rb->n_alloc_buffers + 1);
+    for (int i = 0; i < rbr->block->n_alloc_buffers; i++) rb->alloc_buffers[i] = rbr->block->alloc_buffers[i];
+    rb->alloc_buffers[rb->n_alloc_buffers++] = bp;
+    body = sched_replace(ctx, body, &rbr->hdr, rlx_tir_block_realize(ctx, rbr->n_values, rbr->iter_values, rbr->predicate, rb));
     free(q);
-    return rlx_status_create(RLX_INTERNAL, "default schedule: lost block '%s'", root_br->block->name);
   }
-  rlx_tir_block_realize_t* rbr = RLX_AS(rlx_tir_block_realize_t, q->s[q->n - 1]);
-  rlx_tir_block_t* rb = rlx_tir_block_copy(ctx, rbr->block);
-  rb->alloc_buffers = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, rb->n_alloc_buffers + 1);
-  for (int i = 0; i < rbr->block->n_alloc_buffers; i++) rb->alloc_buffers[i] = rbr->block->alloc_buffers[i];
-  rb->alloc_buffers[rb->n_alloc_buffers++] = bp;
-  body = sched_replace(ctx, body, &rbr->hdr, rlx_tir_block_realize(ctx, rbr->n_values, rbr->iter_values, rbr->predicate, rb));
-  free(q);
   sched_set_body(s, body);
   /* with a fallback the original blocks are still there for the generic schedules */
   *out_applied = all_const;

@@ -14,8 +14,9 @@
  *     is instead split into VL partial results kept in a vector (rfactor), combined at the end;
  *   - elementwise/injective blocks: innermost contiguous axis split by the vector width and
  *     vectorized, all other loops fused into one loop, parallel when >= 64K elements.
- * A block whose schedule fails any check keeps its previous form. The result carries
- * "tir.is_scheduled" = True.
+ * A block whose schedule fails any check keeps its previous form, and that is reported: every
+ * contraction the matmul rule does not take and every reduction left scalar is listed with
+ * the reason (rlx_tir_default_schedule_report). The result carries "tir.is_scheduled" = True.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -347,16 +348,31 @@ static rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nes
   return NULL;
 }
 
-static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
+/* *out_why: NULL when the block got a vectorized schedule, else why it stays scalar. */
+static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name, const char** out_why) {
   nest_t nest;
+  *out_why = NULL;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
-  if (nest.n == 0 || !order_free(nest.br->block)) return NULL;
+  if (nest.n == 0 || !order_free(nest.br->block)) {
+    *out_why = "its iterations are not independent (not one store per output element)";
+    return NULL;
+  }
   const rlx_tir_block_t* b = nest.br->block;
   int sp = 0;
   while (sp < nest.n && !binds_reduce(nest.br, nest.loops[sp]->var)) sp++;
   for (int i = sp; i < nest.n; i++)
     if (!binds_reduce(nest.br, nest.loops[i]->var)) sp = -1;
-  if (sp <= 0) return NULL; /* no leading spatial loops, or mixed order: keep as is */
+  if (sp == 0 && nest.n == 1) {
+    /* a full reduction to one value: the row rule, without outer loops */
+    bool done = false;
+    RLX_RETURN_IF_ERROR(row_reduce(s, name, &nest, &done));
+    if (!done) *out_why = "a full reduction whose axis is not contiguous with extent a multiple of 16 (>= 32)";
+    return NULL;
+  }
+  if (sp <= 0) { /* no leading spatial loops, or mixed order: keep as is */
+    *out_why = "the reduction loops are not all inside the spatial loops";
+    return NULL;
+  }
   int64_t sw = work(nest.loops, sp), rw = work(nest.loops + sp, nest.n - sp);
   bool par = sw < 0 || rw < 0 || (sw > 1 && sw * rw >= PAR_MIN);
   rlx_var_t** outer = RLX_NEW_ARRAY(s->ctx, rlx_var_t*, nest.n + 1);
@@ -391,6 +407,9 @@ static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name) {
   } else {
     bool done = false;
     if (nest.n == sp + 1) RLX_RETURN_IF_ERROR(row_reduce(s, name, &nest, &done));
+    if (!done)
+      *out_why = "the innermost spatial axis is not contiguous (or narrower than 4 lanes) and the reduction is "
+                 "not one contiguous innermost axis with extent a multiple of 16 (>= 32)";
     outer[n_outer++] = ls->var;
   }
   return fuse_parallel(s, n_outer, outer, par);
@@ -432,7 +451,33 @@ static void try_inline(rlx_schedule_t* s, const char* name) {
   }
 }
 
-rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+/* Iterations of the loop nest above a block (-1 when symbolic). */
+static int64_t block_work(rlx_schedule_t* s, const char* name) {
+  nest_t nest;
+  rlx_status_t* st = get_nest(s, name, &nest);
+  if (st) {
+    rlx_status_free(st);
+    return -1;
+  }
+  return work(nest.loops, nest.n);
+}
+
+static void add_miss(rlx_ctx_t* ctx, rlx_sched_report_t* r, const char* block, const char* kind, const char* why,
+                     int64_t w) {
+  rlx_sched_miss_t* m = RLX_NEW_ARRAY(ctx, rlx_sched_miss_t, r->n + 1);
+  for (int i = 0; i < r->n; i++) m[i] = r->misses[i];
+  m[r->n].block = block;
+  m[r->n].kind = kind;
+  m[r->n].reason = why;
+  m[r->n].work = w;
+  r->misses = m;
+  r->n++;
+}
+
+rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
+                                              rlx_sched_report_t* out_report) {
+  rlx_sched_report_t rep = {0, NULL};
+  if (out_report) *out_report = rep;
   if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) {
     *out = (rlx_tir_func_t*)f;
     return NULL;
@@ -441,13 +486,17 @@ rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, 
   const char** names;
   int n = top_blocks(ctx, s->func, &names);
   bool* done = RLX_NEW_ARRAY(ctx, bool, n);
+  const char** mm_why = RLX_NEW_ARRAY(ctx, const char*, n > 0 ? n : 1);
+  int64_t* mm_work = RLX_NEW_ARRAY(ctx, int64_t, n > 0 ? n : 1);
   for (int i = n - 1; i >= 0; i--) try_inline(s, names[i]);
   for (int i = 0; i < n; i++) {
     if (!rlx_tir_find_block(s->func->body, names[i])) continue;
     rlx_tir_func_t* saved = s->func;
     bool applied = false;
-    rlx_status_t* st = sched_default_matmul(s, names[i], &applied);
+    mm_work[i] = block_work(s, names[i]);
+    rlx_status_t* st = sched_default_matmul(s, names[i], &applied, &mm_why[i]);
     if (st) {
+      mm_why[i] = rlx_ctx_sprintf(ctx, "the matmul rule failed: %s", rlx_status_message(st));
       rlx_status_free(st);
       s->func = saved;
       applied = false;
@@ -458,12 +507,25 @@ rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, 
     if (done[i] || !rlx_tir_find_block(s->func->body, names[i])) continue;
     rlx_tir_func_t* saved = s->func;
     rlx_tir_block_realize_t* br = rlx_tir_find_block(s->func->body, names[i]);
-    rlx_status_t* st = is_reduction(br->block) ? sched_reduction(s, names[i]) : sched_elementwise(s, names[i]);
+    bool red = is_reduction(br->block);
+    int64_t w = block_work(s, names[i]);
+    const char* why = NULL;
+    rlx_status_t* st = red ? sched_reduction(s, names[i], &why) : sched_elementwise(s, names[i]);
     if (st) {
+      why = rlx_ctx_sprintf(ctx, "the schedule failed: %s", rlx_status_message(st));
       rlx_status_free(st);
       s->func = saved;
     }
+    /* a contraction the matmul rule did not take is a miss, unless it has no N axis and the
+     * row reduction rule vectorized it (a matrix-vector product) */
+    if (mm_why[i] && (why || mm_why[i] != sched_no_n_axis)) add_miss(ctx, &rep, names[i], "matmul", mm_why[i], mm_work[i]);
+    else if (red && why) add_miss(ctx, &rep, names[i], "reduction", why, w);
   }
+  if (out_report) *out_report = rep;
   *out = rlx_tir_func_with_attr(ctx, s->func, "tir.is_scheduled", rlx_ir_bool(ctx, true));
   return NULL;
+}
+
+rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+  return rlx_tir_default_schedule_report(ctx, f, out, NULL);
 }

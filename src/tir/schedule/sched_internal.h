@@ -106,7 +106,13 @@ bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e
                          rlx_expr_t** out_min, rlx_expr_t** out_max);
 
 /* Default schedule of one matmul-like block (default_matmul.c). *out_applied is false (and
- * the schedule unchanged) when the block does not fit the pattern. */
-rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied);
+ * the schedule unchanged, or a run-time fallback installed for symbolic extents) when the
+ * block does not fit the pattern; then *out_why says why when the block is a contraction
+ * (C += X * Y under an init) and is NULL otherwise. */
+rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why);
+/* True for a contraction block: init, and an update C[idx] = C[idx] + X * Y. */
+bool sched_is_contraction(const rlx_tir_block_t* b);
+/* The reason (pointer identity) given for a contraction without an N axis (C[i] = sum A*x). */
+extern const char* const sched_no_n_axis;
 
 #endif

@@ -52,7 +52,28 @@ rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
  * spatial outer loop; matmul-like contractions get register blocking, cache tiling, packing,
  * vectorization and parallel outer loops. Sets "tir.is_scheduled" on the result. A function
  * with attribute "rlx.no_default_schedule" (or "tir.is_scheduled") true is returned as is.
- * Never fails on valid input: a block it cannot schedule is left as it is. */
+ * Never fails on valid input: a block it cannot schedule is left as it is (and reported by
+ * rlx_tir_default_schedule_report). */
 rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+
+/* A block the default schedule left without its real schedule: a contraction ("matmul") the
+ * register-tiled kernel did not take, or a reduction left scalar, with the reason and the
+ * iterations of its loop nest (-1 when symbolic). Strings live in the context's arena. */
+typedef struct {
+  const char* block;
+  const char* kind;
+  const char* reason;
+  int64_t work;
+} rlx_sched_miss_t;
+
+typedef struct {
+  int n;
+  rlx_sched_miss_t* misses; /* arena */
+} rlx_sched_report_t;
+
+/* rlx_tir_default_schedule, also filling *out_report (may be NULL) with the blocks it left
+ * unscheduled. An already scheduled function reports nothing. */
+rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
+                                              rlx_sched_report_t* out_report);
 
 #endif
