@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernels/nn_kernels.h"
 #include "vm_internal.h"
 
 enum { MAX_DEPTH = 256 };
@@ -294,6 +295,7 @@ rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n) {
   rlx_library_set_num_threads(vm->model, n);
   for (int i = 0; i < vm->n_libs; i++) rlx_library_set_num_threads(vm->libs[i], n);
+  rlx_nn_set_num_threads(n); /* the built-in kernels' pool */
 }
 
 /* ====================================================================== calls */

@@ -84,6 +84,7 @@ typedef struct {
   float lo, hi;
   int plain_input; /* pass x as NCHW (cbi 1) */
   int v;
+  int winograd; /* 3x3 stride 1: rlx.nn.conv2d_winograd_nchwc */
 } conv_case_t;
 
 static double max_err(const float* a, const float* b, int64_t n) {
@@ -134,7 +135,14 @@ static void conv_case(const conv_case_t* k) {
   int64_t wshape[6], xshape[5] = {k->n, k->plain_input ? k->ic : icb, k->h, k->w, 16};
   int wnd;
   const char* name;
-  if (k->groups == 1) {
+  if (k->winograd) {
+    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic) * sizeof(float));
+    rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, wp);
+    int64_t s[5] = {16, ocb / k->v, icb, 16, k->v * 16};
+    memcpy(wshape, s, sizeof(s));
+    wnd = 5;
+    name = "rlx.nn.conv2d_winograd_nchwc";
+  } else if (k->groups == 1) {
     wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi) * sizeof(float));
     rlx_nn_conv_pack_weight(w, k->oc, k->ic, k->kh, k->kw, cbi, k->v, wp);
     int64_t s[6] = {ocb / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * 16};
@@ -155,7 +163,9 @@ static void conv_case(const conv_case_t* k) {
   DLTensor* ts[4] = {&tx, &tw, &tb, &tr};
   double vals[9] = {(double)k->sh, (double)k->sw, (double)k->pt, (double)k->pl, (double)k->dh, (double)k->dw,
                     k->act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE, k->lo, k->hi};
-  int rc = call(name, ts, k->res ? 4 : 3, "iiiiiiiff", vals, &ty);
+  double wvals[5] = {(double)k->pt, (double)k->pl, vals[6], vals[7], vals[8]};
+  int rc = k->winograd ? call(name, ts, k->res ? 4 : 3, "iiiff", wvals, &ty)
+                       : call(name, ts, k->res ? 4 : 3, "iiiiiiiff", vals, &ty);
   CHECK_MSG(rc == 0, "%s failed: %s", name, rlx_last_error());
   float* y = from_blocked(yb, k->n, k->oc, oh * ow);
   double e = max_err(y, ref, k->n * k->oc * oh * ow);
@@ -170,19 +180,23 @@ static void test_convs(void) {
   const float inf = INFINITY;
   conv_case_t cases[] = {
       /* n ic h w oc kh kw sh sw pt pl pb pr dh dw groups res act lo hi plain v */
-      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 4},   /* ResNet block, V 4 */
-      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 2},     /* V 2, rows of 14 */
-      {2, 32, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},       /* V 3, batch 2 */
-      {1, 24, 9, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, inf, 0, 1},    /* stride 2, padded channels */
-      {1, 64, 28, 28, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 4},    /* 1x1 stride 2 */
-      {1, 96, 14, 14, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 3},    /* 1x1 flat, V 3 */
-      {1, 20, 5, 3, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 6, 0, 1},       /* tiny flat, odd channels */
-      {1, 3, 32, 32, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, 0, 1, 0, inf, 1, 4},    /* stem on plain NCHW */
-      {1, 16, 12, 12, 32, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0, 2},     /* dilation 2 */
-      {1, 16, 11, 13, 16, 3, 5, 3, 2, 0, 2, 1, 2, 1, 1, 1, 1, 1, -0.5f, 0.5f, 0, 1}, /* odd window, stride 3 */
-      {1, 32, 30, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 1, 0, 6, 0, 1},    /* depthwise */
-      {1, 40, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, 1, 0, 0, 0, 0, 1},    /* depthwise s2, padded */
-      {2, 16, 9, 9, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16, 0, 1, 0, 6, 0, 1},      /* depthwise 5x5 */
+      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 4, 0},   /* ResNet block, V 4 */
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 2, 0},     /* V 2, rows of 14 */
+      {2, 32, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},       /* V 3, batch 2 */
+      {1, 24, 9, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, inf, 0, 1, 0},    /* stride 2, padded channels */
+      {1, 64, 28, 28, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 4, 0},    /* 1x1 stride 2 */
+      {1, 96, 14, 14, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},    /* 1x1 flat, V 3 */
+      {1, 20, 5, 3, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 6, 0, 1, 0},       /* tiny flat, odd channels */
+      {1, 3, 32, 32, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, 0, 1, 0, inf, 1, 4, 0},    /* stem on plain NCHW */
+      {1, 16, 12, 12, 32, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0, 2, 0},     /* dilation 2 */
+      {1, 16, 11, 13, 16, 3, 5, 3, 2, 0, 2, 1, 2, 1, 1, 1, 1, 1, -0.5f, 0.5f, 0, 1, 0}, /* odd window, stride 3 */
+      {1, 32, 30, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 1, 0, 6, 0, 1, 0},    /* depthwise */
+      {1, 40, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, 1, 0, 0, 0, 0, 1, 0},    /* depthwise s2, padded */
+      {2, 16, 9, 9, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16, 0, 1, 0, 6, 0, 1, 0},      /* depthwise 5x5 */
+      /* Winograd F(2x2, 3x3): even and odd sizes, V 1..3, residual, several tile chunks */
+      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 1},
+      {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 1},
+      {1, 20, 7, 7, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
 }

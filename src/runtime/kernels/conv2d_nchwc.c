@@ -16,7 +16,7 @@
  * one row (a plain GEMM over pixels).
  *
  * The epilogue (bias, residual, clip/relu) is applied to the accumulators before the one
- * store. Threads: one OpenMP parallel loop over (batch, row, channel-group) work items.
+ * store. Threads: the kernels' pool (nn_pool.c), over (batch, row, channel-group) work items.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -172,95 +172,238 @@ static int kind_of(const rlx_nn_conv_t* p, int64_t spx) {
   return 2;
 }
 
+/* A direct convolution split into work items for the pool. */
+typedef struct {
+  const rlx_nn_conv_t* p;
+  const float *x, *w, *bias, *res;
+  float* y;
+  tile_t base;
+  int64_t V, ocb, og_n, icb_n, in_img, out_plane, wgroup;
+  int64_t rw, kind;
+  int64_t per, chunks, n_tiles, len; /* flat: tiles per item, items per (n, og) */
+  int64_t wp, ogc, og_chunks;        /* rows: scratch row width, groups per item */
+} conv_job_t;
+
+/* Flat (1x1, stride 1, no padding): item = (n, og, chunk of `per` tiles over the plane). */
+static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
+  const conv_job_t* c = ctx;
+  int64_t ch = it % c->chunks, og = it / c->chunks % c->og_n, n = it / c->chunks / c->og_n;
+  tile_t t = c->base;
+  t.w = c->w + og * c->wgroup;
+  t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
+  for (int64_t tt = ch * c->per; tt < (ch + 1) * c->per && tt < c->n_tiles; tt++) {
+    int64_t p0 = tt * c->rw, m = c->len - p0 < c->rw ? c->len - p0 : c->rw;
+    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + p0 * 16;
+    t.src = c->x + n * c->in_img + p0 * c->p->cbi;
+    t.y = c->y + yo;
+    t.res = c->res ? c->res + yo : NULL;
+    tiles[c->V - 1][m - 1][c->kind](&t);
+  }
+}
+
+/* Rows: item = (n, output row, chunk of ogc channel groups); the rows it reads are copied
+ * into the participant's scratch first. */
+static void conv_row_item(void* ctx, int64_t it, void* scratch) {
+  const conv_job_t* c = ctx;
+  const rlx_nn_conv_t* p = c->p;
+  int64_t oc_ch = it % c->og_chunks, orow = it / c->og_chunks % p->oh, n = it / c->og_chunks / p->oh;
+  float* s = scratch;
+  fill_rows(p, c->x + n * c->in_img, c->icb_n, orow, c->wp, s);
+  tile_t t = c->base;
+  for (int64_t og = oc_ch * c->ogc; og < (oc_ch + 1) * c->ogc && og < c->og_n; og++) {
+    t.w = c->w + og * c->wgroup;
+    t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
+    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + orow * p->ow * 16;
+    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
+      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
+      t.src = s + ow * p->sw * p->cbi;
+      t.y = c->y + yo + ow * 16;
+      t.res = c->res ? c->res + yo + ow * 16 : NULL;
+      tiles[c->V - 1][m - 1][c->kind](&t);
+    }
+  }
+}
+
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y) {
-  const int64_t V = p->v, cbi = p->cbi;
-  const int64_t ocb = (p->oc + 15) / 16, og_n = ocb / V;
-  const int64_t icb_n = (p->ic + cbi - 1) / cbi;
-  const int64_t in_img = icb_n * p->h * p->w * cbi, out_plane = p->oh * p->ow * 16;
-  const int64_t wgroup = icb_n * p->kh * p->kw * cbi * V * 16;
+  conv_job_t c;
+  memset(&c, 0, sizeof(c));
+  c.p = p, c.x = x, c.w = w, c.bias = bias, c.res = res, c.y = y;
+  const int64_t cbi = p->cbi;
+  c.V = p->v;
+  c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V;
+  c.icb_n = (p->ic + cbi - 1) / cbi;
+  c.in_img = c.icb_n * p->h * p->w * cbi, c.out_plane = p->oh * p->ow * 16;
+  c.wgroup = c.icb_n * p->kh * p->kw * cbi * c.V * 16;
+  tile_t* b = &c.base;
+  b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c.icb_n, b->cbi = cbi;
+  b->s_blk = c.out_plane;
+  b->act = p->act, b->lo = p->lo, b->hi = p->hi;
+  const int64_t threads = rlx_nn_num_threads();
   const bool flat = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0 &&
                     p->oh == p->h && p->ow == p->w;
-  tile_t base;
-  memset(&base, 0, sizeof(base));
-  base.n_kh = p->kh;
-  base.n_kw = p->kw;
-  base.n_icb = icb_n;
-  base.cbi = cbi;
-  base.s_blk = out_plane;
-  base.act = p->act;
-  base.lo = p->lo;
-  base.hi = p->hi;
   if (flat) {
-    const int64_t len = p->oh * p->ow, rw = pick_rw(V, len), n_tiles = (len + rw - 1) / rw;
-    /* about 4 tiles per item, fewer when that leaves too few items */
-    int64_t per = 4;
-    while (per > 1 && p->n * og_n * ((n_tiles + per - 1) / per) < 16) per /= 2;
-    const int64_t chunks = (n_tiles + per - 1) / per, items = p->n * og_n * chunks;
-    const int kind = kind_of(p, cbi);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t it = 0; it < items; it++) {
-      int64_t ch = it % chunks, og = it / chunks % og_n, n = it / chunks / og_n;
-      tile_t t = base;
-      t.s_icb = p->h * p->w * cbi;
-      t.s_px = cbi;
-      t.w = w + og * wgroup;
-      t.bias = bias ? bias + og * V * 16 : NULL;
-      for (int64_t tt = ch * per; tt < (ch + 1) * per && tt < n_tiles; tt++) {
-        int64_t p0 = tt * rw, m = len - p0 < rw ? len - p0 : rw;
-        t.src = x + n * in_img + p0 * cbi;
-        t.y = y + (n * ocb + og * V) * out_plane + p0 * 16;
-        t.res = res ? res + (n * ocb + og * V) * out_plane + p0 * 16 : NULL;
-        tiles[V - 1][m - 1][kind](&t);
-      }
-    }
-    return 0;
+    c.len = p->oh * p->ow, c.rw = pick_rw(c.V, c.len), c.n_tiles = (c.len + c.rw - 1) / c.rw;
+    /* about 4 tiles per item, fewer when that leaves too few items for the threads */
+    c.per = 4;
+    while (c.per > 1 && p->n * c.og_n * ((c.n_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
+    c.chunks = (c.n_tiles + c.per - 1) / c.per;
+    c.kind = kind_of(p, cbi);
+    b->s_icb = p->h * p->w * cbi, b->s_px = cbi;
+    return rlx_nn_parallel(p->n * c.og_n * c.chunks, 0, conv_flat_item, &c);
   }
-  const int64_t rw = pick_rw(V, p->ow);
-  const int64_t wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* scratch row width, pixels */
-  const int64_t scratch = icb_n * p->kh * wp * cbi;
-  int64_t ogc = 1; /* channel groups per work item: all of them unless rows are few */
-  while (ogc < og_n && p->n * p->oh * ((og_n + ogc - 1) / ogc) > 64) ogc *= 2;
-  ogc = ogc > og_n ? og_n : ogc;
-  if (p->n * p->oh >= 16) ogc = og_n;
-  const int64_t og_chunks = (og_n + ogc - 1) / ogc, items = p->n * p->oh * og_chunks;
-  const int kind = kind_of(p, p->sw * cbi);
-  int failed = 0;
-#pragma omp parallel
-  {
-    float* s = aligned_alloc(64, (size_t)((scratch * 4 + 63) / 64 * 64));
-    int64_t filled = -1;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t it = 0; it < items; it++) {
-      if (!s) {
-#pragma omp atomic write
-        failed = 1;
-        continue;
+  c.rw = pick_rw(c.V, p->ow);
+  c.wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* scratch row width, pixels */
+  /* all channel groups per item unless rows are too few to feed the threads */
+  c.ogc = c.og_n;
+  while (c.ogc > 1 && p->n * p->oh * ((c.og_n + c.ogc - 1) / c.ogc) < 8 * threads) c.ogc = (c.ogc + 1) / 2;
+  c.og_chunks = (c.og_n + c.ogc - 1) / c.ogc;
+  c.kind = kind_of(p, p->sw * cbi);
+  b->s_icb = p->kh * c.wp * cbi, b->s_kh = c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
+  size_t scratch = (size_t)(c.icb_n * p->kh * c.wp * cbi) * sizeof(float);
+  return rlx_nn_parallel(p->n * p->oh * c.og_chunks, scratch, conv_row_item, &c);
+}
+
+/* ------------------------------------------------------------------ Winograd F(2x2, 3x3)
+ *
+ * Per work item, a chunk of up to max_rw(V) output tiles (2x2 pixels each, row-major over the tile
+ * grid) of one image: (1) the input transform V = B^T d B of every tile's 4x4 patch, for all
+ * input channel blocks, into a per-thread buffer [16][ICb][chunk][16]; (2) for each of the 16
+ * positions a GEMM over input channels on the register tiles of the direct kernel (the
+ * tiles are the "pixels": stride 16, a 1x1 window), into [16][OCb][chunk][16]; (3) the output
+ * transform Y = A^T M A with bias, residual and clip, stored to the 2x2 pixels inside the
+ * output. B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5;
+ * 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1]. */
+
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic) {
+  return 16 * ((oc + 15) / 16 * 16) * ((ic + 15) / 16 * 16);
+}
+
+void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, float* dst) {
+  const int64_t ocb = (oc + 15) / 16, og_n = ocb / v, icb_n = (ic + 15) / 16, lanes = v * 16;
+  const int64_t per_xi = og_n * icb_n * 16 * lanes;
+  memset(dst, 0, (size_t)(16 * per_xi) * sizeof(float));
+  for (int64_t o = 0; o < oc; o++)
+    for (int64_t i = 0; i < ic; i++) {
+      const float* g = w + (o * ic + i) * 9;
+      double t[4][3], u[4][4]; /* t = G g, u = t G^T */
+      for (int c = 0; c < 3; c++) {
+        t[0][c] = g[c];
+        t[1][c] = 0.5 * (g[c] + g[3 + c] + g[6 + c]);
+        t[2][c] = 0.5 * (g[c] - g[3 + c] + g[6 + c]);
+        t[3][c] = g[6 + c];
       }
-      int64_t oc_ch = it % og_chunks, orow = it / og_chunks % p->oh, n = it / og_chunks / p->oh;
-      if (filled != it / og_chunks) {
-        fill_rows(p, x + n * in_img, icb_n, orow, wp, s);
-        filled = it / og_chunks;
+      for (int r = 0; r < 4; r++) {
+        u[r][0] = t[r][0];
+        u[r][1] = 0.5 * (t[r][0] + t[r][1] + t[r][2]);
+        u[r][2] = 0.5 * (t[r][0] - t[r][1] + t[r][2]);
+        u[r][3] = t[r][2];
       }
-      tile_t t = base;
-      t.s_icb = p->kh * wp * cbi;
-      t.s_kh = wp * cbi;
-      t.s_kw = p->dw * cbi;
-      t.s_px = p->sw * cbi;
-      for (int64_t og = oc_ch * ogc; og < (oc_ch + 1) * ogc && og < og_n; og++) {
-        t.w = w + og * wgroup;
-        t.bias = bias ? bias + og * V * 16 : NULL;
-        int64_t yo = (n * ocb + og * V) * out_plane + orow * p->ow * 16;
-        for (int64_t ow = 0; ow < p->ow; ow += rw) {
-          int64_t m = p->ow - ow < rw ? p->ow - ow : rw;
-          t.src = s + ow * p->sw * cbi;
-          t.y = y + yo + ow * 16;
-          t.res = res ? res + yo + ow * 16 : NULL;
-          tiles[V - 1][m - 1][kind](&t);
+      int64_t og = o / lanes, l = o % lanes, icb = i / 16, ci = i % 16;
+      for (int xi = 0; xi < 16; xi++)
+        dst[xi * per_xi + ((og * icb_n + icb) * 16 + ci) * lanes + l] = (float)u[xi / 4][xi % 4];
+    }
+}
+
+/* V = B^T d B for one tile and one channel block: d rows from x (zero outside the image). */
+static void wg_input(const rlx_nn_conv_t* p, const float* xb, int64_t r0, int64_t c0, float* vb, int64_t xi_stride) {
+  v16 d[4][4];
+  for (int i = 0; i < 4; i++) {
+    int64_t r = r0 + i;
+    for (int j = 0; j < 4; j++) {
+      int64_t c = c0 + j;
+      d[i][j] = (r >= 0 && r < p->h && c >= 0 && c < p->w) ? LD(xb + (r * p->w + c) * 16) : (v16){0};
+    }
+  }
+  v16 t[4][4];
+  for (int j = 0; j < 4; j++) {
+    t[0][j] = d[0][j] - d[2][j];
+    t[1][j] = d[1][j] + d[2][j];
+    t[2][j] = d[2][j] - d[1][j];
+    t[3][j] = d[1][j] - d[3][j];
+  }
+  for (int i = 0; i < 4; i++) {
+    ST(vb + (i * 4 + 0) * xi_stride, t[i][0] - t[i][2]);
+    ST(vb + (i * 4 + 1) * xi_stride, t[i][1] + t[i][2]);
+    ST(vb + (i * 4 + 2) * xi_stride, t[i][2] - t[i][1]);
+    ST(vb + (i * 4 + 3) * xi_stride, t[i][1] - t[i][3]);
+  }
+}
+
+typedef struct {
+  const rlx_nn_conv_t* p;
+  const float *x, *u, *bias, *res;
+  float* y;
+  int64_t V, ocb, og_n, icb_n, tcm, tw, n_tiles, chunks, in_img, out_plane, u_xi, u_og, vsz;
+} wg_job_t;
+
+static void wg_item(void* ctx, int64_t it, void* scratch) {
+  const wg_job_t* c = ctx;
+  const rlx_nn_conv_t* p = c->p;
+  const int64_t tcm = c->tcm, icb_n = c->icb_n, ocb = c->ocb, V = c->V;
+  float* vbuf = scratch;
+  float* mbuf = vbuf + c->vsz;
+  const int64_t n = it / c->chunks, t0 = it % c->chunks * tcm;
+  const int64_t tc = c->n_tiles - t0 < tcm ? c->n_tiles - t0 : tcm;
+  /* (1) input transform: vbuf[xi][icb][t][16] */
+  for (int64_t icb = 0; icb < icb_n; icb++)
+    for (int64_t t = 0; t < tc; t++) {
+      int64_t ty = (t0 + t) / c->tw, tx = (t0 + t) % c->tw;
+      wg_input(p, c->x + n * c->in_img + icb * p->h * p->w * 16, ty * 2 - p->pt, tx * 2 - p->pl,
+               vbuf + (icb * tcm + t) * 16, icb_n * tcm * 16);
+    }
+  /* (2) 16 GEMMs: mbuf[xi][ocb][t][16] */
+  tile_t tt;
+  memset(&tt, 0, sizeof(tt));
+  tt.n_icb = icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = 16;
+  tt.s_icb = tcm * 16, tt.s_px = 16, tt.s_blk = tcm * 16;
+  for (int64_t xi = 0; xi < 16; xi++)
+    for (int64_t og = 0; og < c->og_n; og++) {
+      tt.src = vbuf + xi * icb_n * tcm * 16;
+      tt.w = c->u + xi * c->u_xi + og * c->u_og;
+      tt.y = mbuf + (xi * ocb + og * V) * tcm * 16;
+      tiles[V - 1][tc - 1][0](&tt);
+    }
+  /* (3) output transform + epilogue */
+  for (int64_t ob = 0; ob < ocb; ob++) {
+    const v16 b = c->bias ? LD(c->bias + ob * 16) : (v16){0};
+    for (int64_t t = 0; t < tc; t++) {
+      v16 m[4][4], r[2][4];
+      for (int k = 0; k < 16; k++) m[k / 4][k % 4] = LD(mbuf + ((k * ocb + ob) * tcm + t) * 16);
+      for (int j = 0; j < 4; j++) {
+        r[0][j] = m[0][j] + m[1][j] + m[2][j];
+        r[1][j] = m[1][j] - m[2][j] - m[3][j];
+      }
+      int64_t ty = (t0 + t) / c->tw, tx = (t0 + t) % c->tw;
+      for (int i = 0; i < 2; i++) {
+        int64_t oh = ty * 2 + i;
+        if (oh >= p->oh) break;
+        v16 o2[2] = {r[i][0] + r[i][1] + r[i][2] + b, r[i][1] - r[i][2] - r[i][3] + b};
+        for (int j = 0; j < 2; j++) {
+          int64_t ow = tx * 2 + j;
+          if (ow >= p->ow) break;
+          int64_t off = (n * ocb + ob) * c->out_plane + (oh * p->ow + ow) * 16;
+          v16 o = o2[j];
+          if (c->res) o += LD(c->res + off);
+          if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
+          ST(c->y + off, o);
         }
       }
     }
-    free(s);
   }
-  return failed ? -1 : 0;
+}
+
+int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, const float* x, const float* u, const float* bias,
+                                 const float* res, float* y) {
+  wg_job_t c;
+  c.p = p, c.x = x, c.u = u, c.bias = bias, c.res = res, c.y = y;
+  c.V = p->v, c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V, c.icb_n = (p->ic + 15) / 16;
+  c.tcm = max_rw(c.V); /* tiles per item: one register tile row */
+  c.tw = (p->ow + 1) / 2, c.n_tiles = (p->oh + 1) / 2 * c.tw;
+  c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
+  c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
+  c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
+  c.vsz = 16 * c.icb_n * c.tcm * 16;
+  size_t scratch = (size_t)(c.vsz + 16 * c.ocb * c.tcm * 16) * sizeof(float);
+  return rlx_nn_parallel(p->n * c.chunks, scratch, wg_item, &c);
 }

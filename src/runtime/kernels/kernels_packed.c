@@ -5,12 +5,14 @@
  * Calling conventions (DPS: the output comes last):
  *   rlx.nn.conv2d_nchwc   (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
  *   rlx.nn.dwconv2d_nchwc (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
+ *   rlx.nn.conv2d_winograd_nchwc (x, u, bias, [res,] pt, pl, act, lo, hi, y)   3x3, stride 1
  *   rlx.nn.max_pool2d_nchwc (x, kh, kw, sh, sw, pt, pl, dh, dw, y)
  *   rlx.nn.mean_hw_nchwc  (x, y)          y [N, Cb, 1, 1, 16]
  *   rlx.nn.nchw_to_nchwc  (x, y)          x [N, C, H, W] → y [N, ceil(C/16), H, W, 16]
  *   rlx.nn.nchwc_to_nchw  (x, y)          the inverse; y's C says how many channels are real
  * x of conv2d is NCHW16c (5-D) or plain NCHW (4-D, a network's first layer); w is packed
- * (6-D for conv2d: [OG, ICb, KH, KW, cbi, V*16]; 4-D for depthwise: [Cb, KH, KW, 16]).
+ * (6-D for conv2d: [OG, ICb, KH, KW, cbi, V*16]; 4-D for depthwise: [Cb, KH, KW, 16]; 5-D
+ * for Winograd: [16, OG, ICb, 16, V*16]).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -116,6 +118,45 @@ int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* r
   return 0;
 }
 
+int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code,
+                                         void* rh) {
+  const char* who = "rlx.nn.conv2d_winograd_nchwc";
+  if (n != 9 && n != 10) return fail(who, "expected 9 or 10 arguments");
+  bool has_res = n == 10;
+  int k = has_res ? 4 : 3;
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* tu = tensor(a, codes, 1);
+  const DLTensor* tb = tensor(a, codes, 2);
+  const DLTensor* tr = has_res ? tensor(a, codes, 3) : NULL;
+  const DLTensor* ty = tensor(a, codes, n - 1);
+  int64_t g[3];
+  if (!tx || !tu || !tb || !ty || (has_res && !tr)) return fail(who, "tensors must be float32");
+  if (!ints(a, codes, k, 3, g) || !is_float(codes[k + 3]) || !is_float(codes[k + 4]))
+    return fail(who, "expected pt, pl, act as ints and lo, hi as floats");
+  if (tx->ndim != 5 || tx->shape[4] != 16 || ty->ndim != 5 || ty->shape[4] != 16 || tx->shape[0] != ty->shape[0])
+    return fail(who, "input and output must be NCHW16c with the same batch");
+  rlx_nn_conv_t p;
+  memset(&p, 0, sizeof(p));
+  p.n = tx->shape[0], p.ic = tx->shape[1] * 16, p.h = tx->shape[2], p.w = tx->shape[3];
+  p.oc = ty->shape[1] * 16, p.oh = ty->shape[2], p.ow = ty->shape[3];
+  p.kh = p.kw = 3, p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
+  if (tu->ndim != 5 || tu->shape[0] != 16 || tu->shape[2] * 16 != p.ic || tu->shape[3] != 16 || tu->shape[4] % 16 ||
+      tu->shape[4] < 16 || tu->shape[4] > 64 || tu->shape[1] * tu->shape[4] != p.oc)
+    return fail(who, "weight must be transformed [16, OG, ICb, 16, V*16] for this input and output");
+  p.v = tu->shape[4] / 16;
+  if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "bias must be [OCb*16]");
+  if (tr && (tr->ndim != 5 || memcmp(tr->shape, ty->shape, 5 * sizeof(int64_t)) != 0))
+    return fail(who, "residual must have the output's shape");
+  p.pt = g[0], p.pl = g[1], p.act = (int)g[2];
+  p.lo = (float)a[k + 3].v_float64, p.hi = (float)a[k + 4].v_float64;
+  if (p.pt < 0 || p.pl < 0 || (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP))
+    return fail(who, "paddings must be >= 0 and the activation known");
+  if (p.oh - 1 - p.pt >= p.h || p.ow - 1 - p.pl >= p.w) return fail(who, "output is larger than the padded input allows");
+  if (rlx_nn_conv2d_winograd_nchwc(&p, tx->data, tu->data, tb->data, tr ? tr->data : NULL, ty->data))
+    return fail(who, "out of memory for the transform buffers");
+  return 0;
+}
+
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
   rlx_nn_conv_t p;
   const float *x, *w, *b, *r;
@@ -193,6 +234,8 @@ int rlx_nn_packed_nchwc_to_nchw(rlx_value_t* a, int* codes, int n, rlx_value_t* 
 
 static const rlx_kernel_info_t table[] = {
     {"rlx.nn.conv2d_nchwc", "rlx_nn_packed_conv2d_nchwc", "kernels_packed.c", rlx_nn_packed_conv2d_nchwc},
+    {"rlx.nn.conv2d_winograd_nchwc", "rlx_nn_packed_conv2d_winograd_nchwc", "kernels_packed.c",
+     rlx_nn_packed_conv2d_winograd_nchwc},
     {"rlx.nn.dwconv2d_nchwc", "rlx_nn_packed_dwconv2d_nchwc", "kernels_packed.c", rlx_nn_packed_dwconv2d_nchwc},
     {"rlx.nn.max_pool2d_nchwc", "rlx_nn_packed_max_pool2d_nchwc", "kernels_packed.c", rlx_nn_packed_max_pool2d_nchwc},
     {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},

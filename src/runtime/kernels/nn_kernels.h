@@ -47,6 +47,17 @@ typedef struct {
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y);
 
+/* The same convolution by Winograd F(2x2, 3x3) for 3x3 windows with stride 1 and dilation
+ * 1 over an NCHW16c input: tiles of 2x2 outputs, 16 batched GEMMs on the same register
+ * tiles as the direct kernel, the output transform fused with the epilogue. u is the
+ * transformed weight of rlx_nn_winograd_pack_weight (v as there). Returns 0, or -1 when the
+ * per-thread buffers could not be allocated. */
+int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, const float* x, const float* u, const float* bias,
+                                 const float* res, float* y);
+/* U = G g G^T of an OIHW 3x3 weight, packed [16, OG, ICb, 16, V*16] (rlx_nn_winograd_packed_numel floats). */
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic);
+void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, float* dst);
+
 /* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
  * rlx_nn_dw_pack_weight. */
 void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
@@ -70,6 +81,17 @@ void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, floa
 void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, float* y);
 
 
+/* The kernels' thread pool (nn_pool.c). rlx_nn_parallel runs fn(ctx, i, scratch) for every
+ * i in [0, n_items) on the pool's threads and the caller's, each with its own scratch of
+ * scratch_bytes (64-byte aligned, kept across calls; NULL when 0), and returns when all
+ * are done: 0, or -1 when a scratch could not be allocated (some items did not run). When
+ * another thread's job is running, the call runs alone on its caller. */
+typedef void (*rlx_nn_task_fn_t)(void* ctx, int64_t item, void* scratch);
+int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, void* ctx);
+/* Threads the pool uses, caller included (default: OMP_NUM_THREADS, else the CPU count). */
+void rlx_nn_set_num_threads(int n);
+int rlx_nn_num_threads(void);
+
 /* Name, packed-ABI C symbol and source file of every kernel, for exporters that ship the
  * sources (Model Library Format: the files of this folder compile as plain C11 + OpenMP). */
 typedef struct {
@@ -86,6 +108,8 @@ rlx_packed_fn_t rlx_kernel_lookup(const char* name);
 
 /* The packed-ABI wrappers (kernels_packed.c); calling conventions are listed there. */
 int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code,
+                                         void* rh);
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);

@@ -1,6 +1,7 @@
 /* Depthwise convolution, pools, channel means and layout transforms over NCHW16c
- * (nn_kernels.h). All vectorize over the 16 channels of a block; the work items are
- * (batch, channel block, output row) on the OpenMP threads. */
+ * (nn_kernels.h). All vectorize over the 16 channels of a block; depthwise and pooling
+ * work items are rows (batch, channel block, output row) on the kernels' pool; means and
+ * layout transforms are memory-bound copies and run on the caller. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -36,17 +37,20 @@ static v16 dw_pixel(const rlx_nn_conv_t* p, const float* xp, const float* wb, in
 
 enum { DW_RW = 8 };
 
-void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
-                           const float* res, float* y) {
-  const int64_t cb = (p->ic + 15) / 16, rows = p->n * cb * p->oh;
-  /* output columns whose whole window is inside the image: [ow0, ow1) */
-  int64_t ow0 = p->pl > 0 ? (p->pl + p->sw - 1) / p->sw : 0;
-  int64_t ow1 = p->w - 1 - (p->kw - 1) * p->dw + p->pl; /* last valid start column, in input coords + pl */
-  ow1 = ow1 < 0 ? 0 : ow1 / p->sw + 1;
-  if (ow1 > p->ow) ow1 = p->ow;
-  if (ow0 > ow1) ow0 = ow1;
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; r++) {
+typedef struct {
+  const rlx_nn_conv_t* p;
+  const float *x, *w, *bias, *res;
+  float* y;
+  int64_t cb, ow0, ow1, rows_per;
+} dw_job_t;
+
+static void dw_item(void* ctx, int64_t item, void* scratch) {
+  const dw_job_t* c = ctx;
+  const rlx_nn_conv_t* p = c->p;
+  const float *x = c->x, *w = c->w, *bias = c->bias, *res = c->res;
+  float* y = c->y;
+  const int64_t cb = c->cb, ow0 = c->ow0, ow1 = c->ow1, rows = p->n * cb * p->oh;
+  for (int64_t r = item * c->rows_per; r < (item + 1) * c->rows_per && r < rows; r++) {
     int64_t oh = r % p->oh, b = r / p->oh % cb, n = r / p->oh / cb;
     const float* xp = x + (n * cb + b) * p->h * p->w * 16;
     const float* wb = w + b * p->kh * p->kw * 16;
@@ -89,10 +93,42 @@ void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* 
   }
 }
 
-void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y) {
-  const int64_t cb = (p->ic + 15) / 16, rows = p->n * cb * p->oh;
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; r++) {
+/* Rows per work item: enough work per item to amortize a claim (about 16K multiply-adds). */
+static int64_t rows_per_item(int64_t rows, int64_t work_per_row) {
+  int64_t per = 16384 / (work_per_row > 0 ? work_per_row : 1);
+  per = per < 1 ? 1 : per;
+  int64_t items_min = 4 * rlx_nn_num_threads();
+  while (per > 1 && (rows + per - 1) / per < items_min) per /= 2;
+  return per;
+}
+
+void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
+                           const float* res, float* y) {
+  dw_job_t c = {p, x, w, bias, res, y, (p->ic + 15) / 16, 0, 0, 1};
+  /* output columns whose whole window is inside the image: [ow0, ow1) */
+  c.ow0 = p->pl > 0 ? (p->pl + p->sw - 1) / p->sw : 0;
+  c.ow1 = p->w - 1 - (p->kw - 1) * p->dw + p->pl; /* last valid start column, in input coords + pl */
+  c.ow1 = c.ow1 < 0 ? 0 : c.ow1 / p->sw + 1;
+  if (c.ow1 > p->ow) c.ow1 = p->ow;
+  if (c.ow0 > c.ow1) c.ow0 = c.ow1;
+  int64_t rows = p->n * c.cb * p->oh;
+  c.rows_per = rows_per_item(rows, p->ow * p->kh * p->kw);
+  rlx_nn_parallel((rows + c.rows_per - 1) / c.rows_per, 0, dw_item, &c);
+}
+
+typedef struct {
+  const rlx_nn_conv_t* p;
+  const float* x;
+  float* y;
+  int64_t rows, rows_per;
+} pool_job_t;
+
+static void max_pool_item(void* ctx, int64_t item, void* scratch) {
+  const pool_job_t* c = ctx;
+  const rlx_nn_conv_t* p = c->p;
+  const float* x = c->x;
+  float* y = c->y;
+  for (int64_t r = item * c->rows_per; r < (item + 1) * c->rows_per && r < c->rows; r++) {
     int64_t oh = r % p->oh, img = r / p->oh;
     const float* xp = x + img * p->h * p->w * 16;
     float* yr = y + (img * p->oh + oh) * p->ow * 16;
@@ -111,8 +147,13 @@ void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y) {
   }
 }
 
+void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y) {
+  pool_job_t c = {p, x, y, p->n * ((p->ic + 15) / 16) * p->oh, 1};
+  c.rows_per = rows_per_item(c.rows, p->ow * p->kh * p->kw);
+  rlx_nn_parallel((c.rows + c.rows_per - 1) / c.rows_per, 0, max_pool_item, &c);
+}
+
 void rlx_nn_global_mean_nchwc(int64_t n, int64_t cb, int64_t hw, const float* x, float* y) {
-#pragma omp parallel for schedule(static) if (n * cb * hw > 65536)
   for (int64_t i = 0; i < n * cb; i++) {
     const float* xp = x + i * hw * 16;
     v16 s0 = (v16){0}, s1 = (v16){0};
@@ -128,7 +169,6 @@ void rlx_nn_global_mean_nchwc(int64_t n, int64_t cb, int64_t hw, const float* x,
 
 void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, float* y) {
   const int64_t cb = (c + 15) / 16;
-#pragma omp parallel for schedule(static) if (n * c * hw > 65536)
   for (int64_t i = 0; i < n * cb; i++) {
     int64_t b = i % cb, img = i / cb;
     float* yb = y + i * hw * 16;
@@ -145,7 +185,6 @@ void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, floa
 
 void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, float* y) {
   const int64_t cb = (c + 15) / 16;
-#pragma omp parallel for schedule(static) if (n * c * hw > 65536)
   for (int64_t i = 0; i < n * cb; i++) {
     int64_t b = i % cb, img = i / cb;
     const float* xb = x + i * hw * 16;

@@ -1,0 +1,157 @@
+/* The kernels' thread pool (nn_kernels.h: rlx_nn_parallel).
+ *
+ * One process-wide pool of worker threads, made on first use. A call publishes a job (a
+ * function over item indices), wakes the workers (they spin briefly, then sleep on a
+ * condition variable), and the caller itself claims items from an atomic counter like any
+ * worker. The caller waits only for items that were claimed: a worker that the OS has not
+ * scheduled yet never holds the call back — the caller does its share — which keeps two
+ * threads useful on a machine shared with other processes (an OpenMP barrier waits for
+ * every thread to arrive). Each participant has its own scratch buffer, kept and grown
+ * across calls, so kernels do not allocate per call.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn_kernels.h"
+
+enum { MAX_THREADS = 64, SPIN = 20000 };
+
+typedef struct {
+  rlx_nn_task_fn_t fn;
+  void* ctx;
+  int64_t n_items;
+  size_t scratch;
+  int nt; /* participants: the caller (0) and workers 1 .. nt-1 */
+  atomic_int_fast64_t next, done;
+  atomic_int failed;
+  atomic_int refs; /* workers that picked the job up and have not let go */
+} job_t;
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t wake;
+  int n_threads;  /* wanted, caller included */
+  int n_workers;  /* started (detached; they live as long as the process) */
+  atomic_uint gen; /* bumped per job */
+  job_t* job;      /* current job or NULL; guarded by mu */
+  void* scratch[MAX_THREADS];
+  size_t scratch_size[MAX_THREADS];
+  pthread_mutex_t call_mu; /* one job at a time */
+} pool_t;
+
+static pool_t pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, NULL, {0}, {0},
+                      PTHREAD_MUTEX_INITIALIZER};
+
+/* Participant i's scratch of at least n bytes, or NULL. */
+static void* scratch_of(int i, size_t n) {
+  if (n == 0) return NULL;
+  if (pool.scratch_size[i] < n) {
+    free(pool.scratch[i]);
+    size_t sz = (n + 4095) / 4096 * 4096;
+    pool.scratch[i] = aligned_alloc(64, sz);
+    pool.scratch_size[i] = pool.scratch[i] ? sz : 0;
+  }
+  return pool.scratch[i];
+}
+
+/* Claims and runs items until none are left; s is the participant's scratch. Without
+ * scratch (allocation failed) items are still claimed, skipped and the job marked failed,
+ * so that nobody waits for them. */
+static void run_items(job_t* j, void* s) {
+  bool ok = !j->scratch || s;
+  if (!ok) atomic_store(&j->failed, 1);
+  int64_t i;
+  while ((i = atomic_fetch_add(&j->next, 1)) < j->n_items) {
+    if (ok) j->fn(j->ctx, i, s);
+    atomic_fetch_add(&j->done, 1);
+  }
+}
+
+static void* worker(void* arg) {
+  int who = (int)(intptr_t)arg;
+  unsigned seen = 0; /* a job published before this thread ran is still picked up */
+  for (;;) {
+    int spins = 0;
+    while (atomic_load_explicit(&pool.gen, memory_order_acquire) == seen && spins < SPIN) spins++;
+    pthread_mutex_lock(&pool.mu);
+    while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.wake, &pool.mu);
+    seen = atomic_load(&pool.gen);
+    job_t* j = pool.job;
+    bool mine = j && who < j->nt;
+    if (mine) atomic_fetch_add(&j->refs, 1);
+    pthread_mutex_unlock(&pool.mu);
+    if (!mine) continue;
+    run_items(j, scratch_of(who, j->scratch));
+    atomic_fetch_sub(&j->refs, 1);
+  }
+  return NULL;
+}
+
+static int default_threads(void) {
+  const char* e = getenv("OMP_NUM_THREADS");
+  long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+void rlx_nn_set_num_threads(int n) {
+  pthread_mutex_lock(&pool.call_mu);
+  pool.n_threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+  pthread_mutex_unlock(&pool.call_mu);
+}
+
+int rlx_nn_num_threads(void) {
+  pthread_mutex_lock(&pool.call_mu);
+  if (pool.n_threads == 0) pool.n_threads = default_threads();
+  int n = pool.n_threads;
+  pthread_mutex_unlock(&pool.call_mu);
+  return n;
+}
+
+int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, void* ctx) {
+  if (n_items <= 0) return 0;
+  if (pthread_mutex_trylock(&pool.call_mu) != 0) {
+    /* another thread's job is running (one VM per thread): run this one alone */
+    void* s = scratch_bytes ? aligned_alloc(64, (scratch_bytes + 63) / 64 * 64) : NULL;
+    if (scratch_bytes && !s) return -1;
+    for (int64_t i = 0; i < n_items; i++) fn(ctx, i, s);
+    free(s);
+    return 0;
+  }
+  if (pool.n_threads == 0) pool.n_threads = default_threads();
+  int nt = pool.n_threads < n_items ? pool.n_threads : (int)n_items;
+  while (pool.n_workers < nt - 1) { /* workers 1.. (the caller is participant 0) */
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, (void*)(intptr_t)(pool.n_workers + 1)) != 0) break;
+    pthread_detach(t);
+    pool.n_workers++;
+  }
+  nt = nt < pool.n_workers + 1 ? nt : pool.n_workers + 1;
+  job_t j;
+  j.fn = fn, j.ctx = ctx, j.n_items = n_items, j.scratch = scratch_bytes, j.nt = nt;
+  atomic_init(&j.next, 0);
+  atomic_init(&j.done, 0);
+  atomic_init(&j.failed, 0);
+  atomic_init(&j.refs, 0);
+  if (nt > 1) {
+    pthread_mutex_lock(&pool.mu);
+    pool.job = &j;
+    atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+  }
+  run_items(&j, scratch_of(0, scratch_bytes));
+  if (nt > 1) {
+    while (atomic_load(&j.done) < n_items) sched_yield(); /* only claimed items remain */
+    pthread_mutex_lock(&pool.mu);
+    pool.job = NULL;
+    pthread_mutex_unlock(&pool.mu);
+    while (atomic_load(&j.refs) > 0) sched_yield(); /* workers still holding &j let go */
+  }
+  pthread_mutex_unlock(&pool.call_mu);
+  return atomic_load(&j.failed) ? -1 : 0;
+}
