@@ -51,12 +51,16 @@ typedef struct {
   int n_defer;
   const char* style; /* export-mlf --style */
   const char* name;  /* export-mlf --name */
+  const char*** out_output_names; /* export-mlf: receives an ONNX model's output names */
+  int* out_n_outputs;
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
   const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
   const char* binds[MAX_INPUTS]; /* --bind NAME=FILE (ONNX graph inputs made constants) */
   int n_binds;
   bool stats;
+  bool profile;             /* bench --profile */
+  const char* profile_plot; /* bench --profile-plot FILE.png|svg */
   int repeat;
   int threads;
 } options_t;
@@ -77,7 +81,10 @@ static const struct {
      "  rlx compile FILE -o MODEL.so [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--stats]\n"
      "                                         compile a Relax module into one shared object\n"
      "                                         (kernels + bytecode + constants + externs); --stats\n"
-     "                                         prints the memory planned vs unplanned\n"
+     "                                         prints the memory planned vs unplanned and every\n"
+     "                                         block the default schedule left unscheduled, and why\n"
+     "                                         (RLX_SCHED_DEBUG=1 prints those on stderr whenever a\n"
+     "                                         model is compiled)\n"
      "      --extern X          link X into the model: an object .o, an archive .a, or a source\n"
      "                          .c ($CC), .cc/.cpp/.cxx ($CXX), .cu ($NVCC), compiled with\n"
      "                          `rlx config --cflags` (TVM-compatible headers included)\n"
@@ -95,7 +102,13 @@ static const struct {
      "                                         constant (print/compile/run/bench)\n"},
     {"bench",
      "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--extern X]... [--lib L.so]... [--repeat N] [--threads N]\n"
-     "                                         time a function (random inputs when none given)\n"},
+     "          [--profile] [--profile-plot FILE.png|svg]\n"
+     "                                         time a function (random inputs when none given);\n"
+     "                                         --profile then runs it --repeat times more with every\n"
+     "                                         kernel call timed and prints a table (kernel, calls,\n"
+     "                                         total ms, ms/run, %% of run, GFLOPS where the FLOPs are\n"
+     "                                         known) sorted by time; --profile-plot also draws it as a\n"
+     "                                         bar chart (python3 + matplotlib)\n"},
     {"export-mlf",
      "  rlx export-mlf FILE -o OUT.tar [--style full-model|operator] [--name NAME] [--extern X]...\n"
      "                                         export TVM's Model Library Format (version 7): plain C\n"
@@ -162,6 +175,8 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       if (v) o->defer[o->n_defer++] = v;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (v) o->output = v;
+    } else if (strcmp(a, "--profile-plot") == 0) {
+      if (v) o->profile_plot = v;
     } else if (strcmp(a, "--after") == 0) {
       if (v) o->after = v;
     } else if (strcmp(a, "--bind") == 0) {
@@ -180,6 +195,7 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
     } else {
       takes = false;
       if (strcmp(a, "--stats") == 0) o->stats = true;
+      else if (strcmp(a, "--profile") == 0) o->profile = true;
       else if (a[0] == '-' && a[1] != 0)
         return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a,
                                  command_help(o->command) ? command_help(o->command) : "");
@@ -223,7 +239,7 @@ static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t*
     values[n] = &arrs[n]->dl;
   }
   if (!st) {
-    rlx_onnx_import_options_t io = {n, names, values};
+    rlx_onnx_import_options_t io = {n, names, values, o->out_output_names, o->out_n_outputs};
     st = rlx_onnx_import_file_ex(ctx, o->file, &io, out);
   }
   for (int i = 0; i < n; i++) rlx_ndarray_release(arrs[i]);
@@ -331,6 +347,8 @@ static rlx_status_t* compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t
   vo.externs = o->externs;
   vo.n_defer = o->n_defer;
   vo.defer = o->defer;
+  const char* dbg = getenv("RLX_SCHED_DEBUG");
+  if (dbg && *dbg && strcmp(dbg, "0") != 0) RLX_RETURN_IF_ERROR(tool_sched_report(ctx, m, stderr));
   return rlx_vm_compile(ctx, m, &vo, out_path);
 }
 
@@ -343,6 +361,7 @@ static rlx_status_t* cmd_compile(const options_t* o) {
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s has no Relax function to compile (use rlx run for a PrimFunc)",
                            o->file);
   if (!st && o->stats) st = print_memory_stats(ctx, m);
+  if (!st && o->stats) st = tool_sched_report(ctx, m, stdout);
   if (!st) st = compile_to(o, ctx, m, o->output);
   rlx_ctx_free(ctx);
   return st;
@@ -366,9 +385,14 @@ static rlx_status_t* cmd_export_mlf(const options_t* o) {
   rlx_module_t* m = NULL;
   rlx_build_config_t* c = NULL;
   rlx_status_t* st = build_config_of(ctx, o, &c);
-  if (!st) st = load_module(ctx, o, &m);
+  const char** out_names = NULL;
+  int n_out = 0;
+  options_t oo = *o;
+  oo.out_output_names = &out_names;
+  oo.out_n_outputs = &n_out;
+  if (!st) st = load_module(ctx, &oo, &m);
   if (!st) {
-    rlx_mlf_options_t mo = {o->style, o->name, c};
+    rlx_mlf_options_t mo = {o->style, o->name, c, n_out, out_names};
     st = rlx_export_mlf(ctx, m, &mo, o->output);
   }
   rlx_ctx_free(ctx);
@@ -649,6 +673,13 @@ static rlx_status_t* cmd_bench(const options_t* o) {
     double med = o->repeat % 2 ? times[o->repeat / 2] : 0.5 * (times[o->repeat / 2 - 1] + times[o->repeat / 2]);
     printf("median_ms=%.4f\n", med);
     printf("min_ms=%.4f repeat=%d threads=%d\n", times[0], o->repeat, o->threads);
+  }
+  if (!st && (o->profile || o->profile_plot)) {
+    /* a separate set of runs, so the timer calls do not touch the figures above */
+    if (!s.vm) st = rlx_status_create(RLX_INVALID_ARGUMENT, "--profile needs a Relax function (a model), not a PrimFunc");
+    if (!st) st = rlx_vm_profile_enable(s.vm, true);
+    for (int r = 0; !st && r < o->repeat; r++) st = session_call(&s);
+    if (!st) st = tool_profile_print(s.vm, o->profile_plot);
   }
   free(times);
   session_free(&s);

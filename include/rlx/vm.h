@@ -22,6 +22,7 @@
 #ifndef RLX_VM_H
 #define RLX_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,35 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
 
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);
+
+/* ---- profiling ----
+ * While profiling is on, every call the VM makes to a packed function (kernels, external
+ * functions, VM builtins) is timed with a monotonic clock and counted, and so is the wall
+ * time of each rlx_vm_invoke. Off by default; off costs one pointer test per call. */
+
+/* Turns profiling on (counters reset to zero) or off (counters dropped). Errors:
+ * OUT_OF_MEMORY. */
+rlx_status_t* rlx_vm_profile_enable(rlx_vm_t* vm, bool on);
+
+/* One packed function's figures since profiling was turned on. */
+typedef struct {
+  const char* name;      /* the function's name (owned by the VM) */
+  const char* symbol;    /* its symbol, e.g. rlx_fn_fused_matmul_add (owned by the VM) */
+  bool builtin;          /* a VM builtin (allocation, shape checks ...) */
+  int64_t calls;
+  double total_ms;
+  double flops_per_call; /* floating-point operations of one call when the compiler counted
+                            them (contractions: 2 * the product of the loop extents); -1 unknown */
+} rlx_vm_profile_entry_t;
+
+/* The figures of every packed function called at least once, sorted by total time (largest
+ * first), in *out_entries (a heap array the caller frees with free(); *out_n entries);
+ * *out_run_ms: the wall time of the invokes (so 100 * total_ms / run_ms is a share of the
+ * run; the rest is the interpreter itself), *out_runs: how many. FLOP counts come from the
+ * model's `rlx_vm_kernel_flops` table ("SYMBOL FLOPS" lines) when it has one. Errors:
+ * INVALID_ARGUMENT when profiling is off. */
+rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
+                                 double* out_run_ms, int64_t* out_runs);
 
 /* Prints an executable as text: a header with the format version, the constants
  * (c[k] = tensor float32 (2, 3), 24 bytes 0x<hex> | int 5 | float 1.5 | str "s" | dtype

@@ -85,6 +85,28 @@ rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
   return st;
 }
 
+/* Appends to the kernels' C source the table `rlx_vm_kernel_flops` ("SYMBOL FLOPS" lines) of
+ * the kernels whose FLOPs the default schedule counted ("rlx.flops"), for the VM profiler. */
+static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, char** src) {
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_append(&sb, *src);
+  rlx_strbuf_append(&sb, "\n/* FLOPs per call of the kernels that have a count (rlx bench --profile) */\n"
+                         "__attribute__((visibility(\"default\"))) const char rlx_vm_kernel_flops[] =\n");
+  for (int i = 0; i < m->n_funcs; i++) {
+    const rlx_module_entry_t* e = &m->funcs[i];
+    int64_t fl;
+    if (e->kind != RLX_FUNC_TIR || !rlx_expr_is_const_int(rlx_tir_func_get_attr(e->func, "rlx.flops"), &fl)) continue;
+    rlx_strbuf_printf(&sb, "    \"%s %lld\\n\"\n", rlx_codegen_symbol(ctx, e->name), (long long)fl);
+  }
+  rlx_strbuf_append(&sb, "    \"\";\n");
+  char* out = strdup(rlx_strbuf_cstr(&sb));
+  rlx_strbuf_free(&sb);
+  if (!out) return rlx_status_create(RLX_OUT_OF_MEMORY, "kernel source");
+  free(*src);
+  *src = out;
+  return NULL;
+}
+
 /* The pipeline, the extern check (ext NULL: none), the kernels' C and the executable. */
 static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
@@ -113,6 +135,7 @@ static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
   rlx_vm_exec_free(exec);
   if (st) return st;
   st = rlx_codegen_c(ctx, n, funcs, out_kernels_c);
+  if (!st) st = append_flops_table(ctx, lowered, out_kernels_c);
   if (st) {
     free(*out_exec);
     *out_exec = NULL;

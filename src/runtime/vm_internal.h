@@ -74,7 +74,22 @@ struct rlx_vm {
   rlx_vm_target_t* targets; /* per function index (packed ones) */
   rlx_vmv_t* consts;        /* per constant index */
   int depth;                /* call depth (recursion guard) */
+  struct rlx_vm_prof* prof; /* per-function timings while profiling, else NULL (vm_profile.c) */
 };
+
+/* Profiling counters (vm_profile.c): per function index of the executable, the calls and the
+ * nanoseconds spent in them; and the wall time of the invokes. */
+typedef struct rlx_vm_prof {
+  int64_t* calls;
+  int64_t* ns;
+  int64_t invoke_ns;
+  int64_t invokes;
+} rlx_vm_prof_t;
+
+/* Monotonic clock in nanoseconds. */
+int64_t rlx_vm_now_ns(void);
+/* Frees the profiling counters (rlx_vm_free). */
+void rlx_vm_prof_free(rlx_vm_prof_t* p);
 
 rlx_vmv_t rlx_vmv_retain(rlx_vmv_t v);
 void rlx_vmv_release(rlx_vmv_t* v);

@@ -462,6 +462,26 @@ static int64_t block_work(rlx_schedule_t* s, const char* name) {
   return work(nest.loops, nest.n);
 }
 
+/* Floating-point operations of the contraction blocks (2 per multiply-add: 2 * the product
+ * of the iter var extents); 0 when there is none or an extent is symbolic. */
+static int64_t count_flops(rlx_schedule_t* s, int n, const char** names) {
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    rlx_tir_block_realize_t* br = rlx_tir_find_block(s->func->body, names[i]);
+    if (!br || !sched_is_contraction(br->block) ||
+        !rlx_dtype_is_float(RLX_AS(rlx_tir_store_t, br->block->body)->buffer->dtype))
+      continue;
+    int64_t w = 2;
+    for (int k = 0; k < br->block->n_iter_vars; k++) {
+      int64_t e;
+      if (!rlx_expr_is_const_int(br->block->iter_vars[k]->dom.extent, &e)) return 0;
+      w *= e;
+    }
+    total += w;
+  }
+  return total;
+}
+
 static void add_miss(rlx_ctx_t* ctx, rlx_sched_report_t* r, const char* block, const char* kind, const char* why,
                      int64_t w) {
   rlx_sched_miss_t* m = RLX_NEW_ARRAY(ctx, rlx_sched_miss_t, r->n + 1);
@@ -485,6 +505,7 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
   rlx_schedule_t* s = rlx_schedule_create(ctx, f);
   const char** names;
   int n = top_blocks(ctx, s->func, &names);
+  int64_t flops = count_flops(s, n, names);
   bool* done = RLX_NEW_ARRAY(ctx, bool, n);
   const char** mm_why = RLX_NEW_ARRAY(ctx, const char*, n > 0 ? n : 1);
   int64_t* mm_work = RLX_NEW_ARRAY(ctx, int64_t, n > 0 ? n : 1);
@@ -523,6 +544,7 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
   }
   if (out_report) *out_report = rep;
   *out = rlx_tir_func_with_attr(ctx, s->func, "tir.is_scheduled", rlx_ir_bool(ctx, true));
+  if (flops > 0) *out = rlx_tir_func_with_attr(ctx, *out, "rlx.flops", rlx_ir_i64(ctx, flops));
   return NULL;
 }
 
