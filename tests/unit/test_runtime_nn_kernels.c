@@ -1,8 +1,9 @@
 /* The NCHW16c kernels (src/runtime/kernels) against direct NCHW references, called through
  * the registry and the packed ABI as the VM calls them: convolutions of every tile shape
  * (V = 1..4, rows shorter and longer than a tile, strides 1/2/3, padding, dilation, a plain
- * NCHW first layer), depthwise, max pool, channel means, layout transforms, the epilogue
- * (bias, residual, relu, clip), and malformed calls. Tolerance: 1e-4 relative to the
+ * NCHW first layer, the padded-image path for large weights), Winograd, depthwise, max
+ * pool, channel means, layout transforms, the epilogue (bias, residual, relu, clip), and
+ * malformed calls. Tolerance: 1e-4 relative to the
  * output's scale (float32 sums of up to a few thousand products). */
 #include <stdlib.h>
 
@@ -193,6 +194,9 @@ static void test_convs(void) {
       {1, 32, 30, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 1, 0, 6, 0, 1, 0},    /* depthwise */
       {1, 40, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, 1, 0, 0, 0, 0, 1, 0},    /* depthwise s2, padded */
       {2, 16, 9, 9, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16, 0, 1, 0, 6, 0, 1, 0},      /* depthwise 5x5 */
+      /* weights much larger than the image: the padded-image path */
+      {1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
+      {2, 128, 9, 9, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 0},
       /* Winograd F(2x2, 3x3): even and odd sizes, V 1..3, residual, several tile chunks */
       {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 1},
       {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 1},

@@ -145,25 +145,27 @@ void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh,
             }
 }
 
-/* Copies the input rows that output row `orow` reads into s: [icb][kh][wp][cbi], zero where
- * the window is outside the image. */
+/* Copies input row ih of one channel block (plane xb) into d as scratch columns 0..wp-1,
+ * scratch column c being input column c - pl; zero outside the image. */
+static void fill_row(const rlx_nn_conv_t* p, const float* xb, int64_t ih, int64_t wp, float* d) {
+  const int64_t cbi = p->cbi, row = p->w * cbi;
+  if (ih < 0 || ih >= p->h) {
+    memset(d, 0, (size_t)(wp * cbi) * sizeof(float));
+    return;
+  }
+  int64_t c0 = p->pl < wp ? p->pl : wp;                /* first column inside the image */
+  int64_t c1 = p->pl + p->w < wp ? p->pl + p->w : wp;  /* one past the last */
+  if (c0 > 0) memset(d, 0, (size_t)(c0 * cbi) * sizeof(float));
+  if (c1 > c0) memcpy(d + c0 * cbi, xb + ih * row + (c0 - p->pl) * cbi, (size_t)((c1 - c0) * cbi) * sizeof(float));
+  if (c1 < wp) memset(d + c1 * cbi, 0, (size_t)((wp - (c1 > c0 ? c1 : c0)) * cbi) * sizeof(float));
+}
+
+/* Copies the input rows that output row `orow` reads into s: [icb][kh][wp][cbi]. */
 static void fill_rows(const rlx_nn_conv_t* p, const float* xn, int64_t icb_n, int64_t orow, int64_t wp, float* s) {
-  const int64_t cbi = p->cbi, row = p->w * cbi, plane = p->h * row;
+  const int64_t plane = p->h * p->w * p->cbi;
   for (int64_t icb = 0; icb < icb_n; icb++)
-    for (int64_t kh = 0; kh < p->kh; kh++) {
-      float* d = s + (icb * p->kh + kh) * wp * cbi;
-      int64_t ih = orow * p->sh - p->pt + kh * p->dh;
-      if (ih < 0 || ih >= p->h) {
-        memset(d, 0, (size_t)(wp * cbi) * sizeof(float));
-        continue;
-      }
-      /* scratch column c is input column c - pl */
-      int64_t c0 = p->pl < wp ? p->pl : wp;                 /* first column inside the image */
-      int64_t c1 = p->pl + p->w < wp ? p->pl + p->w : wp;   /* one past the last */
-      if (c0 > 0) memset(d, 0, (size_t)(c0 * cbi) * sizeof(float));
-      if (c1 > c0) memcpy(d + c0 * cbi, xn + icb * plane + ih * row + (c0 - p->pl) * cbi, (size_t)((c1 - c0) * cbi) * sizeof(float));
-      if (c1 < wp) memset(d + c1 * cbi, 0, (size_t)((wp - (c1 > c0 ? c1 : c0)) * cbi) * sizeof(float));
-    }
+    for (int64_t kh = 0; kh < p->kh; kh++)
+      fill_row(p, xn + icb * plane, orow * p->sh - p->pt + kh * p->dh, wp, s + (icb * p->kh + kh) * wp * p->cbi);
 }
 
 static int kind_of(const rlx_nn_conv_t* p, int64_t spx) {
@@ -182,6 +184,8 @@ typedef struct {
   int64_t rw, kind;
   int64_t per, chunks, n_tiles, len; /* flat: tiles per item, items per (n, og) */
   int64_t wp, ogc, og_chunks;        /* rows: scratch row width, groups per item */
+  const float* pad;                  /* padded image: [n][icb][hp][wp][cbi] */
+  int64_t hp, rows_per, row_chunks;  /* padded image: rows, output rows per item */
 } conv_job_t;
 
 /* Flat (1x1, stride 1, no padding): item = (n, og, chunk of `per` tiles over the plane). */
@@ -224,6 +228,28 @@ static void conv_row_item(void* ctx, int64_t it, void* scratch) {
   }
 }
 
+/* Padded image: item = (n, channel group, chunk of output rows) over a padded copy of the
+ * whole input made once per call; each item reads its weights once. */
+static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
+  const conv_job_t* c = ctx;
+  const rlx_nn_conv_t* p = c->p;
+  int64_t rc = it % c->row_chunks, og = it / c->row_chunks % c->og_n, n = it / c->row_chunks / c->og_n;
+  const float* img = c->pad + n * c->icb_n * c->hp * c->wp * p->cbi;
+  tile_t t = c->base;
+  t.w = c->w + og * c->wgroup;
+  t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
+  for (int64_t orow = rc * c->rows_per; orow < (rc + 1) * c->rows_per && orow < p->oh; orow++) {
+    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + orow * p->ow * 16;
+    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
+      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
+      t.src = img + (orow * p->sh * c->wp + ow * p->sw) * p->cbi;
+      t.y = c->y + yo + ow * 16;
+      t.res = c->res ? c->res + yo + ow * 16 : NULL;
+      tiles[c->V - 1][m - 1][c->kind](&t);
+    }
+  }
+}
+
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y) {
   conv_job_t c;
@@ -259,6 +285,28 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
   while (c.ogc > 1 && p->n * p->oh * ((c.og_n + c.ogc - 1) / c.ogc) < 8 * threads) c.ogc = (c.ogc + 1) / 2;
   c.og_chunks = (c.og_n + c.ogc - 1) / c.ogc;
   c.kind = kind_of(p, p->sw * cbi);
+  c.hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+  const int64_t pad_bytes = p->n * c.icb_n * c.hp * c.wp * cbi * (int64_t)sizeof(float);
+  const int64_t w_bytes = c.og_n * c.wgroup * (int64_t)sizeof(float);
+  if (w_bytes > 4 * pad_bytes) {
+    /* weights dominate (small images, many channels): read them once, not once per row */
+    float* pad = aligned_alloc(64, (size_t)(pad_bytes + 63) / 64 * 64);
+    if (!pad) return -1;
+    for (int64_t n = 0; n < p->n; n++)
+      for (int64_t icb = 0; icb < c.icb_n; icb++)
+        for (int64_t r = 0; r < c.hp; r++)
+          fill_row(p, x + n * c.in_img + icb * p->h * p->w * cbi, r - p->pt, c.wp,
+                   pad + ((n * c.icb_n + icb) * c.hp + r) * c.wp * cbi);
+    c.pad = pad;
+    c.rows_per = p->oh;
+    while (c.rows_per > 1 && p->n * c.og_n * ((p->oh + c.rows_per - 1) / c.rows_per) < 4 * threads)
+      c.rows_per = (c.rows_per + 1) / 2;
+    c.row_chunks = (p->oh + c.rows_per - 1) / c.rows_per;
+    b->s_icb = c.hp * c.wp * cbi, b->s_kh = p->dh * c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
+    int rc = rlx_nn_parallel(p->n * c.og_n * c.row_chunks, 0, conv_pad_item, &c);
+    free(pad);
+    return rc;
+  }
   b->s_icb = p->kh * c.wp * cbi, b->s_kh = c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
   size_t scratch = (size_t)(c.icb_n * p->kh * c.wp * cbi) * sizeof(float);
   return rlx_nn_parallel(p->n * p->oh * c.og_chunks, scratch, conv_row_item, &c);

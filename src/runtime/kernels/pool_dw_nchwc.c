@@ -37,6 +37,53 @@ static v16 dw_pixel(const rlx_nn_conv_t* p, const float* xp, const float* wb, in
 
 enum { DW_RW = 8 };
 
+static inline void dw_store(const rlx_nn_conv_t* p, float* yr, const float* rr, int64_t ow, v16 o) {
+  if (rr) o += LD(rr + ow * 16);
+  if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
+  ST(yr + ow * 16, o);
+}
+
+/* One window row of a 3-wide window (dilation 1) for DW_RW pixels: the inputs are loaded
+ * once and shared by the three taps. SW: the stride. */
+static inline __attribute__((always_inline)) void dw_row3(v16* acc, const float* xk, const float* wk, const int SW) {
+  const v16 w0 = LD(wk), w1 = LD(wk + 16), w2 = LD(wk + 32);
+  v16 xin[(DW_RW - 1) * 2 + 3];
+#pragma GCC unroll 17
+  for (int k = 0; k < (DW_RW - 1) * SW + 3; k++) xin[k] = LD(xk + k * 16);
+#pragma GCC unroll 8
+  for (int j = 0; j < DW_RW; j++) {
+    acc[j] += w0 * xin[j * SW];
+    acc[j] += w1 * xin[j * SW + 1];
+    acc[j] += w2 * xin[j * SW + 2];
+  }
+}
+
+/* DW_RW pixels from column ow whose windows lie inside the image (rows kh0..kh1). */
+static void dw_tile(const rlx_nn_conv_t* p, const float* xp, const float* wb, v16 bv, float* yr, const float* rr,
+                    int64_t oh, int64_t ow, int64_t kh0, int64_t kh1) {
+  v16 acc[DW_RW];
+#pragma GCC unroll 8
+  for (int j = 0; j < DW_RW; j++) acc[j] = bv;
+  for (int64_t kh = kh0; kh < kh1; kh++) {
+    const float* xr = xp + ((oh * p->sh - p->pt + kh * p->dh) * p->w + ow * p->sw - p->pl) * 16;
+    const float* wk = wb + kh * p->kw * 16;
+    if (p->kw == 3 && p->dw == 1 && p->sw == 1) {
+      dw_row3(acc, xr, wk, 1);
+    } else if (p->kw == 3 && p->dw == 1 && p->sw == 2) {
+      dw_row3(acc, xr, wk, 2);
+    } else {
+      for (int64_t kw = 0; kw < p->kw; kw++) {
+        const v16 wv = LD(wk + kw * 16);
+        const float* xk = xr + kw * p->dw * 16;
+#pragma GCC unroll 8
+        for (int j = 0; j < DW_RW; j++) acc[j] += wv * LD(xk + j * p->sw * 16);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < DW_RW; j++) dw_store(p, yr, rr, ow + j, acc[j]);
+}
+
 typedef struct {
   const rlx_nn_conv_t* p;
   const float *x, *w, *bias, *res;
@@ -60,36 +107,15 @@ static void dw_item(void* ctx, int64_t item, void* scratch) {
     int64_t kh0 = 0, kh1 = p->kh; /* rows of the window inside the image */
     while (kh0 < kh1 && oh * p->sh - p->pt + kh0 * p->dh < 0) kh0++;
     while (kh1 > kh0 && oh * p->sh - p->pt + (kh1 - 1) * p->dh >= p->h) kh1--;
-    int64_t ow = 0;
-    for (; ow < p->ow; ow++) {
-      if (ow >= ow0 && ow + DW_RW <= ow1) { /* a full interior tile */
-        v16 acc[DW_RW];
-#pragma GCC unroll 8
-        for (int j = 0; j < DW_RW; j++) acc[j] = bv;
-        for (int64_t kh = kh0; kh < kh1; kh++) {
-          const float* xr = xp + ((oh * p->sh - p->pt + kh * p->dh) * p->w + ow * p->sw - p->pl) * 16;
-          for (int64_t kw = 0; kw < p->kw; kw++) {
-            const v16 wv = LD(wb + (kh * p->kw + kw) * 16);
-            const float* xk = xr + kw * p->dw * 16;
-#pragma GCC unroll 8
-            for (int j = 0; j < DW_RW; j++) acc[j] += wv * LD(xk + j * p->sw * 16);
-          }
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < DW_RW; j++) {
-          v16 o = acc[j];
-          if (rr) o += LD(rr + (ow + j) * 16);
-          if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
-          ST(yr + (ow + j) * 16, o);
-        }
-        ow += DW_RW - 1;
-        continue;
-      }
-      v16 o = dw_pixel(p, xp, wb, oh, ow) + bv;
-      if (rr) o += LD(rr + ow * 16);
-      if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
-      ST(yr + ow * 16, o);
+    for (int64_t ow = 0; ow < ow0; ow++) dw_store(p, yr, rr, ow, dw_pixel(p, xp, wb, oh, ow) + bv);
+    int64_t t = ow0;
+    for (; t + DW_RW <= ow1; t += DW_RW) dw_tile(p, xp, wb, bv, yr, rr, oh, t, kh0, kh1);
+    if (t < ow1 && ow1 - ow0 >= DW_RW) { /* the last tile overlaps the one before: same values again */
+      dw_tile(p, xp, wb, bv, yr, rr, oh, ow1 - DW_RW, kh0, kh1);
+    } else {
+      for (; t < ow1; t++) dw_store(p, yr, rr, t, dw_pixel(p, xp, wb, oh, t) + bv);
     }
+    for (int64_t ow = ow1 > ow0 ? ow1 : ow0; ow < p->ow; ow++) dw_store(p, yr, rr, ow, dw_pixel(p, xp, wb, oh, ow) + bv);
   }
 }
 
