@@ -175,6 +175,8 @@ typedef struct {
   const char* style;               /* "full-model" (NULL) or "operator" */
   const char* name;                /* module name, NULL = "default" */
   const rlx_build_config_t* build; /* externs (objects go to codegen/host/lib), may be NULL */
+  int n_output_names;              /* names of the outputs (struct tvmgen_NAME_outputs members); */
+  const char* const* output_names; /* 0: "output", or "output0", "output1", ... for a tuple */
 } rlx_mlf_options_t;
 rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
 

@@ -30,6 +30,28 @@ const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 /* C source for lowered PrimFuncs (output of rlx_tir_lower). Heap string in *out_src. */
 rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src);
 
+/* Variants for sources that leave rlx (Model Library Format). */
+typedef struct {
+  /* No dlopen and no __rlx_set_num_threads; RLXAPISetLastError is a weak no-op the program
+   * may replace: the source needs only libc and libm (and OpenMP when compiled with it). */
+  bool standalone;
+  /* NULL: kernels are `static int rlx_kernel_<name>`; else exported `int <prefix><name>`
+   * (plain pointers, then scalar params, then shape variables: rlx_codegen_kernel_vars). */
+  const char* kernel_prefix;
+  bool no_wrappers; /* omit the packed-ABI wrappers */
+  /* C text appended at the end (the AOT entry point can see the static helpers). */
+  const char* append;
+} rlx_codegen_c_options_t;
+rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
+                               const rlx_codegen_c_options_t* opts, char** out_src);
+
+/* The C name of a kernel in the source of rlx_codegen_c_ex (arena). */
+const char* rlx_codegen_kernel_name(rlx_ctx_t* ctx, const rlx_codegen_c_options_t* opts, const char* name);
+
+/* The shape variables a lowered PrimFunc's plain kernel takes after its parameters, in
+ * order (at most max; returns how many there are). */
+int rlx_codegen_kernel_vars(const rlx_tir_func_t* f, rlx_var_t** out, int max);
+
 typedef struct {
   const char* cc;        /* NULL: $CC or "cc" */
   const char* cache_dir; /* NULL: $RLX_CACHE_DIR or $HOME/.cache/rlx or /tmp/rlx-cache-$UID */

@@ -511,9 +511,16 @@ const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name) {
   return rlx_ctx_sprintf(ctx, "rlx_fn_%s", c_ident(ctx, name));
 }
 
-static void emit_func(cg_t* g, const rlx_tir_func_t* f) {
+const char* rlx_codegen_kernel_name(rlx_ctx_t* ctx, const rlx_codegen_c_options_t* opts, const char* name) {
+  const char* prefix = opts && opts->kernel_prefix ? opts->kernel_prefix : "rlx_kernel_";
+  return rlx_ctx_sprintf(ctx, "%s%s", prefix, c_ident(ctx, name));
+}
+
+int rlx_codegen_kernel_vars(const rlx_tir_func_t* f, rlx_var_t** out, int max) { return cg_shape_vars(f, out, max); }
+
+static void emit_func(cg_t* g, const rlx_tir_func_t* f, const rlx_codegen_c_options_t* opts) {
   rlx_ctx_t* ctx = g->ctx;
-  const char* kernel = rlx_ctx_sprintf(ctx, "rlx_kernel_%s", c_ident(ctx, f->name));
+  const char* kernel = rlx_codegen_kernel_name(ctx, opts, f->name);
   rlx_strbuf_t sig = {0};
   for (int i = 0; i < f->n_params; i++) {
     const rlx_tir_buffer_t* b = f->buffer_map[i];
@@ -542,7 +549,8 @@ static void emit_func(cg_t* g, const rlx_tir_func_t* f) {
     rlx_ptrmap_put(&g->nonneg, sv[i], (void*)1);
     rlx_strbuf_printf(&sig, "%s%s %s", sig.len ? ", " : "", cg_scalar_ctype(sv[i]->hdr.dtype), name);
   }
-  cg_line(g, "static int %s(%s) {", kernel, sig.len ? rlx_strbuf_cstr(&sig) : "void");
+  bool exported = opts && opts->kernel_prefix;
+  cg_line(g, "%s %s(%s) {", exported ? "int" : "static int", kernel, sig.len ? rlx_strbuf_cstr(&sig) : "void");
   rlx_strbuf_free(&sig);
   g->indent++;
   cg_line(g, "int rlx_oom = 0;");
@@ -555,6 +563,7 @@ static void emit_func(cg_t* g, const rlx_tir_func_t* f) {
   g->indent--;
   cg_line(g, "}");
   P("\n");
+  if (opts && opts->no_wrappers) return;
   cg_emit_wrapper(g, f, kernel, nsv, sv);
   P("\n");
 }
@@ -568,6 +577,12 @@ static void cg_free(cg_t* g) {
 }
 
 rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src) {
+  return rlx_codegen_c_ex(ctx, n, funcs, NULL, out_src);
+}
+
+rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
+                               const rlx_codegen_c_options_t* opts, char** out_src) {
+  bool standalone = opts && opts->standalone;
   cg_vtype_vec_t vtypes = {0};
   rlx_strbuf_t body = {0};
   rlx_status_t* err = NULL;
@@ -581,7 +596,7 @@ rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
     g.fname = funcs[i]->name;
     g.out = &body;
     g.vtypes = &vtypes;
-    emit_func(&g, funcs[i]);
+    emit_func(&g, funcs[i], opts);
     err = g.err;
     cg_free(&g);
   }
@@ -591,11 +606,13 @@ rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
     return err;
   }
   rlx_strbuf_t out = {0};
-  cg_emit_prelude(&out);
+  cg_emit_prelude(&out, standalone);
   cg_emit_vtypes(&out, vtypes.data, vtypes.len);
   rlx_strbuf_append(&out, "\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&body));
-  rlx_strbuf_append(&out,
+  if (opts && opts->append) rlx_strbuf_append(&out, opts->append);
+  if (!standalone)
+    rlx_strbuf_append(&out,
                     "RLX_EXPORT void __rlx_set_num_threads(int n) {\n"
                     "#ifdef _OPENMP\n"
                     "  omp_set_num_threads(n > 0 ? n : 1);\n"

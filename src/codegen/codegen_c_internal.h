@@ -74,8 +74,10 @@ bool cg_const_eval(const rlx_expr_t* e, int64_t* out);
 /* True when e is provably >= 0 (constants, non-negative vars, + * / % min max of such). */
 bool cg_nonneg(cg_t* g, const rlx_expr_t* e);
 
-/* Prelude: includes, ABI types, scalar helpers; then vector typedefs and helpers. */
-void cg_emit_prelude(rlx_strbuf_t* out);
+/* Prelude: includes, ABI types, the error setter, scalar helpers (standalone: no dlopen, a
+ * weak RLXAPISetLastError the program may replace); then vector typedefs and helpers. */
+void cg_emit_prelude(rlx_strbuf_t* out, bool standalone);
+void cg_emit_error_setter(rlx_strbuf_t* out, bool standalone);
 void cg_emit_vtypes(rlx_strbuf_t* out, const cg_vtype_t* v, int n);
 /* Packed wrapper of f calling `kernel` (kernel params: buffer pointers in param order,
  * scalar params, then shape vars in first-use order, which this fills in). */

@@ -662,6 +662,12 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(im->bb, result, -1, NULL));
   RLX_RETURN_IF_ERROR(rlx_bb_function_end(im->bb, NULL));
   *out = drop_dead_tir(im->ctx, rlx_bb_get(im->bb));
+  if (im->opts && im->opts->out_output_names && im->opts->out_n_outputs) {
+    const char** names = RLX_NEW_ARRAY(im->ctx, const char*, n_out);
+    for (int i = 0; i < n_out; i++) names[i] = rlx_ctx_strdup(im->ctx, g->output[i]->name);
+    *im->opts->out_output_names = names;
+    *im->opts->out_n_outputs = n_out;
+  }
   return NULL;
 }
 

@@ -134,6 +134,9 @@ typedef struct {
   int n_bind;
   const char* const* bind_names;
   const DLTensor* const* bind_values; /* CPU, compact; copied */
+  /* When set, receive the graph output names in order (arena array) and their count. */
+  const char*** out_output_names;
+  int* out_n_outputs;
 } rlx_onnx_import_options_t;
 /* rlx_onnx_import_file with options (opts NULL = none). */
 rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,

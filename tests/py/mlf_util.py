@@ -1,0 +1,84 @@
+"""Helpers for the Model Library Format tests: unpack an archive, write a small main.c that
+feeds raw input files to the AOT entry point and writes raw output files, build it with the
+issue's command (cc -std=c11 -O2 -I codegen/host/include ... -lm) and run it."""
+import glob
+import json
+import os
+import subprocess
+import tarfile
+
+import numpy as np
+
+
+def unpack(tar_path, out_dir):
+    with tarfile.open(tar_path) as t:
+        t.extractall(out_dir)
+    with open(os.path.join(out_dir, "metadata.json")) as f:
+        return json.load(f)
+
+
+def write_main(out_dir, meta, name="default"):
+    """main.c: argv = [var values...]; reads in_<input>.bin, writes out_<output>.bin."""
+    mod = meta["modules"][name]
+    fn = mod["memory"]["functions"]["main"][0]
+    ins, outs = list(fn["inputs"]), list(fn["outputs"])
+    svars = fn.get("shape_vars", [])
+    sz = "(&v)" if svars else ""
+    lines = ['#include <stdio.h>', '#include <stdlib.h>', '#include "tvmgen_%s.h"' % name,
+             "static void* load(const char* p) {",
+             '  FILE* f = fopen(p, "rb"); if (!f) { perror(p); exit(2); }',
+             "  fseek(f, 0, SEEK_END); long n = ftell(f); rewind(f);",
+             "  void* d = malloc(n ? (size_t)n : 1); if (fread(d, 1, (size_t)n, f) != (size_t)n) exit(2);",
+             "  fclose(f); return d;", "}",
+             "int main(int argc, char** argv) {",
+             "  (void)argc; (void)argv;",
+             "  struct tvmgen_%s_inputs in; struct tvmgen_%s_outputs out;" % (name, name)]
+    if svars:
+        lines.append("  struct tvmgen_%s_shape_vars v = {%s};" % (
+            name, ", ".join("atoll(argv[%d])" % (i + 1) for i in range(len(svars)))))
+    for i in ins:
+        lines.append('  in.%s = load("in_%s.bin");' % (i, i))
+    for o in outs:
+        lines.append("  out.%s = malloc(TVMGEN_%s_%s_SIZE%s + 1);" % (o, name.upper(), o.upper(), sz))
+    if svars:
+        lines.append("  size_t wn = tvmgen_%s_workspace_size(&v);" % name)
+        lines.append("  void* ws = aligned_alloc(64, (wn + 63) / 64 * 64 + 64);")
+        lines.append("  int rc = tvmgen_%s_run_dynamic(&in, &out, &v, ws);" % name)
+        lines.append('  printf("workspace_bytes=%zu\\n", wn);')
+    else:
+        lines.append("  int rc = tvmgen_%s_run(&in, &out);" % name)
+    lines.append('  if (rc != 0) { fprintf(stderr, "run failed: %d\\n", rc); return 1; }')
+    for o in outs:
+        lines.append('  FILE* f_%s = fopen("out_%s.bin", "wb");' % (o, o))
+        lines.append("  fwrite(out.%s, 1, TVMGEN_%s_%s_SIZE%s, f_%s); fclose(f_%s);" % (o, name.upper(), o.upper(), sz, o, o))
+    lines += ["  return 0;", "}"]
+    with open(os.path.join(out_dir, "main.c"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def build(out_dir, extra=(), openmp=False):
+    """Builds out_dir/prog with the issue's command; returns (ok, compiler output)."""
+    srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
+    srcs += sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
+    libs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/lib/*")))
+    cmd = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", os.path.join(out_dir, "codegen/host/include")]
+    if openmp:
+        cmd.append("-fopenmp")
+    cmd += srcs + [os.path.join(out_dir, "main.c")] + libs + list(extra) + ["-lm", "-o", os.path.join(out_dir, "prog")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+def run(out_dir, meta, inputs, var_values=(), name="default"):
+    """Writes the inputs (dict name -> array), runs prog, returns (rc, stderr, outputs dict)."""
+    fn = meta["modules"][name]["memory"]["functions"]["main"][0]
+    for k, v in inputs.items():
+        np.ascontiguousarray(v).tofile(os.path.join(out_dir, "in_%s.bin" % k))
+    r = subprocess.run([os.path.abspath(os.path.join(out_dir, "prog"))] + [str(x) for x in var_values], cwd=out_dir,
+                       capture_output=True, text=True)
+    outs = {}
+    if r.returncode == 0:
+        for o, info in fn["outputs"].items():
+            outs[o] = np.fromfile(os.path.join(out_dir, "out_%s.bin" % o), dtype=info["dtype"])
+    return r.returncode, r.stdout + r.stderr, outs
