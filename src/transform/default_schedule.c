@@ -10,7 +10,15 @@
  * contractions, scalar reductions), per function (rlx_pass_default_schedule_report; `rlx
  * compile --stats` and RLX_SCHED_DEBUG=1 print them). In Debug builds (NDEBUG undefined) a
  * left-over block with 4096 or more iterations (or a symbolic count) is an error.
+ * Weights: a PrimFunc parameter that every call_tir passes a Constant is marked in
+ * "rlx.const_params" for the schedule; a matmul whose B is such a parameter reads it in the
+ * packed panel layout, and this pass replaces the constant at every call site by its packed
+ * copy ("rlx.packed_params": param,kdim,jdim,NR; -- Bp[jo, k, ji] = B[..k.., ..jo*NR+ji..],
+ * 0 beyond N), so no weight is repacked at run time. Both attributes are removed after.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "../tir/schedule/schedule.h"
 #include "pass.h"
 #include "pass_util.h"
@@ -22,11 +30,141 @@ static bool attr_true(const rlx_tir_func_t* f, const char* key) {
   return rlx_expr_is_const_int(rlx_tir_func_get_attr(f, key), &v) && v != 0;
 }
 
+/* ---- constant parameters */
+typedef struct {
+  rlx_module_t* m;
+  const rlx_tir_func_t* f;
+  uint64_t mask; /* params passed a Constant at every call seen so far */
+  int calls;
+} const_scan_t;
+
+static rlx_relax_tuple_t* call_tir_args(const rlx_relax_call_t* c) {
+  return c->n_args >= 2 && c->args[1]->kind == RLX_RELAX_TUPLE ? (rlx_relax_tuple_t*)c->args[1] : NULL;
+}
+
+static void scan_call(const rlx_relax_expr_t* e, void* user) {
+  const_scan_t* cs = user;
+  if (e->kind != RLX_RELAX_CALL) return;
+  const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
+  if (pass_call_tir_func(cs->m, c) != cs->f) return;
+  rlx_relax_tuple_t* t = call_tir_args(c);
+  uint64_t mask = 0;
+  for (int i = 0; t && i < t->n_fields && i < 63; i++)
+    if (t->fields[i]->kind == RLX_RELAX_CONSTANT) mask |= (uint64_t)1 << i;
+  cs->mask &= mask;
+  cs->calls++;
+}
+
+/* Params of f that every call_tir of it (at least one) passes a Constant, as a bit mask. */
+static uint64_t const_params(rlx_module_t* m, const rlx_tir_func_t* f) {
+  const_scan_t cs = {m, f, ~(uint64_t)0, 0};
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, scan_call, &cs);
+  return cs.calls ? cs.mask : 0;
+}
+
+/* The packed copy of constant c for spec (kdim, jdim, nr): shape [ceil(N/nr), K, nr]. */
+static rlx_relax_expr_t* pack_constant(rlx_ctx_t* ctx, const rlx_relax_constant_t* c, int kdim, int jdim, int64_t nr) {
+  if (!rlx_dtype_eq(c->dtype, rlx_dt_float32()) || kdim >= c->ndim || jdim >= c->ndim || nr <= 0) return NULL;
+  int64_t stride[16], st = 1;
+  if (c->ndim > 16) return NULL;
+  for (int d = c->ndim - 1; d >= 0; d--) {
+    stride[d] = st;
+    st *= c->shape[d];
+  }
+  int64_t K = c->shape[kdim], N = c->shape[jdim], NO = (N + nr - 1) / nr;
+  size_t n = (size_t)(NO * K * nr);
+  float* out = rlx_ctx_alloc(ctx, n * sizeof(float) + 1);
+  const float* in = c->data;
+  for (int64_t jo = 0; jo < NO; jo++)
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t ji = 0; ji < nr; ji++) {
+        int64_t col = jo * nr + ji;
+        out[(jo * K + k) * nr + ji] = col < N ? in[k * stride[kdim] + col * stride[jdim]] : 0.0f;
+      }
+  int64_t shape[3] = {NO, K, nr};
+  return rlx_relax_constant(ctx, c->dtype, 3, shape, out, n * sizeof(float));
+}
+
+typedef struct {
+  rlx_module_t* m;
+  rlx_status_t* err;
+} repack_t;
+
+/* A call_tir of a PrimFunc with "rlx.packed_params": its constant arguments packed. */
+static rlx_relax_expr_t* repack_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
+  repack_t* r = user;
+  if (e->kind != RLX_RELAX_CALL || r->err) return e;
+  rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+  rlx_tir_func_t* f = pass_call_tir_func(r->m, c);
+  rlx_expr_t* spec = f ? rlx_tir_func_get_attr(f, "rlx.packed_params") : NULL;
+  rlx_relax_tuple_t* t = call_tir_args(c);
+  if (!spec || spec->kind != RLX_EXPR_STRING_IMM || !t) return e;
+  rlx_relax_expr_t** fields = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t->n_fields);
+  for (int i = 0; i < t->n_fields; i++) fields[i] = t->fields[i];
+  for (const char* p = RLX_AS(rlx_string_imm_t, spec)->value; *p;) {
+    char* end;
+    long v[4];
+    for (int q = 0; q < 4; q++) {
+      v[q] = strtol(p, &end, 10);
+      p = *end ? end + 1 : end;
+    }
+    rlx_relax_expr_t* packed = NULL;
+    if (v[0] >= 0 && v[0] < t->n_fields && t->fields[v[0]]->kind == RLX_RELAX_CONSTANT)
+      packed = pack_constant(ctx, (const rlx_relax_constant_t*)t->fields[v[0]], (int)v[1], (int)v[2], v[3]);
+    if (!packed) {
+      r->err = rlx_status_create(RLX_INTERNAL, "default_schedule: cannot pack argument %ld of a call to '%s'", v[0],
+                                 f->name);
+      return e;
+    }
+    fields[v[0]] = packed;
+  }
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, c->n_args);
+  for (int i = 0; i < c->n_args; i++) args[i] = c->args[i];
+  args[1] = rlx_relax_tuple(ctx, t->n_fields, fields);
+  return rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+}
+
+static rlx_tir_func_t* without_attr(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* key) {
+  rlx_tir_func_t* g = rlx_tir_func_copy(ctx, f);
+  int k = 0;
+  for (int i = 0; i < g->n_attrs; i++)
+    if (strcmp(g->attr_keys[i], key) != 0) {
+      g->attr_keys[k] = g->attr_keys[i];
+      g->attr_values[k++] = g->attr_values[i];
+    }
+  g->n_attrs = k;
+  return g;
+}
+
+/* Packs the constants of every call_tir of a function with "rlx.packed_params", then drops
+ * that attribute. */
+static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any) {
+  if (!any) return NULL;
+  repack_t r = {m, NULL};
+  for (int i = 0; i < m->n_funcs; i++) {
+    rlx_module_entry_t* e = &m->funcs[i];
+    if (e->kind != RLX_FUNC_RELAX) continue;
+    rlx_relax_func_t* f = e->func;
+    rlx_relax_expr_t* body = rlx_relax_expr_transform(ctx, f->body, repack_call, &r);
+    if (r.err) return r.err;
+    if (body == f->body) continue;
+    rlx_relax_func_t* nf = NULL;
+    RLX_RETURN_IF_ERROR(pass_func_with_body(ctx, m, f, body, &nf));
+    e->func = nf;
+  }
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == RLX_FUNC_TIR && rlx_tir_func_get_attr(m->funcs[i].func, "rlx.packed_params"))
+      m->funcs[i].func = without_attr(ctx, m->funcs[i].func, "rlx.packed_params");
+  return NULL;
+}
+
 rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
                                                rlx_sched_func_report_t** out_reports) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   int n_rep = 0;
   rlx_sched_func_report_t* reps = RLX_NEW_ARRAY(ctx, rlx_sched_func_report_t, m->n_funcs > 0 ? m->n_funcs : 1);
+  bool any_packed = false;
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_TIR) continue;
@@ -34,8 +172,12 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
     if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) continue;
     rlx_tir_func_t* s = NULL;
     rlx_sched_report_t r;
+    uint64_t cp = const_params(in, f);
+    rlx_tir_func_t* fin = cp ? rlx_tir_func_with_attr(ctx, f, "rlx.const_params", rlx_ir_i64(ctx, (int64_t)cp)) : f;
     RLX_RETURN_IF_ERROR(
-        rlx_status_annotate(rlx_tir_default_schedule_report(ctx, f, &s, &r), "default_schedule of '%s'", e->name));
+        rlx_status_annotate(rlx_tir_default_schedule_report(ctx, fin, &s, &r), "default_schedule of '%s'", e->name));
+    if (cp) s = without_attr(ctx, s, "rlx.const_params");
+    any_packed = any_packed || rlx_tir_func_get_attr(s, "rlx.packed_params");
     e->func = s;
     if (r.n == 0) continue;
     reps[n_rep].func = e->name;
@@ -50,6 +192,7 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
                                  r.misses[k].reason);
 #endif
   }
+  RLX_RETURN_IF_ERROR(repack_calls(ctx, m, any_packed));
   if (out_n) *out_n = n_rep;
   if (out_reports) *out_reports = reps;
   *out = m;

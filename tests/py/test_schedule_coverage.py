@@ -4,7 +4,9 @@ schedule handles alone -- the transformer encoder (2 layers, d=256, 4 heads, FFN
 seq 128), the MLP 784-128-10 at batch 1 and the MLP 784-1024-1024-10 at batch 16 -- are
 exported from PyTorch, compiled with `rlx compile --stats`, and the schedule report must say
 that no block (matmul or reduction) was left unscheduled; `RLX_SCHED_DEBUG=1` must print the
-same report. The compiled models' outputs must match PyTorch's within 1e-4 of the output scale.
+same report. Weights are packed at compile time: after default_schedule the matmul kernels take
+packed weight parameters and no kernel packs at run time. The compiled models' outputs must
+match PyTorch's within 1e-4 of the output scale.
 
     test_schedule_coverage.py RLX"""
 import os
@@ -49,6 +51,10 @@ for name, make, shape in onnx_models.MODELS:
     del tool.env["RLX_SCHED_DEBUG"]
     check(rc == 0 and "schedule: 0 block(s) left unscheduled" in err2,
           "%s: RLX_SCHED_DEBUG=1 prints the report on stderr: %s" % (name, err2.strip()))
+    # weights packed at compile time, none at run time
+    rc, text, err = tool.run("print", onnx_path, "--after", "default_schedule")
+    check(rc == 0 and re.search(r"_packed: T\.Buffer\(", text) is not None and '_pack")' not in text,
+          "%s: matmul weights packed at compile time: %s" % (name, err.strip()))
     # numbers against PyTorch
     xin = os.path.join(tool.tmp, name + "_x.npy")
     np.save(xin, x.numpy())

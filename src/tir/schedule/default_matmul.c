@@ -95,6 +95,12 @@ static bool is_unit(const rlx_iter_var_t* iv) {
   return rlx_expr_is_const_int(iv->dom.extent, &e) && e == 1;
 }
 
+static bool is_unit_index(const mm_t* m, const rlx_expr_t* e) {
+  for (int i = 0; i < m->nu; i++)
+    if (e == &m->unit[i]->var->hdr) return true;
+  return false;
+}
+
 static bool same_indices(const rlx_tir_store_t* s, int n, rlx_expr_t* const* idx) {
   if (s->n_indices != n) return false;
   for (int d = 0; d < n; d++)
@@ -424,6 +430,34 @@ static rlx_tir_stmt_t* wrap(rlx_ctx_t* ctx, int n, rlx_var_t** v, rlx_expr_t** e
   return body;
 }
 
+/* B is parameter *out_param of the function, marked constant in "rlx.const_params" (a bit
+ * mask), read by no other block, and indexed by k at *out_kdim, by j at *out_jdim and by 0
+ * (or a unit axis) everywhere else: then it can be packed at compile time. */
+static bool const_b_param(const rlx_tir_func_t* f, rlx_tir_stmt_t* root_body, const mm_t* m, int* out_param,
+                          int* out_kdim, int* out_jdim) {
+  int64_t mask;
+  if (!rlx_expr_is_const_int(rlx_tir_func_get_attr(f, "rlx.const_params"), &mask)) return false;
+  int p = -1;
+  for (int i = 0; i < f->n_params && i < 63; i++)
+    if (f->buffer_map[i] == m->b->buffer && (mask >> i & 1)) p = i;
+  if (p < 0 || sched_count_readers(root_body, m->b->buffer) != 1) return false;
+  int kd = -1, jd = -1;
+  const rlx_buffer_load_t* l = m->b;
+  for (int d = 0; d < l->n_indices; d++) {
+    int64_t c, e;
+    if (l->indices[d] == &m->k->var->hdr) kd = d;
+    else if (l->indices[d] == &m->j->var->hdr) jd = d;
+    else if (!rlx_expr_is_const_int(m->b->buffer->shape[d], &e) || e != 1 ||
+             (rlx_expr_is_const_int(l->indices[d], &c) ? c != 0 : !is_unit_index(m, l->indices[d])))
+      return false;
+  }
+  if (kd < 0 || jd < 0) return false;
+  *out_param = p;
+  *out_kdim = kd;
+  *out_jdim = jd;
+  return true;
+}
+
 /* Extent of an axis as an expression of dtype t; 1 for a missing axis. */
 static rlx_expr_t* ext_of(rlx_ctx_t* ctx, rlx_dtype_t t, const rlx_iter_var_t* iv) {
   return iv ? as_t(ctx, t, iv->dom.extent) : ci(ctx, t, 1);
@@ -465,6 +499,7 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   /* register tile: MR rows (fewer when M is smaller), NR columns (16 when N <= 16) */
   int64_t mr = m_const && M < MR ? M : MR;
   int64_t nr = n_const && N <= VL ? VL : NR;
+
   rlx_expr_t* Nx = as_t(ctx, t, m.j->dom.extent);
   rlx_expr_t* Kx = as_t(ctx, t, m.k->dom.extent);
   rlx_expr_t* Mx = ext_of(ctx, t, m.i);
@@ -503,6 +538,17 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
   for (int d = 0; d < nb; d++)
     if (load_uses(m.b, batch[d])) bbatch[nbb++] = batch[d];
   int npl = nbb + 3;
+  /* B a constant (the caller marks the parameter in "rlx.const_params"): the kernel reads a
+   * parameter already in the packed layout, and the caller packs the constant at compile time
+   * (listed in "rlx.packed_params"); no packing at run time whatever the sizes. */
+  int bparam = -1, kdim = -1, jdim = -1;
+  if (all_const && nbb == 0 && const_b_param(s->func, root_br->block->body, &m, &bparam, &kdim, &jdim)) pack = false;
+  rlx_tir_buffer_t* bpp = NULL;
+  if (bparam >= 0) {
+    rlx_expr_t* shp[3] = {NOx, Kx, ci(ctx, t, nr)};
+    bpp = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_packed", m.b->buffer->name), rlx_dt_float32(), 3, shp,
+                                "global");
+  }
   rlx_tir_buffer_t* bp = NULL;
   rlx_tir_stmt_t* pack_nest = NULL;
   if (pack) {
@@ -619,7 +665,10 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
       rlx_ptrmap_put(&am, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &kk->hdr));
       rlx_expr_t* aval = rlx_expr_substitute(ctx, &m.a->hdr, &am);
       rlx_expr_t* bv;
-      if (pack) {
+      if (bpp) {
+        rlx_expr_t* bidx[3] = {jo, &kk->hdr, lcol};
+        bv = rlx_ir_load(ctx, bpp, 3, bidx);
+      } else if (pack) {
         rlx_expr_t** bidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
         for (int d = 0; d < nbb; d++) {
           int q = 0;
@@ -728,6 +777,16 @@ rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* o
     free(q);
   }
   sched_set_body(s, body);
+  if (bpp) {
+    /* the parameter's buffer becomes the packed one; the caller learns how to pack it */
+    rlx_tir_func_t* nf = rlx_tir_func_copy(ctx, s->func);
+    nf->buffer_map[bparam] = bpp;
+    rlx_expr_t* prev = rlx_tir_func_get_attr(nf, "rlx.packed_params");
+    const char* spec = rlx_ctx_sprintf(ctx, "%s%d,%d,%d,%lld;",
+                                       prev && prev->kind == RLX_EXPR_STRING_IMM ? RLX_AS(rlx_string_imm_t, prev)->value : "",
+                                       bparam, kdim, jdim, (long long)nr);
+    s->func = rlx_tir_func_with_attr(ctx, nf, "rlx.packed_params", rlx_ir_string(ctx, spec));
+  }
   /* with a fallback the original blocks are still there for the generic schedules */
   *out_applied = all_const;
   return NULL;
