@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "script/script.h"
 #include "test_schedule_util.h"
 
 static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in);
@@ -646,7 +647,54 @@ static void bench(bool symbolic) {
   rlx_ctx_free(ctx);
 }
 
+/* A batch-1 matmul as FuseTIR leaves it after inlining: the unit axis bound to the constant 0
+ * (its loop simplified), the consumer reading C at 0 and the bias + GELU chain inlined into
+ * one epilogue; the kernel must take it, fold the epilogue into its store, report nothing. */
+static const char gelu_text[] =
+    "@T.prim_func(private=True)\n"
+    "def mm_gelu(A: T.Buffer((T.int64(1), T.int64(24), T.int64(40)), \"float32\"), "
+    "B: T.Buffer((T.int64(40), T.int64(48)), \"float32\"), bias: T.Buffer((T.int64(48),), \"float32\"), "
+    "out: T.Buffer((T.int64(1), T.int64(24), T.int64(48)), \"float32\")):\n"
+    "    T.func_attr({\"tir.noalias\": T.bool(True)})\n"
+    "    C = T.alloc_buffer((T.int64(1), T.int64(24), T.int64(48)))\n"
+    "    for i, j, k, r in T.grid(T.int64(1), T.int64(24), T.int64(48), T.int64(40)):\n"
+    "        with T.block(\"C\"):\n"
+    "            v_i = T.axis.spatial(T.int64(1), T.int64(0))\n"
+    "            v_j, v_k, v_r = T.axis.remap(\"SSR\", [j, k, r])\n"
+    "            T.reads(A[v_i, v_j, v_r], B[v_r, v_k])\n"
+    "            T.writes(C[v_i, v_j, v_k])\n"
+    "            with T.init():\n"
+    "                C[v_i, v_j, v_k] = T.float32(0.0)\n"
+    "            C[v_i, v_j, v_k] = C[v_i, v_j, v_k] + A[v_i, v_j, v_r] * B[v_r, v_k]\n"
+    "    for i, j, k in T.grid(T.int64(1), T.int64(24), T.int64(48)):\n"
+    "        with T.block(\"G\"):\n"
+    "            v_i = T.axis.spatial(T.int64(1), T.int64(0))\n"
+    "            v_j, v_k = T.axis.remap(\"SS\", [j, k])\n"
+    "            T.reads(bias[v_k], C[T.int64(0), v_j, v_k])\n"
+    "            T.writes(out[v_i, v_j, v_k])\n"
+    "            out[v_i, v_j, v_k] = (bias[v_k] + C[T.int64(0), v_j, v_k]) * (T.erf((bias[v_k] + "
+    "C[T.int64(0), v_j, v_k]) * T.float32(0.70710678)) + T.float32(1.0)) * T.float32(0.5)\n";
+
+static void test_unit_axis_gelu(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, gelu_text, "gelu.py", &m));
+  rlx_tir_func_t* f = m ? rlx_module_find(m, "mm_gelu")->func : NULL;
+  rlx_tir_func_t* g = NULL;
+  rlx_sched_report_t rep;
+  CHECK_OK(rlx_tir_default_schedule_report(ctx, f, &g, &rep));
+  CHECK(g && rep.n == 0);
+  CHECK(rlx_tir_find_block(g->body, "C_store") && !rlx_tir_find_block(g->body, "G"));
+  int64_t fl = 0;
+  CHECK(rlx_expr_is_const_int(rlx_tir_func_get_attr(g, "rlx.flops"), &fl) && fl == 2 * 24 * 48 * 40);
+  tshape_t sh[4] = {{3, {1, 24, 40}}, {2, {40, 48}}, {1, {48}}, {3, {1, 24, 48}}};
+  double d = compare_funcs(f, g, 4, sh, 3);
+  CHECK_MSG(d >= 0 && d < 1e-4, "unit-axis gelu diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
+  test_unit_axis_gelu();
   test_matmuls();
   test_matmul_structure();
   test_symbolic_m();

@@ -308,6 +308,16 @@ typedef struct {
 
 static rlx_expr_t* epi_load(rlx_ctx_t* ctx, rlx_buffer_load_t* l, void* user) { return ((epi_t*)user)->value; }
 
+/* Iter vars of the block bound to the constant 0 (unit axes whose loop was simplified). */
+static int count_zero_bound(const rlx_tir_block_realize_t* br) {
+  int n = 0;
+  for (int v = 0; v < br->n_values; v++) {
+    int64_t c;
+    n += rlx_expr_is_const_int(br->iter_values[v], &c) && c == 0 && is_unit(br->block->iter_vars[v]);
+  }
+  return n;
+}
+
 /* Folds the single elementwise consumer of e->out (an intermediate buffer) into the epilogue.
  * self_reads: blocks other than the consumer known to read e->out (the matmul itself). Returns the consumer's nest root to delete, or NULL when there is none that fits. */
 static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt_t* root_body, int self_reads) {
@@ -331,24 +341,31 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
     rlx_tir_block_realize_t* br = RLX_AS(rlx_tir_block_realize_t, t);
     const rlx_tir_block_t* b = br->block;
     if (!sched_stmt_loads(b->body, e->out) || b->init) continue;
-    /* elementwise: a single store, spatial iter vars bound 1:1 to the nest's loops */
+    /* elementwise: a single store, spatial iter vars bound 1:1 to the nest's loops (a unit
+     * iter var may be bound to 0 instead, and its extent-1 loop bound to nothing) */
     if (b->init || br->predicate || b->n_alloc_buffers || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return NULL;
-    if (depth != b->n_iter_vars) return NULL;
+    if (depth < b->n_iter_vars - count_zero_bound(br)) return NULL;
     rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
     if (sched_count_writers(root_body, st->buffer) != 1 || st->buffer == e->out) return NULL;
     for (int i = 0; i < b->n_iter_vars; i++)
       if (b->iter_vars[i]->kind != RLX_ITER_SPATIAL) return NULL;
     {
       rlx_tir_stmt_t* f = nest;
-      for (int i = 0; i < b->n_iter_vars; i++) {
+      for (int i = 0; i < depth; i++) {
         rlx_tir_for_t* fl = RLX_AS(rlx_tir_for_t, f);
         bool bound = false;
         for (int v = 0; v < br->n_values; v++)
           bound = bound || (br->iter_values[v] == &fl->var->hdr &&
                             sched_expr_equal(fl->extent, b->iter_vars[v]->dom.extent));
-        int64_t mn;
-        if (!bound || !rlx_expr_is_const_int(fl->min, &mn) || mn != 0) return NULL;
+        int64_t mn, ext;
+        if (!bound && !(rlx_expr_is_const_int(fl->extent, &ext) && ext == 1)) return NULL;
+        if (!rlx_expr_is_const_int(fl->min, &mn) || mn != 0) return NULL;
         f = fl->body;
+      }
+      for (int v = 0; v < br->n_values; v++) {
+        int64_t c;
+        if (rlx_expr_is_const_int(br->iter_values[v], &c) && c == 0 && is_unit(b->iter_vars[v])) continue;
+        if (br->iter_values[v]->kind != RLX_EXPR_VAR) return NULL;
       }
     }
     /* other buffers read must be parameters */

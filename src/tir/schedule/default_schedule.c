@@ -168,8 +168,10 @@ static int64_t work(rlx_tir_for_t* const* loops, int n) {
   return w;
 }
 
+/* Fuses the outer loops into one parallel loop; serial loops stay nested (a fused loop
+ * would pay a division per iteration to recover the indices). */
 static rlx_status_t* fuse_parallel(rlx_schedule_t* s, int n, rlx_var_t** outer, bool par) {
-  if (n == 0) return NULL;
+  if (n == 0 || !par) return NULL;
   rlx_var_t* fused = outer[0];
   if (n > 1) RLX_RETURN_IF_ERROR(rlx_sched_fuse(s, n, outer, &fused));
   if (par) RLX_RETURN_IF_ERROR(rlx_sched_parallel(s, fused));
@@ -213,8 +215,31 @@ static bool order_free(const rlx_tir_block_t* b) {
   return sd.ok;
 }
 
+/* Simplifies the value stored by block `name` knowing its iter vars' ranges:
+ * the index arithmetic of fused reshapes/transposes (`(i*64 + j) // 256` with i < 4, j < 64
+ * is 0) would otherwise cost a division per element. */
+static void simplify_block(rlx_schedule_t* s, const char* name) {
+  rlx_ctx_t* ctx = s->ctx;
+  rlx_tir_block_realize_t* br = rlx_tir_find_block(s->func->body, name);
+  if (!br || !br->block->body || br->block->body->kind != RLX_STMT_BUFFER_STORE) return;
+  const rlx_tir_block_t* b = br->block;
+  rlx_analyzer_t* an = rlx_analyzer_create(ctx);
+  for (int i = 0; i < b->n_iter_vars; i++)
+    rlx_analyzer_bind(an, b->iter_vars[i]->var, b->iter_vars[i]->dom.min, b->iter_vars[i]->dom.extent);
+  rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
+  /* the store keeps its indices: order_free needs every spatial iter var there */
+  rlx_expr_t* v = rlx_analyzer_simplify(an, st->value);
+  if (v == st->value) return;
+  rlx_tir_block_t* nb = rlx_tir_block_copy(ctx, b);
+  nb->body = rlx_tir_store(ctx, st->buffer, v, st->n_indices, st->indices);
+  nb = sched_block_recompute_regions(ctx, nb);
+  rlx_tir_stmt_t* nbr = rlx_tir_block_realize(ctx, br->n_values, br->iter_values, br->predicate, nb);
+  sched_set_body(s, sched_replace(ctx, s->func->body, &br->hdr, nbr));
+}
+
 static rlx_status_t* sched_elementwise(rlx_schedule_t* s, const char* name) {
   nest_t nest;
+  simplify_block(s, name);
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
   if (nest.n == 0 || !order_free(nest.br->block)) return NULL;
   const rlx_tir_block_t* b = nest.br->block;
