@@ -7,9 +7,12 @@ the same file through node. Medians of --repeat runs, one thread and two threads
 ratio rlx/ORT (> 1: rlx slower).
 
 Usage: /usr/bin/python3 bench/onnx_models.py [--rlx build/bin/rlx] [--ort DIR] [--repeat 20]
-       [--only NAME]
+       [--only NAME] [--profile DIR]
 --ort: a folder where `npm install --ignore-scripts onnxruntime-node` was run (default
 /tmp/ortnode); without it only rlx is timed.
+--profile: after the table, `rlx bench --profile` per model and thread count shows where rlx's
+time goes (the top kernels, with GFLOPS where known); the full tables and bar charts
+(`--profile-plot`, python3-matplotlib) are written to DIR/NAME_Nt.txt and DIR/NAME_Nt.svg.
 """
 import argparse
 import os
@@ -93,7 +96,9 @@ def main():
     ap.add_argument("--ort", default="/tmp/ortnode")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--only")
+    ap.add_argument("--profile", metavar="DIR")
     args = ap.parse_args()
+    profiles = []
     tmp = tempfile.mkdtemp(prefix="rlx-onnxbench-")
     env = dict(os.environ, RLX_CACHE_DIR=os.path.join(tmp, "cache"))
     have_ort = os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node"))
@@ -137,6 +142,21 @@ def main():
                                               ratio))
         print("%-14s %s %s %s" % tuple(row))
         sys.stdout.flush()
+        if args.profile:
+            profiles.append((name, so, x))
+    for name, so, x in profiles:
+        os.makedirs(args.profile, exist_ok=True)
+        for threads in (1, 2):
+            base = os.path.join(args.profile, "%s_%dt" % (name, threads))
+            r = subprocess.run([args.rlx, "bench", so, "-i", x, "--repeat", str(args.repeat), "--threads", str(threads),
+                                "--profile", "--profile-plot", base + ".svg"], capture_output=True, text=True, env=env)
+            with open(base + ".txt", "w") as f:
+                f.write(r.stdout + r.stderr)
+            lines = r.stdout.splitlines()
+            hdr = [i for i, l in enumerate(lines) if l.startswith("kernel ")]
+            print("\n%s, %d thread(s): %s" % (name, threads, base + ".svg" if r.returncode == 0 else r.stderr.strip()))
+            if hdr:
+                print("\n".join(lines[hdr[0]:hdr[0] + 9]))
 
 
 if __name__ == "__main__":
