@@ -186,7 +186,7 @@ static rlx_status_t* blocked(lt_t* z, rlx_relax_expr_t* e, rlx_relax_expr_t** ou
 /* Emits `v = nchwc_to_nchw(blocked)` under v's own name when v's binding was replaced. */
 static rlx_status_t* materialize(lt_t* z, rlx_relax_var_t* v) {
   vinfo_t* i = info_of(z, &v->hdr);
-  if (!i || !i->plain_missing) return NULL;
+  if (!i || !i->plain_missing || (!i->blk && !i->pend)) return NULL; /* the latter: fused into its only reader */
   RLX_RETURN_IF_ERROR(flush(z, i));
   rlx_relax_expr_t* args[1] = {i->blk};
   rlx_relax_expr_t* call = rlx_relax_call_dps_packed(z->ctx, "rlx.nn.nchwc_to_nchw", 1, args, v->hdr.sinfo);
@@ -374,6 +374,45 @@ static rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_re
 static const char* const blocked_elementwise[] = {"relax.add",     "relax.subtract", "relax.multiply",
                                                   "relax.maximum", "relax.minimum",  "relax.nn.relu"};
 
+/* concat((conv_a(x), conv_b(x), ...), axis=1), every part a convolution of the same blocked
+ * x that nothing else reads, with a multiple of 16 channels and no residual: one call that
+ * writes each part into its channel blocks of the result (the concat costs nothing). */
+static rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tuple_t* t, const int64_t* yd, bool* done) {
+  if (t->n_fields < 2 || t->n_fields > 8) return NULL;
+  pend_t* parts[8];
+  for (int k = 0; k < t->n_fields; k++) {
+    parts[k] = open_pend(z, t->fields[k]);
+    if (!parts[k] || parts[k]->depthwise || parts[k]->res || parts[k]->oc % 16 != 0 || parts[k]->x != parts[0]->x)
+      return NULL;
+    for (int j = 0; j < k; j++)
+      if (t->fields[j] == t->fields[k]) return NULL; /* the same var twice */
+  }
+  int nd;
+  int64_t xd[6];
+  if (!parts[0]->x->sinfo || !static_f32(parts[0]->x, &nd, xd) || nd != 5) return NULL; /* a plain NCHW input */
+  int n = 0;
+  rlx_relax_expr_t** a = RLX_NEW_ARRAY(z->ctx, rlx_relax_expr_t*, 1 + 12 * t->n_fields);
+  a[n++] = parts[0]->x;
+  for (int k = 0; k < t->n_fields; k++) {
+    pend_t* p = parts[k];
+    int64_t bshape[1] = {p->oc};
+    a[n++] = p->w;
+    a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)p->oc * 4);
+    a[n++] = prim_i(z, p->winograd ? 1 : 0);
+    for (int g = 0; g < 6; g++) a[n++] = prim_i(z, p->g[g]);
+    bool act = p->lo > -INFINITY || p->hi < INFINITY;
+    a[n++] = prim_i(z, act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE);
+    a[n++] = prim_f(z, p->lo > -INFINITY ? p->lo : -3.0e38);
+    a[n++] = prim_f(z, p->hi < INFINITY ? p->hi : 3.0e38);
+    info_of(z, t->fields[k])->pend = NULL; /* consumed here */
+  }
+  rlx_relax_expr_t* b = NULL;
+  RLX_RETURN_IF_ERROR(emit_packed(z, "rlx.nn.conv2d_concat_nchwc", n, a, blk_sinfo(z, yd[0], yd[1], yd[2], yd[3]), &b));
+  new_info(z, v, yd[1])->blk = b;
+  *done = true;
+  return NULL;
+}
+
 /* Elementwise ops, pools, means and concat on blocked inputs. */
 static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
   int ny;
@@ -441,6 +480,8 @@ static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_
     int64_t axis = onn_attr_int(c, "axis", 0);
     rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[0];
     if (axis != 1 && axis != -3) return NULL;
+    RLX_RETURN_IF_ERROR(try_concat_convs(z, v, t, yd, done));
+    if (*done) return NULL;
     for (int k = 0; k < t->n_fields; k++) {
       vinfo_t* fi = info_of(z, t->fields[k]);
       if (!fi || !(fi->blk || fi->pend) || fi->c % 16 != 0) return NULL;

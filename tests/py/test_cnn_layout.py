@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The convolutional networks of bench/onnx_models.py (ResNet-18, MobileNetV2, SqueezeNet 1.1,
 random weights, batch 1) go through the NCHW16c kernels entirely: after `layout_nchwc` no
-R.nn.conv2d or R.nn.max_pool2d is left, every ONNX Conv became one rlx.nn.* convolution call
-(Winograd for the 3x3 stride-1 layers with enough tiles), activations are converted to NCHW16c
+R.nn.conv2d, R.nn.max_pool2d or R.concat is left, every ONNX Conv became an rlx.nn.*
+convolution (Winograd for the 3x3 stride-1 layers with enough tiles; SqueezeNet's expand
+pairs one call writing both halves of their concat), activations are converted to NCHW16c
 once at the input and back once before the classifier, `rlx compile --stats` reports no block
 left unscheduled, and the outputs match PyTorch within 1e-4 of the output scale at 1 and 2
 threads. A small TVMScript module checks the epilogue folding (bias, residual, clip) and the
@@ -40,16 +41,18 @@ for name, make, shape in onnx_models.MODELS:
     rc, text, err = tool.run("print", onnx_path, "--after", "layout_nchwc")
     if not check(rc == 0, "%s: rlx print --after layout_nchwc failed: %s" % (name, err.strip())):
         continue
-    left = [op for op in ("R.nn.conv2d(", "R.nn.max_pool2d(") if op in text]
+    left = [op for op in ("R.nn.conv2d(", "R.nn.max_pool2d(", "R.concat(") if op in text]
     check(not left, "%s: left in NCHW after layout_nchwc: %s" % (name, left))
     calls = re.findall(r'R\.call_dps_packed\("(rlx\.nn\.[a-z0-9_]+)"', text)
-    convs = [c for c in calls if "conv2d" in c]
+    # a fire module's two expand convs are one call writing both halves of the concat
+    convs = [c for c in calls if "conv2d" in c] + [c for c in calls if c == "rlx.nn.conv2d_concat_nchwc"]
     check(len(convs) == n_conv, "%s: %d Conv nodes, %d kernel convolutions" % (name, n_conv, len(convs)))
     check(calls.count("rlx.nn.nchw_to_nchwc") <= 1 and calls.count("rlx.nn.nchwc_to_nchw") == 1,
           "%s: one conversion in and one out, got %d in, %d out" % (
               name, calls.count("rlx.nn.nchw_to_nchwc"), calls.count("rlx.nn.nchwc_to_nchw")))
-    print("%s: %d convolutions (%d Winograd, %d depthwise), %d epilogue ops folded" % (
+    print("%s: %d convolutions (%d Winograd, %d depthwise, %d concat pairs), %d epilogue ops folded" % (
         name, len(convs), calls.count("rlx.nn.conv2d_winograd_nchwc"), calls.count("rlx.nn.dwconv2d_nchwc"),
+        calls.count("rlx.nn.conv2d_concat_nchwc"),
         len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", rc == 0 and tool.run("print", onnx_path)[1] or ""))
         - len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", text))))
     if name == "resnet18":

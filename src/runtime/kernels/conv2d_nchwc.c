@@ -181,6 +181,7 @@ typedef struct {
   float* y;
   tile_t base;
   int64_t V, ocb, og_n, icb_n, in_img, out_plane, wgroup;
+  int64_t ycb; /* channel blocks per image of y (y already offset by p->y_off blocks) */
   int64_t rw, kind;
   int64_t per, chunks, n_tiles, len; /* flat: tiles per item, items per (n, og) */
   int64_t wp, ogc, og_chunks;        /* rows: scratch row width, groups per item */
@@ -197,7 +198,7 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
   for (int64_t tt = ch * c->per; tt < (ch + 1) * c->per && tt < c->n_tiles; tt++) {
     int64_t p0 = tt * c->rw, m = c->len - p0 < c->rw ? c->len - p0 : c->rw;
-    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + p0 * 16;
+    int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + p0 * 16;
     t.src = c->x + n * c->in_img + p0 * c->p->cbi;
     t.y = c->y + yo;
     t.res = c->res ? c->res + yo : NULL;
@@ -217,7 +218,7 @@ static void conv_row_item(void* ctx, int64_t it, void* scratch) {
   for (int64_t og = oc_ch * c->ogc; og < (oc_ch + 1) * c->ogc && og < c->og_n; og++) {
     t.w = c->w + og * c->wgroup;
     t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
-    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + orow * p->ow * 16;
+    int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + orow * p->ow * 16;
     for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
       int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
       t.src = s + ow * p->sw * p->cbi;
@@ -239,7 +240,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   t.w = c->w + og * c->wgroup;
   t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
   for (int64_t orow = rc * c->rows_per; orow < (rc + 1) * c->rows_per && orow < p->oh; orow++) {
-    int64_t yo = (n * c->ocb + og * c->V) * c->out_plane + orow * p->ow * 16;
+    int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + orow * p->ow * 16;
     for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
       int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
       t.src = img + (orow * p->sh * c->wp + ow * p->sw) * p->cbi;
@@ -254,10 +255,12 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
                         const float* res, float* y) {
   conv_job_t c;
   memset(&c, 0, sizeof(c));
-  c.p = p, c.x = x, c.w = w, c.bias = bias, c.res = res, c.y = y;
+  c.p = p, c.x = x, c.w = w, c.bias = bias, c.res = res;
   const int64_t cbi = p->cbi;
   c.V = p->v;
   c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V;
+  c.ycb = p->y_cb ? p->y_cb : c.ocb;
+  c.y = y + p->y_off * p->oh * p->ow * 16;
   c.icb_n = (p->ic + cbi - 1) / cbi;
   c.in_img = c.icb_n * p->h * p->w * cbi, c.out_plane = p->oh * p->ow * 16;
   c.wgroup = c.icb_n * p->kh * p->kw * cbi * c.V * 16;
@@ -383,6 +386,7 @@ typedef struct {
   const float *x, *u, *bias, *res;
   float* y;
   int64_t V, ocb, og_n, icb_n, tcm, tw, n_tiles, chunks, in_img, out_plane, u_xi, u_og, vsz;
+  int64_t ycb; /* as conv_job_t */
 } wg_job_t;
 
 static void wg_item(void* ctx, int64_t it, void* scratch) {
@@ -430,7 +434,7 @@ static void wg_item(void* ctx, int64_t it, void* scratch) {
         for (int j = 0; j < 2; j++) {
           int64_t ow = tx * 2 + j;
           if (ow >= p->ow) break;
-          int64_t off = (n * ocb + ob) * c->out_plane + (oh * p->ow + ow) * 16;
+          int64_t off = (n * c->ycb + ob) * c->out_plane + (oh * p->ow + ow) * 16;
           v16 o = o2[j];
           if (c->res) o += LD(c->res + off);
           if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
@@ -444,8 +448,10 @@ static void wg_item(void* ctx, int64_t it, void* scratch) {
 int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, const float* x, const float* u, const float* bias,
                                  const float* res, float* y) {
   wg_job_t c;
-  c.p = p, c.x = x, c.u = u, c.bias = bias, c.res = res, c.y = y;
+  c.p = p, c.x = x, c.u = u, c.bias = bias, c.res = res;
   c.V = p->v, c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V, c.icb_n = (p->ic + 15) / 16;
+  c.ycb = p->y_cb ? p->y_cb : c.ocb;
+  c.y = y + p->y_off * p->oh * p->ow * 16;
   c.tcm = max_rw(c.V); /* tiles per item: one register tile row */
   c.tw = (p->ow + 1) / 2, c.n_tiles = (p->oh + 1) / 2 * c.tw;
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;

@@ -6,6 +6,9 @@
  *   rlx.nn.conv2d_nchwc   (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
  *   rlx.nn.dwconv2d_nchwc (x, w, bias, [res,] sh, sw, pt, pl, dh, dw, act, lo, hi, y)
  *   rlx.nn.conv2d_winograd_nchwc (x, u, bias, [res,] pt, pl, act, lo, hi, y)   3x3, stride 1
+ *   rlx.nn.conv2d_concat_nchwc (x, {w, bias, alg, sh, sw, pt, pl, dh, dw, act, lo, hi} * k, y)
+ *       k convolutions of x written side by side into y's channel blocks (concat in place);
+ *       alg 0: direct (w packed 6-D), 1: Winograd (w 5-D, stride/dilation must be 1)
  *   rlx.nn.max_pool2d_nchwc (x, kh, kw, sh, sw, pt, pl, dh, dw, y)
  *   rlx.nn.mean_hw_nchwc  (x, y)          y [N, Cb, 1, 1, 16]
  *   rlx.nn.nchw_to_nchwc  (x, y)          x [N, C, H, W] → y [N, ceil(C/16), H, W, 16]
@@ -157,6 +160,59 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
   return 0;
 }
 
+int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.conv2d_concat_nchwc";
+  if (n < 14 || (n - 2) % 12 != 0) return fail(who, "expected x, 12 arguments per convolution, y");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* ty = tensor(a, codes, n - 1);
+  if (!tx || !ty || tx->ndim != 5 || tx->shape[4] != 16 || ty->ndim != 5 || ty->shape[4] != 16 ||
+      tx->shape[0] != ty->shape[0])
+    return fail(who, "x and y must be float32 NCHW16c with the same batch");
+  int64_t off = 0;
+  for (int part = 0; part < (n - 2) / 12; part++) {
+    int k = 1 + 12 * part;
+    const DLTensor* tw = tensor(a, codes, k);
+    const DLTensor* tb = tensor(a, codes, k + 1);
+    int64_t g[8];
+    if (!tw || !tb || !ints(a, codes, k + 2, 8, g) || !is_float(codes[k + 10]) || !is_float(codes[k + 11]))
+      return fail(who, "each convolution is w, bias (float32), alg, sh, sw, pt, pl, dh, dw, act (ints), lo, hi");
+    rlx_nn_conv_t p;
+    memset(&p, 0, sizeof(p));
+    p.n = tx->shape[0], p.ic = tx->shape[1] * 16, p.h = tx->shape[2], p.w = tx->shape[3], p.cbi = 16;
+    p.oh = ty->shape[2], p.ow = ty->shape[3];
+    p.sh = g[1], p.sw = g[2], p.pt = g[3], p.pl = g[4], p.dh = g[5], p.dw = g[6], p.act = (int)g[7];
+    p.lo = (float)a[k + 10].v_float64, p.hi = (float)a[k + 11].v_float64;
+    bool wg = g[0] == 1;
+    if (g[0] != 0 && !wg) return fail(who, "alg must be 0 (direct) or 1 (Winograd)");
+    if (wg) {
+      if (tw->ndim != 5 || tw->shape[0] != 16 || tw->shape[2] * 16 != p.ic || tw->shape[3] != 16 ||
+          tw->shape[4] % 16 || tw->shape[4] < 16 || tw->shape[4] > 64 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
+          p.dw != 1)
+        return fail(who, "a Winograd weight must be [16, OG, ICb, 16, V*16] with stride and dilation 1");
+      p.v = tw->shape[4] / 16, p.oc = tw->shape[1] * tw->shape[4], p.kh = p.kw = 3;
+    } else {
+      if (tw->ndim != 6 || tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 64 || tw->shape[4] != 16 ||
+          tw->shape[1] * 16 != p.ic)
+        return fail(who, "a direct weight must be packed [OG, ICb, KH, KW, 16, V*16] for this input");
+      p.v = tw->shape[5] / 16, p.oc = tw->shape[0] * tw->shape[5], p.kh = tw->shape[2], p.kw = tw->shape[3];
+    }
+    if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "each bias must be [OCb*16] of its convolution");
+    if (p.sh < 1 || p.sw < 1 || p.dh < 1 || p.dw < 1 || p.pt < 0 || p.pl < 0 ||
+        (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP))
+      return fail(who, "strides and dilations must be >= 1, paddings >= 0, the activation known");
+    if ((p.oh - 1) * p.sh - p.pt >= p.h || (p.ow - 1) * p.sw - p.pl >= p.w)
+      return fail(who, "output is larger than the padded input allows");
+    p.y_cb = ty->shape[1], p.y_off = off;
+    off += p.oc / 16;
+    if (off > ty->shape[1]) return fail(who, "the convolutions have more channels than y");
+    int rc = wg ? rlx_nn_conv2d_winograd_nchwc(&p, tx->data, tw->data, tb->data, NULL, ty->data)
+                : rlx_nn_conv2d_nchwc(&p, tx->data, tw->data, tb->data, NULL, ty->data);
+    if (rc) return fail(who, "out of memory for the scratch buffers");
+  }
+  if (off != ty->shape[1]) return fail(who, "the convolutions do not fill y's channels");
+  return 0;
+}
+
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
   rlx_nn_conv_t p;
   const float *x, *w, *b, *r;
@@ -236,6 +292,8 @@ static const rlx_kernel_info_t table[] = {
     {"rlx.nn.conv2d_nchwc", "rlx_nn_packed_conv2d_nchwc", "kernels_packed.c", rlx_nn_packed_conv2d_nchwc},
     {"rlx.nn.conv2d_winograd_nchwc", "rlx_nn_packed_conv2d_winograd_nchwc", "kernels_packed.c",
      rlx_nn_packed_conv2d_winograd_nchwc},
+    {"rlx.nn.conv2d_concat_nchwc", "rlx_nn_packed_conv2d_concat_nchwc", "kernels_packed.c",
+     rlx_nn_packed_conv2d_concat_nchwc},
     {"rlx.nn.dwconv2d_nchwc", "rlx_nn_packed_dwconv2d_nchwc", "kernels_packed.c", rlx_nn_packed_dwconv2d_nchwc},
     {"rlx.nn.max_pool2d_nchwc", "rlx_nn_packed_max_pool2d_nchwc", "kernels_packed.c", rlx_nn_packed_max_pool2d_nchwc},
     {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},

@@ -38,6 +38,8 @@ typedef struct {
   int64_t v;                  /* conv: 16-channel output blocks per weight group (1..4) */
   int act;                    /* rlx_nn_act_t: clip to [lo, hi] (relu: lo 0, hi +inf) */
   float lo, hi;
+  int64_t y_cb, y_off;        /* conv: y holds y_cb channel blocks per image (0: its own) and this
+                               * conv writes blocks y_off.. (concat in place; no residual then) */
 } rlx_nn_conv_t;
 
 /* y = act(conv(x, w) + bias + res). x is NCHW16c (cbi 16) or NCHW (cbi 1); w packed by
@@ -110,6 +112,7 @@ rlx_packed_fn_t rlx_kernel_lookup(const char* name);
 int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code,
                                          void* rh);
+int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);

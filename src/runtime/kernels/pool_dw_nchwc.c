@@ -20,6 +20,16 @@ void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, fl
         }
 }
 
+/* Output columns [*ow0, *ow1) whose whole window lies inside the image's columns. */
+static void interior_cols(const rlx_nn_conv_t* p, int64_t* ow0, int64_t* ow1) {
+  int64_t a = p->pl > 0 ? (p->pl + p->sw - 1) / p->sw : 0;
+  int64_t b = p->w - 1 - (p->kw - 1) * p->dw + p->pl;
+  b = b < 0 ? 0 : b / p->sw + 1;
+  if (b > p->ow) b = p->ow;
+  if (a > b) a = b;
+  *ow0 = a, *ow1 = b;
+}
+
 /* One output pixel with bounds checks (window partly outside the image). */
 static v16 dw_pixel(const rlx_nn_conv_t* p, const float* xp, const float* wb, int64_t oh, int64_t ow) {
   v16 acc = (v16){0};
@@ -131,12 +141,7 @@ static int64_t rows_per_item(int64_t rows, int64_t work_per_row) {
 void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                            const float* res, float* y) {
   dw_job_t c = {p, x, w, bias, res, y, (p->ic + 15) / 16, 0, 0, 1};
-  /* output columns whose whole window is inside the image: [ow0, ow1) */
-  c.ow0 = p->pl > 0 ? (p->pl + p->sw - 1) / p->sw : 0;
-  c.ow1 = p->w - 1 - (p->kw - 1) * p->dw + p->pl; /* last valid start column, in input coords + pl */
-  c.ow1 = c.ow1 < 0 ? 0 : c.ow1 / p->sw + 1;
-  if (c.ow1 > p->ow) c.ow1 = p->ow;
-  if (c.ow0 > c.ow1) c.ow0 = c.ow1;
+  interior_cols(p, &c.ow0, &c.ow1);
   int64_t rows = p->n * c.cb * p->oh;
   c.rows_per = rows_per_item(rows, p->ow * p->kh * p->kw);
   rlx_nn_parallel((rows + c.rows_per - 1) / c.rows_per, 0, dw_item, &c);
@@ -147,6 +152,7 @@ typedef struct {
   const float* x;
   float* y;
   int64_t rows, rows_per;
+  int64_t ow0, ow1; /* output columns whose window lies inside the image */
 } pool_job_t;
 
 static void max_pool_item(void* ctx, int64_t item, void* scratch) {
@@ -158,8 +164,24 @@ static void max_pool_item(void* ctx, int64_t item, void* scratch) {
     int64_t oh = r % p->oh, img = r / p->oh;
     const float* xp = x + img * p->h * p->w * 16;
     float* yr = y + (img * p->oh + oh) * p->ow * 16;
+    int64_t kh0 = 0, kh1 = p->kh; /* rows of the window inside the image */
+    while (kh0 < kh1 && oh * p->sh - p->pt + kh0 * p->dh < 0) kh0++;
+    while (kh1 > kh0 && oh * p->sh - p->pt + (kh1 - 1) * p->dh >= p->h) kh1--;
     for (int64_t ow = 0; ow < p->ow; ow++) {
       v16 m = (v16){0} - INFINITY;
+      if (ow >= c->ow0 && ow < c->ow1) { /* the window's columns are all inside */
+        const float* xc = xp + (ow * p->sw - p->pl) * 16;
+        for (int64_t kh = kh0; kh < kh1; kh++) {
+          const float* xr = xc + (oh * p->sh - p->pt + kh * p->dh) * p->w * 16;
+          if (p->kw == 3 && p->dw == 1) {
+            m = vmax(m, vmax(LD(xr), vmax(LD(xr + 16), LD(xr + 32))));
+          } else {
+            for (int64_t kw = 0; kw < p->kw; kw++) m = vmax(m, LD(xr + kw * p->dw * 16));
+          }
+        }
+        ST(yr + ow * 16, m);
+        continue;
+      }
       for (int64_t kh = 0; kh < p->kh; kh++) {
         int64_t ih = oh * p->sh - p->pt + kh * p->dh;
         if (ih < 0 || ih >= p->h) continue;
@@ -174,7 +196,8 @@ static void max_pool_item(void* ctx, int64_t item, void* scratch) {
 }
 
 void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y) {
-  pool_job_t c = {p, x, y, p->n * ((p->ic + 15) / 16) * p->oh, 1};
+  pool_job_t c = {p, x, y, p->n * ((p->ic + 15) / 16) * p->oh, 1, 0, 0};
+  interior_cols(p, &c.ow0, &c.ow1);
   c.rows_per = rows_per_item(c.rows, p->ow * p->kh * p->kw);
   rlx_nn_parallel((c.rows + c.rows_per - 1) / c.rows_per, 0, max_pool_item, &c);
 }
