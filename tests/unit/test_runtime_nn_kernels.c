@@ -246,6 +246,60 @@ static void test_pool_mean(void) {
   free(x), free(xb), free(yb), free(y);
 }
 
+/* Two convolutions of one input (a 1x1 direct and a 3x3 Winograd) written side by side into
+ * one output by rlx.nn.conv2d_concat_nchwc, against the two separate calls. */
+static void test_concat(void) {
+  int64_t ic = 32, h = 13, w = 13, oa = 32, ob = 48, icb = 2;
+  float* x = rand_buf(ic * h * w, 11);
+  float* xb = to_blocked(x, 1, ic, h * w);
+  float* wa = rand_buf(oa * ic, 12);
+  float* wb = rand_buf(ob * ic * 9, 13);
+  float* ba = rand_buf(oa, 14);
+  float* bb = rand_buf(ob, 15);
+  float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, 16) * sizeof(float));
+  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic) * sizeof(float));
+  rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, 16, 2, pa);
+  rlx_nn_winograd_pack_weight(wb, ob, ic, 3, pb);
+  int64_t xs[5] = {1, icb, h, w, 16}, was[6] = {1, icb, 1, 1, 16, 32}, wbs[5] = {16, 1, icb, 16, 48};
+  int64_t bas[1] = {oa}, bbs[1] = {ob}, ys[5] = {1, 5, h, w, 16}, yas[5] = {1, 2, h, w, 16}, ybs[5] = {1, 3, h, w, 16};
+  float* y = malloc((size_t)(5 * h * w * 16) * sizeof(float));
+  float* ya = malloc((size_t)(2 * h * w * 16) * sizeof(float));
+  float* yb = malloc((size_t)(3 * h * w * 16) * sizeof(float));
+  DLTensor tx = dlt(xb, 5, xs), twa = dlt(pa, 6, was), twb = dlt(pb, 5, wbs), tba = dlt(ba, 1, bas);
+  DLTensor tbb = dlt(bb, 1, bbs), ty = dlt(y, 5, ys), tya = dlt(ya, 5, yas), tyb = dlt(yb, 5, ybs);
+  rlx_packed_fn_t fn = NULL;
+  rlx_status_t* st = rlx_registry_get("rlx.nn.conv2d_concat_nchwc", &fn, NULL);
+  CHECK(st == NULL);
+  rlx_status_free(st);
+  rlx_value_t a[32];
+  int c[32], n = 0;
+  a[n].v_handle = &tx, c[n++] = RLX_ARG_DLTENSOR;
+  DLTensor* parts[2][2] = {{&twa, &tba}, {&twb, &tbb}};
+  int64_t g[2][8] = {{0, 1, 1, 0, 0, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 0}};
+  for (int k = 0; k < 2; k++) {
+    a[n].v_handle = parts[k][0], c[n++] = RLX_ARG_DLTENSOR;
+    a[n].v_handle = parts[k][1], c[n++] = RLX_ARG_DLTENSOR;
+    for (int i = 0; i < 8; i++) a[n].v_int64 = g[k][i], c[n++] = RLX_ARG_INT;
+    a[n].v_float64 = 0, c[n++] = RLX_ARG_FLOAT;
+    a[n].v_float64 = 1e30, c[n++] = RLX_ARG_FLOAT;
+  }
+  a[n].v_handle = &ty, c[n++] = RLX_ARG_DLTENSOR;
+  rlx_value_t ret;
+  int rc = 0;
+  CHECK_MSG(fn && fn(a, c, n, &ret, &rc, NULL) == 0, "concat call: %s", rlx_last_error());
+  DLTensor* ts[3] = {&tx, &twa, &tba};
+  double va[9] = {1, 1, 0, 0, 1, 1, RLX_NN_ACT_CLIP, 0, 1e30};
+  CHECK(call("rlx.nn.conv2d_nchwc", ts, 3, "iiiiiiiff", va, &tya) == 0);
+  DLTensor* tsb[3] = {&tx, &twb, &tbb};
+  double vb[5] = {1, 1, RLX_NN_ACT_NONE, 0, 0};
+  CHECK(call("rlx.nn.conv2d_winograd_nchwc", tsb, 3, "iiiff", vb, &tyb) == 0);
+  CHECK(max_err(y, ya, 2 * h * w * 16) < 1e-6 && max_err(y + 2 * h * w * 16, yb, 3 * h * w * 16) < 1e-6);
+  /* parts that do not fill y's channels */
+  ys[1] = 6;
+  CHECK(fn && fn(a, c, n, &ret, &rc, NULL) != 0 && strstr(rlx_last_error(), "do not fill y") != NULL);
+  free(x), free(xb), free(wa), free(wb), free(ba), free(bb), free(pa), free(pb), free(y), free(ya), free(yb);
+}
+
 static void test_errors(void) {
   float buf[64] = {0};
   int64_t s5[5] = {1, 1, 2, 2, 16}, s4[4] = {1, 16, 2, 2}, s1[1] = {16};
@@ -272,6 +326,7 @@ static void test_errors(void) {
 int main(void) {
   test_convs();
   test_pool_mean();
+  test_concat();
   test_errors();
   TEST_MAIN_END();
 }
