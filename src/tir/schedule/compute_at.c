@@ -225,6 +225,8 @@ static rlx_status_t* move_at(rlx_schedule_t* s, const char* block, rlx_var_t* lo
   }
   /* every reader (compute_at) / writer (reverse) of X must be under L */
   int total = reverse ? sched_count_writers(s->func->body, x) : sched_count_readers(s->func->body, x);
+  /* a reduction producer reads its own accumulator: it is not a consumer */
+  if (!reverse && sched_stmt_loads(b->body, x)) total--;
   int under = reverse ? sched_count_writers(lf->body, x) : sched_count_readers(lf->body, x);
   if (under == 0 || under != total) {
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: not every %s of '%s' (of block '%s') is under loop '%s'", op,

@@ -12,8 +12,12 @@
  *     the vector width, moved inside the reduction loops and vectorized (the init is
  *     decomposed into its own block); a single reduction axis that is innermost and contiguous
  *     is instead split into VL partial results kept in a vector (rfactor), combined at the end;
+ *   - a function of row reductions and elementwise blocks ending in an elementwise block
+ *     (softmax, LayerNorm): row fusion -- one (parallel) row loop, every block computed at
+ *     it, the reductions rfactored and the elementwise loops vectorized under it;
  *   - elementwise/injective blocks: innermost contiguous axis split by the vector width and
- *     vectorized, all other loops fused into one loop, parallel when >= 64K elements.
+ *     vectorized, all other loops fused into one loop when it is parallel (>= 64K elements),
+ *     else left nested; the stored value simplified with the iter var ranges.
  * A block whose schedule fails any check keeps its previous form, and that is reported: every
  * contraction the matmul rule does not take and every reduction left scalar is listed with
  * the reason (rlx_tir_default_schedule_report). The result carries "tir.is_scheduled" = True.
@@ -476,6 +480,86 @@ static void try_inline(rlx_schedule_t* s, const char* name) {
   }
 }
 
+/* Vectorizes the innermost loop of block `name` by 16 (or 8, 4) lanes when it walks memory
+ * contiguously and its constant extent divides; no other loop is touched. */
+static rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char* name) {
+  nest_t nest;
+  RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
+  if (nest.n == 0) return NULL;
+  rlx_tir_for_t* inner = nest.loops[nest.n - 1];
+  int iv = bound_iter(nest.br, inner->var);
+  int64_t w = const_extent(inner);
+  int vl = lanes_for(nest.br->block);
+  while (vl > 1 && w > 0 && w % vl != 0) vl /= 2;
+  if (iv < 0 || vl < 4 || w < vl || !contiguous(s->ctx, nest.br->block, nest.br->block->iter_vars[iv]->var)) return NULL;
+  int64_t factors[2] = {-1, vl};
+  rlx_var_t* sp[2];
+  RLX_RETURN_IF_ERROR(rlx_sched_split(s, inner->var, 2, factors, sp));
+  return rlx_sched_vectorize(s, sp[1]);
+}
+
+/* Row fusion (softmax, LayerNorm, any chain of row reductions and elementwise ops ending in
+ * an elementwise block): the last block's loops but the innermost are fused into one row
+ * loop r, every other block is computed at r (compute_at: one row of each intermediate per
+ * iteration), then under r each reduction gets the vectorized row rule (rfactor) and each
+ * elementwise block its innermost loop vectorized. One pass per row over data in L1, and
+ * one parallel loop (rows) for the whole function instead of one per block. *out_done is
+ * false (and the schedule unchanged) when it does not apply. */
+static rlx_status_t* row_fuse(rlx_schedule_t* s, int n, const char** names, bool* out_done) {
+  *out_done = false;
+  const char** live = RLX_NEW_ARRAY(s->ctx, const char*, n > 0 ? n : 1);
+  int nl = 0;
+  bool any_red = false;
+  for (int i = 0; i < n; i++) {
+    rlx_tir_block_realize_t* br = rlx_tir_find_block(s->func->body, names[i]);
+    if (!br) continue;
+    if (!br->block->body || br->block->body->kind != RLX_STMT_BUFFER_STORE) return NULL;
+    if (!rlx_dtype_eq(RLX_AS(rlx_tir_store_t, br->block->body)->buffer->dtype, rlx_dt_float32())) return NULL;
+    if (is_reduction(br->block)) any_red = true;
+    live[nl++] = names[i];
+  }
+  if (nl < 2 || !any_red) return NULL;
+  nest_t last;
+  RLX_RETURN_IF_ERROR(get_nest(s, live[nl - 1], &last));
+  if (last.n < 2 || is_reduction(last.br->block) || !order_free(last.br->block)) return NULL;
+  for (int i = 0; i < last.n; i++)
+    if (bound_iter(last.br, last.loops[i]->var) < 0 && const_extent(last.loops[i]) != 1) return NULL;
+  int64_t rows = work(last.loops, last.n - 1), total = work(last.loops, last.n);
+  if (rows < 0 || total < 0) return NULL;
+  rlx_tir_func_t* saved = s->func;
+  rlx_var_t** outer = RLX_NEW_ARRAY(s->ctx, rlx_var_t*, last.n);
+  for (int i = 0; i + 1 < last.n; i++) outer[i] = last.loops[i]->var;
+  rlx_var_t* r = outer[0];
+  rlx_status_t* st = last.n > 2 ? rlx_sched_fuse(s, last.n - 1, outer, &r) : NULL;
+  for (int i = nl - 2; i >= 0 && !st; i--) st = rlx_sched_compute_at(s, live[i], r);
+  for (int i = 0; i < nl && !st; i++) {
+    nest_t b;
+    st = get_nest(s, live[i], &b);
+    if (st) break;
+    if (is_reduction(b.br->block)) {
+      /* the row rule needs the reduction loop innermost: skip the extent-1 spatial loops */
+      bool done = false;
+      nest_t inner = b;
+      while (inner.n > 1 && const_extent(inner.loops[0]) >= 0 && inner.loops[0]->var != r) {
+        inner.loops++;
+        inner.n--;
+      }
+      st = row_reduce(s, live[i], &inner, &done);
+      if (!st && !done) st = rlx_status_create(RLX_UNSUPPORTED, "row fusion: reduction '%s' not vectorized", live[i]);
+    } else {
+      st = vectorize_inner(s, live[i]);
+    }
+  }
+  if (!st && total >= PAR_MIN && rows > 1) st = rlx_sched_parallel(s, r);
+  if (st) {
+    rlx_status_free(st);
+    s->func = saved;
+    return NULL;
+  }
+  *out_done = true;
+  return NULL;
+}
+
 /* Iterations of the loop nest above a block (-1 when symbolic). */
 static int64_t block_work(rlx_schedule_t* s, const char* name) {
   nest_t nest;
@@ -548,6 +632,13 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
       applied = false;
     }
     done[i] = applied;
+  }
+  bool any_done = false;
+  for (int i = 0; i < n; i++) any_done = any_done || done[i] || mm_why[i];
+  if (!any_done) {
+    bool fused = false;
+    RLX_RETURN_IF_ERROR(row_fuse(s, n, names, &fused));
+    for (int i = 0; i < n && fused; i++) done[i] = true;
   }
   for (int i = 0; i < n; i++) {
     if (done[i] || !rlx_tir_find_block(s->func->body, names[i])) continue;
