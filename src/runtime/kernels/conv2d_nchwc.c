@@ -85,10 +85,12 @@ static inline __attribute__((always_inline)) void conv_tile(const tile_t* t, con
 typedef void (*tile_fn_t)(const tile_t* t);
 
 /* Instances: tile_<V>_<RW>_<kind>, kind s1 (stride-1 blocked input), s2 (stride-2 blocked),
- * g (anything: run-time pixel stride and channels per block). */
-#define TILE3(V, RW)                                                           \
+ * p2 (stride-2 plain NCHW input: a network's first layer), g (anything: run-time pixel
+ * stride and channels per block). */
+#define TILE3(V, RW)                                                                   \
   static void tile_##V##_##RW##_s1(const tile_t* t) { conv_tile(t, V, RW, 16, 16); } \
   static void tile_##V##_##RW##_s2(const tile_t* t) { conv_tile(t, V, RW, 32, 16); } \
+  static void tile_##V##_##RW##_p2(const tile_t* t) { conv_tile(t, V, RW, 2, 1); }   \
   static void tile_##V##_##RW##_g(const tile_t* t) { conv_tile(t, V, RW, 0, 0); }
 #define TILES7(V) TILE3(V, 1) TILE3(V, 2) TILE3(V, 3) TILE3(V, 4) TILE3(V, 5) TILE3(V, 6) TILE3(V, 7)
 TILES7(1)
@@ -100,10 +102,10 @@ TILE3(2, 8) TILE3(2, 9) TILE3(2, 10) TILE3(2, 11) TILE3(2, 12) TILE3(2, 13) TILE
 TILE3(3, 8) TILE3(3, 9)
 
 enum { MAX_RW = 14 };
-#define ROW3(V, RW) {tile_##V##_##RW##_s1, tile_##V##_##RW##_s2, tile_##V##_##RW##_g}
-#define NO3 {NULL, NULL, NULL}
+#define ROW3(V, RW) {tile_##V##_##RW##_s1, tile_##V##_##RW##_s2, tile_##V##_##RW##_p2, tile_##V##_##RW##_g}
+#define NO3 {NULL, NULL, NULL, NULL}
 /* [V - 1][RW - 1][kind] */
-static const tile_fn_t tiles[4][MAX_RW][3] = {
+static const tile_fn_t tiles[4][MAX_RW][4] = {
     {ROW3(1, 1), ROW3(1, 2), ROW3(1, 3), ROW3(1, 4), ROW3(1, 5), ROW3(1, 6), ROW3(1, 7), ROW3(1, 8), ROW3(1, 9),
      ROW3(1, 10), ROW3(1, 11), ROW3(1, 12), ROW3(1, 13), ROW3(1, 14)},
     {ROW3(2, 1), ROW3(2, 2), ROW3(2, 3), ROW3(2, 4), ROW3(2, 5), ROW3(2, 6), ROW3(2, 7), ROW3(2, 8), ROW3(2, 9),
@@ -171,7 +173,8 @@ static void fill_rows(const rlx_nn_conv_t* p, const float* xn, int64_t icb_n, in
 static int kind_of(const rlx_nn_conv_t* p, int64_t spx) {
   if (p->cbi == 16 && spx == 16) return 0;
   if (p->cbi == 16 && spx == 32) return 1;
-  return 2;
+  if (p->cbi == 1 && spx == 2) return 2;
+  return 3;
 }
 
 /* A direct convolution split into work items for the pool. */
