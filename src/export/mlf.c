@@ -473,9 +473,13 @@ static rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t* m, const cha
         el.lanes = 1;
         rlx_strbuf_printf(&h, "%s%s* %s", k ? ", " : "", rlx_dtype_str(el, buf), rlx_aot_sanitize(ctx, b->name));
         cJSON* p = cJSON_CreateObject();
-        rlx_expr_t* bytes = rlx_ir_i64(ctx, rlx_dtype_bytes(b->dtype));
-        for (int d = 0; d < b->ndim; d++) bytes = rlx_ir_mul(ctx, bytes, b->shape[d]);
-        cJSON_AddItemToObject(p, "size_bytes", size_json(rlx_ir_simplify(ctx, bytes)));
+        /* dims in order, then the element size ("n * k * 4"); folded when constant */
+        rlx_expr_t* bytes = b->ndim ? b->shape[0] : rlx_ir_i64(ctx, 1);
+        for (int d = 1; d < b->ndim; d++) bytes = rlx_ir_mul(ctx, bytes, b->shape[d]);
+        bytes = rlx_ir_mul(ctx, bytes, rlx_ir_i64(ctx, rlx_dtype_bytes(b->dtype)));
+        rlx_expr_t* folded = rlx_ir_simplify(ctx, bytes);
+        int64_t cv;
+        cJSON_AddItemToObject(p, "size_bytes", size_json(rlx_expr_is_const_int(folded, &cv) ? folded : bytes));
         cJSON_AddItemToObject(p, "shape", shape_json(b->ndim, b->shape));
         cJSON_AddStringToObject(p, "dtype", rlx_dtype_str(b->dtype, buf));
         cJSON_AddStringToObject(p, "input_binding", b->name);

@@ -2,6 +2,7 @@
 feeds raw input files to the AOT entry point and writes raw output files, build it with the
 issue's command (cc -std=c11 -O2 -I codegen/host/include ... -lm) and run it."""
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -57,15 +58,33 @@ def write_main(out_dir, meta, name="default"):
     return len(lines)
 
 
-def build(out_dir, extra=(), openmp=False):
-    """Builds out_dir/prog with the issue's command; returns (ok, compiler output)."""
+def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
+    """Builds out_dir/prog with the issue's command (cc -std=c11 -O2 -I codegen/host/include
+    sources... main.c -lm); returns (ok, compiler output). With obj_cache (a directory), the
+    archive's runtime/src/*.c (the same files in every archive) are compiled once to objects
+    cached by content, with the same flags."""
+    inc = os.path.join(out_dir, "codegen/host/include")
+    cc = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + (["-fopenmp"] if openmp else [])
     srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
-    srcs += sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
+    runtime = sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
+    objs = []
+    if obj_cache and runtime:
+        os.makedirs(obj_cache, exist_ok=True)
+        for src in runtime:
+            with open(src, "rb") as f:
+                key = hashlib.sha1(f.read() + " ".join(cc[1:]).encode()).hexdigest()
+            obj = os.path.join(obj_cache, key + ".o")
+            if not os.path.exists(obj):
+                r = subprocess.run(cc + ["-c", src, "-o", obj + ".tmp"], capture_output=True, text=True)
+                if r.returncode != 0:
+                    return False, r.stdout + r.stderr
+                os.rename(obj + ".tmp", obj)
+            objs.append(obj)
+    else:
+        srcs += runtime
     libs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/lib/*")))
-    cmd = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", os.path.join(out_dir, "codegen/host/include")]
-    if openmp:
-        cmd.append("-fopenmp")
-    cmd += srcs + [os.path.join(out_dir, "main.c")] + libs + list(extra) + ["-lm", "-o", os.path.join(out_dir, "prog")]
+    cmd = cc + srcs + [os.path.join(out_dir, main) if not os.path.isabs(main) else main] + objs + libs + list(extra)
+    cmd += ["-lm", "-o", os.path.join(out_dir, "prog")]
     r = subprocess.run(cmd, capture_output=True, text=True)
     return r.returncode == 0, r.stdout + r.stderr
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Model Library Format on real networks: ResNet-18 and MobileNetV2 (torchvision, random
+seeded weights, exported to ONNX) export as full-model archives; each builds with the issue's
+command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm) around a ~30-line main.c and
+its output matches the VM's on the same input. rlx's runtime kernel sources (the same in both
+archives) are compiled once."""
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+sys.path.insert(0, os.path.dirname(__file__))
+import mlf_util as mu  # noqa: E402
+from harness import Tool, check, finish  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
+OBJS = os.path.join(tool.tmp, "objs")
+
+for name, make in (("resnet18", lambda: torchvision.models.resnet18(weights=None)),
+                   ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(weights=None))):
+    torch.manual_seed(0)
+    model = make().eval()
+    onnx_path = os.path.join(tool.tmp, name + ".onnx")
+    torch.onnx.export(model, torch.randn(1, 3, 224, 224), onnx_path, opset_version=14, input_names=["x"],
+                      output_names=["y"])
+    tar = os.path.join(tool.tmp, name + ".tar")
+    rc, _, err = tool.run("export-mlf", onnx_path, "-o", tar)
+    if not check(rc == 0, "%s: export-mlf failed: %s" % (name, err)):
+        continue
+    d = os.path.join(tool.tmp, name)
+    meta = mu.unpack(tar, d)
+    fn = meta["modules"]["default"]["memory"]["functions"]["main"][0]
+    check(fn["inputs"]["x"]["shape"] == [1, 3, 224, 224] and fn["outputs"]["y"]["shape"] == [1, 1000],
+          "%s: metadata shapes" % name)
+    print("%s: workspace %d bytes, constants %d bytes" % (name, fn["workspace_size_bytes"], fn["constants_size_bytes"]))
+    lines = mu.write_main(d, meta)
+    built, log = mu.build(d, obj_cache=OBJS)
+    if not check(built, "%s: the archive does not build (%d-line main.c): %s" % (name, lines, log[-3000:])):
+        continue
+    x = np.random.default_rng(3).standard_normal((1, 3, 224, 224)).astype(np.float32)
+    rc, log, outs = mu.run(d, meta, {"x": x})
+    if not check(rc == 0, "%s: the plain C program failed: %s" % (name, log)):
+        continue
+    np.save(os.path.join(tool.tmp, "x.npy"), x)
+    rc, _, err = tool.run("run", onnx_path, "-i", os.path.join(tool.tmp, "x.npy"), "-o", os.path.join(tool.tmp, "vm"),
+                          "--format", "npy")
+    if not check(rc == 0, "%s: VM run failed: %s" % (name, err)):
+        continue
+    ref = np.load(os.path.join(tool.tmp, "vm", "output_0.npy"))
+    err = float(np.max(np.abs(outs["y"].reshape(ref.shape) - ref))) / max(1.0, float(np.max(np.abs(ref))))
+    print("%s: plain C vs VM max abs error / scale = %.3g" % (name, err))
+    check(err <= 1e-4, "%s: plain C output differs from the VM's (%.3g)" % (name, err))
+finish()

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `rlx export-mlf` (Model Library Format v7): each archive is unpacked,
+built with the issue's command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm; no rlx
+library) around a ~30-line main.c, run, and compared with the VM on the same inputs:
+a symbolic-batch MLP on two batch sizes (workspace from tvmgen_default_workspace_size), the
+bundled CNN (ONNX; rlx's runtime kernels shipped in runtime/src) against PyTorch's output,
+TVM-style C++ kernels linked with --extern; operator style (rlx print reads src/tir-cpu.txt,
+cc -c compiles the sources); metadata.json, the header and the parameters file; every error
+path (unwritable output, a model the exporter cannot express, wrong style) leaves no archive."""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import mlf_util as mu  # noqa: E402
+from harness import Tool, check, finish  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
+rng = np.random.default_rng(8)
+DATA = os.path.join(ROOT, "tests", "data")
+OBJS = os.path.join(tool.tmp, "objs")
+
+
+def path(name):
+    return os.path.join(tool.tmp, name)
+
+
+def ok(*args):
+    rc, out, err = tool.run(*args)
+    check(rc == 0, "rlx %s failed (%d): %s" % (" ".join(map(str, args)), rc, err))
+    return rc == 0, out
+
+
+def fails(args, needles, what):
+    rc, out, err = tool.run(*args)
+    good = rc == 1 and err.startswith("rlx: error:") and all(n in err for n in needles)
+    check(good, "%s: rc=%d stderr=%r, wanted %r" % (what, rc, err, needles))
+
+
+def close(out, ref, what, tol=1e-4):
+    ref = np.asarray(ref, np.float64)
+    scale = max(1.0, float(np.max(np.abs(ref))))
+    err = float(np.max(np.abs(out.reshape(ref.shape).astype(np.float64) - ref))) / scale if ref.size else 0.0
+    print("%s: max abs error / scale = %.3g" % (what, err))
+    return check(err <= tol, "%s: error %.3g" % (what, err))
+
+
+def export(src, name, *extra):
+    tar = path(name + ".tar")
+    if not ok("export-mlf", src, "-o", tar, *extra)[0]:
+        return None, None
+    d = path(name)
+    return d, mu.unpack(tar, d)
+
+
+def vm_run(model, inputs, *extra):
+    files = []
+    for i, arr in enumerate(inputs):
+        files += ["-i", path("vmin%d.npy" % i)]
+        np.save(path("vmin%d.npy" % i), arr)
+    if not ok("run", model, "-o", path("vmout"), "--format", "npy", *(list(extra) + files))[0]:
+        return None
+    outs, k = [], 0
+    while os.path.exists(path("vmout/output_%d.npy" % k)):
+        outs.append(np.load(path("vmout/output_%d.npy" % k)))
+        os.unlink(path("vmout/output_%d.npy" % k))
+        k += 1
+    return outs
+
+
+# --- symbolic-batch MLP: two batch sizes, workspace from tvmgen_default_workspace_size ----------
+mlp = os.path.join(ROOT, "examples", "mlp.py")
+d, meta = export(mlp, "mlp")
+if meta:
+    mod = meta["modules"]["default"]
+    fn = mod["memory"]["functions"]["main"][0]
+    check(meta["version"] == 7 and mod["style"] == "full-model" and mod["executors"] == ["aot"] and
+          mod["target"] == ["c"] and fn["device"] == 1, "MLP metadata header fields")
+    check(fn["inputs"]["x"] == {"size": "n * 3136", "dtype": "float32", "shape": ["n", 784]}, "symbolic input %r" % fn["inputs"]["x"])
+    check(fn["outputs"]["output"]["shape"] == ["n", 10], "symbolic output shape")
+    ws_formula = fn["workspace_size_bytes"]
+    check(isinstance(ws_formula, str) and "n" in ws_formula, "workspace is a formula: %r" % ws_formula)
+    check(fn.get("shape_vars") == ["n"], "shape_vars listed")
+    check(len(mod["memory"]["functions"]["operator_functions"]) >= 4 and
+          all("function_name" in o and o["workspace"][0]["device"] == 1 for o in mod["memory"]["functions"]["operator_functions"]),
+          "operator_functions listed")
+    hdr = open(os.path.join(d, "codegen/host/include/tvmgen_default.h")).read()
+    for needle in ("struct tvmgen_default_shape_vars", "int64_t n;", "size_t tvmgen_default_workspace_size(",
+                   "int32_t tvmgen_default_run_dynamic(", "struct tvmgen_default_inputs", "void* x;", "void* output;"):
+        check(needle in hdr, "MLP header has %r" % needle)
+    rc, out, err = tool.run("print", os.path.join(d, "src/relax.txt"))
+    check(rc == 0 and "def main" in out, "rlx print src/relax.txt: " + err)
+    rc, out, err = tool.run("print", os.path.join(d, "src/tir-cpu.txt"))
+    check(rc == 0 and "T.prim_func" in out, "rlx print src/tir-cpu.txt: " + err)
+    n_lines = mu.write_main(d, meta)
+    check(n_lines <= 40, "main.c is short (%d lines)" % n_lines)
+    built, log = mu.build(d)
+    check(built, "MLP archive does not build: " + log)
+    shapes = {"w0": (256, 784), "b0": (256,), "w1": (256, 256), "b1": (256,), "w2": (256, 256), "b2": (256,),
+              "w3": (10, 256), "b3": (10,)}
+    for n in (3, 17) if built else ():
+        ins = {"x": rng.standard_normal((n, 784)).astype(np.float32)}
+        for k, s in shapes.items():
+            ins[k] = (rng.standard_normal(s) * 0.05).astype(np.float32)
+        rc, log, outs = mu.run(d, meta, ins, [n])
+        check(rc == 0, "MLP n=%d did not run: %s" % (n, log))
+        m = re.search(r"workspace_bytes=(\d+)", log)
+        check(m and int(m.group(1)) == eval(ws_formula, {"n": n}), "workspace_size(n=%d) = metadata formula" % n)
+        ref = vm_run(mlp, list(ins.values()))
+        if rc == 0 and ref:
+            close(outs["output"], ref[0], "MLP MLF vs VM, n=%d" % n)
+        rc, log, _ = mu.run(d, meta, ins, [-1])
+        check(rc != 0, "a negative batch makes run_dynamic return nonzero")
+
+# --- the bundled CNN (ONNX): runtime kernels shipped as sources; vs PyTorch's output -----------
+cnn = os.path.join(ROOT, "examples", "cnn.onnx")
+d, meta = export(cnn, "cnn")
+if meta:
+    fn = meta["modules"]["default"]["memory"]["functions"]["main"][0]
+    check(list(fn["inputs"]) == ["image"] and list(fn["outputs"]) == ["logits"], "ONNX names: %r %r" %
+          (list(fn["inputs"]), list(fn["outputs"])))
+    check(isinstance(fn["workspace_size_bytes"], int) and fn["constants_size_bytes"] > 300000, "static sizes")
+    check(fn["io_size_bytes"] == 3 * 32 * 32 * 4 + 40, "io_size_bytes")
+    hdr = open(os.path.join(d, "codegen/host/include/tvmgen_default.h")).read()
+    for needle in ("#define TVMGEN_DEFAULT_IMAGE_SIZE 12288", "#define TVMGEN_DEFAULT_LOGITS_SIZE 40",
+                   "#define TVMGEN_DEFAULT_WORKSPACE_SIZE", "int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs"):
+        check(needle in hdr, "CNN header has %r" % needle)
+    check(any(f.startswith("runtime-source") for f in [x["kind"] for x in meta["modules"]["default"]["external_dependencies"]]),
+          "runtime sources are external dependencies")
+    # parameters/default.params in TVM's NDArray-dict format, as the README documents it
+    raw = open(os.path.join(d, "parameters/default.params"), "rb").read()
+    magic, _, count = struct.unpack_from("<QQQ", raw, 0)
+    pos, total = 24, 0
+    for _ in range(count):
+        (ln,) = struct.unpack_from("<Q", raw, pos)
+        pos += 8 + ln
+    (count2,) = struct.unpack_from("<Q", raw, pos)
+    pos += 8
+    for _ in range(count2):
+        m2, _, dev, devid, ndim = struct.unpack_from("<QQiii", raw, pos)
+        pos += 28 + 4 + 8 * ndim
+        (nb,) = struct.unpack_from("<q", raw, pos)
+        pos += 8 + nb
+        total += nb
+    check(magic == 0xF7E58D4F05049CB7 and count == count2 and pos == len(raw) and total == fn["constants_size_bytes"],
+          "params file: %d arrays, %d bytes" % (count, total))
+    src = os.path.join(ROOT, "examples", "cnn_main.c")
+    built, log = mu.build(d, obj_cache=OBJS, main=src)
+    check(built, "CNN archive does not build with examples/cnn_main.c: " + log)
+    if built:
+        r = subprocess.run([os.path.join(d, "prog"), os.path.join(ROOT, "examples", "cnn_input.npy"), path("logits.bin")],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and "plain C logits" in r.stdout, "CNN program: " + r.stderr)
+        ref = np.load(os.path.join(ROOT, "examples", "cnn_output.npy"))
+        if r.returncode == 0:
+            close(np.fromfile(path("logits.bin"), np.float32), ref, "CNN MLF vs PyTorch")
+        vm = vm_run(cnn, [np.load(os.path.join(ROOT, "examples", "cnn_input.npy"))])
+        if vm and r.returncode == 0:
+            close(np.fromfile(path("logits.bin"), np.float32), vm[0], "CNN MLF vs VM", tol=1e-5)
+
+# --- TVM-style C++ kernels linked with --extern, in the archive --------------------------------
+d, meta = export(os.path.join(DATA, "tvm_extern.py"), "tvmk", "--extern", os.path.join(DATA, "tvm_kernels.cc"))
+if meta:
+    libs = os.listdir(os.path.join(d, "codegen/host/lib"))
+    check(libs == ["tvm_kernels.cc.o"], "extern object shipped: %r" % libs)
+    mu.write_main(d, meta)
+    built, log = mu.build(d, extra=["-lstdc++"])
+    check(built, "extern archive does not build: " + log)
+    for shp in ((2, 3, 4, 5), (1, 2, 1, 64)) if built else ():
+        x = rng.standard_normal(shp).astype(np.float32)
+        rc, log, outs = mu.run(d, meta, {"a": np.float32(1.5), "b": np.float32(-4), "x": x}, list(shp))
+        check(rc == 0, "extern archive run %s: %s" % (shp, log))
+        if rc == 0:
+            check(outs["output0"][0] == np.float32(-2.5), "0-d scalar add in plain C")
+            check(np.array_equal(outs["output1"].reshape(shp), x * np.float32(2) + np.float32(1)), "shape check %s" % (shp,))
+    if built:
+        rc, log, _ = mu.run(d, meta, {"a": np.float32(0), "b": np.float32(0), "x": np.zeros((1, 1, 1, 65), np.float32)},
+                            [1, 1, 1, 65])
+        check(rc != 0, "a failing ICHECK makes the plain C run return nonzero")
+
+# --- operator style -----------------------------------------------------------------------------
+d, meta = export(os.path.join(ROOT, "examples", "matmul_relu.py"), "ops", "--style", "operator", "--name", "ops")
+if meta:
+    mod = meta["modules"]["ops"]
+    check(mod["style"] == "operator" and mod["executors"] == [] and mod["model_name"] == "ops", "operator metadata")
+    check([p["input_binding"] for p in mod["memory"]["main"]] == ["A", "B", "compute"] and
+          mod["memory"]["main"][0] == {"size_bytes": 65536, "shape": [128, 128], "dtype": "float32", "input_binding": "A"},
+          "operator memory: %r" % mod["memory"])
+    rc, out, err = tool.run("print", os.path.join(d, "src/tir-cpu.txt"))
+    check(rc == 0 and "def main" in out, "rlx print OUT/src/tir-cpu.txt: " + err)
+    r = subprocess.run(["cc", "-std=c11", "-O2", "-c", "-I", os.path.join(d, "codegen/host/include"),
+                        os.path.join(d, "codegen/host/src/ops_lib0.c"), "-o", path("ops.o")], capture_output=True, text=True)
+    check(r.returncode == 0, "operator sources compile with cc -c: " + r.stderr)
+    nm = subprocess.run(["nm", path("ops.o")], capture_output=True, text=True).stdout
+    check(" T rlx_fn_main" in nm and " T tvmgen_ops_main" in nm, "operator entries exported")
+d, meta = export(os.path.join(DATA, "symbolic_extern.py"), "symops", "--style", "operator")
+if meta:
+    params = meta["modules"]["default"]["memory"]["matmul"]
+    check(params[0]["shape"] == ["n", "k"] and params[0]["size_bytes"] == "n * k * 4", "symbolic operator memory: %r" % params)
+
+# --- errors: nothing left behind ----------------------------------------------------------------
+fails(["export-mlf", mlp, "-o", "/nonexistent/dir/m.tar"], ["cannot write '/nonexistent/dir/m.tar"], "unwritable output")
+fails(["export-mlf", os.path.join(DATA, "symbolic_extern.py"), "-o", path("bad.tar")],
+      ["R.call_packed(\"ext_scale2\")", "no allocator"], "call_packed returning a value")
+fails(["export-mlf", os.path.join(DATA, "tvm_extern.py"), "-o", path("bad.tar")],
+      ["'tvm_scalar_add'", "neither a runtime kernel nor defined by an --extern object"], "extern without its object")
+fails(["export-mlf", os.path.join(ROOT, "examples", "matmul_relu.py"), "-o", path("bad.tar")],
+      ["needs a Relax function", "--style operator"], "full-model of PrimFuncs only")
+fails(["export-mlf", os.path.join(DATA, "tvm_extern.py"), "-o", path("bad.tar"), "--style", "operator"],
+      ["has none"], "operator style without PrimFuncs")
+fails(["export-mlf", mlp, "-o", path("bad.tar"), "--style", "graph"], ["--style expects full-model or operator"], "bad style")
+fails(["export-mlf", mlp], ["export-mlf needs -o OUT.tar"], "no output")
+check(not [f for f in os.listdir(tool.tmp) if f.startswith("bad.tar")], "no partial archive left behind")
+finish()
