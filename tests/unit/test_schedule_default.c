@@ -8,6 +8,7 @@
 #include "codegen/codegen.h"
 #include "script/script.h"
 #include "test_schedule_util.h"
+#include "topi/nn.h"
 
 static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in);
 
@@ -693,7 +694,49 @@ static void test_unit_axis_gelu(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Softmax and LayerNorm rows: one parallel (or serial) row loop for the whole function, every
+ * reduction rfactored under it, the same numbers. */
+static void check_rows(bool layer_norm, int64_t rows, int64_t len, int expect_parallel) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* sh2[2] = {c64(ctx, rows), c64(ctx, len)};
+  rlx_expr_t* sh1[1] = {c64(ctx, len)};
+  rlx_te_tensor_t* x = rlx_te_placeholder(ctx, 2, sh2, rlx_dt_float32(), "x");
+  rlx_te_tensor_t* g = rlx_te_placeholder(ctx, 1, sh1, rlx_dt_float32(), "g");
+  rlx_te_tensor_t* b = rlx_te_placeholder(ctx, 1, sh1, rlx_dt_float32(), "b");
+  rlx_status_t* st = NULL;
+  int axes[1] = {-1};
+  rlx_te_tensor_t* y = layer_norm ? rlx_topi_nn_layer_norm(ctx, x, g, b, 1, axes, 1e-5, &st)
+                                  : rlx_topi_nn_softmax(ctx, x, -1, &st);
+  CHECK_OK(st);
+  rlx_te_tensor_t* args4[4] = {x, g, b, y};
+  rlx_te_tensor_t* args2[2] = {x, y};
+  rlx_tir_func_t* f = NULL;
+  CHECK_OK(rlx_te_create_prim_func(ctx, layer_norm ? 4 : 2, layer_norm ? args4 : args2, "rows", &f));
+  rlx_tir_func_t* s = NULL;
+  rlx_sched_report_t rep;
+  CHECK_OK(rlx_tir_default_schedule_report(ctx, f, &s, &rep));
+  census_t c = census(s);
+  for (int i = 0; i < rep.n; i++) fprintf(stderr, "left unscheduled: %s: %s\n", rep.misses[i].block, rep.misses[i].reason);
+  if (getenv("RLX_SCHED_DUMP")) dump_func(s);
+  CHECK_MSG(rep.n == 0 && c.n_for[RLX_FOR_PARALLEL] == expect_parallel, "%s %lldx%lld: %d misses, %d parallel loops",
+            layer_norm ? "layer_norm" : "softmax", (long long)rows, (long long)len, rep.n, c.n_for[RLX_FOR_PARALLEL]);
+  CHECK(c.n_for[RLX_FOR_VECTORIZED] >= 4);
+  tshape_t ts4[4] = {{2, {rows, len}}, {1, {len}}, {1, {len}}, {2, {rows, len}}};
+  tshape_t ts2[2] = {{2, {rows, len}}, {2, {rows, len}}};
+  double d = layer_norm ? compare_funcs(f, s, 4, ts4, 3) : compare_funcs(f, s, 2, ts2, 1);
+  CHECK_MSG(d >= 0 && d < 1e-4, "rows diff %g", d);
+  rlx_ctx_free(ctx);
+}
+
+static void test_row_fusion(void) {
+  check_rows(false, 512, 128, 1);
+  check_rows(false, 8, 64, 0);
+  check_rows(true, 600, 256, 1);
+  check_rows(true, 3, 32, 0);
+}
+
 int main(void) {
+  test_row_fusion();
   test_unit_axis_gelu();
   test_matmuls();
   test_matmul_structure();

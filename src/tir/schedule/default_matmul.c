@@ -110,14 +110,23 @@ static bool same_indices(const rlx_tir_store_t* s, int n, rlx_expr_t* const* idx
 
 const char* const sched_no_n_axis = "no output axis is used by exactly one operand (N = 1: a row reduction)";
 
-/* The block's update is `C[idx] = C[idx] + X * Y` (either order) under an init: a contraction,
- * which the matmul rule must take or explain why not. */
+/* The block's update is `C[idx] = C[idx] + X * Y` (either order) under an init, where some
+ * spatial axis indexes one factor and not the other (a matmul's N or M; not a sum of squares
+ * like LayerNorm's variance): a contraction, which the matmul rule must take or explain why
+ * not. */
 bool sched_is_contraction(const rlx_tir_block_t* b) {
   if (!b->init || !b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;
   rlx_tir_store_t* st = RLX_AS(rlx_tir_store_t, b->body);
   if (st->value->kind != RLX_EXPR_ADD) return false;
   rlx_binary_t* add = RLX_AS(rlx_binary_t, st->value);
-  return add->a->kind == RLX_EXPR_MUL || add->b->kind == RLX_EXPR_MUL;
+  rlx_expr_t* prod = add->a->kind == RLX_EXPR_MUL ? add->a : add->b->kind == RLX_EXPR_MUL ? add->b : NULL;
+  if (!prod) return false;
+  rlx_binary_t* mul = RLX_AS(rlx_binary_t, prod);
+  for (int i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i]->kind == RLX_ITER_SPATIAL &&
+        rlx_expr_uses_var(mul->a, b->iter_vars[i]->var) != rlx_expr_uses_var(mul->b, b->iter_vars[i]->var))
+      return true;
+  return false;
 }
 
 /* Checks the block and its loop nest; false when it is not a matmul the kernel takes, with
