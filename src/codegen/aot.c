@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../runtime/kernels/nn_kernels.h"
+#include "../transform/memory.h"
 #include "codegen_c_internal.h"
 
 enum { ALIGN = 64, MAX_VARS = 256 };
@@ -726,7 +727,16 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
                         "                              const struct tvmgen_%s_shape_vars* vars, void* workspace) {\n"
                         "  if (!inputs || !outputs || !vars || !workspace) return -1;\n",
                         N, N, N, N);
-      for (int i = 0; i < vars.len; i++) rlx_strbuf_printf(&c, "  if (vars->%s < 0) return -1;\n", out->var_names[i]);
+      /* the planned sizes assume tir_var_upper_bound: a larger value does not fit */
+      rlx_analyzer_t* an = NULL;
+      rlx_status_t* bs = rlx_memory_upper_bounds(ctx, f, &an, NULL);
+      if (bs) rlx_status_free(bs), an = NULL;
+      for (int i = 0; i < vars.len; i++) {
+        rlx_strbuf_printf(&c, "  if (vars->%s < 0) return -1;\n", out->var_names[i]);
+        int64_t lo, hi;
+        if (an && rlx_analyzer_const_bound(an, &vars.data[i]->hdr, &lo, &hi) && hi < INT64_MAX / 2)
+          rlx_strbuf_printf(&c, "  if (vars->%s > %lld) return -1; /* tir_var_upper_bound */\n", out->var_names[i], (long long)hi);
+      }
       rlx_strbuf_printf(&c, "  return tvmgen_%s_body(inputs, outputs, vars, (uint8_t*)workspace);\n}\n", N);
     } else {
       int64_t ws = 0;

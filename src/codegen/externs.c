@@ -88,6 +88,32 @@ static bool program_exists(const char* prog) {
   return false;
 }
 
+const char* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
+  const char* v = getenv("NVCC");
+  char prog[4096];
+  snprintf(prog, sizeof(prog), "%s", v && *v ? v : "nvcc");
+  prog[strcspn(prog, " \t")] = 0;
+  char found[8300] = "";
+  if (strchr(prog, '/')) {
+    snprintf(found, sizeof(found), "%s", prog);
+  } else {
+    const char* path = getenv("PATH");
+    for (const char* p = path ? path : ""; *p && !found[0];) {
+      size_t len = strcspn(p, ":");
+      char cand[8300];
+      snprintf(cand, sizeof(cand), "%.*s/%s", (int)(len < 4096 ? len : 4096), p, prog);
+      if (access(cand, X_OK) == 0) snprintf(found, sizeof(found), "%s", cand);
+      p += len;
+      if (*p == ':') p++;
+    }
+  }
+  char* slash = strrchr(found, '/');
+  if (!slash) return NULL;
+  *slash = 0; /* .../bin */
+  snprintf(buf, n, "%s/../lib64", found);
+  return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
 /* Compiles a source extern into the cache; *out_obj is a heap path. */
 static rlx_status_t* compile_source(const char* path, rlx_extern_kind_t kind, const char* cache_dir, char** out_obj) {
   char* text = NULL;

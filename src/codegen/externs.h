@@ -63,6 +63,10 @@ void rlx_extern_set_free(rlx_extern_set_t* s);
  * tree's include/ this library was built from. Static string. */
 const char* rlx_extern_include_dir(void);
 
+/* The CUDA runtime's library directory beside nvcc ($NVCC or nvcc on $PATH: its
+ * ../lib64), written into buf; NULL when there is none. */
+const char* rlx_extern_cuda_lib_dir(char* buf, size_t n);
+
 /* Where names are looked up, besides the model's externs. */
 typedef struct {
   int n_libs;

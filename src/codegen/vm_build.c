@@ -230,6 +230,13 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   argv[na++] = tmp_out;
   if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
   if (ext->has_cxx) argv[na++] = "-lstdc++";
+  char cuda_dir[4200], cuda_l[4300], cuda_rpath[4400];
+  if (ext->has_cuda && rlx_extern_cuda_lib_dir(cuda_dir, sizeof(cuda_dir))) {
+    snprintf(cuda_l, sizeof(cuda_l), "-L%s", cuda_dir);
+    snprintf(cuda_rpath, sizeof(cuda_rpath), "-Wl,-rpath,%s", cuda_dir);
+    argv[na++] = cuda_l;
+    argv[na++] = cuda_rpath;
+  }
   if (ext->has_cuda) argv[na++] = "-lcudart";
   argv[na++] = "-lm";
   argv[na] = NULL;

@@ -4,9 +4,11 @@ resolution of extern names: TVM-style C++ kernels (tests/data/tvm_kernels.cc, wr
 TVM's runtime headers) linked as a .cc and as a .o built with `rlx config --cflags`, run on
 two shape sets; a failing ICHECK is a run error with the kernel's name; multi-output externs
 called with two dtypes; every error path (unknown extension, a source that does not compile,
-duplicate symbols, missing symbol, a .cu without nvcc); --defer-extern; --version, --help,
+duplicate symbols, missing symbol, a .cu without nvcc); a .cu compiled by nvcc when there is one;
+--defer-extern; --version, --help,
 COMMAND --help, config."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -107,6 +109,15 @@ if ok("run", os.path.join(DATA, "multi_out.py"), "--extern", os.path.join(DATA, 
       save("mx.npy", x), "-i", save("my.npy", y), "-o", path("multi"))[0]:
     for i, ref in enumerate((np.maximum(x, 0), np.minimum(x, 0), np.maximum(y, 0), np.minimum(y, 0))):
         exact(np.load(path("multi/output_%d.npy" % i)), ref, "multi-output extern output %d (%s)" % (i, ref.dtype))
+
+# --- a CUDA source (host entry; needs nvcc, not a GPU) --------------------------------------------
+if shutil.which(os.environ.get("NVCC", "nvcc")):
+    xs = np.arange(7, dtype=np.float32) - 3
+    if ok("run", os.path.join(DATA, "cuda_host.py"), "--extern", os.path.join(DATA, "cuda_host.cu"), "-i",
+          save("cx.npy", xs), "-o", path("cuda"))[0]:
+        exact(np.load(path("cuda/output_0.npy")), -xs, ".cu extern compiled with nvcc")
+else:
+    print("nvcc not found: the .cu extern is only checked for its error")
 
 # --- errors ---------------------------------------------------------------------------------
 fails(["compile", MODEL, "-o", path("m.so")],

@@ -117,6 +117,26 @@ if meta:
             close(outs["output"], ref[0], "MLP MLF vs VM, n=%d" % n)
         rc, log, _ = mu.run(d, meta, ins, [-1])
         check(rc != 0, "a negative batch makes run_dynamic return nonzero")
+    # the same sources with -fopenmp (parallel loops on every core) give the same numbers
+    built, log = mu.build(d, openmp=True)
+    check(built, "MLP archive does not build with -fopenmp: " + log)
+    if built:
+        rc, log, outs_omp = mu.run(d, meta, ins, [17])
+        check(rc == 0 and np.array_equal(outs_omp["output"], outs["output"]), "-fopenmp build gives the same output")
+
+# --- tir_var_upper_bound: the entry point rejects a larger size ------------------------------------
+d, meta = export(os.path.join(DATA, "upper_bound.py"), "ub")
+if meta:
+    mu.write_main(d, meta)
+    built, log = mu.build(d)
+    check(built, "upper-bound archive does not build: " + log)
+    for n in (64, 65) if built else ():
+        x = rng.standard_normal((n, 8)).astype(np.float32)
+        rc, log, outs = mu.run(d, meta, {"x": x}, [n])
+        if n == 64:
+            check(rc == 0 and np.allclose(outs["output"].reshape(n, 8), np.maximum(2 * x, 0) * 2 * x), "n=64 runs")
+        else:
+            check(rc != 0, "n=65 > tir_var_upper_bound 64 returns nonzero")
 
 # --- the bundled CNN (ONNX): runtime kernels shipped as sources; vs PyTorch's output -----------
 cnn = os.path.join(ROOT, "examples", "cnn.onnx")
