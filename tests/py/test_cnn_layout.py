@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The convolutional networks of bench/onnx_models.py (ResNet-18, MobileNetV2, SqueezeNet 1.1,
-random weights, batch 1) go through the NCHW16c kernels entirely: after `layout_nchwc` no
+random weights, BatchNorm calibrated so activations stay O(1), batch 1) go through the NCHW16c kernels entirely: after `layout_nchwc` no
 R.nn.conv2d, R.nn.max_pool2d or R.concat is left, every ONNX Conv became an rlx.nn.*
 convolution (Winograd for the 3x3 stride-1 layers with enough tiles; SqueezeNet's expand
 pairs one call writing both halves of their concat), activations are converted to NCHW16c
@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, calibrate, check, finish  # noqa: E402
 
 import onnx  # noqa: E402
 import torch  # noqa: E402
@@ -34,6 +34,7 @@ for name, make, shape in onnx_models.MODELS:
         continue
     torch.manual_seed(0)
     model = make().eval()
+    calibrate(model, shape)
     x = torch.randn(*shape)
     onnx_path = os.path.join(tool.tmp, name + ".onnx")
     torch.onnx.export(model, x, onnx_path, opset_version=14, input_names=["x"])

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, calibrate, check, finish  # noqa: E402
 
 import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
@@ -55,24 +55,6 @@ MODELS = [
     # the same encoder at opset 17, where LayerNorm is exported as LayerNormalization
     ("transformer_opset17", encoder, [(2, 16, 64)], 17, False),
 ]
-
-
-def calibrate(model, shape):
-    """Random BatchNorm affine parameters, then running statistics from one training-mode pass
-    over random data, so activations stay O(1) in eval mode (at torchvision's init,
-    MobileNetV2's output is ~1e-8, which would make any error look small)."""
-    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
-    if not bns:
-        return
-    with torch.no_grad():
-        for m in bns:
-            m.weight.uniform_(0.5, 1.5)
-            m.bias.normal_(0.0, 0.1)
-            m.reset_running_stats()
-            m.momentum = None  # cumulative average
-        model.train()
-        model(torch.randn(4, *shape[1:]))
-    model.eval()
 
 
 def path(*names):
