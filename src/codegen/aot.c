@@ -43,6 +43,8 @@ typedef struct {
   RLX_VEC(const char*) sources; /* runtime kernel sources */
   RLX_VEC(const char*) kernels; /* PrimFuncs called */
   rlx_expr_t* ws_end;   /* bytes of workspace used so far */
+  rlx_expr_t* scratch;  /* bytes of the kernels' shared scratch region (the largest call) */
+  rlx_analyzer_t* an;   /* shape variables are >= 0 */
   int tmp;
   rlx_status_t* err;
 } aot_t;
@@ -102,7 +104,10 @@ static const char* sinfo_text(const rlx_sinfo_t* s) {
   return "?";
 }
 
-static rlx_expr_t* simp(aot_t* a, rlx_expr_t* e) { return rlx_ir_simplify(a->ctx, e); }
+/* Simplified knowing that every shape variable is >= 0. */
+static rlx_expr_t* simp(aot_t* a, rlx_expr_t* e) {
+  return a->an ? rlx_analyzer_simplify(a->an, e) : rlx_ir_simplify(a->ctx, e);
+}
 
 /* Bytes of a tensor of struct info ti. */
 static rlx_expr_t* tensor_bytes(aot_t* a, const rlx_sinfo_tensor_t* ti) {
@@ -196,7 +201,7 @@ static const char* ptr_cast(aot_t* a, const val_t* v) {
 
 /* ------------------------------------------------------------------ calls */
 static const rlx_tir_func_t* prim_func(aot_t* a, const char* name) {
-  rlx_module_entry_t* e = rlx_module_find(a->m, name);
+  rlx_module_entry_t* e = rlx_module_find(a->opts->lowered ? a->opts->lowered : a->m, name);
   if (!e || e->kind != RLX_FUNC_TIR) {
     fail(a, RLX_UNSUPPORTED, "call of '%s', which is not a PrimFunc of the module", name);
     return NULL;
@@ -241,6 +246,7 @@ static void emit_tir_call(aot_t* a, const rlx_relax_call_t* c, const char* name)
     }
   }
   /* shape variables: the arguments' dims where the buffers name them */
+  rlx_ptrmap_t vmap = {0}; /* kernel variable -> value in the function's variables */
   rlx_var_t* sv[MAX_VARS];
   int nsv = rlx_codegen_kernel_vars(f, sv, MAX_VARS);
   for (int k = 0; k < nsv && k < MAX_VARS && !a->err; k++) {
@@ -254,17 +260,36 @@ static void emit_tir_call(aot_t* a, const rlx_relax_call_t* c, const char* name)
         break;
       }
       for (int d = 0; d < b->ndim && !val; d++) {
-        if (b->shape[d] == &sv[k]->hdr) val = cexpr(a, ti->shape[d]);
-        else if (b->strides && b->strides[d] == &sv[k]->hdr) { /* compact strides */
+        if (b->shape[d] == &sv[k]->hdr) {
+          val = cexpr(a, ti->shape[d]);
+          rlx_ptrmap_put(&vmap, sv[k], ti->shape[d]);
+        } else if (b->strides && b->strides[d] == &sv[k]->hdr) { /* compact strides */
           rlx_expr_t* s = rlx_ir_i64(a->ctx, 1);
           for (int j = d + 1; j < b->ndim; j++) s = rlx_ir_mul(a->ctx, s, ti->shape[j]);
           val = cexpr(a, simp(a, s));
+          rlx_ptrmap_put(&vmap, sv[k], simp(a, s));
         }
       }
     }
     if (!val && !a->err) fail(a, RLX_UNSUPPORTED, "'%s': shape variable '%s' is not a buffer dimension", name, sv[k]->name);
     if (val) rlx_strbuf_printf(&call, "%s(int64_t)(%s)", call.len ? ", " : "", val);
   }
+  /* the kernel's scratch, in this call's sizes */
+  for (int i = 0; i < a->opts->n_kernel_ws && !a->err; i++) {
+    if (strcmp(a->opts->kernel_ws_names[i], name) != 0) continue;
+    for (int p = 0; p < f->n_params; p++) /* scalar params (tir_vars) by their values */
+      if (!f->buffer_map[p] && tir_vars) {
+        int si2 = 0;
+        for (int q = 0; q < p; q++) si2 += !f->buffer_map[q];
+        rlx_ptrmap_put(&vmap, f->params[p], tir_vars->values[si2]);
+      }
+    rlx_expr_t* need = simp(a, rlx_expr_substitute(a->ctx, a->opts->kernel_ws[i], &vmap));
+    int64_t c0;
+    if (rlx_expr_is_const_int(a->scratch, &c0) && c0 == 0) a->scratch = need;
+    else if (!rlx_expr_is_const_int(need, &c0) || c0 != 0) a->scratch = simp(a, rlx_ir_max(a->ctx, a->scratch, need));
+    rlx_strbuf_printf(&call, "%srlx_kscratch", call.len ? ", " : "");
+  }
+  rlx_ptrmap_free(&vmap);
   if (!a->err)
     rlx_strbuf_printf(&a->body, "  if (%s(%s) != 0) return -1;\n", rlx_codegen_kernel_name(a->ctx, &(rlx_codegen_c_options_t){.kernel_prefix = a->opts->kernel_prefix}, name),
                       rlx_strbuf_cstr(&call));
@@ -624,6 +649,7 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
   a.fname = func;
   a.cname = rlx_aot_sanitize(ctx, opts->name ? opts->name : "default");
   a.ws_end = rlx_ir_i64(ctx, 0);
+  a.scratch = rlx_ir_i64(ctx, 0);
   cg_vtype_vec_t vtypes = {0};
   a.g.ctx = ctx;
   a.g.fname = func;
@@ -652,9 +678,11 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
   out->symbolic = vars.len > 0;
   out->n_vars = vars.len;
   out->var_names = RLX_NEW_ARRAY(ctx, const char*, vars.len);
+  a.an = rlx_analyzer_create(ctx);
   for (int i = 0; i < vars.len; i++) {
     out->var_names[i] = rlx_aot_sanitize(ctx, vars.data[i]->name);
     cg_var_name(&a.g, vars.data[i], true);
+    rlx_analyzer_bind_nonneg(a.an, vars.data[i]);
   }
   for (int i = 0; i < f->n_params && !a.err; i++) out->inputs[i].bytes = tensor_bytes(&a, (const rlx_sinfo_tensor_t*)f->params[i]->hdr.sinfo);
 
@@ -700,6 +728,8 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
     }
     rlx_strbuf_printf(&a.body, "  memcpy(rlx_out->@%d, %s, (size_t)(%s));\n", i, v->ptr, cexpr(&a, out->outputs[i].bytes));
   }
+  /* the kernels' scratch region goes last */
+  const char* scratch_off = a.err ? "0" : ws_region(&a, a.scratch);
   out->workspace_bytes = a.ws_end;
   if (!a.err) {
     const char* N = a.cname;
@@ -714,7 +744,8 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
     rlx_strbuf_append(&c, ", uint8_t* rlx_ws) {\n");
     for (int i = 0; i < vars.len; i++)
       rlx_strbuf_printf(&c, "  const int64_t %s = rlx_vars->%s;\n", cg_var_name(&a.g, vars.data[i], false), out->var_names[i]);
-    rlx_strbuf_append(&c, "  (void)rlx_in; (void)rlx_out; (void)rlx_ws;\n");
+    rlx_strbuf_printf(&c, "  uint8_t* rlx_kscratch = rlx_ws + (%s); /* the kernels' temporaries */\n", scratch_off);
+    rlx_strbuf_append(&c, "  (void)rlx_in; (void)rlx_out; (void)rlx_ws; (void)rlx_kscratch;\n");
     rlx_strbuf_append(&c, rlx_strbuf_cstr(&a.body));
     rlx_strbuf_append(&c, "  return 0;\n}\n\n");
     if (out->symbolic) {

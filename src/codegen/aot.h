@@ -40,6 +40,15 @@ typedef struct {
   int n_output_names;        /* names of the outputs (ONNX graph outputs), may be 0 */
   const char* const* output_names;
   const rlx_extern_set_t* externs; /* extern objects linked into the program, may be NULL */
+  /* The lowered PrimFuncs (what the kernels were generated from), by name; NULL: the
+   * module's own. */
+  rlx_module_t* lowered;
+  /* Kernels generated with kernel_workspace (codegen.h): the scratch bytes of each, by
+   * PrimFunc name (n_kernel_ws of them); such kernels get a scratch pointer as their last
+   * argument, carved from one region of the workspace sized for the largest call. */
+  int n_kernel_ws;
+  const char* const* kernel_ws_names;
+  rlx_expr_t* const* kernel_ws;
 } rlx_aot_options_t;
 
 /* One input or output of the entry point. */

@@ -41,6 +41,12 @@ typedef struct {
   bool no_wrappers; /* omit the packed-ABI wrappers */
   /* C text appended at the end (the AOT entry point can see the static helpers). */
   const char* append;
+  /* No heap: every temporary a kernel would allocate outside its parallel loops is carved
+   * from a scratch buffer passed as the kernel's last parameter `uint8_t* rlx_kws`; its
+   * size (a PrimExpr over the kernel's shape variables) goes to out_kernel_workspace[i]
+   * for funcs[i] (array of n, filled). Requires no_wrappers. */
+  bool kernel_workspace;
+  rlx_expr_t** out_kernel_workspace;
 } rlx_codegen_c_options_t;
 rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
                                const rlx_codegen_c_options_t* opts, char** out_src);

@@ -428,6 +428,22 @@ static void emit_allocate(cg_t* g, const rlx_tir_allocate_t* a) {
     cg_line(g, "}");
     return;
   }
+  if (g->kws && g->parallel_depth == 0) { /* from the caller's scratch: no heap */
+    rlx_expr_t* bytes = rlx_ir_mul(ctx, size, rlx_ir_i64(ctx, esize));
+    cg_indent(g);
+    PF("{ %s* %s = (%s*)(void*)(rlx_kws + (", st, name, st);
+    cg_expr(g, g->kws_bytes);
+    P("));\n");
+    rlx_expr_t* al = rlx_ir_i64(ctx, 64);
+    g->kws_bytes = rlx_ir_simplify(
+        ctx, rlx_ir_add(ctx, g->kws_bytes,
+                        rlx_ir_mul(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, bytes, rlx_ir_i64(ctx, 63)), al), al)));
+    g->indent++;
+    emit_body(g, a->body);
+    g->indent--;
+    cg_line(g, "}");
+    return;
+  }
   cg_indent(g);
   PF("{ %s* %s = (%s*)rlx_alloc((size_t)(", st, name, st);
   cg_expr(g, size);
@@ -549,6 +565,7 @@ static void emit_func(cg_t* g, const rlx_tir_func_t* f, const rlx_codegen_c_opti
     rlx_ptrmap_put(&g->nonneg, sv[i], (void*)1);
     rlx_strbuf_printf(&sig, "%s%s %s", sig.len ? ", " : "", cg_scalar_ctype(sv[i]->hdr.dtype), name);
   }
+  if (g->kws) rlx_strbuf_printf(&sig, "%suint8_t* restrict rlx_kws", sig.len ? ", " : "");
   bool exported = opts && opts->kernel_prefix;
   cg_line(g, "%s %s(%s) {", exported ? "int" : "static int", kernel, sig.len ? rlx_strbuf_cstr(&sig) : "void");
   rlx_strbuf_free(&sig);
@@ -596,8 +613,13 @@ rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* fun
     g.fname = funcs[i]->name;
     g.out = &body;
     g.vtypes = &vtypes;
-    emit_func(&g, funcs[i], opts);
-    err = g.err;
+    g.kws = opts && opts->kernel_workspace;
+    g.kws_bytes = rlx_ir_i64(ctx, 0);
+    if (g.kws && !opts->no_wrappers) err = rlx_status_create(RLX_INVALID_ARGUMENT, "codegen: kernel_workspace needs no_wrappers");
+    if (!err) emit_func(&g, funcs[i], opts);
+    if (g.kws && opts->out_kernel_workspace) opts->out_kernel_workspace[i] = g.kws_bytes;
+    if (!err) err = g.err;
+    else rlx_status_free(g.err);
     cg_free(&g);
   }
   if (err) {

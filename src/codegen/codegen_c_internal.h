@@ -44,6 +44,8 @@ typedef struct {
   rlx_ptrmap_t scalar;  /* data var → cg_scalar_buf_t* */
   rlx_ptrmap_t nonneg;  /* var → non-NULL when known >= 0 */
   cg_vtype_vec_t* vtypes; /* shared across functions */
+  bool kws;             /* heap temporaries outside parallel loops come from rlx_kws */
+  rlx_expr_t* kws_bytes; /* bytes of rlx_kws used so far (int64, the kernel's variables) */
   rlx_status_t* err;    /* first error; emission goes on harmlessly after it */
 } cg_t;
 

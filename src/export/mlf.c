@@ -340,20 +340,31 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
   cJSON* deps = cJSON_CreateArray();
   rlx_extern_set_t ext = {0};
   rlx_status_t* st = add_externs(opts->build, &ext, fs, deps);
-  rlx_aot_options_t ao = {name, NULL, opts->n_output_names, opts->output_names, &ext};
+  /* the kernels first (their scratch sizes), then the entry point that calls them */
+  char* kernels = NULL;
+  rlx_expr_t** kws = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  const char** kws_names = RLX_NEW_ARRAY(ctx, const char*, n);
+  for (int i = 0; i < n; i++) kws_names[i] = funcs[i]->name;
+  rlx_codegen_c_options_t co = {true, NULL, true, NULL, true, kws};
+  if (!st) st = rlx_codegen_c_ex(ctx, n, funcs, &co, &kernels);
+  rlx_aot_options_t ao = {name, NULL, opts->n_output_names, opts->output_names, &ext, lowered, n, kws_names, kws};
   rlx_aot_result_t r;
   memset(&r, 0, sizeof(r));
   if (!st) st = rlx_aot_codegen(ctx, planned, func, &ao, &r);
   rlx_extern_set_free(&ext);
   if (st) {
+    free(kernels);
     cJSON_Delete(deps);
     return st;
   }
-  char* src = NULL;
-  rlx_codegen_c_options_t co = {true, NULL, true, r.entry_c};
-  st = rlx_codegen_c_ex(ctx, n, funcs, &co, &src);
-  if (!st && r.n_sources) st = add_runtime_sources(fs);
+  rlx_strbuf_t all = {0};
+  rlx_strbuf_append(&all, kernels);
+  rlx_strbuf_append(&all, r.entry_c);
+  free(kernels);
+  char* src = rlx_strbuf_take(&all);
+  if (r.n_sources) st = add_runtime_sources(fs);
   if (st) {
+    free(src);
     rlx_aot_result_free(&r);
     cJSON_Delete(deps);
     return st;
@@ -436,7 +447,7 @@ static rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t* m, const cha
                              "full-model for a Relax function)");
   const char* cn = rlx_aot_sanitize(ctx, name);
   const char* prefix = rlx_ctx_sprintf(ctx, "tvmgen_%s_", cn);
-  rlx_codegen_c_options_t co = {true, prefix, false, NULL};
+  rlx_codegen_c_options_t co = {true, prefix, false, NULL, false, NULL};
   char* src = NULL;
   RLX_RETURN_IF_ERROR(rlx_codegen_c_ex(ctx, n, funcs, &co, &src));
   char path[512];

@@ -100,6 +100,9 @@ if meta:
     check(rc == 0 and "T.prim_func" in out, "rlx print src/tir-cpu.txt: " + err)
     n_lines = mu.write_main(d, meta)
     check(n_lines <= 40, "main.c is short (%d lines)" % n_lines)
+    lib0 = open(os.path.join(d, "codegen/host/src/default_lib0.c")).read()
+    check(lib0.count("rlx_alloc(") == 1 and "malloc(" not in lib0 and "dlopen" not in lib0,
+          "no heap and no dlopen in the generated code (kernel temporaries come from the workspace)")
     built, log = mu.build(d)
     check(built, "MLP archive does not build: " + log)
     shapes = {"w0": (256, 784), "b0": (256,), "w1": (256, 256), "b1": (256,), "w2": (256, 256), "b2": (256,),
