@@ -15,11 +15,28 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nn_kernels.h"
 
-enum { MAX_THREADS = 64, SPIN = 20000 };
+enum { MAX_THREADS = 64 };
+/* How long an idle worker spins for the next job before it sleeps: longer than the gap
+ * between two kernel calls of a model (a few microseconds of VM work), so a network's
+ * consecutive layers never pay a futex wake-up (tens of microseconds each). */
+static const int64_t SPIN_NS = 300000;
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 typedef struct {
   rlx_nn_task_fn_t fn;
@@ -76,8 +93,11 @@ static void* worker(void* arg) {
   int who = (int)(intptr_t)arg;
   unsigned seen = 0; /* a job published before this thread ran is still picked up */
   for (;;) {
-    int spins = 0;
-    while (atomic_load_explicit(&pool.gen, memory_order_acquire) == seen && spins < SPIN) spins++;
+    int64_t t0 = now_ns();
+    for (int k = 0; atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; k++) {
+      cpu_relax();
+      if ((k & 255) == 255 && now_ns() - t0 > SPIN_NS) break;
+    }
     pthread_mutex_lock(&pool.mu);
     while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.wake, &pool.mu);
     seen = atomic_load(&pool.gen);
