@@ -24,7 +24,19 @@ enum { MAX_THREADS = 64 };
 /* How long an idle worker spins for the next job before it sleeps: longer than the gap
  * between two kernel calls of a model (a few microseconds of VM work), so a network's
  * consecutive layers never pay a futex wake-up (tens of microseconds each). */
-static const int64_t SPIN_NS = 300000;
+static const int64_t SPIN_NS_DEFAULT = 300000;
+static atomic_llong spin_ns = -1; /* RLX_POOL_SPIN_US overrides the default (0: sleep at once) */
+
+static int64_t spin_budget(void) {
+  int64_t v = atomic_load(&spin_ns);
+  if (v < 0) {
+    const char* e = getenv("RLX_POOL_SPIN_US");
+    v = e ? strtoll(e, NULL, 10) * 1000 : SPIN_NS_DEFAULT;
+    v = v < 0 ? 0 : v;
+    atomic_store(&spin_ns, v);
+  }
+  return v;
+}
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -93,10 +105,13 @@ static void* worker(void* arg) {
   int who = (int)(intptr_t)arg;
   unsigned seen = 0; /* a job published before this thread ran is still picked up */
   for (;;) {
-    int64_t t0 = now_ns();
-    for (int k = 0; atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; k++) {
+    int64_t t0 = now_ns(), budget = spin_budget();
+    for (int k = 0; budget > 0 && atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; k++) {
       cpu_relax();
-      if ((k & 255) == 255 && now_ns() - t0 > SPIN_NS) break;
+      if ((k & 63) == 63) {
+        if (now_ns() - t0 > budget) break;
+        sched_yield(); /* an idle core comes straight back; a busy one runs its other threads */
+      }
     }
     pthread_mutex_lock(&pool.mu);
     while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.wake, &pool.mu);
