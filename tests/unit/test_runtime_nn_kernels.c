@@ -1,10 +1,10 @@
 /* The NCHW16c kernels (src/runtime/kernels) against direct NCHW references, called through
  * the registry and the packed ABI as the VM calls them: convolutions of every tile shape
  * (V = 1..4, rows shorter and longer than a tile, strides 1/2/3, padding, dilation, a plain
- * NCHW first layer, the padded-image path for large weights), Winograd, depthwise, max
- * pool, channel means, layout transforms, the epilogue (bias, residual, relu, clip), and
- * malformed calls. Tolerance: 1e-4 relative to the
- * output's scale (float32 sums of up to a few thousand products). */
+ * NCHW first layer, the padded-image path for large weights), Winograd F(2x2) and F(4x4),
+ * depthwise, max pool, channel means, layout transforms, the epilogue (bias, residual, relu,
+ * clip), concat in place, and malformed calls. Tolerance: 1e-4 relative to the output's
+ * scale (float32 sums of up to a few thousand products). */
 #include <stdlib.h>
 
 #include "rlx/runtime.h"
@@ -85,7 +85,7 @@ typedef struct {
   float lo, hi;
   int plain_input; /* pass x as NCHW (cbi 1) */
   int v;
-  int winograd; /* 3x3 stride 1: rlx.nn.conv2d_winograd_nchwc */
+  int winograd; /* 3x3 stride 1: rlx.nn.conv2d_winograd_nchwc with F(winograd x winograd) */
 } conv_case_t;
 
 static double max_err(const float* a, const float* b, int64_t n) {
@@ -137,9 +137,9 @@ static void conv_case(const conv_case_t* k) {
   int wnd;
   const char* name;
   if (k->winograd) {
-    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic) * sizeof(float));
-    rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, wp);
-    int64_t s[5] = {16, ocb / k->v, icb, 16, k->v * 16};
+    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic, k->winograd) * sizeof(float));
+    rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, k->winograd, wp);
+    int64_t s[5] = {(k->winograd + 2) * (k->winograd + 2), ocb / k->v, icb, 16, k->v * 16};
     memcpy(wshape, s, sizeof(s));
     wnd = 5;
     name = "rlx.nn.conv2d_winograd_nchwc";
@@ -198,9 +198,14 @@ static void test_convs(void) {
       {1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
       {2, 128, 9, 9, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 0},
       /* Winograd F(2x2, 3x3): even and odd sizes, V 1..3, residual, several tile chunks */
-      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 1},
-      {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 1},
-      {1, 20, 7, 7, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 2},
+      {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 2},
+      {1, 20, 7, 7, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},
+      /* Winograd F(4x4, 3x3): sizes not a multiple of 4, V 1..3 */
+      {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 4},
+      {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 4},
+      {1, 20, 10, 9, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 4},
+      {1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 4},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
 }
@@ -257,9 +262,9 @@ static void test_concat(void) {
   float* ba = rand_buf(oa, 14);
   float* bb = rand_buf(ob, 15);
   float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, 16) * sizeof(float));
-  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic) * sizeof(float));
+  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic, 2) * sizeof(float));
   rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, 16, 2, pa);
-  rlx_nn_winograd_pack_weight(wb, ob, ic, 3, pb);
+  rlx_nn_winograd_pack_weight(wb, ob, ic, 3, 2, pb);
   int64_t xs[5] = {1, icb, h, w, 16}, was[6] = {1, icb, 1, 1, 16, 32}, wbs[5] = {16, 1, icb, 16, 48};
   int64_t bas[1] = {oa}, bbs[1] = {ob}, ys[5] = {1, 5, h, w, 16}, yas[5] = {1, 2, h, w, 16}, ybs[5] = {1, 3, h, w, 16};
   float* y = malloc((size_t)(5 * h * w * 16) * sizeof(float));

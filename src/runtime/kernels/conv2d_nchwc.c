@@ -318,83 +318,125 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
   return rlx_nn_parallel(p->n * p->oh * c.og_chunks, scratch, conv_row_item, &c);
 }
 
-/* ------------------------------------------------------------------ Winograd F(2x2, 3x3)
+/* ------------------------------------------------------------------ Winograd
  *
- * Per work item, a chunk of up to max_rw(V) output tiles (2x2 pixels each, row-major over the tile
- * grid) of one image: (1) the input transform V = B^T d B of every tile's 4x4 patch, for all
- * input channel blocks, into a per-thread buffer [16][ICb][chunk][16]; (2) for each of the 16
- * positions a GEMM over input channels on the register tiles of the direct kernel (the
- * tiles are the "pixels": stride 16, a 1x1 window), into [16][OCb][chunk][16]; (3) the output
- * transform Y = A^T M A with bias, residual and clip, stored to the 2x2 pixels inside the
- * output. B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5;
- * 0 0 1], A^T = [1 1 1 0; 0 1 -1 -1]. */
+ * F(m x m, 3x3) for m = 2 (alpha = 4, 16 positions) and m = 4 (alpha = 6, 36 positions).
+ * Per work item, a chunk of up to max_rw(V) output tiles (m x m pixels each, row-major over
+ * the tile grid) of one image: (1) the input transform V = B^T d B of every tile's
+ * alpha x alpha patch, for all input channel blocks, into a per-thread buffer
+ * [P][ICb][chunk][16]; (2) for each of the P positions a GEMM over input channels on the
+ * register tiles of the direct kernel (the tiles are the "pixels": stride 16, a 1x1 window),
+ * into [P][OCb][chunk][16]; (3) the output transform Y = A^T M A with bias, residual and
+ * clip, stored to the pixels inside the output.
+ * F(2x2): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5;
+ *   0 0 1], A^T = [1 1 1 0; 0 1 -1 -1].
+ * F(4x4) (points 0, +-1, +-2, inf): B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
+ *   0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1], G = [1/4 0 0; -1/6 -1/6 -1/6;
+ *   -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1], A^T = [1 1 1 1 1 0;
+ *   0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]. */
 
-int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic) {
-  return 16 * ((oc + 15) / 16 * 16) * ((ic + 15) / 16 * 16);
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m) {
+  int64_t a = m + 2;
+  return a * a * ((oc + 15) / 16 * 16) * ((ic + 15) / 16 * 16);
 }
 
-void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, float* dst) {
+/* t = G g for one column of 3 (m = 2: 4 rows, m = 4: 6 rows). */
+static void wg_g(int m, const double* g, int stride, double* t) {
+  double g0 = g[0], g1 = g[stride], g2 = g[2 * stride];
+  if (m == 2) {
+    t[0] = g0, t[1] = 0.5 * (g0 + g1 + g2), t[2] = 0.5 * (g0 - g1 + g2), t[3] = g2;
+    return;
+  }
+  t[0] = g0 / 4;
+  t[1] = -(g0 + g1 + g2) / 6;
+  t[2] = -(g0 - g1 + g2) / 6;
+  t[3] = g0 / 24 + g1 / 12 + g2 / 6;
+  t[4] = g0 / 24 - g1 / 12 + g2 / 6;
+  t[5] = g2;
+}
+
+void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, float* dst) {
+  const int a = m + 2, np = a * a;
   const int64_t ocb = (oc + 15) / 16, og_n = ocb / v, icb_n = (ic + 15) / 16, lanes = v * 16;
   const int64_t per_xi = og_n * icb_n * 16 * lanes;
-  memset(dst, 0, (size_t)(16 * per_xi) * sizeof(float));
+  memset(dst, 0, (size_t)(np * per_xi) * sizeof(float));
   for (int64_t o = 0; o < oc; o++)
     for (int64_t i = 0; i < ic; i++) {
-      const float* g = w + (o * ic + i) * 9;
-      double t[4][3], u[4][4]; /* t = G g, u = t G^T */
+      double g[9], t[6][3], u[6][6]; /* t = G g (rows), u = t G^T */
+      for (int k = 0; k < 9; k++) g[k] = w[(o * ic + i) * 9 + k];
       for (int c = 0; c < 3; c++) {
-        t[0][c] = g[c];
-        t[1][c] = 0.5 * (g[c] + g[3 + c] + g[6 + c]);
-        t[2][c] = 0.5 * (g[c] - g[3 + c] + g[6 + c]);
-        t[3][c] = g[6 + c];
+        double col[6];
+        wg_g(m, g + c, 3, col);
+        for (int r = 0; r < a; r++) t[r][c] = col[r];
       }
-      for (int r = 0; r < 4; r++) {
-        u[r][0] = t[r][0];
-        u[r][1] = 0.5 * (t[r][0] + t[r][1] + t[r][2]);
-        u[r][2] = 0.5 * (t[r][0] - t[r][1] + t[r][2]);
-        u[r][3] = t[r][2];
-      }
+      for (int r = 0; r < a; r++) wg_g(m, t[r], 1, u[r]);
       int64_t og = o / lanes, l = o % lanes, icb = i / 16, ci = i % 16;
-      for (int xi = 0; xi < 16; xi++)
-        dst[xi * per_xi + ((og * icb_n + icb) * 16 + ci) * lanes + l] = (float)u[xi / 4][xi % 4];
+      for (int xi = 0; xi < np; xi++)
+        dst[xi * per_xi + ((og * icb_n + icb) * 16 + ci) * lanes + l] = (float)u[xi / a][xi % a];
     }
 }
 
-/* V = B^T d B for one tile and one channel block: d rows from x (zero outside the image). */
-static void wg_input(const rlx_nn_conv_t* p, const float* xb, int64_t r0, int64_t c0, float* vb, int64_t xi_stride) {
-  v16 d[4][4];
-  for (int i = 0; i < 4; i++) {
+/* In place on 4 or 6 vectors: x = B^T x. */
+static inline __attribute__((always_inline)) void wg_bt(const int m, v16* d, int s) {
+  if (m == 2) {
+    v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
+    d[0] = d0 - d2, d[s] = d1 + d2, d[2 * s] = d2 - d1, d[3 * s] = d1 - d3;
+    return;
+  }
+  v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
+  d[0] = 4.0f * d0 - 5.0f * d2 + d4;
+  d[s] = d3 + d4 - 4.0f * (d1 + d2);
+  d[2 * s] = 4.0f * (d1 - d2) + d4 - d3;
+  d[3 * s] = 2.0f * (d3 - d1) + d4 - d2;
+  d[4 * s] = 2.0f * (d1 - d3) + d4 - d2;
+  d[5 * s] = 4.0f * d1 - 5.0f * d3 + d5;
+}
+
+/* V = B^T d B for one tile and one channel block: d from x (zero outside the image). */
+static inline __attribute__((always_inline)) void wg_input(const rlx_nn_conv_t* p, const int m, const float* xb, int64_t r0, int64_t c0, float* vb,
+                     int64_t xi_stride) {
+  const int a = m + 2;
+  v16 d[6 * 6];
+  for (int i = 0; i < a; i++) {
     int64_t r = r0 + i;
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < a; j++) {
       int64_t c = c0 + j;
-      d[i][j] = (r >= 0 && r < p->h && c >= 0 && c < p->w) ? LD(xb + (r * p->w + c) * 16) : (v16){0};
+      d[i * a + j] = (r >= 0 && r < p->h && c >= 0 && c < p->w) ? LD(xb + (r * p->w + c) * 16) : (v16){0};
     }
   }
-  v16 t[4][4];
-  for (int j = 0; j < 4; j++) {
-    t[0][j] = d[0][j] - d[2][j];
-    t[1][j] = d[1][j] + d[2][j];
-    t[2][j] = d[2][j] - d[1][j];
-    t[3][j] = d[1][j] - d[3][j];
+  for (int j = 0; j < a; j++) wg_bt(m, d + j, a); /* columns */
+  for (int i = 0; i < a; i++) wg_bt(m, d + i * a, 1); /* rows */
+  for (int k = 0; k < a * a; k++) ST(vb + k * xi_stride, d[k]);
+}
+
+/* o = A^T x for one column of alpha vectors (stride s), m outputs. */
+static inline __attribute__((always_inline)) void wg_at(const int m, const v16* x, int s, v16* o) {
+  if (m == 2) {
+    o[0] = x[0] + x[s] + x[2 * s];
+    o[1] = x[s] - x[2 * s] - x[3 * s];
+    return;
   }
-  for (int i = 0; i < 4; i++) {
-    ST(vb + (i * 4 + 0) * xi_stride, t[i][0] - t[i][2]);
-    ST(vb + (i * 4 + 1) * xi_stride, t[i][1] + t[i][2]);
-    ST(vb + (i * 4 + 2) * xi_stride, t[i][2] - t[i][1]);
-    ST(vb + (i * 4 + 3) * xi_stride, t[i][1] - t[i][3]);
-  }
+  v16 x1 = x[s], x2 = x[2 * s], x3 = x[3 * s], x4 = x[4 * s];
+  v16 p12 = x1 + x2, m12 = x1 - x2, p34 = x3 + x4, m34 = x3 - x4;
+  o[0] = x[0] + p12 + p34;
+  o[1] = m12 + 2.0f * m34;
+  o[2] = p12 + 4.0f * p34;
+  o[3] = m12 + 8.0f * m34 + x[5 * s];
 }
 
 typedef struct {
   const rlx_nn_conv_t* p;
   const float *x, *u, *bias, *res;
   float* y;
+  int m, a, np; /* tile size, alpha = m + 2, positions alpha^2 */
   int64_t V, ocb, og_n, icb_n, tcm, tw, n_tiles, chunks, in_img, out_plane, u_xi, u_og, vsz;
   int64_t ycb; /* as conv_job_t */
 } wg_job_t;
 
-static void wg_item(void* ctx, int64_t it, void* scratch) {
-  const wg_job_t* c = ctx;
+/* One work item; m is a constant in each instance below so the transforms unroll. */
+static inline __attribute__((always_inline)) void wg_item(const wg_job_t* c, int64_t it, void* scratch, const int m) {
   const rlx_nn_conv_t* p = c->p;
+  const int a = m + 2, np = a * a;
   const int64_t tcm = c->tcm, icb_n = c->icb_n, ocb = c->ocb, V = c->V;
   float* vbuf = scratch;
   float* mbuf = vbuf + c->vsz;
@@ -404,15 +446,15 @@ static void wg_item(void* ctx, int64_t it, void* scratch) {
   for (int64_t icb = 0; icb < icb_n; icb++)
     for (int64_t t = 0; t < tc; t++) {
       int64_t ty = (t0 + t) / c->tw, tx = (t0 + t) % c->tw;
-      wg_input(p, c->x + n * c->in_img + icb * p->h * p->w * 16, ty * 2 - p->pt, tx * 2 - p->pl,
+      wg_input(p, m, c->x + n * c->in_img + icb * p->h * p->w * 16, ty * m - p->pt, tx * m - p->pl,
                vbuf + (icb * tcm + t) * 16, icb_n * tcm * 16);
     }
-  /* (2) 16 GEMMs: mbuf[xi][ocb][t][16] */
+  /* (2) one GEMM per position: mbuf[xi][ocb][t][16] */
   tile_t tt;
   memset(&tt, 0, sizeof(tt));
   tt.n_icb = icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = 16;
   tt.s_icb = tcm * 16, tt.s_px = 16, tt.s_blk = tcm * 16;
-  for (int64_t xi = 0; xi < 16; xi++)
+  for (int64_t xi = 0; xi < np; xi++)
     for (int64_t og = 0; og < c->og_n; og++) {
       tt.src = vbuf + xi * icb_n * tcm * 16;
       tt.w = c->u + xi * c->u_xi + og * c->u_og;
@@ -423,44 +465,48 @@ static void wg_item(void* ctx, int64_t it, void* scratch) {
   for (int64_t ob = 0; ob < ocb; ob++) {
     const v16 b = c->bias ? LD(c->bias + ob * 16) : (v16){0};
     for (int64_t t = 0; t < tc; t++) {
-      v16 m[4][4], r[2][4];
-      for (int k = 0; k < 16; k++) m[k / 4][k % 4] = LD(mbuf + ((k * ocb + ob) * tcm + t) * 16);
-      for (int j = 0; j < 4; j++) {
-        r[0][j] = m[0][j] + m[1][j] + m[2][j];
-        r[1][j] = m[1][j] - m[2][j] - m[3][j];
+      v16 mm[36], r[4 * 6], o[4];
+      for (int k = 0; k < np; k++) mm[k] = LD(mbuf + ((k * ocb + ob) * tcm + t) * 16);
+      for (int j = 0; j < a; j++) { /* columns: r[i][j] = (A^T M)[i][j] */
+        wg_at(m, mm + j, a, o);
+        for (int i = 0; i < m; i++) r[i * a + j] = o[i];
       }
       int64_t ty = (t0 + t) / c->tw, tx = (t0 + t) % c->tw;
-      for (int i = 0; i < 2; i++) {
-        int64_t oh = ty * 2 + i;
+      for (int i = 0; i < m; i++) {
+        int64_t oh = ty * m + i;
         if (oh >= p->oh) break;
-        v16 o2[2] = {r[i][0] + r[i][1] + r[i][2] + b, r[i][1] - r[i][2] - r[i][3] + b};
-        for (int j = 0; j < 2; j++) {
-          int64_t ow = tx * 2 + j;
+        wg_at(m, r + i * a, 1, o);
+        for (int j = 0; j < m; j++) {
+          int64_t ow = tx * m + j;
           if (ow >= p->ow) break;
           int64_t off = (n * c->ycb + ob) * c->out_plane + (oh * p->ow + ow) * 16;
-          v16 o = o2[j];
-          if (c->res) o += LD(c->res + off);
-          if (p->act == RLX_NN_ACT_CLIP) o = vclip(o, p->lo, p->hi);
-          ST(c->y + off, o);
+          v16 v = o[j] + b;
+          if (c->res) v += LD(c->res + off);
+          if (p->act == RLX_NN_ACT_CLIP) v = vclip(v, p->lo, p->hi);
+          ST(c->y + off, v);
         }
       }
     }
   }
 }
 
-int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, const float* x, const float* u, const float* bias,
+static void wg_item2(void* ctx, int64_t it, void* scratch) { wg_item(ctx, it, scratch, 2); }
+static void wg_item4(void* ctx, int64_t it, void* scratch) { wg_item(ctx, it, scratch, 4); }
+
+int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
                                  const float* res, float* y) {
   wg_job_t c;
   c.p = p, c.x = x, c.u = u, c.bias = bias, c.res = res;
+  c.m = m, c.a = m + 2, c.np = c.a * c.a;
   c.V = p->v, c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V, c.icb_n = (p->ic + 15) / 16;
   c.ycb = p->y_cb ? p->y_cb : c.ocb;
   c.y = y + p->y_off * p->oh * p->ow * 16;
   c.tcm = max_rw(c.V); /* tiles per item: one register tile row */
-  c.tw = (p->ow + 1) / 2, c.n_tiles = (p->oh + 1) / 2 * c.tw;
+  c.tw = (p->ow + m - 1) / m, c.n_tiles = (p->oh + m - 1) / m * c.tw;
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
   c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
   c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
-  c.vsz = 16 * c.icb_n * c.tcm * 16;
-  size_t scratch = (size_t)(c.vsz + 16 * c.ocb * c.tcm * 16) * sizeof(float);
-  return rlx_nn_parallel(p->n * c.chunks, scratch, wg_item, &c);
+  c.vsz = c.np * c.icb_n * c.tcm * 16;
+  size_t scratch = (size_t)(c.vsz + c.np * c.ocb * c.tcm * 16) * sizeof(float);
+  return rlx_nn_parallel(p->n * c.chunks, scratch, m == 2 ? wg_item2 : wg_item4, &c);
 }

@@ -15,7 +15,7 @@
  *   rlx.nn.nchwc_to_nchw  (x, y)          the inverse; y's C says how many channels are real
  * x of conv2d is NCHW16c (5-D) or plain NCHW (4-D, a network's first layer); w is packed
  * (6-D for conv2d: [OG, ICb, KH, KW, cbi, V*16]; 4-D for depthwise: [Cb, KH, KW, 16]; 5-D
- * for Winograd: [16, OG, ICb, 16, V*16]).
+ * for Winograd: [16 or 36, OG, ICb, 16, V*16], F(2x2) or F(4x4) by the first dim).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -143,9 +143,10 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
   p.n = tx->shape[0], p.ic = tx->shape[1] * 16, p.h = tx->shape[2], p.w = tx->shape[3];
   p.oc = ty->shape[1] * 16, p.oh = ty->shape[2], p.ow = ty->shape[3];
   p.kh = p.kw = 3, p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
-  if (tu->ndim != 5 || tu->shape[0] != 16 || tu->shape[2] * 16 != p.ic || tu->shape[3] != 16 || tu->shape[4] % 16 ||
+  if (tu->ndim != 5 || (tu->shape[0] != 16 && tu->shape[0] != 36) || tu->shape[2] * 16 != p.ic || tu->shape[3] != 16 ||
+      tu->shape[4] % 16 ||
       tu->shape[4] < 16 || tu->shape[4] > 64 || tu->shape[1] * tu->shape[4] != p.oc)
-    return fail(who, "weight must be transformed [16, OG, ICb, 16, V*16] for this input and output");
+    return fail(who, "weight must be transformed [16 or 36, OG, ICb, 16, V*16] for this input and output");
   p.v = tu->shape[4] / 16;
   if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "bias must be [OCb*16]");
   if (tr && (tr->ndim != 5 || memcmp(tr->shape, ty->shape, 5 * sizeof(int64_t)) != 0))
@@ -155,7 +156,8 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
   if (p.pt < 0 || p.pl < 0 || (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP))
     return fail(who, "paddings must be >= 0 and the activation known");
   if (p.oh - 1 - p.pt >= p.h || p.ow - 1 - p.pl >= p.w) return fail(who, "output is larger than the padded input allows");
-  if (rlx_nn_conv2d_winograd_nchwc(&p, tx->data, tu->data, tb->data, tr ? tr->data : NULL, ty->data))
+  int m = tu->shape[0] == 16 ? 2 : 4;
+  if (rlx_nn_conv2d_winograd_nchwc(&p, m, tx->data, tu->data, tb->data, tr ? tr->data : NULL, ty->data))
     return fail(who, "out of memory for the transform buffers");
   return 0;
 }
@@ -185,10 +187,10 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
     bool wg = g[0] == 1;
     if (g[0] != 0 && !wg) return fail(who, "alg must be 0 (direct) or 1 (Winograd)");
     if (wg) {
-      if (tw->ndim != 5 || tw->shape[0] != 16 || tw->shape[2] * 16 != p.ic || tw->shape[3] != 16 ||
+      if (tw->ndim != 5 || (tw->shape[0] != 16 && tw->shape[0] != 36) || tw->shape[2] * 16 != p.ic || tw->shape[3] != 16 ||
           tw->shape[4] % 16 || tw->shape[4] < 16 || tw->shape[4] > 64 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
           p.dw != 1)
-        return fail(who, "a Winograd weight must be [16, OG, ICb, 16, V*16] with stride and dilation 1");
+        return fail(who, "a Winograd weight must be [16 or 36, OG, ICb, 16, V*16] with stride and dilation 1");
       p.v = tw->shape[4] / 16, p.oc = tw->shape[1] * tw->shape[4], p.kh = p.kw = 3;
     } else {
       if (tw->ndim != 6 || tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 64 || tw->shape[4] != 16 ||
@@ -205,7 +207,7 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
     p.y_cb = ty->shape[1], p.y_off = off;
     off += p.oc / 16;
     if (off > ty->shape[1]) return fail(who, "the convolutions have more channels than y");
-    int rc = wg ? rlx_nn_conv2d_winograd_nchwc(&p, tx->data, tw->data, tb->data, NULL, ty->data)
+    int rc = wg ? rlx_nn_conv2d_winograd_nchwc(&p, tw->shape[0] == 16 ? 2 : 4, tx->data, tw->data, tb->data, NULL, ty->data)
                 : rlx_nn_conv2d_nchwc(&p, tx->data, tw->data, tb->data, NULL, ty->data);
     if (rc) return fail(who, "out of memory for the scratch buffers");
   }

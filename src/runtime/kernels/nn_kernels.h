@@ -49,16 +49,17 @@ typedef struct {
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y);
 
-/* The same convolution by Winograd F(2x2, 3x3) for 3x3 windows with stride 1 and dilation
- * 1 over an NCHW16c input: tiles of 2x2 outputs, 16 batched GEMMs on the same register
- * tiles as the direct kernel, the output transform fused with the epilogue. u is the
- * transformed weight of rlx_nn_winograd_pack_weight (v as there). Returns 0, or -1 when the
- * per-thread buffers could not be allocated. */
-int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, const float* x, const float* u, const float* bias,
+/* The same convolution by Winograd F(m x m, 3x3), m = 2 or 4, for 3x3 windows with stride 1
+ * and dilation 1 over an NCHW16c input: tiles of m x m outputs, (m+2)^2 batched GEMMs on
+ * the same register tiles as the direct kernel, the output transform fused with the
+ * epilogue. u is the transformed weight of rlx_nn_winograd_pack_weight (same v and m).
+ * Returns 0, or -1 when the per-thread buffers could not be allocated. */
+int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
                                  const float* res, float* y);
-/* U = G g G^T of an OIHW 3x3 weight, packed [16, OG, ICb, 16, V*16] (rlx_nn_winograd_packed_numel floats). */
-int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic);
-void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, float* dst);
+/* U = G g G^T of an OIHW 3x3 weight, packed [(m+2)^2, OG, ICb, 16, V*16]
+ * (rlx_nn_winograd_packed_numel floats). */
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m);
+void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, float* dst);
 
 /* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
  * rlx_nn_dw_pack_weight. */
