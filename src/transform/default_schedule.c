@@ -39,7 +39,30 @@ typedef struct {
   const rlx_tir_func_t* f;
   uint64_t mask; /* params passed a Constant at every call seen so far */
   int calls;
+  const rlx_ptrmap_t* bound; /* var → the Constant it is bound to (fold_constants leaves those) */
 } const_scan_t;
+
+/* e itself when a Constant, the Constant a var is bound to (per bound), else NULL. */
+static const rlx_relax_constant_t* constant_of(const rlx_ptrmap_t* bound, const rlx_relax_expr_t* e) {
+  if (e->kind == RLX_RELAX_CONSTANT) return (const rlx_relax_constant_t*)e;
+  return rlx_relax_is_var(e) && bound ? rlx_ptrmap_get(bound, e) : NULL;
+}
+
+static void collect_bound(const rlx_relax_expr_t* e, void* user) {
+  if (e->kind != RLX_RELAX_SEQ) return;
+  const rlx_relax_seq_t* s = (const rlx_relax_seq_t*)e;
+  for (int i = 0; i < s->n_blocks; i++)
+    for (int k = 0; k < s->blocks[i]->n_bindings; k++) {
+      const rlx_relax_binding_t* b = s->blocks[i]->bindings[k];
+      if (b->kind == RLX_BINDING_VAR && b->value->kind == RLX_RELAX_CONSTANT) rlx_ptrmap_put(user, b->var, b->value);
+    }
+}
+
+/* Every var of m's Relax functions bound to a Constant. */
+static void bound_constants(rlx_module_t* m, rlx_ptrmap_t* out) {
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, collect_bound, out);
+}
 
 static rlx_relax_tuple_t* call_tir_args(const rlx_relax_call_t* c) {
   return c->n_args >= 2 && c->args[1]->kind == RLX_RELAX_TUPLE ? (rlx_relax_tuple_t*)c->args[1] : NULL;
@@ -53,14 +76,14 @@ static void scan_call(const rlx_relax_expr_t* e, void* user) {
   rlx_relax_tuple_t* t = call_tir_args(c);
   uint64_t mask = 0;
   for (int i = 0; t && i < t->n_fields && i < 63; i++)
-    if (t->fields[i]->kind == RLX_RELAX_CONSTANT) mask |= (uint64_t)1 << i;
+    if (constant_of(cs->bound, t->fields[i])) mask |= (uint64_t)1 << i;
   cs->mask &= mask;
   cs->calls++;
 }
 
 /* Params of f that every call_tir of it (at least one) passes a Constant, as a bit mask. */
-static uint64_t const_params(rlx_module_t* m, const rlx_tir_func_t* f) {
-  const_scan_t cs = {m, f, ~(uint64_t)0, 0};
+static uint64_t const_params(rlx_module_t* m, const rlx_tir_func_t* f, const rlx_ptrmap_t* bound) {
+  const_scan_t cs = {m, f, ~(uint64_t)0, 0, bound};
   for (int i = 0; i < m->n_funcs; i++)
     if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, scan_call, &cs);
   return cs.calls ? cs.mask : 0;
@@ -92,6 +115,7 @@ static rlx_relax_expr_t* pack_constant(rlx_ctx_t* ctx, const rlx_relax_constant_
 typedef struct {
   rlx_module_t* m;
   rlx_status_t* err;
+  const rlx_ptrmap_t* bound;
 } repack_t;
 
 /* A call_tir of a PrimFunc with "rlx.packed_params": its constant arguments packed. */
@@ -113,8 +137,8 @@ static rlx_relax_expr_t* repack_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* 
       p = *end ? end + 1 : end;
     }
     rlx_relax_expr_t* packed = NULL;
-    if (v[0] >= 0 && v[0] < t->n_fields && t->fields[v[0]]->kind == RLX_RELAX_CONSTANT)
-      packed = pack_constant(ctx, (const rlx_relax_constant_t*)t->fields[v[0]], (int)v[1], (int)v[2], v[3]);
+    const rlx_relax_constant_t* k = v[0] >= 0 && v[0] < t->n_fields ? constant_of(r->bound, t->fields[v[0]]) : NULL;
+    if (k) packed = pack_constant(ctx, k, (int)v[1], (int)v[2], v[3]);
     if (!packed) {
       r->err = rlx_status_create(RLX_INTERNAL, "default_schedule: cannot pack argument %ld of a call to '%s'", v[0],
                                  f->name);
@@ -140,11 +164,40 @@ static rlx_tir_func_t* without_attr(rlx_ctx_t* ctx, const rlx_tir_func_t* f, con
   return g;
 }
 
+static void count_use(const rlx_relax_expr_t* e, void* user) {
+  if (rlx_relax_is_var(e)) rlx_ptrmap_put(user, e, (void*)((intptr_t)rlx_ptrmap_get(user, e) + 1));
+}
+
+/* body without the dataflow bindings of a Constant that nothing reads any more (the
+ * unpacked copy of a weight whose calls now take the packed one). */
+static rlx_relax_expr_t* drop_dead_constants(rlx_ctx_t* ctx, rlx_relax_expr_t* body) {
+  if (body->kind != RLX_RELAX_SEQ) return body;
+  rlx_relax_seq_t* s = (rlx_relax_seq_t*)body;
+  rlx_ptrmap_t uses = {0};
+  rlx_relax_expr_visit(body, count_use, &uses);
+  rlx_relax_block_t** blocks = RLX_NEW_ARRAY(ctx, rlx_relax_block_t*, s->n_blocks);
+  int nb = 0;
+  for (int i = 0; i < s->n_blocks; i++) {
+    rlx_relax_block_t* blk = s->blocks[i];
+    rlx_relax_binding_t** keep = RLX_NEW_ARRAY(ctx, rlx_relax_binding_t*, blk->n_bindings > 0 ? blk->n_bindings : 1);
+    int n = 0;
+    for (int k = 0; k < blk->n_bindings; k++) {
+      rlx_relax_binding_t* b = blk->bindings[k];
+      bool dead = blk->is_dataflow && b->var->hdr.kind == RLX_RELAX_DATAFLOW_VAR && b->value->kind == RLX_RELAX_CONSTANT &&
+                  !rlx_ptrmap_get(&uses, b->var);
+      if (!dead) keep[n++] = b;
+    }
+    if (n) blocks[nb++] = n == blk->n_bindings ? blk : rlx_relax_block(ctx, blk->is_dataflow, n, keep);
+  }
+  rlx_ptrmap_free(&uses);
+  return rlx_relax_seq(ctx, nb, blocks, s->body);
+}
+
 /* Packs the constants of every call_tir of a function with "rlx.packed_params", then drops
  * that attribute. */
-static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any) {
+static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any, const rlx_ptrmap_t* bound) {
   if (!any) return NULL;
-  repack_t r = {m, NULL};
+  repack_t r = {m, NULL, bound};
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_RELAX) continue;
@@ -152,6 +205,7 @@ static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any) {
     rlx_relax_expr_t* body = rlx_relax_expr_transform(ctx, f->body, repack_call, &r);
     if (r.err) return r.err;
     if (body == f->body) continue;
+    body = drop_dead_constants(ctx, body);
     rlx_relax_func_t* nf = NULL;
     RLX_RETURN_IF_ERROR(pass_func_with_body(ctx, m, f, body, &nf));
     e->func = nf;
@@ -168,17 +222,20 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
   int n_rep = 0;
   rlx_sched_func_report_t* reps = RLX_NEW_ARRAY(ctx, rlx_sched_func_report_t, m->n_funcs > 0 ? m->n_funcs : 1);
   bool any_packed = false;
-  for (int i = 0; i < m->n_funcs; i++) {
+  rlx_ptrmap_t bound = {0};
+  bound_constants(in, &bound);
+  rlx_status_t* st = NULL;
+  for (int i = 0; !st && i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_TIR) continue;
     rlx_tir_func_t* f = e->func;
     if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) continue;
     rlx_tir_func_t* s = NULL;
     rlx_sched_report_t r;
-    uint64_t cp = const_params(in, f);
+    uint64_t cp = const_params(in, f, &bound);
     rlx_tir_func_t* fin = cp ? rlx_tir_func_with_attr(ctx, f, "rlx.const_params", rlx_ir_i64(ctx, (int64_t)cp)) : f;
-    RLX_RETURN_IF_ERROR(
-        rlx_status_annotate(rlx_tir_default_schedule_report(ctx, fin, &s, &r), "default_schedule of '%s'", e->name));
+    st = rlx_status_annotate(rlx_tir_default_schedule_report(ctx, fin, &s, &r), "default_schedule of '%s'", e->name);
+    if (st) break;
     if (cp) s = without_attr(ctx, s, "rlx.const_params");
     any_packed = any_packed || rlx_tir_func_get_attr(s, "rlx.packed_params");
     e->func = s;
@@ -186,16 +243,18 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
     reps[n_rep].func = e->name;
     reps[n_rep++].report = r;
 #ifndef NDEBUG
-    for (int k = 0; k < r.n; k++)
+    for (int k = 0; !st && k < r.n; k++)
       if (strcmp(r.misses[k].kind, "matmul") == 0 && r.misses[k].work >= TRIVIAL_WORK)
-        return rlx_status_create(RLX_UNSUPPORTED,
-                                 "default_schedule of '%s': block '%s' (%s, %lld iterations) left unscheduled: %s "
-                                 "(an error in Debug builds; `rlx compile --stats` lists every such block)",
-                                 e->name, r.misses[k].block, r.misses[k].kind, (long long)r.misses[k].work,
-                                 r.misses[k].reason);
+        st = rlx_status_create(RLX_UNSUPPORTED,
+                               "default_schedule of '%s': block '%s' (%s, %lld iterations) left unscheduled: %s "
+                               "(an error in Debug builds; `rlx compile --stats` lists every such block)",
+                               e->name, r.misses[k].block, r.misses[k].kind, (long long)r.misses[k].work,
+                               r.misses[k].reason);
 #endif
   }
-  RLX_RETURN_IF_ERROR(repack_calls(ctx, m, any_packed));
+  if (!st) st = repack_calls(ctx, m, any_packed, &bound);
+  rlx_ptrmap_free(&bound);
+  if (st) return st;
   if (out_n) *out_n = n_rep;
   if (out_reports) *out_reports = reps;
   *out = m;
