@@ -255,6 +255,20 @@ static rlx_status_t* add_runtime_sources(files_t* fs) {
     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
     snprintf(arc, sizeof(arc), "runtime/src/%s", de->d_name);
     st = add_disk_file(fs, arc, path);
+    if (!st && has_suffix(de->d_name, ".c")) {
+      /* rlx builds these with _GNU_SOURCE; under -std=c11 the POSIX calls (threads,
+       * clocks) need the feature macro before any header */
+      static const char pre[] =
+          "/* (exported by rlx: POSIX interfaces under -std=c11) */\n"
+          "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";
+      entry_t* e = &fs->entries.data[fs->entries.len - 1];
+      char* data = malloc(sizeof(pre) - 1 + e->len + 1);
+      memcpy(data, pre, sizeof(pre) - 1);
+      memcpy(data + sizeof(pre) - 1, e->data, e->len + 1);
+      free(e->data);
+      e->data = data;
+      e->len += sizeof(pre) - 1;
+    }
   }
   closedir(d);
   if (st) return st;
