@@ -53,30 +53,29 @@ static inline void dw_store(const rlx_nn_conv_t* p, float* yr, const float* rr, 
   ST(yr + ow * 16, o);
 }
 
-/* One window row of a 3-wide window (dilation 1) for DW_RW pixels: the inputs are loaded
- * once and shared by the three taps. SW: the stride. */
+/* One window row of a 3-wide window (dilation 1) for DW_RW pixels, SW the stride: the
+ * three weights stay in registers, inputs come from L1. */
 static inline __attribute__((always_inline)) void dw_row3(v16* acc, const float* xk, const float* wk, const int SW) {
   const v16 w0 = LD(wk), w1 = LD(wk + 16), w2 = LD(wk + 32);
-  v16 xin[(DW_RW - 1) * 2 + 3];
-#pragma GCC unroll 17
-  for (int k = 0; k < (DW_RW - 1) * SW + 3; k++) xin[k] = LD(xk + k * 16);
 #pragma GCC unroll 8
   for (int j = 0; j < DW_RW; j++) {
-    acc[j] += w0 * xin[j * SW];
-    acc[j] += w1 * xin[j * SW + 1];
-    acc[j] += w2 * xin[j * SW + 2];
+    acc[j] += w0 * LD(xk + (j * SW) * 16);
+    acc[j] += w1 * LD(xk + (j * SW + 1) * 16);
+    acc[j] += w2 * LD(xk + (j * SW + 2) * 16);
   }
 }
 
-/* DW_RW pixels from column ow whose windows lie inside the image (rows kh0..kh1). */
-static void dw_tile(const rlx_nn_conv_t* p, const float* xp, const float* wb, v16 bv, float* yr, const float* rr,
-                    int64_t oh, int64_t ow, int64_t kh0, int64_t kh1) {
+/* DW_RW pixels: base is the first tap (window row kh0, column 0) of pixel 0, kstride the
+ * floats from one window row to the next, pixels sw*16 floats apart; nkh window rows from
+ * kh0. Stores the first nst pixels from output column ow. */
+static void dw_tile(const rlx_nn_conv_t* p, const float* base, int64_t kstride, const float* wb, int64_t kh0,
+                    int64_t nkh, v16 bv, float* yr, const float* rr, int64_t ow, int64_t nst) {
   v16 acc[DW_RW];
 #pragma GCC unroll 8
   for (int j = 0; j < DW_RW; j++) acc[j] = bv;
-  for (int64_t kh = kh0; kh < kh1; kh++) {
-    const float* xr = xp + ((oh * p->sh - p->pt + kh * p->dh) * p->w + ow * p->sw - p->pl) * 16;
-    const float* wk = wb + kh * p->kw * 16;
+  for (int64_t i = 0; i < nkh; i++) {
+    const float* xr = base + i * kstride;
+    const float* wk = wb + (kh0 + i) * p->kw * 16;
     if (p->kw == 3 && p->dw == 1 && p->sw == 1) {
       dw_row3(acc, xr, wk, 1);
     } else if (p->kw == 3 && p->dw == 1 && p->sw == 2) {
@@ -90,9 +89,18 @@ static void dw_tile(const rlx_nn_conv_t* p, const float* xp, const float* wb, v1
       }
     }
   }
+  if (nst == DW_RW) {
 #pragma GCC unroll 8
-  for (int j = 0; j < DW_RW; j++) dw_store(p, yr, rr, ow + j, acc[j]);
+    for (int j = 0; j < DW_RW; j++) dw_store(p, yr, rr, ow + j, acc[j]);
+  } else { /* through a copy, so that acc is only ever indexed by constants (registers) */
+    v16 part[DW_RW];
+#pragma GCC unroll 8
+    for (int j = 0; j < DW_RW; j++) part[j] = acc[j];
+    for (int j = 0; j < nst; j++) dw_store(p, yr, rr, ow + j, part[j]);
+  }
 }
+
+enum { DW_SCRATCH = 7 * 40 * 16 }; /* window rows x columns x 16: an edge tile's padded input */
 
 typedef struct {
   const rlx_nn_conv_t* p;
@@ -107,6 +115,8 @@ static void dw_item(void* ctx, int64_t item, void* scratch) {
   const float *x = c->x, *w = c->w, *bias = c->bias, *res = c->res;
   float* y = c->y;
   const int64_t cb = c->cb, ow0 = c->ow0, ow1 = c->ow1, rows = p->n * cb * p->oh;
+  const int64_t cols = (DW_RW - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* input columns of one tile */
+  float edge[DW_SCRATCH] __attribute__((aligned(64)));
   for (int64_t r = item * c->rows_per; r < (item + 1) * c->rows_per && r < rows; r++) {
     int64_t oh = r % p->oh, b = r / p->oh % cb, n = r / p->oh / cb;
     const float* xp = x + (n * cb + b) * p->h * p->w * 16;
@@ -117,15 +127,28 @@ static void dw_item(void* ctx, int64_t item, void* scratch) {
     int64_t kh0 = 0, kh1 = p->kh; /* rows of the window inside the image */
     while (kh0 < kh1 && oh * p->sh - p->pt + kh0 * p->dh < 0) kh0++;
     while (kh1 > kh0 && oh * p->sh - p->pt + (kh1 - 1) * p->dh >= p->h) kh1--;
-    for (int64_t ow = 0; ow < ow0; ow++) dw_store(p, yr, rr, ow, dw_pixel(p, xp, wb, oh, ow) + bv);
-    int64_t t = ow0;
-    for (; t + DW_RW <= ow1; t += DW_RW) dw_tile(p, xp, wb, bv, yr, rr, oh, t, kh0, kh1);
-    if (t < ow1 && ow1 - ow0 >= DW_RW) { /* the last tile overlaps the one before: same values again */
-      dw_tile(p, xp, wb, bv, yr, rr, oh, ow1 - DW_RW, kh0, kh1);
-    } else {
-      for (; t < ow1; t++) dw_store(p, yr, rr, t, dw_pixel(p, xp, wb, oh, t) + bv);
+    const int64_t ih0 = oh * p->sh - p->pt + kh0 * p->dh, nkh = kh1 - kh0;
+    for (int64_t t = 0; t < p->ow; t += DW_RW) {
+      int64_t nst = p->ow - t < DW_RW ? p->ow - t : DW_RW;
+      if (t >= ow0 && t + DW_RW <= ow1) { /* every window inside the image's columns */
+        dw_tile(p, xp + (ih0 * p->w + t * p->sw - p->pl) * 16, p->dh * p->w * 16, wb, kh0, nkh, bv, yr, rr, t, nst);
+        continue;
+      }
+      if (nkh * cols * 16 > DW_SCRATCH) { /* a window too large for the edge buffer */
+        for (int64_t ow = t; ow < t + nst; ow++) dw_store(p, yr, rr, ow, dw_pixel(p, xp, wb, oh, ow) + bv);
+        continue;
+      }
+      /* an edge tile: its input columns copied with zeros outside the image */
+      int64_t iw0 = t * p->sw - p->pl;
+      for (int64_t i = 0; i < nkh; i++) {
+        const float* src = xp + (ih0 + i * p->dh) * p->w * 16;
+        for (int64_t k = 0; k < cols; k++) {
+          int64_t iw = iw0 + k;
+          ST(edge + (i * cols + k) * 16, iw >= 0 && iw < p->w ? LD(src + iw * 16) : (v16){0});
+        }
+      }
+      dw_tile(p, edge, cols * 16, wb, kh0, nkh, bv, yr, rr, t, nst);
     }
-    for (int64_t ow = ow1 > ow0 ? ow1 : ow0; ow < p->ow; ow++) dw_store(p, yr, rr, ow, dw_pixel(p, xp, wb, oh, ow) + bv);
   }
 }
 
