@@ -7,7 +7,7 @@
  * of each tile instance (conv_tile is inlined into every instance), so every address is a
  * base register plus a displacement.
  *
- * Padding is never materialized for the whole input: for each output row the rows of input
+ * Padding is not materialized for the whole input (except where weights dominate, below): for each output row the rows of input
  * it reads are copied, with zero columns and zero rows where the window leaves the image,
  * into a small per-thread scratch (KH rows × the padded row width × all input channels —
  * tens of KB), and the tiles read the scratch without bounds checks. The copy costs one
@@ -296,7 +296,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
   const int64_t w_bytes = c.og_n * c.wgroup * (int64_t)sizeof(float);
   if (w_bytes > 4 * pad_bytes) {
     /* weights dominate (small images, many channels): read them once, not once per row */
-    float* pad = aligned_alloc(64, (size_t)(pad_bytes + 63) / 64 * 64);
+    float* pad = rlx_nn_thread_buffer((size_t)pad_bytes);
     if (!pad) return -1;
     for (int64_t n = 0; n < p->n; n++)
       for (int64_t icb = 0; icb < c.icb_n; icb++)
@@ -309,9 +309,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
       c.rows_per = (c.rows_per + 1) / 2;
     c.row_chunks = (p->oh + c.rows_per - 1) / c.rows_per;
     b->s_icb = c.hp * c.wp * cbi, b->s_kh = p->dh * c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
-    int rc = rlx_nn_parallel(p->n * c.og_n * c.row_chunks, 0, conv_pad_item, &c);
-    free(pad);
-    return rc;
+    return rlx_nn_parallel(p->n * c.og_n * c.row_chunks, 0, conv_pad_item, &c);
   }
   b->s_icb = p->kh * c.wp * cbi, b->s_kh = c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
   size_t scratch = (size_t)(c.icb_n * p->kh * c.wp * cbi) * sizeof(float);

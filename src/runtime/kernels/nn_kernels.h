@@ -91,6 +91,10 @@ void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, floa
  * another thread's job is running, the call runs alone on its caller. */
 typedef void (*rlx_nn_task_fn_t)(void* ctx, int64_t item, void* scratch);
 int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, void* ctx);
+/* A buffer of at least n bytes (64-byte aligned) owned by the calling thread, kept and grown
+ * across calls and freed when the thread exits; NULL when out of memory. For temporaries a
+ * kernel needs before it dispatches work (the padded image of a convolution). */
+void* rlx_nn_thread_buffer(size_t n);
 /* Threads the pool uses, caller included (default: OMP_NUM_THREADS, else the CPU count). */
 void rlx_nn_set_num_threads(int n);
 int rlx_nn_num_threads(void);

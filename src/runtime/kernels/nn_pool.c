@@ -190,3 +190,39 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
   pthread_mutex_unlock(&pool.call_mu);
   return atomic_load(&j.failed) ? -1 : 0;
 }
+
+/* ---- per-thread buffers of kernel callers (freed when the thread exits) */
+typedef struct {
+  void* p;
+  size_t size;
+} tbuf_t;
+
+static pthread_key_t tbuf_key;
+static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
+
+static void tbuf_free(void* v) {
+  tbuf_t* b = v;
+  free(b->p);
+  free(b);
+}
+
+static void tbuf_init(void) { pthread_key_create(&tbuf_key, tbuf_free); }
+
+void* rlx_nn_thread_buffer(size_t n) {
+  pthread_once(&tbuf_once, tbuf_init);
+  tbuf_t* b = pthread_getspecific(tbuf_key);
+  if (!b) {
+    b = calloc(1, sizeof(*b));
+    if (!b || pthread_setspecific(tbuf_key, b) != 0) {
+      free(b);
+      return NULL;
+    }
+  }
+  if (b->size < n) {
+    free(b->p);
+    size_t sz = (n + 4095) / 4096 * 4096;
+    b->p = aligned_alloc(64, sz);
+    b->size = b->p ? sz : 0;
+  }
+  return b->p;
+}
