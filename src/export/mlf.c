@@ -438,7 +438,11 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
     cJSON* ws = cJSON_AddArrayToObject(op, "workspace");
     cJSON* w = cJSON_CreateObject();
     cJSON_AddNumberToObject(w, "device", 1);
-    cJSON_AddNumberToObject(w, "workspace_size_bytes", 0); /* kernel temporaries live on its stack */
+    /* the kernel's scratch (heap temporaries moved to the workspace), in its own variables */
+    rlx_expr_t* kb = rlx_ir_i64(ctx, 0);
+    for (int k = 0; k < n; k++)
+      if (strcmp(kws_names[k], r.kernels[i]) == 0 && kws[k]) kb = kws[k];
+    cJSON_AddItemToObject(w, "workspace_size_bytes", size_json(kb));
     cJSON_AddItemToArray(ws, w);
     cJSON_AddItemToArray(ops, op);
   }
