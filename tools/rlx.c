@@ -35,35 +35,6 @@
 
 #include "tool.h"
 
-enum { MAX_INPUTS = 64, MAX_LIBS = 16, MAX_EXTERNS = 64 };
-
-typedef struct {
-  const char* command;
-  const char* file;
-  const char* entry;
-  const char* inputs[MAX_INPUTS];
-  int n_inputs;
-  const char* libs[MAX_LIBS];
-  int n_libs;
-  const char* externs[MAX_EXTERNS]; /* --extern X.o|.a|.c|.cc|.cpp|.cxx|.cu */
-  int n_externs;
-  const char* defer[MAX_EXTERNS]; /* --defer-extern NAME */
-  int n_defer;
-  const char* style; /* export-mlf --style */
-  const char* name;  /* export-mlf --name */
-  const char*** out_output_names; /* export-mlf: receives an ONNX model's output names */
-  int* out_n_outputs;
-  const char* output; /* -o: output directory (run) or model path (compile) */
-  const char* after;
-  const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
-  const char* binds[MAX_INPUTS]; /* --bind NAME=FILE (ONNX graph inputs made constants) */
-  int n_binds;
-  bool stats;
-  bool profile;             /* bench --profile */
-  const char* profile_plot; /* bench --profile-plot FILE.png|svg */
-  int repeat;
-  int threads;
-} options_t;
 
 /* One help text per command: `rlx COMMAND --help` prints it, `rlx --help` prints them all. */
 static const struct {
@@ -218,7 +189,8 @@ static bool ends_with(const char* s, const char* suffix) {
   return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-static bool is_model(const char* path) { return ends_with(path, ".so"); }
+bool tool_is_model(const char* path) { return ends_with(path, ".so"); }
+static bool is_model(const char* path) { return tool_is_model(path); }
 
 static rlx_status_t* load_tensor(const char* path, rlx_ndarray_t** out) {
   return ends_with(path, ".pb") ? rlx_onnx_tensor_load(path, out) : rlx_npy_load(path, out);
@@ -246,7 +218,7 @@ static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t*
   return st;
 }
 
-static rlx_status_t* load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
+rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
   const char* path = o->file;
   if (ends_with(path, ".onnx")) return load_onnx(ctx, o, out);
   if (o->n_binds) return rlx_status_create(RLX_INVALID_ARGUMENT, "--bind applies to ONNX models (.onnx)");
@@ -278,7 +250,7 @@ static rlx_status_t* cmd_print(const options_t* o) {
   }
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
-  rlx_status_t* st = load_module(ctx, o, &m);
+  rlx_status_t* st = tool_load_module(ctx, o, &m);
   if (!st && o->after && has_relax(m)) {
     rlx_pipeline_options_t po = {true, o->after};
     st = rlx_pipeline_run(ctx, m, &po, &m);
@@ -356,45 +328,13 @@ static rlx_status_t* cmd_compile(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "compile needs -o MODEL.so");
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
-  rlx_status_t* st = load_module(ctx, o, &m);
+  rlx_status_t* st = tool_load_module(ctx, o, &m);
   if (!st && !has_relax(m))
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s has no Relax function to compile (use rlx run for a PrimFunc)",
                            o->file);
   if (!st && o->stats) st = print_memory_stats(ctx, m);
   if (!st && o->stats) st = tool_sched_report(ctx, m, stdout);
   if (!st) st = compile_to(o, ctx, m, o->output);
-  rlx_ctx_free(ctx);
-  return st;
-}
-
-/* The externs, libraries and deferred names of the options as a build configuration. */
-static rlx_status_t* build_config_of(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
-  rlx_build_config_t* c = rlx_build_config_create(ctx);
-  for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));
-  for (int i = 0; i < o->n_libs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_lib(c, o->libs[i]));
-  for (int i = 0; i < o->n_defer; i++) RLX_RETURN_IF_ERROR(rlx_build_config_defer(c, o->defer[i]));
-  *out = c;
-  return NULL;
-}
-
-static rlx_status_t* cmd_export_mlf(const options_t* o) {
-  if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
-  if (is_model(o->file))
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf exports a source file (TVMScript or ONNX), not a compiled model");
-  rlx_ctx_t* ctx = rlx_ctx_create();
-  rlx_module_t* m = NULL;
-  rlx_build_config_t* c = NULL;
-  rlx_status_t* st = build_config_of(ctx, o, &c);
-  const char** out_names = NULL;
-  int n_out = 0;
-  options_t oo = *o;
-  oo.out_output_names = &out_names;
-  oo.out_n_outputs = &n_out;
-  if (!st) st = load_module(ctx, &oo, &m);
-  if (!st) {
-    rlx_mlf_options_t mo = {o->style, o->name, c, n_out, out_names};
-    st = rlx_export_mlf(ctx, m, &mo, o->output);
-  }
   rlx_ctx_free(ctx);
   return st;
 }
@@ -589,7 +529,7 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   }
   rlx_module_t* m = NULL;
   rlx_module_entry_t* e = NULL;
-  RLX_RETURN_IF_ERROR(load_module(s->ctx, o, &m));
+  RLX_RETURN_IF_ERROR(tool_load_module(s->ctx, o, &m));
   RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &e));
   if (e->kind == RLX_FUNC_TIR) {
     s->func = e->func;
@@ -711,7 +651,7 @@ int main(int argc, char** argv) {
     else if (strcmp(o.command, "compile") == 0) st = cmd_compile(&o);
     else if (strcmp(o.command, "run") == 0) st = cmd_run(&o);
     else if (strcmp(o.command, "bench") == 0) st = cmd_bench(&o);
-    else if (strcmp(o.command, "export-mlf") == 0) st = cmd_export_mlf(&o);
+    else if (strcmp(o.command, "export-mlf") == 0) st = tool_cmd_export_mlf(&o);
     else st = rlx_status_create(RLX_INVALID_ARGUMENT, "unknown command '%s' (rlx --help lists the commands)", o.command);
   }
   if (st) {

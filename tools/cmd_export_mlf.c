@@ -1,0 +1,42 @@
+/* rlx export-mlf: a TVMScript file or an ONNX model as a Model Library Format archive
+ * (rlx_export_mlf, include/rlx/rlx.h; layout in README.md and docs/ARCHITECTURE.md).
+ *
+ *   rlx export-mlf FILE -o OUT.tar [--style full-model|operator] [--name NAME] [--extern X]...
+ *
+ * An ONNX model's graph output names become the members of struct tvmgen_NAME_outputs.
+ */
+#include <string.h>
+
+#include "tool.h"
+
+/* The externs, libraries and deferred names of the options as a build configuration. */
+static rlx_status_t* build_config_of(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
+  rlx_build_config_t* c = rlx_build_config_create(ctx);
+  for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));
+  for (int i = 0; i < o->n_libs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_lib(c, o->libs[i]));
+  for (int i = 0; i < o->n_defer; i++) RLX_RETURN_IF_ERROR(rlx_build_config_defer(c, o->defer[i]));
+  *out = c;
+  return NULL;
+}
+
+rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
+  if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
+  if (tool_is_model(o->file))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf exports a source file (TVMScript or ONNX), not a compiled model");
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_build_config_t* c = NULL;
+  rlx_status_t* st = build_config_of(ctx, o, &c);
+  const char** out_names = NULL;
+  int n_out = 0;
+  options_t oo = *o;
+  oo.out_output_names = &out_names;
+  oo.out_n_outputs = &n_out;
+  if (!st) st = tool_load_module(ctx, &oo, &m);
+  if (!st) {
+    rlx_mlf_options_t mo = {o->style, o->name, c, n_out, out_names};
+    st = rlx_export_mlf(ctx, m, &mo, o->output);
+  }
+  rlx_ctx_free(ctx);
+  return st;
+}
