@@ -96,7 +96,6 @@ typedef void (*tile_fn_t)(const tile_t* t);
 TILES7(1)
 TILES7(2)
 TILES7(3)
-TILES7(4)
 TILE3(1, 8) TILE3(1, 9) TILE3(1, 10) TILE3(1, 11) TILE3(1, 12) TILE3(1, 13) TILE3(1, 14)
 TILE3(2, 8) TILE3(2, 9) TILE3(2, 10) TILE3(2, 11) TILE3(2, 12) TILE3(2, 13) TILE3(2, 14)
 TILE3(3, 8) TILE3(3, 9)
@@ -105,18 +104,16 @@ enum { MAX_RW = 14 };
 #define ROW3(V, RW) {tile_##V##_##RW##_s1, tile_##V##_##RW##_s2, tile_##V##_##RW##_p2, tile_##V##_##RW##_g}
 #define NO3 {NULL, NULL, NULL, NULL}
 /* [V - 1][RW - 1][kind] */
-static const tile_fn_t tiles[4][MAX_RW][4] = {
+static const tile_fn_t tiles[3][MAX_RW][4] = {
     {ROW3(1, 1), ROW3(1, 2), ROW3(1, 3), ROW3(1, 4), ROW3(1, 5), ROW3(1, 6), ROW3(1, 7), ROW3(1, 8), ROW3(1, 9),
      ROW3(1, 10), ROW3(1, 11), ROW3(1, 12), ROW3(1, 13), ROW3(1, 14)},
     {ROW3(2, 1), ROW3(2, 2), ROW3(2, 3), ROW3(2, 4), ROW3(2, 5), ROW3(2, 6), ROW3(2, 7), ROW3(2, 8), ROW3(2, 9),
      ROW3(2, 10), ROW3(2, 11), ROW3(2, 12), ROW3(2, 13), ROW3(2, 14)},
     {ROW3(3, 1), ROW3(3, 2), ROW3(3, 3), ROW3(3, 4), ROW3(3, 5), ROW3(3, 6), ROW3(3, 7), ROW3(3, 8), ROW3(3, 9), NO3,
      NO3, NO3, NO3, NO3},
-    {ROW3(4, 1), ROW3(4, 2), ROW3(4, 3), ROW3(4, 4), ROW3(4, 5), ROW3(4, 6), ROW3(4, 7), NO3, NO3, NO3, NO3, NO3, NO3,
-     NO3},
 };
 
-static int max_rw(int64_t v) { return v <= 2 ? 14 : v == 3 ? 9 : 7; }
+static int max_rw(int64_t v) { return v <= 2 ? 14 : 9; }
 
 /* Tile width for rows of len pixels: the largest allowed, evened out over the row. */
 static int64_t pick_rw(int64_t v, int64_t len) {

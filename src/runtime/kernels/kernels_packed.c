@@ -87,7 +87,7 @@ static int conv_args(const char* who, bool depthwise, rlx_value_t* a, int* codes
     p->kh = tw->shape[1];
     p->kw = tw->shape[2];
   } else {
-    if (tw->ndim != 6 || tw->shape[5] % 16 != 0 || tw->shape[5] < 16 || tw->shape[5] > 64 ||
+    if (tw->ndim != 6 || tw->shape[5] % 16 != 0 || tw->shape[5] < 16 || tw->shape[5] > 48 ||
         tw->shape[4] != p->cbi || tw->shape[1] * p->cbi != p->ic)
       return fail(who, "weight must be packed [OG, ICb, KH, KW, cbi, V*16] for this input");
     p->v = tw->shape[5] / 16;
@@ -145,7 +145,7 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
   p.kh = p.kw = 3, p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
   if (tu->ndim != 5 || (tu->shape[0] != 16 && tu->shape[0] != 36) || tu->shape[2] * 16 != p.ic || tu->shape[3] != 16 ||
       tu->shape[4] % 16 ||
-      tu->shape[4] < 16 || tu->shape[4] > 64 || tu->shape[1] * tu->shape[4] != p.oc)
+      tu->shape[4] < 16 || tu->shape[4] > 48 || tu->shape[1] * tu->shape[4] != p.oc)
     return fail(who, "weight must be transformed [16 or 36, OG, ICb, 16, V*16] for this input and output");
   p.v = tu->shape[4] / 16;
   if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "bias must be [OCb*16]");
@@ -188,12 +188,12 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
     if (g[0] != 0 && !wg) return fail(who, "alg must be 0 (direct) or 1 (Winograd)");
     if (wg) {
       if (tw->ndim != 5 || (tw->shape[0] != 16 && tw->shape[0] != 36) || tw->shape[2] * 16 != p.ic || tw->shape[3] != 16 ||
-          tw->shape[4] % 16 || tw->shape[4] < 16 || tw->shape[4] > 64 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
+          tw->shape[4] % 16 || tw->shape[4] < 16 || tw->shape[4] > 48 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
           p.dw != 1)
         return fail(who, "a Winograd weight must be [16 or 36, OG, ICb, 16, V*16] with stride and dilation 1");
       p.v = tw->shape[4] / 16, p.oc = tw->shape[1] * tw->shape[4], p.kh = p.kw = 3;
     } else {
-      if (tw->ndim != 6 || tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 64 || tw->shape[4] != 16 ||
+      if (tw->ndim != 6 || tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 48 || tw->shape[4] != 16 ||
           tw->shape[1] * 16 != p.ic)
         return fail(who, "a direct weight must be packed [OG, ICb, KH, KW, 16, V*16] for this input");
       p.v = tw->shape[5] / 16, p.oc = tw->shape[0] * tw->shape[5], p.kh = tw->shape[2], p.kw = tw->shape[3];

@@ -35,7 +35,7 @@ typedef struct {
   int64_t sh, sw, dh, dw;     /* strides, dilations */
   int64_t pt, pl;             /* padding top / left (bottom / right follow from oh, ow) */
   int64_t cbi;                /* input channels per block in memory: 16 (NCHW16c) or 1 (NCHW) */
-  int64_t v;                  /* conv: 16-channel output blocks per weight group (1..4) */
+  int64_t v;                  /* conv: 16-channel output blocks per weight group (1..3) */
   int act;                    /* rlx_nn_act_t: clip to [lo, hi] (relu: lo 0, hi +inf) */
   float lo, hi;
   int64_t y_cb, y_off;        /* conv: y holds y_cb channel blocks per image (0: its own) and this
