@@ -273,8 +273,11 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
                     p->oh == p->h && p->ow == p->w;
   if (flat) {
     c.len = p->oh * p->ow, c.rw = pick_rw(c.V, c.len), c.n_tiles = (c.len + c.rw - 1) / c.rw;
-    /* about 4 tiles per item, fewer when that leaves too few items for the threads */
-    c.per = 4;
+    /* items of about 16K vector FMAs (a few microseconds: claiming one is a contended atomic),
+     * fewer tiles per item when that leaves too few items for the threads */
+    const int64_t tile_fmas = c.icb_n * cbi * c.V * c.rw;
+    c.per = 16384 / (tile_fmas > 0 ? tile_fmas : 1);
+    c.per = c.per < 1 ? 1 : c.per;
     while (c.per > 1 && p->n * c.og_n * ((c.n_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
     c.chunks = (c.n_tiles + c.per - 1) / c.per;
     c.kind = kind_of(p, cbi);

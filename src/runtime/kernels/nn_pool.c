@@ -94,11 +94,12 @@ static void* scratch_of(int i, size_t n) {
 static void run_items(job_t* j, void* s) {
   bool ok = !j->scratch || s;
   if (!ok) atomic_store(&j->failed, 1);
-  int64_t i;
+  int64_t i, mine = 0;
   while ((i = atomic_fetch_add(&j->next, 1)) < j->n_items) {
     if (ok) j->fn(j->ctx, i, s);
-    atomic_fetch_add(&j->done, 1);
+    mine++;
   }
+  atomic_fetch_add(&j->done, mine); /* once: the caller waits for claimed items only */
 }
 
 static void* worker(void* arg) {
