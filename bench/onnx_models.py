@@ -3,11 +3,12 @@
 ResNet-18, MobileNetV2, SqueezeNet 1.1 (random weights), an MLP and a Transformer encoder;
 rlx compiles each (`rlx compile`, compile time reported) and times it with `rlx bench`;
 ONNX Runtime (the onnxruntime-node npm package, CPU provider, all graph optimizations) times
-the same file through node. Medians of --repeat runs, one thread and two threads, with the
-ratio rlx/ORT (> 1: rlx slower).
+the same file through node. Each cell: --rounds alternations of rlx and ORT, each the median
+of --repeat runs, and the median over the rounds; one thread and two threads, with the ratio
+rlx/ORT (> 1: rlx slower).
 
 Usage: /usr/bin/python3 bench/onnx_models.py [--rlx build/bin/rlx] [--ort DIR] [--repeat 20]
-       [--only NAME] [--profile DIR]
+       [--rounds 3] [--only NAME] [--profile DIR]
 --ort: a folder where `npm install --ignore-scripts onnxruntime-node` was run (default
 /tmp/ortnode); without it only rlx is timed.
 --profile: after the table, `rlx bench --profile` per model and thread count shows where rlx's
@@ -95,6 +96,7 @@ def main():
     ap.add_argument("--rlx", default=os.path.join(ROOT, "build", "bin", "rlx"))
     ap.add_argument("--ort", default="/tmp/ortnode")
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3, help="alternations of rlx and ORT per cell (median reported)")
     ap.add_argument("--only")
     ap.add_argument("--profile", metavar="DIR")
     args = ap.parse_args()
@@ -127,16 +129,23 @@ def main():
         np.save(x, np.sin(np.arange(int(np.prod(shape)), dtype=np.float32)).reshape(shape))
         row = [name, "%10.1f" % t_compile]
         for threads in (1, 2):
-            r = subprocess.run([args.rlx, "bench", so, "-i", x, "--repeat", str(args.repeat), "--threads",
-                                str(threads)], capture_output=True, text=True, env=env)
-            ours = median_ms(r.stdout)
-            theirs = None
-            if have_ort:
-                o = subprocess.run(["node", timer, onnx_path, "x".join(map(str, shape)), str(threads),
-                                    str(args.repeat)], capture_output=True, text=True, env=node_env)
-                theirs = median_ms(o.stdout)
-                if theirs is None:
-                    print("ORT failed on %s: %s" % (name, o.stderr.strip()[-300:]), file=sys.stderr)
+            # --rounds alternations of rlx and ORT, each a median of --repeat runs; the medians
+            # over rounds are reported (the machine is shared: one round can catch a slow spell)
+            ours_r, theirs_r = [], []
+            for _ in range(args.rounds):
+                r = subprocess.run([args.rlx, "bench", so, "-i", x, "--repeat", str(args.repeat), "--threads",
+                                    str(threads)], capture_output=True, text=True, env=env)
+                if median_ms(r.stdout) is not None:
+                    ours_r.append(median_ms(r.stdout))
+                if have_ort:
+                    o = subprocess.run(["node", timer, onnx_path, "x".join(map(str, shape)), str(threads),
+                                        str(args.repeat)], capture_output=True, text=True, env=node_env)
+                    if median_ms(o.stdout) is None:
+                        print("ORT failed on %s: %s" % (name, o.stderr.strip()[-300:]), file=sys.stderr)
+                    else:
+                        theirs_r.append(median_ms(o.stdout))
+            ours = float(np.median(ours_r)) if ours_r else None
+            theirs = float(np.median(theirs_r)) if theirs_r else None
             ratio = ours / theirs if ours and theirs else float("nan")
             row.append("| %10s %10s %7.2f" % (fmt_ms(ours) if ours else "fail", fmt_ms(theirs) if theirs else "-",
                                               ratio))

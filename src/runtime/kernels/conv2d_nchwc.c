@@ -499,8 +499,14 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   c.V = p->v, c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V, c.icb_n = (p->ic + 15) / 16;
   c.ycb = p->y_cb ? p->y_cb : c.ocb;
   c.y = y + p->y_off * p->oh * p->ow * 16;
-  c.tcm = max_rw(c.V); /* tiles per item: one register tile row */
   c.tw = (p->ow + m - 1) / m, c.n_tiles = (p->oh + m - 1) / m * c.tw;
+  /* tiles per item: at most one register tile row, and as many items per thread as each
+   * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
+  const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
+  int64_t chunks = (c.n_tiles + most - 1) / most;
+  chunks = (chunks + threads - 1) / threads * threads;
+  if (chunks > c.n_tiles) chunks = c.n_tiles;
+  c.tcm = (c.n_tiles + chunks - 1) / chunks;
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
   c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
   c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
