@@ -12,7 +12,6 @@ Usage: /usr/bin/python3 bench/conv_layers.py [--rlx build/bin/rlx] [--repeat 30]
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,9 @@ import tempfile
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from matmul import median_ms  # noqa: E402
 
 LAYERS = [
     # name, IC, H, OC, K, stride, pad
@@ -44,13 +46,6 @@ for _ in range(repeat):
 ts.sort()
 print("median_ms=%.5f" % (1e3 * ts[len(ts) // 2]))
 '''
-
-
-def median_ms(out):
-    m = re.search(r"median_ms=([0-9.]+)", out)
-    if not m:
-        sys.exit("benchmark output has no median_ms:\n" + out)
-    return float(m.group(1))
 
 
 def conv_model(path, ic, h, oc, k, s, p):
