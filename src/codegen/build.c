@@ -142,9 +142,8 @@ done:
   return NULL;
 }
 
-rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
-                               rlx_library_t** out_lib) {
-  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs);
+rlx_status_t* rlx_lower_module_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out_funcs, int* out_n) {
+  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs > 0 ? m->n_funcs : 1);
   int n = 0;
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
@@ -157,6 +156,16 @@ rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compil
     }
     funcs[n++] = low;
   }
+  *out_funcs = funcs;
+  *out_n = n;
+  return NULL;
+}
+
+rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
+                               rlx_library_t** out_lib) {
+  rlx_tir_func_t** funcs = NULL;
+  int n = 0;
+  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, m, &funcs, &n));
   char* src = NULL;
   RLX_RETURN_IF_ERROR(rlx_codegen_c(ctx, n, funcs, &src));
   char* path = NULL;

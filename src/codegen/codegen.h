@@ -81,6 +81,10 @@ int rlx_cc_words(const char* cc, char** words, int max, char** out_copy);
 char* rlx_cc_cache_dir(const char* dir);
 bool rlx_cc_have_libmvec(char* const* words, int nw);
 
+/* Lowers every PrimFunc of m (rlx_tir_lower with the default schedule where allowed),
+ * each keeping its module name, into *out_funcs (arena array, *out_n entries). */
+rlx_status_t* rlx_lower_module_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out_funcs, int* out_n);
+
 /* Lowers (with the default schedule where allowed), generates C for every PrimFunc in the
  * module, compiles and loads it. The library exports one packed function per PrimFunc. */
 rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,

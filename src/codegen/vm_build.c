@@ -116,19 +116,9 @@ static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
     rlx_extern_lookup_t lk = lookup_of(opts);
     RLX_RETURN_IF_ERROR(rlx_extern_resolve(ctx, lowered, ext, &lk, NULL, NULL));
   }
-  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, lowered->n_funcs);
+  rlx_tir_func_t** funcs = NULL;
   int n = 0;
-  for (int i = 0; i < lowered->n_funcs; i++) {
-    rlx_module_entry_t* e = &lowered->funcs[i];
-    if (e->kind != RLX_FUNC_TIR) continue;
-    rlx_tir_func_t* low = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_lower(ctx, e->func, true, &low), "lowering '%s'", e->name));
-    if (strcmp(low->name, e->name) != 0) {
-      low = rlx_tir_func_copy(ctx, low);
-      low->name = rlx_ctx_strdup(ctx, e->name);
-    }
-    funcs[n++] = low;
-  }
+  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, lowered, &funcs, &n));
   rlx_vm_exec_t* exec = NULL;
   RLX_RETURN_IF_ERROR(rlx_vm_codegen(ctx, lowered, &exec));
   rlx_status_t* st = rlx_vm_exec_serialize(exec, out_exec, out_n);

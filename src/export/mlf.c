@@ -283,23 +283,9 @@ static rlx_status_t* add_runtime_sources(files_t* fs) {
 /* ------------------------------------------------------------------ lowering */
 static rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out, int* out_n,
                                rlx_module_t** out_mod) {
-  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs);
+  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, m, out, out_n));
   rlx_module_t* lm = rlx_module_create(ctx);
-  int n = 0;
-  for (int i = 0; i < m->n_funcs; i++) {
-    rlx_module_entry_t* e = &m->funcs[i];
-    if (e->kind != RLX_FUNC_TIR) continue;
-    rlx_tir_func_t* low = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_lower(ctx, e->func, true, &low), "lowering '%s'", e->name));
-    if (strcmp(low->name, e->name) != 0) {
-      low = rlx_tir_func_copy(ctx, low);
-      low->name = rlx_ctx_strdup(ctx, e->name);
-    }
-    funcs[n++] = low;
-    rlx_module_set(lm, e->name, RLX_FUNC_TIR, low);
-  }
-  *out = funcs;
-  *out_n = n;
+  for (int i = 0; i < *out_n; i++) rlx_module_set(lm, (*out)[i]->name, RLX_FUNC_TIR, (*out)[i]);
   *out_mod = lm;
   return NULL;
 }
