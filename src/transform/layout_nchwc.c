@@ -133,6 +133,15 @@ static rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_exp
   return emit(z, rlx_relax_call_dps_packed(z->ctx, name, n, args, out_sinfo), NULL, out);
 }
 
+/* Appends the kernels' activation arguments (act, lo, hi) of p to a at n; returns the new n. */
+static int epilogue_args(lt_t* z, const pend_t* p, rlx_relax_expr_t** a, int n) {
+  bool act = p->lo > -INFINITY || p->hi < INFINITY;
+  a[n++] = prim_i(z, act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE);
+  a[n++] = prim_f(z, p->lo > -INFINITY ? p->lo : -3.0e38);
+  a[n++] = prim_f(z, p->hi < INFINITY ? p->hi : 3.0e38);
+  return n;
+}
+
 /* Emits the pending convolution of i; i->blk gets its result. */
 static rlx_status_t* flush(lt_t* z, vinfo_t* i) {
   pend_t* p = i->pend;
@@ -151,15 +160,11 @@ static rlx_status_t* flush(lt_t* z, vinfo_t* i) {
   } else {
     for (int k = 0; k < 6; k++) a[n++] = prim_i(z, p->g[k]);
   }
-  bool act = p->lo > -INFINITY || p->hi < INFINITY;
-  a[n++] = prim_i(z, act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE);
-  a[n++] = prim_f(z, p->lo > -INFINITY ? p->lo : -3.0e38);
-  a[n++] = prim_f(z, p->hi < INFINITY ? p->hi : 3.0e38);
+  n = epilogue_args(z, p, a, n);
   const char* name = p->depthwise  ? "rlx.nn.dwconv2d_nchwc"
                      : p->winograd ? "rlx.nn.conv2d_winograd_nchwc"
                                    : "rlx.nn.conv2d_nchwc";
-  return emit_packed(z, name, n, a,
-                     blk_sinfo(z, p->n, p->oc, p->oh, p->ow), &i->blk);
+  return emit_packed(z, name, n, a, blk_sinfo(z, p->n, p->oc, p->oh, p->ow), &i->blk);
 }
 
 /* The blocked value of var-or-expr e (converting a plain tensor of c channels once). */
@@ -463,10 +468,7 @@ static rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tup
     a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)p->oc * 4);
     a[n++] = prim_i(z, p->winograd ? 1 : 0);
     for (int g = 0; g < 6; g++) a[n++] = prim_i(z, p->g[g]);
-    bool act = p->lo > -INFINITY || p->hi < INFINITY;
-    a[n++] = prim_i(z, act ? RLX_NN_ACT_CLIP : RLX_NN_ACT_NONE);
-    a[n++] = prim_f(z, p->lo > -INFINITY ? p->lo : -3.0e38);
-    a[n++] = prim_f(z, p->hi < INFINITY ? p->hi : 3.0e38);
+    n = epilogue_args(z, p, a, n);
     info_of(z, t->fields[k])->pend = NULL; /* consumed here */
   }
   rlx_relax_expr_t* b = NULL;
