@@ -43,6 +43,20 @@ class Tool:
             f.write(text)
         return p
 
+    def ok(self, *args):
+        """Runs rlx and checks it succeeded; returns (succeeded, stdout)."""
+        rc, out, err = self.run(*args)
+        check(rc == 0, "rlx %s failed (%d): %s" % (" ".join(map(str, args)), rc, err))
+        return rc == 0, out
+
+    def fails(self, args, needles, what):
+        """Runs rlx and checks it failed with exit status 1 and one `rlx: error:` message
+        holding every needle; returns stderr."""
+        rc, out, err = self.run(*args)
+        good = rc == 1 and err.startswith("rlx: error:") and all(n in err for n in needles)
+        check(good, "%s: rc=%d stderr=%r, wanted %r" % (what, rc, err, needles))
+        return err
+
 
 def calibrate(model, shape):
     """Random BatchNorm affine parameters, then running statistics from one training-mode pass

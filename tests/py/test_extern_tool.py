@@ -34,17 +34,8 @@ def save(name, arr):
     return path(name)
 
 
-def ok(*args):
-    rc, out, err = tool.run(*args)
-    check(rc == 0, "rlx %s failed (%d): %s" % (" ".join(map(str, args)), rc, err))
-    return rc == 0, out
-
-
-def fails(args, needles, what):
-    rc, out, err = tool.run(*args)
-    good = rc == 1 and err.startswith("rlx: error:") and all(n in err for n in needles)
-    check(good, "%s: rc=%d stderr=%r, wanted %r" % (what, rc, err, needles))
-    return err
+ok = tool.ok
+fails = tool.fails
 
 
 def exact(out, ref, what):

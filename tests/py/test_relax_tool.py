@@ -35,16 +35,8 @@ def close(out, ref, what, tol=1e-4):
     return check(out.shape == ref.shape and err <= tol, "%s: error %.3g (shapes %s vs %s)" % (what, err, out.shape, ref.shape))
 
 
-def ok(*args):
-    rc, out, err = tool.run(*args)
-    check(rc == 0, "rlx %s failed (%d): %s" % (" ".join(map(str, args)), rc, err))
-    return rc == 0, out
-
-
-def fails(args, needles, what):
-    rc, out, err = tool.run(*args)
-    good = rc == 1 and err.startswith("rlx: error:") and all(n in err for n in needles)
-    check(good, "%s: rc=%d stderr=%r, wanted %r" % (what, rc, err, needles))
+ok = tool.ok
+fails = tool.fails
 
 
 # --- TVM's course example (BlockBuilder emit_te matmul + relu), as TVM prints it ---------
