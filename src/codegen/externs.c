@@ -88,30 +88,91 @@ static bool program_exists(const char* prog) {
   return false;
 }
 
-const char* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
+/* True when DIR holds the CUDA runtime's shared library. */
+static bool has_cudart(const char* dir) {
+  char lib[4400];
+  snprintf(lib, sizeof(lib), "%.4300s/libcudart.so", dir);
+  return access(lib, R_OK) == 0;
+}
+
+/* Asks nvcc where it links from: `nvcc --dryrun` prints its -L directories on a LIBRARIES= line.
+ * Writes the first one holding libcudart.so into buf; false when there is none. */
+static bool cudart_from_nvcc_dryrun(char* buf, size_t n) {
+  char* copy = NULL;
+  char* words[MAX_WORDS + 8];
+  int nw = compiler_words(RLX_EXTERN_CUDA, words, &copy);
+  const char* extra[] = {"--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"};
+  for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) words[nw++] = (char*)extra[i];
+  words[nw] = NULL;
+  char* log = NULL;
+  rlx_status_free(rlx_process_run(words, &log));
+  free(copy);
+  bool found = false;
+  const char* line = log ? strstr(log, "LIBRARIES=") : NULL;
+  if (line) {
+    size_t end = strcspn(line, "\n");
+    for (const char* p = strstr(line, "-L"); p && p < line + end && !found; p = strstr(p + 2, "-L")) {
+      size_t len = strcspn(p + 2, "\" \n");
+      char dir[4300];
+      snprintf(dir, sizeof(dir), "%.*s", (int)(len < 4200 ? len : 4200), p + 2);
+      if (has_cudart(dir)) {
+        snprintf(buf, n, "%s", dir);
+        found = true;
+      }
+    }
+  }
+  free(log);
+  return found;
+}
+
+rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
+  if (cudart_from_nvcc_dryrun(buf, n)) return NULL;
+  /* else nvcc's own directory (bin/) gives the toolkit: lib64, lib or targets/<arch>/lib beside it */
   const char* v = getenv("NVCC");
   char prog[4096];
   snprintf(prog, sizeof(prog), "%s", v && *v ? v : "nvcc");
   prog[strcspn(prog, " \t")] = 0;
-  char found[8300] = "";
+  char found[4200] = "";
   if (strchr(prog, '/')) {
     snprintf(found, sizeof(found), "%s", prog);
   } else {
     const char* path = getenv("PATH");
     for (const char* p = path ? path : ""; *p && !found[0];) {
       size_t len = strcspn(p, ":");
-      char cand[8300];
-      snprintf(cand, sizeof(cand), "%.*s/%s", (int)(len < 4096 ? len : 4096), p, prog);
+      char cand[4200];
+      snprintf(cand, sizeof(cand), "%.*s/%s", (int)(len < 4000 ? len : 4000), p, prog);
       if (access(cand, X_OK) == 0) snprintf(found, sizeof(found), "%s", cand);
       p += len;
       if (*p == ':') p++;
     }
   }
   char* slash = strrchr(found, '/');
-  if (!slash) return NULL;
-  *slash = 0; /* .../bin */
-  snprintf(buf, n, "%s/../lib64", found);
-  return access(buf, R_OK) == 0 ? buf : NULL;
+  if (slash) *slash = 0; /* .../bin */
+  const char* home = getenv("CUDA_HOME");
+  char cands[6][4300];
+  int nc = 0;
+  if (found[0]) {
+    snprintf(cands[nc++], sizeof(cands[0]), "%s/../lib64", found);
+    snprintf(cands[nc++], sizeof(cands[0]), "%s/../lib", found);
+    snprintf(cands[nc++], sizeof(cands[0]), "%s/../targets/x86_64-linux/lib", found);
+  }
+  if (home && *home) {
+    snprintf(cands[nc++], sizeof(cands[0]), "%s/lib64", home);
+    snprintf(cands[nc++], sizeof(cands[0]), "%s/lib", home);
+  }
+  snprintf(cands[nc++], sizeof(cands[0]), "/usr/lib/x86_64-linux-gnu");
+  for (int i = 0; i < nc; i++) {
+    if (has_cudart(cands[i])) {
+      snprintf(buf, n, "%s", cands[i]);
+      return NULL;
+    }
+  }
+  return rlx_status_create(RLX_NOT_FOUND,
+                           "a CUDA extern needs the CUDA runtime library libcudart.so, which is not among the "
+                           "directories `%s --dryrun` links from, nor beside it (%s/../{lib64,lib,"
+                           "targets/x86_64-linux/lib}), in $CUDA_HOME "
+                           "(%s) or in /usr/lib/x86_64-linux-gnu; install the CUDA runtime or set $CUDA_HOME",
+                           prog, found[0] ? found : "(nvcc not found)", home && *home ? home : "unset");
 }
 
 /* Compiles a source extern into the cache; *out_obj is a heap path. */

@@ -63,9 +63,10 @@ void rlx_extern_set_free(rlx_extern_set_t* s);
  * tree's include/ this library was built from. Static string. */
 const char* rlx_extern_include_dir(void);
 
-/* The CUDA runtime's library directory beside nvcc ($NVCC or nvcc on $PATH: its
- * ../lib64), written into buf; NULL when there is none. */
-const char* rlx_extern_cuda_lib_dir(char* buf, size_t n);
+/* The directory holding the CUDA runtime's libcudart.so, written into buf: the toolkit of nvcc
+ * ($NVCC or nvcc on $PATH: its ../lib64, ../lib, ../targets/x86_64-linux/lib), then $CUDA_HOME,
+ * then the system's library directory. NOT_FOUND, naming where it looked, when none has it. */
+rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n);
 
 /* Where names are looked up, besides the model's externs. */
 typedef struct {

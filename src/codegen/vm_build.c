@@ -202,6 +202,9 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
                                 const char* out_path) {
   char* copy = NULL;
   char* words[MAX_CC_WORDS];
+  char cuda_dir[4300];
+  if (ext->has_cuda) RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_extern_cuda_lib_dir(cuda_dir, sizeof(cuda_dir)),
+                                                             "linking model '%s'", out_path));
   int nw = cc_words(opts, words, &copy);
   int n_obj = ext->n;
   char** argv = calloc((size_t)(nw + n_obj + 16), sizeof(char*));
@@ -220,14 +223,15 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   argv[na++] = tmp_out;
   if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
   if (ext->has_cxx) argv[na++] = "-lstdc++";
-  char cuda_dir[4200], cuda_l[4300], cuda_rpath[4400];
-  if (ext->has_cuda && rlx_extern_cuda_lib_dir(cuda_dir, sizeof(cuda_dir))) {
+  char cuda_l[4400], cuda_rpath[4500];
+  if (ext->has_cuda) {
+    /* cuda_dir names the directory holding libcudart.so (checked before the link) */
     snprintf(cuda_l, sizeof(cuda_l), "-L%s", cuda_dir);
     snprintf(cuda_rpath, sizeof(cuda_rpath), "-Wl,-rpath,%s", cuda_dir);
     argv[na++] = cuda_l;
     argv[na++] = cuda_rpath;
+    argv[na++] = "-lcudart";
   }
-  if (ext->has_cuda) argv[na++] = "-lcudart";
   argv[na++] = "-lm";
   argv[na] = NULL;
   rlx_status_t* st = rlx_process_run(argv, NULL);

@@ -102,11 +102,25 @@ if ok("run", os.path.join(DATA, "multi_out.py"), "--extern", os.path.join(DATA, 
         exact(np.load(path("multi/output_%d.npy" % i)), ref, "multi-output extern output %d (%s)" % (i, ref.dtype))
 
 # --- a CUDA source (host entry; needs nvcc, not a GPU) --------------------------------------------
-if shutil.which(os.environ.get("NVCC", "nvcc")):
+# Where nvcc's toolkit can link a program against the shared CUDA runtime, the model must link and
+# run; where it cannot (nvcc without libcudart.so), rlx must say that the CUDA runtime is missing.
+NVCC = os.environ.get("NVCC", "nvcc")
+if shutil.which(NVCC.split()[0]):
+    probe = path("probe.cu")
+    with open(probe, "w") as f:
+        f.write("__global__ void k(float* y) { y[0] = 1; }\nint main() { return 0; }\n")
+    toolkit = subprocess.run(NVCC.split() + ["-cudart", "shared", probe, "-o", path("probe")],
+                             capture_output=True).returncode == 0
     xs = np.arange(7, dtype=np.float32) - 3
-    if ok("run", os.path.join(DATA, "cuda_host.py"), "--extern", os.path.join(DATA, "cuda_host.cu"), "-i",
-          save("cx.npy", xs), "-o", path("cuda"))[0]:
-        exact(np.load(path("cuda/output_0.npy")), -xs, ".cu extern compiled with nvcc")
+    cuda_run = ["run", os.path.join(DATA, "cuda_host.py"), "--extern", os.path.join(DATA, "cuda_host.cu"), "-i",
+                save("cx.npy", xs), "-o", path("cuda")]
+    if toolkit:
+        if ok(*cuda_run)[0]:
+            exact(np.load(path("cuda/output_0.npy")), -xs, ".cu extern compiled with nvcc")
+    else:
+        print("nvcc cannot link against libcudart.so here: checking rlx's error for it")
+        fails(cuda_run, ["a CUDA extern needs the CUDA runtime library libcudart.so", "$CUDA_HOME"],
+              ".cu extern without the CUDA runtime")
 else:
     print("nvcc not found: the .cu extern is only checked for its error")
 
