@@ -194,6 +194,13 @@ static void test_convs(void) {
       {1, 32, 30, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 1, 0, 6, 0, 1, 0},    /* depthwise */
       {1, 40, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, 1, 0, 0, 0, 0, 1, 0},    /* depthwise s2, padded */
       {2, 16, 9, 9, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16, 0, 1, 0, 6, 0, 1, 0},      /* depthwise 5x5 */
+      /* depthwise 3x3 row path: 1x1 image (zero rows, both borders), asymmetric padding at
+       * stride 2, a width with a tail after the 8-wide tiles, residual with clip, and a row wider
+       * than the zero row (the general path) */
+      {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 0, 1, 0, 6, 0, 1, 0},
+      {1, 32, 8, 2, 32, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 32, 1, 0, 0, 0, 0, 1, 0},
+      {1, 48, 19, 23, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48, 1, 1, 0, 6, 0, 1, 0},
+      {1, 16, 3, 520, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 0, 1, 0, inf, 0, 1, 0},
       /* weights much larger than the image: the padded-image path */
       {1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
       {2, 128, 9, 9, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 0},

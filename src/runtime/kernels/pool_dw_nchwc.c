@@ -3,6 +3,7 @@
  * work items are rows (batch, channel block, output row) on the kernels' pool; means and
  * layout transforms are memory-bound copies and run on the caller. */
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -100,6 +101,91 @@ static void dw_tile(const rlx_nn_conv_t* p, const float* base, int64_t kstride, 
   }
 }
 
+/* ---- 3x3 depthwise (dilation 1, stride 1 or 2): whole output rows with the nine weights in
+ * registers. Window rows above or below the image read a row of zeros, so every interior
+ * pixel takes the same unrolled path; only the columns whose window crosses the left or
+ * right border are bounds-checked, one pixel at a time. */
+
+enum { DW3_ZERO_COLS = 512 };
+static const float dw3_zero_row[DW3_ZERO_COLS * 16] __attribute__((aligned(64)));
+
+/* One border pixel: window columns outside the image are skipped. */
+static inline v16 dw3_border(const rlx_nn_conv_t* p, const float* const xr[3], const v16 w[9], v16 bv, int64_t ow) {
+  v16 acc = bv;
+  for (int kh = 0; kh < 3; kh++)
+    for (int kw = 0; kw < 3; kw++) {
+      int64_t iw = ow * p->sw - p->pl + kw;
+      if (iw >= 0 && iw < p->w) acc += w[kh * 3 + kw] * LD(xr[kh] + iw * 16);
+    }
+  return acc;
+}
+
+static inline __attribute__((always_inline)) void dw3_row(const rlx_nn_conv_t* p, const float* const xr[3],
+                                                          const float* wb, v16 bv, float* yr, const float* rr,
+                                                          int64_t ow0, int64_t ow1, const int S) {
+  v16 w[9];
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; k++) w[k] = LD(wb + k * 16);
+  for (int64_t ow = 0; ow < ow0; ow++) dw_store(p, yr, rr, ow, dw3_border(p, xr, w, bv, ow));
+  int64_t ow = ow0;
+  for (; ow + DW_RW <= ow1; ow += DW_RW) {
+    v16 acc[DW_RW];
+#pragma GCC unroll 8
+    for (int j = 0; j < DW_RW; j++) acc[j] = bv;
+#pragma GCC unroll 3
+    for (int kh = 0; kh < 3; kh++) {
+      const float* x = xr[kh] + (ow * S - p->pl) * 16;
+      if (S == 1) { /* each input vector serves three pixels: load it once */
+        v16 v[DW_RW + 2];
+#pragma GCC unroll 10
+        for (int k = 0; k < DW_RW + 2; k++) v[k] = LD(x + k * 16);
+#pragma GCC unroll 8
+        for (int j = 0; j < DW_RW; j++) {
+          acc[j] += w[kh * 3] * v[j];
+          acc[j] += w[kh * 3 + 1] * v[j + 1];
+          acc[j] += w[kh * 3 + 2] * v[j + 2];
+        }
+      } else {
+#pragma GCC unroll 8
+        for (int j = 0; j < DW_RW; j++) {
+          acc[j] += w[kh * 3] * LD(x + (j * S) * 16);
+          acc[j] += w[kh * 3 + 1] * LD(x + (j * S + 1) * 16);
+          acc[j] += w[kh * 3 + 2] * LD(x + (j * S + 2) * 16);
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < DW_RW; j++) dw_store(p, yr, rr, ow + j, acc[j]);
+  }
+  for (; ow < ow1; ow++) {
+    v16 acc = bv;
+    for (int kh = 0; kh < 3; kh++) {
+      const float* x = xr[kh] + (ow * S - p->pl) * 16;
+      acc += w[kh * 3] * LD(x);
+      acc += w[kh * 3 + 1] * LD(x + 16);
+      acc += w[kh * 3 + 2] * LD(x + 32);
+    }
+    dw_store(p, yr, rr, ow, acc);
+  }
+  for (ow = ow1 > ow0 ? ow1 : ow0; ow < p->ow; ow++) dw_store(p, yr, rr, ow, dw3_border(p, xr, w, bv, ow));
+}
+
+/* True when the row path above serves the layer. */
+static bool dw3_fits(const rlx_nn_conv_t* p) {
+  return p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && (p->sw == 1 || p->sw == 2) && p->w <= DW3_ZERO_COLS;
+}
+
+static void dw3_rows(const rlx_nn_conv_t* p, const float* xp, const float* wb, v16 bv, float* yr, const float* rr,
+                     int64_t oh, int64_t ow0, int64_t ow1) {
+  const float* xr[3];
+  for (int kh = 0; kh < 3; kh++) {
+    int64_t ih = oh * p->sh - p->pt + kh;
+    xr[kh] = ih >= 0 && ih < p->h ? xp + ih * p->w * 16 : dw3_zero_row;
+  }
+  if (p->sw == 1) dw3_row(p, xr, wb, bv, yr, rr, ow0, ow1, 1);
+  else dw3_row(p, xr, wb, bv, yr, rr, ow0, ow1, 2);
+}
+
 enum { DW_SCRATCH = 7 * 40 * 16 }; /* window rows x columns x 16: an edge tile's padded input */
 
 typedef struct {
@@ -107,6 +193,7 @@ typedef struct {
   const float *x, *w, *bias, *res;
   float* y;
   int64_t cb, ow0, ow1, rows_per;
+  bool dw3; /* the 3x3 row path (dw3_fits) */
 } dw_job_t;
 
 static void dw_item(void* ctx, int64_t item, void* scratch) {
@@ -124,6 +211,10 @@ static void dw_item(void* ctx, int64_t item, void* scratch) {
     const v16 bv = bias ? LD(bias + b * 16) : (v16){0};
     float* yr = y + ((n * cb + b) * p->oh + oh) * p->ow * 16;
     const float* rr = res ? res + ((n * cb + b) * p->oh + oh) * p->ow * 16 : NULL;
+    if (c->dw3) {
+      dw3_rows(p, xp, wb, bv, yr, rr, oh, ow0, ow1);
+      continue;
+    }
     int64_t kh0 = 0, kh1 = p->kh; /* rows of the window inside the image */
     while (kh0 < kh1 && oh * p->sh - p->pt + kh0 * p->dh < 0) kh0++;
     while (kh1 > kh0 && oh * p->sh - p->pt + (kh1 - 1) * p->dh >= p->h) kh1--;
@@ -163,7 +254,7 @@ static int64_t rows_per_item(int64_t rows, int64_t work_per_row) {
 
 void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                            const float* res, float* y) {
-  dw_job_t c = {p, x, w, bias, res, y, (p->ic + 15) / 16, 0, 0, 1};
+  dw_job_t c = {p, x, w, bias, res, y, (p->ic + 15) / 16, 0, 0, 1, dw3_fits(p)};
   interior_cols(p, &c.ow0, &c.ow1);
   int64_t rows = p->n * c.cb * p->oh;
   c.rows_per = rows_per_item(rows, p->ow * p->kh * p->kw);
