@@ -180,6 +180,183 @@ typedef struct {
 } rlx_mlf_options_t;
 rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
 
+/* ======================================================================================
+ * Language bindings (python/rlx uses exactly these): inspecting expressions, TE tensors
+ * and modules; Relax struct info, expressions, ops by name, the BlockBuilder, passes by
+ * name. Everything lives in the ctx arena like the rest of this header; `char*` results
+ * are heap strings the caller frees.
+ * ==================================================================================== */
+typedef struct rlx_sinfo rlx_sinfo_t;
+typedef struct rlx_relax_expr rlx_relax_expr_t;
+typedef struct rlx_relax_var rlx_relax_var_t;
+typedef struct rlx_relax_func rlx_relax_func_t;
+typedef struct rlx_bb rlx_bb_t;
+typedef struct rlx_attr_list rlx_attr_list_t;
+
+/* ---- inspecting PrimExprs, TE tensors and PrimFuncs ---- */
+rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v);
+rlx_dtype_t rlx_ir_expr_dtype(const rlx_expr_t* e);
+/* True (and *out set) when e is an integer constant. */
+bool rlx_ir_expr_int_value(const rlx_expr_t* e, int64_t* out);
+/* e as a variable, or NULL when it is not one. */
+rlx_var_t* rlx_ir_expr_as_var(rlx_expr_t* e);
+const char* rlx_ir_var_name(const rlx_var_t* v);
+/* e as TVMScript writes it in a shape (n * 2, T.max(a, b), ...). */
+char* rlx_ir_expr_str(const rlx_expr_t* e);
+int rlx_te_tensor_ndim(const rlx_te_tensor_t* t);
+rlx_expr_t* rlx_te_tensor_dim(const rlx_te_tensor_t* t, int i);
+rlx_dtype_t rlx_te_tensor_dtype(const rlx_te_tensor_t* t);
+const char* rlx_te_tensor_name(const rlx_te_tensor_t* t);
+const char* rlx_tir_func_name(const rlx_tir_func_t* f);
+/* A copy of f under another name / with T.func_attr key set to value (replaced if present). */
+rlx_tir_func_t* rlx_tir_func_rename(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* name);
+rlx_tir_func_t* rlx_tir_func_with_attr(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* key, rlx_expr_t* value);
+/* Structural equality (vars mapped by definition, names ignored) and a consistent hash. */
+bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b);
+uint64_t rlx_tir_func_hash(const rlx_tir_func_t* f);
+
+/* ---- modules ---- */
+int rlx_module_func_count(const rlx_module_t* m);
+const char* rlx_module_func_name(const rlx_module_t* m, int i);
+bool rlx_module_func_is_relax(const rlx_module_t* m, int i);
+/* The Relax function called name, or NULL. */
+rlx_relax_func_t* rlx_module_get_relax_func(rlx_module_t* m, const char* name);
+/* Adds (or replaces) a Relax function under name. */
+void rlx_module_add_relax_func(rlx_module_t* m, const char* name, rlx_relax_func_t* f);
+/* A new module (in ctx) holding the same functions. */
+rlx_module_t* rlx_module_copy(rlx_ctx_t* ctx, const rlx_module_t* m);
+/* Same function names, each pair structurally equal; a hash consistent with it. */
+bool rlx_module_equal(const rlx_module_t* a, const rlx_module_t* b);
+uint64_t rlx_module_hash(const rlx_module_t* m);
+/* Relax well-formedness of every function (error names the function and the problem). */
+rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
+/* One Relax function as a standalone @R.function script (m may be NULL). */
+char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name);
+/* The function's return struct info. */
+rlx_sinfo_t* rlx_relax_func_ret_sinfo(const rlx_relax_func_t* f);
+bool rlx_relax_func_equal(const rlx_relax_func_t* a, const rlx_relax_func_t* b);
+uint64_t rlx_relax_func_hash(const rlx_relax_func_t* f);
+
+/* ---- Relax struct info (R.Object, R.Prim, R.Shape, R.Tensor, R.Tuple) ----
+ * ndim -1 = unknown rank; shape/values NULL = unknown dims; dtype with bits 0 = unknown. */
+typedef enum {
+  RLX_SINFO_KIND_OBJECT,
+  RLX_SINFO_KIND_PRIM,
+  RLX_SINFO_KIND_SHAPE,
+  RLX_SINFO_KIND_TENSOR,
+  RLX_SINFO_KIND_TUPLE,
+  RLX_SINFO_KIND_FUNC
+} rlx_sinfo_kind_code_t;
+rlx_sinfo_t* rlx_sinfo_object(rlx_ctx_t* ctx);
+rlx_sinfo_t* rlx_sinfo_prim(rlx_ctx_t* ctx, rlx_dtype_t dtype, rlx_expr_t* value /* NULL ok */);
+rlx_sinfo_t* rlx_sinfo_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
+rlx_sinfo_t* rlx_sinfo_tensor(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype);
+rlx_sinfo_t* rlx_sinfo_tuple(rlx_ctx_t* ctx, int n, rlx_sinfo_t* const* fields);
+rlx_sinfo_kind_code_t rlx_sinfo_kind_code(const rlx_sinfo_t* s);
+/* Tensor / Shape: rank (-1 unknown); dim i (NULL when unknown); Tensor / Prim: dtype. */
+int rlx_sinfo_ndim(const rlx_sinfo_t* s);
+rlx_expr_t* rlx_sinfo_dim(const rlx_sinfo_t* s, int i);
+rlx_dtype_t rlx_sinfo_dtype(const rlx_sinfo_t* s);
+/* Tuple: its fields. */
+int rlx_sinfo_n_fields(const rlx_sinfo_t* s);
+rlx_sinfo_t* rlx_sinfo_field(const rlx_sinfo_t* s, int i);
+/* TVMScript form (R.Tensor((n, 4), dtype="float32")), an arena string. */
+const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
+
+/* ---- Relax expressions ----
+ * Struct info (sinfo) may be NULL where the BlockBuilder fills it in by normalization. */
+rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+/* Copies nbytes of row-major data (must equal prod(shape) * dtype bytes, else NULL). */
+rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
+                                     const void* data, size_t nbytes);
+rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);
+rlx_relax_expr_t* rlx_relax_tuple_get_item(rlx_ctx_t* ctx, rlx_relax_expr_t* tuple, int index);
+rlx_relax_expr_t* rlx_relax_shape_expr(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
+rlx_relax_expr_t* rlx_relax_prim_value(rlx_ctx_t* ctx, rlx_expr_t* value);
+rlx_relax_expr_t* rlx_relax_string_imm(rlx_ctx_t* ctx, const char* value);
+/* A module function by name (sinfo NULL: taken from the module when normalized). */
+rlx_relax_expr_t* rlx_relax_global_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
+rlx_relax_expr_t* rlx_relax_extern_func(rlx_ctx_t* ctx, const char* global_symbol);
+/* R.call_tir(gv, (args), out_sinfo[, tir_vars]) / R.call_dps_packed / R.call_packed. */
+rlx_relax_expr_t* rlx_relax_call_tir(rlx_ctx_t* ctx, rlx_relax_expr_t* gv, int n_args, rlx_relax_expr_t* const* args,
+                                     rlx_sinfo_t* out_sinfo, rlx_relax_expr_t* tir_vars);
+rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, int n_args,
+                                            rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo);
+rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+rlx_sinfo_t* rlx_relax_expr_sinfo(const rlx_relax_expr_t* e);
+/* "Var", "Call", "Tuple", ... */
+const char* rlx_relax_expr_kind_str(const rlx_relax_expr_t* e);
+rlx_relax_expr_t* rlx_relax_var_expr(rlx_relax_var_t* v);
+/* e as a Var / DataflowVar, or NULL. */
+rlx_relax_var_t* rlx_relax_expr_as_var(rlx_relax_expr_t* e);
+const char* rlx_relax_var_name(const rlx_relax_var_t* v);
+/* A Relax function built from params and a body (normalized: ret_sinfo NULL = inferred);
+ * public under name (global_symbol) unless name is NULL. */
+rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
+                                        rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
+                                        const char* name, rlx_relax_func_t** out);
+
+/* ---- attributes of op calls and functions (key → value, insertion order) ---- */
+rlx_attr_list_t* rlx_attr_list_create(rlx_ctx_t* ctx);
+void rlx_attr_list_set_bool(rlx_attr_list_t* l, const char* key, bool v);
+void rlx_attr_list_set_int(rlx_attr_list_t* l, const char* key, int64_t v);
+void rlx_attr_list_set_float(rlx_attr_list_t* l, const char* key, double v);
+void rlx_attr_list_set_str(rlx_attr_list_t* l, const char* key, const char* v);
+void rlx_attr_list_set_dtype(rlx_attr_list_t* l, const char* key, rlx_dtype_t v);
+void rlx_attr_list_set_ints(rlx_attr_list_t* l, const char* key, int n, const int64_t* v);
+void rlx_attr_list_set_expr(rlx_attr_list_t* l, const char* key, rlx_expr_t* v);
+
+/* ---- the op registry ---- */
+int rlx_relax_op_count(void);
+/* Name of op i ("relax.add", "relax.nn.conv2d", ...). */
+const char* rlx_relax_op_name(int i);
+/* A call of the registered op name (attrs may be NULL; sinfo_args for ops that take them).
+ * NOT_FOUND for an unknown op. Struct info is inferred when the call is emitted. */
+rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+                                        const rlx_attr_list_t* attrs, int n_sinfo_args,
+                                        rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out);
+
+/* ---- BlockBuilder (TVM's relax.BlockBuilder; see src/relax/relax.h for the details) ---- */
+rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m /* NULL = new module */);
+rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
+rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
+rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
+/* Sets every attribute of l on the open function. */
+rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l);
+rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
+rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
+rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
+rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+                                 rlx_relax_var_t** out_var);
+rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+                                rlx_relax_var_t** out_var);
+rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+                                      rlx_relax_var_t* const* params);
+rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
+rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
+/* Adds a function under a unique name from name_hint (a PrimFunc equal to one already in
+ * the module is not added twice); *out_gv is its GlobalVar. */
+rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv);
+rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
+                                    rlx_relax_expr_t** out_gv);
+/* Replaces the function called name; NOT_FOUND when there is none. */
+rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f);
+rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f);
+/* emit_te: f gets one TE placeholder per arg and returns the output tensor (NULL after an
+ * error of its own, which fails the call with INVALID_ARGUMENT). */
+typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
+
+/* ---- passes by name (the pipeline's names: legalize_ops, fold_constants, fuse_ops, ...) ---- */
+int rlx_transform_pass_count(void);
+const char* rlx_transform_pass_name(int i);
+/* Runs one pass on m; NOT_FOUND lists the pass names. */
+rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out);
+
 /* Where rlx's headers (rlx/ headers, tvm/runtime/ headers) and librlx_runtime are (static strings). */
 const char* rlx_config_include_dir(void);
 const char* rlx_config_lib_dir(void);

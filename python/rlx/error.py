@@ -1,0 +1,45 @@
+"""Exceptions carrying the C library's status messages (one class per status code)."""
+
+
+class RLXError(RuntimeError):
+    """Any error reported by the rlx C library (TVM's TVMError)."""
+
+
+TVMError = RLXError
+
+
+class InvalidArgumentError(RLXError, ValueError):
+    pass
+
+
+class DiagnosticError(RLXError, ValueError):
+    """A parse error; the message starts with file:line:col."""
+
+
+class NotFoundError(RLXError, ValueError):
+    pass
+
+
+class UnsupportedError(RLXError, NotImplementedError):
+    pass
+
+
+class IOError_(RLXError, OSError):
+    pass
+
+
+class InternalError(RLXError):
+    pass
+
+
+class OutOfMemoryError(RLXError, MemoryError):
+    pass
+
+
+_BY_CODE = {1: InvalidArgumentError, 2: DiagnosticError, 3: NotFoundError, 4: UnsupportedError, 5: IOError_,
+            6: OutOfMemoryError, 7: InternalError}
+
+
+def from_code(code, msg):
+    cls = _BY_CODE.get(code, RLXError)
+    return cls(msg)

@@ -1,0 +1,252 @@
+"""relax.BlockBuilder over the C BlockBuilder (rlx_bb_t). The builder owns a Context;
+everything it emits lives there (and keeps alive the contexts of what it was given)."""
+import threading
+from ctypes import byref, c_void_p
+
+from .. import _ffi
+from .. import te as _te
+from .._ffi import TE_FN, check, cstr, harray, lib
+from . import expr as _expr
+from . import struct_info as _si
+
+_state = threading.local()
+
+
+def _stack():
+    if not hasattr(_state, "stack"):
+        _state.stack = []
+    return _state.stack
+
+
+def _attr_list(ctx, attrs):
+    if not attrs:
+        return None
+    al = lib.rlx_attr_list_create(ctx.ptr)
+    for k, v in attrs.items():
+        set_attr(ctx, al, k, v)
+    return al
+
+
+def set_attr(ctx, al, k, v):
+    """Sets attribute k of the C attr list al from a Python value."""
+    from .. import tir as _tir
+    key = cstr(k)
+    if isinstance(v, bool):
+        lib.rlx_attr_list_set_bool(al, key, v)
+    elif isinstance(v, int):
+        lib.rlx_attr_list_set_int(al, key, v)
+    elif isinstance(v, float):
+        lib.rlx_attr_list_set_float(al, key, v)
+    elif isinstance(v, str):
+        if k.endswith("dtype") and v not in ("", "void"):
+            lib.rlx_attr_list_set_dtype(al, key, _ffi.dtype_of(v))
+        else:
+            lib.rlx_attr_list_set_str(al, key, cstr(v))
+    elif isinstance(v, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        from ctypes import c_int64
+        arr = (c_int64 * max(len(v), 1))(*v)
+        lib.rlx_attr_list_set_ints(al, key, len(v), arr)
+    elif isinstance(v, _tir.PrimExpr):
+        ctx.adopt(v._ctx)
+        lib.rlx_attr_list_set_expr(al, key, v._h)
+    else:
+        raise TypeError("attribute %s: unsupported value %r" % (k, v))
+
+
+class _Scope:
+    def __init__(self, enter, exit_):
+        self._enter, self._exit = enter, exit_
+
+    def __enter__(self):
+        return self._enter()
+
+    def __exit__(self, exc_type, exc, tb):
+        self._exit(exc_type is None)
+        return False
+
+
+class BlockBuilder:
+    """TVM's relax.BlockBuilder."""
+
+    def __init__(self, mod=None):
+        if mod is not None:
+            self._ctx = mod._ctx
+            self._h = lib.rlx_bb_create(self._ctx.ptr, mod._h)
+        else:
+            self._ctx = _ffi.Context()
+            self._h = lib.rlx_bb_create(self._ctx.ptr, None)
+        self._func_gv = None
+
+    @staticmethod
+    def current():
+        st = _stack()
+        return st[-1] if st else None
+
+    def _use(self, *objs):
+        for o in objs:
+            c = getattr(o, "_ctx", None)
+            self._ctx.adopt(c)
+
+    # ---- scopes ----
+    def function(self, name, params=None, attrs=None, pure=True, private=False):
+        def enter():
+            _stack().append(self)
+            ps = None if params is None else (list(params) if isinstance(params, (list, tuple)) else [params])
+            if ps is not None:
+                self._use(*ps)
+                arr, n = harray([p._var for p in ps])
+                check(lib.rlx_bb_function_begin(self._h, cstr(name), n, arr))
+            else:
+                check(lib.rlx_bb_function_begin(self._h, cstr(name), -1, None))
+            if not pure:
+                check(lib.rlx_bb_function_set_pure(self._h, False))
+            if private:
+                check(lib.rlx_bb_function_set_private(self._h, True))
+            al = _attr_list(self._ctx, attrs)
+            if al:
+                check(lib.rlx_bb_function_set_attrs(self._h, al))
+            return self
+
+        def exit_(ok):
+            _stack().pop()
+            if ok:
+                gv = c_void_p()
+                check(lib.rlx_bb_function_end(self._h, byref(gv)))
+                self._func_gv = _expr.Expr(gv.value, self._ctx)
+
+        return _Scope(enter, exit_)
+
+    def dataflow(self):
+        def enter():
+            check(lib.rlx_bb_dataflow_begin(self._h))
+            return self
+
+        def exit_(ok):
+            if ok:
+                check(lib.rlx_bb_dataflow_end(self._h))
+
+        return _Scope(enter, exit_)
+
+    # ---- bindings ----
+    def _bind(self, cfn, expr, name_hint):
+        e = _expr.convert(expr)
+        self._use(e)
+        out = c_void_p()
+        check(cfn(self._h, e._h, cstr(name_hint or None), byref(out)))
+        return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
+
+    def emit(self, expr, name_hint=""):
+        return self._bind(lib.rlx_bb_emit, expr, name_hint)
+
+    def emit_output(self, output, name_hint=""):
+        return self._bind(lib.rlx_bb_emit_output, output, name_hint)
+
+    def match_cast(self, value, struct_info, name_hint=""):
+        e = _expr.convert(value)
+        self._use(e, struct_info)
+        out = c_void_p()
+        check(lib.rlx_bb_match_cast(self._h, e._h, struct_info._h, cstr(name_hint or None), byref(out)))
+        return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
+
+    def emit_func_output(self, output, params=None):
+        e = _expr.convert(output)
+        self._use(e)
+        if params is not None:
+            ps = list(params) if isinstance(params, (list, tuple)) else [params]
+            self._use(*ps)
+            arr, n = harray([p._var for p in ps])
+            check(lib.rlx_bb_emit_func_output(self._h, e._h, n, arr))
+        else:
+            check(lib.rlx_bb_emit_func_output(self._h, e._h, -1, None))
+        return e
+
+    def emit_te(self, func, *args, **kwargs):
+        """Calls func on TE placeholders standing for the Relax tensor arguments (anywhere in
+        args / kwargs, also inside lists) and emits R.call_tir of the PrimFunc it makes."""
+        primfunc_name = kwargs.pop("primfunc_name_hint", None)
+        name_hint = kwargs.pop("name_hint", None)
+        kwargs.pop("primfunc_attrs", None)
+        exprs = []
+
+        def collect(a):
+            if isinstance(a, _expr.Expr):
+                s = a.struct_info
+                if s is None or isinstance(s, _si.TensorStructInfo):
+                    exprs.append(a)
+                    return ("x", len(exprs) - 1)
+                return a
+            if isinstance(a, (list, tuple)):
+                return type(a)(collect(x) for x in a)
+            return a
+
+        targs = [collect(a) for a in args]
+        tkw = {k: collect(v) for k, v in kwargs.items()}
+        failure = []
+
+        def subst(a, ins):
+            if isinstance(a, tuple) and len(a) == 2 and a[0] == "x" and isinstance(a[1], int):
+                return ins[a[1]]
+            if isinstance(a, (list, tuple)):
+                return type(a)(subst(x, ins) for x in a)
+            return a
+
+        def body(cctx, inputs, n, user):
+            try:
+                ins = [_te.Tensor(inputs[i], self._ctx) for i in range(n)]
+                out = func(*[subst(a, ins) for a in targs], **{k: subst(v, ins) for k, v in tkw.items()})
+                if not isinstance(out, _te.Tensor):
+                    raise TypeError("emit_te: the function must return one te.Tensor, got %s" % type(out).__name__)
+                self._ctx.adopt(out._ctx)
+                return out._h
+            except BaseException as e:  # noqa: B902 - re-raised below
+                failure.append(e)
+                return None
+
+        cb = TE_FN(body)
+        self._use(*exprs)
+        arr, n = harray([e._h for e in exprs])
+        out = c_void_p()
+        st = lib.rlx_bb_emit_te(self._h, cb, None, n, arr, cstr(primfunc_name), cstr(name_hint), byref(out))
+        if failure:
+            if st:
+                lib.rlx_status_free(st)
+            raise failure[0]
+        check(st)
+        return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
+
+    def call_te(self, func, *args, **kwargs):
+        raise NotImplementedError("BlockBuilder.call_te: use emit_te")
+
+    # ---- module ----
+    def get(self):
+        from ..ir import IRModule
+        return IRModule(handle=lib.rlx_bb_get(self._h), ctx=self._ctx)
+
+    finalize = get
+
+    def add_func(self, func, func_name):
+        from ..tir import PrimFunc
+        self._use(func)
+        out = c_void_p()
+        if isinstance(func, PrimFunc):
+            check(lib.rlx_bb_add_prim_func(self._h, func._h, cstr(func_name), byref(out)))
+        else:
+            check(lib.rlx_bb_add_relax_func(self._h, func._h, cstr(func_name), byref(out)))
+        return _expr.Expr(out.value, self._ctx)
+
+    def update_func(self, gv, func):
+        from ..tir import PrimFunc
+        name = gv if isinstance(gv, str) else getattr(gv, "name_hint", None)
+        if name is None:
+            raise TypeError("update_func: expected a GlobalVar or a name")
+        self._use(func)
+        if isinstance(func, PrimFunc):
+            check(lib.rlx_bb_update_prim_func(self._h, cstr(name), func._h))
+        else:
+            check(lib.rlx_bb_update_relax_func(self._h, cstr(name), func._h))
+
+    def normalize(self, expr):
+        e = _expr.convert(expr)
+        self._use(e)
+        check(lib.rlx_bb_normalize(self._h, e._h))
+        return e

@@ -1,0 +1,134 @@
+"""relax.build, the executable and relax.VirtualMachine.
+
+relax.build compiles the module (the whole rlx pipeline + C codegen, rlx_relax_build) into
+one shared object in a private temporary directory, removed with the Executable;
+export_library copies it. The VM (rlx_vm_load) returns tuple results flattened; the
+executable remembers each function's result layout (from its struct info) to give tuples
+back as tuples."""
+import os
+import shutil
+import tempfile
+from ctypes import POINTER, byref, c_int, c_void_p
+
+from .. import _ffi
+from .. import nd as _nd
+from .. import runtime as _rt
+from .._ffi import check, cstr, lib
+from . import struct_info as _si
+
+
+def _check_target(target):
+    t = target if isinstance(target, str) or target is None else getattr(target, "kind", str(target))
+    if t is None:
+        return
+    kind = str(t).split()[0]
+    if kind not in ("llvm", "c", "cpu"):
+        raise ValueError("rlx builds for the CPU: target %r is not supported (use \"llvm\" or \"c\")" % target)
+
+
+class Executable:
+    """A compiled Relax module (one shared object)."""
+
+    def __init__(self, path, layouts, owner_dir=None):
+        self.path = path
+        self.layouts = layouts
+        self._owner_dir = owner_dir
+
+    def __del__(self):
+        if getattr(self, "_owner_dir", None):
+            shutil.rmtree(self._owner_dir, ignore_errors=True)
+
+    def export_library(self, file_name, fcompile=None, **kwargs):
+        shutil.copyfile(self.path, file_name)
+        return file_name
+
+    @property
+    def mod(self):
+        return self
+
+
+def build(mod, target="llvm", params=None, pipeline=None, exec_mode="bytecode", system_lib=False):
+    """Compiles an IRModule with Relax functions into an Executable."""
+    _check_target(target)
+    layouts = {}
+    for i in range(lib.rlx_module_func_count(mod._h)):
+        if lib.rlx_module_func_is_relax(mod._h, i):
+            name = lib.rlx_module_func_name(mod._h, i).decode()
+            f = lib.rlx_module_get_relax_func(mod._h, cstr(name))
+            layouts[name] = _si.layout(_si.wrap(lib.rlx_relax_func_ret_sinfo(f), mod._ctx))
+    d = tempfile.mkdtemp(prefix="rlx-py-")
+    path = os.path.join(d, "model.so")
+    ctx = _ffi.Context()
+    ctx.adopt(mod._ctx)
+    try:
+        check(lib.rlx_relax_build(ctx.ptr, mod._h, None, path.encode()))
+    except BaseException:
+        shutil.rmtree(d, ignore_errors=True)
+        raise
+    return Executable(path, layouts, owner_dir=d)
+
+
+class VirtualMachine:
+    """TVM's relax.VirtualMachine over rlx_vm_t."""
+
+    def __init__(self, rt_mod, device=None, memory_cfg=None, profile=False):
+        if isinstance(rt_mod, Executable):
+            self._exec = rt_mod
+            path = rt_mod.path
+            self._layouts = rt_mod.layouts
+        elif isinstance(rt_mod, _rt.Module):
+            self._exec = rt_mod
+            path = rt_mod.path
+            self._layouts = {}
+        elif isinstance(rt_mod, str):
+            self._exec = None
+            path = rt_mod
+            self._layouts = {}
+        else:
+            raise TypeError("VirtualMachine expects an Executable or a loaded module, got %s" % type(rt_mod).__name__)
+        h = c_void_p()
+        check(lib.rlx_vm_load(os.path.abspath(path).encode(), 0, None, byref(h)))
+        self.handle = h.value
+
+    def __del__(self):
+        if getattr(self, "handle", None) and lib is not None:
+            lib.rlx_vm_free(self.handle)
+            self.handle = None
+
+    def _names(self):
+        return [lib.rlx_vm_function_name(self.handle, i).decode() for i in range(lib.rlx_vm_function_count(self.handle))]
+
+    def invoke(self, name, *args):
+        ins = [_nd.as_ndarray(a) for a in args]
+        arr = (c_void_p * max(len(ins), 1))(*[a.handle for a in ins])
+        n = c_int()
+        outs = POINTER(c_void_p)()
+        check(lib.rlx_vm_invoke(self.handle, cstr(name), len(ins), arr, byref(n), byref(outs)))
+        res = [_nd.NDArray(outs[i]) for i in range(n.value)]
+        _ffi.free(outs)
+        layout = self._layouts.get(name)
+        if layout is None:
+            if name in self._layouts or n.value == 1:
+                return res[0] if res else None
+            return tuple(res)
+        it = iter(res)
+
+        def group(lay):
+            if lay is None:
+                return next(it)
+            return tuple(group(x) for x in lay)
+
+        return group(layout)
+
+    def __getitem__(self, name):
+        if name not in self._names():
+            raise ValueError("the VM has no function %r (has %s)" % (name, self._names()))
+
+        def f(*args):
+            return self.invoke(name, *args)
+
+        return f
+
+    def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0,
+                       repeats_to_cooldown=1, f_preproc=""):
+        return _rt._time_evaluator(self[func_name], number, repeat)
