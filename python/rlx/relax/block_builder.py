@@ -163,7 +163,9 @@ class BlockBuilder:
     def emit_te(self, func, *args, **kwargs):
         """Calls func on TE placeholders standing for the Relax tensor arguments (anywhere in
         args / kwargs, also inside lists) and emits R.call_tir of the PrimFunc it makes."""
-        primfunc_name = kwargs.pop("primfunc_name_hint", None)
+        primfunc_name = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", None)
+        if primfunc_name == "<lambda>":
+            primfunc_name = None
         name_hint = kwargs.pop("name_hint", None)
         kwargs.pop("primfunc_attrs", None)
         exprs = []

@@ -1,0 +1,80 @@
+"""TVM's printed output, used as test oracles (never produced by rlx's printer).
+
+Source: the MLC course chapter "Integration with Machine Learning Frameworks" run on TVM
+Unity (T.prim_func(private=True), T.float32(0.0) era), as reproduced in the public notes
+"TVM Learning (7)-Integration with Machine Learning Frameworks" (2024/8/20). The notes drop
+the "# from tvm.script import ..." header lines that show() prints first; TVM_HEADER_* put
+them back exactly as TVM prints them (one import line per dialect, then a blank line)."""
+
+TVM_HEADER_TIR = "# from tvm.script import tir as T\n\n"
+TVM_HEADER_MODULE = ("# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
+                     "# from tvm.script import relax as R\n\n")
+
+TE_MATMUL = '''@T.prim_func
+def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), matmul: T.Buffer((128, 128), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("matmul"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(matmul[v_i, v_j])
+            with T.init():
+                matmul[v_i, v_j] = T.float32(0.0)
+            matmul[v_i, v_j] = matmul[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]'''
+
+TE_MATMUL_RELU = '''@T.prim_func
+def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), relu: T.Buffer((128, 128), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    matmul = T.alloc_buffer((128, 128))
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("matmul"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(matmul[v_i, v_j])
+            with T.init():
+                matmul[v_i, v_j] = T.float32(0.0)
+            matmul[v_i, v_j] = matmul[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
+    for i0, i1 in T.grid(128, 128):
+        with T.block("relu"):
+            v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+            T.reads(matmul[v_i0, v_i1])
+            T.writes(relu[v_i0, v_i1])
+            relu[v_i0, v_i1] = T.max(matmul[v_i0, v_i1], T.float32(0.0))'''
+
+BB_MATMUL_RELU = '''@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def te_matmul(A: T.Buffer((T.int64(128), T.int64(128)), "float32"), B: T.Buffer((T.int64(128), T.int64(128)), "float32"), matmul: T.Buffer((T.int64(128), T.int64(128)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        # with T.block("root"):
+        for i, j, k in T.grid(T.int64(128), T.int64(128), T.int64(128)):
+            with T.block("matmul"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[v_i, v_k], B[v_k, v_j])
+                T.writes(matmul[v_i, v_j])
+                with T.init():
+                    matmul[v_i, v_j] = T.float32(0.0)
+                matmul[v_i, v_j] = matmul[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
+
+    @T.prim_func(private=True)
+    def te_relu(lv: T.Buffer((T.int64(128), T.int64(128)), "float32"), relu: T.Buffer((T.int64(128), T.int64(128)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        # with T.block("root"):
+        for i0, i1 in T.grid(T.int64(128), T.int64(128)):
+            with T.block("relu"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                T.reads(lv[v_i0, v_i1])
+                T.writes(relu[v_i0, v_i1])
+                relu[v_i0, v_i1] = T.max(lv[v_i0, v_i1], T.float32(0.0))
+
+    @R.function
+    def main(A: R.Tensor((128, 128), dtype="float32"), B: R.Tensor((128, 128), dtype="float32")) -> R.Tensor((128, 128), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.te_matmul, (A, B), out_sinfo=R.Tensor((128, 128), dtype="float32"))
+            lv1 = R.call_tir(cls.te_relu, (lv,), out_sinfo=R.Tensor((128, 128), dtype="float32"))
+            gv: R.Tensor((128, 128), dtype="float32") = lv1
+            R.output(gv)
+        return gv'''

