@@ -234,6 +234,7 @@ _PROTOS = {
     "rlx_library_get_function": (ST, [H, c_char_p, POINTER(c_void_p)]),
     "rlx_library_free": (None, [H]),
     "rlx_library_has_symbol": (c_bool, [H, c_char_p]),
+    "rlx_library_path": (c_char_p, [H]),
     "rlx_vm_load": (ST, [c_char_p, c_int, POINTER(c_char_p), POINTER(H)]),
     "rlx_vm_free": (None, [H]),
     "rlx_vm_function_count": (c_int, [H]),

@@ -191,7 +191,7 @@ class Module:
             handle = h.value
         self.handle = handle
         self._keep = keep
-        self.path = path
+        self.path = lib.rlx_library_path(handle).decode()
         self._symbol_of = symbol_of or (lambda name: name)
         self._owner_dir = owner_dir
         self.is_vm = bool(lib.rlx_library_has_symbol(self.handle, b"rlx_vm_executable"))

@@ -1,0 +1,157 @@
+"""rlx.script decorators: @T.prim_func, @R.function, @I.ir_module (parsed by the C parser);
+a module with call_tir, call_packed into a Python function and call_dps_packed, with
+symbolic shapes, built once and run on two sizes; parse errors name the Python file:line."""
+import inspect
+
+import numpy as np
+import pytest
+
+import rlx as tvm
+from rlx import relax
+from rlx.script import ir as I
+from rlx.script import relax as R
+from rlx.script import tir as T
+
+
+@tvm.register_func("test_script.add_one", override=True)
+def add_one(x):
+    return x.numpy() + 1
+
+
+@tvm.register_func("test_script.triple_dps", override=True)
+def triple_dps(x, out):
+    out.copyfrom(x.numpy() * 3)
+
+
+@I.ir_module
+class Mixed:
+    @T.prim_func
+    def addmul(a: T.handle, b: T.handle, c: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, 4), "float32")
+        B = T.match_buffer(b, (n, 4), "float32")
+        C = T.match_buffer(c, (n, 4), "float32")
+        for i, j in T.grid(n, 4):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] * B[vi, vj] + T.float32(1)
+
+    @R.function(pure=False)
+    def main(x: R.Tensor(("n", 4), "float32"), y: R.Tensor(("n", 4), "float32")):
+        n = T.int64()
+        cls = Mixed
+        lv = R.call_tir(cls.addmul, (x, y), out_sinfo=R.Tensor((n, 4), "float32"))
+        lv1 = R.call_packed("test_script.add_one", lv, sinfo_args=R.Tensor((n, 4), "float32"))
+        lv2 = R.call_dps_packed("test_script.triple_dps", (lv1,), out_sinfo=R.Tensor((n, 4), "float32"))
+        return (lv2, lv)
+
+
+def test_ir_module_call_tir_packed_dps_two_sizes():
+    assert isinstance(Mixed, tvm.IRModule)
+    assert sorted(gv.name_hint for gv in Mixed.get_global_vars()) == ["addmul", "main"]
+    ex = relax.build(Mixed, target="llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    for n in (3, 17):
+        x = np.random.rand(n, 4).astype("float32")
+        y = np.random.rand(n, 4).astype("float32")
+        out = vm["main"](x, y)
+        assert isinstance(out, tuple) and len(out) == 2
+        np.testing.assert_allclose(out[0].numpy(), (x * y + 2) * 3, rtol=1e-6)
+        np.testing.assert_allclose(out[1].numpy(), x * y + 1, rtol=1e-6)
+
+
+def test_python_exception_becomes_vm_error():
+    @tvm.register_func("test_script.fails", override=True)
+    def fails(x):
+        raise RuntimeError("callback exploded")
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((2,), "float32")):
+        y = R.call_packed("test_script.fails", x, sinfo_args=R.Tensor((2,), "float32"))
+        return y
+
+    vm = relax.VirtualMachine(relax.build(tvm.IRModule({"main": main})), tvm.cpu())
+    with pytest.raises(tvm.RLXError, match="callback exploded"):
+        vm["main"](np.zeros(2, "float32"))
+
+
+def test_unresolved_packed_name_is_a_build_error():
+    @R.function(pure=False)
+    def main(x: R.Tensor((2,), "float32")):
+        y = R.call_packed("test_script.nobody_registered_this", x, sinfo_args=R.Tensor((2,), "float32"))
+        return y
+
+    with pytest.raises(tvm.RLXError, match="nobody_registered_this"):
+        relax.build(tvm.IRModule({"main": main}))
+
+
+def test_prim_func_decorator_and_round_trip():
+    @T.prim_func
+    def scale(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi] * T.float32(2)
+
+    assert isinstance(scale, tvm.tir.PrimFunc)
+    again = tvm.script.from_source(scale.script())
+    tvm.ir.assert_structural_equal(scale, again["main"] if "main" in again else again[again._names()[0]])
+    mod = tvm.build(scale)
+    a = tvm.nd.array(np.arange(8, dtype="float32"))
+    b = tvm.nd.empty((8,))
+    mod["main"](a, b)
+    np.testing.assert_array_equal(b.numpy(), np.arange(8) * 2)
+
+
+def test_relax_function_decorator_alone():
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((3, 2), "float32"):
+        with R.dataflow():
+            y = R.permute_dims(x, axes=[1, 0])
+            R.output(y)
+        return y
+
+    assert isinstance(main, relax.Function)
+    assert "R.permute_dims(x, axes=[1, 0])" in main.script()
+    vm = relax.VirtualMachine(relax.build(tvm.IRModule({"main": main})), tvm.cpu())
+    a = np.random.rand(2, 3).astype("float32")
+    np.testing.assert_array_equal(vm["main"](a).numpy(), a.T)
+
+
+def test_module_api_and_structural_equality():
+    m = tvm.script.from_source(Mixed.script())
+    assert tvm.ir.structural_equal(m, Mixed)
+    assert tvm.ir.structural_hash(m) == tvm.ir.structural_hash(Mixed)
+    tvm.ir.assert_structural_equal(m, Mixed)
+    assert isinstance(m["addmul"], tvm.tir.PrimFunc) and isinstance(m["main"], relax.Function)
+    m2 = tvm.IRModule()
+    m2["f"] = m["addmul"]
+    assert m2.get_global_vars()[0].name_hint == "f" and "def f(" in m2.script()
+    assert not tvm.ir.structural_equal(m2, Mixed)
+    with pytest.raises(ValueError, match="no function"):
+        m["nope"]
+
+
+def test_parse_error_points_at_python_file_and_line():
+    line = inspect.currentframe().f_lineno + 5
+    with pytest.raises(tvm.error.DiagnosticError) as info:
+        @T.prim_func
+        def broken(A: T.Buffer((4,), "float32")):
+            for i in range(4):
+                A[i] = T.no_such_intrinsic(1)
+
+    msg = str(info.value)
+    assert msg.startswith("%s:%d:" % (__file__, line)), msg
+
+
+def test_parse_error_inside_ir_module_class():
+    line = inspect.currentframe().f_lineno + 6
+    with pytest.raises(tvm.error.DiagnosticError) as info:
+        @I.ir_module
+        class Bad:
+            @R.function
+            def main(x: R.Tensor((2,), "float32")):
+                y = R.not_an_op(x)
+                return y
+
+    assert str(info.value).startswith("%s:%d:" % (__file__, line)), str(info.value)
