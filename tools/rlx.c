@@ -627,6 +627,7 @@ static rlx_status_t* cmd_bench(const options_t* o) {
 }
 
 int main(int argc, char** argv) {
+  rlx_fold_set_runner(rlx_build_run_func); /* print --after and --stats fold as compile does */
   if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
     print_usage(stdout);
     return 0;

@@ -176,3 +176,30 @@ rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compil
   free(path);
   return st;
 }
+
+rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n) {
+  if (n != f->n_params) return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s' takes %d arguments, got %d", f->name,
+                                                 f->n_params, n);
+  rlx_module_t* m = rlx_module_create(ctx);
+  rlx_module_set(m, f->name, RLX_FUNC_TIR, (void*)f);
+  rlx_library_t* lib = NULL;
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_build_module(ctx, m, NULL, &lib), "compiling '%s'", f->name));
+  rlx_packed_fn_t fn = NULL;
+  rlx_status_t* st = rlx_library_get_function(lib, rlx_codegen_symbol(ctx, f->name), &fn);
+  rlx_value_t* vals = RLX_NEW_ARRAY(ctx, rlx_value_t, n > 0 ? n : 1);
+  int* codes = RLX_NEW_ARRAY(ctx, int, n > 0 ? n : 1);
+  for (int i = 0; i < n && !st; i++) {
+    if (f->buffer_map[i]) {
+      vals[i].v_handle = args[i];
+      codes[i] = RLX_ARG_DLTENSOR;
+    } else if (args[i]->ndim == 0 && args[i]->dtype.code == kDLInt && args[i]->dtype.bits == 64) {
+      vals[i].v_int64 = *(const int64_t*)args[i]->data;
+      codes[i] = RLX_ARG_INT;
+    } else {
+      st = rlx_status_create(RLX_UNSUPPORTED, "'%s': scalar parameter %d is not an int64", f->name, i);
+    }
+  }
+  if (!st) st = rlx_packed_call(fn, NULL, vals, codes, n, NULL, NULL);
+  rlx_library_free(lib);
+  return st;
+}

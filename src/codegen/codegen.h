@@ -90,4 +90,10 @@ rlx_status_t* rlx_lower_module_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_fu
 rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
                                rlx_library_t** out_lib);
 
+/* Runs one PrimFunc as compiled code (built as rlx_build_module does, cached by source
+ * hash): args in parameter order, DLTensors for buffers and 0-d int64 tensors for scalar
+ * parameters. The runner fold_constants uses for large constant computations
+ * (rlx_fold_set_runner). */
+rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
+
 #endif

@@ -29,6 +29,7 @@ static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
                                 rlx_module_t** out) {
   const char* passes = opts ? opts->passes : NULL;
   bool wf = opts && opts->check_well_formed;
+  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   if (!passes) {
     rlx_pipeline_options_t po = {wf, NULL};
     return rlx_pipeline_run(ctx, m, &po, out);

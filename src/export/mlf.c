@@ -331,6 +331,7 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
     return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf: the module has several Relax functions and none is 'main'");
   rlx_pipeline_options_t po = {false, "plan_memory"};
   rlx_module_t* planned = NULL;
+  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &planned));
   rlx_tir_func_t** funcs = NULL;
   int n = 0;

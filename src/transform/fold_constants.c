@@ -6,7 +6,9 @@
  * tir_vars (if any) are constant, and whose S is one tensor of static shape with at most
  * 16M elements, and whose PrimFunc runs at most 32M statements (constant loop extents),
  * becomes `v = R.const(...)`: f is run at compile time by the TIR reference
- * interpreter. Folding repeats down chains (a folded var feeds the next call). Dataflow
+ * interpreter, or, when it would run more than 4M statements and the driver installed a
+ * runner (rlx_fold_set_runner: the C backend), as compiled code; then the limits are 256M
+ * elements and no statement limit. Folding repeats down chains (a folded var feeds the next call). Dataflow
  * bindings of a Constant to a DataflowVar that nothing uses any more are removed, and
  * PrimFuncs no longer called from any Relax function are dropped from the module (the
  * module is rebuilt without them). A call the interpreter cannot run is left as it is.
@@ -19,9 +21,16 @@
 #include "pass_util.h"
 
 /* Limits: output elements, and innermost statement executions the interpreter would run
- * (about 0.1 us each), so a constant matmul of large weights is not folded for minutes. */
-enum { FOLD_MAX_ELEMS = 16 * 1024 * 1024 };
+ * (about 0.1 us each), so a constant matmul of large weights is not folded for minutes;
+ * above FOLD_COMPILED_WORK a call runs compiled when a runner is installed (compiling costs
+ * a C compiler run, about 0.2 s, cached by source hash), up to FOLD_MAX_ELEMS_COMPILED. */
+enum { FOLD_MAX_ELEMS = 16 * 1024 * 1024, FOLD_MAX_ELEMS_COMPILED = 256 * 1024 * 1024 };
 static const double FOLD_MAX_WORK = 32.0 * 1024 * 1024;
+static const double FOLD_COMPILED_WORK = 4.0 * 1024 * 1024;
+
+static _Atomic(rlx_fold_runner_t) fold_runner;
+
+void rlx_fold_set_runner(rlx_fold_runner_t run) { fold_runner = run; }
 
 
 typedef struct {
@@ -65,10 +74,11 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
   int64_t numel = 1;
   for (int d = 0; d < ts->ndim; d++) {
     if (!rlx_expr_is_const_int(ts->shape[d], &oshape[d]) || oshape[d] < 0) return NULL;
-    if (oshape[d] > 0 && numel > FOLD_MAX_ELEMS / oshape[d]) return NULL;
+    if (oshape[d] > 0 && numel > FOLD_MAX_ELEMS_COMPILED / oshape[d]) return NULL;
     numel *= oshape[d];
   }
-  if (numel > FOLD_MAX_ELEMS) return NULL;
+  rlx_fold_runner_t runner = fold_runner;
+  if (numel > (runner ? FOLD_MAX_ELEMS_COMPILED : FOLD_MAX_ELEMS)) return NULL;
   int n_tv = 0;
   rlx_relax_shape_expr_t* tv = NULL;
   if (c->n_args == 3) {
@@ -107,14 +117,15 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
   }
   double work = rlx_tir_interp_work(f->body, &env);
   rlx_int_env_free(&env);
-  if (work < 0 || work > FOLD_MAX_WORK) return NULL;
+  bool compiled = runner && (work < 0 || work > FOLD_COMPILED_WORK || numel > FOLD_MAX_ELEMS);
+  if (!compiled && (work < 0 || work > FOLD_MAX_WORK)) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
   void* data = calloc(1, nbytes ? nbytes : 1);
   if (!data) return NULL;
   dl[t->n_fields].data = data;
   for (int i = 0; i < n; i++) args[i] = &dl[i];
-  rlx_status_t* st = rlx_tir_interpret(f, args, n);
-  if (st) { /* the interpreter cannot run it: leave the call */
+  rlx_status_t* st = compiled ? runner(ctx, f, args, n) : rlx_tir_interpret(f, args, n);
+  if (st) { /* it cannot run here: leave the call */
     rlx_status_free(st);
     free(data);
     return NULL;

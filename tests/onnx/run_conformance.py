@@ -69,7 +69,6 @@ class Case:
         self.skip = None  # reason when not runnable
         self.ops = []
         self.op = "?"
-        self.bound = []  # graph inputs bound as constants on the retry (see run_case)
 
 
 def numbered(folder, prefix):
@@ -173,36 +172,9 @@ def first_line(text):
     return lines[0] if lines else ""
 
 
-# Ops whose every input decides an output shape (ConstantOfShape's shape, Range's bounds ...).
-SHAPE_ALL_INPUTS = {"ConstantOfShape", "Range", "NonZero", "Compress"}
-
-
-def shape_deciding_inputs(model_path):
-    """Graph inputs that rlx needs as import-time constants: inputs used only at non-data
-    positions (Reshape's shape, Slice's starts, Pad's pads, TopK's k, Resize's scales ...)
-    or by ops whose output shape depends on every input. rlx has no data-dependent output
-    shapes, so such a case runs with these inputs bound as constants (`--bind`), like a model
-    whose shape inputs are initializers; the data inputs stay run-time parameters."""
-    model = onnx.load(model_path, load_external_data=False)
-    inits = {t.name for t in model.graph.initializer}
-    names = [i.name for i in model.graph.input if i.name not in inits]
-    data_use = set()
-    shape_use = set()
-    for node in model.graph.node:
-        for idx, name in enumerate(node.input):
-            if name not in names:
-                continue
-            if idx >= 1 or node.op_type in SHAPE_ALL_INPUTS:
-                shape_use.add(name)
-            else:
-                data_use.add(name)
-    return [(k, n) for k, n in enumerate(names) if n in shape_use and n not in data_use]
-
-
 def run_case(rlx, case, work, env, timeout):
-    """Returns (ok, message, seconds). A case whose import needs some graph inputs as
-    constants is retried once with exactly those inputs bound (the message then starts with
-    "[bound ...]" on failure; bound passes are counted by the caller)."""
+    """Returns (ok, message, seconds). The case runs exactly as a user runs it: every graph
+    input is a run-time input (-i), none is bound as a constant."""
     data = os.path.join(case.path, "test_data_set_0")
     inputs = numbered(data, "input")
     expected = numbered(data, "output")
@@ -216,20 +188,6 @@ def run_case(rlx, case, work, env, timeout):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
                            errors="replace")
-        if r.returncode == 1 and "must be a constant" in r.stderr:
-            bound = shape_deciding_inputs(model_path)
-            if bound and len(bound) <= len(inputs):
-                bound_idx = {k for k, _ in bound}
-                cmd = [rlx, "run", model_path]
-                for k, n in bound:
-                    cmd += ["--bind", "%s=%s" % (n, inputs[k])]
-                for k, f in enumerate(inputs):
-                    if k not in bound_idx:
-                        cmd += ["-i", f]
-                cmd += ["-o", out]
-                case.bound = [n for _, n in bound]
-                r = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                   timeout=max(1, timeout - (time.time() - t0)), errors="replace")
     except subprocess.TimeoutExpired:
         return False, "timeout after %ds" % timeout, time.time() - t0
     secs = time.time() - t0
@@ -362,8 +320,6 @@ def main():
         print("updated %s: %d cases (%d new)" % (args.passing, len(new), len(new) - len(listed_set)))
     if args.list_passing:
         write_list(args.list_passing, [c.full for c in passed])
-    bound = sorted(c.full for c in passed if c.bound)
-    print("passed with shape-deciding graph inputs bound as constants (--bind): %d" % len(bound))
     print("time %.0fs with %d jobs" % (time.time() - t_start, args.jobs))
     print("%d passed, %d failed" % (len(passed), len(failed)))
     sys.exit(status)

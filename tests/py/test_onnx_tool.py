@@ -333,4 +333,22 @@ if os.path.isdir(d):
     fails(["print", model, "--bind", "shape=" + os.path.join(ds, "input_0.pb")], ["bound input 'shape': expected dtype int64"],
           "--bind of a wrong dtype")
 
+# constant folding beyond the interpreter: a MatMul of two constant 512x512 @ 512x256 (67M
+# multiply-adds, twice the interpreter's limit) is folded by compiled code, so the compiled
+# model only adds it
+rng = np.random.default_rng(11)
+fa = rng.standard_normal((512, 512)).astype(np.float32)
+fb = rng.standard_normal((512, 256)).astype(np.float32)
+fx = rng.standard_normal((512, 256)).astype(np.float32)
+fold = save_model("fold", [h.make_node("MatMul", ["A", "B"], ["C"]), h.make_node("Add", ["x", "C"], ["y"])],
+                  [h.make_tensor_value_info("x", T.FLOAT, [512, 256])],
+                  [h.make_tensor_value_info("y", T.FLOAT, [512, 256])], [nh.from_array(fa, "A"), nh.from_array(fb, "B")])
+good, printed = ok("print", fold, "--after", "fold_constants")
+if good:
+    calls = re.findall(r"R\.call_tir\(cls\.(\w+)", printed)
+    check(calls == ["add"], "the constant MatMul is folded, only the add is left: %s" % calls)
+outs = run_model(fold, [fx], "fold")
+if outs is not None:
+    close(outs[0], (fx + fa.astype(np.float64) @ fb).astype(np.float32), "compiled fold of a large constant MatMul")
+
 finish()
