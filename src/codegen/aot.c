@@ -5,11 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../runtime/kernels/kernels_scratch.h"
 #include "../runtime/kernels/nn_kernels.h"
 #include "../transform/memory.h"
 #include "codegen_c_internal.h"
 
-enum { ALIGN = 64, MAX_VARS = 256 };
+enum { ALIGN = 64, MAX_VARS = 256, KERNEL_THREADS = 8 };
 
 typedef enum { V_NONE, V_TENSOR, V_TUPLE, V_STORAGE } vkind_t;
 
@@ -44,6 +45,9 @@ typedef struct {
   RLX_VEC(const char*) kernels; /* PrimFuncs called */
   rlx_expr_t* ws_end;   /* bytes of workspace used so far */
   rlx_expr_t* scratch;  /* bytes of the kernels' shared scratch region (the largest call) */
+  bool kernel_arena;    /* runtime kernels are called: their pool gets the scratch region */
+  RLX_VEC(const char*) checks; /* C conditions the shape variables must satisfy (run_dynamic) */
+  unsigned header_helpers;      /* HELPERS the header's size macros call (bit k) */
   rlx_analyzer_t* an;   /* shape variables are >= 0 */
   int tmp;
   rlx_status_t* err;
@@ -328,6 +332,45 @@ static void dl_code(rlx_dtype_t t, int* code, int* bits, int* lanes) {
   *lanes = t.lanes;
 }
 
+/* A runtime kernel's scratch for this call (its shapes are static: the layout pass only
+ * rewrites static convolutions) joins the kernels' shared scratch region, which the
+ * standalone pool of the archive (runtime/src/nn_pool.c) takes its buffers from. */
+static void kernel_scratch(aot_t* a, const rlx_relax_call_t* c, const char* name) {
+  int n = c->n_args;
+  rlx_value_t* args = RLX_NEW_ARRAY(a->ctx, rlx_value_t, n > 0 ? n : 1);
+  int* codes = RLX_NEW_ARRAY(a->ctx, int, n > 0 ? n : 1);
+  DLTensor* ts = RLX_NEW_ARRAY(a->ctx, DLTensor, n > 0 ? n : 1);
+  for (int i = 0; i < n && !a->err; i++) {
+    const rlx_relax_expr_t* e = c->args[i];
+    codes[i] = RLX_ARG_NULLPTR;
+    if (e->kind == RLX_RELAX_PRIM_VALUE) {
+      const rlx_expr_t* pv = ((const rlx_relax_prim_value_t*)e)->value;
+      codes[i] = rlx_dtype_is_float(pv->dtype) ? RLX_ARG_FLOAT : RLX_ARG_INT;
+      if (codes[i] == RLX_ARG_INT && !rlx_expr_is_const_int(pv, &args[i].v_int64)) codes[i] = RLX_ARG_NULLPTR;
+      continue;
+    }
+    if (!e->sinfo || e->sinfo->kind != RLX_SINFO_TENSOR) continue;
+    const rlx_sinfo_tensor_t* ti = (const rlx_sinfo_tensor_t*)e->sinfo;
+    int64_t* shape = RLX_NEW_ARRAY(a->ctx, int64_t, ti->ndim > 0 ? ti->ndim : 1);
+    for (int d = 0; d < ti->ndim; d++)
+      if (!rlx_expr_is_const_int(ti->shape[d], &shape[d])) {
+        fail(a, RLX_UNSUPPORTED, "runtime kernel '%s' is called with a symbolic shape: its scratch cannot be sized", name);
+        return;
+      }
+    ts[i].ndim = ti->ndim;
+    ts[i].shape = shape;
+    args[i].v_handle = &ts[i];
+    codes[i] = RLX_ARG_DLTENSOR;
+  }
+  int64_t need = rlx_nn_scratch_bytes(name, args, codes, n, KERNEL_THREADS);
+  if (need < 0) {
+    fail(a, RLX_INTERNAL, "runtime kernel '%s': the call's arguments do not follow its convention", name);
+    return;
+  }
+  if (need > 0) a->scratch = simp(a, rlx_ir_max(a->ctx, a->scratch, rlx_ir_i64(a->ctx, need)));
+  a->kernel_arena = true;
+}
+
 /* A DPS call of an ExternFunc through the packed ABI: tensors as DLTensors, PrimValues as
  * ints / floats, strings and dtypes as such. */
 static void emit_extern_call(aot_t* a, const rlx_relax_call_t* c, const char* name) {
@@ -385,6 +428,52 @@ static void emit_extern_call(aot_t* a, const rlx_relax_call_t* c, const char* na
     rlx_strbuf_printf(&a->body, "    rlx_a[%d].v_handle = &rlx_t%d; rlx_c[%d] = 7;\n", i, i, i);
   }
   rlx_strbuf_printf(&a->body, "    if (%s(rlx_a, rlx_c, %d, &rlx_rv, &rlx_rc, NULL) != 0) return -1;\n  }\n", sym, n);
+  if (rlx_kernel_lookup(name)) kernel_scratch(a, c, name);
+}
+
+/* ------------------------------------------------------------------ shape checks */
+/* Records `cond` (C text) as a condition run_dynamic checks before running; duplicates once. */
+static void add_check(aot_t* a, const char* cond) {
+  for (int i = 0; i < a->checks.len; i++)
+    if (strcmp(a->checks.data[i], cond) == 0) return;
+  rlx_vec_push(&a->checks, cond);
+}
+
+/* Every dim of a tensor the function computes must be >= 0 for the given variables (a
+ * slice's `n - 4` needs n >= 4); dims the analyzer proves so need no check. */
+static void check_dims(aot_t* a, const rlx_sinfo_t* s) {
+  if (s && s->kind == RLX_SINFO_TUPLE) { /* the declared return value */
+    const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
+    for (int i = 0; i < t->n_fields; i++) check_dims(a, t->fields[i]);
+    return;
+  }
+  if (!s || s->kind != RLX_SINFO_TENSOR) return;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  for (int d = 0; d < t->ndim && t->shape && !a->err; d++) {
+    rlx_expr_t* e = t->shape[d];
+    int64_t c;
+    if (rlx_expr_is_const_int(e, &c) || e->kind == RLX_EXPR_VAR) continue;
+    if (rlx_analyzer_can_prove(a->an, rlx_ir_cmp(a->ctx, RLX_EXPR_GE, e, rlx_ir_i64(a->ctx, 0)))) continue;
+    add_check(a, rlx_ctx_sprintf(a->ctx, "(%s) >= 0", cexpr(a, simp(a, e))));
+  }
+}
+
+/* R.match_cast(value, sinfo) binds no new variable here (the exporter refuses those), so
+ * each of its dims is a check: the value's dim equals the cast's (`n` == 4). */
+static void check_match_cast(aot_t* a, const rlx_relax_binding_t* b) {
+  const rlx_sinfo_t *from = b->value->sinfo, *to = b->sinfo;
+  if (!from || !to || from->kind != RLX_SINFO_TENSOR || to->kind != RLX_SINFO_TENSOR) return;
+  const rlx_sinfo_tensor_t *f = (const rlx_sinfo_tensor_t*)from, *t = (const rlx_sinfo_tensor_t*)to;
+  if (!f->shape || !t->shape || f->ndim != t->ndim) return;
+  for (int d = 0; d < f->ndim && !a->err; d++) {
+    rlx_expr_t* diff = simp(a, rlx_ir_sub(a->ctx, f->shape[d], t->shape[d]));
+    int64_t c;
+    if (rlx_expr_is_const_int(diff, &c)) {
+      if (c != 0) add_check(a, "0 /* a match_cast to a different static shape */");
+      continue;
+    }
+    add_check(a, rlx_ctx_sprintf(a->ctx, "(%s) == (%s)", cexpr(a, f->shape[d]), cexpr(a, t->shape[d])));
+  }
 }
 
 /* ------------------------------------------------------------------ bindings */
@@ -392,7 +481,9 @@ static void bind(aot_t* a, const rlx_relax_binding_t* b) {
   const rlx_relax_expr_t* e = b->value;
   const char* vname = b->var->name;
   val_t* v = NULL;
+  check_dims(a, b->var->hdr.sinfo);
   if (b->kind == RLX_BINDING_MATCH_CAST) {
+    check_match_cast(a, b);
     v = value_of(a, e); /* a variable it would bind is caught when a shape uses it */
   } else if (e->kind == RLX_RELAX_CALL) {
     const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
@@ -552,6 +643,16 @@ static void emit_consts(aot_t* a, rlx_aot_result_t* r) {
   r->consts_c = rlx_strbuf_take(&sb);
 }
 
+/* Integer helpers the size formulas may call (codegen_c's prelude), and their definitions
+ * for the header, where they are named tvmgen_NAME_<helper without "rlx_">. */
+static const char* const HELPERS[] = {"rlx_max_i64", "rlx_min_i64", "rlx_floordiv_i64", "rlx_floormod_i64"};
+enum { N_HELPERS = 4 };
+static const char* const HELPER_BODIES[] = {
+    "(int64_t a, int64_t b) { return a > b ? a : b; }",
+    "(int64_t a, int64_t b) { return a < b ? a : b; }",
+    "(int64_t a, int64_t b) {\n  int64_t q = a / b;\n  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;\n}",
+    "(int64_t a, int64_t b) {\n  int64_t r = a % b;\n  return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;\n}"};
+
 /* e as C over the members of a `vars` struct pointer (for the header's size macros). */
 static const char* vars_cexpr(aot_t* a, const rlx_expr_t* e, int nv, rlx_var_t* const* vars, const char* const* names) {
   cg_t g;
@@ -564,7 +665,21 @@ static const char* vars_cexpr(aot_t* a, const rlx_expr_t* e, int nv, rlx_var_t* 
   g.out = &sb;
   for (int i = 0; i < nv; i++) rlx_ptrmap_put(&g.names, vars[i], (void*)rlx_ctx_sprintf(a->ctx, "(vars)->%s", names[i]));
   cg_expr(&g, e);
-  const char* r = rlx_ctx_strdup(a->ctx, rlx_strbuf_cstr(&sb));
+  /* the integer helpers of the kernels' prelude, under the header's own names */
+  rlx_strbuf_t fixed = {0};
+  for (const char* p = rlx_strbuf_cstr(&sb); *p;) {
+    int k = 0;
+    while (k < N_HELPERS && strncmp(p, HELPERS[k], strlen(HELPERS[k])) != 0) k++;
+    if (k == N_HELPERS) {
+      rlx_strbuf_appendn(&fixed, p++, 1);
+      continue;
+    }
+    rlx_strbuf_printf(&fixed, "tvmgen_%s_%s", a->cname, HELPERS[k] + 4);
+    p += strlen(HELPERS[k]);
+    a->header_helpers |= 1u << k;
+  }
+  const char* r = rlx_ctx_strdup(a->ctx, rlx_strbuf_cstr(&fixed));
+  rlx_strbuf_free(&fixed);
   rlx_status_free(g.err);
   rlx_strbuf_free(&sb);
   rlx_ptrmap_free(&g.names);
@@ -603,6 +718,9 @@ static void emit_header(aot_t* a, rlx_aot_result_t* r, int nv, rlx_var_t* const*
                           vars_cexpr(a, bytes, nv, vars, r->var_names));
     }
   }
+  for (int k = 0; k < N_HELPERS; k++) /* what the size macros above call */
+    if (a->header_helpers & (1u << k))
+      rlx_strbuf_printf(&h, "static inline int64_t tvmgen_%s_%s%s\n", N, HELPERS[k] + 4, HELPER_BODIES[k]);
   int64_t ws;
   if (!r->symbolic && rlx_expr_is_const_int(r->workspace_bytes, &ws))
     rlx_strbuf_printf(&h, "/* Bytes of the static workspace (activations). */\n#define TVMGEN_%s_WORKSPACE_SIZE %lld\n", U,
@@ -715,6 +833,7 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
   rlx_ptrmap_free(&defs);
 
   /* the body */
+  check_dims(&a, f->ret_sinfo);
   for (int bi = 0; bi < seq->n_blocks && !a.err; bi++)
     for (int k = 0; k < seq->blocks[bi]->n_bindings && !a.err; k++) bind(&a, seq->blocks[bi]->bindings[k]);
   /* returned values that are not computed in place are copied */
@@ -738,6 +857,8 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
     rlx_strbuf_printf(&c, "#include \"tvmgen_%s.h\"\n", N);
     for (int k = 0; k < a.const_list.len; k++) rlx_strbuf_printf(&c, "extern const uint8_t tvmgen_%s_c%d[];\n", N, k);
     rlx_strbuf_append(&c, rlx_strbuf_cstr(&a.decls));
+    if (a.kernel_arena) /* runtime/src/nn_pool.c */
+      rlx_strbuf_append(&c, "extern void rlx_nn_standalone_arena(void* base, size_t size, int max_threads);\n");
     rlx_strbuf_printf(&c, "\nstatic int32_t tvmgen_%s_body(struct tvmgen_%s_inputs* rlx_in, struct tvmgen_%s_outputs* rlx_out",
                       N, N, N);
     if (out->symbolic) rlx_strbuf_printf(&c, ", const struct tvmgen_%s_shape_vars* rlx_vars", N);
@@ -746,6 +867,9 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
       rlx_strbuf_printf(&c, "  const int64_t %s = rlx_vars->%s;\n", cg_var_name(&a.g, vars.data[i], false), out->var_names[i]);
     rlx_strbuf_printf(&c, "  uint8_t* rlx_kscratch = rlx_ws + (%s); /* the kernels' temporaries */\n", scratch_off);
     rlx_strbuf_append(&c, "  (void)rlx_in; (void)rlx_out; (void)rlx_ws; (void)rlx_kscratch;\n");
+    if (a.kernel_arena)
+      rlx_strbuf_printf(&c, "  rlx_nn_standalone_arena(rlx_kscratch, (size_t)(%s), %d); /* runtime kernels: up to %d threads */\n",
+                        cexpr(&a, a.scratch), KERNEL_THREADS, KERNEL_THREADS);
     rlx_strbuf_append(&c, rlx_strbuf_cstr(&a.body));
     rlx_strbuf_append(&c, "  return 0;\n}\n\n");
     if (out->symbolic) {
@@ -762,11 +886,21 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
       rlx_analyzer_t* an = NULL;
       rlx_status_t* bs = rlx_memory_upper_bounds(ctx, f, &an, NULL);
       if (bs) rlx_status_free(bs), an = NULL;
+      /* every variable in [1, 2^31): sizes are int64 products of a few of them */
       for (int i = 0; i < vars.len; i++) {
-        rlx_strbuf_printf(&c, "  if (vars->%s < 0) return -1;\n", out->var_names[i]);
+        rlx_strbuf_printf(&c, "  if (vars->%s < 1 || vars->%s > INT32_MAX) return -1;\n", out->var_names[i], out->var_names[i]);
         int64_t lo, hi;
         if (an && rlx_analyzer_const_bound(an, &vars.data[i]->hdr, &lo, &hi) && hi < INT64_MAX / 2)
           rlx_strbuf_printf(&c, "  if (vars->%s > %lld) return -1; /* tir_var_upper_bound */\n", out->var_names[i], (long long)hi);
+      }
+      if (a.checks.len) {
+        rlx_strbuf_append(&c, "  {\n");
+        for (int i = 0; i < vars.len; i++)
+          rlx_strbuf_printf(&c, "    const int64_t %s = vars->%s;\n", cg_var_name(&a.g, vars.data[i], false), out->var_names[i]);
+        for (int i = 0; i < vars.len; i++) rlx_strbuf_printf(&c, "    (void)%s;\n", cg_var_name(&a.g, vars.data[i], false));
+        rlx_strbuf_append(&c, "    /* what the function's shapes require of the variables */\n");
+        for (int i = 0; i < a.checks.len; i++) rlx_strbuf_printf(&c, "    if (!(%s)) return -1;\n", a.checks.data[i]);
+        rlx_strbuf_append(&c, "  }\n");
       }
       rlx_strbuf_printf(&c, "  return tvmgen_%s_body(inputs, outputs, vars, (uint8_t*)workspace);\n}\n", N);
     } else {
@@ -803,6 +937,7 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
   rlx_vec_free(&a.syms);
   rlx_vec_free(&a.sources);
   rlx_vec_free(&a.kernels);
+  rlx_vec_free(&a.checks);
   rlx_vec_free(&vars);
   rlx_vec_free(&outs);
   rlx_ptrmap_free(&a.g.names);

@@ -19,11 +19,15 @@
  * Static shapes give tvmgen_NAME_run (workspace: a static array of
  * TVMGEN_NAME_WORKSPACE_SIZE bytes); symbolic shapes give struct tvmgen_NAME_shape_vars,
  * tvmgen_NAME_workspace_size(vars) and tvmgen_NAME_run_dynamic(in, out, vars, workspace),
- * which returns -1 for a NULL workspace or a negative variable.
+ * which returns -1 for a NULL workspace, a variable outside [1, 2^31) or above its
+ * tir_var_upper_bound, and values the function's shapes do not allow (a dim such as
+ * n - 4 below 0, a match_cast dim that differs).
  *
  * ExternFunc calls go through the packed ABI by a direct C call: a runtime kernel of the
- * static table (rlx_kernel_table: its packed symbol, its source shipped in runtime/src/)
- * or a symbol of an extern object (shipped in codegen/host/lib/). UNSUPPORTED names what
+ * static table (rlx_kernel_table: its packed symbol, its source shipped in runtime/src/;
+ * its scratch, rlx_nn_scratch_bytes for up to 8 threads, joins the kernels' scratch region,
+ * which the entry point hands to the archive's standalone pool with
+ * rlx_nn_standalone_arena) or a symbol of an extern object (shipped in codegen/host/lib/). UNSUPPORTED names what
  * cannot be expressed (call_packed returning a value, If, a variable bound inside the
  * function, an unknown extern).
  */

@@ -9,7 +9,8 @@
  *   codegen/host/src/NAME_lib0.c                kernels + AOT entry point (static plan)
  *   codegen/host/src/NAME_lib1.c                constants
  *   codegen/host/lib/X.o, X.a                   extern objects, if any
- *   runtime/src/...                             runtime kernel sources, if any are called
+ *   runtime/src/...                             runtime kernel sources, if any are called,
+ *                                               with the standalone pool (no heap, OpenMP)
  *   src/relax.txt, src/tir-cpu.txt              the Relax module, the lowered PrimFuncs
  *   parameters/NAME.params                      the constants, TVM's NDArray-dict format
  * operator style: metadata.json, codegen/host/src/NAME_lib0.c (packed wrappers rlx_fn_F and
@@ -252,12 +253,16 @@ static rlx_status_t* add_runtime_sources(files_t* fs) {
   rlx_status_t* st = NULL;
   for (struct dirent* de; !st && (de = readdir(d)) != NULL;) {
     if (!has_suffix(de->d_name, ".c") && !has_suffix(de->d_name, ".h")) continue;
-    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+    /* the pthread pool stays behind (standalone/nn_pool.c replaces it), and so do the
+     * exporter's scratch bounds */
+    if (strcmp(de->d_name, "kernels_scratch.c") == 0 || strcmp(de->d_name, "kernels_scratch.h") == 0) continue;
+    if (strcmp(de->d_name, "nn_pool.c") == 0) snprintf(path, sizeof(path), "%s/standalone/%s", dir, de->d_name);
+    else snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
     snprintf(arc, sizeof(arc), "runtime/src/%s", de->d_name);
     st = add_disk_file(fs, arc, path);
     if (!st && has_suffix(de->d_name, ".c")) {
-      /* rlx builds these with _GNU_SOURCE; under -std=c11 the POSIX calls (threads,
-       * clocks) need the feature macro before any header */
+      /* rlx builds these with _GNU_SOURCE; under -std=c11 POSIX declarations need the
+       * feature macro before any header */
       static const char pre[] =
           "/* (exported by rlx: POSIX interfaces under -std=c11) */\n"
           "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";

@@ -5,6 +5,7 @@ import glob
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 
@@ -60,33 +61,54 @@ def write_main(out_dir, meta, name="default"):
 
 def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
     """Builds out_dir/prog with the issue's command (cc -std=c11 -O2 -I codegen/host/include
-    sources... main.c -lm); returns (ok, compiler output). With obj_cache (a directory), the
-    archive's runtime/src/*.c (the same files in every archive) are compiled once to objects
-    cached by content, with the same flags."""
+    sources... main.c -lm), the archive's sources compiled to objects first (kept in
+    out_dir/objs-{omp,serial} for archive_undefined); returns (ok, compiler output). With
+    obj_cache (a directory), the archive's runtime/src/*.c (the same files in every archive)
+    are compiled once, cached by content and flags."""
     inc = os.path.join(out_dir, "codegen/host/include")
     cc = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + (["-fopenmp"] if openmp else [])
     srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
     runtime = sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
+    obj_dir = os.path.join(out_dir, "objs-omp" if openmp else "objs-serial")
+    os.makedirs(obj_dir, exist_ok=True)
     objs = []
-    if obj_cache and runtime:
-        os.makedirs(obj_cache, exist_ok=True)
-        for src in runtime:
+    for src in srcs + runtime:
+        obj = os.path.join(obj_dir, os.path.basename(src) + ".o")
+        cached = None
+        if obj_cache and src in runtime:
+            os.makedirs(obj_cache, exist_ok=True)
             with open(src, "rb") as f:
                 key = hashlib.sha1(f.read() + " ".join(cc[1:]).encode()).hexdigest()
-            obj = os.path.join(obj_cache, key + ".o")
-            if not os.path.exists(obj):
-                r = subprocess.run(cc + ["-c", src, "-o", obj + ".tmp"], capture_output=True, text=True)
-                if r.returncode != 0:
-                    return False, r.stdout + r.stderr
-                os.rename(obj + ".tmp", obj)
-            objs.append(obj)
-    else:
-        srcs += runtime
+            cached = os.path.join(obj_cache, key + ".o")
+            if os.path.exists(cached):
+                shutil.copyfile(cached, obj)
+                objs.append(obj)
+                continue
+        r = subprocess.run(cc + ["-c", src, "-o", obj], capture_output=True, text=True)
+        if r.returncode != 0:
+            return False, r.stdout + r.stderr
+        if cached:
+            shutil.copyfile(obj, cached)
+        objs.append(obj)
     libs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/lib/*")))
-    cmd = cc + srcs + [os.path.join(out_dir, main) if not os.path.isabs(main) else main] + objs + libs + list(extra)
+    cmd = cc + [os.path.join(out_dir, main) if not os.path.isabs(main) else main] + objs + libs + list(extra)
     cmd += ["-lm", "-o", os.path.join(out_dir, "prog")]
     r = subprocess.run(cmd, capture_output=True, text=True)
     return r.returncode == 0, r.stdout + r.stderr
+
+
+def archive_undefined(out_dir, openmp=False):
+    """{object name: set of undefined symbols} of the archive's objects from the last build."""
+    obj_dir = os.path.join(out_dir, "objs-omp" if openmp else "objs-serial")
+    out = {}
+    for obj in sorted(glob.glob(os.path.join(obj_dir, "*.o"))):
+        r = subprocess.run(["nm", "-u", obj], capture_output=True, text=True)
+        out[os.path.basename(obj)] = {ln.split()[-1] for ln in r.stdout.splitlines() if ln.strip()}
+    return out
+
+
+HEAP_OR_THREADS = {"malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "free", "pthread_create",
+                   "pthread_mutex_lock", "pthread_key_create", "dlopen", "mmap"}
 
 
 def run(out_dir, meta, inputs, var_values=(), name="default"):

@@ -2,7 +2,9 @@
 """Model Library Format on real networks: ResNet-18 and MobileNetV2 (torchvision, random
 seeded weights, exported to ONNX) export as full-model archives; each builds with the issue's
 command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm) around a ~30-line main.c and
-its output matches the VM's on the same input; a symbolic-batch MLP from ONNX (dim_param "batch") runs
+its output matches the VM's on the same input, built with and without -fopenmp, and no
+object of the archive references malloc/free/pthreads (the NCHW16c kernels' scratch comes
+from the workspace, their parallel loops are OpenMP regions or serial); a symbolic-batch MLP from ONNX (dim_param "batch") runs
 on two batch sizes against the VM and PyTorch. rlx's runtime kernel sources (the same in both
 archives) are compiled once."""
 import os
@@ -39,13 +41,7 @@ for name, make in (("resnet18", lambda: torchvision.models.resnet18(weights=None
           "%s: metadata shapes" % name)
     print("%s: workspace %d bytes, constants %d bytes" % (name, fn["workspace_size_bytes"], fn["constants_size_bytes"]))
     lines = mu.write_main(d, meta)
-    built, log = mu.build(d, obj_cache=OBJS)
-    if not check(built, "%s: the archive does not build (%d-line main.c): %s" % (name, lines, log[-3000:])):
-        continue
     x = np.random.default_rng(3).standard_normal((1, 3, 224, 224)).astype(np.float32)
-    rc, log, outs = mu.run(d, meta, {"x": x})
-    if not check(rc == 0, "%s: the plain C program failed: %s" % (name, log)):
-        continue
     np.save(os.path.join(tool.tmp, "x.npy"), x)
     rc, _, err = tool.run("run", onnx_path, "-i", os.path.join(tool.tmp, "x.npy"), "-o", os.path.join(tool.tmp, "vm"),
                           "--format", "npy")
@@ -53,10 +49,23 @@ for name, make in (("resnet18", lambda: torchvision.models.resnet18(weights=None
         continue
     ref = np.load(os.path.join(tool.tmp, "vm", "output_0.npy"))
     scale = float(np.max(np.abs(ref)))
-    err = float(np.max(np.abs(outs["y"].reshape(ref.shape) - ref))) / max(scale, 1e-6)
-    print("%s: output scale %.3g; plain C vs VM max abs error / scale = %.3g" % (name, scale, err))
     check(scale > 1e-2, "%s: the output is not tiny (%.3g)" % (name, scale))
-    check(err <= 1e-4, "%s: plain C output differs from the VM's (%.3g)" % (name, err))
+    for omp in (False, True):
+        how = "%s (%s)" % (name, "-fopenmp" if omp else "no OpenMP")
+        built, log = mu.build(d, obj_cache=OBJS, openmp=omp)
+        if not check(built, "%s: the archive does not build (%d-line main.c): %s" % (how, lines, log[-3000:])):
+            continue
+        undef = mu.archive_undefined(d, openmp=omp)
+        bad = {o: sorted(u & mu.HEAP_OR_THREADS) for o, u in undef.items() if u & mu.HEAP_OR_THREADS}
+        check(not bad, "%s: the archive's objects use the heap or pthreads: %r" % (how, bad))
+        check(("GOMP_parallel" in undef.get("nn_pool.c.o", set())) == omp,
+              "%s: the kernels' parallel loops are OpenMP regions exactly with -fopenmp" % how)
+        rc, log, outs = mu.run(d, meta, {"x": x})
+        if not check(rc == 0, "%s: the plain C program failed: %s" % (how, log)):
+            continue
+        err = float(np.max(np.abs(outs["y"].reshape(ref.shape) - ref))) / max(scale, 1e-6)
+        print("%s: output scale %.3g; plain C vs VM max abs error / scale = %.3g" % (how, scale, err))
+        check(err <= 1e-4, "%s: plain C output differs from the VM's (%.3g)" % (how, err))
 # --- a symbolic-batch MLP from ONNX (dim_param "batch"): two batch sizes ------------------------
 torch.manual_seed(0)
 mlp = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU(),
@@ -75,8 +84,13 @@ if check(rc == 0, "symbolic ONNX MLP: export-mlf failed: " + err):
     hdr = open(os.path.join(d, "codegen/host/include/tvmgen_mlp.h")).read()
     check("int64_t batch;" in hdr and "tvmgen_mlp_run_dynamic(" in hdr, "shape_vars struct names the dim_param")
     mu.write_main(d, meta, name="mlp")
-    built, log = mu.build(d)
-    if check(built, "symbolic ONNX MLP archive does not build: " + log):
+    for omp in (False, True):
+        built, log = mu.build(d, openmp=omp)
+        if not check(built, "symbolic ONNX MLP archive does not build (openmp=%s): %s" % (omp, log)):
+            continue
+        undef = mu.archive_undefined(d, openmp=omp)
+        bad = {o: sorted(u & mu.HEAP_OR_THREADS) for o, u in undef.items() if u & mu.HEAP_OR_THREADS}
+        check(not bad, "symbolic ONNX MLP: the archive's objects use the heap or pthreads: %r" % bad)
         for b in (2, 9):
             x = np.random.default_rng(b).standard_normal((b, 64)).astype(np.float32)
             rc, log, outs = mu.run(d, meta, {"x": x}, [b], name="mlp")
@@ -89,6 +103,6 @@ if check(rc == 0, "symbolic ONNX MLP: export-mlf failed: " + err):
                 vm = np.load(os.path.join(tool.tmp, "mvm", "output_0.npy"))
                 e1 = float(np.max(np.abs(outs["y"].reshape(ref.shape) - vm)))
                 e2 = float(np.max(np.abs(outs["y"].reshape(ref.shape) - ref)))
-                print("symbolic ONNX MLP batch %d: plain C vs VM %.3g, vs PyTorch %.3g" % (b, e1, e2))
+                print("symbolic ONNX MLP batch %d (openmp=%s): plain C vs VM %.3g, vs PyTorch %.3g" % (b, omp, e1, e2))
                 check(e1 < 1e-5 and e2 < 1e-4, "batch %d: plain C output differs" % b)
 finish()

@@ -2,7 +2,9 @@
 """End-to-end tests of `rlx export-mlf` (Model Library Format v7): each archive is unpacked,
 built with the issue's command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm; no rlx
 library) around a ~30-line main.c, run, and compared with the VM on the same inputs:
-a symbolic-batch MLP on two batch sizes (workspace from tvmgen_default_workspace_size), the
+a symbolic-batch MLP on two batch sizes (workspace from tvmgen_default_workspace_size), sizes
+the function does not allow (a match_cast's static dim, a dim below 0, zero, negative and
+overflowing variables) making run_dynamic return nonzero, the
 bundled CNN (ONNX; rlx's runtime kernels shipped in runtime/src) against PyTorch's output,
 TVM-style C++ kernels linked with --extern; operator style (rlx print reads src/tir-cpu.txt,
 cc -c compiles the sources); metadata.json, the header and the parameters file; every error
@@ -132,6 +134,26 @@ if meta:
             check(rc == 0 and np.allclose(outs["output"].reshape(n, 8), np.maximum(2 * x, 0) * 2 * x), "n=64 runs")
         else:
             check(rc != 0, "n=65 > tir_var_upper_bound 64 returns nonzero")
+
+# --- sizes the function does not allow: run_dynamic returns nonzero ------------------------------
+d, meta = export(os.path.join(DATA, "shape_checks.py"), "checks")
+if meta:
+    mu.write_main(d, meta)
+    built, log = mu.build(d)
+    check(built, "shape-check archive does not build: " + log)
+    for n, m, good, why in ((5, 4, True, "n=5, m=4"), (3, 4, True, "n=3 (no rows left)"),
+                            (5, 3, False, "m=3 (the match_cast needs m == 4)"), (2, 4, False, "n=2 (n - 3 rows < 0)"),
+                            (0, 4, False, "n=0"), (-1, 4, False, "n=-1"), (5, 0, False, "m=0"),
+                            (1 << 40, 4, False, "n=2^40 (sizes would overflow)")) if built else ():
+        x = rng.standard_normal((max(min(n, 8), 1), 8)).astype(np.float32)
+        y = rng.standard_normal((max(min(m, 8), 1), 8)).astype(np.float32)
+        rc, log, outs = mu.run(d, meta, {"x": x, "y": y}, [n, m])
+        if good:
+            ok_run = check(rc == 0, "%s runs: %s" % (why, log))
+            if ok_run:
+                check(np.allclose(outs["output"].reshape(n - 3, 8), x[2:n - 1] + y.sum(axis=0), atol=1e-5), why + " output")
+        else:
+            check(rc != 0, "%s: run_dynamic returns nonzero" % why)
 
 # --- the bundled CNN (ONNX): runtime kernels shipped as sources; vs PyTorch's output -----------
 cnn = os.path.join(ROOT, "examples", "cnn.onnx")
