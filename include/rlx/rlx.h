@@ -351,6 +351,18 @@ typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
 
+/* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
+ * params(i): TVM's parameter names in order with kinds, "data:t weight:t bias:t? out_dtype:dtype?"
+ * (t tensor, te tensor or scalar, ts tuple of tensors, int, ints, bool, float, dtype; ? optional).
+ * rlx_topi_call takes one tensor slot per tensor parameter in order (NULL for an absent optional
+ * one or a scalar given as an attribute; a ts parameter takes all the slots) and the other
+ * parameters as attributes keyed by name. NOT_FOUND for an unknown name. */
+int rlx_topi_count(void);
+const char* rlx_topi_name(int i);
+const char* rlx_topi_params(int i);
+rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
+                            const rlx_attr_list_t* attrs, rlx_te_tensor_t** out);
+
 /* ---- passes by name (the pipeline's names: legalize_ops, fold_constants, fuse_ops, ...) ---- */
 int rlx_transform_pass_count(void);
 const char* rlx_transform_pass_name(int i);

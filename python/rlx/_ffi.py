@@ -214,6 +214,11 @@ _PROTOS = {
     "rlx_bb_update_prim_func": (ST, [H, c_char_p, H]),
     "rlx_bb_update_relax_func": (ST, [H, c_char_p, H]),
     "rlx_bb_emit_te": (ST, [H, TE_FN, c_void_p, c_int, POINTER(H), c_char_p, c_char_p, POINTER(H)]),
+    # topi
+    "rlx_topi_count": (c_int, []),
+    "rlx_topi_name": (c_char_p, [c_int]),
+    "rlx_topi_params": (c_char_p, [c_int]),
+    "rlx_topi_call": (ST, [H, c_char_p, c_int, POINTER(H), H, POINTER(H)]),
     # passes
     "rlx_transform_pass_count": (c_int, []),
     "rlx_transform_pass_name": (c_char_p, [c_int]),
@@ -351,3 +356,19 @@ def ctx_for(*objs):
     for c in ctxs[1:]:
         ctxs[0].adopt(c)
     return ctxs[0]
+
+
+def submodule(root, path):
+    """The module root.p0.p1... (created and registered in sys.modules when missing); the
+    generated namespaces relax.op.nn, topi.nn, ... come from here."""
+    import sys
+    import types
+    mod = sys.modules[root]
+    for part in path:
+        sub = getattr(mod, part, None)
+        if not isinstance(sub, types.ModuleType):
+            sub = types.ModuleType(mod.__name__ + "." + part)
+            setattr(mod, part, sub)
+            sys.modules[sub.__name__] = sub
+        mod = sub
+    return mod

@@ -8,6 +8,7 @@
 #include "rlx/rlx.h"
 
 #include "../relax/op.h"
+#include "attr_list.h"
 #include "../relax/relax.h"
 #include "../script/script.h"
 #include "../tir/te.h"
@@ -157,11 +158,6 @@ rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_
 }
 
 /* ------------------------------------------------------------------ attributes */
-struct rlx_attr_list {
-  rlx_ctx_t* ctx;
-  rlx_attrs_t attrs;
-};
-
 rlx_attr_list_t* rlx_attr_list_create(rlx_ctx_t* ctx) {
   rlx_attr_list_t* l = RLX_NEW(ctx, rlx_attr_list_t);
   l->ctx = ctx;

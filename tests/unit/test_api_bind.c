@@ -121,8 +121,32 @@ static void test_ops_and_errors(void) {
   rlx_ctx_free(ctx);
 }
 
+static void test_topi_by_name(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  bool has_dense = false;
+  for (int i = 0; i < rlx_topi_count(); i++)
+    if (!strcmp(rlx_topi_name(i), "nn.dense")) has_dense = !strcmp(rlx_topi_params(i), "data:t weight:t bias:t? out_dtype:dtype?");
+  CHECK(has_dense);
+  rlx_expr_t* shape[2] = {rlx_ir_i32(ctx, 4), rlx_ir_i32(ctx, 6)};
+  rlx_te_tensor_t* a = rlx_te_placeholder(ctx, 2, shape, RLX_FLOAT32, "A");
+  rlx_te_tensor_t* out = NULL;
+  CHECK_OK(rlx_topi_call(ctx, "nn.relu", 1, &a, NULL, &out));
+  CHECK(out && rlx_te_tensor_ndim(out) == 2);
+  rlx_attr_list_t* l = rlx_attr_list_create(ctx);
+  int64_t newshape[1] = {24};
+  rlx_attr_list_set_ints(l, "newshape", 1, newshape);
+  CHECK_OK(rlx_topi_call(ctx, "reshape", 1, &a, l, &out));
+  CHECK(rlx_te_tensor_ndim(out) == 1);
+  rlx_attr_list_set_ints(l, "axis", 1, newshape);
+  CHECK_ERR(rlx_topi_call(ctx, "nn.nope", 1, &a, NULL, &out), "unknown topi function 'nn.nope'");
+  CHECK_ERR(rlx_topi_call(ctx, "add", 1, &a, NULL, &out), "tensor slot");
+  CHECK_ERR(rlx_topi_call(ctx, "cast", 1, &a, NULL, &out), "dtype is required");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_build_inspect_transform();
   test_ops_and_errors();
+  test_topi_by_name();
   TEST_MAIN_END();
 }

@@ -3,8 +3,6 @@ rlx_relax_op_name), generated at import time: "relax.add" becomes relax.op.add,
 "relax.nn.conv2d" relax.op.nn.conv2d. Positional arguments are the op's Relax operands
 (tensors; a tuple/list of ints is a shape, of tensors a Tuple); keyword arguments are its
 attributes under TVM's names (axis=, keepdims=, strides=, out_dtype= ...)."""
-import sys
-import types
 from ctypes import byref, c_void_p
 
 from ... import _ffi
@@ -37,25 +35,13 @@ def _make(opname):
     return op
 
 
-def _namespace(path):
-    mod = sys.modules[__name__]
-    for part in path:
-        sub = getattr(mod, part, None)
-        if not isinstance(sub, types.ModuleType):
-            sub = types.ModuleType(mod.__name__ + "." + part)
-            setattr(mod, part, sub)
-            sys.modules[sub.__name__] = sub
-        mod = sub
-    return mod
-
-
 def op_names():
     return [lib.rlx_relax_op_name(i).decode() for i in range(lib.rlx_relax_op_count())]
 
 
 for _name in op_names():
     _parts = _name.split(".")[1:]
-    setattr(_namespace(_parts[:-1]), _parts[-1], _make(_name))
+    setattr(_ffi.submodule(__name__, _parts[:-1]), _parts[-1], _make(_name))
 
 
 def get_op(name):
