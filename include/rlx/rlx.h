@@ -195,6 +195,8 @@ typedef struct rlx_attr_list rlx_attr_list_t;
 
 /* ---- inspecting PrimExprs, TE tensors and PrimFuncs ---- */
 rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v);
+/* A string constant (attribute values such as T.func_attr({"key": "text"})). */
+rlx_expr_t* rlx_ir_string(rlx_ctx_t* ctx, const char* s);
 rlx_dtype_t rlx_ir_expr_dtype(const rlx_expr_t* e);
 /* True (and *out set) when e is an integer constant. */
 bool rlx_ir_expr_int_value(const rlx_expr_t* e, int64_t* out);
@@ -292,6 +294,8 @@ rlx_relax_expr_t* rlx_relax_var_expr(rlx_relax_var_t* v);
 /* e as a Var / DataflowVar, or NULL. */
 rlx_relax_var_t* rlx_relax_expr_as_var(rlx_relax_expr_t* e);
 const char* rlx_relax_var_name(const rlx_relax_var_t* v);
+/* The function name a GlobalVar refers to, or NULL when e is not a GlobalVar. */
+const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e);
 /* A Relax function built from params and a body (normalized: ret_sinfo NULL = inferred);
  * public under name (global_symbol) unless name is NULL. */
 rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,

@@ -154,6 +154,11 @@ class PrimExpr(Node):
         return Cast(dtype, self)
 
 
+def _int_or_none(e):
+    v = c_int64()
+    return v.value if lib.rlx_ir_expr_int_value(e._h, byref(v)) else None
+
+
 class _EqualOp(PrimExpr):
     """a == b: a PrimExpr, whose truth value is whether a and b are the same object."""
     __slots__ = ("_a", "_b")
@@ -163,12 +168,13 @@ class _EqualOp(PrimExpr):
         self._a, self._b = a, b
 
     def __bool__(self):
-        if isinstance(self._b, PrimExpr):
-            return self._a.same_as(self._b)
-        try:
-            return int(self._a) == self._b
-        except TypeError:
-            return False
+        # Constants compare by value (TVM's `A.shape[1] == B.shape[0]`), anything else by
+        # identity.
+        a, b = self._a, self._b
+        va, vb = _int_or_none(a), (_int_or_none(b) if isinstance(b, PrimExpr) else b)
+        if va is not None and vb is not None:
+            return va == vb
+        return isinstance(b, PrimExpr) and a.same_as(b)
 
     __hash__ = PrimExpr.__hash__
 
@@ -314,11 +320,13 @@ class PrimFunc(Node):
         items = attr_key_or_dict.items() if isinstance(attr_key_or_dict, dict) else [(attr_key_or_dict, attr_value)]
         f = self
         for k, v in items:
-            if isinstance(v, str):
-                raise TypeError("PrimFunc.with_attr: string values are not supported (key %r)" % k)
             if k == "global_symbol":
-                raise TypeError("PrimFunc.with_attr: rename functions with IRModule keys, not global_symbol")
-            e = convert(v, ctx=f._ctx)
+                f = f._renamed(str(v))
+                continue
+            if isinstance(v, str):
+                e = PrimExpr(lib.rlx_ir_string(f._ctx.ptr, cstr(v)), f._ctx)
+            else:
+                e = convert(v, ctx=f._ctx)
             f._ctx.adopt(e._ctx)
             f = PrimFunc(lib.rlx_tir_func_with_attr(f._ctx.ptr, f._h, cstr(k), e._h), f._ctx)
         return f

@@ -142,6 +142,10 @@ rlx_relax_expr_t* rlx_relax_var_expr(rlx_relax_var_t* v) { return &v->hdr; }
 rlx_relax_var_t* rlx_relax_expr_as_var(rlx_relax_expr_t* e) { return rlx_relax_is_var(e) ? (rlx_relax_var_t*)e : NULL; }
 const char* rlx_relax_var_name(const rlx_relax_var_t* v) { return v->name; }
 
+const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e) {
+  return e->kind == RLX_RELAX_GLOBAL_VAR ? ((const rlx_relax_global_var_t*)e)->name : NULL;
+}
+
 rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                         rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
                                         const char* name, rlx_relax_func_t** out) {

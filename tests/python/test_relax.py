@@ -142,7 +142,8 @@ def test_call_tir_add_func_update_func_normalize():
         lv = bb.emit(call)
         bb.emit_func_output(lv)
     C = te.compute((8,), lambda i: A[i] + 2.0, name="B")
-    bb.update_func("add_one", te.create_prim_func([A, C]))
+    assert gv.name_hint == "add_one"
+    bb.update_func(gv, te.create_prim_func([A, C]))
     mod = bb.get()
     vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
     np.testing.assert_allclose(vm["main"](np.ones(8, "float32")).numpy(), np.full(8, 3.0))

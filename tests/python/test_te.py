@@ -8,7 +8,7 @@ from expected_tvm import TE_MATMUL, TE_MATMUL_RELU, TVM_HEADER_TIR
 
 
 def te_matmul(A, B):
-    assert A.shape[1].value == B.shape[0].value
+    assert A.shape[1] == B.shape[0]
     n = A.shape[0]
     m = A.shape[1]
     k = te.reduce_axis((0, A.shape[1]), name="k")

@@ -108,6 +108,7 @@ def test_prim_func_with_attr_and_structural():
     f = matmul_func(16)
     g = f.with_attr("layout_free_buffers_dummy", 1)
     assert '"layout_free_buffers_dummy": 1' in g.script() and 'layout_free' not in f.script()
+    assert "\"note\": \"hi\"" in f.with_attr("note", "hi").script()
     assert tvm.structural_equal(f, matmul_func(16))
     assert tvm.structural_hash(f) == tvm.structural_hash(matmul_func(16))
     assert not tvm.structural_equal(f, matmul_func(32))

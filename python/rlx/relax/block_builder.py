@@ -112,7 +112,7 @@ class BlockBuilder:
             if ok:
                 gv = c_void_p()
                 check(lib.rlx_bb_function_end(self._h, byref(gv)))
-                self._func_gv = _expr.Expr(gv.value, self._ctx)
+                self._func_gv = _expr.wrap(gv.value, self._ctx)
 
         return _Scope(enter, exit_)
 
@@ -234,7 +234,7 @@ class BlockBuilder:
             check(lib.rlx_bb_add_prim_func(self._h, func._h, cstr(func_name), byref(out)))
         else:
             check(lib.rlx_bb_add_relax_func(self._h, func._h, cstr(func_name), byref(out)))
-        return _expr.Expr(out.value, self._ctx)
+        return _expr.wrap(out.value, self._ctx)
 
     def update_func(self, gv, func):
         from ..tir import PrimFunc

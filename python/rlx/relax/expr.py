@@ -67,10 +67,21 @@ class DataflowVar(Var):
         super().__init__(name_hint, struct_info, _var, _ctx, _dataflow=True)
 
 
+class GlobalVarExpr(Expr):
+    """A reference to a module function (TVM's GlobalVar), with its name_hint."""
+    __slots__ = ()
+
+    @property
+    def name_hint(self):
+        return lib.rlx_relax_global_var_name(self._h).decode()
+
+
 def wrap(h, ctx):
     """The Python object for a Relax expression handle."""
     if not h:
         return None
+    if lib.rlx_relax_global_var_name(h):
+        return GlobalVarExpr(h, ctx)
     v = lib.rlx_relax_expr_as_var(h)
     if v:
         kind = lib.rlx_relax_expr_kind_str(h).decode()
@@ -143,7 +154,7 @@ class ExternFunc(Expr):
 
 def GlobalVar(name_hint):  # noqa: N802
     ctx = _ffi.default_ctx()
-    return Expr(lib.rlx_relax_global_var(ctx.ptr, cstr(name_hint), None), ctx)
+    return GlobalVarExpr(lib.rlx_relax_global_var(ctx.ptr, cstr(name_hint), None), ctx)
 
 
 def const(value, dtype=None):
