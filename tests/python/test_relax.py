@@ -193,3 +193,35 @@ def test_time_evaluator_and_export(tmp_path):
         vm["nope"]
     with pytest.raises(tvm.RLXError, match="main takes 2 inputs"):
         vm["main"](a)
+
+
+def test_extern_calls_through_the_block_builder():
+    @tvm.register_func("test_relax.sub_one_dps", override=True)
+    def sub_one(x, out):
+        out.copyfrom(x.numpy() - 1)
+
+    @tvm.register_func("test_relax.halve", override=True)
+    def halve(x):
+        return x.numpy() / 2
+
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo((n,), "float32"))
+    dv = relax.DataflowVar("unused", relax.TensorStructInfo((n,), "float32"))
+    assert dv.name_hint == "unused"
+    bb = relax.BlockBuilder()
+    with bb.function("main", params=[x], pure=False):
+        lv = bb.emit(relax.call_dps_packed(relax.ExternFunc("test_relax.sub_one_dps"), [x],
+                                           relax.TensorStructInfo((n,), "float32")))
+        lv2 = bb.emit(relax.call_packed("test_relax.halve", lv, sinfo_args=relax.TensorStructInfo((n,), "float32")))
+        bb.emit_func_output(relax.Tuple([lv2, lv]))
+    mod = bb.get()
+    text = mod.script()
+    assert 'R.call_dps_packed("test_relax.sub_one_dps"' in text and 'R.call_packed("test_relax.halve"' in text
+    m2 = tvm.IRModule()
+    m2[mod.get_global_var("main")] = mod["main"]
+    vm = relax.VirtualMachine(relax.build(m2), tvm.cpu())
+    for size in (2, 5):
+        a = np.arange(size, dtype="float32")
+        h, s = vm["main"](a)
+        np.testing.assert_allclose(s.numpy(), a - 1)
+        np.testing.assert_allclose(h.numpy(), (a - 1) / 2)
