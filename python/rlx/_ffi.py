@@ -250,7 +250,11 @@ _PROTOS = {
 }
 
 for _name, (_res, _args) in _PROTOS.items():
-    _f = getattr(lib, _name)
+    try:
+        _f = getattr(lib, _name)
+    except AttributeError:
+        raise ImportError("rlx: %s has no %s; it is older than this python/rlx (rebuild it, or point "
+                          "RLX_LIBRARY_PATH at a current build)" % (LIB_PATH, _name)) from None
     _f.restype = _res
     _f.argtypes = _args
 

@@ -217,8 +217,6 @@ def array(arr, device=None, dtype=None):
     if isinstance(arr, NDArray):
         arr = arr.numpy()
     a = np.asarray(arr, dtype=dtype)
-    if a.dtype == np.float64 and dtype is None and not isinstance(arr, np.ndarray):
-        a = a.astype("float32")
     out = empty(a.shape, "bool" if a.dtype == np.bool_ else a.dtype.name)
     out._np_view()[...] = a
     return out
