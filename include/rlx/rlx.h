@@ -354,6 +354,9 @@ rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax
 typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
+/* call_te: the same without the binding; *out_call is the normalized R.call_tir. */
+rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 /* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
  * params(i): TVM's parameter names in order with kinds, "data:t weight:t bias:t? out_dtype:dtype?"

@@ -216,6 +216,7 @@ _PROTOS = {
     "rlx_bb_update_prim_func": (ST, [H, c_char_p, H]),
     "rlx_bb_update_relax_func": (ST, [H, c_char_p, H]),
     "rlx_bb_emit_te": (ST, [H, TE_FN, c_void_p, c_int, POINTER(H), c_char_p, c_char_p, POINTER(H)]),
+    "rlx_bb_call_te": (ST, [H, TE_FN, c_void_p, c_int, POINTER(H), c_char_p, POINTER(H)]),
     # topi
     "rlx_topi_count": (c_int, []),
     "rlx_topi_name": (c_char_p, [c_int]),

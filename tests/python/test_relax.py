@@ -140,6 +140,8 @@ def test_call_tir_add_func_update_func_normalize():
         bb.normalize(call)
         assert str(call.struct_info) == 'R.Tensor((8,), dtype="float32")'
         lv = bb.emit(call)
+        call2 = bb.call_te(lambda t: te.compute((8,), lambda i: t[i] * 2.0, name="dbl"), lv)
+        assert call2.kind == "Call" and str(call2.struct_info) == 'R.Tensor((8,), dtype="float32")'
         bb.emit_func_output(lv)
     C = te.compute((8,), lambda i: A[i] + 2.0, name="B")
     assert gv.name_hint == "add_one"

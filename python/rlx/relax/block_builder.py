@@ -163,6 +163,14 @@ class BlockBuilder:
     def emit_te(self, func, *args, **kwargs):
         """Calls func on TE placeholders standing for the Relax tensor arguments (anywhere in
         args / kwargs, also inside lists) and emits R.call_tir of the PrimFunc it makes."""
+        return self._te(True, func, args, kwargs)
+
+    def call_te(self, func, *args, **kwargs):
+        """As emit_te, without the binding: adds the PrimFunc, returns the R.call_tir call."""
+        return self._te(False, func, args, kwargs)
+
+    def _te(self, emit, func, args, kwargs):
+        kwargs = dict(kwargs)
         primfunc_name = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", None)
         if primfunc_name == "<lambda>":
             primfunc_name = None
@@ -208,16 +216,18 @@ class BlockBuilder:
         self._use(*exprs)
         arr, n = harray([e._h for e in exprs])
         out = c_void_p()
-        st = lib.rlx_bb_emit_te(self._h, cb, None, n, arr, cstr(primfunc_name), cstr(name_hint), byref(out))
+        if emit:
+            st = lib.rlx_bb_emit_te(self._h, cb, None, n, arr, cstr(primfunc_name), cstr(name_hint), byref(out))
+        else:
+            st = lib.rlx_bb_call_te(self._h, cb, None, n, arr, cstr(primfunc_name), byref(out))
         if failure:
             if st:
                 lib.rlx_status_free(st)
             raise failure[0]
         check(st)
+        if not emit:
+            return _expr.Expr(out.value, self._ctx)
         return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
-
-    def call_te(self, func, *args, **kwargs):
-        raise NotImplementedError("BlockBuilder.call_te: use emit_te")
 
     # ---- module ----
     def get(self):

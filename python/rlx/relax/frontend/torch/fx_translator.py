@@ -1,0 +1,652 @@
+"""from_fx: a torch.fx GraphModule (torch.fx.symbolic_trace) to a Relax IRModule, as TVM's
+relax.frontend.torch.from_fx does. Weights become constants (or parameters after the inputs
+with keep_params_as_input=True; relax.frontend.detach_params takes them off). BatchNorm in
+eval mode right after a convolution is folded into the convolution's weight and bias (what
+PyTorch's ONNX export does), elsewhere it becomes a per-channel scale and shift. Every node
+the translator does not know is listed in one error (op, target, node name)."""
+import math
+import operator
+
+import numpy as np
+
+from .... import nd, tir
+from ... import op as _op
+from ...block_builder import BlockBuilder
+from ...expr import Tuple, Var, const
+from ...struct_info import TensorStructInfo
+from .. import attach_params
+
+_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "float64": "float64",
+           "int64": "int64", "int32": "int32", "bool": "bool", "int8": "int8", "uint8": "uint8"}
+
+
+def _dtype_name(dt):
+    s = str(dt)
+    s = s[len("torch."):] if s.startswith("torch.") else s
+    return _DTYPES.get(s, s)
+
+
+def _int(e):
+    try:
+        return int(e)
+    except (TypeError, ValueError):
+        return e
+
+
+def _pair(v, n=2):
+    return list(v) if isinstance(v, (list, tuple)) else [v] * n
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class FXTranslator:
+    def __init__(self, gm, input_info, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
+        import torch  # only needed here, so that rlx imports without torch
+        self.torch = torch
+        self.gm = gm
+        self.input_info = input_info
+        self.keep_params = keep_params_as_input
+        self.unwrap_unit = unwrap_unit_return_tuple
+        self.no_bind_tuple = no_bind_return_tuple
+        self.modules = dict(gm.named_modules())
+        self.env = {}
+        self.sym = {}
+        self.params = []  # (Var, numpy array) when keep_params_as_input
+        self.param_vars = {}
+        self.bb = None
+        self.folded = {}  # BatchNorm node -> the conv node it was folded into
+
+    # ---------------------------------------------------------------- helpers
+    def dim(self, d):
+        if isinstance(d, str):
+            if d not in self.sym:
+                self.sym[d] = tir.Var(d, "int64")
+            return self.sym[d]
+        return d
+
+    def shape(self, x):
+        sh = x.struct_info.shape
+        if sh is None:
+            raise _Unsupported("a tensor of unknown shape")
+        return [_int(v) for v in sh.values]
+
+    def dtype(self, x):
+        return x.struct_info.dtype
+
+    def emit(self, e):
+        return self.bb.emit(e)
+
+    def weight(self, t, name):
+        a = t.detach().cpu().numpy()
+        if not self.keep_params:
+            return const(a)
+        key = id(t)
+        if key not in self.param_vars:
+            v = Var(name.replace(".", "_"), TensorStructInfo(list(a.shape), _dtype_name(a.dtype)))
+            self.param_vars[key] = v
+            self.params.append((v, a))
+        return self.param_vars[key]
+
+    def arr_const(self, a):
+        return const(np.ascontiguousarray(a))
+
+    def scalar(self, v, like):
+        return const(np.array(v, dtype=self.dtype(like)))
+
+    def operand(self, a, like=None):
+        if isinstance(a, (int, float, bool)) and like is not None:
+            return self.scalar(a, like)
+        return a
+
+    def binary(self, fn, a, b):
+        if not hasattr(a, "struct_info") and not hasattr(b, "struct_info"):
+            return _PY_BINARY[fn](a, b)
+        like = a if hasattr(a, "struct_info") else b
+        return self.emit(fn(self.operand(a, like), self.operand(b, like)))
+
+    def axis(self, a, x):
+        n = len(self.shape(x))
+        return a + n if a < 0 else a
+
+    # ---------------------------------------------------------------- modules
+    def conv(self, node, m, x, transpose=False):
+        w = m.weight.detach().cpu().numpy()
+        b = None if m.bias is None else m.bias.detach().cpu().numpy()
+        users = list(node.users)
+        bn_types = (self.torch.nn.BatchNorm1d, self.torch.nn.BatchNorm2d, self.torch.nn.BatchNorm3d)
+        if not transpose and not self.keep_params and len(users) == 1 and users[0].op == "call_module" and \
+                isinstance(self.modules[users[0].target], bn_types):
+            bn = self.modules[users[0].target]
+            scale, shift = self.bn_affine(bn)
+            w = w * scale.reshape((-1,) + (1,) * (w.ndim - 1))
+            b = shift + (scale * b if b is not None else 0)
+            self.folded[users[0]] = node
+        nd_ = w.ndim - 2
+        wv = self.arr_const(w.astype(np.float32)) if not self.keep_params else self.weight(m.weight, node.target + ".weight")
+        kw = dict(strides=_pair(m.stride, nd_), dilation=_pair(m.dilation, nd_), groups=m.groups)
+        pad = _pair(m.padding, nd_)
+        if isinstance(m.padding, str):
+            raise _Unsupported("padding='%s'" % m.padding)
+        if transpose:
+            fn = {1: _op.nn.conv1d_transpose, 2: _op.nn.conv2d_transpose}[nd_]
+            y = self.emit(fn(x, wv, padding=pad, output_padding=_pair(m.output_padding, nd_), **kw))
+        else:
+            fn = {1: _op.nn.conv1d, 2: _op.nn.conv2d, 3: _op.nn.conv3d}[nd_]
+            y = self.emit(fn(x, wv, padding=pad, **kw))
+        if b is not None:
+            bshape = (1, -1) + (1,) * nd_
+            bv = self.arr_const(b.astype(np.float32).reshape(bshape)) if not self.keep_params or m.bias is None or \
+                node in self.folded.values() else self.emit(_op.reshape(self.weight(m.bias, node.target + ".bias"),
+                                                                          [1, b.shape[0]] + [1] * nd_))
+            y = self.emit(_op.add(y, bv))
+        return y
+
+    @staticmethod
+    def bn_affine(bn):
+        mean = bn.running_mean.detach().cpu().numpy().astype(np.float64)
+        var = bn.running_var.detach().cpu().numpy().astype(np.float64)
+        g = bn.weight.detach().cpu().numpy().astype(np.float64) if bn.weight is not None else np.ones_like(mean)
+        beta = bn.bias.detach().cpu().numpy().astype(np.float64) if bn.bias is not None else np.zeros_like(mean)
+        scale = g / np.sqrt(var + bn.eps)
+        return scale.astype(np.float32), (beta - mean * scale).astype(np.float32)
+
+    def batch_norm(self, m, x):
+        scale, shift = self.bn_affine(m)
+        n = len(self.shape(x))
+        bshape = (1, -1) + (1,) * (n - 2)
+        y = self.emit(_op.multiply(x, self.arr_const(scale.reshape(bshape))))
+        return self.emit(_op.add(y, self.arr_const(shift.reshape(bshape))))
+
+    def linear(self, x, w, b):
+        return self.emit(_op.linear(x, w, b) if b is not None else _op.linear(x, w))
+
+    def mha(self, m, q, k, v, kwargs):
+        """nn.MultiheadAttention (no masks, need_weights ignored): the attention output."""
+        if kwargs.get("attn_mask") is not None or kwargs.get("key_padding_mask") is not None:
+            raise _Unsupported("MultiheadAttention with masks")
+        e, h = m.embed_dim, m.num_heads
+        if not m._qkv_same_embed_dim:
+            raise _Unsupported("MultiheadAttention with kdim/vdim")
+        if not m.batch_first:  # (L, N, E) -> (N, L, E)
+            q, k, v = (self.emit(_op.permute_dims(t, [1, 0, 2])) for t in (q, k, v))
+        w = m.in_proj_weight.detach().cpu().numpy()
+        bias = m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None else None
+        outs = []
+        for i, t in enumerate((q, k, v)):
+            wi = self.arr_const(w[i * e:(i + 1) * e])
+            bi = self.arr_const(bias[i * e:(i + 1) * e]) if bias is not None else None
+            outs.append(self.linear(t, wi, bi))
+        nb, lq = self.shape(q)[0], self.shape(q)[1]
+        lk = self.shape(k)[1]
+        d = e // h
+        qh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[0], [nb, lq, h, d])), [0, 2, 1, 3]))
+        kh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[1], [nb, lk, h, d])), [0, 2, 3, 1]))
+        vh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[2], [nb, lk, h, d])), [0, 2, 1, 3]))
+        s = self.emit(_op.multiply(self.emit(_op.matmul(qh, kh)), self.scalar(1.0 / math.sqrt(d), qh)))
+        p = self.emit(_op.nn.softmax(s, axis=-1))
+        o = self.emit(_op.matmul(p, vh))
+        o = self.emit(_op.reshape(self.emit(_op.permute_dims(o, [0, 2, 1, 3])), [nb, lq, e]))
+        ow = self.arr_const(m.out_proj.weight.detach().cpu().numpy())
+        ob = self.arr_const(m.out_proj.bias.detach().cpu().numpy()) if m.out_proj.bias is not None else None
+        o = self.linear(o, ow, ob)
+        if not m.batch_first:
+            o = self.emit(_op.permute_dims(o, [1, 0, 2]))
+        return (o, None)
+
+    def call_module(self, node, args, kwargs):
+        m = self.modules[node.target]
+        nn = self.torch.nn
+        x = args[0] if args else None
+        if node in self.folded:
+            return self.env[self.folded[node]]
+        if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            return self.conv(node, m, x)
+        if isinstance(m, (nn.ConvTranspose1d, nn.ConvTranspose2d)):
+            return self.conv(node, m, x, transpose=True)
+        if isinstance(m, nn.Linear):
+            b = None if m.bias is None else self.weight(m.bias, node.target + ".bias")
+            return self.linear(x, self.weight(m.weight, node.target + ".weight"), b)
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            return self.batch_norm(m, x)
+        if isinstance(m, nn.LayerNorm):
+            n = len(m.normalized_shape)
+            axes = list(range(-n, 0))
+            g = self.weight(m.weight, node.target + ".weight") if m.weight is not None else \
+                self.arr_const(np.ones(m.normalized_shape, np.float32))
+            b = self.weight(m.bias, node.target + ".bias") if m.bias is not None else \
+                self.arr_const(np.zeros(m.normalized_shape, np.float32))
+            return self.emit(_op.nn.layer_norm(x, g, b, axes=axes, epsilon=m.eps))
+        if isinstance(m, nn.GroupNorm):
+            nd_ = len(self.shape(x))
+            g = self.weight(m.weight, node.target + ".weight")
+            b = self.weight(m.bias, node.target + ".bias")
+            return self.emit(_op.nn.group_norm(x, g, b, num_groups=m.num_groups, channel_axis=1,
+                                               axes=list(range(2, nd_)), epsilon=m.eps))
+        if isinstance(m, nn.Embedding):
+            return self.emit(_op.take(self.weight(m.weight, node.target + ".weight"), x, axis=0))
+        if isinstance(m, nn.MultiheadAttention):
+            q = args[0]
+            k = args[1] if len(args) > 1 else kwargs.get("key", q)
+            v = args[2] if len(args) > 2 else kwargs.get("value", k)
+            return self.mha(m, q, k, v, kwargs)
+        if isinstance(m, (nn.Dropout, nn.Identity)):
+            return x
+        if isinstance(m, nn.Flatten):
+            return self.flatten(x, m.start_dim, m.end_dim)
+        if isinstance(m, nn.Softmax):
+            return self.emit(_op.nn.softmax(x, axis=m.dim))
+        if isinstance(m, nn.LogSoftmax):
+            return self.emit(_op.nn.log_softmax(x, axis=m.dim))
+        if isinstance(m, nn.MaxPool2d):
+            return self.max_pool2d(x, m.kernel_size, m.stride, m.padding, m.dilation, m.ceil_mode)
+        if isinstance(m, nn.AvgPool2d):
+            return self.avg_pool2d(x, m.kernel_size, m.stride, m.padding, m.ceil_mode, m.count_include_pad)
+        if isinstance(m, nn.AdaptiveAvgPool2d):
+            return self.emit(_op.nn.adaptive_avg_pool2d(x, output_size=_pair(m.output_size)))
+        if isinstance(m, nn.LeakyReLU):
+            return self.leaky_relu(x, m.negative_slope)
+        if isinstance(m, nn.ReLU6):
+            return self.emit(_op.clip(x, 0.0, 6.0))
+        if isinstance(m, nn.GELU):
+            return self.emit(_op.nn.gelu_tanh(x) if m.approximate == "tanh" else _op.nn.gelu(x))
+        unary = {nn.ReLU: _op.nn.relu, nn.SiLU: _op.nn.silu, nn.Sigmoid: _op.sigmoid, nn.Tanh: _op.tanh}
+        for t, fn in unary.items():
+            if type(m) is t:
+                return self.emit(fn(x))
+        if isinstance(m, nn.Hardswish):
+            return self.hardswish(x)
+        if isinstance(m, nn.Hardsigmoid):
+            return self.hardsigmoid(x)
+        raise _Unsupported("module %s" % type(m).__name__)
+
+    # ---------------------------------------------------------------- ops shared by forms
+    def flatten(self, x, start=0, end=-1):
+        sh = self.shape(x)
+        n = len(sh)
+        start, end = start % n if n else 0, end % n if n else 0
+        mid = 1
+        for d in sh[start:end + 1]:
+            mid = mid * d
+        return self.emit(_op.reshape(x, sh[:start] + [mid] + sh[end + 1:]))
+
+    def max_pool2d(self, x, k, s, p, d=1, ceil=False):
+        k = _pair(k)
+        s = _pair(s) if s else k
+        p = _pair(p)
+        return self.emit(_op.nn.max_pool2d(x, pool_size=k, strides=s, padding=[p[0], p[1], p[0], p[1]],
+                                           dilation=_pair(d), ceil_mode=bool(ceil)))
+
+    def avg_pool2d(self, x, k, s, p, ceil=False, count_include_pad=True):
+        k = _pair(k)
+        s = _pair(s) if s else k
+        p = _pair(p)
+        return self.emit(_op.nn.avg_pool2d(x, pool_size=k, strides=s, padding=[p[0], p[1], p[0], p[1]],
+                                           ceil_mode=bool(ceil), count_include_pad=bool(count_include_pad)))
+
+    def leaky_relu(self, x, a):
+        neg = self.emit(_op.multiply(self.emit(_op.minimum(x, self.scalar(0, x))), self.scalar(a, x)))
+        return self.emit(_op.add(self.emit(_op.nn.relu(x)), neg))
+
+    def hardsigmoid(self, x):
+        y = self.emit(_op.add(self.emit(_op.divide(x, self.scalar(6.0, x))), self.scalar(0.5, x)))
+        return self.emit(_op.clip(y, 0.0, 1.0))
+
+    def hardswish(self, x):
+        return self.emit(_op.multiply(x, self.hardsigmoid(x)))
+
+    def reshape(self, x, shape):
+        shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else list(shape)
+        if -1 in [s if isinstance(s, int) else None for s in shape]:
+            total = 1
+            for d in self.shape(x):
+                total = total * d
+            known = 1
+            for s in shape:
+                if not (isinstance(s, int) and s == -1):
+                    known = known * s
+            shape = [(total // known) if (isinstance(s, int) and s == -1) else s for s in shape]
+            shape = [_int(s) for s in shape]
+        return self.emit(_op.reshape(x, shape))
+
+    def getitem(self, x, idx):
+        if isinstance(x, (tuple, list)):
+            return x[idx]
+        if not hasattr(x, "struct_info"):
+            return x[idx]
+        sh = self.shape(x)
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        axes, begin, end, strides, squeeze, expand = [], [], [], [], [], []
+        i = 0
+        out_axis = 0
+        n_real = sum(1 for t in idx if t is not None and t is not Ellipsis)
+        for t in idx:
+            if t is Ellipsis:
+                skip = len(sh) - n_real
+                i += skip
+                out_axis += skip
+            elif t is None:
+                expand.append(out_axis)
+                out_axis += 1
+            elif isinstance(t, int):
+                t = t + sh[i] if t < 0 else t
+                axes.append(i), begin.append(t), end.append(t + 1), strides.append(1)
+                squeeze.append(i)
+                i += 1
+            elif isinstance(t, slice):
+                if t != slice(None):
+                    st = 1 if t.step is None else t.step
+                    b = 0 if t.start is None else t.start
+                    e = sh[i] if t.stop is None else t.stop
+                    axes.append(i), begin.append(b), end.append(e), strides.append(st)
+                i += 1
+                out_axis += 1
+            else:
+                raise _Unsupported("indexing with %s" % type(t).__name__)
+        y = x
+        if axes:
+            y = self.emit(_op.strided_slice(y, axes=axes, begin=begin, end=end, strides=strides))
+        if squeeze:
+            y = self.emit(_op.squeeze(y, axis=squeeze))
+        for a in expand:
+            y = self.emit(_op.expand_dims(y, axis=a))
+        return y
+
+    def reduce(self, fn, x, dim=None, keepdim=False):
+        axis = None if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
+        return self.emit(fn(x, axis=axis, keepdims=bool(keepdim)))
+
+    def split(self, x, size_or_sections, dim=0, chunks=False):
+        sh = self.shape(x)
+        n = sh[dim]
+        if chunks:
+            step = -(-n // size_or_sections)
+            idx = list(range(step, n, step))
+        elif isinstance(size_or_sections, int):
+            idx = list(range(size_or_sections, n, size_or_sections))
+        else:
+            idx, acc = [], 0
+            for s in size_or_sections[:-1]:
+                acc += s
+                idx.append(acc)
+        t = self.emit(_op.split(x, indices_or_sections=idx, axis=dim))
+        return tuple(self.emit(_tuple_get(t, i)) for i in range(len(idx) + 1))
+
+    def transpose(self, x, a, b):
+        n = len(self.shape(x))
+        perm = list(range(n))
+        perm[a % n], perm[b % n] = perm[b % n], perm[a % n]
+        return self.emit(_op.permute_dims(x, perm))
+
+    # ---------------------------------------------------------------- functions / methods
+    def call_function(self, node, args, kwargs):
+        f = node.target
+        t = self.torch
+        F = t.nn.functional
+        name = getattr(f, "__name__", str(f))
+        if f is getattr:
+            obj, attr = args
+            if attr == "shape":
+                return tuple(self.shape(obj)) if hasattr(obj, "struct_info") else obj.shape
+            if attr == "dtype":
+                return self.dtype(obj)
+            raise _Unsupported("getattr %s" % attr)
+        if f in (operator.getitem,):
+            return self.getitem(args[0], args[1])
+        binaries = {operator.add: _op.add, t.add: _op.add, operator.sub: _op.subtract, t.sub: _op.subtract,
+                    operator.mul: _op.multiply, t.mul: _op.multiply, operator.truediv: _op.divide,
+                    t.div: _op.divide, operator.floordiv: _op.floor_divide, operator.pow: _op.power,
+                    t.pow: _op.power, t.maximum: _op.maximum, t.minimum: _op.minimum}
+        if f in binaries:
+            return self.binary(binaries[f], args[0], args[1])
+        if f in (operator.neg, t.neg):
+            return self.emit(_op.negative(args[0]))
+        if f in (t.matmul, operator.matmul, t.bmm, t.mm):
+            return self.emit(_op.matmul(args[0], args[1]))
+        if f in (t.cat, t.concat):
+            return self.emit(_op.concat(list(args[0]), axis=kwargs.get("dim", args[1] if len(args) > 1 else 0)))
+        if f is t.stack:
+            dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+            xs = [self.emit(_op.expand_dims(x, axis=dim)) for x in args[0]]
+            return self.emit(_op.concat(xs, axis=dim))
+        if f is t.flatten:
+            return self.flatten(args[0], kwargs.get("start_dim", args[1] if len(args) > 1 else 0),
+                                kwargs.get("end_dim", args[2] if len(args) > 2 else -1))
+        if f is t.reshape:
+            return self.reshape(args[0], args[1])
+        if f is t.permute:
+            return self.emit(_op.permute_dims(args[0], list(args[1])))
+        if f is t.transpose:
+            return self.transpose(args[0], args[1], args[2])
+        unary = {t.relu: _op.nn.relu, F.relu: _op.nn.relu, t.sigmoid: _op.sigmoid, F.sigmoid: _op.sigmoid,
+                 t.tanh: _op.tanh, F.tanh: _op.tanh, t.exp: _op.exp, t.log: _op.log, t.sqrt: _op.sqrt,
+                 t.rsqrt: _op.rsqrt, t.erf: _op.erf, F.silu: _op.nn.silu, t.abs: _op.abs}
+        if f in unary:
+            return self.emit(unary[f](args[0]))
+        if f is F.gelu:
+            return self.emit(_op.nn.gelu_tanh(args[0]) if kwargs.get("approximate") == "tanh" else _op.nn.gelu(args[0]))
+        if f is F.relu6:
+            return self.emit(_op.clip(args[0], 0.0, 6.0))
+        if f is F.hardswish:
+            return self.hardswish(args[0])
+        if f is F.hardsigmoid:
+            return self.hardsigmoid(args[0])
+        if f is F.leaky_relu:
+            return self.leaky_relu(args[0], kwargs.get("negative_slope", args[1] if len(args) > 1 else 0.01))
+        if f in (t.softmax, F.softmax, t.log_softmax, F.log_softmax):
+            dim = kwargs.get("dim", args[1] if len(args) > 1 else -1)
+            fn = _op.nn.softmax if f in (t.softmax, F.softmax) else _op.nn.log_softmax
+            return self.emit(fn(args[0], axis=dim))
+        if f in (F.dropout, t.dropout):
+            return args[0]
+        if f is F.adaptive_avg_pool2d:
+            return self.emit(_op.nn.adaptive_avg_pool2d(args[0], output_size=_pair(args[1] if len(args) > 1
+                                                                                   else kwargs["output_size"])))
+        if f is F.max_pool2d:
+            k = args[1] if len(args) > 1 else kwargs["kernel_size"]
+            return self.max_pool2d(args[0], k, kwargs.get("stride", args[2] if len(args) > 2 else None),
+                                   kwargs.get("padding", args[3] if len(args) > 3 else 0))
+        if f is F.linear:
+            b = args[2] if len(args) > 2 else kwargs.get("bias")
+            return self.linear(args[0], args[1], b)
+        if f is F.layer_norm:
+            x, ns = args[0], args[1]
+            w = args[2] if len(args) > 2 else kwargs.get("weight")
+            b = args[3] if len(args) > 3 else kwargs.get("bias")
+            eps = kwargs.get("eps", args[4] if len(args) > 4 else 1e-5)
+            ns = list(ns) if isinstance(ns, (list, tuple)) else [ns]
+            w = w if w is not None else self.arr_const(np.ones(ns, np.float32))
+            b = b if b is not None else self.arr_const(np.zeros(ns, np.float32))
+            return self.emit(_op.nn.layer_norm(x, w, b, axes=list(range(-len(ns), 0)), epsilon=eps))
+        if f in (t.mean, t.sum):
+            fn = _op.mean if f is t.mean else _op.sum
+            return self.reduce(fn, args[0], kwargs.get("dim", args[1] if len(args) > 1 else None),
+                               kwargs.get("keepdim", args[2] if len(args) > 2 else False))
+        if f in (t.squeeze, t.unsqueeze, t.chunk, t.split, t.where):
+            return self.call_method_named(name, args, kwargs)
+        raise _Unsupported("function %s" % name)
+
+    def call_method(self, node, args, kwargs):
+        return self.call_method_named(node.target, args, kwargs)
+
+    def call_method_named(self, m, args, kwargs):
+        x = args[0]
+        rest = args[1:]
+        if m in ("contiguous", "detach", "clone"):
+            return x
+        if m == "size":
+            sh = self.shape(x)
+            d = rest[0] if rest else kwargs.get("dim")
+            return tuple(sh) if d is None else sh[d]
+        if m in ("view", "reshape"):
+            return self.reshape(x, rest)
+        if m == "permute":
+            return self.emit(_op.permute_dims(x, list(rest[0]) if len(rest) == 1 else list(rest)))
+        if m == "transpose":
+            return self.transpose(x, rest[0], rest[1])
+        if m == "flatten":
+            return self.flatten(x, kwargs.get("start_dim", rest[0] if rest else 0),
+                                kwargs.get("end_dim", rest[1] if len(rest) > 1 else -1))
+        if m == "expand":
+            shape = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            sh = self.shape(x)
+            off = len(shape) - len(sh)
+            shape = [sh[i - off] if (isinstance(s, int) and s == -1) else s for i, s in enumerate(shape)]
+            return self.emit(_op.broadcast_to(x, shape))
+        if m == "repeat":
+            reps = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            return self.emit(_op.tile(x, reps))
+        if m == "squeeze":
+            d = rest[0] if rest else kwargs.get("dim")
+            return self.emit(_op.squeeze(x, axis=None if d is None else [d]))
+        if m == "unsqueeze":
+            d = rest[0] if rest else kwargs["dim"]
+            return self.emit(_op.expand_dims(x, axis=self.axis(d, x) if d < 0 else d) if d >= 0 else
+                             _op.expand_dims(x, axis=d + len(self.shape(x)) + 1))
+        if m == "chunk":
+            return self.split(x, rest[0] if rest else kwargs["chunks"], kwargs.get("dim", rest[1] if len(rest) > 1
+                                                                                      else 0), chunks=True)
+        if m == "split":
+            return self.split(x, rest[0] if rest else kwargs["split_size_or_sections"],
+                              kwargs.get("dim", rest[1] if len(rest) > 1 else 0))
+        if m in ("mean", "sum"):
+            return self.reduce(_op.mean if m == "mean" else _op.sum, x, kwargs.get("dim", rest[0] if rest else None),
+                               kwargs.get("keepdim", rest[1] if len(rest) > 1 else False))
+        if m in ("max", "min", "argmax"):
+            fn = {"max": _op.max, "min": _op.min, "argmax": _op.argmax}[m]
+            d = kwargs.get("dim", rest[0] if rest else None)
+            if m == "argmax":
+                return self.emit(fn(x, axis=d, keepdims=bool(kwargs.get("keepdim", False))))
+            return self.reduce(fn, x, d, kwargs.get("keepdim", False))
+        if m == "softmax":
+            return self.emit(_op.nn.softmax(x, axis=kwargs.get("dim", rest[0] if rest else -1)))
+        if m == "where":
+            return self.emit(_op.where(x, self.operand(rest[0], rest[1]), self.operand(rest[1], rest[0])))
+        if m == "masked_fill":
+            mask, v = rest[0], rest[1]
+            return self.emit(_op.where(mask, self.scalar(v, x), x))
+        unary = {"relu": _op.nn.relu, "sigmoid": _op.sigmoid, "tanh": _op.tanh, "exp": _op.exp, "log": _op.log,
+                 "sqrt": _op.sqrt, "rsqrt": _op.rsqrt, "neg": _op.negative, "abs": _op.abs}
+        if m in unary:
+            return self.emit(unary[m](x))
+        binaries = {"add": _op.add, "sub": _op.subtract, "mul": _op.multiply, "div": _op.divide, "pow": _op.power,
+                    "matmul": _op.matmul}
+        if m in binaries:
+            return self.binary(binaries[m], x, rest[0])
+        raise _Unsupported("method %s" % m)
+
+    # ---------------------------------------------------------------- driver
+    def translate(self):
+        graph = self.gm.graph
+        # every node the translator cannot handle, listed at once (checked by kind first)
+        bad = [n for n in graph.nodes if n.op not in ("placeholder", "get_attr", "call_module", "call_function",
+                                                      "call_method", "output")]
+        if bad:
+            raise _unsupported_error([(n.op, str(n.target), n.name) for n in bad])
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(self.input_info):
+            raise ValueError("from_fx: the graph has %d inputs, input_info gives %d" %
+                             (len(placeholders), len(self.input_info)))
+        inputs = []
+        for n, (shape, dtype) in zip(placeholders, self.input_info):
+            v = Var(n.name, TensorStructInfo([self.dim(d) for d in shape], _dtype_name(dtype)))
+            self.env[n] = v
+            inputs.append(v)
+        self.bb = BlockBuilder()
+        failures = []
+        out = None
+        attrs = {"num_input": len(inputs)} if self.keep_params else None
+        with self.bb.function("main", attrs=attrs):
+            with self.bb.dataflow():
+                for n in graph.nodes:
+                    if n.op in ("placeholder",):
+                        continue
+                    args = _map(n.args, self.env)
+                    kwargs = _map(n.kwargs, self.env)
+                    try:
+                        if n.op == "get_attr":
+                            t = _fetch_attr(self.gm, n.target)
+                            self.env[n] = self.weight(t, n.target) if hasattr(t, "detach") else t
+                        elif n.op == "call_module":
+                            self.env[n] = self.call_module(n, args, kwargs)
+                        elif n.op == "call_function":
+                            self.env[n] = self.call_function(n, args, kwargs)
+                        elif n.op == "call_method":
+                            self.env[n] = self.call_method(n, args, kwargs)
+                        elif n.op == "output":
+                            out = args[0]
+                    except _Unsupported as e:
+                        failures.append((n.op, _target_name(n), n.name, str(e)))
+                        self.env[n] = None
+                    except (TypeError, AttributeError) as e:
+                        if failures:  # a consequence of an earlier unsupported node
+                            self.env[n] = None
+                            continue
+                        raise
+                if failures:
+                    raise _unsupported_error(failures)
+                if isinstance(out, (tuple, list)):
+                    if len(out) == 1 and self.unwrap_unit:
+                        gv = self.bb.emit_output(out[0])
+                    else:
+                        gv = self.bb.emit_output(Tuple(list(out)))
+                else:
+                    gv = self.bb.emit_output(out)
+            params = inputs + [v for v, _ in self.params]
+            self.bb.emit_func_output(gv, params=params)
+        mod = self.bb.get()
+        if self.keep_params:
+            attach_params(mod, {"main": [nd.array(a) for _, a in self.params]})
+        return mod
+
+
+def _tuple_get(t, i):
+    from ...expr import TupleGetItem
+    return TupleGetItem(t, i)
+
+
+_PY_BINARY = {_op.add: operator.add, _op.subtract: operator.sub, _op.multiply: operator.mul,
+              _op.divide: operator.truediv, _op.floor_divide: operator.floordiv, _op.power: operator.pow,
+              _op.maximum: max, _op.minimum: min, _op.matmul: operator.matmul}
+
+
+def _map(a, env):
+    import torch.fx
+    if isinstance(a, torch.fx.Node):
+        return env[a]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_map(x, env) for x in a)
+    if isinstance(a, dict):
+        return {k: _map(v, env) for k, v in a.items()}
+    return a
+
+
+def _fetch_attr(gm, target):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _target_name(n):
+    t = n.target
+    if isinstance(t, str):
+        return t
+    return getattr(t, "__name__", str(t))
+
+
+def _unsupported_error(items):
+    lines = ["  %s %s (node %s)%s" % (op, tgt, name, (": " + why[0]) if why else "") for op, tgt, name, *why in items]
+    return NotImplementedError("from_fx: %d unsupported node%s:\n%s" % (len(items), "" if len(items) == 1 else "s",
+                                                                       "\n".join(lines)))
+
+
+def from_fx(model, input_info, keep_params_as_input=False, unwrap_unit_return_tuple=False,
+            no_bind_return_tuple=False):
+    """A torch.fx.GraphModule to an IRModule with one Relax function "main".
+
+    input_info: a list of (shape, dtype), one per graph input; a dim may be an int, a string
+    (a symbolic var of that name) or a tir.Var."""
+    return FXTranslator(model, input_info, keep_params_as_input, unwrap_unit_return_tuple,
+                        no_bind_return_tuple).translate()
