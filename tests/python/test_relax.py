@@ -227,3 +227,13 @@ def test_extern_calls_through_the_block_builder():
         h, s = vm["main"](a)
         np.testing.assert_allclose(s.numpy(), a - 1)
         np.testing.assert_allclose(h.numpy(), (a - 1) / 2)
+
+
+def test_tvm_script_conveniences():
+    mod = build_params_at_end()
+    ex = tvm.compile(mod, target=tvm.target.Target("llvm"))
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    a, b = np.random.randn(128, 128).astype("float32"), np.random.randn(128, 128).astype("float32")
+    tvm.testing.assert_allclose(vm["main"](a, b), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="not supported"):
+        tvm.target.Target("cuda")

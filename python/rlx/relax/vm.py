@@ -18,12 +18,9 @@ from . import struct_info as _si
 
 
 def _check_target(target):
-    t = target if isinstance(target, str) or target is None else getattr(target, "kind", str(target))
-    if t is None:
-        return
-    kind = str(t).split()[0]
-    if kind not in ("llvm", "c", "cpu"):
-        raise ValueError("rlx builds for the CPU: target %r is not supported (use \"llvm\" or \"c\")" % target)
+    if target is not None:
+        from ..target import Target
+        Target(target if isinstance(target, str) else str(target))
 
 
 class Executable:
