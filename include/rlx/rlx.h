@@ -339,6 +339,9 @@ rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo
 rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params);
 rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+/* Drops the open function (the binding calls it when Python leaves `with bb.function()` by
+ * an exception); the module is unchanged. */
+void rlx_bb_function_abandon(rlx_bb_t* bb);
 rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
 rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 /* Adds a function under a unique name from name_hint (a PrimFunc equal to one already in

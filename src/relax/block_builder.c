@@ -484,6 +484,11 @@ rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
   return NULL;
 }
 
+void rlx_bb_function_abandon(rlx_bb_t* bb) {
+  bb->in_func = false; /* its lists live in the arena: nothing to free */
+  bb->in_dataflow = false;
+}
+
 rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
   RLX_RETURN_IF_ERROR(close_func(bb, bb->fname, out_func));

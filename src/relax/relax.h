@@ -525,6 +525,9 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
 /* Closes the function: normalizes it and adds it to the module under its name (made unique
  * when taken). out_gv may be NULL. */
 rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+/* Drops the open function (after an error in it: TVM's `with bb.function()` left by an
+ * exception); the module is unchanged and a new function may begin. */
+void rlx_bb_function_abandon(rlx_bb_t* bb);
 /* Closes the function like rlx_bb_function_end but returns it without adding it to the
  * module (global_symbol = the name given at begin unless private); for passes, with: */
 rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);

@@ -126,6 +126,12 @@ def test_bad_op_arguments_are_errors():
     with pytest.raises(tvm.RLXError, match="matmul"):
         with bb.function("main", params=[x, w]):
             bb.emit(relax.op.matmul(x, w))
+    with pytest.raises(tvm.RLXError, match="takes 1 argument, got 2"):
+        with bb.function("main", params=[x]):
+            bb.emit(relax.op.sum(x, 1))  # TVM's positional attributes need keywords here
+    with bb.function("main", params=[x]):  # the failed functions were dropped
+        bb.emit_func_output(bb.emit(relax.op.sum(x, axis=1)))
+    assert [gv.name_hint for gv in bb.get().get_global_vars()] == ["main"]
 
 
 def test_call_tir_add_func_update_func_normalize():

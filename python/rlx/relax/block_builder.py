@@ -109,10 +109,15 @@ class BlockBuilder:
 
         def exit_(ok):
             _stack().pop()
-            if ok:
-                gv = c_void_p()
-                check(lib.rlx_bb_function_end(self._h, byref(gv)))
-                self._func_gv = _expr.wrap(gv.value, self._ctx)
+            if not ok:
+                lib.rlx_bb_function_abandon(self._h)
+                return
+            gv = c_void_p()
+            st = lib.rlx_bb_function_end(self._h, byref(gv))
+            if st:
+                lib.rlx_bb_function_abandon(self._h)
+            check(st)
+            self._func_gv = _expr.wrap(gv.value, self._ctx)
 
         return _Scope(enter, exit_)
 
