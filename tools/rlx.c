@@ -42,9 +42,10 @@ static const struct {
   const char* help;
 } commands[] = {
     {"print",
-     "  rlx print FILE [--after PASS|all] [--extern X]...\n"
+     "  rlx print FILE [--after PASS|all] [--show-meta] [--extern X]...\n"
      "                                         print a TVMScript file or an imported ONNX model,\n"
-     "                                         or print it after a pass\n"
+     "                                         or print it after a pass; --show-meta: with the\n"
+     "                                         metadata section (the data of large constants)\n"
      "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
      "                                         files: the TIR lowering passes); a compiled model\n"
      "                                         (.so) prints as VM bytecode\n"},
@@ -167,6 +168,7 @@ static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
       takes = false;
       if (strcmp(a, "--stats") == 0) o->stats = true;
       else if (strcmp(a, "--profile") == 0) o->profile = true;
+      else if (strcmp(a, "--show-meta") == 0) o->show_meta = true;
       else if (a[0] == '-' && a[1] != 0)
         return rlx_status_create(RLX_INVALID_ARGUMENT, "unknown option '%s'\n%s", a,
                                  command_help(o->command) ? command_help(o->command) : "");
@@ -258,7 +260,7 @@ static rlx_status_t* cmd_print(const options_t* o) {
     st = rlx_tir_lower_module_until(ctx, m, true, o->after, &m);
   }
   if (!st) {
-    char* text = rlx_script_print_module(m);
+    char* text = rlx_script_print_module_ex(m, o->show_meta);
     fputs(text, stdout);
     free(text);
   }

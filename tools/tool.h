@@ -36,6 +36,7 @@ typedef struct {
   const char* binds[MAX_INPUTS]; /* --bind NAME=FILE (ONNX graph inputs made constants) */
   int n_binds;
   bool stats;
+  bool show_meta;           /* print --show-meta */
   bool profile;             /* bench --profile */
   const char* profile_plot; /* bench --profile-plot FILE.png|svg */
   int repeat;

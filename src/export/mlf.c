@@ -161,7 +161,6 @@ static char* metadata_text(const char* name, cJSON* mod) {
  *   i64 data bytes, data. Names are p0, p1, ... (tvmgen_NAME_c0, c1, ... in the C). */
 static void put(rlx_strbuf_t* sb, const void* p, size_t n) { rlx_strbuf_appendn(sb, p, n); }
 static void put_u64(rlx_strbuf_t* sb, uint64_t v) { put(sb, &v, 8); }
-static void put_i32(rlx_strbuf_t* sb, int32_t v) { put(sb, &v, 4); }
 
 static void params_file(const rlx_aot_result_t* r, char** out, size_t* out_len) {
   rlx_strbuf_t sb = {0};
@@ -175,22 +174,7 @@ static void params_file(const rlx_aot_result_t* r, char** out, size_t* out_len) 
     put(&sb, name, (size_t)n);
   }
   put_u64(&sb, (uint64_t)r->n_consts);
-  for (int i = 0; i < r->n_consts; i++) {
-    const rlx_relax_constant_t* c = r->consts[i];
-    put_u64(&sb, 0xDD5E40F096B4A13Full);
-    put_u64(&sb, 0);
-    put_i32(&sb, 1);
-    put_i32(&sb, 0);
-    put_i32(&sb, c->ndim);
-    uint8_t code = c->dtype.code, bits = c->dtype.bits;
-    uint16_t lanes = c->dtype.lanes;
-    put(&sb, &code, 1);
-    put(&sb, &bits, 1);
-    put(&sb, &lanes, 2);
-    for (int d = 0; d < c->ndim; d++) put_u64(&sb, (uint64_t)c->shape[d]);
-    put_u64(&sb, (uint64_t)c->nbytes);
-    if (c->nbytes) put(&sb, c->data, c->nbytes);
-  }
+  for (int i = 0; i < r->n_consts; i++) rlx_script_ndarray_bytes(r->consts[i], &sb);
   *out_len = sb.len;
   *out = rlx_strbuf_take(&sb);
 }
@@ -396,7 +380,7 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
   params_file(&r, &pdata, &plen);
   snprintf(path, sizeof(path), "parameters/%s.params", cn);
   add_file(fs, path, pdata, plen);
-  char* relax_txt = rlx_script_print_module(m);
+  char* relax_txt = rlx_script_print_module_ex(m, true); /* with the metadata section: it parses back */
   add_file(fs, "src/relax.txt", relax_txt, strlen(relax_txt));
   char* tir_txt = rlx_script_print_module(lowered);
   add_file(fs, "src/tir-cpu.txt", tir_txt, strlen(tir_txt));

@@ -667,5 +667,8 @@ const rlx_op_def_t rlx_ops_basic[] = {
     SHAPE("relax.triu", trilu),
     SHAPE("relax.one_hot", one_hot),
     SHAPE("relax.scatter_elements", scatter_elements),
+    SHAPE("relax.shape_of", shape_of),
+    SHAPE("relax.tensor_to_shape", tensor_to_shape),
+    SHAPE("relax.shape_to_tensor", shape_to_tensor),
     {NULL, NULL, NULL, false},
 };

@@ -1,6 +1,7 @@
 /* Shared helpers of the "basic" op family (op_basic.c: table, helpers, elementwise and
  * broadcast ops; op_basic_reduce.c: reductions; op_basic_shape.c: shape ops;
- * op_basic_index.c: tile, flip, cumsum, gather_elements).
+ * op_basic_index.c: tile, flip, cumsum, gather_elements; op_basic_dyn.c: shape_of,
+ * tensor_to_shape, shape_to_tensor).
  * Private to those files. */
 #ifndef RLX_RELAX_OP_BASIC_INTERNAL_H
 #define RLX_RELAX_OP_BASIC_INTERNAL_H
@@ -66,7 +67,8 @@ rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 #define OB_SHAPE_OPS(X)                                                                         \
   X(permute_dims) X(reshape) X(flatten) X(expand_dims) X(squeeze) X(concat) X(split)           \
   X(strided_slice) X(take) X(pad) X(broadcast_to) X(full) X(tile) X(flip) X(cumsum)            \
-  X(gather_elements) X(arange) X(trilu) X(one_hot) X(scatter_elements)
+  X(gather_elements) X(arange) X(trilu) X(one_hot) X(scatter_elements) X(shape_of)            \
+  X(tensor_to_shape) X(shape_to_tensor)
 /* clang-format on */
 #define X(n)                                                                                   \
   rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \

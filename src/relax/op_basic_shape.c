@@ -93,6 +93,17 @@ rlx_status_t* ob_legalize_permute_dims(rlx_bb_t* bb, const rlx_relax_call_t* cal
 }
 
 /* ------------------------------------------------------------------ reshape, flatten, broadcast_to */
+/* True when a dim of target uses a symbolic var that no dim of x uses. */
+static bool target_has_var_not_in(int n, rlx_expr_t* const* target, int xn, rlx_expr_t* const* xs) {
+  for (int i = 0; i < n; i++) {
+    if (target[i]->kind != RLX_EXPR_VAR) continue;
+    bool found = false;
+    for (int k = 0; k < xn && !found; k++) found = rlx_expr_uses_var(xs[k], (const rlx_var_t*)target[i]);
+    if (!found) return true;
+  }
+  return false;
+}
+
 rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
@@ -134,7 +145,10 @@ rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
     rlx_expr_t* nt = prod(ctx, n, s);
     int64_t a, b;
     bool both_const = rlx_expr_is_const_int(total, &a) && rlx_expr_is_const_int(nt, &b);
-    if ((both_const && a != b) || (!both_const && !rlx_ir_prove_equal(ctx, total, nt)))
+    /* a target of symbolic vars defined at run time (R.match_cast of a computed shape) may
+     * not be provably of x's size: accepted, as in TVM; the producer checks it at run time */
+    bool fresh = !both_const && target_has_var_not_in(n, s, x->ndim, x->shape);
+    if ((both_const && a != b) || (!both_const && !fresh && !rlx_ir_prove_equal(ctx, total, nt)))
       return ob_error(call, "cannot reshape %s to %s: the element counts differ", ob_shape_str(ctx, x->ndim, x->shape),
                       ob_shape_str(ctx, n, s));
   }
@@ -202,6 +216,7 @@ rlx_status_t* ob_infer_broadcast_to(rlx_ctx_t* ctx, const rlx_relax_call_t* call
       rlx_expr_t *xd = x->shape[d], *td = vals[d + n - x->ndim];
       int64_t c;
       if ((rlx_expr_is_const_int(xd, &c) && c == 1) || xd == td || rlx_ir_prove_equal(ctx, xd, td)) continue;
+      if (target_has_var_not_in(1, &td, x->ndim, x->shape)) continue; /* as reshape: checked by the producer */
       return ob_error(call, "cannot broadcast %s to %s", ob_shape_str(ctx, x->ndim, x->shape),
                       ob_shape_str(ctx, n, vals));
     }

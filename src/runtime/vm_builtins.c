@@ -451,6 +451,104 @@ static rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t
   return st;
 }
 
+/* tensor_to_shape(t) → shape of t's values (t: 1-d integer tensor in host memory; every
+ * value must be a dim, >= 0). */
+static rlx_status_t* b_tensor_to_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.tensor_to_shape";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  const DLTensor* t = &a[0].u.t->dl;
+  bool is_int = t->dtype.code == kDLInt || t->dtype.code == kDLUInt;
+  if (t->ndim != 1 || !is_int || (t->dtype.bits != 32 && t->dtype.bits != 64) || t->dtype.lanes != 1)
+    return ERR("%s: expected a 1-d int32 or int64 tensor, got a %d-d tensor of type code %d, %d bits", who, t->ndim,
+               t->dtype.code, t->dtype.bits);
+  int64_t k = t->shape[0];
+  int64_t* dims = calloc((size_t)(k > 0 ? k : 1), sizeof(int64_t));
+  if (!dims) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  const char* base = (const char*)t->data + t->byte_offset;
+  for (int64_t i = 0; i < k; i++) {
+    dims[i] = t->dtype.bits == 64 ? ((const int64_t*)base)[i] : ((const int32_t*)base)[i];
+    if (dims[i] < 0) {
+      rlx_status_t* st = ERR("%s: value %lld at position %lld is not a dim (>= 0)", who, (long long)dims[i], (long long)i);
+      free(dims);
+      return st;
+    }
+  }
+  rlx_vm_shape_t* s = NULL;
+  rlx_status_t* st = rlx_vm_shape_new((int)k, dims, &s);
+  free(dims);
+  RLX_RETURN_IF_ERROR(st);
+  out->kind = RLX_VMV_SHAPE;
+  out->u.shape = s;
+  return NULL;
+}
+
+/* shape_to_tensor(s) → 1-d int64 tensor of s's dims. */
+static rlx_status_t* b_shape_to_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.shape_to_tensor";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  int nd = 0;
+  const int64_t* dims = NULL;
+  RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
+  int64_t len = nd;
+  rlx_ndarray_t* t = NULL;
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(1, &len, rlx_dldtype(kDLInt, 64, 1), &pool, &t), "%s", who));
+  if (nd) memcpy(t->dl.data, dims, sizeof(int64_t) * (size_t)nd);
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* Whether element i of t is nonzero (floats by value: -0.0 is zero, NaN is not; other
+ * types by their bytes). */
+static bool elem_nonzero(const DLTensor* t, const char* base, int64_t i) {
+  int bytes = (t->dtype.bits + 7) / 8;
+  const char* p = base + i * bytes;
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 32) return *(const float*)p != 0.0f;
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 64) return *(const double*)p != 0.0;
+  if ((t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) && t->dtype.bits == 16)
+    return (*(const uint16_t*)p & 0x7fff) != 0;
+  for (int b = 0; b < bytes; b++)
+    if (p[b]) return true;
+  return false;
+}
+
+/* nonzero(x) → int64 tensor (ndim, count): the indices of x's nonzero elements in row-major
+ * order, one row per dim (ONNX NonZero, numpy.nonzero stacked). The output size is known
+ * only after reading x: one pass counts, a second fills the tensor allocated in between. */
+static rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.nonzero";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  const DLTensor* x = &a[0].u.t->dl;
+  if (x->dtype.lanes != 1 || (x->dtype.bits % 8 != 0 && x->dtype.bits != 1) || x->dtype.bits == 0)
+    return ERR("%s: unsupported element type (code %d, %d bits)", who, x->dtype.code, x->dtype.bits);
+  const char* base = (const char*)x->data + x->byte_offset;
+  int64_t numel = 1;
+  for (int d = 0; d < x->ndim; d++) numel *= x->shape[d];
+  int64_t count = 0;
+  for (int64_t i = 0; i < numel; i++) count += elem_nonzero(x, base, i);
+  int64_t shape[2] = {x->ndim, count};
+  rlx_ndarray_t* t = NULL;
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(2, shape, rlx_dldtype(kDLInt, 64, 1), &pool, &t), "%s", who));
+  int64_t* o = t->dl.data;
+  int64_t k = 0;
+  for (int64_t i = 0; i < numel; i++) {
+    if (!elem_nonzero(x, base, i)) continue;
+    int64_t rest = i;
+    for (int d = x->ndim - 1; d >= 0; d--) {
+      o[d * count + k] = rest % x->shape[d];
+      rest /= x->shape[d];
+    }
+    k++;
+  }
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
 static const struct {
   const char* name;
   rlx_vm_builtin_fn_t fn;

@@ -69,6 +69,33 @@ static rlx_status_t* parse_class(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
   return st;
 }
 
+/* `metadata = tvm.ir.load_json("""...""")` (TVM prints it first; accepted anywhere at the
+ * top level): true when s is that statement. */
+static bool is_metadata(tp_t* p, const py_stmt_t* s) {
+  if (s->kind != PY_S_ASSIGN || !s->target || s->target->kind != PY_E_NAME || strcmp(s->target->str, "metadata") != 0)
+    return false;
+  const py_expr_t* v = s->value;
+  const char* callee = v && v->kind == PY_E_CALL ? py_dotted_name(p->ast, v->a) : NULL;
+  return callee && strcmp(callee, "tvm.ir.load_json") == 0;
+}
+
+static rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
+  if (p->has_meta) return tp_err_at(p, s->span, "expected one metadata section, got a second");
+  const py_expr_t* v = s->value;
+  if (v->n != 1 || v->n_kw || v->items[0]->kind != PY_E_STR)
+    return tp_err_at(p, s->span, "tvm.ir.load_json: expected one string (the JSON of the metadata)");
+  rs_meta_t meta = {{0}};
+  rlx_status_t* st = rs_metadata_load(p->ctx, v->items[0]->str, v->items[0]->span, &meta);
+  if (!st) {
+    p->n_meta = meta.consts.len;
+    p->meta = RLX_NEW_ARRAY(p->ctx, const rlx_relax_constant_t*, meta.consts.len > 0 ? meta.consts.len : 1);
+    for (int i = 0; i < meta.consts.len; i++) p->meta[i] = meta.consts.data[i];
+    p->has_meta = true;
+  }
+  rlx_vec_free(&meta.consts);
+  return st;
+}
+
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
   if (!ctx || !out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
   rlx_arena_t arena;
@@ -86,8 +113,11 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
   rlx_module_t* m = rlx_module_create(ctx);
   sig_vec_t sigs = {0};
   int n_defs = 0;
+  for (int i = 0; !st && i < top.n; i++)
+    if (is_metadata(&p, top.items[i])) st = load_metadata(&p, top.items[i]);
   for (int i = 0; !st && i < top.n; i++) {
     const py_stmt_t* s = top.items[i];
+    if (is_metadata(&p, s)) continue;
     switch (s->kind) {
       case PY_S_IMPORT: handle_import(&p, s); break;
       case PY_S_DEF:

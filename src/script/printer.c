@@ -1259,7 +1259,9 @@ static int func_priority(const rlx_module_entry_t* e) {
   return e->kind == RLX_FUNC_TIR ? 1 : 3;
 }
 
-char* rlx_script_print_module(const rlx_module_t* m) {
+char* rlx_script_print_module(const rlx_module_t* m) { return rlx_script_print_module_ex(m, false); }
+
+char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
   int n_tir = 0;
   for (int i = 0; i < m->n_funcs; i++) n_tir += m->funcs[i].kind == RLX_FUNC_TIR;
   if (m->n_funcs == 1 && n_tir == 1) {
@@ -1287,12 +1289,13 @@ char* rlx_script_print_module(const rlx_module_t* m) {
     }
   /* Functions first (the import header depends on what they use: T., R.). */
   rlx_strbuf_t funcs = {0};
-  bool used_tir = n_tir > 0, used_meta = false;
+  bool used_tir = n_tir > 0;
+  rs_meta_t meta = {{0}};
   for (int k = 0; k < m->n_funcs; k++) {
     const rlx_module_entry_t* e = &m->funcs[order[k]];
     if (k) rlx_strbuf_append(&funcs, "\n");
     if (e->kind == RLX_FUNC_RELAX) {
-      rs_print_relax_func(m, e->func, e->name, 4, &funcs, &used_tir, &used_meta);
+      rs_print_relax_func(m, e->func, e->name, 4, &funcs, &used_tir, &meta);
       continue;
     }
     pr_t p;
@@ -1303,12 +1306,19 @@ char* rlx_script_print_module(const rlx_module_t* m) {
   if (m->n_funcs == 0) rlx_strbuf_append(&funcs, "    pass\n");
   free(order);
   rlx_strbuf_t out = {0};
+  if (show_meta && meta.consts.len) { /* TVM writes the section first */
+    char* section = rs_metadata_print(&meta);
+    rlx_strbuf_append(&out, section);
+    free(section);
+  }
   rlx_strbuf_append(&out, "# from tvm.script import ir as I\n");
   if (used_tir) rlx_strbuf_append(&out, "# from tvm.script import tir as T\n");
   if (n_tir < m->n_funcs) rlx_strbuf_append(&out, "# from tvm.script import relax as R\n");
   rlx_strbuf_append(&out, "\n@I.ir_module\nclass Module:\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&funcs));
-  if (used_meta) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  if (!show_meta && meta.consts.len)
+    rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  rlx_vec_free(&meta.consts);
   rlx_strbuf_free(&funcs);
   return rlx_strbuf_take(&out);
 }

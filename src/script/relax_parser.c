@@ -838,6 +838,30 @@ static rlx_status_t* call_args(rs_t* r, const py_expr_t* e, int* n, rlx_relax_ex
   return expr_list(r, &(py_expr_t){.kind = PY_E_TUPLE, .span = e->span, .n = e->n, .items = e->items}, "call", n, out);
 }
 
+/* metadata["relax.expr.Constant"][i]: constant i of the script's metadata section; without
+ * a section, an elided constant (no data, unknown shape: relax_script.h). */
+static rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+  int64_t idx;
+  const py_expr_t* key = e->a->n == 1 ? e->a->items[0] : NULL;
+  if (!key || key->kind != PY_E_STR || strcmp(key->str, "relax.expr.Constant") != 0)
+    return err(r, e, "expected metadata[\"relax.expr.Constant\"][i], got another metadata key");
+  if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0)
+    return err(r, e, "expected metadata[\"relax.expr.Constant\"][i] with an index i >= 0");
+  if (r->p->has_meta) {
+    if (idx >= r->p->n_meta)
+      return err(r, e, "metadata[\"relax.expr.Constant\"][%lld]: the metadata section has %d constants", (long long)idx,
+                 r->p->n_meta);
+    *out = (rlx_relax_expr_t*)&r->p->meta[idx]->hdr;
+    return NULL;
+  }
+  rlx_relax_constant_t* c = (rlx_relax_constant_t*)rlx_relax_constant(r->ctx, rlx_dt_void(), 0, NULL, NULL, 0);
+  c->data = NULL;
+  c->ndim = -1;
+  c->hdr.sinfo = rlx_sinfo_tensor(r->ctx, -1, NULL, rlx_dt_void());
+  *out = &c->hdr;
+  return NULL;
+}
+
 static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   switch (e->kind) {
@@ -862,9 +886,7 @@ static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
       int64_t idx;
       if (e->a->kind == PY_E_SUBSCRIPT && e->a->a->kind == PY_E_NAME && strcmp(e->a->a->str, "metadata") == 0 &&
           !lookup(r, "metadata"))
-        return err(r, e,
-                   "expected a constant inline (R.const(...)), got metadata[...]: large constants are elided "
-                   "from printouts and cannot be parsed back");
+        return metadata_ref(r, e, out);
       if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
         return err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? desc(r, e->items[0]) : "nothing");
       rlx_relax_expr_t* t;

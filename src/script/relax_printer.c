@@ -91,8 +91,8 @@ typedef struct {
   rlx_ptrmap_t func_vars; /* symbolic vars first defined by the signature */
   rlx_ptrmap_t used;      /* Relax vars used as expressions in the function */
   bool cls_printed;
-  bool used_tir, used_meta;
-  int n_meta;
+  bool used_tir;
+  rs_meta_t* meta; /* the module's large constants */
 } rp_t;
 
 /* ------------------------------------------------------------------ names */
@@ -605,8 +605,7 @@ static void pconst(rp_t* p, const rlx_relax_constant_t* c, rlx_strbuf_t* sb) {
   for (int i = 0; i < c->ndim; i++) numel *= (size_t)(c->shape[i] > 0 ? c->shape[i] : 0);
   if (!printable_dtype(c->dtype) || numel > RLX_SCRIPT_CONST_INLINE_MAX ||
       (size_t)rlx_dtype_bytes(c->dtype) * numel > c->nbytes) {
-    rlx_strbuf_printf(sb, "metadata[\"relax.expr.Constant\"][%d]", p->n_meta++);
-    p->used_meta = true;
+    rlx_strbuf_printf(sb, "metadata[\"relax.expr.Constant\"][%d]", rs_meta_index(p->meta, c));
     return;
   }
   rlx_strbuf_append(sb, "R.const(");
@@ -1010,16 +1009,16 @@ static void pfunction(rp_t* p, const rlx_relax_func_t* f, const char* name, int 
 }
 
 void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
-                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta) {
+                         rlx_strbuf_t* out, bool* used_tir, rs_meta_t* meta) {
   rp_t p;
   memset(&p, 0, sizeof(p));
+  p.meta = meta;
   p.ctx = rlx_ctx_create();
   p.m = m;
   p.head_indent = indent + 4;
   if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
   pfunction(&p, f, name, indent, out, true);
   if (used_tir && p.used_tir) *used_tir = true;
-  if (used_meta && p.used_meta) *used_meta = true;
   rlx_strbuf_free(&p.head);
   rlx_vec_free(&p.defs);
   rlx_ptrmap_free(&p.func_vars);
@@ -1032,12 +1031,14 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
 
 char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name) {
   rlx_strbuf_t body = {0}, out = {0};
-  bool used_tir = false, used_meta = false;
-  rs_print_relax_func(m, f, name && *name ? name : "main", 0, &body, &used_tir, &used_meta);
+  bool used_tir = false;
+  rs_meta_t meta = {{0}};
+  rs_print_relax_func(m, f, name && *name ? name : "main", 0, &body, &used_tir, &meta);
   if (used_tir) rlx_strbuf_append(&out, "# from tvm.script import tir as T\n");
   rlx_strbuf_append(&out, "# from tvm.script import relax as R\n\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&body));
-  if (used_meta) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  if (meta.consts.len) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  rlx_vec_free(&meta.consts);
   rlx_strbuf_free(&body);
   return rlx_strbuf_take(&out);
 }

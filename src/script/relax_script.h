@@ -18,11 +18,16 @@
  *   Op calls print R.<name without "relax.">(args, key=value...) with attrs in stored order.
  * - Local functions (a Function bound to a var) print as a nested `@R.function def <var>`;
  *   their symbolic vars are declared at the top of the enclosing module-level function (TVM).
- * - Constants (rlx's choice; TVM puts them in a metadata section): scalars as
- *   R.const(1.5, "float32"); tensors of up to RLX_SCRIPT_CONST_INLINE_MAX elements as
- *   R.const([[1, 2], [3, 4]], "float32") (nested lists, row-major; a value TVM's R.const
- *   accepts too); larger ones as TVM's `metadata["relax.expr.Constant"][i]` with TVM's
- *   "# Metadata omitted." comment at the end — the parser rejects those with an error.
+ * - Constants: scalars as R.const(1.5, "float32"); tensors of up to
+ *   RLX_SCRIPT_CONST_INLINE_MAX elements as R.const([[1, 2], [3, 4]], "float32") (nested
+ *   lists, row-major; rlx's choice, a value TVM's R.const accepts too); larger ones as TVM
+ *   prints them, `metadata["relax.expr.Constant"][i]` (i numbers the module's distinct
+ *   constants in order of first use). With show_meta the text starts with TVM's section
+ *   `metadata = tvm.ir.load_json("""...""")` holding their data (metadata.c); without it,
+ *   TVM's "# Metadata omitted." comment ends the text, the parser reads each reference as
+ *   an elided constant (data NULL, ndim -1, struct info a tensor of unknown shape and
+ *   dtype; an annotated binding's var takes the annotation), and rlx_pipeline_run refuses
+ *   a module holding one, so building it is a clear error.
  */
 #ifndef RLX_SCRIPT_RELAX_SCRIPT_H
 #define RLX_SCRIPT_RELAX_SCRIPT_H
@@ -32,10 +37,22 @@
 
 enum { RLX_SCRIPT_CONST_INLINE_MAX = 1024 };
 
+/* The constants a printed module refers to as metadata["relax.expr.Constant"][i]. */
+typedef struct {
+  RLX_VEC(const rlx_relax_constant_t*) consts;
+} rs_meta_t;
+/* The index of c in meta (added when new). */
+int rs_meta_index(rs_meta_t* meta, const rlx_relax_constant_t* c);
+/* The section `metadata = tvm.ir.load_json("""...""")` (with its newline) for meta. Heap. */
+char* rs_metadata_print(const rs_meta_t* meta);
+/* Reads the JSON text of a section (the string given to tvm.ir.load_json) into out->consts
+ * (constants in ctx); errors at sp. */
+rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, rs_meta_t* out);
+
 /* Appends function f of module m (named name) at the given indentation (4 inside a class).
- * Sets *used_tir when the text uses the T. prefix, *used_meta when a constant was elided. */
+ * Sets *used_tir when the text uses the T. prefix; large constants are numbered in meta. */
 void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
-                         rlx_strbuf_t* out, bool* used_tir, bool* used_meta);
+                         rlx_strbuf_t* out, bool* used_tir, rs_meta_t* meta);
 
 /* Parser state for one script: the TIR parser's state plus the Relax alias. */
 typedef struct rs_sig rs_sig_t;

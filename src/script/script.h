@@ -28,6 +28,7 @@
 #define RLX_SCRIPT_H
 
 #include "../ir/ir.h"
+#include "../relax/relax.h"
 #include "../tir/tir.h"
 
 /* Prints one PrimFunc as a standalone script (with the import header). Heap string. */
@@ -36,6 +37,11 @@ char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
  * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
  * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
 char* rlx_script_print_module(const rlx_module_t* m);
+/* The same; with show_meta, constants printed as metadata["relax.expr.Constant"][i] come
+ * with TVM's metadata section at the top (`metadata = tvm.ir.load_json("""...""")`), so
+ * that the text parses back to the same module; without, TVM's "# Metadata omitted."
+ * comment ends the text. Heap string. */
+char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta);
 struct rlx_relax_func; /* relax/relax.h */
 /* Prints one Relax function of module m (m may be NULL) as a standalone @R.function named
  * name, with the import header; for diffs and debugging. References to module functions
@@ -45,5 +51,8 @@ char* rlx_script_print_relax_func(const rlx_module_t* m, const struct rlx_relax_
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+/* Appends constant c in TVM's binary NDArray format (what tvm.runtime.save_param_dict and
+ * the metadata section's b64ndarrays hold; layout in metadata.c). */
+void rlx_script_ndarray_bytes(const rlx_relax_constant_t* c, rlx_strbuf_t* out);
 
 #endif

@@ -34,6 +34,11 @@ typedef struct {
   RLX_VEC(loop_dom_t) loops; /* enclosing loops, for T.axis.remap */
   bool contains_block;
   int scope_nest; /* statements nesting the rest of their block (let, decl_buffer) */
+  /* metadata["relax.expr.Constant"][i]: the script's metadata section (has_meta), read
+   * before any function; without one the references are elided constants */
+  bool has_meta;
+  int n_meta;
+  const rlx_relax_constant_t** meta;
 } tp_t;
 
 rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -19,8 +19,31 @@ void rlx_pipeline_passes(const rlx_pass_t** out_passes, int* out_n) {
   *out_n = (int)(sizeof(pipeline) / sizeof(pipeline[0]));
 }
 
+static void note_elided(const rlx_relax_expr_t* e, void* user) {
+  if (e->kind == RLX_RELAX_CONSTANT && !((const rlx_relax_constant_t*)e)->data) *(int*)user += 1;
+}
+
+/* A module parsed from text whose metadata section was left out has constants without
+ * data (src/script/relax_script.h): nothing can be built from it. */
+static rlx_status_t* check_no_elided(const rlx_module_t* m) {
+  for (int i = 0; i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    const rlx_relax_func_t* f = m->funcs[i].func;
+    int n = 0;
+    if (f->body) rlx_relax_expr_visit(f->body, note_elided, &n);
+    if (n)
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "function '%s' uses %d constant(s) whose data was left out when the module was printed "
+                               "(metadata[\"relax.expr.Constant\"][i] without the metadata section): print it with the "
+                               "section (rlx print --show-meta, show_meta=True) to build it",
+                               m->funcs[i].name, n);
+  }
+  return NULL;
+}
+
 rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
                                rlx_module_t** out) {
+  RLX_RETURN_IF_ERROR(check_no_elided(m));
   const char* stop = opts && opts->stop_after ? opts->stop_after : "all";
   int n = (int)(sizeof(pipeline) / sizeof(pipeline[0]));
   bool known = strcmp(stop, "all") == 0;

@@ -50,6 +50,20 @@ for name, make in (("resnet18", lambda: torchvision.models.resnet18(weights=None
     ref = np.load(os.path.join(tool.tmp, "vm", "output_0.npy"))
     scale = float(np.max(np.abs(ref)))
     check(scale > 1e-2, "%s: the output is not tiny (%.3g)" % (name, scale))
+    if name == "resnet18":
+        # src/relax.txt carries TVM's metadata section: rlx print reads it back to the same
+        # text, and the re-parsed module computes what the ONNX model does
+        rel = os.path.join(d, "src", "relax.txt")
+        text = open(rel).read()
+        check(text.startswith('metadata = tvm.ir.load_json("""{') and "Metadata omitted" not in text,
+              "resnet18: src/relax.txt starts with the metadata section")
+        rc, out, err = tool.run("print", rel, "--show-meta")
+        check(rc == 0 and out == text, "resnet18: print -> parse -> print of src/relax.txt is a fixed point: " + err[-500:])
+        rc, _, err = tool.run("run", rel, "-i", os.path.join(tool.tmp, "x.npy"), "-o", os.path.join(tool.tmp, "vmtxt"),
+                              "--format", "npy")
+        if check(rc == 0, "resnet18: running src/relax.txt: " + err[-500:]):
+            again = np.load(os.path.join(tool.tmp, "vmtxt", "output_0.npy"))
+            check(np.array_equal(again, ref), "resnet18: src/relax.txt runs to the ONNX model's output")
     for omp in (False, True):
         how = "%s (%s)" % (name, "-fopenmp" if omp else "no OpenMP")
         built, log = mu.build(d, obj_cache=OBJS, openmp=omp)

@@ -187,6 +187,23 @@ if meta:
         total += nb
     check(magic == 0xF7E58D4F05049CB7 and count == count2 and pos == len(raw) and total == fn["constants_size_bytes"],
           "params file: %d arrays, %d bytes" % (count, total))
+    # src/relax.txt: TVM's metadata section first, the weights as metadata["relax.expr.Constant"][i]
+    rel = os.path.join(d, "src", "relax.txt")
+    text = open(rel).read()
+    check(text.startswith('metadata = tvm.ir.load_json("""{') and 'metadata["relax.expr.Constant"][0]' in text,
+          "src/relax.txt has the metadata section")
+    rc, out, err = tool.run("print", rel, "--show-meta")
+    check(rc == 0 and out == text, "print -> parse -> print of src/relax.txt is a fixed point: " + err)
+    rc, out, err = tool.run("print", rel)
+    check(rc == 0 and "metadata = " not in out and out.endswith("# Metadata omitted. Use show_meta=True in script() method to show it.\n"),
+          "rlx print without --show-meta omits the section as TVM does")
+    elided = tool.file("elided.py", out)
+    check(tool.run("print", elided)[0] == 0, "a module printed without the section still parses")
+    fails(["compile", elided, "-o", path("elided.so")],
+          ["whose data was left out when the module was printed", "--show-meta"], "building a module without its constants")
+    txt_out = vm_run(rel, [np.load(os.path.join(ROOT, "examples", "cnn_input.npy"))])
+    cnn_out = vm_run(cnn, [np.load(os.path.join(ROOT, "examples", "cnn_input.npy"))])
+    check(txt_out and cnn_out and np.array_equal(txt_out[0], cnn_out[0]), "the re-parsed src/relax.txt runs to the same output")
     src = os.path.join(ROOT, "examples", "cnn_main.c")
     built, log = mu.build(d, obj_cache=OBJS, main=src)
     check(built, "CNN archive does not build with examples/cnn_main.c: " + log)

@@ -532,7 +532,7 @@ static void test_registry(void) {
     n_basic++;
     CHECK_MSG(rlx_op_lookup(b->name) == b && b->infer && b->legalize && b->is_pure, "%s", b->name);
   }
-  CHECK(n_basic == 91);
+  CHECK(n_basic == 94);
   const char* names[] = {
       "relax.nn.relu",       "relax.exp",  "relax.add",    "relax.logical_or",   "relax.where",   "relax.astype",
       "relax.clip",          "relax.sum",  "relax.argmax", "relax.permute_dims", "relax.reshape", "relax.split",

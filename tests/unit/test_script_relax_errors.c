@@ -104,8 +104,21 @@ static const struct {
      "t.py:7:9:", "expected both branches to assign 'y', got 'z'"},
     {F1 "    if x:\n        y = x\n    else:\n        y = x\n    return y\n",
      "t.py:4:5:", "the condition must be a bool R.Prim or a rank-0 tensor"},
-    {F1 "    y = metadata[\"relax.expr.Constant\"][0]\n    return y\n",
-     "t.py:4:9:", "expected a constant inline (R.const(...)), got metadata[...]"},
+    /* metadata references: elided constants parse (building them is the error); a section
+     * must hold what is referenced */
+    {F1 "    y = metadata[\"relax.expr.Constant\"][0]\n    return y\n", "", ""},
+    {F1 "    y = metadata[\"tir.StringImm\"][0]\n    return y\n",
+     "t.py:4:9:", "expected metadata[\"relax.expr.Constant\"][i], got another metadata key"},
+    {"metadata = tvm.ir.load_json(\"\"\"{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, {\"type_key\": \"Map\", \"keys\": "
+     "[\"relax.expr.Constant\"], \"data\": [2]}, {\"type_key\": \"Array\", \"data\": []}], \"b64ndarrays\": []}\"\"\")\n" F1
+     "    y = metadata[\"relax.expr.Constant\"][0]\n    return y\n",
+     "t.py:5:9:", "metadata[\"relax.expr.Constant\"][0]: the metadata section has 0 constants"},
+    {"metadata = tvm.ir.load_json(\"\"\"{not json\"\"\")\n" F1 "    return x\n",
+     "t.py:1:29:", "metadata: expected TVM's JSON object graph, got text that is not JSON"},
+    {"metadata = tvm.ir.load_json(\"\"\"{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, {\"type_key\": \"Map\", \"keys\": "
+     "[\"relax.expr.Constant\"], \"data\": [2]}, {\"type_key\": \"Array\", \"data\": [3]}, {\"type_key\": "
+     "\"relax.expr.Constant\", \"attrs\": {\"data\": \"0\"}}], \"b64ndarrays\": [\"AAAA\"]}\"\"\")\n" F1 "    return x\n",
+     "t.py:1:29:", "expected a Constant node whose \"data\" is a base64 NDArray"},
     /* well-formedness after parsing (no crash, a message naming the function) */
     {"# from tvm.script import relax as R\n@R.function\ndef f(x: R.Object) -> R.Object:\n    y: R.Object = "
      "R.call_packed(\"p\", x)\n    return y\n",

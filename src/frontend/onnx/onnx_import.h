@@ -95,6 +95,25 @@ rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 rlx_relax_expr_t* rlx_onnx_make_const(rlx_onnx_importer_t* im, rlx_dtype_t dtype, int ndim, const int64_t* shape,
                                       const void* data);
 
+/* ---- run-time values (dyn.c) ---- */
+/* Value j of a list computed at run time, as a PrimExpr over ins: TE placeholders of the
+ * args given to rlx_onnx_runtime_dims (loads of integer inputs: rlx_onnx_load_int; data
+ * inputs' dims: ins[i]->buffer->shape). */
+typedef rlx_expr_t* (*rlx_onnx_value_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user);
+/* k values f(ins, 0..k-1) computed at run time (one small kernel over args), returned as k
+ * symbolic vars bound by R.tensor_to_shape + R.match_cast (named after the node's first
+ * output); constants when every arg is a constant. Each value must be a dim (>= 0): the VM
+ * reports a negative one. */
+rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_onnx_value_fn_t f,
+                                    void* user, int n_args, rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out);
+/* A fresh int64 symbolic var named after the node's first output and suffix ("y_count"). */
+rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* suffix);
+/* Emits a run-time check that the int64 PrimExpr actual equals expected (a match_cast of a
+ * PrimValue; nothing when the prover shows them equal). */
+rlx_status_t* rlx_onnx_runtime_check(rlx_onnx_importer_t* im, rlx_expr_t* actual, rlx_expr_t* expected);
+/* Element j of an integer placeholder (0-d: its value) as int64. */
+rlx_expr_t* rlx_onnx_load_int(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t j);
+
 /* ---- attributes (defaults when absent) ---- */
 bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key);
 int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt);

@@ -237,6 +237,8 @@ static rlx_status_t* convert_reshape(rlx_onnx_importer_t* im, const rlx_onnx_nod
   int n = 0;
   int64_t* shape = NULL;
   if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (shape) is missing");
+  rlx_onnx_tensor_t k;
+  if (!rlx_onnx_const(im, inputs[1], &k)) return ot_reshape_runtime(im, node, inputs, outputs);
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &shape, &n));
   return reshape_to(im, node, inputs, n, shape, outputs);
 }
@@ -509,6 +511,8 @@ static rlx_status_t* convert_expand(rlx_onnx_importer_t* im, const rlx_onnx_node
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (shape) is missing");
+  rlx_onnx_tensor_t k;
+  if (!rlx_onnx_const(im, inputs[1], &k)) return ot_expand_runtime(im, node, inputs, outputs);
   int n = 0;
   int64_t* shape = NULL;
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &shape, &n));
@@ -536,6 +540,8 @@ static rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, false, &x));
   if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (repeats) is missing");
+  rlx_onnx_tensor_t k;
+  if (!rlx_onnx_const(im, inputs[1], &k)) return ot_tile_runtime(im, node, inputs, outputs);
   int n = 0;
   int64_t* reps = NULL;
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &reps, &n));

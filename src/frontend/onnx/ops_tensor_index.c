@@ -339,6 +339,10 @@ OT_CONVERTER(ot_one_hot) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* ind;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, false, &ind));
+  rlx_onnx_tensor_t kd, kv;
+  if (ot_has_input(node, inputs, 1) && ot_has_input(node, inputs, 2) &&
+      (!rlx_onnx_const(im, inputs[1], &kd) || !rlx_onnx_const(im, inputs[2], &kv)))
+    return ot_one_hot_runtime(im, node, inputs, outputs);
   double depth;
   RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 1, ot_has_input(node, inputs, 1) ? inputs[1] : NULL, &depth));
   if (!(depth >= 0) || depth > (double)(1 << 30)) return rlx_onnx_error(node, "depth %g is not a valid extent", depth);
@@ -463,6 +467,11 @@ OT_CONVERTER(ot_range) {
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, false, &s));
   double v[3];
   for (int i = 0; i < 3; i++) {
+    rlx_onnx_tensor_t k;
+    if (ot_has_input(node, inputs, i) && !rlx_onnx_const(im, inputs[i], &k))
+      return ot_range_runtime(im, node, inputs, outputs);
+  }
+  for (int i = 0; i < 3; i++) {
     if (!ot_has_input(node, inputs, i)) return rlx_onnx_error(node, "input %d is missing", i);
     RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, i, inputs[i], &v[i]));
   }
@@ -510,9 +519,6 @@ OT_CONVERTER(ot_constant_of_shape) {
   int n = 0;
   int64_t* shape = NULL;
   if (!ot_has_input(node, inputs, 0)) return rlx_onnx_error(node, "input 0 (shape) is missing");
-  RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 0, inputs[0], &shape, &n));
-  for (int i = 0; i < n; i++)
-    if (shape[i] < 0) return rlx_onnx_error(node, "shape[%d] = %lld is negative", i, (long long)shape[i]);
   rlx_relax_expr_t* fill;
   if (rlx_onnx_has_attr(node, "value")) {
     rlx_relax_expr_t* v;
@@ -525,6 +531,11 @@ OT_CONVERTER(ot_constant_of_shape) {
     float zero = 0;
     fill = rlx_onnx_make_const(im, rlx_dt_float32(), 0, NULL, &zero);
   }
+  rlx_onnx_tensor_t k;
+  if (!rlx_onnx_const(im, inputs[0], &k)) return ot_constant_of_shape_runtime(im, node, inputs, fill, &outputs[0]);
+  RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 0, inputs[0], &shape, &n));
+  for (int i = 0; i < n; i++)
+    if (shape[i] < 0) return rlx_onnx_error(node, "shape[%d] = %lld is negative", i, (long long)shape[i]);
   rlx_relax_expr_t* args[2] = {ot_shape_ints(ctx, n, shape), fill};
   return ot_op(im, "relax.full", 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
@@ -535,9 +546,9 @@ OT_CONVERTER(ot_compress) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   rlx_onnx_tensor_t c;
-  if (!ot_has_input(node, inputs, 1) || !rlx_onnx_const(im, inputs[1], &c))
-    return rlx_onnx_error(node, "input 1 (condition) must be a constant (the output shape depends on its values)");
-  if (c.ndim != 1) return rlx_onnx_error(node, "condition must be 1-D, got rank %d", c.ndim);
+  if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (condition) is missing");
+  bool is_const = rlx_onnx_const(im, inputs[1], &c);
+  if (is_const && c.ndim != 1) return rlx_onnx_error(node, "condition must be 1-D, got rank %d", c.ndim);
   rlx_relax_expr_t* data = inputs[0];
   int64_t axis = 0;
   bool has_axis = rlx_onnx_has_attr(node, "axis");
@@ -549,6 +560,7 @@ OT_CONVERTER(ot_compress) {
     ext_e = ot_prod(ctx, x->ndim, x->shape);
     RLX_RETURN_IF_ERROR(ot_reshape(im, data, 1, &ext_e, &data));
   }
+  if (!is_const) return ot_compress_runtime(im, node, inputs, data, axis, &outputs[0]);
   int64_t ext = -1;
   rlx_expr_is_const_int(ext_e, &ext);
   int64_t n = c.shape[0], k = 0;
@@ -570,8 +582,8 @@ OT_CONVERTER(ot_compress) {
 OT_CONVERTER(ot_non_zero) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_onnx_tensor_t t;
-  if (!ot_has_input(node, inputs, 0) || !rlx_onnx_const(im, inputs[0], &t))
-    return rlx_onnx_error(node, "is supported only on a constant input (its output shape depends on the values)");
+  if (!ot_has_input(node, inputs, 0)) return rlx_onnx_error(node, "input 0 is missing");
+  if (!rlx_onnx_const(im, inputs[0], &t)) return ot_non_zero_runtime(im, node, inputs, outputs);
   int64_t n = ot_numel(&t), nz = 0;
   for (int64_t i = 0; i < n; i++) nz += ot_elem_f64(&t, i) != 0;
   int r = t.ndim;

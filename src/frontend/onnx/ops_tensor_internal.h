@@ -52,10 +52,26 @@ typedef struct {
 rlx_status_t* ot_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, ot_te_user_t* user, int n_args,
                          rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
 
-/* Converters defined outside ops_tensor.c (listed in its table). */
 #define OT_CONVERTER(fn)                                                                                    \
   rlx_status_t* fn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, \
                    rlx_relax_expr_t** outputs)
+
+/* Run-time paths (ops_tensor_dyn.c), taken by the converters when a shape-deciding input
+ * is not a constant. ConstantOfShape: fill is the 0-d fill constant; Compress: data is x
+ * (flattened when there is no axis) and axis the axis of data. */
+rlx_status_t* ot_constant_of_shape_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                           rlx_relax_expr_t* const* inputs, rlx_relax_expr_t* fill,
+                                           rlx_relax_expr_t** out);
+rlx_status_t* ot_compress_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                  rlx_relax_expr_t* data, int64_t axis, rlx_relax_expr_t** out);
+OT_CONVERTER(ot_reshape_runtime);
+OT_CONVERTER(ot_expand_runtime);
+OT_CONVERTER(ot_non_zero_runtime);
+OT_CONVERTER(ot_range_runtime);
+OT_CONVERTER(ot_one_hot_runtime);
+OT_CONVERTER(ot_tile_runtime);
+
+/* Converters defined outside ops_tensor.c (listed in its table). */
 OT_CONVERTER(ot_gather);
 OT_CONVERTER(ot_gather_elements);
 OT_CONVERTER(ot_gather_nd);

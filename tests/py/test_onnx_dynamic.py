@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Data-dependent shapes from ONNX, compiled once and run on several inputs (issue 11):
+
+- NonZero -> Squeeze -> Gather: the output size is the count of nonzero inputs, known only
+  after computing; one compiled .so runs on inputs giving 0, 3 and 7 elements.
+- Reshape whose target shape is a graph input: one .so runs on two targets (one with a 0
+  and a -1), and a target of the wrong size is a run-time error naming the check.
+- Compress with a run-time condition, Range with run-time bounds, ConstantOfShape of a
+  run-time shape: each on two inputs giving different output sizes.
+- the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
+  R.shape_to_tensor.
+Results are compared with numpy exactly (these ops only move or count values).
+
+    test_onnx_dynamic.py RLX"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Tool, check, finish  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
+
+
+def model(name, nodes, inputs, outputs):
+    g = helper.make_graph(nodes, name, inputs, outputs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    path = os.path.join(tool.tmp, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def compile_once(path):
+    so = path[:-5] + ".so"
+    ok, out = tool.ok("compile", path, "-o", so, "--stats")
+    return so if ok else None, out
+
+
+def run(so, arrays, tag):
+    """Runs the compiled model on arrays; returns the outputs (None on failure)."""
+    args = ["run", so]
+    for k, a in enumerate(arrays):
+        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
+        np.save(p, a)
+        args += ["-i", p]
+    out = os.path.join(tool.tmp, "out_" + tag)
+    ok, _ = tool.ok(*(args + ["-o", out]))
+    if not ok:
+        return None
+    res = []
+    k = 0
+    while os.path.exists(os.path.join(out, "output_%d.npy" % k)):
+        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
+        k += 1
+    return res
+
+
+def same(got, want, what):
+    good = got is not None and got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    check(good, "%s: got %r, expected %r" % (what, got, want))
+
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+# --- NonZero -> Squeeze -> Gather --------------------------------------------------------
+path = model("nonzero_gather",
+             [helper.make_node("NonZero", ["x"], ["nz"]),
+              helper.make_node("Squeeze", ["nz", "axes"], ["idx"]),
+              helper.make_node("Gather", ["x", "idx"], ["y"], axis=0)],
+             [helper.make_tensor_value_info("x", F, [8])], [helper.make_tensor_value_info("y", F, None)])
+m = onnx.load(path)
+m.graph.initializer.append(helper.make_tensor("axes", I64, [1], [0]))
+onnx.save(m, path)
+so, stats = compile_once(path)
+check("unplanned" in stats, "--stats reports run-time allocations:\n" + stats)
+for tag, x in [("nz0", np.zeros(8, np.float32)),
+               ("nz3", np.array([0, 1.5, 0, 0, -2, 0, 3, 0], np.float32)),
+               ("nz7", np.array([1, 2, 3, 0, 5, 6, 7, 8], np.float32))]:
+    r = run(so, [x], tag) if so else None
+    same(r[0] if r else None, x[np.nonzero(x)[0]], "NonZero->Gather " + tag)
+
+# --- Reshape to a run-time shape -----------------------------------------------------------
+path = model("reshape_input", [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+             [helper.make_tensor_value_info("x", F, [2, 3, 4]), helper.make_tensor_value_info("shape", I64, [3])],
+             [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+for tag, s, want in [("r1", [4, 3, 2], (4, 3, 2)), ("r2", [0, -1, 2], (2, 6, 2))]:
+    r = run(so, [x, np.array(s, np.int64)], tag) if so else None
+    same(r[0] if r else None, x.reshape(want), "Reshape to %s" % s)
+if so:
+    np.save(os.path.join(tool.tmp, "bad.npy"), np.array([5, 5, 1], np.int64))
+    np.save(os.path.join(tool.tmp, "x.npy"), x)
+    tool.fails(["run", so, "-i", os.path.join(tool.tmp, "x.npy"), "-i", os.path.join(tool.tmp, "bad.npy"), "-o",
+                os.path.join(tool.tmp, "out_bad")], ["match_cast"], "Reshape to a target of the wrong size")
+
+# --- Compress, Range, ConstantOfShape ------------------------------------------------------
+path = model("compress", [helper.make_node("Compress", ["x", "c"], ["y"], axis=1)],
+             [helper.make_tensor_value_info("x", F, [2, 4]), helper.make_tensor_value_info("c", B, [4])],
+             [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+x = np.arange(8, dtype=np.float32).reshape(2, 4)
+for tag, c in [("c1", [True, False, False, True]), ("c2", [False, True, True, True])]:
+    c = np.array(c)
+    r = run(so, [x, c], tag) if so else None
+    same(r[0] if r else None, np.compress(c, x, axis=1), "Compress %s" % tag)
+
+path = model("range", [helper.make_node("Range", ["a", "b", "d"], ["y"])],
+             [helper.make_tensor_value_info(n, I64, []) for n in "abd"], [helper.make_tensor_value_info("y", I64, None)])
+so, _ = compile_once(path)
+for tag, (a, b, d) in [("g1", (1, 10, 3)), ("g2", (10, -2, -4))]:
+    r = run(so, [np.array(a, np.int64), np.array(b, np.int64), np.array(d, np.int64)], tag) if so else None
+    same(r[0] if r else None, np.arange(a, b, d, dtype=np.int64), "Range(%d, %d, %d)" % (a, b, d))
+
+path = model("const_of_shape",
+             [helper.make_node("ConstantOfShape", ["s"], ["y"], value=helper.make_tensor("v", F, [1], [2.5]))],
+             [helper.make_tensor_value_info("s", I64, [2])], [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+for tag, s in [("k1", [2, 3]), ("k2", [4, 1])]:
+    r = run(so, [np.array(s, np.int64)], tag) if so else None
+    same(r[0] if r else None, np.full(s, 2.5, np.float32), "ConstantOfShape(%s)" % s)
+
+# --- the Relax ops -------------------------------------------------------------------------
+script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 6), dtype="float32"), s: R.Tensor((3,), dtype="int64")):
+        sh = R.tensor_to_shape(s)
+        sh2 = R.match_cast(sh, R.Shape(["a", "b", "c"]))
+        y = R.reshape(x, sh2)
+        t = R.shape_to_tensor(R.shape_of(y))
+        return (y, t)
+''')
+so = os.path.join(tool.tmp, "dyn.so")
+ok, _ = tool.ok("compile", script, "-o", so)
+x = np.arange(12, dtype=np.float32).reshape(2, 6)
+for tag, s in [("s1", [3, 2, 2]), ("s2", [1, 12, 1])]:
+    r = run(so, [x, np.array(s, np.int64)], tag) if ok else None
+    same(r[0] if r else None, x.reshape(s), "R.reshape to R.tensor_to_shape %s" % s)
+    same(r[1] if r else None, np.array(s, np.int64), "R.shape_to_tensor(R.shape_of(y)) %s" % s)
+finish()
