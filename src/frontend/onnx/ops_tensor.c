@@ -7,8 +7,9 @@
  * ops_tensor_resize.c.
  *
  * Values that decide an output shape (Reshape's shape, Slice's starts/ends, axes inputs,
- * pads, repeats) must be constants at import time; the importer folds constant subgraphs
- * (Shape → Gather → Concat) so they usually are.
+ * pads, repeats) are usually constants at import time (the importer folds constant
+ * subgraphs: Shape → Gather → Concat); where one arrives at run time the converter takes
+ * its run-time path in ops_tensor_dyn.c, or says that input must be a constant.
  */
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,8 @@
  * Files: ops_tensor.c (the table; Reshape, Flatten, Transpose, Concat, Split, Squeeze,
  * Unsqueeze, Slice, Expand, Tile, Pad, DepthToSpace, SpaceToDepth), ops_tensor_index.c
  * (Gather*, Scatter*, OneHot, Trilu, EyeLike, Range, Size, ConstantOfShape, Compress,
- * NonZero, TopK, ReverseSequence), ops_tensor_resize.c (Resize, Upsample, GridSample).
+ * NonZero, TopK, ReverseSequence), ops_tensor_resize.c (Resize, Upsample, GridSample),
+ * ops_tensor_dyn.c (the run-time paths: shape-deciding inputs that are not constants).
  */
 #ifndef RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
 #define RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
