@@ -13,6 +13,7 @@ from .... import nd, tir
 from ... import op as _op
 from ...block_builder import BlockBuilder
 from ...expr import Tuple, Var, const
+from ... import struct_info as _si
 from ...struct_info import TensorStructInfo
 from .. import attach_params
 
@@ -67,10 +68,10 @@ class FXTranslator:
         return d
 
     def shape(self, x):
-        sh = x.struct_info.shape
-        if sh is None:
+        vals = _si._values(x.struct_info)
+        if vals is None:
             raise _Unsupported("a tensor of unknown shape")
-        return [_int(v) for v in sh.values]
+        return [_int(v) for v in vals]
 
     def dtype(self, x):
         return x.struct_info.dtype
@@ -170,7 +171,7 @@ class FXTranslator:
         if not m._qkv_same_embed_dim:
             raise _Unsupported("MultiheadAttention with kdim/vdim")
         if not m.batch_first:  # (L, N, E) -> (N, L, E)
-            q, k, v = (self.emit(_op.permute_dims(t, [1, 0, 2])) for t in (q, k, v))
+            q, k, v = (self.emit(_op.permute_dims(t, axes=[1, 0, 2])) for t in (q, k, v))
         w = m.in_proj_weight.detach().cpu().numpy()
         bias = m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None else None
         outs = []
@@ -181,18 +182,18 @@ class FXTranslator:
         nb, lq = self.shape(q)[0], self.shape(q)[1]
         lk = self.shape(k)[1]
         d = e // h
-        qh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[0], [nb, lq, h, d])), [0, 2, 1, 3]))
-        kh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[1], [nb, lk, h, d])), [0, 2, 3, 1]))
-        vh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[2], [nb, lk, h, d])), [0, 2, 1, 3]))
+        qh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[0], [nb, lq, h, d])), axes=[0, 2, 1, 3]))
+        kh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[1], [nb, lk, h, d])), axes=[0, 2, 3, 1]))
+        vh = self.emit(_op.permute_dims(self.emit(_op.reshape(outs[2], [nb, lk, h, d])), axes=[0, 2, 1, 3]))
         s = self.emit(_op.multiply(self.emit(_op.matmul(qh, kh)), self.scalar(1.0 / math.sqrt(d), qh)))
         p = self.emit(_op.nn.softmax(s, axis=-1))
         o = self.emit(_op.matmul(p, vh))
-        o = self.emit(_op.reshape(self.emit(_op.permute_dims(o, [0, 2, 1, 3])), [nb, lq, e]))
+        o = self.emit(_op.reshape(self.emit(_op.permute_dims(o, axes=[0, 2, 1, 3])), [nb, lq, e]))
         ow = self.arr_const(m.out_proj.weight.detach().cpu().numpy())
         ob = self.arr_const(m.out_proj.bias.detach().cpu().numpy()) if m.out_proj.bias is not None else None
         o = self.linear(o, ow, ob)
         if not m.batch_first:
-            o = self.emit(_op.permute_dims(o, [1, 0, 2]))
+            o = self.emit(_op.permute_dims(o, axes=[1, 0, 2]))
         return (o, None)
 
     def call_module(self, node, args, kwargs):
@@ -206,8 +207,9 @@ class FXTranslator:
         if isinstance(m, (nn.ConvTranspose1d, nn.ConvTranspose2d)):
             return self.conv(node, m, x, transpose=True)
         if isinstance(m, nn.Linear):
+            w = self.weight(m.weight, node.target + ".weight")  # weight before bias, as torch orders them
             b = None if m.bias is None else self.weight(m.bias, node.target + ".bias")
-            return self.linear(x, self.weight(m.weight, node.target + ".weight"), b)
+            return self.linear(x, w, b)
         if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
             return self.batch_norm(m, x)
         if isinstance(m, nn.LayerNorm):
@@ -377,7 +379,7 @@ class FXTranslator:
         n = len(self.shape(x))
         perm = list(range(n))
         perm[a % n], perm[b % n] = perm[b % n], perm[a % n]
-        return self.emit(_op.permute_dims(x, perm))
+        return self.emit(_op.permute_dims(x, axes=perm))
 
     # ---------------------------------------------------------------- functions / methods
     def call_function(self, node, args, kwargs):
@@ -416,7 +418,7 @@ class FXTranslator:
         if f is t.reshape:
             return self.reshape(args[0], args[1])
         if f is t.permute:
-            return self.emit(_op.permute_dims(args[0], list(args[1])))
+            return self.emit(_op.permute_dims(args[0], axes=list(args[1])))
         if f is t.transpose:
             return self.transpose(args[0], args[1], args[2])
         unary = {t.relu: _op.nn.relu, F.relu: _op.nn.relu, t.sigmoid: _op.sigmoid, F.sigmoid: _op.sigmoid,
@@ -482,7 +484,7 @@ class FXTranslator:
         if m in ("view", "reshape"):
             return self.reshape(x, rest)
         if m == "permute":
-            return self.emit(_op.permute_dims(x, list(rest[0]) if len(rest) == 1 else list(rest)))
+            return self.emit(_op.permute_dims(x, axes=list(rest[0]) if len(rest) == 1 else list(rest)))
         if m == "transpose":
             return self.transpose(x, rest[0], rest[1])
         if m == "flatten":
@@ -496,7 +498,7 @@ class FXTranslator:
             return self.emit(_op.broadcast_to(x, shape))
         if m == "repeat":
             reps = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
-            return self.emit(_op.tile(x, reps))
+            return self.emit(_op.tile(x, repeats=reps))
         if m == "squeeze":
             d = rest[0] if rest else kwargs.get("dim")
             return self.emit(_op.squeeze(x, axis=None if d is None else [d]))

@@ -1,0 +1,285 @@
+"""rlx.relax.frontend.torch.from_fx against PyTorch (torch 1.13, torch.fx.symbolic_trace):
+torchvision's ResNet-18, MobileNetV2 and SqueezeNet 1.1, a 2-block transformer encoder on a
+symbolic batch, weights as parameters (detach_params), the functional and method forms, the
+list of unsupported nodes; and the MLC course's hand-written importer (call_function_map /
+call_module_map emitting TE, topi and high-level ops). Tolerance: max abs error <= 1e-4 of
+the output's largest magnitude."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.fx  # noqa: E402
+import torch.nn as nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+import rlx as tvm  # noqa: E402
+from rlx import relax, te, topi  # noqa: E402
+from rlx.relax.frontend import detach_params  # noqa: E402
+from rlx.relax.frontend.torch import from_fx  # noqa: E402
+
+
+def close(out, ref, tol=1e-4):
+    ref = ref.detach().numpy() if hasattr(ref, "detach") else ref
+    scale = max(float(np.abs(ref).max()), 1e-6)
+    err = float(np.abs(out - ref).max()) / scale
+    assert out.shape == ref.shape and err <= tol, "error %.3g (shape %s vs %s)" % (err, out.shape, ref.shape)
+
+
+def run(mod, *args):
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    out = vm["main"](*[a.numpy() if hasattr(a, "numpy") else a for a in args])
+    return tuple(o.numpy() for o in out) if isinstance(out, tuple) else out.numpy()
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "squeezenet1_1"])
+def test_torchvision_cnns(name):
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    m = getattr(torchvision.models, name)(weights=None).eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [((1, 3, 224, 224), "float32")])
+    x = torch.randn(1, 3, 224, 224)
+    close(run(mod, x), m(x))
+
+
+class Block(nn.Module):
+    def __init__(self, d=64, h=4):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, h, batch_first=True)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.fc1, self.fc2, self.act = nn.Linear(d, 4 * d), nn.Linear(4 * d, d), nn.GELU()
+
+    def forward(self, x):
+        x = self.ln1(x + self.attn(x, x, x)[0])
+        return self.ln2(x + self.fc2(self.act(self.fc1(x))))
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(), Block()])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+
+
+def test_transformer_encoder_symbolic_batch():
+    torch.manual_seed(1)
+    m = Encoder().eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [(("batch", 16, 64), "float32")])
+    assert 'R.Tensor(("batch", 16, 64), dtype="float32")' in mod.script()
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    for b in (1, 3):
+        x = torch.randn(b, 16, 64)
+        close(vm["main"](x.numpy()).numpy(), m(x))
+
+
+def test_mha_sequence_first():
+    torch.manual_seed(2)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(32, 2)
+
+        def forward(self, q, k):
+            return self.attn(q, k, k)[0]
+
+    m = M().eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [((5, 2, 32), "float32"), ((7, 2, 32), "float32")])
+    q, k = torch.randn(5, 2, 32), torch.randn(7, 2, 32)
+    close(run(mod, q, k), m(q, k))
+
+
+def test_keep_params_as_input():
+    torch.manual_seed(3)
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.LayerNorm(16), nn.Linear(16, 4)).eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [((2, 8), "float32")], keep_params_as_input=True)
+    assert 'R.func_attr({"num_input": 1})' in mod.script()
+    mod, params = detach_params(mod)
+    assert [p.shape for p in params["main"]] == [(16, 8), (16,), (16,), (16,), (4, 16), (4,)]
+    x = torch.randn(2, 8)
+    close(run(mod, x, *params["main"]), m(x))
+
+
+class Functional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.bn_alone = nn.BatchNorm2d(8)
+        self.emb = nn.Embedding(10, 6)
+        self.gn = nn.GroupNorm(2, 8)
+
+    def forward(self, x, idx):
+        y = self.bn(self.conv(x))
+        y = F.relu6(y) + torch.sigmoid(y) * 2.0 - y / 3
+        y = self.gn(self.bn_alone(y))
+        parts = torch.chunk(y, 2, dim=1)
+        c = torch.cat([parts[1], parts[0]], dim=1).permute(0, 2, 3, 1)
+        d = c.reshape(c.size(0), -1, 8).transpose(1, 2)
+        e = F.softmax(d, dim=-1).mean(dim=2, keepdim=True)
+        f = torch.stack([e[:, :4, 0], e[..., 4:, 0]], dim=1)
+        g = F.leaky_relu(f, 0.1) + F.hardswish(f) + F.gelu(f)
+        h = self.emb(idx).unsqueeze(1).sum(-1)
+        return g.flatten(1), h, e[:, None, 2:5:2].squeeze(1)
+
+
+def test_functional_and_method_forms():
+    torch.manual_seed(4)
+    m = Functional().eval()
+    with torch.no_grad():
+        for bn in (m.bn, m.bn_alone):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 1.5)
+    mod = from_fx(torch.fx.symbolic_trace(m), [((2, 4, 5, 5), "float32"), ((2, 3), "int64")])
+    x, idx = torch.randn(2, 4, 5, 5), torch.tensor([[1, 2, 3], [9, 0, 4]])
+    outs = run(mod, x, idx)
+    refs = m(x, idx)
+    assert len(outs) == 3
+    for o, r in zip(outs, refs):
+        close(o, r)
+
+
+def test_unsupported_nodes_are_listed_at_once():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = nn.PixelShuffle(2)
+
+        def forward(self, x):
+            return torch.cumprod(self.up(x), 1) + torch.fliplr(x)[:, :1, :2, :2].repeat(1, 1, 2, 2)
+
+    with pytest.raises(NotImplementedError) as e:
+        from_fx(torch.fx.symbolic_trace(M()), [((1, 4, 2, 2), "float32")])
+    msg = str(e.value)
+    assert "3 unsupported nodes" in msg
+    for needle in ("call_module up (node up): module PixelShuffle", "call_function cumprod (node cumprod)",
+                   "call_function fliplr (node fliplr)"):
+        assert needle in msg
+
+
+def test_input_count_mismatch():
+    m = nn.Linear(3, 2)
+    with pytest.raises(ValueError, match="the graph has 1 inputs, input_info gives 2"):
+        from_fx(torch.fx.symbolic_trace(m), [((1, 3), "float32"), ((1, 3), "float32")])
+
+
+# ---- the MLC course's importer, written by the user: walk fx_module.graph.nodes, map each
+# ---- call_function / call_module through a table, emit through the BlockBuilder
+
+def te_matmul(A, B):
+    k = te.reduce_axis((0, A.shape[1]), name="k")
+    return te.compute((A.shape[0], B.shape[1]), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
+
+
+def te_relu(A):
+    return te.compute(A.shape, lambda *i: te.max(A(*i), 0), name="relu")
+
+
+def map_param(param):
+    return relax.const(param.data.cpu().numpy(), "float32")
+
+
+def fetch_attr(fx_mod, target):
+    attr = fx_mod
+    for part in target.split("."):
+        attr = getattr(attr, part)
+    return attr
+
+
+def course_from_fx(fx_mod, input_shapes, call_function_map, call_module_map):
+    input_index = 0
+    node_map = {}
+    named_modules = dict(fx_mod.named_modules())
+    bb = relax.BlockBuilder()
+    fn_inputs = []
+    fn_output = None
+    with bb.function("main"):
+        with bb.dataflow():
+            for node in fx_mod.graph.nodes:
+                if node.op == "placeholder":
+                    shape = input_shapes[input_index]
+                    input_index += 1
+                    var = relax.Var(node.target, relax.TensorStructInfo(shape, "float32"))
+                    fn_inputs.append(var)
+                    node_map[node] = var
+                elif node.op == "get_attr":
+                    node_map[node] = map_param(fetch_attr(fx_mod, node.target))
+                elif node.op == "call_function":
+                    node_map[node] = call_function_map[node.target](bb, node_map, node)
+                elif node.op == "call_module":
+                    named_module = named_modules[node.target]
+                    node_map[node] = call_module_map[type(named_module)](bb, node_map, node, named_module)
+                elif node.op == "output":
+                    output = node_map[node.args[0]]
+                    assert fn_output is None
+                    fn_output = bb.emit_output(output)
+        bb.emit_func_output(output, fn_inputs)
+    return bb.get()
+
+
+class MyModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(128, 128))
+
+    def forward(self, x):
+        return torch.relu(torch.matmul(x, self.weight))
+
+
+def map_matmul(bb, node_map, node):
+    return bb.emit_te(te_matmul, node_map[node.args[0]], node_map[node.args[1]])
+
+
+def map_relu(bb, node_map, node):
+    return bb.emit_te(te_relu, node_map[node.args[0]])
+
+
+def map_nn_relu_te(bb, node_map, node, nn_mod):
+    return map_relu(bb, node_map, node)
+
+
+def map_nn_linear_topi(bb, node_map, node, nn_mod):
+    x = node_map[node.args[0]]
+    w = map_param(nn_mod.weight)
+    b = map_param(nn_mod.bias) if nn_mod.bias is not None else None
+    y = bb.emit_te(topi.nn.dense, x, w)
+    return bb.emit_te(topi.add, y, b)
+
+
+def map_nn_linear_op(bb, node_map, node, nn_mod):
+    x = node_map[node.args[0]]
+    w = map_param(nn_mod.weight)
+    b = map_param(nn_mod.bias) if nn_mod.bias is not None else None
+    return bb.emit(relax.op.linear(x, w, b))
+
+
+def map_nn_relu_op(bb, node_map, node, nn_mod):
+    return bb.emit(relax.op.nn.relu(node_map[node.args[0]]))
+
+
+def test_course_matmul_relu():
+    torch.manual_seed(5)
+    model = MyModel()
+    mod = course_from_fx(torch.fx.symbolic_trace(model), [(1, 128)], {torch.matmul: map_matmul, torch.relu: map_relu}, {})
+    text = mod.script()
+    assert "def te_matmul(" in text and "def te_relu(" in text
+    assert "R.call_tir(cls.te_matmul, (x, metadata[\"relax.expr.Constant\"][0])" in text
+    x = torch.randn(1, 128)
+    close(run(mod, x), model(x))
+
+
+@pytest.mark.parametrize("linear,relu", [(map_nn_linear_topi, map_nn_relu_te), (map_nn_linear_op, map_nn_relu_op)])
+def test_course_mlp(linear, relu):
+    torch.manual_seed(6)
+    mlp = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10)).eval()
+    mod = course_from_fx(torch.fx.symbolic_trace(mlp), [(1, 784)], {}, {nn.Linear: linear, nn.ReLU: relu})
+    text = mod.script()
+    if linear is map_nn_linear_topi:
+        assert "def dense(" in text and "def add(" in text and "R.call_tir(cls.dense" in text
+    else:
+        assert "R.linear(" in text or "R.matmul(" in text
+    x = torch.randn(1, 784)
+    close(run(mod, x), mlp(x))
