@@ -193,6 +193,10 @@ static val_t* value_of(aot_t* a, const rlx_relax_expr_t* e) {
       fail(a, RLX_UNSUPPORTED, "TupleGetItem of something that is not a tuple");
       return NULL;
     }
+    case RLX_RELAX_IF:
+      fail(a, RLX_UNSUPPORTED, "an If (control flow in the function) cannot be exported: the AOT entry point runs a "
+                               "straight sequence of calls");
+      return NULL;
     default: fail(a, RLX_UNSUPPORTED, "a %s cannot be exported as a value", rlx_relax_kind_name(e->kind)); return NULL;
   }
 }

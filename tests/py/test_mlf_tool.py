@@ -8,7 +8,10 @@ overflowing variables) making run_dynamic return nonzero, the
 bundled CNN (ONNX; rlx's runtime kernels shipped in runtime/src) against PyTorch's output,
 TVM-style C++ kernels linked with --extern; operator style (rlx print reads src/tir-cpu.txt,
 cc -c compiles the sources); metadata.json, the header and the parameters file; every error
-path (unwritable output, a model the exporter cannot express, wrong style) leaves no archive."""
+path (unwritable output, models the exporter cannot express: If, a shape variable bound inside
+the function, call_packed returning a value, an extern without its object; --extern with an
+unknown extension, a source that does not compile, duplicate symbols; wrong style) leaves no
+archive; compile to an unwritable output fails."""
 import json
 import os
 import re
@@ -270,5 +273,42 @@ fails(["export-mlf", os.path.join(DATA, "tvm_extern.py"), "-o", path("bad.tar"),
       ["has none"], "operator style without PrimFuncs")
 fails(["export-mlf", mlp, "-o", path("bad.tar"), "--style", "graph"], ["--style expects full-model or operator"], "bad style")
 fails(["export-mlf", mlp], ["export-mlf needs -o OUT.tar"], "no output")
+# models the exporter cannot express
+iff = tool.file("if.py", """# from tvm.script import relax as R
+@R.function
+def main(c: R.Tensor((), dtype="bool"), x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+    if c:
+        y = R.add(x, x)
+    else:
+        y = R.multiply(x, x)
+    return y
+""")
+fails(["export-mlf", iff, "-o", path("bad.tar")], ["an If (control flow in the function) cannot be exported"], "If")
+dd = tool.file("dd.py", """# from tvm.script import relax as R
+@R.function
+def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(dtype="float32", ndim=1):
+    n = T.int64()
+    m = T.int64()
+    y = R.match_cast(x, R.Tensor(("m",), dtype="float32"))
+    z = R.add(y, y)
+    return z
+""")
+fails(["export-mlf", dd, "-o", path("bad.tar")], ["data-dependent shapes cannot be exported", "'m'"],
+      "a shape variable bound inside the function")
+# --extern errors through export-mlf: unknown extension, a source that does not compile (the
+# compiler's output shown), two objects defining one symbol
+tvmx = os.path.join(DATA, "tvm_extern.py")
+fails(["export-mlf", tvmx, "-o", path("bad.tar"), "--extern", tool.file("k.txt", "")], ["unknown extension", "k.txt"],
+      "export-mlf --extern with an unknown extension")
+broken = tool.file("broken.c", "int broken( { return 0; }\n")
+fails(["export-mlf", tvmx, "-o", path("bad.tar"), "--extern", broken], ["broken.c' does not compile", "broken.c:1"],
+      "export-mlf --extern of a source that does not compile shows the compiler's output")
+half = tool.file("half.c", '#include "rlx/extern.h"\nstatic int k(DLTensor* a, DLTensor* b, DLTensor* o) { return 0; }\n'
+                 "RLX_EXPORT_DPS_3(tvm_scalar_add, k)\n")
+fails(["export-mlf", tvmx, "-o", path("bad.tar"), "--extern", half, "--extern", os.path.join(DATA, "tvm_kernels.cc")],
+      ["duplicate symbol 'tvm_scalar_add'", "half.c", "tvm_kernels.cc"], "export-mlf --extern with duplicate symbols")
 check(not [f for f in os.listdir(tool.tmp) if f.startswith("bad.tar")], "no partial archive left behind")
+# compile: an output that cannot be written is an error and leaves nothing
+fails(["compile", mlp, "-o", "/nonexistent/dir/m.so"], ["/nonexistent/dir/m.so", "cannot open output file"],
+      "compile to an unwritable output")
 finish()
