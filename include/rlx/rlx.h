@@ -106,6 +106,11 @@ void rlx_module_add_prim_func(rlx_module_t* m, rlx_tir_func_t* f);
 rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name);
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
 char* rlx_script_print_module(const rlx_module_t* m);
+/* With show_meta, large constants come with TVM's metadata section at the top of the text
+ * (IRModule.script(show_meta=True)), so that rlx_script_parse reads them back; without it
+ * (rlx_script_print_module), TVM's "# Metadata omitted." comment, and a module parsed from
+ * such text cannot be built. Heap string. */
+char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta);
 char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
 
 /* ---- schedules (TVM's tir.Schedule; loops are named by their loop var) ---- */
