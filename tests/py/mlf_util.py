@@ -63,8 +63,9 @@ def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
     """Builds out_dir/prog with the issue's command (cc -std=c11 -O2 -I codegen/host/include
     sources... main.c -lm), the archive's sources compiled to objects first (kept in
     out_dir/objs-{omp,serial} for archive_undefined); returns (ok, compiler output). With
-    obj_cache (a directory), the archive's runtime/src/*.c (the same files in every archive)
-    are compiled once, cached by content and flags."""
+    obj_cache (a directory), objects are cached by content and flags (-fopenmp left out of
+    the key of a source without OpenMP pragmas): the runtime sources, the same in every
+    archive, and the constants compile once."""
     inc = os.path.join(out_dir, "codegen/host/include")
     cc = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + (["-fopenmp"] if openmp else [])
     srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
@@ -75,10 +76,13 @@ def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
     for src in srcs + runtime:
         obj = os.path.join(obj_dir, os.path.basename(src) + ".o")
         cached = None
-        if obj_cache and src in runtime:
+        if obj_cache:
             os.makedirs(obj_cache, exist_ok=True)
             with open(src, "rb") as f:
-                key = hashlib.sha1(f.read() + " ".join(cc[1:]).encode()).hexdigest()
+                text = f.read()
+            # a source without OpenMP pragmas (the constants) compiles the same with -fopenmp
+            flags = [c for c in cc[1:] if c != "-fopenmp" or b"#pragma omp" in text]
+            key = hashlib.sha1(text + " ".join(flags).encode()).hexdigest()
             cached = os.path.join(obj_cache, key + ".o")
             if os.path.exists(cached):
                 shutil.copyfile(cached, obj)
