@@ -713,6 +713,12 @@ static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
     rlx_strbuf_printf(sb, "%s=", c->attrs.items[i].key);
     pattr(p, &c->attrs.items[i], sb);
   }
+  /* attributes TVM prints at their defaults (the parser reads both forms back) */
+  if (op && op->kind == RLX_RELAX_OP && !rlx_attrs_get(&c->attrs, "axes") &&
+      rlx_relax_is_op(op, "relax.permute_dims"))
+    rlx_strbuf_append(sb, ", axes=None");
+  if (op && op->kind == RLX_RELAX_OP && !rlx_attrs_get(&c->attrs, "out_dtype") && rlx_relax_is_op(op, "relax.matmul"))
+    rlx_strbuf_append(sb, ", out_dtype=\"void\"");
   if (c->n_sinfo_args > 0) {
     if (!first) rlx_strbuf_append(sb, ", ");
     psinfo_args(p, c, sb);

@@ -7,7 +7,7 @@ class Module:
     def main(x: R.Tensor((1, 784), dtype="float32"), w0: R.Tensor((128, 784), dtype="float32"), b0: R.Tensor((128,), dtype="float32"), w1: R.Tensor((10, 128), dtype="float32"), b1: R.Tensor((10,), dtype="float32")) -> R.Tensor((1, 10), dtype="float32"):
         R.func_attr({"num_input": 1})
         with R.dataflow():
-            lv: R.Tensor((784, 128), dtype="float32") = R.permute_dims(w0)
+            lv: R.Tensor((784, 128), dtype="float32") = R.permute_dims(w0, axes=None)
             lv1: R.Tensor((1, 128), dtype="float32") = R.matmul(x, lv, out_dtype="void")
             lv2: R.Tensor((1, 128), dtype="float32") = R.add(lv1, b0)
             lv3: R.Tensor((1, 128), dtype="float32") = R.nn.relu(lv2)

@@ -8,7 +8,7 @@ back as tuples."""
 import os
 import shutil
 import tempfile
-from ctypes import POINTER, byref, c_int, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_int, c_void_p
 
 from .. import _ffi
 from .. import nd as _nd
@@ -58,11 +58,27 @@ def build(mod, target="llvm", params=None, pipeline=None, exec_mode="bytecode", 
     ctx = _ffi.Context()
     ctx.adopt(mod._ctx)
     try:
-        check(lib.rlx_relax_build(ctx.ptr, mod._h, None, path.encode()))
+        check(lib.rlx_relax_build(ctx.ptr, mod._h, _build_config(mod, ctx), path.encode()))
     except BaseException:
         shutil.rmtree(d, ignore_errors=True)
         raise
     return Executable(path, layouts, owner_dir=d)
+
+
+def _build_config(mod, ctx):
+    """The C build configuration of the files nn extern modules attached to mod (or None)."""
+    from .frontend import externs_of
+    files = externs_of(mod)
+    if not files:
+        return None
+    lib.rlx_build_config_create.restype = c_void_p
+    lib.rlx_build_config_create.argtypes = [c_void_p]
+    lib.rlx_build_config_add_extern.restype = c_void_p
+    lib.rlx_build_config_add_extern.argtypes = [c_void_p, c_char_p]
+    cfg = lib.rlx_build_config_create(ctx.ptr)
+    for f in files:
+        check(lib.rlx_build_config_add_extern(cfg, f.encode()))
+    return cfg
 
 
 class VirtualMachine:
