@@ -491,6 +491,7 @@ static void emit_stmt(cg_t* g, const rlx_tir_stmt_t* s) {
       cg_indent(g);
       const char* name = cg_var_name(g, l->var, true);
       if (rlx_dtype_is_int(l->var->hdr.dtype) && cg_nonneg(g, l->value)) rlx_ptrmap_put(&g->nonneg, l->var, (void*)1);
+      if (cg_reads_data(g, l->value)) rlx_ptrmap_put(&g->data_vars, l->var, (void*)1);
       PF("const %s %s = ", ty, name);
       cg_expr(g, l->value);
       P(";\n");
@@ -570,10 +571,14 @@ static void emit_func(cg_t* g, const rlx_tir_func_t* f, const rlx_codegen_c_opti
   cg_line(g, "%s %s(%s) {", exported ? "int" : "static int", kernel, sig.len ? rlx_strbuf_cstr(&sig) : "void");
   rlx_strbuf_free(&sig);
   g->indent++;
-  cg_line(g, "int rlx_oom = 0;");
+  cg_line(g, "int rlx_oom = 0, rlx_fault = 0;");
   emit_stmt(g, f->body);
   cg_line(g, "if (rlx_oom) {");
   cg_line(g, "  RLXAPISetLastError(\"%s: out of memory allocating a temporary buffer\");", c_ident(ctx, f->name));
+  cg_line(g, "  return -1;");
+  cg_line(g, "}");
+  cg_line(g, "if (rlx_fault) {");
+  cg_line(g, "  RLXAPISetLastError(\"%s: integer division by zero\");", c_ident(ctx, f->name));
   cg_line(g, "  return -1;");
   cg_line(g, "}");
   cg_line(g, "return 0;");
@@ -590,6 +595,7 @@ static void cg_free(cg_t* g) {
   rlx_ptrmap_free(&g->ptrs);
   rlx_ptrmap_free(&g->scalar);
   rlx_ptrmap_free(&g->nonneg);
+  rlx_ptrmap_free(&g->data_vars);
   rlx_vec_free(&g->used);
 }
 

@@ -509,12 +509,56 @@ static const char* c_op(rlx_expr_kind_t k) {
   }
 }
 
+static void find_data(const rlx_expr_t* e, void* user) {
+  cg_t* g = ((void**)user)[0];
+  bool* found = ((void**)user)[1];
+  if (e->kind == RLX_EXPR_BUFFER_LOAD || e->kind == RLX_EXPR_CALL ||
+      (e->kind == RLX_EXPR_VAR && rlx_ptrmap_has(&g->data_vars, e)))
+    *found = true;
+}
+
+bool cg_reads_data(cg_t* g, const rlx_expr_t* e) {
+  bool found = false;
+  void* user[2] = {g, &found};
+  rlx_expr_visit(e, find_data, user);
+  return found;
+}
+
+/* An integer division or modulo whose divisor reads tensor data (see cg_reads_data):
+ * through rlx_sdivmod / rlx_udivmod, lane by lane for vectors. */
+static bool emit_guarded_divmod(cg_t* g, const rlx_binary_t* b) {
+  rlx_dtype_t t = b->hdr.dtype;
+  int k;
+  switch (b->hdr.kind) {
+    case RLX_EXPR_DIV: k = 0; break;
+    case RLX_EXPR_MOD: k = 1; break;
+    case RLX_EXPR_FLOOR_DIV: k = 2; break;
+    case RLX_EXPR_FLOOR_MOD: k = 3; break;
+    default: return false;
+  }
+  if ((t.code != RLX_DT_INT && t.code != RLX_DT_UINT) || rlx_dtype_is_bool(t) || !cg_reads_data(g, b->b)) return false;
+  char tmpl[80];
+  snprintf(tmpl, sizeof tmpl, "%s(%%0, %%1, %d, &rlx_fault)", t.code == RLX_DT_UINT ? "rlx_udivmod" : "rlx_sdivmod", k);
+  const rlx_expr_t* ops[2] = {b->a, b->b};
+  if (t.lanes > 1) {
+    lanewise(g, t, tmpl, 2, ops);
+    return true;
+  }
+  PF("((%s)%s(", cg_scalar_ctype(t), t.code == RLX_DT_UINT ? "rlx_udivmod" : "rlx_sdivmod");
+  cg_expr(g, b->a);
+  P(", ");
+  cg_expr(g, b->b);
+  PF(", %d, &rlx_fault))", k);
+  return true;
+}
+
 static void emit_binary_scalar(cg_t* g, const rlx_binary_t* b) {
   rlx_dtype_t t = b->a->dtype;
   bool fl = rlx_dtype_is_float(t);
   bool dbl = t.code == RLX_DT_FLOAT && t.bits == 64;
   rlx_expr_kind_t k = b->hdr.kind;
   const char* fn = NULL;
+  if (emit_guarded_divmod(g, b)) return;
   switch (k) {
     case RLX_EXPR_MIN: fn = "rlx_min_"; break;
     case RLX_EXPR_MAX: fn = "rlx_max_"; break;
@@ -585,6 +629,7 @@ static void emit_binary_vector(cg_t* g, const rlx_binary_t* b) {
   bool fl = rlx_dtype_is_float(t);
   rlx_expr_kind_t k = b->hdr.kind;
   const rlx_expr_t* ops[2] = {b->a, b->b};
+  if (emit_guarded_divmod(g, b)) return;
   switch (k) {
     case RLX_EXPR_ADD:
     case RLX_EXPR_SUB:
@@ -797,6 +842,7 @@ void cg_expr(cg_t* g, const rlx_expr_t* e) {
       P("({ ");
       const char* ty = cg_value_ctype(g, l->value->dtype);
       const char* name = cg_var_name(g, l->var, true);
+      if (cg_reads_data(g, l->value)) rlx_ptrmap_put(&g->data_vars, l->var, (void*)1);
       PF("%s %s = ", ty, name);
       cg_expr(g, l->value);
       P("; ");

@@ -43,6 +43,7 @@ typedef struct {
   rlx_ptrmap_t ptrs;    /* data var → cg_ptr_t* */
   rlx_ptrmap_t scalar;  /* data var → cg_scalar_buf_t* */
   rlx_ptrmap_t nonneg;  /* var → non-NULL when known >= 0 */
+  rlx_ptrmap_t data_vars; /* let var → non-NULL when its value reads tensor data */
   cg_vtype_vec_t* vtypes; /* shared across functions */
   bool kws;             /* heap temporaries outside parallel loops come from rlx_kws */
   rlx_expr_t* kws_bytes; /* bytes of rlx_kws used so far (int64, the kernel's variables) */
@@ -75,6 +76,10 @@ rlx_expr_t* cg_flat_index(cg_t* g, const rlx_tir_buffer_t* b, int n, rlx_expr_t*
 bool cg_const_eval(const rlx_expr_t* e, int64_t* out);
 /* True when e is provably >= 0 (constants, non-negative vars, + * / % min max of such). */
 bool cg_nonneg(cg_t* g, const rlx_expr_t* e);
+/* True when e reads tensor data (a load, a call, a let variable bound to one): an integer
+ * divisor that does may be zero at run time, so the division is guarded (it sets the
+ * kernel's rlx_fault flag instead of trapping); index arithmetic keeps C's operators. */
+bool cg_reads_data(cg_t* g, const rlx_expr_t* e);
 
 /* Prelude: includes, ABI types, the error setter, scalar helpers (standalone: no dlopen, a
  * weak RLXAPISetLastError the program may replace); then vector typedefs and helpers. */

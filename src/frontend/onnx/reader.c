@@ -89,9 +89,65 @@ static rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name) {
   return NULL;
 }
 
+/* Messages nested deeper than this (a subgraph is three levels: graph, node, attribute) are
+ * rejected before protobuf-c, whose unpacking recurses once per level, sees them. */
+enum { MAX_MESSAGE_DEPTH = 96 };
+
+static bool read_varint(const uint8_t** p, const uint8_t* end, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+    uint8_t b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The depth of message nesting in the n bytes of a message of type d, walking the wire
+ * format with the descriptors; stops counting past MAX_MESSAGE_DEPTH. Malformed bytes end
+ * the walk: protobuf-c reports them. */
+static int message_depth(const ProtobufCMessageDescriptor* d, const uint8_t* p, size_t n, int depth) {
+  const uint8_t* end = p + n;
+  int deepest = depth;
+  while (p < end && deepest <= MAX_MESSAGE_DEPTH) {
+    uint64_t key, len;
+    if (!read_varint(&p, end, &key)) break;
+    switch (key & 7) {
+      case 0:
+        if (!read_varint(&p, end, &len)) return deepest;
+        break;
+      case 1:
+      case 5: {
+        size_t w = (key & 7) == 1 ? 8 : 4;
+        if ((size_t)(end - p) < w) return deepest;
+        p += w;
+        break;
+      }
+      case 2: {
+        if (!read_varint(&p, end, &len) || len > (uint64_t)(end - p)) return deepest;
+        const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
+        if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+          int sub = message_depth(f->descriptor, p, (size_t)len, depth + 1);
+          if (sub > deepest) deepest = sub;
+        }
+        p += len;
+        break;
+      }
+      default: return deepest;
+    }
+  }
+  return deepest;
+}
+
 rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out) {
   *out = NULL;
   if (n == 0) return rlx_status_create(RLX_PARSE_ERROR, "%s: empty file, not an ONNX model", name);
+  if (message_depth(&onnx__model_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
+    return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep (subgraphs in subgraphs)",
+                             name, MAX_MESSAGE_DEPTH);
   ProtobufCAllocator a = pb_allocator();
   Onnx__ModelProto* m = onnx__model_proto__unpack(&a, n, data);
   if (!m)
@@ -116,6 +172,9 @@ void rlx_onnx_model_free(Onnx__ModelProto* m) {
 }
 
 rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out) {
+  *out = NULL;
+  if (message_depth(&onnx__tensor_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
+    return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
   ProtobufCAllocator a = pb_allocator();
   *out = onnx__tensor_proto__unpack(&a, n, data);
   if (!*out)
