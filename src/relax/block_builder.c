@@ -404,6 +404,21 @@ rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* b) {
   return NULL;
 }
 
+/* True when a finished dataflow block publishes dataflow var v (`gv = v` by emit_output). A
+ * function may then return v itself, as TVM's BlockBuilder allows and prints (the MLC course's
+ * importer does `gv = bb.emit_output(lv); bb.emit_func_output(lv)`); the pipeline's first
+ * step (rlx_relax_publish_returns) returns gv instead before anything else reads the body. */
+static bool published(const rlx_bb_t* bb, const rlx_relax_expr_t* v) {
+  for (int i = 0; i < bb->blocks.len; i++) {
+    const rlx_relax_block_t* b = bb->blocks.data[i];
+    for (int k = 0; b->is_dataflow && k < b->n_bindings; k++)
+      if (b->bindings[k]->kind == RLX_BINDING_VAR && b->bindings[k]->value == v &&
+          b->bindings[k]->var->hdr.kind == RLX_RELAX_VAR)
+        return true;
+  }
+  return false;
+}
+
 rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params) {
   rlx_ctx_t* ctx = bb->ctx;
@@ -428,7 +443,7 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
         return rlx_status_create(RLX_INVALID_ARGUMENT,
                                  "BlockBuilder.emit_func_output in '%s': parameter %d must be a Var with struct info",
                                  bb->fname, i);
-  if (output->kind == RLX_RELAX_DATAFLOW_VAR)
+  if (output->kind == RLX_RELAX_DATAFLOW_VAR && !published(bb, output))
     return rlx_status_create(RLX_INVALID_ARGUMENT,
                              "BlockBuilder.emit_func_output in '%s': output is DataflowVar %s, which is not visible "
                              "outside its dataflow block (use emit_output)",

@@ -41,6 +41,40 @@ static rlx_status_t* check_no_elided(const rlx_module_t* m) {
   return NULL;
 }
 
+/* A function that returns a dataflow var its dataflow block publishes (`gv = lv` ... `return
+ * lv`, which TVM's BlockBuilder builds and prints when an importer passes lv to
+ * emit_func_output) returns the published var instead, so that every pass sees a well-formed
+ * body. The module is copied only when a function changes. */
+static rlx_module_t* publish_returns(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_module_t* out = m;
+  for (int i = 0; i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    const rlx_relax_func_t* f = m->funcs[i].func;
+    if (!f->body || f->body->kind != RLX_RELAX_SEQ) continue;
+    const rlx_relax_seq_t* seq = (const rlx_relax_seq_t*)f->body;
+    if (!seq->body || seq->body->kind != RLX_RELAX_DATAFLOW_VAR) continue;
+    rlx_relax_var_t* gv = NULL;
+    for (int b = 0; b < seq->n_blocks && !gv; b++)
+      for (int k = 0; seq->blocks[b]->is_dataflow && k < seq->blocks[b]->n_bindings && !gv; k++) {
+        const rlx_relax_binding_t* bd = seq->blocks[b]->bindings[k];
+        if (bd->kind == RLX_BINDING_VAR && bd->value == seq->body && bd->var->hdr.kind == RLX_RELAX_VAR) gv = bd->var;
+      }
+    if (!gv) continue; /* the well-formedness check reports it */
+    rlx_relax_seq_t* ns = RLX_NEW(ctx, rlx_relax_seq_t);
+    *ns = *seq;
+    ns->body = &gv->hdr;
+    rlx_relax_func_t* nf = RLX_NEW(ctx, rlx_relax_func_t);
+    *nf = *f;
+    nf->body = &ns->hdr;
+    if (out == m) {
+      out = rlx_module_create(ctx);
+      for (int j = 0; j < m->n_funcs; j++) rlx_module_set(out, m->funcs[j].name, m->funcs[j].kind, m->funcs[j].func);
+    }
+    rlx_module_set(out, m->funcs[i].name, RLX_FUNC_RELAX, nf);
+  }
+  return out;
+}
+
 rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
                                rlx_module_t** out) {
   RLX_RETURN_IF_ERROR(check_no_elided(m));
@@ -56,7 +90,7 @@ rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeli
     rlx_strbuf_free(&sb);
     return st;
   }
-  rlx_module_t* cur = m;
+  rlx_module_t* cur = publish_returns(ctx, m);
   for (int i = 0; i < n; i++) {
     rlx_module_t* next = NULL;
     rlx_status_t* st = pipeline[i].run(ctx, cur, &next);

@@ -144,12 +144,7 @@ class BlockBuilder:
         return self._bind(lib.rlx_bb_emit, expr, name_hint)
 
     def emit_output(self, output, name_hint=""):
-        gv = self._bind(lib.rlx_bb_emit_output, output, name_hint)
-        # a dataflow var published here stands for gv in emit_func_output, as TVM lets
-        # importers write bb.emit_func_output(lv) after gv = bb.emit_output(lv)
-        if isinstance(output, _expr.Expr):
-            self.__dict__.setdefault("_published", {})[output._h] = gv
-        return gv
+        return self._bind(lib.rlx_bb_emit_output, output, name_hint)
 
     def match_cast(self, value, struct_info, name_hint=""):
         e = _expr.convert(value)
@@ -160,7 +155,6 @@ class BlockBuilder:
 
     def emit_func_output(self, output, params=None):
         e = _expr.convert(output)
-        e = self.__dict__.get("_published", {}).get(e._h, e)
         self._use(e)
         if params is not None:
             ps = list(params) if isinstance(params, (list, tuple)) else [params]

@@ -55,3 +55,11 @@ def get_op(name):
 call_tir = _expr.call_tir
 call_dps_packed = _expr.call_dps_packed
 call_packed = _expr.call_packed
+
+
+def linear(data, weight, bias=None, out_dtype=None):
+    """TVM's relax.op.linear: matmul(data, permute_dims(weight)) (+ bias) as separate ops, which
+    BlockBuilder.emit binds one by one (TVM prints three bindings; R.linear stays available to
+    TVMScript and the importers as one op)."""
+    x = matmul(data, permute_dims(weight, axes=None), out_dtype=out_dtype or "void")  # noqa: F821
+    return add(x, bias) if bias is not None else x  # noqa: F821
