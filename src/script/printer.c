@@ -1306,6 +1306,8 @@ char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
   if (m->n_funcs == 0) rlx_strbuf_append(&funcs, "    pass\n");
   free(order);
   rlx_strbuf_t out = {0};
+  for (int i = 0; i < meta.consts.len; i++) /* constants parsed without their data cannot be shown */
+    if (!meta.consts.data[i]->data) show_meta = false;
   if (show_meta && meta.consts.len) { /* TVM writes the section first */
     char* section = rs_metadata_print(&meta);
     rlx_strbuf_append(&out, section);
