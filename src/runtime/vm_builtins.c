@@ -8,6 +8,8 @@
 
 #define ERR(...) rlx_status_create(RLX_INVALID_ARGUMENT, __VA_ARGS__)
 
+enum { RLX_VM_MAX_NDIM_UNIQUE = 32 };
+
 static rlx_status_t* want_n(const char* who, int n, int want) {
   if (n != want) return ERR("%s: expected %d arguments, got %d", who, want, n);
   return NULL;
@@ -451,6 +453,12 @@ static rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t
   return st;
 }
 
+/* A fresh int64 tensor of the given shape from the VM's pool. */
+static rlx_status_t* new_i64(rlx_vm_t* vm, int ndim, const int64_t* shape, rlx_ndarray_t** out) {
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  return rlx_ndarray_create(ndim, shape, rlx_dldtype(kDLInt, 64, 1), &pool, out);
+}
+
 /* tensor_to_shape(t) → shape of t's values (t: 1-d integer tensor in host memory; every
  * value must be a dim, >= 0). */
 static rlx_status_t* b_tensor_to_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
@@ -492,8 +500,7 @@ static rlx_status_t* b_shape_to_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
   RLX_RETURN_IF_ERROR(shape_arg(who, 0, &a[0], &nd, &dims));
   int64_t len = nd;
   rlx_ndarray_t* t = NULL;
-  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(1, &len, rlx_dldtype(kDLInt, 64, 1), &pool, &t), "%s", who));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(new_i64(vm, 1, &len, &t), "%s", who));
   if (nd) memcpy(t->dl.data, dims, sizeof(int64_t) * (size_t)nd);
   out->kind = RLX_VMV_TENSOR;
   out->u.t = t;
@@ -531,8 +538,7 @@ static rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out
   for (int64_t i = 0; i < numel; i++) count += elem_nonzero(x, base, i);
   int64_t shape[2] = {x->ndim, count};
   rlx_ndarray_t* t = NULL;
-  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ndarray_create(2, shape, rlx_dldtype(kDLInt, 64, 1), &pool, &t), "%s", who));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(new_i64(vm, 2, shape, &t), "%s", who));
   int64_t* o = t->dl.data;
   int64_t k = 0;
   for (int64_t i = 0; i < numel; i++) {
@@ -546,6 +552,260 @@ static rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out
   }
   out->kind = RLX_VMV_TENSOR;
   out->u.t = t;
+  return NULL;
+}
+
+/* Element 0 of a float32/64 or integer tensor (a 0-d or 1-element one) as double. */
+static rlx_status_t* scalar_of(const char* who, int i, const rlx_vmv_t* v, double* out) {
+  RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
+  const DLTensor* t = &v->u.t->dl;
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  if (n != 1) return ERR("%s: argument %d must hold one value, it has %lld", who, i, (long long)n);
+  const char* p = (const char*)t->data + t->byte_offset;
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 32) *out = *(const float*)p;
+  else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) *out = *(const double*)p;
+  else if (t->dtype.code == kDLInt && t->dtype.bits == 64) *out = (double)*(const int64_t*)p;
+  else if (t->dtype.code == kDLInt && t->dtype.bits == 32) *out = *(const int32_t*)p;
+  else return ERR("%s: argument %d has an unsupported element type", who, i);
+  return NULL;
+}
+
+/* Box k of boxes[b] as (ymin, xmin, ymax, xmax). */
+static void nms_box(const float* boxes, int64_t n_boxes, int64_t b, int64_t k, bool center, double out[4]) {
+  const float* p = boxes + (b * n_boxes + k) * 4;
+  if (center) { /* x_center, y_center, width, height */
+    out[0] = p[1] - p[3] / 2.0;
+    out[1] = p[0] - p[2] / 2.0;
+    out[2] = p[1] + p[3] / 2.0;
+    out[3] = p[0] + p[2] / 2.0;
+    return;
+  }
+  out[0] = p[0] < p[2] ? p[0] : p[2];
+  out[2] = p[0] < p[2] ? p[2] : p[0];
+  out[1] = p[1] < p[3] ? p[1] : p[3];
+  out[3] = p[1] < p[3] ? p[3] : p[1];
+}
+
+static double nms_iou(const double a[4], const double b[4]) {
+  double area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  if (area_a <= 0 || area_b <= 0) return 0;
+  double h = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+  double w = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+  if (h <= 0 || w <= 0) return 0;
+  double inter = h * w;
+  return inter / (area_a + area_b - inter);
+}
+
+/* non_max_suppression(boxes f32 (B, N, 4), scores f32 (B, C, N), max_per_class, iou_threshold,
+ * score_threshold (one-value tensors), i<center_point_box>, i<has_score_threshold>) →
+ * int64 (count, 3) rows (batch, class, box): per batch and class, boxes with a score above
+ * the threshold in decreasing score order (lower index first on ties), each kept unless its
+ * IoU with a box kept before exceeds iou_threshold, at most max_per_class. */
+static rlx_status_t* b_non_max_suppression(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.non_max_suppression";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 7));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_TENSOR));
+  RLX_RETURN_IF_ERROR(want_kind(who, 5, &a[5], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 6, &a[6], RLX_VMV_INT));
+  const DLTensor *bx = &a[0].u.t->dl, *sc = &a[1].u.t->dl;
+  bool f32 = bx->dtype.code == kDLFloat && bx->dtype.bits == 32 && sc->dtype.code == kDLFloat && sc->dtype.bits == 32;
+  if (!f32 || bx->ndim != 3 || sc->ndim != 3 || bx->shape[2] != 4 || sc->shape[0] != bx->shape[0] ||
+      sc->shape[2] != bx->shape[1])
+    return ERR("%s: expects float32 boxes (B, N, 4) and scores (B, C, N)", who);
+  double max_out = 0, iou_thr = 0, score_thr = 0;
+  RLX_RETURN_IF_ERROR(scalar_of(who, 2, &a[2], &max_out));
+  RLX_RETURN_IF_ERROR(scalar_of(who, 3, &a[3], &iou_thr));
+  RLX_RETURN_IF_ERROR(scalar_of(who, 4, &a[4], &score_thr));
+  int64_t nb = bx->shape[0], nbox = bx->shape[1], nc = sc->shape[1];
+  const float* boxes = (const float*)((const char*)bx->data + bx->byte_offset);
+  const float* scores = (const float*)((const char*)sc->data + sc->byte_offset);
+  int64_t cap = nb * nc * (nbox > 0 ? nbox : 1);
+  int64_t* sel = malloc(sizeof(int64_t) * 3 * (size_t)(cap > 0 ? cap : 1));
+  int64_t* order = malloc(sizeof(int64_t) * (size_t)(nbox > 0 ? nbox : 1));
+  double(*kept)[4] = malloc(sizeof(double[4]) * (size_t)(nbox > 0 ? nbox : 1));
+  if (!sel || !order || !kept) {
+    free(sel);
+    free(order);
+    free(kept);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  }
+  int64_t count = 0;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t c = 0; c < nc; c++) {
+      const float* s = scores + (b * nc + c) * nbox;
+      int64_t m = 0;
+      for (int64_t k = 0; k < nbox; k++)
+        if (!a[6].u.i || s[k] > score_thr) order[m++] = k;
+      for (int64_t i = 1; i < m; i++) { /* insertion sort: score down, index up (stable) */
+        int64_t k = order[i], j = i;
+        while (j > 0 && s[order[j - 1]] < s[k]) {
+          order[j] = order[j - 1];
+          j--;
+        }
+        order[j] = k;
+      }
+      int64_t n_kept = 0;
+      for (int64_t i = 0; i < m && (double)n_kept < max_out; i++) {
+        double box[4];
+        nms_box(boxes, nbox, b, order[i], a[5].u.i != 0, box);
+        bool keep = true;
+        for (int64_t j = 0; j < n_kept && keep; j++) keep = !(nms_iou(box, kept[j]) > iou_thr);
+        if (!keep) continue;
+        memcpy(kept[n_kept++], box, sizeof(box));
+        sel[count * 3] = b;
+        sel[count * 3 + 1] = c;
+        sel[count * 3 + 2] = order[i];
+        count++;
+      }
+    }
+  free(order);
+  free(kept);
+  int64_t shape[2] = {count, 3};
+  rlx_ndarray_t* t = NULL;
+  rlx_status_t* st = new_i64(vm, 2, shape, &t);
+  if (!st && count) memcpy(t->dl.data, sel, sizeof(int64_t) * 3 * (size_t)count);
+  free(sel);
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(st, "%s", who));
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* Element k of t's data as double (float32/64, integer types). */
+static double elem_f64(const DLTensor* t, const char* base, int64_t k) {
+  int bytes = (t->dtype.bits + 7) / 8;
+  const char* p = base + k * bytes;
+  if (t->dtype.code == kDLFloat) return t->dtype.bits == 64 ? *(const double*)p : *(const float*)p;
+  bool s = t->dtype.code == kDLInt;
+  switch (bytes) {
+    case 1: return s ? *(const int8_t*)p : *(const uint8_t*)p;
+    case 2: return s ? *(const int16_t*)p : *(const uint16_t*)p;
+    case 4: return s ? (double)*(const int32_t*)p : (double)*(const uint32_t*)p;
+    default: return s ? (double)*(const int64_t*)p : (double)*(const uint64_t*)p;
+  }
+}
+
+typedef struct {
+  const DLTensor* t;
+  const char* base;
+  int64_t outer, n, inner; /* slice i: elements (o, k) at (o * n + i) * inner + k */
+} uq_t;
+
+/* Lexicographic comparison of slices i and j. */
+static int uq_cmp(const uq_t* q, int64_t i, int64_t j) {
+  for (int64_t o = 0; o < q->outer; o++)
+    for (int64_t k = 0; k < q->inner; k++) {
+      double a = elem_f64(q->t, q->base, (o * q->n + i) * q->inner + k);
+      double b = elem_f64(q->t, q->base, (o * q->n + j) * q->inner + k);
+      if (a != b) return a < b ? -1 : 1;
+    }
+  return 0;
+}
+
+/* unique(x, i<axis> (-1: flattened), i<sorted>) → tuple (y, indices, inverse_indices,
+ * counts) as ONNX Unique: the distinct slices of x along axis (elements when flattened), in
+ * ascending order or in order of first occurrence; the first index of each, the position in
+ * y of each slice of x, and how often each occurs. Quadratic in the slice count. */
+static rlx_status_t* b_unique(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.unique";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
+  const DLTensor* x = &a[0].u.t->dl;
+  int64_t axis = a[1].u.i;
+  if (axis < -1 || axis >= x->ndim || x->dtype.lanes != 1 || (x->dtype.bits % 8 && x->dtype.bits != 1))
+    return ERR("%s: bad axis %lld or element type", who, (long long)axis);
+  uq_t q = {x, (const char*)x->data + x->byte_offset, 1, 1, 1};
+  for (int d = 0; d < x->ndim; d++) {
+    if (axis < 0) q.n *= x->shape[d];
+    else if (d < axis) q.outer *= x->shape[d];
+    else if (d > axis) q.inner *= x->shape[d];
+  }
+  if (axis >= 0) q.n = x->shape[axis];
+  int64_t cnt = q.n > 0 ? q.n : 1;
+  int64_t *first = malloc(sizeof(int64_t) * (size_t)cnt), *count = calloc((size_t)cnt, sizeof(int64_t));
+  int64_t *inv = malloc(sizeof(int64_t) * (size_t)cnt), *rank = malloc(sizeof(int64_t) * (size_t)cnt);
+  rlx_status_t* st = NULL;
+  if (!first || !count || !inv || !rank) st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  int64_t m = 0;
+  for (int64_t i = 0; !st && i < q.n; i++) {
+    int64_t u = 0;
+    while (u < m && uq_cmp(&q, first[u], i) != 0) u++;
+    if (u == m) first[m++] = i;
+    inv[i] = u;
+    count[u]++;
+  }
+  if (!st && a[2].u.i) { /* order the uniques by value (stable), then renumber */
+    int64_t* ord = rank; /* ord[p] = unique at position p */
+    for (int64_t u = 0; u < m; u++) {
+      int64_t p = u;
+      while (p > 0 && uq_cmp(&q, first[ord[p - 1]], first[u]) > 0) {
+        ord[p] = ord[p - 1];
+        p--;
+      }
+      ord[p] = u;
+    }
+    int64_t *f2 = malloc(sizeof(int64_t) * (size_t)cnt), *c2 = malloc(sizeof(int64_t) * (size_t)cnt),
+            *pos = malloc(sizeof(int64_t) * (size_t)cnt);
+    if (!f2 || !c2 || !pos) st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+    for (int64_t p = 0; !st && p < m; p++) {
+      f2[p] = first[ord[p]];
+      c2[p] = count[ord[p]];
+      pos[ord[p]] = p;
+    }
+    for (int64_t i = 0; !st && i < q.n; i++) inv[i] = pos[inv[i]];
+    if (!st) {
+      memcpy(first, f2, sizeof(int64_t) * (size_t)m);
+      memcpy(count, c2, sizeof(int64_t) * (size_t)m);
+    }
+    free(f2);
+    free(c2);
+    free(pos);
+  }
+  rlx_ndarray_t* r[4] = {NULL, NULL, NULL, NULL};
+  if (!st) { /* y: x's slices first[0..m) */
+    int64_t shape[RLX_VM_MAX_NDIM_UNIQUE];
+    int nd = axis < 0 ? 1 : x->ndim;
+    for (int d = 0; d < nd; d++) shape[d] = axis < 0 ? m : d == axis ? m : x->shape[d];
+    rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+    st = nd <= RLX_VM_MAX_NDIM_UNIQUE ? rlx_ndarray_create(nd, shape, x->dtype, &pool, &r[0])
+                                      : ERR("%s: rank %d is too large", who, nd);
+    int bytes = (x->dtype.bits + 7) / 8;
+    for (int64_t o = 0; !st && o < q.outer; o++)
+      for (int64_t p = 0; p < m; p++)
+        memcpy((char*)r[0]->dl.data + ((o * m + p) * q.inner) * bytes,
+               q.base + ((o * q.n + first[p]) * q.inner) * bytes, (size_t)(q.inner * bytes));
+  }
+  if (!st) st = new_i64(vm, 1, &m, &r[1]);
+  if (!st) st = new_i64(vm, 1, &q.n, &r[2]);
+  if (!st) st = new_i64(vm, 1, &m, &r[3]);
+  if (!st) {
+    if (m) memcpy(r[1]->dl.data, first, sizeof(int64_t) * (size_t)m);
+    if (q.n) memcpy(r[2]->dl.data, inv, sizeof(int64_t) * (size_t)q.n);
+    if (m) memcpy(r[3]->dl.data, count, sizeof(int64_t) * (size_t)m);
+  }
+  free(first);
+  free(count);
+  free(inv);
+  free(rank);
+  rlx_vm_tuple_t* t = st ? NULL : malloc(sizeof(*t) + sizeof(rlx_vmv_t) * 4);
+  if (!st && !t) st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  if (st) {
+    for (int i = 0; i < 4; i++)
+      if (r[i]) rlx_ndarray_release(r[i]);
+    return st;
+  }
+  t->refcount = 1;
+  t->n = 4;
+  for (int i = 0; i < 4; i++) {
+    t->fields[i].kind = RLX_VMV_TENSOR;
+    t->fields[i].u.t = r[i];
+  }
+  out->kind = RLX_VMV_TUPLE;
+  out->u.tuple = t;
   return NULL;
 }
 

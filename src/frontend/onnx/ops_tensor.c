@@ -371,10 +371,26 @@ static rlx_status_t* split_into(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   return NULL;
 }
 
+/* True when input 1 (split) is given and arrives at run time; then *st is the result of
+ * converting the split that way. */
+static bool split_at_run_time(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                              rlx_relax_expr_t** outputs, rlx_status_t** st) {
+  rlx_onnx_tensor_t k;
+  if (!ot_has_input(node, inputs, 1) || rlx_onnx_const(im, inputs[1], &k)) return false;
+  rlx_sinfo_tensor_t* x;
+  int64_t axis = 0;
+  *st = ot_tensor(node, inputs, 0, true, &x);
+  if (!*st) *st = ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis);
+  if (!*st) *st = ot_split_runtime(im, node, inputs, axis, outputs);
+  return true;
+}
+
 static rlx_status_t* convert_split_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* sizes = NULL;
+  rlx_status_t* st = NULL;
+  if (split_at_run_time(im, node, inputs, outputs, &st)) return st;
   if (ot_has_input(node, inputs, 1))
     RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &sizes, &n));
   else
@@ -393,6 +409,8 @@ static rlx_status_t* convert_split_v13(rlx_onnx_importer_t* im, const rlx_onnx_n
                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* sizes = NULL;
+  rlx_status_t* st = NULL;
+  if (split_at_run_time(im, node, inputs, outputs, &st)) return st;
   if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &sizes, &n));
   int64_t parts = rlx_onnx_attr_int(node, "num_outputs", node->n_outputs);
   if (sizes && rlx_onnx_has_attr(node, "num_outputs"))
@@ -424,6 +442,9 @@ static rlx_status_t* convert_squeeze_v13(rlx_onnx_importer_t* im, const rlx_onnx
                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* axes = NULL;
+  rlx_onnx_tensor_t k;
+  if (ot_has_input(node, inputs, 1) && !rlx_onnx_const(im, inputs[1], &k))
+    return ot_squeeze_runtime(im, node, inputs, false, outputs);
   if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &axes, &n));
   return squeeze_axes(im, node, inputs, false, n, axes, outputs);
 }
@@ -440,6 +461,8 @@ static rlx_status_t* convert_unsqueeze_v13(rlx_onnx_importer_t* im, const rlx_on
   int n = -1;
   int64_t* axes = NULL;
   if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (axes) is missing");
+  rlx_onnx_tensor_t k;
+  if (!rlx_onnx_const(im, inputs[1], &k)) return ot_squeeze_runtime(im, node, inputs, true, outputs);
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &axes, &n));
   return squeeze_axes(im, node, inputs, true, n, axes, outputs);
 }
@@ -497,6 +520,10 @@ static rlx_status_t* convert_slice(rlx_onnx_importer_t* im, const rlx_onnx_node_
   int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
   if (!ot_has_input(node, inputs, 1) || !ot_has_input(node, inputs, 2))
     return rlx_onnx_error(node, "needs the starts and ends inputs");
+  rlx_onnx_tensor_t k;
+  for (int i = 1; i <= 4; i++)
+    if (ot_has_input(node, inputs, i) && !rlx_onnx_const(im, inputs[i], &k))
+      return ot_slice_runtime(im, node, inputs, outputs);
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &starts, &ns));
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 2, &ends, &ne));
   if (ns != ne) return rlx_onnx_error(node, "starts has %d values, ends %d", ns, ne);
@@ -636,6 +663,10 @@ static rlx_status_t* convert_pad_v11(rlx_onnx_importer_t* im, const rlx_onnx_nod
   int n = -1, na = -1;
   int64_t *pads = NULL, *axes = NULL;
   if (!ot_has_input(node, inputs, 1)) return rlx_onnx_error(node, "input 1 (pads) is missing");
+  rlx_onnx_tensor_t k;
+  for (int i = 1; i <= 3; i++)
+    if (ot_has_input(node, inputs, i) && !rlx_onnx_const(im, inputs[i], &k))
+      return ot_pad_runtime(im, node, inputs, outputs);
   RLX_RETURN_IF_ERROR(ints_input(im, node, inputs, 1, &pads, &n));
   double value = 0;
   if (ot_has_input(node, inputs, 2)) RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 2, inputs[2], &value));
@@ -733,6 +764,8 @@ const rlx_onnx_converter_t rlx_onnx_ops_tensor[] = {
     {"Tile", 6, convert_tile},
     {"Pad", 1, convert_pad_v1},
     {"Pad", 11, convert_pad_v11},
+    {"NonMaxSuppression", 10, ot_non_max_suppression},
+    {"Unique", 11, ot_unique},
     {"DepthToSpace", 1, convert_depth_to_space},
     {"SpaceToDepth", 1, convert_space_to_depth},
     {"Gather", 1, ot_gather},

@@ -113,6 +113,12 @@ OT_CONVERTER(ot_expand_runtime) {
   return ot_op(im, "relax.broadcast_to", 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
 
+/* Value j of the integer input 1 (args: x, ints). */
+static rlx_expr_t* value_of_in1(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  (void)user;
+  return rlx_onnx_load_int(ctx, ins[1], j);
+}
+
 /* ------------------------------------------------------------------ ConstantOfShape */
 rlx_status_t* ot_constant_of_shape_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t* fill,
@@ -127,22 +133,31 @@ rlx_status_t* ot_constant_of_shape_runtime(rlx_onnx_importer_t* im, const rlx_on
 }
 
 /* ------------------------------------------------------------------ NonZero, Compress */
-/* vm.builtin.nonzero(x), its count bound to a fresh symbolic var: (rank, count) int64. */
-static rlx_status_t* nonzero(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x, int rank,
-                             rlx_relax_expr_t** out, rlx_expr_t** out_count) {
+/* builtin(args...) returning a 2-d int64 tensor whose dim count_at is known only after the
+ * call (the other is `other`); that dim is bound by match_cast to a fresh var y_count. */
+static rlx_status_t* call_counted(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* builtin,
+                                  int n_args, rlx_relax_expr_t* const* args, int count_at, int64_t other,
+                                  rlx_relax_expr_t** out, rlx_expr_t** out_count) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_t* any = rlx_sinfo_tensor(ctx, 2, NULL, rlx_dt_int64());
   rlx_relax_var_t* v = NULL;
   RLX_RETURN_IF_ERROR(
-      rlx_bb_emit(rlx_onnx_bb(im), rlx_relax_call_pure_packed(ctx, "vm.builtin.nonzero", 1, &x, 1, &any), NULL, &v));
+      rlx_bb_emit(rlx_onnx_bb(im), rlx_relax_call_pure_packed(ctx, builtin, n_args, args, 1, &any), NULL, &v));
   rlx_expr_t* count = rlx_onnx_fresh_dim(im, node, "count");
-  rlx_expr_t* dims[2] = {i64(ctx, rank), count};
+  rlx_expr_t* dims[2] = {i64(ctx, other), i64(ctx, other)};
+  dims[count_at] = count;
   rlx_relax_var_t* m = NULL;
   RLX_RETURN_IF_ERROR(
       rlx_bb_match_cast(rlx_onnx_bb(im), &v->hdr, rlx_sinfo_tensor(ctx, 2, dims, rlx_dt_int64()), NULL, &m));
   *out = &m->hdr;
   if (out_count) *out_count = count;
   return NULL;
+}
+
+/* vm.builtin.nonzero(x): (rank, count). */
+static rlx_status_t* nonzero(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x, int rank,
+                             rlx_relax_expr_t** out, rlx_expr_t** out_count) {
+  return call_counted(im, node, "vm.builtin.nonzero", 1, &x, 1, rank, out, out_count);
 }
 
 rlx_status_t* ot_non_zero_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -324,4 +339,365 @@ rlx_status_t* ot_tile_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   tile_user_t u = {{NULL}, x->ndim, NULL, NULL};
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, tile_dim, NULL, 2, inputs, (int)n, &u.dims));
   return ot_emit_te(im, te_tile, &u.base, 1, inputs, "tile", &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ Squeeze, Unsqueeze */
+/* axes[i] (ins[1]) normalized for rank r. */
+static rlx_expr_t* axis_at(rlx_ctx_t* ctx, rlx_te_tensor_t* axes, int i, int r) {
+  rlx_expr_t* a = rlx_onnx_load_int(ctx, axes, i);
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, a, i64(ctx, 0)), rlx_ir_add(ctx, a, i64(ctx, r)), a);
+}
+
+typedef struct {
+  int k;      /* number of axes */
+  bool unsq; /* Unsqueeze (else Squeeze) */
+} sq_user_t;
+
+/* Output dim j: Unsqueeze inserts 1 at each axis of the result; Squeeze keeps the dims of
+ * x that no axis names, in order (x's dim m lands at m - #axes below m). */
+static rlx_expr_t* squeeze_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  sq_user_t* u = user;
+  const rlx_tir_buffer_t* x = ins[0]->buffer;
+  int r = u->unsq ? x->ndim + u->k : x->ndim;
+  if (u->unsq) {
+    rlx_expr_t *is_axis = rlx_ir_bool(ctx, false), *below = i64(ctx, 0);
+    for (int i = 0; i < u->k; i++) {
+      rlx_expr_t* a = axis_at(ctx, ins[1], i, r);
+      is_axis = rlx_ir_or(ctx, is_axis, rlx_ir_cmp(ctx, RLX_EXPR_EQ, a, i64(ctx, j)));
+      below = rlx_ir_add(ctx, below, rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, a, i64(ctx, j)), i64(ctx, 1), i64(ctx, 0)));
+    }
+    rlx_expr_t* src = rlx_ir_sub(ctx, i64(ctx, j), below), *v = i64(ctx, 1);
+    for (int m = 0; m < x->ndim; m++)
+      v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, src, i64(ctx, m)), as_i64(ctx, x->shape[m]), v);
+    return rlx_ir_select(ctx, is_axis, i64(ctx, 1), v);
+  }
+  rlx_expr_t* v = i64(ctx, 0);
+  for (int m = 0; m < x->ndim; m++) {
+    rlx_expr_t *named = rlx_ir_bool(ctx, false), *below = i64(ctx, 0);
+    for (int i = 0; i < u->k; i++) {
+      rlx_expr_t* a = axis_at(ctx, ins[1], i, r);
+      named = rlx_ir_or(ctx, named, rlx_ir_cmp(ctx, RLX_EXPR_EQ, a, i64(ctx, m)));
+      below = rlx_ir_add(ctx, below, rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, a, i64(ctx, m)), i64(ctx, 1), i64(ctx, 0)));
+    }
+    rlx_expr_t* here = rlx_ir_and(ctx, rlx_ir_not(ctx, named), rlx_ir_cmp(ctx, RLX_EXPR_EQ, rlx_ir_sub(ctx, i64(ctx, m), below), i64(ctx, j)));
+    v = rlx_ir_select(ctx, here, as_i64(ctx, x->shape[m]), v);
+  }
+  return v;
+}
+
+rlx_status_t* ot_squeeze_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                 bool unsqueeze, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  int64_t k = 0;
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &k));
+  sq_user_t u = {(int)k, unsqueeze};
+  int r = unsqueeze ? x->ndim + (int)k : x->ndim - (int)k;
+  if (r < 0) return rlx_onnx_error(node, "%lld axes for an input of rank %d", (long long)k, x->ndim);
+  rlx_expr_t** dims = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, squeeze_dim, &u, 2, inputs, r, &dims));
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_check(im, ot_prod(ctx, r, dims), ot_prod(ctx, x->ndim, x->shape)));
+  return ot_reshape(im, inputs[0], r, dims, &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ Slice */
+/* Slice-10+ with any of starts, ends, axes, steps known at run time. Per dim d of x: the
+ * entry i whose axis is d gives start, end and step (else 0, the extent, 1), clamped as
+ * ONNX says; the lengths become symbolic vars, the kernel recomputes start and step. */
+typedef struct {
+  ot_te_user_t base;
+  int n;            /* entries in starts / ends */
+  int axes_arg;     /* argument index of axes (0: axes are 0..n-1) */
+  int steps_arg;    /* of steps (0: all 1) */
+  rlx_expr_t** len; /* output dims */
+  rlx_te_tensor_t* const* ins;
+} slice_user_t;
+
+typedef struct {
+  rlx_expr_t *start, *step, *len;
+} slice_dim_t;
+
+static rlx_expr_t* clamp(rlx_ctx_t* ctx, rlx_expr_t* v, rlx_expr_t* lo, rlx_expr_t* hi) {
+  return rlx_ir_max(ctx, rlx_ir_min(ctx, v, hi), lo);
+}
+
+static slice_dim_t slice_dim(rlx_ctx_t* ctx, slice_user_t* u, rlx_te_tensor_t* const* ins, int d) {
+  const rlx_tir_buffer_t* x = ins[0]->buffer;
+  rlx_expr_t* dim = as_i64(ctx, x->shape[d]);
+  rlx_expr_t *s = i64(ctx, 0), *e = dim, *st = i64(ctx, 1);
+  for (int i = u->n - 1; i >= 0; i--) {
+    rlx_expr_t* a = u->axes_arg ? axis_at(ctx, ins[u->axes_arg], i, x->ndim) : i64(ctx, i);
+    rlx_expr_t* hit = rlx_ir_cmp(ctx, RLX_EXPR_EQ, a, i64(ctx, d));
+    s = rlx_ir_select(ctx, hit, rlx_onnx_load_int(ctx, ins[1], i), s);
+    e = rlx_ir_select(ctx, hit, rlx_onnx_load_int(ctx, ins[2], i), e);
+    if (u->steps_arg) st = rlx_ir_select(ctx, hit, rlx_onnx_load_int(ctx, ins[u->steps_arg], i), st);
+  }
+  rlx_expr_t* zero = i64(ctx, 0);
+  rlx_expr_t* pos = rlx_ir_cmp(ctx, RLX_EXPR_GT, st, zero);
+  s = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, s, zero), rlx_ir_add(ctx, s, dim), s);
+  e = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, e, zero), rlx_ir_add(ctx, e, dim), e);
+  rlx_expr_t* last = rlx_ir_sub(ctx, dim, i64(ctx, 1));
+  s = rlx_ir_select(ctx, pos, clamp(ctx, s, zero, dim), clamp(ctx, s, zero, last));
+  e = rlx_ir_select(ctx, pos, clamp(ctx, e, zero, dim), clamp(ctx, e, i64(ctx, -1), last));
+  /* ceil(|e - s| / |step|) when moving the step's way, else 0 */
+  rlx_expr_t* dist = rlx_ir_select(ctx, pos, rlx_ir_sub(ctx, e, s), rlx_ir_sub(ctx, s, e));
+  rlx_expr_t* mag = rlx_ir_select(ctx, pos, st, rlx_ir_sub(ctx, zero, st));
+  mag = rlx_ir_max(ctx, mag, i64(ctx, 1)); /* a 0 step is reported by the length check */
+  rlx_expr_t* len = rlx_ir_floordiv(ctx, rlx_ir_add(ctx, dist, rlx_ir_sub(ctx, mag, i64(ctx, 1))), mag);
+  slice_dim_t r = {s, st, rlx_ir_max(ctx, len, zero)};
+  return r;
+}
+
+static rlx_expr_t* slice_len(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  return slice_dim(ctx, user, ins, j).len;
+}
+
+static rlx_expr_t* slice_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  slice_user_t* u = user;
+  int r = u->ins[0]->buffer->ndim;
+  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r > 0 ? r : 1);
+  for (int d = 0; d < r; d++) {
+    slice_dim_t sd = slice_dim(ctx, u, u->ins, d);
+    p[d] = rlx_ir_add(ctx, sd.start, rlx_ir_mul(ctx, as_i64(ctx, &idx[d]->hdr), sd.step));
+  }
+  return rlx_te_load(ctx, u->ins[0], r, p);
+}
+
+static rlx_te_tensor_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  slice_user_t* u = user;
+  u->ins = in;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->len, slice_body, u, "T_slice", "injective");
+}
+
+OT_CONVERTER(ot_slice_runtime) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  int64_t ns = 0, ne = 0, k = 0;
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &ns));
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 2, &ne));
+  if (ns != ne) return rlx_onnx_error(node, "starts has %lld values, ends %lld", (long long)ns, (long long)ne);
+  slice_user_t u = {{NULL}, (int)ns, 0, 0, NULL, NULL};
+  rlx_relax_expr_t* args[5] = {inputs[0], inputs[1], inputs[2], NULL, NULL};
+  int n_args = 3;
+  for (int i = 3; i <= 4; i++) {
+    if (!ot_has_input(node, inputs, i)) continue;
+    RLX_RETURN_IF_ERROR(static_len(node, inputs, i, &k));
+    if (k != ns) return rlx_onnx_error(node, "input %d has %lld values, starts %lld", i, (long long)k, (long long)ns);
+    if (i == 3) u.axes_arg = n_args;
+    else u.steps_arg = n_args;
+    args[n_args++] = inputs[i];
+  }
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, slice_len, &u, n_args, args, x->ndim, &u.len));
+  return ot_emit_te(im, te_slice, &u.base, n_args, args, "slice", &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ Split */
+/* Split with the part sizes known at run time: each size is a symbolic var (their sum is
+ * checked against the axis extent), part t reads x from the sum of the sizes before it. */
+typedef struct {
+  ot_te_user_t base;
+  int axis, part;
+  rlx_expr_t** shape;
+  rlx_te_tensor_t* const* ins; /* x, split */
+} split_user_t;
+
+static rlx_expr_t* split_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  split_user_t* u = user;
+  int r = u->ins[0]->buffer->ndim;
+  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  for (int d = 0; d < r; d++) p[d] = as_i64(ctx, &idx[d]->hdr);
+  for (int t = 0; t < u->part; t++) p[u->axis] = rlx_ir_add(ctx, p[u->axis], rlx_onnx_load_int(ctx, u->ins[1], t));
+  return rlx_te_load(ctx, u->ins[0], r, p);
+}
+
+static rlx_te_tensor_t* te_split(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  split_user_t* u = user;
+  u->ins = in;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, split_body, u, "T_split", "injective");
+}
+
+rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                               int64_t axis, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  int64_t k = 0;
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &k));
+  if (k != node->n_outputs)
+    return rlx_onnx_error(node, "split has %lld sizes for %d outputs", (long long)k, node->n_outputs);
+  rlx_expr_t** sizes = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, value_of_in1, NULL, 2, inputs, (int)k, &sizes));
+  rlx_expr_t* total = i64(ctx, 0);
+  for (int t = 0; t < k; t++) total = rlx_ir_add(ctx, total, sizes[t]);
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_check(im, total, x->shape[axis]));
+  for (int t = 0; t < k; t++) {
+    split_user_t u = {{NULL}, (int)axis, t, RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), NULL};
+    for (int d = 0; d < x->ndim; d++) u.shape[d] = d == axis ? sizes[t] : x->shape[d];
+    RLX_RETURN_IF_ERROR(ot_emit_te(im, te_split, &u.base, 2, inputs, "split", &outputs[t]));
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ Pad */
+/* Pad-11+ with pads (and the fill value, axes) known at run time: the padded extents become
+ * symbolic vars; the kernel maps each output index back (constant fill outside, edge clamp,
+ * reflect, wrap). */
+typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_WRAP } pad_mode_t;
+
+typedef struct {
+  ot_te_user_t base;
+  pad_mode_t mode;
+  int n;         /* axes the pads describe */
+  int value_arg; /* argument index of the fill value (0: 0) */
+  int axes_arg;  /* of axes (0: 0..n-1) */
+  rlx_expr_t** shape;
+  rlx_te_tensor_t* const* ins; /* x, pads, ... */
+} pad_user_t;
+
+/* The pad before (end false) or after dim d. */
+static rlx_expr_t* pad_of(rlx_ctx_t* ctx, pad_user_t* u, rlx_te_tensor_t* const* ins, int d, bool end) {
+  int r = ins[0]->buffer->ndim;
+  rlx_expr_t* v = i64(ctx, 0);
+  for (int i = u->n - 1; i >= 0; i--) {
+    rlx_expr_t* a = u->axes_arg ? axis_at(ctx, ins[u->axes_arg], i, r) : i64(ctx, i);
+    v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, a, i64(ctx, d)),
+                      rlx_onnx_load_int(ctx, ins[1], end ? i + u->n : i), v);
+  }
+  return v;
+}
+
+static rlx_expr_t* pad_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  rlx_expr_t* x = as_i64(ctx, ins[0]->buffer->shape[j]);
+  return rlx_ir_add(ctx, x, rlx_ir_add(ctx, pad_of(ctx, user, ins, j, false), pad_of(ctx, user, ins, j, true)));
+}
+
+static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  pad_user_t* u = user;
+  rlx_te_tensor_t* x = u->ins[0];
+  int r = x->buffer->ndim;
+  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r > 0 ? r : 1);
+  rlx_expr_t* inside = rlx_ir_bool(ctx, true);
+  for (int d = 0; d < r; d++) {
+    rlx_expr_t* ext = as_i64(ctx, x->buffer->shape[d]);
+    rlx_expr_t* last = rlx_ir_sub(ctx, ext, i64(ctx, 1));
+    rlx_expr_t* s = rlx_ir_sub(ctx, as_i64(ctx, &idx[d]->hdr), pad_of(ctx, u, u->ins, d, false));
+    rlx_expr_t* lo = rlx_ir_cmp(ctx, RLX_EXPR_LT, s, i64(ctx, 0));
+    rlx_expr_t* hi = rlx_ir_cmp(ctx, RLX_EXPR_GT, s, last);
+    switch (u->mode) {
+      case PAD_CONSTANT:
+        inside = rlx_ir_and(ctx, inside, rlx_ir_not(ctx, rlx_ir_or(ctx, lo, hi)));
+        p[d] = clamp(ctx, s, i64(ctx, 0), last);
+        break;
+      case PAD_EDGE: p[d] = clamp(ctx, s, i64(ctx, 0), last); break;
+      case PAD_REFLECT: /* one reflection: pads shorter than the extent, as ONNX requires */
+        s = rlx_ir_select(ctx, lo, rlx_ir_sub(ctx, i64(ctx, 0), s), s);
+        s = rlx_ir_select(ctx, hi, rlx_ir_sub(ctx, rlx_ir_mul(ctx, i64(ctx, 2), last), s), s);
+        p[d] = clamp(ctx, s, i64(ctx, 0), last);
+        break;
+      case PAD_WRAP: p[d] = rlx_ir_floormod(ctx, s, rlx_ir_max(ctx, ext, i64(ctx, 1))); break;
+    }
+  }
+  rlx_expr_t* v = rlx_te_load(ctx, x, r, p);
+  if (u->mode != PAD_CONSTANT) return v;
+  rlx_expr_t* fill = ot_scalar_expr(ctx, x->buffer->dtype, 0);
+  if (u->value_arg) {
+    rlx_te_tensor_t* f = u->ins[u->value_arg];
+    rlx_expr_t* z = i64(ctx, 0);
+    fill = rlx_te_load(ctx, f, f->buffer->ndim, f->buffer->ndim ? &z : NULL);
+  }
+  return rlx_ir_select(ctx, inside, v, fill);
+}
+
+static rlx_te_tensor_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  pad_user_t* u = user;
+  u->ins = in;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, pad_body, u, "T_pad", "injective");
+}
+
+OT_CONVERTER(ot_pad_runtime) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  static const char* const modes[] = {"constant", "edge", "reflect", "wrap"};
+  const char* mode = rlx_onnx_attr_string(node, "mode", "constant");
+  pad_user_t u = {{NULL}, PAD_CONSTANT, x->ndim, 0, 0, NULL, NULL};
+  int m = 0;
+  while (m < 4 && strcmp(mode, modes[m]) != 0) m++;
+  if (m == 4) return rlx_onnx_error(node, "mode '%s' is not supported", mode);
+  u.mode = (pad_mode_t)m;
+  rlx_relax_expr_t* args[4] = {inputs[0], inputs[1], NULL, NULL};
+  int n_args = 2;
+  int64_t k = 0;
+  if (ot_has_input(node, inputs, 3)) {
+    RLX_RETURN_IF_ERROR(static_len(node, inputs, 3, &k));
+    u.n = (int)k;
+    u.axes_arg = n_args;
+    args[n_args++] = inputs[3];
+  }
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &k));
+  if (k != 2 * u.n) return rlx_onnx_error(node, "pads has %lld values, expected %d", (long long)k, 2 * u.n);
+  if (ot_has_input(node, inputs, 2)) {
+    u.value_arg = n_args;
+    args[n_args++] = inputs[2];
+  }
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, pad_dim, &u, n_args, args, x->ndim, &u.shape));
+  return ot_emit_te(im, te_pad, &u.base, n_args, args, "pad", &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ NonMaxSuppression */
+/* vm.builtin.non_max_suppression (see vm_builtins.c): the selected (batch, class, box) rows,
+ * their count bound to a fresh var. Omitted inputs: at most 0 boxes per class, IoU
+ * threshold 0, no score threshold. */
+OT_CONVERTER(ot_non_max_suppression) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t *b, *s;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &b));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &s));
+  if (!rlx_dtype_eq(b->dtype, rlx_dt_float32()) || !rlx_dtype_eq(s->dtype, rlx_dt_float32()))
+    return rlx_onnx_error(node, "needs float32 boxes and scores");
+  int64_t zero_i = 0;
+  float zero_f = 0;
+  rlx_relax_expr_t* args[7] = {inputs[0], inputs[1], NULL, NULL, NULL, NULL, NULL};
+  for (int i = 2; i <= 4; i++)
+    args[i] = ot_has_input(node, inputs, i) ? inputs[i]
+              : i == 2                     ? rlx_onnx_make_const(im, rlx_dt_int64(), 0, NULL, &zero_i)
+                                           : rlx_onnx_make_const(im, rlx_dt_float32(), 0, NULL, &zero_f);
+  args[5] = rlx_relax_prim_value(ctx, i64(ctx, rlx_onnx_attr_int(node, "center_point_box", 0) != 0));
+  args[6] = rlx_relax_prim_value(ctx, i64(ctx, ot_has_input(node, inputs, 4)));
+  return call_counted(im, node, "vm.builtin.non_max_suppression", 7, args, 0, 3, &outputs[0], NULL);
+}
+
+/* ------------------------------------------------------------------ Unique */
+/* vm.builtin.unique returns (y, indices, inverse_indices, counts); the number of distinct
+ * values (slices along axis) is bound by match_cast to a fresh var y_count. */
+OT_CONVERTER(ot_unique) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  int64_t axis = -1;
+  bool has_axis = rlx_onnx_has_attr(node, "axis");
+  if (has_axis) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 0), x->ndim, &axis));
+  rlx_expr_t* m = rlx_onnx_fresh_dim(im, node, "count");
+  rlx_expr_t* slices = has_axis ? x->shape[axis] : ot_prod(ctx, x->ndim, x->shape);
+  int ny = has_axis ? x->ndim : 1;
+  rlx_expr_t** ys = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ny);
+  for (int d = 0; d < ny; d++) ys[d] = has_axis && d != axis ? x->shape[d] : m;
+  rlx_sinfo_t* i64_any = rlx_sinfo_tensor(ctx, 1, NULL, rlx_dt_int64());
+  rlx_sinfo_t* any[4] = {rlx_sinfo_tensor(ctx, ny, NULL, x->dtype), i64_any,
+                         rlx_sinfo_tensor(ctx, 1, &slices, rlx_dt_int64()), i64_any};
+  rlx_sinfo_t* known[4] = {rlx_sinfo_tensor(ctx, ny, ys, x->dtype), rlx_sinfo_tensor(ctx, 1, &m, rlx_dt_int64()),
+                           any[2], rlx_sinfo_tensor(ctx, 1, &m, rlx_dt_int64())};
+  rlx_sinfo_t* ret = rlx_sinfo_tuple(ctx, 4, any);
+  rlx_relax_expr_t* args[3] = {inputs[0], rlx_relax_prim_value(ctx, i64(ctx, axis)),
+                               rlx_relax_prim_value(ctx, i64(ctx, rlx_onnx_attr_int(node, "sorted", 1) != 0))};
+  rlx_relax_var_t *v = NULL, *t = NULL;
+  RLX_RETURN_IF_ERROR(
+      rlx_bb_emit(rlx_onnx_bb(im), rlx_relax_call_pure_packed(ctx, "vm.builtin.unique", 3, args, 1, &ret), NULL, &v));
+  RLX_RETURN_IF_ERROR(rlx_bb_match_cast(rlx_onnx_bb(im), &v->hdr, rlx_sinfo_tuple(ctx, 4, known), NULL, &t));
+  for (int k = 0; k < node->n_outputs && k < 4; k++)
+    RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_tuple_get_item(ctx, &t->hdr, k), &outputs[k]));
+  return NULL;
 }

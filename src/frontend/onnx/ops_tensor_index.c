@@ -608,6 +608,7 @@ OT_CONVERTER(ot_non_zero) {
 typedef struct {
   ot_te_user_t base;
   int64_t axis, k;
+  rlx_expr_t* k_e; /* k when it arrives at run time (a symbolic var), else NULL */
   bool largest, want_indices;
   rlx_te_tensor_t *x, *rank, *ind;
 } topk_user_t;
@@ -652,7 +653,7 @@ static rlx_te_tensor_t* te_topk(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   u->rank = rlx_te_compute(ctx, b->ndim, b->shape, topk_rank_body, u, "topk_rank", "comm_reduce");
   rlx_expr_t** os = RLX_NEW_ARRAY(ctx, rlx_expr_t*, b->ndim);
   for (int d = 0; d < b->ndim; d++) os[d] = b->shape[d];
-  os[u->axis] = i64(ctx, u->k);
+  os[u->axis] = u->k_e ? u->k_e : i64(ctx, u->k);
   u->ind = rlx_te_compute(ctx, b->ndim, os, topk_ind_body, u, "T_topk_indices", "comm_reduce");
   if (u->want_indices) return u->ind;
   return rlx_te_compute(ctx, b->ndim, os, topk_val_body, u, "T_topk_values", "injective");
@@ -737,6 +738,12 @@ static rlx_te_tensor_t* te_topk_small(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
                         "injective");
 }
 
+static rlx_expr_t* topk_k(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  (void)j;
+  (void)user;
+  return rlx_onnx_load_int(ctx, ins[0], 0);
+}
+
 OT_CONVERTER(ot_top_k) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
@@ -744,6 +751,18 @@ OT_CONVERTER(ot_top_k) {
   topk_user_t u;
   memset(&u, 0, sizeof(u));
   RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", -1), x->ndim, &u.axis));
+  rlx_onnx_tensor_t kc;
+  if (rlx_onnx_opset(im) >= 10 && ot_has_input(node, inputs, 1) && !rlx_onnx_const(im, inputs[1], &kc)) {
+    /* k at run time: the quadratic kernel, whose only use of k is the output extent */
+    rlx_expr_t** k = NULL;
+    RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, topk_k, NULL, 1, &inputs[1], 1, &k));
+    u.k_e = k[0];
+    u.largest = rlx_onnx_attr_int(node, "largest", 1) != 0;
+    RLX_RETURN_IF_ERROR(ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_values", &outputs[0]));
+    if (node->n_outputs < 2) return NULL;
+    u.want_indices = true;
+    return ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_indices", &outputs[1]);
+  }
   if (rlx_onnx_opset(im) < 10) {
     u.k = rlx_onnx_attr_int(node, "k", -1);
   } else {

@@ -68,6 +68,14 @@ rlx_status_t* ot_compress_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 OT_CONVERTER(ot_reshape_runtime);
 OT_CONVERTER(ot_expand_runtime);
 OT_CONVERTER(ot_non_zero_runtime);
+OT_CONVERTER(ot_slice_runtime);
+OT_CONVERTER(ot_non_max_suppression);
+OT_CONVERTER(ot_unique);
+OT_CONVERTER(ot_pad_runtime);
+rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                               int64_t axis, rlx_relax_expr_t** outputs);
+rlx_status_t* ot_squeeze_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                 bool unsqueeze, rlx_relax_expr_t** outputs);
 OT_CONVERTER(ot_range_runtime);
 OT_CONVERTER(ot_one_hot_runtime);
 OT_CONVERTER(ot_tile_runtime);

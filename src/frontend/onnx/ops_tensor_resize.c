@@ -6,7 +6,9 @@
  * taps around floor(x) on every resized axis: nearest (1 tap, nearest_mode rounding),
  * linear (2) or cubic (4, coefficient cubic_coeff_a, exclude_outside). Taps outside the
  * input read the edge element. Arithmetic is float64, cast to the input's dtype at the end.
- * Input shape, scales / sizes (and roi for tf_crop_and_resize) must be constants.
+ * The input shape must be static. Scales, sizes and roi may arrive at run time: the output
+ * dims are then symbolic vars bound by rlx_onnx_runtime_dims, and the kernel reads the
+ * scales and roi from their tensors (a scale from sizes is out / in).
  */
 #include <math.h>
 #include <stdint.h>
@@ -38,30 +40,42 @@ typedef struct {
   double* roi; /* 2r values (starts, then ends) or NULL */
   int64_t *in, *out;
   rlx_te_tensor_t* x;
+  /* run-time geometry: out_e the output dims (vars where computed at run time); per dim,
+   * the position of its value in the run-time scales / roi input (-1: static), the kernel
+   * argument holding that input (0: none), the number of axes described (roi's stride) */
+  rlx_expr_t** out_e;
+  int* at;
+  int scales_arg, roi_arg, sizes_rt, n_axes;
+  /* per dim, set by te_resize: the scale, the float output width, roi start and end */
+  rlx_expr_t **s_e, **ow_e, **b_e, **e_e;
 } rs_user_t;
 
 static rlx_expr_t* f64(rlx_ctx_t* ctx, double v) { return rlx_ir_float(ctx, rlx_dt_float64(), v); }
 
+/* select(ow == 1, one, other), decided now when ow is a constant. */
+static rlx_expr_t* if_width1(rlx_ctx_t* ctx, rlx_expr_t* ow, rlx_expr_t* one, rlx_expr_t* other) {
+  if (ow->kind == RLX_EXPR_FLOAT_IMM) return ((rlx_float_imm_t*)ow)->value == 1 ? one : other;
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, ow, f64(ctx, 1)), one, other);
+}
+
 /* The input coordinate of output index i on dim d (float64). */
 static rlx_expr_t* source_coord(rlx_ctx_t* ctx, rs_user_t* u, int d, rlx_expr_t* i) {
   rlx_expr_t* x = rlx_ir_cast(ctx, rlx_dt_float64(), i);
-  double s = u->scales[d], in = (double)u->in[d], ow = s * in;
+  rlx_expr_t *s = u->s_e[d], *ow = u->ow_e[d], *in1 = f64(ctx, (double)u->in[d] - 1);
+  rlx_expr_t* ow1 = rlx_ir_sub(ctx, ow, f64(ctx, 1));
   switch (u->coord) {
-    case RS_HALF_PIXEL:
-      return rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s)), f64(ctx, 0.5));
+    case RS_HALF_PIXEL: return rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), s), f64(ctx, 0.5));
     case RS_PYTORCH_HALF_PIXEL:
-      if (ow == 1) return f64(ctx, -0.5);
-      return rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s)), f64(ctx, 0.5));
-    case RS_ALIGN_CORNERS:
-      if (ow == 1) return f64(ctx, 0);
-      return rlx_ir_div(ctx, rlx_ir_mul(ctx, x, f64(ctx, in - 1)), f64(ctx, ow - 1));
-    case RS_ASYMMETRIC: return rlx_ir_div(ctx, x, f64(ctx, s));
-    case RS_TF_HALF_PIXEL_FOR_NN: return rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), f64(ctx, s));
+      return if_width1(ctx, ow, f64(ctx, -0.5),
+                       rlx_ir_sub(ctx, rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), s), f64(ctx, 0.5)));
+    case RS_ALIGN_CORNERS: return if_width1(ctx, ow, f64(ctx, 0), rlx_ir_div(ctx, rlx_ir_mul(ctx, x, in1), ow1));
+    case RS_ASYMMETRIC: return rlx_ir_div(ctx, x, s);
+    case RS_TF_HALF_PIXEL_FOR_NN: return rlx_ir_div(ctx, rlx_ir_add(ctx, x, f64(ctx, 0.5)), s);
     case RS_TF_CROP_AND_RESIZE: {
-      double b = u->roi[d], e = u->roi[d + u->r];
-      if (ow == 1) return f64(ctx, (e - b) * (in - 1) / 2 + b * (in - 1));
-      return rlx_ir_add(ctx, rlx_ir_div(ctx, rlx_ir_mul(ctx, x, f64(ctx, (e - b) * (in - 1))), f64(ctx, ow - 1)),
-                        f64(ctx, b * (in - 1)));
+      rlx_expr_t* span = rlx_ir_mul(ctx, rlx_ir_sub(ctx, u->e_e[d], u->b_e[d]), in1);
+      rlx_expr_t* start = rlx_ir_mul(ctx, u->b_e[d], in1);
+      return if_width1(ctx, ow, rlx_ir_add(ctx, rlx_ir_div(ctx, span, f64(ctx, 2)), start),
+                       rlx_ir_add(ctx, rlx_ir_div(ctx, rlx_ir_mul(ctx, x, span), ow1), start));
     }
   }
   return x;
@@ -101,7 +115,7 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
     rlx_expr_t* i = &idx[d]->hdr;
     tap_idx[d] = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 4);
     tap_w[d] = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 4);
-    if (u->scales[d] == 1 && u->in[d] == u->out[d] && u->coord != RS_TF_CROP_AND_RESIZE) {
+    if (!u->out_e && u->scales[d] == 1 && u->in[d] == u->out[d] && u->coord != RS_TF_CROP_AND_RESIZE) {
       n_taps[d] = 1;
       tap_idx[d][0] = i;
       tap_w[d][0] = NULL;
@@ -189,12 +203,37 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return acc;
 }
 
+static rlx_expr_t* load_f64(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t k) {
+  rlx_expr_t* i = rlx_ir_i64(ctx, k);
+  return rlx_ir_cast(ctx, rlx_dt_float64(), rlx_te_load(ctx, t, 1, &i));
+}
+
 static rlx_te_tensor_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
   rs_user_t* u = user;
   u->x = in[0];
-  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, u->r);
-  for (int d = 0; d < u->r; d++) shape[d] = rlx_ir_i64(ctx, u->out[d]);
-  return rlx_te_compute(ctx, u->r, shape, resize_body, u, "T_resize", "injective");
+  int r = u->r;
+  rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  u->s_e = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  u->ow_e = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  u->b_e = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  u->e_e = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
+  for (int d = 0; d < r; d++) {
+    int at = u->at ? u->at[d] : -1;
+    double in_d = (double)u->in[d];
+    shape[d] = u->out_e ? u->out_e[d] : rlx_ir_i64(ctx, u->out[d]);
+    u->s_e[d] = f64(ctx, u->scales[d]);
+    if (at >= 0 && u->scales_arg) u->s_e[d] = load_f64(ctx, in[u->scales_arg], at);
+    if (at >= 0 && u->sizes_rt) u->s_e[d] = rlx_ir_div(ctx, rlx_ir_cast(ctx, rlx_dt_float64(), shape[d]), f64(ctx, in_d));
+    u->ow_e[d] = rlx_ir_mul(ctx, u->s_e[d], f64(ctx, in_d));
+    if (u->roi_arg && at >= 0) {
+      u->b_e[d] = load_f64(ctx, in[u->roi_arg], at);
+      u->e_e[d] = load_f64(ctx, in[u->roi_arg], at + u->n_axes);
+    } else {
+      u->b_e[d] = f64(ctx, u->roi ? u->roi[d] : 0);
+      u->e_e[d] = f64(ctx, u->roi ? u->roi[d + r] : 1);
+    }
+  }
+  return rlx_te_compute(ctx, r, shape, resize_body, u, "T_resize", "injective");
 }
 
 /* Looks s up in names (n entries); error naming the attribute otherwise. */
@@ -267,6 +306,80 @@ static rlx_status_t* const_floats(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   return NULL;
 }
 
+/* Input i given, not a constant and not empty: read when the model runs. */
+static bool runtime_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i) {
+  rlx_onnx_tensor_t k;
+  rlx_sinfo_tensor_t* t;
+  if (i < 0 || !ot_has_input(node, inputs, i) || rlx_onnx_const(im, inputs[i], &k)) return false;
+  if (ot_tensor(node, inputs, i, true, &t)) return true; /* reported by resize_runtime */
+  int64_t n = 0;
+  return !(t->ndim == 1 && rlx_expr_is_const_int(t->shape[0], &n) && n == 0);
+}
+
+/* Output dim j when scales (ins[0]) or sizes arrive at run time. */
+static rlx_expr_t* runtime_out_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  rs_user_t* u = user;
+  if (u->at[j] < 0) return rlx_ir_i64(ctx, u->in[j]);
+  if (u->sizes_rt) return rlx_onnx_load_int(ctx, ins[0], u->at[j]);
+  rlx_expr_t* v = rlx_ir_mul(ctx, load_f64(ctx, ins[0], u->at[j]), f64(ctx, (double)u->in[j]));
+  return rlx_ir_cast(ctx, rlx_dt_int64(), rlx_ir_call(ctx, rlx_dt_float64(), "floor", 1, &v));
+}
+
+/* Resize with scales, sizes or roi known at run time (indices of those inputs, -1 = the
+ * opset has none): every one that is given is a kernel argument, constant or not. */
+static rlx_status_t* resize_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                    rlx_relax_expr_t* const* inputs, rs_user_t* u, int roi_i, int scales_i, int sizes_i,
+                                    int n_axes, const int64_t* axes, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  int r = u->r, n = axes ? n_axes : r;
+  u->at = RLX_NEW_ARRAY(ctx, int, r);
+  u->scales = RLX_NEW_ARRAY(ctx, double, r);
+  u->out = RLX_NEW_ARRAY(ctx, int64_t, r);
+  for (int d = 0; d < r; d++) {
+    u->at[d] = -1;
+    u->scales[d] = 1;
+    u->out[d] = u->in[d];
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t d = i;
+    if (axes) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", axes[i], r, &d));
+    u->at[d] = i;
+  }
+  rlx_relax_expr_t* args[3] = {inputs[0], NULL, NULL};
+  int n_args = 1, geom = -1;
+  rlx_onnx_tensor_t k;
+  bool has_scales = scales_i >= 0 && ot_has_input(node, inputs, scales_i) &&
+                    (runtime_input(im, node, inputs, scales_i) ||
+                     (rlx_onnx_const(im, inputs[scales_i], &k) && ot_numel(&k) > 0));
+  if (has_scales) {
+    geom = scales_i;
+    u->scales_arg = n_args;
+    args[n_args++] = inputs[scales_i];
+  } else if (sizes_i >= 0 && ot_has_input(node, inputs, sizes_i)) {
+    geom = sizes_i;
+    u->sizes_rt = 1;
+  } else {
+    return rlx_onnx_error(node, "needs scales or sizes");
+  }
+  int64_t len = 0;
+  rlx_sinfo_tensor_t* g;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, geom, true, &g));
+  if (g->ndim != 1 || !rlx_expr_is_const_int(g->shape[0], &len) || len != n)
+    return rlx_onnx_error(node, "input %d ('%s') must hold %d values", geom, node->inputs[geom], n);
+  if (u->coord == RS_TF_CROP_AND_RESIZE) {
+    rlx_sinfo_tensor_t* t;
+    if (roi_i < 0 || !ot_has_input(node, inputs, roi_i)) return rlx_onnx_error(node, "tf_crop_and_resize needs roi");
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, roi_i, true, &t));
+    if (t->ndim != 1 || !rlx_expr_is_const_int(t->shape[0], &len) || len != 2 * n)
+      return rlx_onnx_error(node, "tf_crop_and_resize needs a roi of %d values", 2 * n);
+    u->roi_arg = n_args;
+    u->n_axes = n;
+    args[n_args++] = inputs[roi_i];
+  }
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, runtime_out_dim, u, 1, &inputs[geom], r, &u->out_e));
+  return ot_emit_te(im, te_resize, &u->base, n_args, args, "resize", out);
+}
+
 static rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rs_user_t* u,
                                   rlx_onnx_importer_t* im) {
   rlx_sinfo_tensor_t* x;
@@ -307,6 +420,8 @@ OT_CONVERTER(ot_upsample) {
       for (int i = 0; i < n; i++) scales[i] = f[i];
     }
   } else {
+    if (runtime_input(im, node, inputs, 1))
+      return resize_runtime(im, node, inputs, &u, -1, 1, -1, -1, NULL, &outputs[0]);
     RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &scales, &n));
   }
   RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n, scales, -1, NULL, -1, NULL));
@@ -323,6 +438,8 @@ OT_CONVERTER(ot_resize) {
   int64_t *sizes = NULL, *axes = NULL;
   if (rlx_onnx_opset(im) < 11) {
     RLX_RETURN_IF_ERROR(legacy_mode(node, &u));
+    if (runtime_input(im, node, inputs, 1))
+      return resize_runtime(im, node, inputs, &u, -1, 1, -1, -1, NULL, &outputs[0]);
     RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &scales, &n_scales));
   } else {
     static const char* const modes[] = {"nearest", "linear", "cubic"};
@@ -352,7 +469,11 @@ OT_CONVERTER(ot_resize) {
       n_axes = na;
       axes = ot_copy_ints(ctx, na, av);
     }
-    RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &roi, &n_roi));
+    bool crop = u.coord == RS_TF_CROP_AND_RESIZE;
+    if ((crop && runtime_input(im, node, inputs, 1)) || runtime_input(im, node, inputs, 2) ||
+        runtime_input(im, node, inputs, 3))
+      return resize_runtime(im, node, inputs, &u, 1, 2, 3, n_axes, axes, &outputs[0]);
+    if (crop) RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &roi, &n_roi));
     RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 2, &scales, &n_scales));
     if (ot_has_input(node, inputs, 3)) {
       RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 3, inputs[3], &sizes, &n_sizes));
