@@ -111,6 +111,10 @@ rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
 /* Emits a run-time check that the int64 PrimExpr actual equals expected (a match_cast of a
  * PrimValue; nothing when the prover shows them equal). */
 rlx_status_t* rlx_onnx_runtime_check(rlx_onnx_importer_t* im, rlx_expr_t* actual, rlx_expr_t* expected);
+/* ReduceSum over axes given at run time (input 1, a 1-d tensor of static length), with
+ * keepdims or not (ops_tensor_dyn.c). */
+rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                          rlx_relax_expr_t* const* inputs, bool keepdims, rlx_relax_expr_t** out);
 /* Element j of an integer placeholder (0-d: its value) as int64. */
 rlx_expr_t* rlx_onnx_load_int(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t j);
 

@@ -55,6 +55,9 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   if (at && at->ndim == 1 && at->shape && rlx_expr_is_const_int(at->shape[0], &n0) && n0 == 0) {
     /* an empty axes tensor: its values are not needed even when it is a graph input */
   } else if (at) {
+    rlx_onnx_tensor_t k;
+    if (!rlx_onnx_const(im, inputs[1], &k) && strcmp(node->op_type, "ReduceSum") == 0)
+      return rlx_onnx_reduce_sum_runtime(im, node, inputs, keepdims, &outputs[0]);
     RLX_RETURN_IF_ERROR(rlx_onnx_const_ints(im, node, 1, inputs[1], &axes, &n_axes));
   } else {
     const int64_t* a = NULL;

@@ -701,3 +701,71 @@ OT_CONVERTER(ot_unique) {
     RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_tuple_get_item(ctx, &t->hdr, k), &outputs[k]));
   return NULL;
 }
+
+/* ------------------------------------------------------------------ ReduceSum */
+/* ReduceSum with axes known at run time: a sum with keepdims (dims 1 where an axis names
+ * them, as vars) whose every output element runs over all of x and keeps the elements whose
+ * non-reduced indices match (the reduced dims are not known when the loops are built:
+ * numel(x) steps per output element, fine for the small inputs such models feed here); then
+ * a reshape dropping the reduced dims unless keepdims. */
+typedef struct {
+  ot_te_user_t base;
+  int k;
+  rlx_expr_t** shape;
+  rlx_te_tensor_t* const* ins; /* x, axes */
+} rsum_user_t;
+
+static rlx_expr_t* is_axis(rlx_ctx_t* ctx, rlx_te_tensor_t* axes, int k, int d, int r) {
+  rlx_expr_t* v = rlx_ir_bool(ctx, false);
+  for (int i = 0; i < k; i++) v = rlx_ir_or(ctx, v, rlx_ir_cmp(ctx, RLX_EXPR_EQ, axis_at(ctx, axes, i, r), i64(ctx, d)));
+  return v;
+}
+
+static rlx_expr_t* rsum_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  rsum_user_t* u = user;
+  const rlx_tir_buffer_t* x = ins[0]->buffer;
+  return rlx_ir_select(ctx, is_axis(ctx, ins[1], u->k, j, x->ndim), i64(ctx, 1), as_i64(ctx, x->shape[j]));
+}
+
+static rlx_expr_t* rsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  rsum_user_t* u = user;
+  rlx_te_tensor_t* x = u->ins[0];
+  int r = x->buffer->ndim;
+  rlx_iter_var_t** ax = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, r > 0 ? r : 1);
+  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r > 0 ? r : 1);
+  rlx_expr_t* keep = rlx_ir_bool(ctx, true);
+  for (int d = 0; d < r; d++) {
+    ax[d] = rlx_te_reduce_axis(ctx, i64(ctx, 0), as_i64(ctx, x->buffer->shape[d]), rlx_ctx_sprintf(ctx, "k%d", d));
+    rlx_expr_t* rd = &ax[d]->var->hdr;
+    p[d] = rd;
+    rlx_expr_t* same = rlx_ir_cmp(ctx, RLX_EXPR_EQ, rd, as_i64(ctx, &idx[d]->hdr));
+    keep = rlx_ir_and(ctx, keep, rlx_ir_or(ctx, is_axis(ctx, u->ins[1], u->k, d, r), same));
+  }
+  return rlx_te_reduce(ctx, RLX_REDUCE_SUM, rlx_te_load(ctx, x, r, p), r, ax, keep);
+}
+
+static rlx_te_tensor_t* te_rsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  rsum_user_t* u = user;
+  u->ins = in;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, rsum_body, u, "T_reduce_sum", "comm_reduce");
+}
+
+rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                          rlx_relax_expr_t* const* inputs, bool keepdims, rlx_relax_expr_t** out) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  int64_t k = 0;
+  RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &k));
+  if (k > x->ndim) return rlx_onnx_error(node, "%lld axes for an input of rank %d", (long long)k, x->ndim);
+  rsum_user_t u = {{NULL}, (int)k, NULL, NULL};
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, rsum_dim, &u, 2, inputs, x->ndim, &u.shape));
+  rlx_relax_expr_t* y = NULL;
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_rsum, &u.base, 2, inputs, "reduce_sum", &y));
+  if (keepdims) {
+    *out = y;
+    return NULL;
+  }
+  rlx_relax_expr_t* sq[2] = {y, inputs[1]};
+  return ot_squeeze_runtime(im, node, sq, false, out);
+}
