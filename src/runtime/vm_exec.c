@@ -365,6 +365,15 @@ static rlx_status_t* parse_consts(reader_t* r, rlx_vm_exec_t* e) {
   return NULL;
 }
 
+/* Function names, packed symbols and parameter names are tokens of the text form
+ * (rlx_vm_assemble's names): [A-Za-z0-9_.-]+. */
+static rlx_status_t* check_name(const char* s, const char* what) {
+  size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+  if (n && !s[n]) return NULL;
+  return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: %s has a name with character 0x%02x at %zu",
+                           what, (unsigned)(unsigned char)s[n], n);
+}
+
 static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
   uint32_t n = 0;
   GET(r, n, "the function count");
@@ -376,6 +385,7 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
     if (!rlx_vec_push(&e->funcs, f)) return rlx_status_create(RLX_OUT_OF_MEMORY, "reading %s", what);
     rlx_vm_func_t* fp = &e->funcs.data[e->funcs.len - 1];
     RLX_RETURN_IF_ERROR(get_str(r, &fp->name, what));
+    RLX_RETURN_IF_ERROR(check_name(fp->name, what));
     uint8_t kind = 0;
     GET(r, kind, what);
     if (kind > RLX_VM_FUNC_PACKED) return bad(NULL, "a function kind", kind, RLX_VM_FUNC_PACKED);
@@ -395,6 +405,7 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
         for (uint32_t p = 0; p < np; p++) {
           fp->n_params = (int)p + 1; /* what is read so far is freed on error */
           RLX_RETURN_IF_ERROR(get_str(r, &fp->param_names[p], what));
+          RLX_RETURN_IF_ERROR(check_name(fp->param_names[p], what));
           RLX_RETURN_IF_ERROR(get_str(r, &fp->param_shapes[p], what));
           RLX_RETURN_IF_ERROR(get_dtype(r, &fp->param_dtypes[p], what));
           GET(r, fp->param_ndims[p], what);
@@ -415,7 +426,10 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
         fp->end = (int64_t)en;
         break;
       }
-      case RLX_VM_FUNC_PACKED: RLX_RETURN_IF_ERROR(get_str(r, &fp->symbol, what)); break;
+      case RLX_VM_FUNC_PACKED:
+        RLX_RETURN_IF_ERROR(get_str(r, &fp->symbol, what));
+        RLX_RETURN_IF_ERROR(check_name(fp->symbol, what));
+        break;
     }
   }
   return NULL;
