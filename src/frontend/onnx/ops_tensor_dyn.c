@@ -769,3 +769,60 @@ rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onn
   rlx_relax_expr_t* sq[2] = {y, inputs[1]};
   return ot_squeeze_runtime(im, node, sq, false, out);
 }
+
+/* ------------------------------------------------------------------ window functions */
+/* HannWindow / HammingWindow / BlackmanWindow(size): w[n] = a0 - a1 cos(2 pi n / N) +
+ * a2 cos(4 pi n / N), N = size (periodic) or size - 1 (symmetric), in float64 cast to
+ * output_datatype; the size may arrive at run time (a symbolic extent). */
+typedef struct {
+  ot_te_user_t base;
+  double a0, a1, a2;
+  bool periodic;
+  rlx_dtype_t dtype;
+  rlx_expr_t* n;
+} window_user_t;
+
+static rlx_expr_t* window_len(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  (void)j;
+  (void)user;
+  return rlx_ir_max(ctx, rlx_onnx_load_int(ctx, ins[0], 0), i64(ctx, 0));
+}
+
+static rlx_expr_t* window_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  window_user_t* u = user;
+  rlx_dtype_t f = rlx_dt_float64();
+  rlx_expr_t* big_n = rlx_ir_cast(ctx, f, u->periodic ? u->n : rlx_ir_sub(ctx, u->n, i64(ctx, 1)));
+  rlx_expr_t* t = rlx_ir_div(ctx, rlx_ir_mul(ctx, rlx_ir_cast(ctx, f, &idx[0]->hdr), rlx_ir_float(ctx, f, 6.283185307179586)), big_n);
+  rlx_expr_t* t2 = rlx_ir_mul(ctx, t, rlx_ir_float(ctx, f, 2));
+  rlx_expr_t* w = rlx_ir_sub(ctx, rlx_ir_float(ctx, f, u->a0),
+                             rlx_ir_mul(ctx, rlx_ir_float(ctx, f, u->a1), rlx_ir_call(ctx, f, "cos", 1, &t)));
+  if (u->a2 != 0) w = rlx_ir_add(ctx, w, rlx_ir_mul(ctx, rlx_ir_float(ctx, f, u->a2), rlx_ir_call(ctx, f, "cos", 1, &t2)));
+  return rlx_ir_cast(ctx, u->dtype, w);
+}
+
+static rlx_te_tensor_t* te_window(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)in;
+  (void)n;
+  window_user_t* u = user;
+  return rlx_te_compute(ctx, 1, &u->n, window_body, u, "T_window", "injective");
+}
+
+OT_CONVERTER(ot_window) {
+  rlx_sinfo_tensor_t* s;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &s));
+  window_user_t u = {{NULL}, 0.5, 0.5, 0, rlx_onnx_attr_int(node, "periodic", 1) != 0, rlx_dt_float32(), NULL};
+  if (strcmp(node->op_type, "HammingWindow") == 0) {
+    u.a0 = 25.0 / 46.0;
+    u.a1 = 21.0 / 46.0;
+  } else if (strcmp(node->op_type, "BlackmanWindow") == 0) {
+    u.a0 = 0.42;
+    u.a2 = 0.08;
+  }
+  int64_t dt = rlx_onnx_attr_int(node, "output_datatype", 1);
+  if (dt == 11) u.dtype = rlx_dt_float64();
+  else if (dt != 1) return rlx_onnx_error(node, "output_datatype %lld is not supported (float or double)", (long long)dt);
+  rlx_expr_t** n = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, window_len, NULL, 1, inputs, 1, &n));
+  u.n = n[0];
+  return ot_emit_te(im, te_window, &u.base, 1, inputs, "window", &outputs[0]);
+}

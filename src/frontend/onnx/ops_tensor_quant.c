@@ -1,0 +1,134 @@
+/* ONNX converters, family "tensor": linear quantization.
+ *
+ *   QuantizeLinear(x, scale, zero_point)    y = saturate(round_half_even(x / scale) + zp),
+ *                                            uint8 (default) or int8 as zero_point
+ *   DequantizeLinear(x, scale, zero_point)  y = (x - zp) * scale, float32
+ *   DynamicQuantizeLinear(x)                scale = (max(x, 0) - min(x, 0)) / 255,
+ *                                            zp = saturate(round(-min(x, 0) / scale)), uint8
+ *
+ * scale and zero_point are scalars or, with `axis`, 1-d along that axis of x; they are read
+ * in the kernel, so they may arrive at run time.
+ */
+#include <string.h>
+
+#include "ops_tensor_internal.h"
+
+typedef struct {
+  ot_te_user_t base;
+  bool quantize;
+  int axis;        /* of x, for 1-d scale / zero_point */
+  bool has_zp;
+  rlx_dtype_t out;
+  rlx_te_tensor_t* const* ins; /* x, scale, zero_point */
+} q_user_t;
+
+/* Element of a scale / zero point for output index idx: scalar, or along axis. */
+static rlx_expr_t* param(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int axis, rlx_var_t* const* idx) {
+  if (t->buffer->ndim == 0) return rlx_te_load(ctx, t, 0, NULL);
+  int64_t n = 0;
+  rlx_expr_t* i = rlx_expr_is_const_int(t->buffer->shape[0], &n) && n == 1 ? rlx_ir_i64(ctx, 0) : &idx[axis]->hdr;
+  return rlx_te_load(ctx, t, 1, &i);
+}
+
+static rlx_expr_t* q_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  q_user_t* u = user;
+  rlx_dtype_t f = rlx_dt_float32();
+  rlx_te_tensor_t* x = u->ins[0];
+  int r = x->buffer->ndim;
+  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r > 0 ? r : 1);
+  for (int d = 0; d < r; d++) p[d] = &idx[d]->hdr;
+  rlx_expr_t* v = rlx_te_load(ctx, x, r, p);
+  rlx_expr_t* scale = rlx_ir_cast(ctx, f, param(ctx, u->ins[1], u->axis, idx));
+  rlx_expr_t* zp = u->has_zp ? rlx_ir_cast(ctx, f, param(ctx, u->ins[2], u->axis, idx)) : rlx_ir_float(ctx, f, 0);
+  if (!u->quantize) return rlx_ir_mul(ctx, rlx_ir_sub(ctx, rlx_ir_cast(ctx, f, v), zp), scale);
+  rlx_expr_t* q = rlx_ir_div(ctx, rlx_ir_cast(ctx, f, v), scale);
+  q = rlx_ir_add(ctx, rlx_ir_call(ctx, f, "nearbyint", 1, &q), zp);
+  bool s = u->out.code == RLX_DT_INT;
+  q = rlx_ir_max(ctx, rlx_ir_min(ctx, q, rlx_ir_float(ctx, f, s ? 127 : 255)), rlx_ir_float(ctx, f, s ? -128 : 0));
+  return rlx_ir_cast(ctx, u->out, q);
+}
+
+static rlx_te_tensor_t* te_q(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  q_user_t* u = user;
+  u->ins = in;
+  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, q_body, u, u->quantize ? "T_quantize" : "T_dequantize",
+                        "injective");
+}
+
+static rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                            bool quantize, rlx_relax_expr_t** out) {
+  rlx_sinfo_tensor_t *x, *s, *z = NULL;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &s));
+  q_user_t u = {{NULL}, quantize, 0, ot_has_input(node, inputs, 2), rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
+  if (u.has_zp) {
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, true, &z));
+    if (quantize) u.out = z->dtype;
+  }
+  if (!quantize) u.out = rlx_dt_float32();
+  if (quantize && !rlx_dtype_eq(u.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(u.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+    return rlx_onnx_error(node, "zero_point must be uint8 or int8");
+  int64_t axis = 0;
+  if (s->ndim > 1 || (z && z->ndim > 1)) return rlx_onnx_error(node, "scale and zero_point must be scalars or 1-d");
+  int64_t ns = 1;
+  bool per_axis = s->ndim == 1 && !(rlx_expr_is_const_int(s->shape[0], &ns) && ns == 1);
+  if (per_axis) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 1), x->ndim, &axis));
+  u.axis = (int)axis;
+  return ot_emit_te(im, te_q, &u.base, u.has_zp ? 3 : 2, inputs, quantize ? "quantize" : "dequantize", out);
+}
+
+OT_CONVERTER(ot_quantize_linear) { return linear(im, node, inputs, true, &outputs[0]); }
+OT_CONVERTER(ot_dequantize_linear) { return linear(im, node, inputs, false, &outputs[0]); }
+
+/* DynamicQuantizeLinear: the scale and zero point from x's range (including 0), then
+ * QuantizeLinear with them. */
+typedef struct {
+  ot_te_user_t base;
+  bool zp;
+  rlx_te_tensor_t *lo, *hi;
+} dq_user_t;
+
+static rlx_expr_t* dq_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  (void)idx;
+  dq_user_t* u = user;
+  rlx_dtype_t f = rlx_dt_float32();
+  rlx_expr_t* zero = rlx_ir_float(ctx, f, 0);
+  rlx_expr_t* lo = rlx_ir_min(ctx, rlx_te_load(ctx, u->lo, 0, NULL), zero);
+  rlx_expr_t* hi = rlx_ir_max(ctx, rlx_te_load(ctx, u->hi, 0, NULL), zero);
+  rlx_expr_t* scale = rlx_ir_div(ctx, rlx_ir_sub(ctx, hi, lo), rlx_ir_float(ctx, f, 255));
+  if (!u->zp) return scale;
+  rlx_expr_t* z = rlx_ir_div(ctx, rlx_ir_sub(ctx, zero, lo), scale);
+  z = rlx_ir_call(ctx, f, "nearbyint", 1, &z);
+  z = rlx_ir_max(ctx, rlx_ir_min(ctx, z, rlx_ir_float(ctx, f, 255)), zero);
+  return rlx_ir_cast(ctx, rlx_dtype(RLX_DT_UINT, 8, 1), z);
+}
+
+static rlx_te_tensor_t* te_dq(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  dq_user_t* u = user;
+  u->lo = in[0];
+  u->hi = in[1];
+  return rlx_te_compute(ctx, 0, NULL, dq_body, u, u->zp ? "T_zero_point" : "T_scale", "injective");
+}
+
+OT_CONVERTER(ot_dynamic_quantize_linear) {
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  if (!rlx_dtype_eq(x->dtype, rlx_dt_float32())) return rlx_onnx_error(node, "needs a float32 input");
+  rlx_relax_expr_t* mm[2];
+  rlx_attrs_t none = {0};
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.min", 1, &inputs[0], none, &mm[0]));
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.max", 1, &inputs[0], none, &mm[1]));
+  dq_user_t u = {{NULL}, false, NULL, NULL};
+  rlx_relax_expr_t *scale, *zp;
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dq, &u.base, 2, mm, "dq_scale", &scale));
+  u.zp = true;
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dq, &u.base, 2, mm, "dq_zero_point", &zp));
+  rlx_relax_expr_t* q_in[3] = {inputs[0], scale, zp};
+  q_user_t q = {{NULL}, true, 0, true, rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]));
+  if (node->n_outputs > 1) outputs[1] = scale;
+  if (node->n_outputs > 2) outputs[2] = zp;
+  return NULL;
+}
