@@ -1,6 +1,8 @@
 """Tiny test harness for the Python-driven end-to-end tests: check() records results and
 finish() prints 'N passed, N failed' and exits non-zero on failure."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,10 @@ class Tool:
     def __init__(self, path):
         self.path = os.path.abspath(path)
         self.tmp = tempfile.mkdtemp(prefix="rlx-test-")
+        # models, archives and kernel caches run to hundreds of MB per test: removed at exit
+        # unless RLX_KEEP_TEST_DIRS is set (to look at a failure)
+        if not os.environ.get("RLX_KEEP_TEST_DIRS"):
+            atexit.register(shutil.rmtree, self.tmp, True)
         self.env = dict(os.environ, RLX_CACHE_DIR=os.path.join(self.tmp, "cache"))
 
     def run(self, *args, timeout=600):

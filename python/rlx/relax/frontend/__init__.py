@@ -18,7 +18,8 @@ def _keep(table, mod, value):
 
 
 def externs_of(mod):
-    return _EXTERNS.get(id(mod), [])
+    """The files relax.build links into mod's executable."""
+    return _EXTERNS.get(id(mod), ([], []))[0]
 
 
 def attach_params(mod, params):

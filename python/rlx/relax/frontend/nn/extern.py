@@ -13,8 +13,10 @@ Two ways to describe a symbol, as in TVM's two versions:
 - symbols={symbol: callable}: the callable takes the nn.Tensors and returns
   nn.Tensor.placeholder(shape, dtype) (or a list of them) describing the result."""
 import os
+import shutil
 import subprocess
 import tempfile
+import weakref
 from ctypes import c_char_p
 
 from .... import _ffi
@@ -39,7 +41,7 @@ def attach_externs(mod, modules):
         for f in m._files():
             if f not in files:
                 files.append(f)
-    return _keep(_EXTERNS, mod, files)
+    return _keep(_EXTERNS, mod, (files, list(modules)))  # the modules keep their files alive
 
 
 def _same(a, b):
@@ -195,6 +197,7 @@ class SourceModule(ExternModule):
         self.compile_options = compile_options
         self.compiler = compiler
         self._dir = tempfile.mkdtemp(prefix="rlx-nn-extern-")
+        weakref.finalize(self, shutil.rmtree, self._dir, True)  # the source and its object
         self._path = os.path.join(self._dir, "module" + _EXT[source_format])
         with open(self._path, "w") as f:
             f.write(source_code)
