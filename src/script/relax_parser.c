@@ -335,6 +335,11 @@ static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out);
 
 static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_sinfo_t** out) {
   rlx_ctx_t* ctx = r->ctx;
+  if (strcmp(k, "Object") == 0) { /* R.Object() is R.Object, as TVM accepts both */
+    if (e->n != 0) return err(r, e, "R.Object() takes no arguments, got %d", e->n);
+    *out = rlx_sinfo_object(ctx);
+    return NULL;
+  }
   if (strcmp(k, "Tensor") == 0) {
     const py_expr_t* shape = arg(e, 0, "shape");
     const py_expr_t* dt = arg(e, 1, "dtype");

@@ -119,4 +119,17 @@ fails(["compile", mlp], ["-o MODEL.so"], "compile without -o")
 bad = tool.file("badop.py", open(mlp).read().replace("R.nn.relu", "R.nn.frobnicate", 1))
 fails(["compile", bad, "-o", path("x.so")], ["badop.py:", "frobnicate"], "unknown op")
 
+# R.Object() (TVM prints and accepts both forms) reads as R.Object
+obj = tool.file("obj.py", """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Object(), y: R.Object) -> R.Object():
+        return x
+""")
+good, printed = ok("print", obj)
+check(good and "def main(x: R.Object, y: R.Object) -> R.Object:" in printed, "R.Object() parses as R.Object: %r" % printed)
+
 finish()

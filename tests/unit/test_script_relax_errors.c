@@ -26,6 +26,7 @@ static const struct {
     {HDR "def f(x):\n    return x\n", "t.py:3:7:", "parameter x: expected struct info"},
     {HDR "def f(x: R.Tensr((4,), \"float32\")):\n    return x\n",
      "t.py:3:10:", "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.Tensr"},
+    {HDR "def f(x: R.Object(1)):\n    return x\n", "t.py:3:10:", "R.Object() takes no arguments, got 1"},
     {HDR "def f(x: R.Tensor((4,), \"flot32\")):\n    return x\n",
      "t.py:3:25:", "expected a dtype such as \"float32\", got the string \"flot32\""},
     {HDR "def f(x: R.Tensor((4, m), \"float32\")):\n    return x\n", "t.py:3:23:", "undefined symbolic variable 'm'"},
