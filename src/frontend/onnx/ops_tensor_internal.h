@@ -5,7 +5,8 @@
  * (Gather*, Scatter*, OneHot, Trilu, EyeLike, Range, Size, ConstantOfShape, Compress,
  * NonZero, TopK, ReverseSequence), ops_tensor_resize.c (Resize, Upsample, GridSample),
  * ops_tensor_dyn.c (the run-time paths: shape-deciding inputs that are not constants),
- * ops_tensor_quant.c (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear).
+ * ops_tensor_quant.c (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+ * QLinearMatMul, ConvInteger, QLinearConv).
  */
 #ifndef RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
 #define RLX_FRONTEND_ONNX_OPS_TENSOR_INTERNAL_H
@@ -76,6 +77,10 @@ OT_CONVERTER(ot_window);
 OT_CONVERTER(ot_quantize_linear);
 OT_CONVERTER(ot_dequantize_linear);
 OT_CONVERTER(ot_dynamic_quantize_linear);
+OT_CONVERTER(ot_matmul_integer);
+OT_CONVERTER(ot_qlinear_matmul);
+OT_CONVERTER(ot_conv_integer);
+OT_CONVERTER(ot_qlinear_conv);
 OT_CONVERTER(ot_pad_runtime);
 rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                int64_t axis, rlx_relax_expr_t** outputs);

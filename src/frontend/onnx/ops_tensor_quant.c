@@ -5,6 +5,12 @@
  *   DequantizeLinear(x, scale, zero_point)  y = (x - zp) * scale, float32
  *   DynamicQuantizeLinear(x)                scale = (max(x, 0) - min(x, 0)) / 255,
  *                                            zp = saturate(round(-min(x, 0) / scale)), uint8
+ *   MatMulInteger(a, b, a_zp, b_zp)         (a - a_zp) @ (b - b_zp) in int32 (a_zp per row,
+ *                                            b_zp per column when 1-d)
+ *   QLinearMatMul                           that product * a_scale * b_scale (float32),
+ *                                            quantized with y_scale, y_zero_point
+ *   ConvInteger, QLinearConv                the same around the Conv converter (int32
+ *                                            convolution of the centered operands)
  *
  * scale and zero_point are scalars or, with `axis`, 1-d along that axis of x; they are read
  * in the kernel, so they may arrive at run time.
@@ -131,4 +137,129 @@ OT_CONVERTER(ot_dynamic_quantize_linear) {
   if (node->n_outputs > 1) outputs[1] = scale;
   if (node->n_outputs > 2) outputs[2] = zp;
   return NULL;
+}
+
+/* ------------------------------------------------------------------ MatMulInteger, QLinearMatMul */
+/* x as int32 minus its zero point (scalar, or 1-d: per row of A when row, per column of B). */
+static rlx_status_t* centered(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                              int xi, int zi, bool row, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_attrs_t i32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_int32()));
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &inputs[xi], i32, out));
+  if (zi < 0 || !ot_has_input(node, inputs, zi)) return NULL;
+  rlx_sinfo_tensor_t* z;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, zi, true, &z));
+  rlx_relax_expr_t* zp = NULL;
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &inputs[zi], i32, &zp));
+  if (row && z->ndim == 1) { /* (M,) -> (M, 1) */
+    rlx_expr_t* d[2] = {z->shape[0], rlx_ir_i64(ctx, 1)};
+    RLX_RETURN_IF_ERROR(ot_reshape(im, zp, 2, d, &zp));
+  }
+  rlx_relax_expr_t* args[2] = {*out, zp};
+  return ot_op(im, "relax.subtract", 2, args, (rlx_attrs_t){0}, out);
+}
+
+/* (A - a_zero_point) @ (B - b_zero_point) in int32. */
+static rlx_status_t* int_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                int a, int azp, int b, int bzp, rlx_relax_expr_t** out) {
+  rlx_relax_expr_t* ab[2];
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, a, azp, true, &ab[0]));
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, b, bzp, false, &ab[1]));
+  return ot_op(im, "relax.matmul", 2, ab, (rlx_attrs_t){0}, out);
+}
+
+OT_CONVERTER(ot_matmul_integer) { return int_matmul(im, node, inputs, 0, 2, 1, 3, &outputs[0]); }
+
+/* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): the int32 product
+ * scaled by a_scale * b_scale as float32, then quantized with (y_scale, y_zp). */
+OT_CONVERTER(ot_qlinear_matmul) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  for (int i = 0; i < 8; i++)
+    if (!ot_has_input(node, inputs, i)) return rlx_onnx_error(node, "input %d is missing", i);
+  rlx_relax_expr_t* c = NULL;
+  RLX_RETURN_IF_ERROR(int_matmul(im, node, inputs, 0, 2, 3, 5, &c));
+  rlx_attrs_t f32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_float32()));
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &c, f32, &c));
+  rlx_relax_expr_t* s[2] = {inputs[1], inputs[4]};
+  rlx_relax_expr_t* ab = NULL;
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, s, (rlx_attrs_t){0}, &ab));
+  rlx_relax_expr_t* m[2] = {c, ab};
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, m, (rlx_attrs_t){0}, &c));
+  rlx_sinfo_tensor_t* z;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
+  q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};
+  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+    return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
+  rlx_relax_expr_t* q_in[3] = {c, inputs[6], inputs[7]};
+  return ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]);
+}
+
+/* ------------------------------------------------------------------ ConvInteger */
+/* ConvInteger(x, w, x_zp, w_zp): Conv (same attributes, the nn family's converter) of the
+ * int32 centered operands. */
+OT_CONVERTER(ot_conv_integer) {
+  const rlx_onnx_converter_t* conv = rlx_onnx_find_converter("Conv", rlx_onnx_opset(im));
+  if (!conv) return rlx_onnx_error(node, "needs the Conv converter");
+  rlx_relax_expr_t* args[3] = {NULL, NULL, NULL};
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, 0, 2, false, &args[0]));
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, 1, 3, false, &args[1]));
+  rlx_onnx_node_t two = *node;
+  two.n_inputs = 2;
+  return conv->convert(im, &two, args, outputs);
+}
+
+/* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): the int32 convolution
+ * of the centered operands plus B, scaled by x_scale * w_scale (w_scale per output channel
+ * when 1-d) as float32, quantized with (y_scale, y_zp). */
+OT_CONVERTER(ot_qlinear_conv) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  const rlx_onnx_converter_t* conv = rlx_onnx_find_converter("Conv", rlx_onnx_opset(im));
+  if (!conv) return rlx_onnx_error(node, "needs the Conv converter");
+  for (int i = 0; i < 8; i++)
+    if (!ot_has_input(node, inputs, i)) return rlx_onnx_error(node, "input %d is missing", i);
+  rlx_relax_expr_t* args[3] = {NULL, NULL, NULL};
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, 0, 2, false, &args[0]));
+  RLX_RETURN_IF_ERROR(centered(im, node, inputs, 3, 5, false, &args[1]));
+  rlx_onnx_node_t two = *node;
+  two.n_inputs = 2;
+  rlx_relax_expr_t* y = NULL;
+  RLX_RETURN_IF_ERROR(conv->convert(im, &two, args, &y));
+  rlx_sinfo_tensor_t* ys;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, &y, 0, true, &ys));
+  rlx_expr_t* one = rlx_ir_i64(ctx, 1);
+  int nsp = ys->ndim - 2;
+  if (ot_has_input(node, inputs, 8)) { /* int32 bias per output channel */
+    rlx_sinfo_tensor_t* b;
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 8, true, &b));
+    rlx_expr_t** d = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nsp + 1);
+    d[0] = b->shape[0];
+    for (int i = 1; i <= nsp; i++) d[i] = one;
+    rlx_relax_expr_t* bias = NULL;
+    RLX_RETURN_IF_ERROR(ot_reshape(im, inputs[8], nsp + 1, d, &bias));
+    rlx_relax_expr_t* a[2] = {y, bias};
+    RLX_RETURN_IF_ERROR(ot_op(im, "relax.add", 2, a, (rlx_attrs_t){0}, &y));
+  }
+  rlx_attrs_t f32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_float32()));
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &y, f32, &y));
+  rlx_relax_expr_t* ws = inputs[4];
+  rlx_sinfo_tensor_t* w;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 4, true, &w));
+  if (w->ndim == 1) {
+    rlx_expr_t** d = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nsp + 1);
+    d[0] = w->shape[0];
+    for (int i = 1; i <= nsp; i++) d[i] = one;
+    RLX_RETURN_IF_ERROR(ot_reshape(im, ws, nsp + 1, d, &ws));
+  }
+  rlx_relax_expr_t* s[2] = {inputs[1], ws};
+  rlx_relax_expr_t* xw = NULL;
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, s, (rlx_attrs_t){0}, &xw));
+  rlx_relax_expr_t* m[2] = {y, xw};
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, m, (rlx_attrs_t){0}, &y));
+  rlx_sinfo_tensor_t* z;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
+  q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};
+  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+    return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
+  rlx_relax_expr_t* q_in[3] = {y, inputs[6], inputs[7]};
+  return ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]);
 }
