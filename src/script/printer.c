@@ -669,6 +669,38 @@ static void flush_remap(pr_t* p, const rlx_tir_block_realize_t* br, int* idx, in
   *n = 0;
 }
 
+static void annotations_str(pr_t* p, int n, const char* const* keys, rlx_expr_t* const* vals, rlx_strbuf_t* sb);
+
+/* An attribute value: lists and dicts (RLX_TIR_ATTR_LIST / _DICT) as Python literals. */
+static void pattr_value(pr_t* p, rlx_expr_t* v, rlx_strbuf_t* sb) {
+  const rlx_call_t* c = v && v->kind == RLX_EXPR_CALL ? RLX_AS(const rlx_call_t, v) : NULL;
+  if (c && strcmp(c->op, RLX_TIR_ATTR_LIST) == 0) {
+    rlx_strbuf_append(sb, "[");
+    for (int i = 0; i < c->n_args; i++) {
+      if (i) rlx_strbuf_append(sb, ", ");
+      pattr_value(p, c->args[i], sb);
+    }
+    rlx_strbuf_append(sb, "]");
+    return;
+  }
+  if (c && strcmp(c->op, RLX_TIR_ATTR_DICT) == 0) {
+    int n = c->n_args / 2;
+    const char** keys = calloc((size_t)(n + 1), sizeof(char*));
+    rlx_expr_t** vals = calloc((size_t)(n + 1), sizeof(rlx_expr_t*));
+    if (keys && vals) {
+      for (int i = 0; i < n; i++) {
+        keys[i] = RLX_AS(const rlx_string_imm_t, c->args[2 * i])->value;
+        vals[i] = c->args[2 * i + 1];
+      }
+      annotations_str(p, n, keys, vals, sb);
+    }
+    free(keys);
+    free(vals);
+    return;
+  }
+  pexpr(p, v, sb);
+}
+
 static void annotations_str(pr_t* p, int n, const char* const* keys, rlx_expr_t* const* vals, rlx_strbuf_t* sb) {
   /* TVM prints string-keyed maps sorted by key. */
   int* order = malloc(sizeof(int) * (size_t)(n ? n : 1));
@@ -685,7 +717,7 @@ static void annotations_str(pr_t* p, int n, const char* const* keys, rlx_expr_t*
     if (k) rlx_strbuf_append(sb, ", ");
     put_string(sb, keys[order[k]]);
     rlx_strbuf_append(sb, ": ");
-    pexpr(p, vals[order[k]], sb);
+    pattr_value(p, vals[order[k]], sb);
   }
   rlx_strbuf_append(sb, "}");
   free(order);

@@ -114,9 +114,28 @@ static rlx_status_t* make_buffer(tp_t* p, const py_expr_t* call, int first, cons
   return NULL;
 }
 
+/* An attribute value: a PrimExpr, True/False, or (as TVM allows in T.func_attr and
+ * T.block_attr) a list or a string-keyed dict of values, held as calls of the pseudo-ops
+ * RLX_TIR_ATTR_LIST (the items) and RLX_TIR_ATTR_DICT (key, value, key, value, ...). */
 static rlx_status_t* attr_value(tp_t* p, const py_expr_t* v, rlx_expr_t** out) {
   if (v->kind == PY_E_CONST && strcmp(v->str, "None") != 0) {
     *out = rlx_ir_bool(p->ctx, strcmp(v->str, "True") == 0);
+    return NULL;
+  }
+  if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE || v->kind == PY_E_DICT) {
+    bool dict = v->kind == PY_E_DICT;
+    int n = dict ? 2 * v->n : v->n;
+    rlx_expr_t** items = RLX_NEW_ARRAY(p->ctx, rlx_expr_t*, n > 0 ? n : 1);
+    for (int i = 0; i < v->n; i++) {
+      if (!dict) {
+        RLX_RETURN_IF_ERROR(attr_value(p, v->items[i], &items[i]));
+        continue;
+      }
+      if (v->items[i]->kind != PY_E_STR) return tp_err(p, v->items[i], "expected a string key, got an expression");
+      items[2 * i] = rlx_ir_string(p->ctx, v->items[i]->str);
+      RLX_RETURN_IF_ERROR(attr_value(p, v->kw_values[i], &items[2 * i + 1]));
+    }
+    *out = rlx_ir_call(p->ctx, rlx_dt_int32(), dict ? RLX_TIR_ATTR_DICT : RLX_TIR_ATTR_LIST, n, items);
     return NULL;
   }
   return tp_eval(p, v, out);

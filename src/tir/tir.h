@@ -161,11 +161,18 @@ typedef struct rlx_tir_func {
   rlx_var_t** params;            /* handle vars for buffers, int vars for scalars */
   rlx_tir_buffer_t** buffer_map; /* parallel to params; NULL entry for scalar params */
   rlx_tir_stmt_t* body;
-  int n_attrs; /* T.func_attr: key → IntImm (bool/int) or StringImm */
+  int n_attrs; /* T.func_attr: key → IntImm (bool/int), FloatImm, StringImm, or a list / dict
+                * (a call of RLX_TIR_ATTR_LIST / RLX_TIR_ATTR_DICT, below) */
   const char** attr_keys;
   rlx_expr_t** attr_values;
   bool is_private; /* @T.prim_func(private=True) */
 } rlx_tir_func_t;
+
+/* Pseudo-ops holding list and dict attribute values ({"layout_free_buffers": [1]}): a call of
+ * RLX_TIR_ATTR_LIST has the items as arguments, of RLX_TIR_ATTR_DICT key (StringImm), value,
+ * key, value... They only appear as attribute values, never in a body. */
+#define RLX_TIR_ATTR_LIST "tir.attr_list"
+#define RLX_TIR_ATTR_DICT "tir.attr_dict"
 
 rlx_tir_func_t* rlx_tir_func_create(rlx_ctx_t* ctx, const char* name, int n_params, rlx_var_t* const* params,
                                     rlx_tir_buffer_t* const* buffer_map, rlx_tir_stmt_t* body);

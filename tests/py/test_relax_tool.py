@@ -132,4 +132,15 @@ class Module:
 good, printed = ok("print", obj)
 check(good and "def main(x: R.Object, y: R.Object) -> R.Object:" in printed, "R.Object() parses as R.Object: %r" % printed)
 
+# T.func_attr with list and nested dict values (TVM's "layout_free_buffers": [1]) parses and
+# prints back in TVM's form (keys sorted), a fixed point, and the function still builds
+fa = os.path.join(ROOT, "tests", "data", "func_attr_values.py")
+good, printed = ok("print", fa)
+want = ('T.func_attr({"layout_free_buffers": [1], "nested": {"a": [1, 2], "b": T.float32(1.5), "c": "s"}, '
+        '"tir.noalias": T.bool(True)})')
+check(good and want in printed, "func_attr values printed: %r" % printed[:600])
+again = tool.file("fa2.py", printed)
+check(ok("print", again)[1] == printed, "func_attr values: print is a fixed point")
+ok("bench", fa, "--repeat", "2")
+
 finish()
