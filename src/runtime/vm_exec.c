@@ -1,6 +1,7 @@
 /* The VM executable: building it in memory, writing it as bytes, and reading bytes back
  * with full verification (format in vm_exec.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime_internal.h"
@@ -506,7 +507,25 @@ static rlx_status_t* parse_instrs(reader_t* r, rlx_vm_exec_t* e) {
 
 /* Every register an instruction names is below its function's register count; every jump
  * lands inside the function; a VM function's last instruction does not fall through. */
+static int cmp_str(const void* a, const void* b) { return strcmp(*(const char* const*)a, *(const char* const*)b); }
+
+/* Calls name functions, so two of one name would be ambiguous (the text form rejects it). */
+static rlx_status_t* check_unique_names(const rlx_vm_exec_t* e) {
+  if (e->funcs.len < 2) return NULL;
+  const char** names = malloc(sizeof(char*) * (size_t)e->funcs.len);
+  if (!names) return rlx_status_create(RLX_OUT_OF_MEMORY, "verifying the executable");
+  for (int i = 0; i < e->funcs.len; i++) names[i] = e->funcs.data[i].name;
+  qsort(names, (size_t)e->funcs.len, sizeof(char*), cmp_str);
+  rlx_status_t* st = NULL;
+  for (int i = 1; i < e->funcs.len && !st; i++)
+    if (strcmp(names[i - 1], names[i]) == 0)
+      st = rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: two functions are named '%s'", names[i]);
+  free(names);
+  return st;
+}
+
 static rlx_status_t* verify(const rlx_vm_exec_t* e) {
+  RLX_RETURN_IF_ERROR(check_unique_names(e));
   for (int fi = 0; fi < e->funcs.len; fi++) {
     const rlx_vm_func_t* f = &e->funcs.data[fi];
     if (f->kind != RLX_VM_FUNC_VM) continue;

@@ -307,8 +307,12 @@ rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* wha
   }
   size_t el = (size_t)rlx_dtype_bytes(out->dtype);
   size_t nbytes = (size_t)numel * el;
-  uint8_t* data = malloc(nbytes ? nbytes : 1);
-  if (!data) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: %zu bytes", what, nbytes);
+  /* Dims alone may claim terabytes: allocate only when the tensor holds that many values
+   * (otherwise every branch below fails its count check, naming the field, unwritten). */
+  size_t held = (el ? t->raw_data.len / el : 0) + t->n_float_data + t->n_int32_data + t->n_int64_data +
+                t->n_double_data + t->n_uint64_data;
+  uint8_t* data = (size_t)numel <= held ? malloc(nbytes ? nbytes : 1) : NULL;
+  if (!data && (size_t)numel <= held) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: %zu bytes", what, nbytes);
   rlx_status_t* st = NULL;
   int32_t dt = t->data_type;
   if (t->has_raw_data && (t->raw_data.len > 0 || numel == 0)) {
