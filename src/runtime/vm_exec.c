@@ -304,12 +304,22 @@ static rlx_status_t* get_str(reader_t* r, char** out, const char* what) {
   return NULL;
 }
 
-static rlx_status_t* get_dtype(reader_t* r, DLDataType* t, const char* what) {
+/* Reads a dtype the text form can name: one whose name parses back to it, or, where
+ * unknown is allowed (a parameter's), all zero (printed "?"). */
+static rlx_status_t* get_dtype_ex(reader_t* r, DLDataType* t, const char* what, bool unknown_ok) {
   GET(r, t->code, what);
   GET(r, t->bits, what);
   GET(r, t->lanes, what);
-  return NULL;
+  if (unknown_ok && !t->code && !t->bits && !t->lanes) return NULL;
+  char b[32];
+  DLDataType back = {0, 0, 0};
+  rlx_status_t* st = t->bits ? rlx_dldtype_parse(rlx_dldtype_str(*t, b), &back) : NULL;
+  if (!st && t->bits && rlx_dldtype_equal(back, *t)) return NULL;
+  rlx_status_free(st);
+  return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: %s has dtype code %u, bits %u, lanes %u", what,
+                           (unsigned)t->code, (unsigned)t->bits, (unsigned)t->lanes);
 }
+static rlx_status_t* get_dtype(reader_t* r, DLDataType* t, const char* what) { return get_dtype_ex(r, t, what, false); }
 
 static rlx_status_t* bad(const char* fmt, const char* what, long long v, long long limit) {
   (void)fmt;
@@ -408,7 +418,7 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
           RLX_RETURN_IF_ERROR(get_str(r, &fp->param_names[p], what));
           RLX_RETURN_IF_ERROR(check_name(fp->param_names[p], what));
           RLX_RETURN_IF_ERROR(get_str(r, &fp->param_shapes[p], what));
-          RLX_RETURN_IF_ERROR(get_dtype(r, &fp->param_dtypes[p], what));
+          RLX_RETURN_IF_ERROR(get_dtype_ex(r, &fp->param_dtypes[p], what, true));
           GET(r, fp->param_ndims[p], what);
           if (fp->param_ndims[p] < RLX_VM_PARAM_NOT_TENSOR || fp->param_ndims[p] > RLX_VM_MAX_NDIM)
             return bad(NULL, "a parameter's ndim", fp->param_ndims[p], RLX_VM_MAX_NDIM);
@@ -526,6 +536,20 @@ static rlx_status_t* check_unique_names(const rlx_vm_exec_t* e) {
 
 static rlx_status_t* verify(const rlx_vm_exec_t* e) {
   RLX_RETURN_IF_ERROR(check_unique_names(e));
+  /* the VM functions' instructions, in table order, are the instruction list: no
+   * instruction outside a function, none in two (what the text form can say) */
+  int64_t next = 0;
+  for (int fi = 0; fi < e->funcs.len; fi++) {
+    const rlx_vm_func_t* f = &e->funcs.data[fi];
+    if (f->kind != RLX_VM_FUNC_VM) continue;
+    if (f->begin != next)
+      return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: function '%s' begins at instruction %lld, not %lld",
+                               f->name, (long long)f->begin, (long long)next);
+    next = f->end;
+  }
+  if (next != e->instrs.len)
+    return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: instructions %lld to %d belong to no function",
+                             (long long)next, e->instrs.len);
   for (int fi = 0; fi < e->funcs.len; fi++) {
     const rlx_vm_func_t* f = &e->funcs.data[fi];
     if (f->kind != RLX_VM_FUNC_VM) continue;
