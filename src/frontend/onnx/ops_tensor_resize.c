@@ -111,6 +111,10 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   rlx_expr_t*** tap_idx = RLX_NEW_ARRAY(ctx, rlx_expr_t**, r);
   rlx_expr_t*** tap_w = RLX_NEW_ARRAY(ctx, rlx_expr_t**, r);
   rlx_expr_t* outside = NULL; /* tf_crop_and_resize: the coordinate falls outside the input */
+  /* run-time geometry, cubic: each coordinate is a let-bound var, or every tap weight would
+   * repeat the whole coordinate expression (16 combinations, a 1.7 MB kernel) */
+  rlx_var_t** let_var = RLX_NEW_ARRAY(ctx, rlx_var_t*, r);
+  rlx_expr_t** let_val = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r);
   for (int d = 0; d < r; d++) {
     rlx_expr_t* i = &idx[d]->hdr;
     tap_idx[d] = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 4);
@@ -122,6 +126,11 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
       continue;
     }
     rlx_expr_t* x = source_coord(ctx, u, d, i);
+    if (u->out_e && u->method == RS_CUBIC) {
+      let_var[d] = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "x%d", d), rlx_dt_float64());
+      let_val[d] = x;
+      x = &let_var[d]->hdr;
+    }
     if (u->coord == RS_TF_CROP_AND_RESIZE) {
       rlx_expr_t* o = rlx_ir_or(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, x, f64(ctx, 0)),
                                 rlx_ir_cmp(ctx, RLX_EXPR_GT, x, f64(ctx, (double)(u->in[d] - 1))));
@@ -200,6 +209,8 @@ static rlx_expr_t* resize_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
     acc = rlx_ir_cast(ctx, t, acc);
   }
   if (outside) acc = rlx_ir_select(ctx, outside, ot_scalar_expr(ctx, t, u->extrapolation), acc);
+  for (int d = r - 1; d >= 0; d--)
+    if (let_var[d]) acc = rlx_ir_let(ctx, let_var[d], let_val[d], acc);
   return acc;
 }
 
