@@ -16,6 +16,7 @@ import rlx as tvm  # noqa: E402
 from rlx import relax, te, topi  # noqa: E402
 from rlx.relax.frontend import detach_params  # noqa: E402
 from rlx.relax.frontend.torch import from_fx  # noqa: E402
+from expected_tvm import TVM_COURSE_MLP_OPS_LINES, TVM_COURSE_MYMODEL  # noqa: E402
 
 
 def close(out, ref, tol=1e-4):
@@ -258,60 +259,6 @@ def map_nn_linear_op(bb, node_map, node, nn_mod):
 
 def map_nn_relu_op(bb, node_map, node, nn_mod):
     return bb.emit(relax.op.nn.relu(node_map[node.args[0]]))
-
-
-# TVM's printed modules for the course's importer (MLC course, "Integration with Machine
-# Learning Frameworks", run on TVM Unity; reproduced in public course notes): MyModel, and the
-# lines of the high-level-op MLP that hold no inline constant (TVM prints every tensor
-# constant as metadata; rlx prints those of up to 1024 elements inline, see
-# src/script/relax_script.h). Note TVM's `return lv1`: the course passes the dataflow var.
-TVM_COURSE_MYMODEL = '''@I.ir_module
-class Module:
-    @T.prim_func(private=True)
-    def te_matmul(x: T.Buffer((T.int64(1), T.int64(128)), "float32"), B: T.Buffer((T.int64(128), T.int64(128)), "float32"), matmul: T.Buffer((T.int64(1), T.int64(128)), "float32")):
-        T.func_attr({"tir.noalias": T.bool(True)})
-        # with T.block("root"):
-        for i, j, k in T.grid(T.int64(1), T.int64(128), T.int64(128)):
-            with T.block("matmul"):
-                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
-                T.reads(x[v_i, v_k], B[v_k, v_j])
-                T.writes(matmul[v_i, v_j])
-                with T.init():
-                    matmul[v_i, v_j] = T.float32(0.0)
-                matmul[v_i, v_j] = matmul[v_i, v_j] + x[v_i, v_k] * B[v_k, v_j]
-
-    @T.prim_func(private=True)
-    def te_relu(lv: T.Buffer((T.int64(1), T.int64(128)), "float32"), relu: T.Buffer((T.int64(1), T.int64(128)), "float32")):
-        T.func_attr({"tir.noalias": T.bool(True)})
-        # with T.block("root"):
-        for i0, i1 in T.grid(T.int64(1), T.int64(128)):
-            with T.block("relu"):
-                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
-                T.reads(lv[v_i0, v_i1])
-                T.writes(relu[v_i0, v_i1])
-                relu[v_i0, v_i1] = T.max(lv[v_i0, v_i1], T.float32(0.0))
-
-    @R.function
-    def main(x: R.Tensor((1, 128), dtype="float32")) -> R.Tensor((1, 128), dtype="float32"):
-        cls = Module
-        with R.dataflow():
-            lv = R.call_tir(cls.te_matmul, (x, metadata["relax.expr.Constant"][0]), out_sinfo=R.Tensor((1, 128), dtype="float32"))
-            lv1 = R.call_tir(cls.te_relu, (lv,), out_sinfo=R.Tensor((1, 128), dtype="float32"))
-            gv: R.Tensor((1, 128), dtype="float32") = lv1
-            R.output(gv)
-        return lv1
-'''
-
-TVM_COURSE_MLP_OPS_LINES = [
-    '    def main(x: R.Tensor((1, 784), dtype="float32")) -> R.Tensor((1, 10), dtype="float32"):',
-    '            lv: R.Tensor((784, 128), dtype="float32") = R.permute_dims(metadata["relax.expr.Constant"][0], axes=None)',
-    '            lv1: R.Tensor((1, 128), dtype="float32") = R.matmul(x, lv, out_dtype="void")',
-    '            lv3: R.Tensor((1, 128), dtype="float32") = R.nn.relu(lv2)',
-    '            lv5: R.Tensor((1, 10), dtype="float32") = R.matmul(lv3, lv4, out_dtype="void")',
-    '            gv: R.Tensor((1, 10), dtype="float32") = lv6',
-    '            R.output(gv)',
-    '        return lv6',
-]
 
 
 def test_course_matmul_relu():
