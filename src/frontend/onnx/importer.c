@@ -20,7 +20,7 @@
  * (op_type, since_version). */
 static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_onnx_ops_math, rlx_onnx_ops_tensor,
                                                        rlx_onnx_ops_nn, rlx_onnx_ops_loss, rlx_onnx_ops_training,
-                                                       rlx_onnx_ops_sequence};
+                                                       rlx_onnx_ops_sequence, rlx_onnx_ops_rnn};
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
@@ -396,6 +396,17 @@ int rlx_onnx_attr_ints(const rlx_onnx_node_t* node, const char* key, const int64
   }
   *out = a->ints;
   return (int)a->n_ints;
+}
+
+int rlx_onnx_attr_strings_count(const rlx_onnx_node_t* node, const char* key) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  return a ? (int)a->n_strings : -1;
+}
+
+const char* rlx_onnx_attr_string_at(const rlx_onnx_node_t* node, const char* key, int i) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a || i < 0 || (size_t)i >= a->n_strings) return NULL;
+  return a->strings[i].data ? (const char*)a->strings[i].data : "";
 }
 
 int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const float** out) {
