@@ -125,7 +125,8 @@ rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** ou
 
 /* Prints an executable as text: a header with the format version, the constants
  * (c[k] = tensor float32 (2, 3), 24 bytes 0x<hex> | int 5 | float 1.5 | str "s" | dtype
- * int64; tensor data over 4096 bytes is not shown), then the function table in order:
+ * int64; a NaN float as `float nan bits 0x<16 hex digits>`; tensor data over 4096 bytes is
+ * not shown), then the function table in order:
  * packed functions as `packed NAME [symbol SYMBOL]` lines, VM functions as
  *   function main(x: float32 ndim=2 "(n, 4)", w: float32 ndim=2 "(4, m)") registers=9  ; ...
  *        0: %2 = call vm.builtin.alloc_shape_heap(i2)
