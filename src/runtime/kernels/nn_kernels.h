@@ -113,6 +113,12 @@ typedef struct {
 } rlx_kernel_info_t;
 const rlx_kernel_info_t* rlx_kernel_table(int* out_n);
 
+/* Floating-point operations of one call of kernel `name` given its tensor arguments in
+ * order (t[0] the input, t[nt-1] the output), counted on whole channel blocks as the
+ * kernel computes them (Winograd counted as the direct convolution); -1 for kernels that
+ * do no arithmetic worth counting (pools, layout transforms) or unknown names. */
+double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt);
+
 /* The packed-ABI wrapper of a kernel by its registered name ("rlx.nn.conv2d_nchwc" ...),
  * or NULL. The table is static: nothing to initialize. */
 rlx_packed_fn_t rlx_kernel_lookup(const char* name);
