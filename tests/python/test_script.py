@@ -155,3 +155,34 @@ def test_parse_error_inside_ir_module_class():
                 return y
 
     assert str(info.value).startswith("%s:%d:" % (__file__, line)), str(info.value)
+
+
+@I.ir_module
+class Branchy:
+    @R.function(private=True)
+    def scale(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        n = T.int64()
+        lv = R.multiply(x, R.const(3.0, "float32"))
+        return lv
+
+    @R.function
+    def main(c: R.Tensor((), "bool"), x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        n = T.int64()
+        cls = Branchy
+        if c:
+            lv1 = R.add(x, x)
+            r = lv1
+        else:
+            lv2 = cls.scale(x)
+            r = R.subtract(lv2, R.const(1.0, "float32"))
+        return r
+
+
+def test_if_runs_both_branches():
+    """R.If built through the VM's if/goto: each branch taken on its own condition, one of
+    them calling a private Relax function (how the ONNX importer lowers If)."""
+    vm = relax.VirtualMachine(relax.build(Branchy), tvm.cpu())
+    for n in (4, 9):
+        x = np.random.rand(n).astype("float32")
+        np.testing.assert_allclose(vm["main"](np.array(True), x).numpy(), x + x, rtol=1e-6)
+        np.testing.assert_allclose(vm["main"](np.array(False), x).numpy(), x * 3 - 1, rtol=1e-6)
