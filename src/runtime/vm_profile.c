@@ -35,7 +35,7 @@ bool rlx_vm_prof_by_site(const rlx_vm_t* vm, int f) {
 
 /* "(1,4,56,56,16)->(1,8,28,28,16),3x3": input and output shapes, the window of a
  * convolution's packed weight (no spaces: the profile table splits on white space). */
-static char* site_label(const DLTensor* const* t, int nt) {
+static char* site_label(const DLTensor* const* t, int nt, bool concat) {
   char buf[160];
   int o = 0;
   for (int k = 0; k < 2 && nt > 0; k++) {
@@ -46,6 +46,16 @@ static char* site_label(const DLTensor* const* t, int nt) {
     o += snprintf(buf + o, sizeof(buf) - (size_t)o, ")");
     if (o >= (int)sizeof(buf) - 24) break;
   }
+  /* a concat of convolutions (x, (w, bias) per part, y): every part's window */
+  for (int i = 3; concat && i + 1 < nt && o < (int)sizeof(buf) - 24; i += 2)
+    if (t[i]->ndim == 6 || t[i]->ndim == 5) {
+      if (i == 3 && (t[1]->ndim == 6 || t[1]->ndim == 5))
+        o += snprintf(buf + o, sizeof(buf) - (size_t)o, ",%lldx%lld", t[1]->ndim == 6 ? (long long)t[1]->shape[2] : 3LL,
+                      t[1]->ndim == 6 ? (long long)t[1]->shape[3] : 3LL);
+      o += snprintf(buf + o, sizeof(buf) - (size_t)o, "+%lldx%lld", t[i]->ndim == 6 ? (long long)t[i]->shape[2] : 3LL,
+                    t[i]->ndim == 6 ? (long long)t[i]->shape[3] : 3LL);
+    }
+  if (concat && nt > 4) return strdup(buf);
   if (nt > 2 && (t[1]->ndim == 6 || t[1]->ndim == 4) && o < (int)sizeof(buf) - 24)
     snprintf(buf + o, sizeof(buf) - (size_t)o, ",%lldx%lld", (long long)t[1]->shape[t[1]->ndim == 6 ? 2 : 1],
              (long long)t[1]->shape[t[1]->ndim == 6 ? 3 : 2]);
@@ -77,7 +87,7 @@ void rlx_vm_prof_site(rlx_vm_t* vm, int64_t pc, int f, const rlx_vmv_t* args, in
     for (int i = 0; i < n && nt < 64; i++)
       if (args[i].kind == RLX_VMV_TENSOR) t[nt++] = &args[i].u.t->dl;
     p->site_flops[pc] = rlx_nn_kernel_flops(vm->exec->funcs.data[f].name, t, nt);
-    p->site_label[pc] = site_label(t, nt);
+    p->site_label[pc] = site_label(t, nt, strstr(vm->exec->funcs.data[f].name, "concat") != NULL);
   }
   p->site_calls[pc]++;
   p->site_ns[pc] += ns;
