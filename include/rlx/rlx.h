@@ -321,6 +321,10 @@ void rlx_attr_list_set_expr(rlx_attr_list_t* l, const char* key, rlx_expr_t* v);
 int rlx_relax_op_count(void);
 /* Name of op i ("relax.add", "relax.nn.conv2d", ...). */
 const char* rlx_relax_op_name(int i);
+/* TVM's Python signature of op i, in order, as the registry records it:
+ * "x, axis:ints, keepdims:bool" — a name alone is an operand ("bias?" optional), name:kind
+ * an attribute (int, ints, bool, float, str, dtype, expr). NULL when i is out of range. */
+const char* rlx_relax_op_params(int i);
 /* A call of the registered op name (attrs may be NULL; sinfo_args for ops that take them).
  * NOT_FOUND for an unknown op. Struct info is inferred when the call is emitted. */
 rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,

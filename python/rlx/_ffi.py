@@ -195,6 +195,7 @@ _PROTOS = {
     "rlx_attr_list_set_expr": (None, [H, c_char_p, H]),
     "rlx_relax_op_count": (c_int, []),
     "rlx_relax_op_name": (c_char_p, [c_int]),
+    "rlx_relax_op_params": (c_char_p, [c_int]),
     "rlx_relax_op_call_by_name": (ST, [H, c_char_p, c_int, POINTER(H), H, c_int, POINTER(H), POINTER(H)]),
     # BlockBuilder
     "rlx_bb_create": (H, [H, H]),

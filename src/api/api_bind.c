@@ -201,6 +201,13 @@ const char* rlx_relax_op_name(int i) {
   return i >= 0 && i < n ? defs[i]->name : NULL;
 }
 
+const char* rlx_relax_op_params(int i) {
+  const rlx_op_def_t* const* defs;
+  int n;
+  rlx_op_list(&defs, &n);
+  return i >= 0 && i < n ? defs[i]->params : NULL;
+}
+
 rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
                                         const rlx_attr_list_t* attrs, int n_sinfo_args,
                                         rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out) {

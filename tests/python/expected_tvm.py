@@ -131,3 +131,21 @@ TVM_COURSE_MLP_OPS_LINES = [
     '            R.output(gv)',
     '        return lv6',
 ]
+
+
+# TVM's print of a conv2d over tensors of known rank only (a TVM test's expected module).
+TVM_CONV2D_NDIM4 = '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=4), w: R.Tensor(dtype="float32", ndim=4)) -> R.Tensor(dtype="float32", ndim=4):
+        with R.dataflow():
+            gv: R.Tensor(dtype="float32", ndim=4) = R.nn.conv2d(x, w, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="float32")
+            R.output(gv)
+        return gv
+'''
+
+# Lines of TVM's print of conv2d, relu, concat and split (2, 3, 28, 28) x (4, 3, 3, 3).
+TVM_CONCAT_SPLIT_LINES = [
+    '            gv3: R.Tensor((2, 8, 26, 26), dtype="float32") = R.concat((gv, gv2), axis=1)',
+    '            gv4: R.Tuple(R.Tensor((2, 4, 26, 26), dtype="float32"), R.Tensor((2, 4, 26, 26), dtype="float32")) = R.split(gv3, indices_or_sections=2, axis=1)',
+]
