@@ -314,3 +314,14 @@ def test_op_attributes_positionally_in_tvm_order():
     vm = relax.VirtualMachine(ex, tvm.cpu())
     a = np.random.rand(2, 3, 4, 4).astype("float32")
     np.testing.assert_allclose(vm["main"](a).numpy(), a.sum(axis=1, keepdims=True), rtol=1e-6)
+
+
+def test_const_of_a_0d_array_is_a_scalar():
+    # np.ascontiguousarray made 0-d arrays 1-d: R.const([0.25], ...) instead of TVM's scalar.
+    c = relax.const(np.array(0.25, "float32"))
+    assert c.struct_info.ndim == 0
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        bb.emit_func_output(bb.emit(relax.op.multiply(x, c)))
+    assert 'R.multiply(x, R.const(0.25, "float32"))' in bb.get().script()
