@@ -93,6 +93,11 @@ rlx_expr_t* rlx_te_axis_expr(rlx_iter_var_t* axis);
 rlx_expr_t* rlx_te_sum(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_max(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_min(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
+/* TVM's te.sum / te.max / te.min (combiner "sum", "prod", "max" or "min") with where= (cond:
+ * elements where it is false are skipped; NULL = all) and init= (the accumulator's start;
+ * NULL = the combiner's identity). NULL for an unknown combiner. */
+rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr_t* source, int n_axis,
+                                  rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init);
 /* TVM's te.create_prim_func: args become the params in order, other computes become
  * intermediate buffers. */
 rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
