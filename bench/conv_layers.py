@@ -21,7 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from matmul import median_ms  # noqa: E402
+from matmul import median_ms, openblas_env  # noqa: E402
 
 LAYERS = [
     # name, IC, H, OC, K, stride, pad
@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--rlx", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "rlx"))
     ap.add_argument("--repeat", type=int, default=30)
     args = ap.parse_args()
-    env1 = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env1 = openblas_env(1)
     print("%-32s %10s %10s | %12s %10s | %6s" % ("layer (1 thread)", "rlx_ms", "rlx_GFLOPS", "sgemm_ms", "sgemm_GF",
                                                  "ratio"))
     with tempfile.TemporaryDirectory() as d:

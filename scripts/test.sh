@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the normal build and the sanitizer (ASan + UBSan) build, each
-# through ctest, then every libFuzzer target for RLX_FUZZ_SECONDS (default 20) in a clang
-# build (build-fuzz); ends with one "N passed, N failed" line over all three.
+# through ctest, then every libFuzzer target in a clang build (build-fuzz) for a fixed
+# number of executions with a fixed seed (tests/fuzz/fuzz.cmake; RLX_FUZZ_RUNS_PERCENT,
+# default 100, scales them); ends with one "N passed, N failed" line over all three.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh --test || exit 1
@@ -37,6 +38,6 @@ run_suite sanitizer build-asan -DCMAKE_BUILD_TYPE=Debug -DRLX_SANITIZE=ON
 # libFuzzer targets (tests/fuzz), one at a time: fuzz_NAME fuzzes from the committed corpus.
 unset RLX_SANITIZE_RUN
 CC=clang-14 only=rlx_fuzz ctest_args="-L fuzz" ctest_jobs=1 run_suite fuzz build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DRLX_FUZZ=ON -DRLX_FUZZ_SECONDS="${RLX_FUZZ_SECONDS:-20}"
+  -DRLX_FUZZ=ON -DRLX_FUZZ_RUNS_PERCENT="${RLX_FUZZ_RUNS_PERCENT:-100}"
 echo "$total_pass passed, $total_fail failed"
 [[ $total_fail -eq 0 ]]

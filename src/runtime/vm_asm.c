@@ -3,6 +3,7 @@
  *
  *   ; comment                          (also after any statement)
  *   c[K] = tensor float32 (2, 3), 24 bytes 0x<hex>   | int 5 | float 1.5 | str "s" | dtype int64
+ *          (a NaN float: `float nan bits 0x7ff8000000000001`, its sign and payload kept)
  *   packed NAME [symbol SYMBOL]
  *   function NAME(x: float32 ndim=2 "(n, 4)", s: object) registers=N
  *     0: %3 = call NAME(%0, i-1, c[2], c[3]:"text", c[4]:float32, f[NAME])
@@ -174,12 +175,20 @@ static rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
     cst.kind = RLX_VM_CONST_INT;
     RLX_RETURN_IF_ERROR(integer(c, &cst.i, "an int"));
   } else if (eat(c, "float")) {
-    skip_ws(c);
-    char* end = NULL;
     cst.kind = RLX_VM_CONST_FLOAT;
-    cst.f = strtod(c->p, &end);
-    if (end == c->p || end > c->end) return fail(c, "a float");
-    c->p = end;
+    if (eat(c, "nan bits 0x")) { /* a NaN by its bits (sign and payload) */
+      uint64_t bits = 0;
+      int nd = 0;
+      for (; nd < 16 && c->p < c->end && hexval(*c->p) >= 0; nd++) bits = bits * 16 + (uint64_t)hexval(*c->p++);
+      memcpy(&cst.f, &bits, 8);
+      if (nd != 16 || cst.f == cst.f) return fail(c, "the 16 hex digits of a NaN");
+    } else {
+      skip_ws(c);
+      char* end = NULL;
+      cst.f = strtod(c->p, &end);
+      if (end == c->p || end > c->end) return fail(c, "a float");
+      c->p = end;
+    }
   } else if (eat(c, "str")) {
     cst.kind = RLX_VM_CONST_STR;
     RLX_RETURN_IF_ERROR(quoted(c, &cst.s));

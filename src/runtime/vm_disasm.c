@@ -18,11 +18,13 @@ static void print_quoted(rlx_strbuf_t* sb, const char* s) {
 }
 
 static void print_const(rlx_strbuf_t* sb, const rlx_vm_const_t* c) {
-  char b[32], sh[256];
+  char b[32];
   switch (c->kind) {
     case RLX_VM_CONST_TENSOR:
-      rlx_strbuf_printf(sb, "tensor %s %s, %zu bytes", rlx_dldtype_str(c->dtype, b),
-                        rlx_shape_str(c->ndim, c->shape, sh, sizeof(sh)), c->nbytes);
+      /* the shape straight into the buffer: 64 dims of 19 digits do not fit a fixed one */
+      rlx_strbuf_printf(sb, "tensor %s (", rlx_dldtype_str(c->dtype, b));
+      for (int d = 0; d < c->ndim; d++) rlx_strbuf_printf(sb, d ? ", %lld" : "%lld", (long long)c->shape[d]);
+      rlx_strbuf_printf(sb, "%s, %zu bytes", c->ndim == 1 ? ",)" : ")", c->nbytes);
       if (c->nbytes > RLX_VM_DISASM_MAX_DATA) {
         rlx_strbuf_append(sb, " (data not shown)");
         return;
@@ -31,7 +33,15 @@ static void print_const(rlx_strbuf_t* sb, const rlx_vm_const_t* c) {
       for (size_t i = 0; i < c->nbytes; i++) rlx_strbuf_printf(sb, "%02x", ((const uint8_t*)c->data)[i]);
       return;
     case RLX_VM_CONST_INT: rlx_strbuf_printf(sb, "int %lld", (long long)c->i); return;
-    case RLX_VM_CONST_FLOAT: rlx_strbuf_printf(sb, "float %.17g", c->f); return;
+    case RLX_VM_CONST_FLOAT:
+      if (c->f != c->f) { /* a NaN: its sign and payload, which no decimal form keeps */
+        uint64_t bits;
+        memcpy(&bits, &c->f, 8);
+        rlx_strbuf_printf(sb, "float nan bits 0x%016llx", (unsigned long long)bits);
+      } else {
+        rlx_strbuf_printf(sb, "float %.17g", c->f);
+      }
+      return;
     case RLX_VM_CONST_STR:
       rlx_strbuf_append(sb, "str ");
       print_quoted(sb, c->s);

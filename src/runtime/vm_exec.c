@@ -422,6 +422,12 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
           GET(r, fp->param_ndims[p], what);
           if (fp->param_ndims[p] < RLX_VM_PARAM_NOT_TENSOR || fp->param_ndims[p] > RLX_VM_MAX_NDIM)
             return bad(NULL, "a parameter's ndim", fp->param_ndims[p], RLX_VM_MAX_NDIM);
+          /* an object parameter prints as `object`: nothing else of it may be set */
+          const DLDataType pt = fp->param_dtypes[p];
+          if (fp->param_ndims[p] == RLX_VM_PARAM_NOT_TENSOR && (fp->param_shapes[p][0] || pt.code || pt.bits || pt.lanes))
+            return rlx_status_create(RLX_PARSE_ERROR,
+                                     "executable is corrupted: %s parameter '%s' is not a tensor but has a shape or dtype",
+                                     what, fp->param_names[p]);
         }
         uint32_t nregs = 0;
         uint64_t b = 0, en = 0;

@@ -204,8 +204,10 @@ static void test_convs(void) {
       /* weights much larger than the image: the padded-image path */
       {1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
       {2, 128, 9, 9, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 0},
-      /* Winograd F(2x2, 3x3): even and odd sizes, V 1..3, residual, several tile chunks */
+      /* Winograd F(2x2, 3x3): even and odd sizes, V 1..3, residual, several tile chunks; the
+       * staged form (buffers within L2: 13x11 batch 2, 14x14, 28x28) and the chunked one */
       {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 2},
+      {1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 2},
       {2, 32, 13, 11, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 6, 0, 3, 2},
       {1, 20, 7, 7, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},
       /* Winograd F(4x4, 3x3): sizes not a multiple of 4, V 1..3 */

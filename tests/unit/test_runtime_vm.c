@@ -577,6 +577,18 @@ static void test_assemble(void) {
   CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: ret %3\n", &bytes, &n),
             "assembled bytecode: executable is corrupted: function 'f' instruction 0 uses register 3 of 1");
   CHECK_ERR(rlx_vm_assemble("function f() registers=1\n  0: goto +5\n", &bytes, &n), "jumps by 5, outside the function");
+  /* a NaN constant keeps its sign and payload through the text form (fuzz finding) */
+  const char* nan_text = "c[0] = float nan bits 0xfff0000000000001\nfunction f() registers=1\n  0: ret %0\n";
+  CHECK_OK(rlx_vm_assemble(nan_text, &bytes, &n));
+  if (bytes) {
+    char* back = NULL;
+    CHECK_OK(rlx_vm_disassemble(bytes, n, &back));
+    CHECK_MSG(back && strstr(back, "c[0] = float nan bits 0xfff0000000000001\n"), "%s", back ? back : "");
+    free(back);
+    free(bytes);
+  }
+  CHECK_ERR(rlx_vm_assemble("c[0] = float nan bits 0x0000000000000001\n", &bytes, &n),
+            "line 1: expected the 16 hex digits of a NaN");
 }
 
 /* The VM's storage pool: a freed block is reused for the same size; blocks outlive the VM. */

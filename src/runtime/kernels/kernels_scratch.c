@@ -33,10 +33,14 @@ static int64_t direct_bytes(int64_t n, int64_t cbi, int64_t icb, int64_t kh, int
 /* Winograd F(m x m, 3x3): per participant, the transformed inputs and the GEMM results of a
  * chunk of at most one register tile row of tiles (14 for V <= 2, else 9). */
 static int64_t winograd_bytes(int64_t m, int64_t v, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads) {
+  /* the staged form (one shared buffer, rlx_nn_thread_buffer) or the chunked one (per
+   * participant); which runs depends on the L2 size of the machine that runs it */
   const int64_t np = (m + 2) * (m + 2), tiles = ((oh + m - 1) / m) * ((ow + m - 1) / m);
+  const int64_t staged = round64(np * (icb + ocb) * tiles * 64);
   int64_t tcm = v <= 2 ? 14 : 9;
   if (tiles < tcm) tcm = tiles;
-  return threads * round64((np * icb * tcm * 16 + np * ocb * tcm * 16) * 4);
+  const int64_t chunked = threads * round64((np * icb * tcm * 16 + np * ocb * tcm * 16) * 4);
+  return staged > chunked ? staged : chunked;
 }
 
 int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* codes, int n, int threads) {

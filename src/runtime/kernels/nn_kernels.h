@@ -59,6 +59,10 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
 /* U = G g G^T of an OIHW 3x3 weight, packed [(m+2)^2, OG, ICb, 16, V*16]
  * (rlx_nn_winograd_packed_numel floats). */
 int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m);
+/* Bytes of the one buffer (rlx_nn_thread_buffer) that the staged form of the Winograd kernel
+ * takes for a layer (every tile's transformed input and GEMM result), or 0 when the layer
+ * runs in the chunked form (per-participant scratch of rlx_nn_parallel). */
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow);
 void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, float* dst);
 
 /* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
@@ -108,6 +112,12 @@ typedef struct {
   rlx_packed_fn_t fn;
 } rlx_kernel_info_t;
 const rlx_kernel_info_t* rlx_kernel_table(int* out_n);
+
+/* Floating-point operations of one call of kernel `name` given its tensor arguments in
+ * order (t[0] the input, t[nt-1] the output), counted on whole channel blocks as the
+ * kernel computes them (Winograd counted as the direct convolution); -1 for kernels that
+ * do no arithmetic worth counting (pools, layout transforms) or unknown names. */
+double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt);
 
 /* The packed-ABI wrapper of a kernel by its registered name ("rlx.nn.conv2d_nchwc" ...),
  * or NULL. The table is static: nothing to initialize. */

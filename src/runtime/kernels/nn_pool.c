@@ -109,10 +109,7 @@ static void* worker(void* arg) {
     int64_t t0 = now_ns(), budget = spin_budget();
     for (int k = 0; budget > 0 && atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; k++) {
       cpu_relax();
-      if ((k & 63) == 63) {
-        if (now_ns() - t0 > budget) break;
-        sched_yield(); /* an idle core comes straight back; a busy one runs its other threads */
-      }
+      if ((k & 63) == 63 && now_ns() - t0 > budget) break;
     }
     pthread_mutex_lock(&pool.mu);
     while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.wake, &pool.mu);
@@ -146,6 +143,22 @@ int rlx_nn_num_threads(void) {
   int n = pool.n_threads;
   pthread_mutex_unlock(&pool.call_mu);
   return n;
+}
+
+/* Waits until *v reaches n: the items still running were claimed by workers that are
+ * running them, so it spins (pause) rather than yield. sched_yield on a core shared with a
+ * low-priority process hands it that core for a whole scheduler tick (up to 4 ms), which
+ * made two-thread runs slower than one thread on a busy machine; only a wait past a
+ * millisecond (a worker preempted mid-item) yields. */
+static void wait_for(atomic_int_fast64_t* v, int64_t n) {
+  int64_t t0 = 0;
+  for (int k = 0; atomic_load_explicit(v, memory_order_acquire) < n; k++) {
+    cpu_relax();
+    if ((k & 255) == 255) {
+      if (!t0) t0 = now_ns();
+      else if (now_ns() - t0 > 1000000) sched_yield();
+    }
+  }
 }
 
 int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, void* ctx) {
@@ -182,11 +195,11 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
   }
   run_items(&j, scratch_of(0, scratch_bytes));
   if (nt > 1) {
-    while (atomic_load(&j.done) < n_items) sched_yield(); /* only claimed items remain */
+    wait_for(&j.done, n_items); /* only claimed items remain */
     pthread_mutex_lock(&pool.mu);
     pool.job = NULL;
     pthread_mutex_unlock(&pool.mu);
-    while (atomic_load(&j.refs) > 0) sched_yield(); /* workers still holding &j let go */
+    while (atomic_load(&j.refs) > 0) cpu_relax(); /* workers still holding &j let go (a few instructions) */
   }
   pthread_mutex_unlock(&pool.call_mu);
   return atomic_load(&j.failed) ? -1 : 0;
