@@ -466,6 +466,7 @@ typedef struct {
   int64_t ycb; /* as conv_job_t */
   float* sbuf; /* staged form: [vbuf | mbuf] for every tile of image sn */
   int64_t sn;
+  int64_t threads; /* participants of the pool */
 } wg_job_t;
 
 /* (1) Input transform of tiles t0 .. t0+tc-1 of image n, channel block icb, into
@@ -483,17 +484,22 @@ static inline __attribute__((always_inline)) void wg_inputs(const wg_job_t* c, i
 /* (2) The GEMM of position xi, channel group og, over tiles 0 .. tc-1 of the buffers:
  * mbuf[xi][ocb][t][16] from vbuf[xi][icb][t][16], one register tile row at a time. */
 static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64_t tcm, const float* vbuf,
-                    float* mbuf) {
+                    float* mbuf, const float* pf_w) {
   tile_t tt;
   memset(&tt, 0, sizeof(tt));
   tt.n_icb = c->icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = 16;
   tt.s_icb = tcm * 16, tt.s_px = 16, tt.s_blk = tcm * 16;
   tt.w = c->u + xi * c->u_xi + og * c->u_og;
-  const int64_t rw = pick_rw(c->V, tc);
+  const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
+  /* pf_w: weights of the item this thread most likely runs next, prefetched over the calls */
+  const char* pf = (const char*)pf_w;
+  if (pf) tt.pf_per = ((c->u_og * 4 / 64 + calls - 1) / calls + c->icb_n - 1) / c->icb_n;
   for (int64_t t = 0; t < tc; t += rw) {
     const int64_t k = tc - t < rw ? tc - t : rw;
     tt.src = vbuf + xi * c->icb_n * tcm * 16 + t * 16;
     tt.y = mbuf + (xi * c->ocb + og * c->V) * tcm * 16 + t * 16;
+    tt.pf = pf;
+    if (pf) pf += tt.pf_per * c->icb_n * 64;
     tiles[c->V - 1][k - 1][0](&tt);
   }
 }
@@ -541,7 +547,7 @@ static inline __attribute__((always_inline)) void wg_item(const wg_job_t* c, int
   const int64_t tc = c->n_tiles - t0 < tcm ? c->n_tiles - t0 : tcm;
   for (int64_t icb = 0; icb < c->icb_n; icb++) wg_inputs(c, n, icb, t0, tc, tcm, vbuf, m);
   for (int64_t xi = 0; xi < np; xi++)
-    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf);
+    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf, NULL);
   for (int64_t ob = 0; ob < c->ocb; ob++) wg_outputs(c, n, ob, t0, tc, tcm, mbuf, m);
 }
 
@@ -562,7 +568,12 @@ static void wgs_in4(void* ctx, int64_t icb, void* s) {
 }
 static void wgs_gemm(void* ctx, int64_t it, void* s) {
   const wg_job_t* c = ctx;
-  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz);
+  /* items are (position, group) pairs in weight order, claimed in turn by the threads: the
+   * weights `threads` items on are prefetched while this one computes (in a network they
+   * come from memory: ResNet-18's 14x14x256 layers stream 4 MB each) */
+  const int64_t next = it + c->threads;
+  const float* pf = next < c->np * c->og_n ? c->u + next / c->og_n * c->u_xi + next % c->og_n * c->u_og : NULL;
+  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz, pf);
 }
 static void wgs_out2(void* ctx, int64_t ob, void* s) {
   const wg_job_t* c = ctx;
@@ -611,6 +622,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   /* tiles per item: at most one register tile row, and as many items per thread as each
    * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
   const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
+  c.threads = threads;
   int64_t chunks = (c.n_tiles + most - 1) / most;
   chunks = (chunks + threads - 1) / threads * threads;
   if (chunks > c.n_tiles) chunks = c.n_tiles;
