@@ -298,7 +298,7 @@ static rlx_expr_t* ew_expr(rlx_ctx_t* ctx, const ew_t* u, rlx_expr_t* const* v) 
 static rlx_expr_t* ew_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   ew_t* u = user;
   rlx_expr_t* v[2];
-  for (int i = 0; i < u->n; i++) v[i] = rlx_topi_broadcast_load(ctx, u->in[i], u->ndim, idx);
+  for (int i = 0; i < u->n; i++) v[i] = rlx_topi_broadcast_load(ctx, u->in[i], u->ndim, NULL, idx);
   return ew_expr(ctx, u, v);
 }
 
