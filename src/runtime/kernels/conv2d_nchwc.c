@@ -600,15 +600,20 @@ static int64_t l2_bytes(void) {
   return v;
 }
 
-int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow) {
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads) {
   const int64_t np = (m + 2) * (m + 2), tiles = ((oh + m - 1) / m) * ((ow + m - 1) / m);
-  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64;
+  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64, weights = np * icb * ocb * 1024;
   /* The chunked form reads every transformed weight once per chunk of tiles: from memory,
    * in a network, where the weights are larger than the buffers. Staging pays when there
    * are several chunks and every tile's buffers fit in L2 (measured on a 2 MB L2 with
    * weights cold, as in a network: 14x14x256 F(2x2) 1.9 -> 1.4 ms, 28x28x128 F(4x4)
-   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). */
-  return tiles > chunk && bytes <= l2_bytes() ? bytes : 0;
+   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). With several
+   * threads the staged form's steps hand data between the cores and its smaller weights
+   * no longer pay for that: up to 1 MB of weights the chunked form was faster at two
+   * threads (SqueezeNet's expands: 27x27 32->128 F(4x4) 0.10-0.13 vs 0.15 ms, 13x13
+   * 64->256 F(2x2) 0.13-0.15 vs 0.17 ms) and as fast or slower at one. */
+  if (tiles <= chunk || bytes > l2_bytes()) return 0;
+  return threads <= 1 || weights > (1 << 20) ? bytes : 0;
 }
 
 int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
@@ -631,7 +636,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
   c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
   c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
-  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow);
+  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow, (int)threads);
   if (staged) {
     c.sbuf = rlx_nn_thread_buffer((size_t)staged);
     if (!c.sbuf) return -1;
