@@ -23,9 +23,11 @@
  *                     scalar access reads or writes one lane `C_16[3]`),
  *                     which GCC keeps in registers -- this is what makes register-tiled
  *                     micro-kernels fast
- *   other ALLOCATE  → 64-byte aligned stack array when constant and <= 64 KiB, else an
- *                     aligned heap block freed at the end of the scope (out of memory sets
- *                     a flag that makes the kernel return -1)
+ *   other ALLOCATE  → 64-byte aligned stack array when constant and <= 64 KiB, else a
+ *                     block from rlx_alloc freed (rlx_free) at the end of the scope: for a
+ *                     loaded library the runtime's per-thread stack of blocks kept across
+ *                     calls (rlx_kernel_alloc), standalone the heap (out of memory sets a
+ *                     flag that makes the kernel return -1)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -562,7 +564,7 @@ static void emit_allocate(cg_t* g, const rlx_tir_allocate_t* a) {
   scope_push(g, name, rlx_ctx_sprintf(ctx, "%s*", st), true);
   emit_body(g, a->body);
   g->scope.len = mark;
-  cg_line(g, "  free(%s);", name);
+  cg_line(g, "  rlx_free(%s);", name);
   cg_line(g, "}");
   g->indent--;
   cg_line(g, "}");

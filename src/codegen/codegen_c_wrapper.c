@@ -122,7 +122,6 @@ static const char prelude_helpers[] =
     "RLX_MV_DECL(tanf) RLX_MV_DECL(tanhf) RLX_MV_DECL(erff) RLX_MV_DECL(asinf) RLX_MV_DECL(acosf)\n"
     "RLX_MV_DECL(atanf) RLX_MV_DECL(sinhf) RLX_MV_DECL(coshf) RLX_MV_DECL(asinhf) RLX_MV_DECL(acoshf)\n"
     "RLX_MV_DECL(atanhf)\n"
-    "static inline void* rlx_alloc(size_t bytes) { return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); }\n"
     "\n"
     "__attribute__((cold, noinline)) static int rlx_arg_error(const char* fmt, ...) {\n"
     "  char msg[1024]; va_list ap; va_start(ap, fmt); vsnprintf(msg, sizeof msg, fmt, ap); va_end(ap);\n"
@@ -207,7 +206,9 @@ void cg_emit_prelude(rlx_strbuf_t* out, bool standalone) {
 void cg_emit_error_setter(rlx_strbuf_t* out, bool standalone) {
   if (standalone) {
     /* the program may define its own (the MLF runtime/src does); else messages are dropped */
-    rlx_strbuf_append(out, "__attribute__((weak)) void RLXAPISetLastError(const char* msg) { (void)msg; }\n");
+    rlx_strbuf_append(out, "__attribute__((weak)) void RLXAPISetLastError(const char* msg) { (void)msg; }\n"
+                           "static inline void* rlx_alloc(size_t bytes) { return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); }\n"
+                           "static inline void rlx_free(void* p) { free(p); }\n");
   } else {
     rlx_strbuf_append(out,
                       "extern void RLXAPISetLastError(const char* msg);\n"
@@ -215,6 +216,11 @@ void cg_emit_error_setter(rlx_strbuf_t* out, bool standalone) {
                       "extern int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes,\n"
                       "                           void (*fn)(void* ctx, int64_t item, void* scratch), void* ctx);\n"
                       "extern int rlx_nn_num_threads(void);\n"
+                      "/* kernel temporaries: per-thread blocks kept across calls (no malloc per call) */\n"
+                      "extern void* rlx_kernel_alloc(size_t bytes);\n"
+                      "extern void rlx_kernel_free(void* p);\n"
+                      "static inline void* rlx_alloc(size_t bytes) { return rlx_kernel_alloc(bytes); }\n"
+                      "static inline void rlx_free(void* p) { rlx_kernel_free(p); }\n"
                       "#ifdef _OPENMP\n"
                       "#include <dlfcn.h>\n"
                       "/* OpenMP worker threads outlive this library: keep libgomp loaded after it is unloaded. */\n"

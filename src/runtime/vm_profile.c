@@ -34,8 +34,9 @@ bool rlx_vm_prof_by_site(const rlx_vm_t* vm, int f) {
 }
 
 /* "(1,4,56,56,16)->(1,8,28,28,16),3x3": input and output shapes, the window of a
- * convolution's packed weight (no spaces: the profile table splits on white space). */
-static char* site_label(const DLTensor* const* t, int nt) {
+ * convolution's packed weight, 3x3F2 / 3x3F4 for Winograd, every part's for a concat of
+ * convolutions ("1x1+3x3F4"); no spaces: the profile table splits on white space. */
+static char* site_label(const DLTensor* const* t, int nt, bool concat) {
   char buf[160];
   int o = 0;
   for (int k = 0; k < 2 && nt > 0; k++) {
@@ -46,11 +47,21 @@ static char* site_label(const DLTensor* const* t, int nt) {
     o += snprintf(buf + o, sizeof(buf) - (size_t)o, ")");
     if (o >= (int)sizeof(buf) - 24) break;
   }
+  /* a concat of convolutions (x, (w, bias) per part, y): every part's window */
+  for (int i = 1; concat && i + 1 < nt && o < (int)sizeof(buf) - 24; i += 2) {
+    const DLTensor* w = t[i];
+    if (w->ndim == 6)
+      o += snprintf(buf + o, sizeof(buf) - (size_t)o, "%s%lldx%lld", i == 1 ? "," : "+", (long long)w->shape[2],
+                    (long long)w->shape[3]);
+    else if (w->ndim == 5)
+      o += snprintf(buf + o, sizeof(buf) - (size_t)o, "%s3x3F%d", i == 1 ? "," : "+", w->shape[0] == 16 ? 2 : 4);
+  }
+  if (concat && nt > 4) return strdup(buf);
   if (nt > 2 && (t[1]->ndim == 6 || t[1]->ndim == 4) && o < (int)sizeof(buf) - 24)
     snprintf(buf + o, sizeof(buf) - (size_t)o, ",%lldx%lld", (long long)t[1]->shape[t[1]->ndim == 6 ? 2 : 1],
              (long long)t[1]->shape[t[1]->ndim == 6 ? 3 : 2]);
   else if (nt > 2 && t[1]->ndim == 5 && o < (int)sizeof(buf) - 24)
-    snprintf(buf + o, sizeof(buf) - (size_t)o, ",3x3,winograd-F%d", t[1]->shape[0] == 16 ? 2 : 4);
+    snprintf(buf + o, sizeof(buf) - (size_t)o, ",3x3F%d", t[1]->shape[0] == 16 ? 2 : 4);
   return strdup(buf);
 }
 
@@ -77,7 +88,7 @@ void rlx_vm_prof_site(rlx_vm_t* vm, int64_t pc, int f, const rlx_vmv_t* args, in
     for (int i = 0; i < n && nt < 64; i++)
       if (args[i].kind == RLX_VMV_TENSOR) t[nt++] = &args[i].u.t->dl;
     p->site_flops[pc] = rlx_nn_kernel_flops(vm->exec->funcs.data[f].name, t, nt);
-    p->site_label[pc] = site_label(t, nt);
+    p->site_label[pc] = site_label(t, nt, strstr(vm->exec->funcs.data[f].name, "concat") != NULL);
   }
   p->site_calls[pc]++;
   p->site_ns[pc] += ns;

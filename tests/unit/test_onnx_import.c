@@ -530,7 +530,7 @@ static void test_tables(void) {
   const rlx_onnx_converter_t* const* fams = NULL;
   int n = 0;
   rlx_onnx_converter_families(&fams, &n);
-  CHECK(n == 9);
+  CHECK(n == 10);
   CHECK(rlx_onnx_find_converter("ai.onnx.preview.training.Adam", 1) != NULL);
   int total = 0;
   for (int a = 0; a < n; a++)

@@ -63,12 +63,13 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_training[];
 extern const rlx_onnx_converter_t rlx_onnx_ops_sequence[]; /* Sequence*, SplitToSequence, ConcatFromSequence */
 extern const rlx_onnx_converter_t rlx_onnx_ops_rnn[];      /* RNN, GRU, LSTM */
 extern const rlx_onnx_converter_t rlx_onnx_ops_text[];     /* TfIdfVectorizer */
+extern const rlx_onnx_converter_t rlx_onnx_ops_signal[];   /* DFT, STFT, Det */
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
  * since_version <= opset over all families (earlier families win a tie); NULL when none. A
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
  * num_outputs in the Split-13 converter). */
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
-/* The family tables in lookup order (core, math, tensor, nn, loss, training, sequence, rnn, text), for listings and tests. */
+/* The family tables in lookup order (core, math, tensor, nn, loss, training, sequence, rnn, text, signal), for listings and tests. */
 void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
 
 /* ---- importer services for converters ---- */

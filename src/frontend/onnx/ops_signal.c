@@ -221,11 +221,6 @@ static OT_CONVERTER(cv_stft) {
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, stft_dims, &u, n_args, args, 2, &dims));
   u.frames = dims[0];
   u.flen = dims[1];
-  if (u.len_arg) { /* the kernel must not read past the signal: frames >= 1 implies fl <= length */
-    RLX_RETURN_IF_ERROR(rlx_onnx_runtime_check(im, rlx_ir_max(ctx, rlx_ir_min(ctx, u.flen, rlx_ir_i64(ctx, 1)),
-                                                                rlx_ir_i64(ctx, 0)),
-                                               rlx_ir_i64(ctx, 1)));
-  }
   u.bins = onesided ? rlx_ir_add(ctx, rlx_ir_floordiv(ctx, u.flen, rlx_ir_i64(ctx, 2)), rlx_ir_i64(ctx, 1)) : u.flen;
   rlx_relax_expr_t* y;
   RLX_RETURN_IF_ERROR(ot_emit_te(im, te_stft, &u.base, n_args, args, "stft", &y));

@@ -193,7 +193,7 @@ typedef struct {
   int64_t wp, ogc, og_chunks;        /* rows: scratch row width, groups per item */
   const float* pad;                  /* padded image: [n][icb][hp][wp][cbi] */
   int64_t hp, rows_per, row_chunks;  /* padded image: rows, output rows per item */
-  int64_t pf_ahead;                  /* padded image: prefetch the group this many on (0: none) */
+  int64_t pf_ahead; /* padded image: prefetch the group this many on (0: none); flat: the next group */
 } conv_job_t;
 
 /* Flat (1x1, stride 1, no padding): item = (n, og, chunk of `per` tiles over the plane). */
@@ -203,12 +203,25 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   tile_t t = c->base;
   t.w = c->w + og * c->wgroup;
   t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
-  for (int64_t tt = ch * c->per; tt < (ch + 1) * c->per && tt < c->n_tiles; tt++) {
+  /* Where the weights are larger than the plane (7x7 and 14x14 layers with hundreds of
+   * channels), each chunk of a group also prefetches its share of the next group's weights
+   * (the next items, whichever thread takes them), so that stream overlaps computation. */
+  const int64_t t0 = ch * c->per, t1 = (ch + 1) * c->per < c->n_tiles ? (ch + 1) * c->per : c->n_tiles;
+  const char* pf = NULL;
+  if (c->pf_ahead && og + 1 < c->og_n && t1 > t0) {
+    const int64_t lines = c->wgroup * 4 / 64, share = (lines + c->chunks - 1) / c->chunks;
+    const int64_t per_tile = (share + (t1 - t0) - 1) / (t1 - t0), steps = c->icb_n;
+    t.pf_per = (per_tile + steps - 1) / steps;
+    pf = (const char*)(c->w + (og + 1) * c->wgroup) + ch * share * 64;
+  }
+  for (int64_t tt = t0; tt < t1; tt++) {
     int64_t p0 = tt * c->rw, m = c->len - p0 < c->rw ? c->len - p0 : c->rw;
     int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + p0 * 16;
     t.src = c->x + n * c->in_img + p0 * c->p->cbi;
     t.y = c->y + yo;
     t.res = c->res ? c->res + yo : NULL;
+    t.pf = pf;
+    if (pf) pf += t.pf_per * c->icb_n * 64;
     tiles[c->V - 1][m - 1][c->kind](&t);
   }
 }
@@ -301,6 +314,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
     while (c.per > 1 && p->n * c.og_n * ((c.n_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
     c.chunks = (c.n_tiles + c.per - 1) / c.per;
     c.kind = kind_of(p, cbi);
+    c.pf_ahead = c.og_n * c.wgroup > 4 * c.in_img; /* weights dominate: prefetch the next group */
     b->s_icb = p->h * p->w * cbi, b->s_px = cbi;
     return rlx_nn_parallel(p->n * c.og_n * c.chunks, 0, conv_flat_item, &c);
   }
