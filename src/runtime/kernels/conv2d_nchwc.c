@@ -266,6 +266,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   const int64_t r0 = rc * c->rows_per, r1 = r0 + c->rows_per < p->oh ? r0 + c->rows_per : p->oh;
   const int64_t next_og = og + c->pf_ahead, tiles_per_row = (p->ow + c->rw - 1) / c->rw;
   const int64_t lines = c->wgroup * 4 / 64, steps = c->icb_n * p->kh * p->kw;
+  /* spread over every row: front-loading it into the first half measured slower */
   const int64_t share = (lines + (r1 - r0) * tiles_per_row - 1) / ((r1 - r0) * tiles_per_row);
   if (c->pf_ahead && rc == c->row_chunks - 1 && next_og < c->og_n) t.pf_per = (share + steps - 1) / steps;
   const char* pf = t.pf_per ? (const char*)(c->w + next_og * c->wgroup) : NULL;
@@ -277,7 +278,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
       t.src = img + (orow * p->sh * c->wp + ow * p->sw) * p->cbi;
       t.y = c->y + yo + ow * 16;
       t.res = c->res ? c->res + yo + ow * 16 : NULL;
-      t.pf = pf && pf + t.pf_per * steps * 64 <= pf_end ? pf : NULL;
+      t.pf = pf && pf < pf_end ? pf : NULL; /* the last share may run past the group: harmless */
       if (pf) pf += t.pf_per * steps * 64;
       tiles[c->V - 1][m - 1][c->kind](&t);
     }
@@ -466,6 +467,7 @@ typedef struct {
   int64_t ycb; /* as conv_job_t */
   float* sbuf; /* staged form: [vbuf | mbuf] for every tile of image sn */
   int64_t sn;
+  int64_t threads; /* participants of the pool */
 } wg_job_t;
 
 /* (1) Input transform of tiles t0 .. t0+tc-1 of image n, channel block icb, into
@@ -483,17 +485,22 @@ static inline __attribute__((always_inline)) void wg_inputs(const wg_job_t* c, i
 /* (2) The GEMM of position xi, channel group og, over tiles 0 .. tc-1 of the buffers:
  * mbuf[xi][ocb][t][16] from vbuf[xi][icb][t][16], one register tile row at a time. */
 static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64_t tcm, const float* vbuf,
-                    float* mbuf) {
+                    float* mbuf, const float* pf_w) {
   tile_t tt;
   memset(&tt, 0, sizeof(tt));
   tt.n_icb = c->icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = 16;
   tt.s_icb = tcm * 16, tt.s_px = 16, tt.s_blk = tcm * 16;
   tt.w = c->u + xi * c->u_xi + og * c->u_og;
-  const int64_t rw = pick_rw(c->V, tc);
+  const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
+  /* pf_w: weights of the item this thread most likely runs next, prefetched over the calls */
+  const char* pf = (const char*)pf_w;
+  if (pf) tt.pf_per = ((c->u_og * 4 / 64 + calls - 1) / calls + c->icb_n - 1) / c->icb_n;
   for (int64_t t = 0; t < tc; t += rw) {
     const int64_t k = tc - t < rw ? tc - t : rw;
     tt.src = vbuf + xi * c->icb_n * tcm * 16 + t * 16;
     tt.y = mbuf + (xi * c->ocb + og * c->V) * tcm * 16 + t * 16;
+    tt.pf = pf;
+    if (pf) pf += tt.pf_per * c->icb_n * 64;
     tiles[c->V - 1][k - 1][0](&tt);
   }
 }
@@ -541,7 +548,7 @@ static inline __attribute__((always_inline)) void wg_item(const wg_job_t* c, int
   const int64_t tc = c->n_tiles - t0 < tcm ? c->n_tiles - t0 : tcm;
   for (int64_t icb = 0; icb < c->icb_n; icb++) wg_inputs(c, n, icb, t0, tc, tcm, vbuf, m);
   for (int64_t xi = 0; xi < np; xi++)
-    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf);
+    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf, NULL);
   for (int64_t ob = 0; ob < c->ocb; ob++) wg_outputs(c, n, ob, t0, tc, tcm, mbuf, m);
 }
 
@@ -562,7 +569,12 @@ static void wgs_in4(void* ctx, int64_t icb, void* s) {
 }
 static void wgs_gemm(void* ctx, int64_t it, void* s) {
   const wg_job_t* c = ctx;
-  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz);
+  /* items are (position, group) pairs in weight order, claimed in turn by the threads: the
+   * weights `threads` items on are prefetched while this one computes (in a network they
+   * come from memory: ResNet-18's 14x14x256 layers stream 4 MB each) */
+  const int64_t next = it + c->threads;
+  const float* pf = next < c->np * c->og_n ? c->u + next / c->og_n * c->u_xi + next % c->og_n * c->u_og : NULL;
+  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz, pf);
 }
 static void wgs_out2(void* ctx, int64_t ob, void* s) {
   const wg_job_t* c = ctx;
@@ -588,15 +600,20 @@ static int64_t l2_bytes(void) {
   return v;
 }
 
-int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow) {
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads) {
   const int64_t np = (m + 2) * (m + 2), tiles = ((oh + m - 1) / m) * ((ow + m - 1) / m);
-  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64;
+  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64, weights = np * icb * ocb * 1024;
   /* The chunked form reads every transformed weight once per chunk of tiles: from memory,
    * in a network, where the weights are larger than the buffers. Staging pays when there
    * are several chunks and every tile's buffers fit in L2 (measured on a 2 MB L2 with
    * weights cold, as in a network: 14x14x256 F(2x2) 1.9 -> 1.4 ms, 28x28x128 F(4x4)
-   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). */
-  return tiles > chunk && bytes <= l2_bytes() ? bytes : 0;
+   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). With several
+   * threads the staged form's steps hand data between the cores and its smaller weights
+   * no longer pay for that: up to 1 MB of weights the chunked form was faster at two
+   * threads (SqueezeNet's expands: 27x27 32->128 F(4x4) 0.10-0.13 vs 0.15 ms, 13x13
+   * 64->256 F(2x2) 0.13-0.15 vs 0.17 ms) and as fast or slower at one. */
+  if (tiles <= chunk || bytes > l2_bytes()) return 0;
+  return threads <= 1 || weights > (1 << 20) ? bytes : 0;
 }
 
 int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
@@ -611,6 +628,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   /* tiles per item: at most one register tile row, and as many items per thread as each
    * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
   const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
+  c.threads = threads;
   int64_t chunks = (c.n_tiles + most - 1) / most;
   chunks = (chunks + threads - 1) / threads * threads;
   if (chunks > c.n_tiles) chunks = c.n_tiles;
@@ -618,7 +636,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
   c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
   c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
-  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow);
+  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow, (int)threads);
   if (staged) {
     c.sbuf = rlx_nn_thread_buffer((size_t)staged);
     if (!c.sbuf) return -1;
