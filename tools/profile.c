@@ -76,10 +76,15 @@ rlx_status_t* tool_profile_print(rlx_vm_t* vm, const char* plot_path) {
   rlx_strbuf_t tsv = {0};
   rlx_strbuf_printf(&tsv, "rlx bench --profile: %lld runs, %.4f ms per run\n", (long long)runs, run_ms * per);
   printf("profile: runs=%lld run_ms=%.4f\n", (long long)runs, run_ms * per);
-  printf("%-56s %7s %10s %10s %6s %8s\n", "kernel", "calls", "total_ms", "ms/run", "pct", "GFLOPS");
+  printf("%-72s %7s %10s %10s %6s %8s\n", "kernel", "calls", "total_ms", "ms/run", "pct", "GFLOPS");
   for (int i = 0; i <= n; i++) {
     bool last = i == n;
     const char* name = last ? "(vm_interpreter_and_other)" : e[i].name;
+    char lname[160];
+    if (!last && e[i].layer) { /* a built-in kernel's call site: the layer it ran */
+      snprintf(lname, sizeof(lname), "%s:%s", e[i].name + (strncmp(e[i].name, "rlx.nn.", 7) ? 0 : 7), e[i].layer);
+      name = lname;
+    }
     double ms = last ? other : e[i].total_ms;
     double gflops = -1;
     if (!last && e[i].flops_per_call > 0 && e[i].total_ms > 0)
@@ -88,7 +93,7 @@ rlx_status_t* tool_profile_print(rlx_vm_t* vm, const char* plot_path) {
     snprintf(calls, sizeof(calls), last ? "-" : "%lld", last ? 0LL : (long long)e[i].calls);
     snprintf(gf, sizeof(gf), gflops >= 0 ? "%.1f" : "-", gflops);
     double pct = 100.0 * ms / whole;
-    printf("%-56s %7s %10.4f %10.4f %6.2f %8s\n", name, calls, ms, ms * per, pct, gf);
+    printf("%-72s %7s %10.4f %10.4f %6.2f %8s\n", name, calls, ms, ms * per, pct, gf);
     rlx_strbuf_printf(&tsv, "%s\t%.6f\t%.3f\t%.1f\n", name, ms * per, gflops, pct);
   }
   free(e);

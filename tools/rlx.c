@@ -503,6 +503,15 @@ static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
   }
   if (info.n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", s->vm_func);
   RLX_RETURN_IF_ERROR(load_inputs(o, s));
+  /* numpy has no bfloat16, so bfloat16 data comes as uint16 bit patterns (the ONNX test
+   * data stores it so): a uint16 tensor given for a bfloat16 parameter is taken as its bits. */
+  for (int i = 0; i < s->n_given; i++) {
+    DLDataType* have = &s->args[i]->dl.dtype;
+    DLDataType want = info.param_dtypes[i];
+    if (want.code == kDLBfloat && want.bits == 16 && have->code == kDLUInt && have->bits == 16 &&
+        have->lanes == want.lanes)
+      *have = want;
+  }
   for (int i = o->n_inputs; i < info.n_params; i++) {
     int64_t dims[16];
     if (info.param_ndims[i] < 0 || info.param_ndims[i] > 16 ||

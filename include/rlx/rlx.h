@@ -93,6 +93,11 @@ rlx_expr_t* rlx_te_axis_expr(rlx_iter_var_t* axis);
 rlx_expr_t* rlx_te_sum(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_max(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_min(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
+/* TVM's te.sum / te.max / te.min (combiner "sum", "prod", "max" or "min") with where= (cond:
+ * elements where it is false are skipped; NULL = all) and init= (the accumulator's start;
+ * NULL = the combiner's identity). NULL for an unknown combiner. */
+rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr_t* source, int n_axis,
+                                  rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init);
 /* TVM's te.create_prim_func: args become the params in order, other computes become
  * intermediate buffers. */
 rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
@@ -321,6 +326,10 @@ void rlx_attr_list_set_expr(rlx_attr_list_t* l, const char* key, rlx_expr_t* v);
 int rlx_relax_op_count(void);
 /* Name of op i ("relax.add", "relax.nn.conv2d", ...). */
 const char* rlx_relax_op_name(int i);
+/* TVM's Python signature of op i, in order, as the registry records it:
+ * "x, axis:ints, keepdims:bool" — a name alone is an operand ("bias?" optional), name:kind
+ * an attribute (int, ints, bool, float, str, dtype, expr). NULL when i is out of range. */
+const char* rlx_relax_op_params(int i);
 /* A call of the registered op name (attrs may be NULL; sinfo_args for ops that take them).
  * NOT_FOUND for an unknown op. Struct info is inferred when the call is emitted. */
 rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,

@@ -107,11 +107,15 @@ typedef struct {
   int64_t calls;
   double total_ms;
   double flops_per_call; /* floating-point operations of one call when the compiler counted
-                            them (contractions: 2 * the product of the loop extents); -1 unknown */
+                            them (contractions: 2 * the product of the loop extents; the
+                            runtime's rlx.nn.* kernels: from their shapes); -1 unknown */
+  const char* layer;     /* the runtime's rlx.nn.* kernels serve every layer and have one entry
+                            per call site: the layer's shapes, "(1,4,56,56,16)->(1,8,28,28,16),3x3"
+                            (owned by the VM); NULL for the other functions */
 } rlx_vm_profile_entry_t;
 
-/* The figures of every packed function called at least once, sorted by total time (largest
- * first), in *out_entries (a heap array the caller frees with free(); *out_n entries);
+/* The figures of every packed function called at least once (the runtime's kernels once per
+ * call site), sorted by total time (largest first), in *out_entries (a heap array the caller frees with free(); *out_n entries);
  * *out_run_ms: the wall time of the invokes (so 100 * total_ms / run_ms is a share of the
  * run; the rest is the interpreter itself), *out_runs: how many. FLOP counts come from the
  * model's `rlx_vm_kernel_flops` table ("SYMBOL FLOPS" lines) when it has one. Errors:

@@ -100,6 +100,7 @@ _PROTOS = {
     "rlx_te_sum": (H, [H, H, c_int, POINTER(H)]),
     "rlx_te_max": (H, [H, H, c_int, POINTER(H)]),
     "rlx_te_min": (H, [H, H, c_int, POINTER(H)]),
+    "rlx_te_reduce_by_name": (H, [H, c_char_p, H, c_int, POINTER(H), H, H]),
     "rlx_te_create_prim_func": (ST, [H, c_int, POINTER(H), c_char_p, POINTER(H)]),
     "rlx_te_tensor_ndim": (c_int, [H]),
     "rlx_te_tensor_dim": (H, [H, c_int]),
@@ -128,6 +129,7 @@ _PROTOS = {
     "rlx_relax_func_hash": (c_uint64, [H]),
     "rlx_script_parse": (ST, [H, c_char_p, c_char_p, POINTER(H)]),
     "rlx_script_print_module": (c_void_p, [H]),
+    "rlx_script_print_module_ex": (c_void_p, [H, c_bool]),
     "rlx_script_print_tir_func": (c_void_p, [H]),
     "rlx_script_print_relax_func": (c_void_p, [H, H, c_char_p]),
     # schedules
@@ -195,6 +197,7 @@ _PROTOS = {
     "rlx_attr_list_set_expr": (None, [H, c_char_p, H]),
     "rlx_relax_op_count": (c_int, []),
     "rlx_relax_op_name": (c_char_p, [c_int]),
+    "rlx_relax_op_params": (c_char_p, [c_int]),
     "rlx_relax_op_call_by_name": (ST, [H, c_char_p, c_int, POINTER(H), H, c_int, POINTER(H), POINTER(H)]),
     # BlockBuilder
     "rlx_bb_create": (H, [H, H]),

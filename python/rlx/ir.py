@@ -98,11 +98,13 @@ class IRModule(Node):
         ctx.adopt(self._ctx)
         return IRModule(handle=lib.rlx_module_copy(ctx.ptr, self._h), ctx=ctx)
 
-    def script(self, **kwargs):
-        return _script_of(_ffi.take_string(lib.rlx_script_print_module(self._h)))
+    def script(self, show_meta=False, **kwargs):
+        """TVMScript text; tensor constants print as metadata["relax.expr.Constant"][i], with
+        show_meta their data in TVM's metadata section at the top (the text parses back)."""
+        return _script_of(_ffi.take_string(lib.rlx_script_print_module_ex(self._h, bool(show_meta))))
 
-    def show(self, style=None, black_format=False, **kwargs):
-        print(self.script())
+    def show(self, style=None, black_format=False, show_meta=False, **kwargs):
+        print(self.script(show_meta=show_meta))
 
     def __str__(self):
         return self.script()

@@ -164,23 +164,25 @@ def reduce_axis(dom, name="rv", thread_tag="", span=None):
     return IterVar(lib.rlx_te_reduce_axis(ctx.ptr, lo_e._h, ext._h, cstr(name)), ctx)
 
 
-def _reducer(cfn, label):
+def _reducer(label):
     def f(expr, axis, where=None, init=None):
-        if where is not None or init is not None:
-            raise NotImplementedError("te.%s: where= and init= are not supported" % label)
         axes = axis if isinstance(axis, (list, tuple)) else [axis]
         e = _tir.convert(expr)
-        ctx = _ffi.ctx_for(e, *axes)
+        cond = None if where is None else _tir.convert(where)
+        start = None if init is None else _tir.convert(init, e)
+        ctx = _ffi.ctx_for(e, *axes, *[x for x in (cond, start) if x is not None])
         arr, n = harray([a._h for a in axes])
-        return PrimExpr(cfn(ctx.ptr, e._h, n, arr), ctx)
+        return PrimExpr(lib.rlx_te_reduce_by_name(ctx.ptr, label.encode(), e._h, n, arr,
+                                                  cond._h if cond is not None else None,
+                                                  start._h if start is not None else None), ctx)
 
     f.__name__ = label
     return f
 
 
-_sum = _reducer(lib.rlx_te_sum, "sum")
-_max_r = _reducer(lib.rlx_te_max, "max")
-_min_r = _reducer(lib.rlx_te_min, "min")
+_sum = _reducer("sum")
+_max_r = _reducer("max")
+_min_r = _reducer("min")
 
 
 def sum(expr, axis, where=None, init=None):  # noqa: A001

@@ -186,6 +186,19 @@ void rlx_attr_list_set_ints(rlx_attr_list_t* l, const char* key, int n, const in
 }
 void rlx_attr_list_set_expr(rlx_attr_list_t* l, const char* key, rlx_expr_t* v) { set(l, key, rlx_attr_expr(v)); }
 
+/* ------------------------------------------------------------------ TE reductions */
+rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr_t* source, int n_axis,
+                                  rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init) {
+  static const struct {
+    const char* name;
+    rlx_reduce_kind_t kind;
+  } kinds[] = {{"sum", RLX_REDUCE_SUM}, {"prod", RLX_REDUCE_PROD}, {"max", RLX_REDUCE_MAX}, {"min", RLX_REDUCE_MIN}};
+  for (size_t i = 0; combiner && source && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+    if (strcmp(combiner, kinds[i].name) == 0)
+      return rlx_te_reduce_init(ctx, kinds[i].kind, source, n_axis, axis, cond, init);
+  return NULL;
+}
+
 /* ------------------------------------------------------------------ op registry */
 int rlx_relax_op_count(void) {
   const rlx_op_def_t* const* defs;
@@ -199,6 +212,13 @@ const char* rlx_relax_op_name(int i) {
   int n;
   rlx_op_list(&defs, &n);
   return i >= 0 && i < n ? defs[i]->name : NULL;
+}
+
+const char* rlx_relax_op_params(int i) {
+  const rlx_op_def_t* const* defs;
+  int n;
+  rlx_op_list(&defs, &n);
+  return i >= 0 && i < n ? defs[i]->params : NULL;
 }
 
 rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,

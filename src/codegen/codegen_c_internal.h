@@ -31,6 +31,15 @@ typedef struct {
 
 typedef RLX_VEC(cg_vtype_t) cg_vtype_vec_t;
 
+/* A C variable in scope at the current point of a kernel, for capture by an outlined
+ * parallel loop: its name and C type (ctype NULL: it cannot be captured -- a buffer held in
+ * registers). Pointers are captured as `ctype restrict`, values as `const ctype`. */
+typedef struct {
+  const char* name;
+  const char* ctype;
+  bool ptr;
+} cg_scope_var_t;
+
 typedef struct {
   rlx_ctx_t* ctx;
   const char* fname;    /* PrimFunc name, for messages */
@@ -48,6 +57,11 @@ typedef struct {
   bool kws;             /* heap temporaries outside parallel loops come from rlx_kws */
   rlx_expr_t* kws_bytes; /* bytes of rlx_kws used so far (int64, the kernel's variables) */
   rlx_status_t* err;    /* first error; emission goes on harmlessly after it */
+  bool pool;            /* parallel loops run on the runtime's pool (outlined), not OpenMP */
+  const char* kernel;   /* C name of the kernel being emitted */
+  int n_outlined;       /* outlined parallel loops of this kernel so far */
+  rlx_strbuf_t* pre;    /* outlined functions, emitted before the kernel */
+  RLX_VEC(cg_scope_var_t) scope; /* C variables in scope (see cg_scope_var_t) */
 } cg_t;
 
 /* Records an error (the first one wins). */

@@ -98,6 +98,7 @@ int rlx_arith_expr_cmp(const rlx_expr_t* a, const rlx_expr_t* b) {
       for (int i = 0; i < x->n_axis; i++)
         if ((c = cmp_ptr(x->axis[i], y->axis[i])) != 0) return c;
       if (!x->condition != !y->condition) return x->condition ? 1 : -1;
+      if (!x->init != !y->init) return x->init ? 1 : -1;
       break;
     }
     case RLX_EXPR_RAMP:

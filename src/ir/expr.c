@@ -363,6 +363,7 @@ int rlx_expr_children(const rlx_expr_t* e, rlx_expr_t** out, int max) {
     case RLX_EXPR_REDUCE:
       PUT(RLX_AS(const rlx_reduce_t, e)->source);
       if (RLX_AS(const rlx_reduce_t, e)->condition) PUT(RLX_AS(const rlx_reduce_t, e)->condition);
+      if (RLX_AS(const rlx_reduce_t, e)->init) PUT(RLX_AS(const rlx_reduce_t, e)->init);
       break;
     case RLX_EXPR_RAMP:
       PUT(RLX_AS(const rlx_ramp_t, e)->base);
@@ -411,7 +412,9 @@ rlx_expr_t* rlx_expr_rebuild(rlx_ctx_t* ctx, rlx_expr_t* e, rlx_expr_t* const* k
     case RLX_EXPR_CALL: return rlx_ir_call(ctx, e->dtype, RLX_AS(rlx_call_t, e)->op, n, kids);
     case RLX_EXPR_REDUCE: {
       rlx_reduce_t* r = RLX_AS(rlx_reduce_t, e);
-      return rlx_ir_reduce(ctx, r->combiner, kids[0], r->n_axis, r->axis, r->condition ? kids[1] : NULL);
+      rlx_expr_t* out = rlx_ir_reduce(ctx, r->combiner, kids[0], r->n_axis, r->axis, r->condition ? kids[1] : NULL);
+      if (r->init) RLX_AS(rlx_reduce_t, out)->init = kids[r->condition ? 2 : 1];
+      return out;
     }
     case RLX_EXPR_RAMP: return rlx_ir_ramp(ctx, kids[0], kids[1], RLX_AS(rlx_ramp_t, e)->lanes);
     case RLX_EXPR_BROADCAST: return rlx_ir_broadcast(ctx, kids[0], RLX_AS(rlx_broadcast_t, e)->lanes);

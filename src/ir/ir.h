@@ -156,6 +156,7 @@ typedef struct {
   int n_axis;
   struct rlx_iter_var** axis;
   rlx_expr_t* condition; /* NULL = true */
+  rlx_expr_t* init;      /* the accumulator's start (TVM's init=); NULL = the combiner's identity */
 } rlx_reduce_t;
 /* Vector of lanes values base, base+stride, ... (after vectorization). */
 typedef struct {

@@ -83,7 +83,8 @@ bool rlx_eq_expr(rlx_eq_state_t* s, const rlx_expr_t* a, const rlx_expr_t* b) {
         if (!rlx_eq_expr(s, p->min, q->min) || !rlx_eq_expr(s, p->extent, q->extent)) return false;
         rlx_eq_define(s, p->var, q->var);
       }
-      return rlx_eq_expr(s, x->source, y->source) && rlx_eq_expr(s, x->condition, y->condition);
+      return rlx_eq_expr(s, x->source, y->source) && rlx_eq_expr(s, x->condition, y->condition) &&
+             rlx_eq_expr(s, x->init, y->init);
     }
     case RLX_EXPR_BUFFER_LOAD: {
       const rlx_buffer_load_t* x = RLX_AS(const rlx_buffer_load_t, a);
@@ -210,6 +211,7 @@ uint64_t rlx_hash_expr_state(rlx_hash_state_t* s, const rlx_expr_t* e) {
         h = rlx_hash_combine(h, rlx_hash_define(s, p->var));
       }
       h = rlx_hash_combine(h, rlx_hash_expr_state(s, x->source));
+      h = rlx_hash_combine(h, rlx_hash_expr_state(s, x->init));
       return rlx_hash_combine(h, rlx_hash_expr_state(s, x->condition));
     }
     case RLX_EXPR_BUFFER_LOAD: {

@@ -87,10 +87,12 @@ struct rlx_bb {
   name_set_t names;       /* var names used in the open function */
 };
 
-/* The hint itself when unused in the function, else hint1, hint2, ... */
+/* The hint itself when unused in the function, else hint1, hint2, ... (a copy in the
+ * context: the caller's string, a binding's temporary, may not outlive the call). */
 static const char* fresh_name(rlx_bb_t* bb, const char* hint) {
   int h = ns_find(&bb->names, hint);
   if (h < 0) {
+    hint = rlx_ctx_strdup(bb->ctx, hint);
     ns_add(bb->ctx, &bb->names, hint);
     return hint;
   }

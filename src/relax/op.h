@@ -24,6 +24,12 @@ typedef struct rlx_op_def {
    * NULL when the op is not legalized (builtins handled by later passes). */
   rlx_status_t* (*legalize)(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
   bool is_pure;
+  /* TVM's Python signature of the op, in order: "x, axis:ints, keepdims:bool". A name alone
+   * is an operand (a Relax arg; "bias?" an optional one), "name:kind" an attribute (kinds:
+   * int, ints (an int too), bool, float (an int too), str, dtype (a string too), expr).
+   * The Python wrappers take their parameters from here (relax.op.sum(x, 1) is axis=1), and
+   * the basic family checks a call's attributes against it (ob_check_attrs). */
+  const char* params;
 } rlx_op_def_t;
 
 /* The definition of op name, or NULL when unknown. Thread-safe; no allocation. */

@@ -103,28 +103,33 @@ static const char* kind_desc(rlx_attr_kind_t k) {
   return "?";
 }
 
-rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call, const char* spec) {
+/* The kind that the registry signature params gives attribute key ("int" ...), copied
+ * into buf; NULL when params has no attribute of that name (operands do not count). */
+static const char* param_kind(const char* params, const char* key, char* buf, size_t cap) {
+  size_t kl = strlen(key);
+  for (const char* p = params; p && *p;) {
+    while (*p == ' ') p++;
+    const char* end = strchr(p, ',');
+    if (!end) end = p + strlen(p);
+    const char* colon = memchr(p, ':', (size_t)(end - p));
+    if (colon && (size_t)(colon - p) == kl && strncmp(p, key, kl) == 0) {
+      size_t wl = (size_t)(end - colon - 1);
+      if (wl >= cap) wl = cap - 1;
+      memcpy(buf, colon + 1, wl);
+      buf[wl] = 0;
+      return buf;
+    }
+    p = *end ? end + 1 : end;
+  }
+  return NULL;
+}
+
+rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call) {
+  const rlx_op_def_t* def = rlx_op_lookup(ob_name(call));
   for (int i = 0; i < call->attrs.n; i++) {
     const rlx_attr_t* a = &call->attrs.items[i];
-    size_t kl = strlen(a->key);
-    const char* p = spec;
-    const char* want = NULL;
     char buf[16];
-    while (p && *p) {
-      const char* colon = strchr(p, ':');
-      const char* end = strchr(p, ',');
-      if (!colon) break;
-      if (!end) end = p + strlen(p);
-      if ((size_t)(colon - p) == kl && strncmp(p, a->key, kl) == 0) {
-        size_t wl = (size_t)(end - colon - 1);
-        if (wl >= sizeof buf) wl = sizeof buf - 1;
-        memcpy(buf, colon + 1, wl);
-        buf[wl] = 0;
-        want = buf;
-        break;
-      }
-      p = *end ? end + 1 : end;
-    }
+    const char* want = param_kind(def ? def->params : NULL, a->key, buf, sizeof buf);
     if (!want) return ob_error(call, "unknown attribute '%s'", a->key);
     if (!kind_ok(want, a->kind))
       return ob_error(call, "attribute %s must be %s, got %s", a->key,
@@ -296,7 +301,7 @@ static int unary_of(const char* name) {
 static rlx_status_t* infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = unary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a unary op");
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -392,7 +397,7 @@ static rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call
 static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = binary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a binary op");
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(binary_operand(ctx, call, 0, &a));
@@ -470,7 +475,7 @@ static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call,
 
 /* ------------------------------------------------------------------ where, astype, clip */
 static rlx_status_t* infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
   rlx_sinfo_tensor_t *c = NULL, *x = NULL, *y = NULL;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &c));
@@ -497,7 +502,7 @@ static rlx_status_t* legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, 
 }
 
 static rlx_status_t* infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "dtype:dtype"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -543,7 +548,7 @@ static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, doubl
 }
 
 static rlx_status_t* infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "min:float,max:float"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
   if (call->n_args == 2) return ob_error(call, "takes x, min and max (or x with min/max attributes)");
   rlx_sinfo_tensor_t* x;
@@ -568,48 +573,50 @@ static rlx_status_t* legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, r
 }
 
 /* ------------------------------------------------------------------ the table */
-#define UNARY(name) \
-  { name, infer_unary, legalize_unary, true }
+#define UNARY(name, x) \
+  { name, infer_unary, legalize_unary, true, x }
 #define BINARY(name) \
-  { name, infer_binary, legalize_binary, true }
-#define SHAPE(name, fn) \
-  { name, ob_infer_##fn, ob_legalize_##fn, true }
+  { name, infer_binary, legalize_binary, true, "x1, x2" }
+#define SHAPE(name, fn, params) \
+  { name, ob_infer_##fn, ob_legalize_##fn, true, params }
+#define REDUCE(name, params) \
+  { name, ob_infer_reduce, ob_legalize_reduce, true, params }
 
 const rlx_op_def_t rlx_ops_basic[] = {
-    UNARY("relax.nn.relu"),
-    UNARY("relax.nn.gelu"),
-    UNARY("relax.nn.gelu_tanh"),
-    UNARY("relax.nn.silu"),
-    UNARY("relax.sigmoid"),
-    UNARY("relax.tanh"),
-    UNARY("relax.exp"),
-    UNARY("relax.log"),
-    UNARY("relax.sqrt"),
-    UNARY("relax.rsqrt"),
-    UNARY("relax.erf"),
-    UNARY("relax.abs"),
-    UNARY("relax.negative"),
-    UNARY("relax.sin"),
-    UNARY("relax.cos"),
-    UNARY("relax.floor"),
-    UNARY("relax.ceil"),
-    UNARY("relax.round"),
-    UNARY("relax.sign"),
-    UNARY("relax.square"),
-    UNARY("relax.logical_not"),
-    UNARY("relax.isnan"),
-    UNARY("relax.isinf"),
-    UNARY("relax.isfinite"),
-    UNARY("relax.trunc"),
-    UNARY("relax.tan"),
-    UNARY("relax.sinh"),
-    UNARY("relax.cosh"),
-    UNARY("relax.asin"),
-    UNARY("relax.acos"),
-    UNARY("relax.atan"),
-    UNARY("relax.asinh"),
-    UNARY("relax.acosh"),
-    UNARY("relax.atanh"),
+    UNARY("relax.nn.relu", "data"),
+    UNARY("relax.nn.gelu", "data"),
+    UNARY("relax.nn.gelu_tanh", "data"),
+    UNARY("relax.nn.silu", "data"),
+    UNARY("relax.sigmoid", "x"),
+    UNARY("relax.tanh", "x"),
+    UNARY("relax.exp", "x"),
+    UNARY("relax.log", "x"),
+    UNARY("relax.sqrt", "x"),
+    UNARY("relax.rsqrt", "x"),
+    UNARY("relax.erf", "x"),
+    UNARY("relax.abs", "x"),
+    UNARY("relax.negative", "x"),
+    UNARY("relax.sin", "x"),
+    UNARY("relax.cos", "x"),
+    UNARY("relax.floor", "x"),
+    UNARY("relax.ceil", "x"),
+    UNARY("relax.round", "x"),
+    UNARY("relax.sign", "x"),
+    UNARY("relax.square", "x"),
+    UNARY("relax.logical_not", "x"),
+    UNARY("relax.isnan", "x"),
+    UNARY("relax.isinf", "x"),
+    UNARY("relax.isfinite", "x"),
+    UNARY("relax.trunc", "x"),
+    UNARY("relax.tan", "x"),
+    UNARY("relax.sinh", "x"),
+    UNARY("relax.cosh", "x"),
+    UNARY("relax.asin", "x"),
+    UNARY("relax.acos", "x"),
+    UNARY("relax.atan", "x"),
+    UNARY("relax.asinh", "x"),
+    UNARY("relax.acosh", "x"),
+    UNARY("relax.atanh", "x"),
     BINARY("relax.add"),
     BINARY("relax.subtract"),
     BINARY("relax.multiply"),
@@ -632,43 +639,43 @@ const rlx_op_def_t rlx_ops_basic[] = {
     BINARY("relax.bitwise_and"),
     BINARY("relax.bitwise_or"),
     BINARY("relax.bitwise_xor"),
-    {"relax.where", infer_where, legalize_where, true},
-    {"relax.astype", infer_astype, legalize_astype, true},
-    {"relax.clip", infer_clip, legalize_clip, true},
-    {"relax.sum", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.mean", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.max", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.min", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.prod", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.argmax", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.argmin", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.variance", ob_infer_reduce, ob_legalize_reduce, true},
-    {"relax.std", ob_infer_reduce, ob_legalize_reduce, true},
-    SHAPE("relax.permute_dims", permute_dims),
-    SHAPE("relax.reshape", reshape),
-    SHAPE("relax.flatten", flatten),
-    SHAPE("relax.expand_dims", expand_dims),
-    SHAPE("relax.squeeze", squeeze),
-    SHAPE("relax.concat", concat),
-    SHAPE("relax.split", split),
-    SHAPE("relax.strided_slice", strided_slice),
-    SHAPE("relax.take", take),
-    SHAPE("relax.nn.pad", pad),
-    SHAPE("relax.broadcast_to", broadcast_to),
-    SHAPE("relax.zeros", full),
-    SHAPE("relax.ones", full),
-    SHAPE("relax.full", full),
-    SHAPE("relax.tile", tile),
-    SHAPE("relax.flip", flip),
-    SHAPE("relax.cumsum", cumsum),
-    SHAPE("relax.gather_elements", gather_elements),
-    SHAPE("relax.arange", arange),
-    SHAPE("relax.tril", trilu),
-    SHAPE("relax.triu", trilu),
-    SHAPE("relax.one_hot", one_hot),
-    SHAPE("relax.scatter_elements", scatter_elements),
-    SHAPE("relax.shape_of", shape_of),
-    SHAPE("relax.tensor_to_shape", tensor_to_shape),
-    SHAPE("relax.shape_to_tensor", shape_to_tensor),
-    {NULL, NULL, NULL, false},
+    {"relax.where", infer_where, legalize_where, true, "condition, x1, x2"},
+    {"relax.astype", infer_astype, legalize_astype, true, "x, dtype:dtype"},
+    {"relax.clip", infer_clip, legalize_clip, true, "x, min:float, max:float"},
+    REDUCE("relax.sum", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.mean", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.max", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.min", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.prod", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.argmax", "x, axis:int, keepdims:bool"),
+    REDUCE("relax.argmin", "x, axis:int, keepdims:bool"),
+    REDUCE("relax.variance", "x, axis:ints, keepdims:bool"),
+    REDUCE("relax.std", "x, axis:ints, keepdims:bool"),
+    SHAPE("relax.permute_dims", permute_dims, "x, axes:ints"),
+    SHAPE("relax.reshape", reshape, "x, shape"),
+    SHAPE("relax.flatten", flatten, "x"),
+    SHAPE("relax.expand_dims", expand_dims, "x, axis:ints"),
+    SHAPE("relax.squeeze", squeeze, "x, axis:ints"),
+    SHAPE("relax.concat", concat, "tensors, axis:int"),
+    SHAPE("relax.split", split, "x, indices_or_sections:ints, axis:int"),
+    SHAPE("relax.strided_slice", strided_slice, "x, axes:ints, begin:ints, end:ints, strides:ints, assume_inbound:bool"),
+    SHAPE("relax.take", take, "x, indices, axis:int, mode:str"),
+    SHAPE("relax.nn.pad", pad, "data, pad_width:ints, pad_value:float, pad_mode:str"),
+    SHAPE("relax.broadcast_to", broadcast_to, "x, shape"),
+    SHAPE("relax.zeros", full, "shape, dtype:dtype"),
+    SHAPE("relax.ones", full, "shape, dtype:dtype"),
+    SHAPE("relax.full", full, "shape, fill_value, dtype:dtype"),
+    SHAPE("relax.tile", tile, "data, repeats:ints"),
+    SHAPE("relax.flip", flip, "data, axis:int"),
+    SHAPE("relax.cumsum", cumsum, "data, axis:int, dtype:dtype, exclusive:bool"),
+    SHAPE("relax.gather_elements", gather_elements, "data, indices, axis:int"),
+    SHAPE("relax.arange", arange, "start, end?, step?, dtype:dtype"),
+    SHAPE("relax.tril", trilu, "x, k:int"),
+    SHAPE("relax.triu", trilu, "x, k:int"),
+    SHAPE("relax.one_hot", one_hot, "indices, on_value, off_value, depth:int, axis:int"),
+    SHAPE("relax.scatter_elements", scatter_elements, "data, indices, updates, axis:int, reduction:str"),
+    SHAPE("relax.shape_of", shape_of, "expr"),
+    SHAPE("relax.tensor_to_shape", tensor_to_shape, "expr"),
+    SHAPE("relax.shape_to_tensor", shape_to_tensor, "expr"),
+    {NULL, NULL, NULL, false, NULL},
 };

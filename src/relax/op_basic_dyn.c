@@ -15,7 +15,7 @@
 #include "op_basic_internal.h"
 
 rlx_status_t* ob_infer_shape_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -42,7 +42,7 @@ rlx_status_t* ob_legalize_shape_of(rlx_bb_t* bb, const rlx_relax_call_t* call, r
 }
 
 rlx_status_t* ob_infer_tensor_to_shape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* t;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &t));
@@ -60,7 +60,7 @@ rlx_status_t* ob_legalize_tensor_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* 
 }
 
 rlx_status_t* ob_infer_shape_to_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   int n = 0;
   rlx_expr_t** vals = NULL;

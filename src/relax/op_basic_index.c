@@ -28,7 +28,7 @@ static rlx_sinfo_t* tensor_like(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* sha
 
 /* ------------------------------------------------------------------ tile */
 rlx_status_t* ob_infer_tile(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "repeats:ints"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -71,7 +71,7 @@ rlx_status_t* ob_legalize_tile(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
 
 /* ------------------------------------------------------------------ flip */
 rlx_status_t* ob_infer_flip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -98,7 +98,7 @@ rlx_status_t* ob_legalize_flip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
 
 /* ------------------------------------------------------------------ cumsum */
 rlx_status_t* ob_infer_cumsum(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int,dtype:dtype,exclusive:bool"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -144,7 +144,7 @@ rlx_status_t* ob_legalize_cumsum(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 
 /* ------------------------------------------------------------------ gather_elements */
 rlx_status_t* ob_infer_gather_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t *x, *ind;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -234,7 +234,7 @@ static rlx_status_t* arange_length(rlx_ctx_t* ctx, const rlx_relax_call_t* call,
 }
 
 rlx_status_t* ob_infer_arange(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "dtype:dtype"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   rlx_expr_t* v[3];
   RLX_RETURN_IF_ERROR(arange_args(ctx, call, v));
   rlx_dtype_t t;
@@ -288,7 +288,7 @@ static rlx_status_t* trilu_k(const rlx_relax_call_t* call, int64_t* k) {
 }
 
 rlx_status_t* ob_infer_trilu(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "k:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 2));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -316,7 +316,7 @@ rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_
 
 /* ------------------------------------------------------------------ one_hot */
 rlx_status_t* ob_infer_one_hot(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "depth:int,axis:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
   rlx_sinfo_tensor_t* ind;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &ind));
@@ -382,7 +382,7 @@ rlx_status_t* ob_legalize_one_hot(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
 
 /* ------------------------------------------------------------------ scatter_elements */
 rlx_status_t* ob_infer_scatter_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int,reduction:str"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
   rlx_sinfo_tensor_t *x, *ind, *upd;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));

@@ -23,10 +23,11 @@ const char* ob_dtype_str(rlx_ctx_t* ctx, rlx_dtype_t t);
 /* Simplified copy of a shape. */
 rlx_expr_t** ob_simplify_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape);
 
-/* Checks call's attrs against spec "key:kind,key:kind" (kinds: int, ints (an int too),
- * bool, float (an int too), str, dtype (a string too)): an unknown key or a value of another
- * kind is an error naming the op and the attribute. */
-rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call, const char* spec);
+/* Checks call's attrs against the attributes of the op's registry signature (rlx_op_def_t
+ * params, "x, axis:ints, keepdims:bool"; kinds: int, ints (an int too), bool, float (an int
+ * too), str, dtype (a string too)): an unknown key or a value of another kind is an error
+ * naming the op and the attribute. */
+rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call);
 /* Attributes (missing → false / default). INT attrs also read as a one-element INTS. */
 bool ob_attr_int(const rlx_relax_call_t* call, const char* key, int64_t* out);
 bool ob_attr_ints(rlx_ctx_t* ctx, const rlx_relax_call_t* call, const char* key, int* out_n, int64_t** out_v);

@@ -20,9 +20,7 @@ static const char* const legal_names[] = {"sum", "mean", "max", "min", "prod", "
 rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = reduce_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a reduction");
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, op == RLX_TOPI_REDUCE_ARGMAX || op == RLX_TOPI_REDUCE_ARGMIN
-                                               ? "axis:int,keepdims:bool"
-                                               : "axis:ints,keepdims:bool"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));

@@ -52,7 +52,7 @@ static rlx_expr_t* prod(rlx_ctx_t* ctx, int n, rlx_expr_t* const* s) {
 
 /* ------------------------------------------------------------------ permute_dims */
 rlx_status_t* ob_infer_permute_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axes:ints"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -105,7 +105,7 @@ static bool target_has_var_not_in(int n, rlx_expr_t* const* target, int xn, rlx_
 }
 
 rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -184,7 +184,7 @@ rlx_status_t* ob_legalize_reshape(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
 }
 
 rlx_status_t* ob_infer_flatten(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -202,7 +202,7 @@ rlx_status_t* ob_legalize_flatten(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
 }
 
 rlx_status_t* ob_infer_broadcast_to(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, ""));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -230,7 +230,7 @@ rlx_status_t* ob_legalize_broadcast_to(rlx_bb_t* bb, const rlx_relax_call_t* cal
 
 /* ------------------------------------------------------------------ expand_dims, squeeze */
 rlx_status_t* ob_infer_expand_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:ints"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -265,7 +265,7 @@ rlx_status_t* ob_legalize_expand_dims(rlx_bb_t* bb, const rlx_relax_call_t* call
 }
 
 rlx_status_t* ob_infer_squeeze(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:ints"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -307,7 +307,7 @@ rlx_status_t* ob_legalize_squeeze(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
 
 /* ------------------------------------------------------------------ concat */
 rlx_status_t* ob_infer_concat(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_t* ts = call->args[0]->sinfo;
   if (!ts || ts->kind != RLX_SINFO_TUPLE)
@@ -400,7 +400,7 @@ static rlx_status_t* split_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* call, i
 }
 
 rlx_status_t* ob_infer_split(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "indices_or_sections:ints,axis:int"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -557,7 +557,7 @@ static rlx_status_t* slice_params(rlx_ctx_t* ctx, const rlx_relax_call_t* call, 
 }
 
 rlx_status_t* ob_infer_strided_slice(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axes:ints,begin:ints,end:ints,strides:ints,assume_inbound:bool"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 5));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -599,7 +599,7 @@ rlx_status_t* ob_legalize_strided_slice(rlx_bb_t* bb, const rlx_relax_call_t* ca
 
 /* ------------------------------------------------------------------ take */
 rlx_status_t* ob_infer_take(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "axis:int,mode:str"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 2, 2));
   rlx_sinfo_tensor_t *x, *ind;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -651,7 +651,7 @@ rlx_status_t* ob_legalize_take(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
 
 /* ------------------------------------------------------------------ pad */
 rlx_status_t* ob_infer_pad(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "pad_width:ints,pad_value:float,pad_mode:str"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
@@ -704,7 +704,7 @@ rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_re
 
 /* ------------------------------------------------------------------ zeros, ones, full */
 rlx_status_t* ob_infer_full(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  RLX_RETURN_IF_ERROR(ob_check_attrs(call, "dtype:dtype"));
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   bool is_full = strcmp(ob_name(call), "relax.full") == 0;
   RLX_RETURN_IF_ERROR(ob_nargs(call, is_full ? 2 : 1, is_full ? 2 : 1));
   int n = 0;

@@ -100,10 +100,10 @@ static rlx_status_t* infer_kill(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rl
 }
 
 const rlx_op_def_t rlx_ops_memory[] = {
-    {"relax.builtin.alloc_tensor", infer_builtin_alloc_tensor, NULL, true},
-    {"relax.memory.alloc_storage", infer_alloc_storage, NULL, true},
-    {"relax.memory.alloc_tensor", infer_memory_alloc_tensor, NULL, true},
-    {"relax.memory.kill_storage", infer_kill, NULL, false},
-    {"relax.memory.kill_tensor", infer_kill, NULL, false},
-    {NULL, NULL, NULL, false},
+    {"relax.builtin.alloc_tensor", infer_builtin_alloc_tensor, NULL, true, "shape, dtype, runtime_device_index, storage_scope?"},
+    {"relax.memory.alloc_storage", infer_alloc_storage, NULL, true, "size, virtual_device_index, storage_scope, dtype"},
+    {"relax.memory.alloc_tensor", infer_memory_alloc_tensor, NULL, true, "storage, offset, shape, dtype"},
+    {"relax.memory.kill_storage", infer_kill, NULL, false, "storage"},
+    {"relax.memory.kill_tensor", infer_kill, NULL, false, "tensor"},
+    {NULL, NULL, NULL, false, NULL},
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernels/nn_kernels.h"
 #include "rlx/runtime.h"
 
 _Static_assert(sizeof(void*) == sizeof(rlx_packed_fn_t), "dlsym results must fit a function pointer");
@@ -90,6 +91,8 @@ const char* rlx_library_path(const rlx_library_t* lib) { return lib ? lib->path 
 
 void rlx_library_set_num_threads(rlx_library_t* lib, int n) {
   if (lib && lib->set_num_threads) lib->set_num_threads(n);
+  /* generated parallel loops run on the kernels' pool (one per process) */
+  if (lib) rlx_nn_set_num_threads(n);
 }
 
 void rlx_library_free(rlx_library_t* lib) {

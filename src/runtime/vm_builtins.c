@@ -809,6 +809,110 @@ static rlx_status_t* b_unique(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out)
   return NULL;
 }
 
+/* ------------------------------------------------------------------ sequences */
+/* ONNX sequences are tuples of static length; these take a position computed at run time.
+ * Elements are copied into fresh tensors: a field of the argument may live in planned
+ * storage that is reused once the argument is dead, while the result lives on. */
+
+/* The position held by a 0-d or 1-element integer tensor, normalized against a sequence of
+ * n (ONNX: -n..n-1, or -n..n when inserting). */
+static rlx_status_t* seq_pos(const char* who, int i, const rlx_vmv_t* v, int64_t n, bool insert, int64_t* out) {
+  RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
+  const DLTensor* t = &v->u.t->dl;
+  int64_t numel = 1;
+  for (int d = 0; d < t->ndim; d++) numel *= t->shape[d];
+  if (numel != 1 || t->dtype.code != kDLInt || (t->dtype.bits != 32 && t->dtype.bits != 64) || t->dtype.lanes != 1)
+    return ERR("%s: argument %d must be one int32 or int64 position", who, i);
+  const char* p = (const char*)t->data + t->byte_offset;
+  int64_t pos = t->dtype.bits == 32 ? *(const int32_t*)p : *(const int64_t*)p;
+  int64_t hi = insert ? n : n - 1;
+  if (pos < -n || pos > hi)
+    return ERR("%s: position %lld is out of range for a sequence of %lld", who, (long long)pos, (long long)n);
+  *out = pos < 0 ? pos + n : pos;
+  return NULL;
+}
+
+/* A copy of tensor v (argument i) from the VM's pool. */
+static rlx_status_t* seq_copy(rlx_vm_t* vm, const char* who, int i, const rlx_vmv_t* v, rlx_vmv_t* out) {
+  RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
+  const DLTensor* t = &v->u.t->dl;
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  rlx_ndarray_t* r = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(t->ndim, t->shape, t->dtype, &pool, &r));
+  rlx_status_t* st = rlx_ndarray_copy_from(&r->dl, t);
+  if (st) {
+    rlx_ndarray_release(r);
+    return st;
+  }
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = r;
+  return NULL;
+}
+
+/* A tuple of copies of the tensors src[0..n). */
+static rlx_status_t* seq_tuple(rlx_vm_t* vm, const char* who, const rlx_vmv_t* const* src, int n, rlx_vmv_t* out) {
+  rlx_vm_tuple_t* t = malloc(sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)(n > 0 ? n : 1));
+  if (!t) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  t->refcount = 1;
+  t->n = n;
+  for (int i = 0; i < n; i++) {
+    rlx_status_t* st = seq_copy(vm, who, i, src[i], &t->fields[i]);
+    if (st) {
+      for (int k = 0; k < i; k++) rlx_vmv_release(&t->fields[k]);
+      free(t);
+      return st;
+    }
+  }
+  out->kind = RLX_VMV_TUPLE;
+  out->u.tuple = t;
+  return NULL;
+}
+
+/* sequence_at(tuple, pos) → a copy of field pos (ONNX SequenceAt). */
+static rlx_status_t* b_sequence_at(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.sequence_at";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 2));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  int64_t p = 0;
+  RLX_RETURN_IF_ERROR(seq_pos(who, 1, &a[1], a[0].u.tuple->n, false, &p));
+  return seq_copy(vm, who, 0, &a[0].u.tuple->fields[p], out);
+}
+
+/* sequence_insert(tuple, tensor, pos) → the tuple with the tensor inserted before pos
+ * (ONNX SequenceInsert; pos == length appends). */
+static rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.sequence_insert";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  int len = a[0].u.tuple->n;
+  int64_t p = 0;
+  RLX_RETURN_IF_ERROR(seq_pos(who, 2, &a[2], len, true, &p));
+  const rlx_vmv_t** src = malloc(sizeof(*src) * (size_t)(len + 1));
+  if (!src) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  for (int i = 0, k = 0; i <= len; i++) src[i] = i == p ? &a[1] : &a[0].u.tuple->fields[k++];
+  rlx_status_t* st = seq_tuple(vm, who, src, len + 1, out);
+  free(src);
+  return st;
+}
+
+/* sequence_erase(tuple, pos) → the tuple without field pos (ONNX SequenceErase). */
+static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.sequence_erase";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 2));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  int len = a[0].u.tuple->n;
+  int64_t p = 0;
+  RLX_RETURN_IF_ERROR(seq_pos(who, 1, &a[1], len, false, &p));
+  const rlx_vmv_t** src = malloc(sizeof(*src) * (size_t)(len > 0 ? len : 1));
+  if (!src) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  int m = 0;
+  for (int i = 0; i < len; i++)
+    if (i != p) src[m++] = &a[0].u.tuple->fields[i];
+  rlx_status_t* st = seq_tuple(vm, who, src, m, out);
+  free(src);
+  return st;
+}
+
 static const struct {
   const char* name;
   rlx_vm_builtin_fn_t fn;

@@ -84,7 +84,21 @@ typedef struct rlx_vm_prof {
   int64_t* ns;
   int64_t invoke_ns;
   int64_t invokes;
+  /* Per call instruction (index into the executable's instructions) of the runtime's
+   * built-in kernels (rlx.nn.*), which serve every layer of a network: calls, time, FLOPs
+   * of one call and a label of the layer ("(1,4,56,56,16)->(1,8,28,28,16),3x3"), set at
+   * the site's first call. */
+  int64_t n_sites;
+  int64_t* site_calls;
+  int64_t* site_ns;
+  double* site_flops;
+  char** site_label;
 } rlx_vm_prof_t;
+
+/* Records one timed call of function f at instruction pc (vm_profile.c). */
+void rlx_vm_prof_site(rlx_vm_t* vm, int64_t pc, int f, const rlx_vmv_t* args, int n, int64_t ns);
+/* True when calls of f are profiled per call site (the runtime's rlx.nn.* kernels). */
+bool rlx_vm_prof_by_site(const rlx_vm_t* vm, int f);
 
 /* Monotonic clock in nanoseconds. */
 int64_t rlx_vm_now_ns(void);

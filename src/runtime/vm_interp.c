@@ -442,7 +442,10 @@ static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t*
           }
         }
         rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+        const bool site = vm->prof && rlx_vm_prof_by_site(vm, in->func);
+        const int64_t t0 = site ? rlx_vm_now_ns() : 0;
         st = rlx_vm_call_index(vm, in->func, a, in->n_args, &res);
+        if (site && !st) rlx_vm_prof_site(vm, pc, in->func, a, in->n_args, rlx_vm_now_ns() - t0);
         if (a != small) free(a);
         if (st) {
           rlx_vmv_release(&res);

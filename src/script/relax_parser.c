@@ -530,7 +530,51 @@ static rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what,
   return NULL;
 }
 
-static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool* keep, rlx_attr_t* out) {
+/* An item of a list or dict attribute value (R.func_attr({"opt": {"a": [1, 2]}})), held as
+ * TIR's attribute pseudo-calls (RLX_TIR_ATTR_LIST / RLX_TIR_ATTR_DICT): ints, floats,
+ * strings, True/False, PrimExprs, and nested lists and string-keyed dicts. */
+static rlx_status_t* attr_item(rs_t* r, const char* key, const py_expr_t* v, rlx_expr_t** out) {
+  int64_t iv;
+  if (v->kind == PY_E_CONST && strcmp(v->str, "None") != 0) {
+    *out = rlx_ir_bool(r->ctx, strcmp(v->str, "True") == 0);
+    return NULL;
+  }
+  if (int_lit(v, &iv)) {
+    *out = iv == (int32_t)iv ? rlx_ir_i32(r->ctx, (int32_t)iv) : rlx_ir_i64(r->ctx, iv);
+    return NULL;
+  }
+  if (v->kind == PY_E_FLOAT || (v->kind == PY_E_UNARY && strcmp(v->op, "-") == 0 && v->a->kind == PY_E_FLOAT)) {
+    *out = rlx_ir_float(r->ctx, rlx_dt_float32(), v->kind == PY_E_FLOAT ? v->fval : -v->a->fval);
+    return NULL;
+  }
+  if (v->kind == PY_E_STR) {
+    *out = rlx_ir_string(r->ctx, v->str);
+    return NULL;
+  }
+  if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE || v->kind == PY_E_DICT) {
+    bool dict = v->kind == PY_E_DICT;
+    int n = dict ? 2 * v->n : v->n;
+    rlx_expr_t** items = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, n);
+    for (int i = 0; i < v->n; i++) {
+      if (!dict) {
+        RLX_RETURN_IF_ERROR(attr_item(r, key, v->items[i], &items[i]));
+        continue;
+      }
+      if (v->items[i]->kind != PY_E_STR)
+        return err(r, v->items[i], "attribute %s: expected string keys, got %s", key, desc(r, v->items[i]));
+      items[2 * i] = rlx_ir_string(r->ctx, v->items[i]->str);
+      RLX_RETURN_IF_ERROR(attr_item(r, key, v->kw_values[i], &items[2 * i + 1]));
+    }
+    *out = rlx_ir_call(r->ctx, rlx_dt_int32(), dict ? RLX_TIR_ATTR_DICT : RLX_TIR_ATTR_LIST, n, items);
+    return NULL;
+  }
+  return prim(r, v, out);
+}
+
+/* An attribute value of an op call (nested false: lists hold ints) or of R.func_attr (nested:
+ * also lists and dicts of any values, as attr_item holds them). */
+static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool nested, bool* keep,
+                                rlx_attr_t* out) {
   int64_t iv;
   *keep = true;
   if (v->kind == PY_E_CONST) {
@@ -560,13 +604,23 @@ static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bo
   }
   if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE) {
     int64_t* xs = RLX_NEW_ARRAY(r->ctx, int64_t, v->n);
-    for (int i = 0; i < v->n; i++)
-      if (!int_lit(v->items[i], &xs[i]))
+    bool all_ints = true;
+    for (int i = 0; i < v->n && all_ints; i++) {
+      all_ints = int_lit(v->items[i], &xs[i]);
+      if (!all_ints && !nested)
         return err(r, v->items[i], "attribute %s: expected a list of integers, got %s", key, desc(r, v->items[i]));
-    *out = rlx_attr_ints(v->n, xs);
-    return NULL;
+    }
+    if (all_ints) {
+      *out = rlx_attr_ints(v->n, xs);
+      return NULL;
+    }
   }
   rlx_expr_t* x;
+  if (nested && (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE || v->kind == PY_E_DICT)) {
+    RLX_RETURN_IF_ERROR(attr_item(r, key, v, &x));
+    *out = rlx_attr_expr(x);
+    return NULL;
+  }
   RLX_RETURN_IF_ERROR(prim(r, v, &x));
   *out = rlx_attr_expr(x);
   return NULL;
@@ -831,7 +885,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
       return err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
     bool keep;
     rlx_attr_t a;
-    RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], &keep, &a));
+    RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
   *out = rlx_relax_call(ctx, rlx_relax_op(ctx, opname), e->n, args, attrs, ns, ss);
@@ -1221,7 +1275,7 @@ static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, b
               return err(r, d->items[k], "R.func_attr: expected string keys, got %s", desc(r, d->items[k]));
             bool keep;
             rlx_attr_t a;
-            RLX_RETURN_IF_ERROR(attr_value(r, d->items[k]->str, d->kw_values[k], &keep, &a));
+            RLX_RETURN_IF_ERROR(attr_value(r, d->items[k]->str, d->kw_values[k], true, &keep, &a));
             if (keep) r->fattrs = rlx_attrs_set(r->ctx, r->fattrs, rlx_ctx_strdup(r->ctx, d->items[k]->str), a);
           }
           continue;

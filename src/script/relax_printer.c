@@ -502,6 +502,56 @@ static void psinfo(rp_t* p, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
 }
 
 /* ------------------------------------------------------------------ attrs */
+/* A list or dict attribute value (RLX_TIR_ATTR_LIST / _DICT, see the parser's attr_item) as
+ * a Python literal, dict keys sorted as TVM prints string-keyed maps; True / False and
+ * strings as Python writes them, other leaves as PrimExprs. */
+static int cmp_key_index(const void* a, const void* b) {
+  const rlx_expr_t* const* x = a;
+  const rlx_expr_t* const* y = b;
+  return strcmp(((const rlx_string_imm_t*)x[0])->value, ((const rlx_string_imm_t*)y[0])->value);
+}
+
+static void pattr_expr(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
+  const rlx_call_t* c = e && e->kind == RLX_EXPR_CALL ? (const rlx_call_t*)e : NULL;
+  bool list = c && strcmp(c->op, RLX_TIR_ATTR_LIST) == 0, dict = c && strcmp(c->op, RLX_TIR_ATTR_DICT) == 0;
+  if (list || dict) {
+    int n = dict ? c->n_args / 2 : c->n_args;
+    /* dict: (key, value) pairs sorted by key */
+    const rlx_expr_t** kv = calloc((size_t)(2 * (n ? n : 1)), sizeof(*kv));
+    if (!kv) return;
+    for (int i = 0; i < n; i++) {
+      kv[2 * i] = dict ? c->args[2 * i] : NULL;
+      kv[2 * i + 1] = dict ? c->args[2 * i + 1] : c->args[i];
+    }
+    if (dict) qsort(kv, (size_t)n, 2 * sizeof(*kv), cmp_key_index);
+    rlx_strbuf_append(sb, dict ? "{" : "[");
+    for (int i = 0; i < n; i++) {
+      if (i) rlx_strbuf_append(sb, ", ");
+      if (dict) {
+        put_string(sb, ((const rlx_string_imm_t*)kv[2 * i])->value);
+        rlx_strbuf_append(sb, ": ");
+      }
+      pattr_expr(p, kv[2 * i + 1], sb);
+    }
+    rlx_strbuf_append(sb, dict ? "}" : "]");
+    free(kv);
+    return;
+  }
+  if (e && e->kind == RLX_EXPR_INT_IMM && rlx_dtype_is_bool(e->dtype)) {
+    rlx_strbuf_append(sb, ((const rlx_int_imm_t*)e)->value ? "True" : "False");
+    return;
+  }
+  if (e && e->kind == RLX_EXPR_INT_IMM && rlx_dtype_eq(e->dtype, rlx_dt_int32())) { /* a Python int, as TVM */
+    rlx_strbuf_printf(sb, "%lld", (long long)((const rlx_int_imm_t*)e)->value);
+    return;
+  }
+  if (e && e->kind == RLX_EXPR_STRING_IMM) {
+    put_string(sb, ((const rlx_string_imm_t*)e)->value);
+    return;
+  }
+  pprim(p, e, sb);
+}
+
 static void pattr(rp_t* p, const rlx_attr_t* a, rlx_strbuf_t* sb) {
   switch (a->kind) {
     case RLX_ATTR_BOOL:
@@ -525,7 +575,7 @@ static void pattr(rp_t* p, const rlx_attr_t* a, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, "]");
       return;
     case RLX_ATTR_EXPR:
-      pprim(p, a->u.expr, sb);
+      pattr_expr(p, a->u.expr, sb);
       return;
   }
 }
@@ -603,8 +653,7 @@ static void pnested(const rlx_relax_constant_t* c, int dim, size_t* idx, rlx_str
 static void pconst(rp_t* p, const rlx_relax_constant_t* c, rlx_strbuf_t* sb) {
   size_t numel = 1;
   for (int i = 0; i < c->ndim; i++) numel *= (size_t)(c->shape[i] > 0 ? c->shape[i] : 0);
-  if (!printable_dtype(c->dtype) || numel > RLX_SCRIPT_CONST_INLINE_MAX ||
-      (size_t)rlx_dtype_bytes(c->dtype) * numel > c->nbytes) {
+  if (!printable_dtype(c->dtype) || c->ndim != 0 || (size_t)rlx_dtype_bytes(c->dtype) * numel > c->nbytes) {
     rlx_strbuf_printf(sb, "metadata[\"relax.expr.Constant\"][%d]", rs_meta_index(p->meta, c));
     return;
   }

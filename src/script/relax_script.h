@@ -18,10 +18,8 @@
  *   Op calls print R.<name without "relax.">(args, key=value...) with attrs in stored order.
  * - Local functions (a Function bound to a var) print as a nested `@R.function def <var>`;
  *   their symbolic vars are declared at the top of the enclosing module-level function (TVM).
- * - Constants: scalars as R.const(1.5, "float32"); tensors of up to
- *   RLX_SCRIPT_CONST_INLINE_MAX elements as R.const([[1, 2], [3, 4]], "float32") (nested
- *   lists, row-major; rlx's choice, a value TVM's R.const accepts too); larger ones as TVM
- *   prints them, `metadata["relax.expr.Constant"][i]` (i numbers the module's distinct
+ * - Constants: scalars (0-d) as R.const(1.5, "float32"); every other tensor as TVM prints
+ *   it, `metadata["relax.expr.Constant"][i]` (i numbers the module's distinct
  *   constants in order of first use). With show_meta the text starts with TVM's section
  *   `metadata = tvm.ir.load_json("""...""")` holding their data (metadata.c); without it,
  *   TVM's "# Metadata omitted." comment ends the text, the parser reads each reference as
@@ -34,8 +32,6 @@
 
 #include "../relax/relax.h"
 #include "tir_parse.h"
-
-enum { RLX_SCRIPT_CONST_INLINE_MAX = 1024 };
 
 /* The constants a printed module refers to as metadata["relax.expr.Constant"][i]. */
 typedef struct {

@@ -180,6 +180,7 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
   /* TVM simplifies the value (not the reduction's accumulator). */
   rlx_expr_t* src = rlx_ir_simplify(ctx, rlx_expr_substitute(ctx, red ? red->source : body, &vmap));
   rlx_expr_t* cond = red && red->condition ? rlx_expr_substitute(ctx, red->condition, &vmap) : NULL;
+  rlx_expr_t* init = red && red->init ? rlx_expr_substitute(ctx, red->init, &vmap) : NULL;
   rlx_ptrmap_free(&vmap);
 
   rlx_tir_buffer_t* out_buf = t->buffer;
@@ -203,7 +204,10 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
     rlx_tir_stmt_t* upd =
         rlx_tir_store(ctx, out_buf, rlx_te_reduce_combine(ctx, red->combiner, acc, src), n_sp, out_idx);
     blk->body = cond ? rlx_tir_if(ctx, cond, upd, NULL) : upd;
-    blk->init = rlx_tir_store(ctx, out_buf, rlx_te_reduce_identity(ctx, red->combiner, out_buf->dtype), n_sp, out_idx);
+    blk->init = rlx_tir_store(ctx, out_buf,
+                              init ? rlx_ir_cast(ctx, out_buf->dtype, init)
+                                   : rlx_te_reduce_identity(ctx, red->combiner, out_buf->dtype),
+                              n_sp, out_idx);
   } else {
     blk->body = rlx_tir_store(ctx, out_buf, src, n_sp, out_idx);
   }
@@ -266,6 +270,21 @@ static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
     bmap[i] = c->args[i]->buffer;
   }
   rlx_tir_func_t* f = rlx_tir_func_create(ctx, name ? name : "main", c->n_args, params, bmap, body);
+  /* layout_free_buffers: the param indices of the computes' layout-free placeholders, in
+   * order of the computes, each once (TVM's create_prim_func). */
+  rlx_expr_t** lf = RLX_NEW_ARRAY(ctx, rlx_expr_t*, c->n_args);
+  bool* seen = RLX_NEW_ARRAY(ctx, bool, c->n_args);
+  int n_lf = 0;
+  for (int i = 0; i < n; i++) {
+    rlx_te_tensor_t* t = c->order.data[i];
+    for (int j = 0; j < t->n_layout_free; j++)
+      for (int a = 0; a < c->n_args; a++)
+        if (c->args[a] == t->layout_free[j] && !seen[a]) {
+          seen[a] = true;
+          lf[n_lf++] = rlx_ir_i32(ctx, a);
+        }
+  }
+  if (n_lf) f = rlx_tir_func_with_attr(ctx, f, "layout_free_buffers", rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n_lf, lf));
   *out = rlx_tir_func_with_attr(ctx, f, "tir.noalias", rlx_ir_bool(ctx, true));
   return NULL;
 }

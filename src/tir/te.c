@@ -129,6 +129,13 @@ rlx_expr_t* rlx_te_reduce(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_expr_t
   return rlx_ir_reduce(ctx, combiner, source, n_axis, axis, cond);
 }
 
+rlx_expr_t* rlx_te_reduce_init(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_expr_t* source, int n_axis,
+                               rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init) {
+  rlx_expr_t* e = rlx_ir_reduce(ctx, combiner, source, n_axis, axis, cond);
+  RLX_AS(rlx_reduce_t, e)->init = init;
+  return e;
+}
+
 rlx_expr_t* rlx_te_sum(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis) {
   return rlx_ir_reduce(ctx, RLX_REDUCE_SUM, source, n_axis, axis, NULL);
 }

@@ -24,6 +24,11 @@ typedef struct rlx_te_tensor {
   const char* tag;       /* e.g. "elemwise", "broadcast", "injective", "" */
   int n_inputs;          /* tensors read by body (filled by rlx_te_compute) */
   struct rlx_te_tensor** inputs;
+  /* TVM's compute attr "layout_free_placeholders": inputs whose layout a later pass may
+   * change (a dense weight); create_prim_func lists the params among them in the function
+   * attribute "layout_free_buffers". Set after rlx_te_compute; NULL when none. */
+  int n_layout_free;
+  struct rlx_te_tensor** layout_free;
 } rlx_te_tensor_t;
 
 /* Body callback: indices are the output index vars (int64 when the shape is int64, else
@@ -63,6 +68,10 @@ rlx_expr_t* rlx_te_min(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_
  * skipped (the identity is combined instead). */
 rlx_expr_t* rlx_te_reduce(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_expr_t* source, int n_axis,
                           rlx_iter_var_t* const* axis, rlx_expr_t* cond);
+/* rlx_te_reduce whose accumulator starts at init (TVM's te.sum(..., init=)) instead of the
+ * combiner's identity; init NULL = the identity. */
+rlx_expr_t* rlx_te_reduce_init(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_expr_t* source, int n_axis,
+                               rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init);
 /* The identity element of combiner in dtype t (see rlx_te_sum). */
 rlx_expr_t* rlx_te_reduce_identity(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_dtype_t t);
 /* combiner(acc, x): acc + x, acc * x, max(acc, x), min(acc, x). */

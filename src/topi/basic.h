@@ -95,9 +95,12 @@ rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, r
                                        rlx_expr_t* const* b, int* out_ndim, rlx_expr_t*** out_shape);
 /* "(2, n, 4)" — a shape for messages (integer constants and vars print plainly). */
 const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape);
-/* Loads t at the output indices idx of a broadcast result of rank out_ndim (t right-aligned;
- * constant-1 dims of t read index 0). */
-rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_var_t* const* idx);
+/* Loads t at the output indices idx of a broadcast result of rank out_ndim (t right-aligned):
+ * a constant-1 dim of t reads index 0 where it is broadcast, i.e. where the output's dim is
+ * not also 1 (TVM's rule: equal dims read the output index); out_shape NULL = every
+ * constant-1 dim is broadcast. */
+rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_expr_t* const* out_shape,
+                                    rlx_var_t* const* idx);
 
 /* Binary ops with numpy broadcasting; X(enum suffix, TVM name, result is bool). */
 #define RLX_TOPI_BINARY_OPS(X)            \

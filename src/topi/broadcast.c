@@ -80,14 +80,22 @@ rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, r
   return NULL;
 }
 
-rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_var_t* const* idx) {
+rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_ndim, rlx_expr_t* const* out_shape,
+                                    rlx_var_t* const* idx) {
   int n = t->buffer->ndim;
   rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++) {
-    rlx_expr_t* dim = t->buffer->shape[d];
-    ix[d] = is_one(dim) ? rlx_ir_int(ctx, idx[d + out_ndim - n]->hdr.dtype, 0) : &idx[d + out_ndim - n]->hdr;
+    int od = d + out_ndim - n;
+    bool bcast = is_one(t->buffer->shape[d]) && !(out_shape && is_one(out_shape[od]));
+    ix[d] = bcast ? rlx_ir_int(ctx, idx[od]->hdr.dtype, 0) : &idx[od]->hdr;
   }
   return rlx_te_load(ctx, t, n, ix);
+}
+
+const char* const* rlx_topi_axis_names(rlx_ctx_t* ctx, int ndim, const char* prefix) {
+  const char** names = RLX_NEW_ARRAY(ctx, const char*, ndim);
+  for (int d = 0; d < ndim; d++) names[d] = rlx_ctx_sprintf(ctx, "%s%d", prefix, d);
+  return names;
 }
 
 /* ------------------------------------------------------------------ binary */
@@ -117,6 +125,7 @@ typedef struct {
   rlx_te_tensor_t* b;
   rlx_te_tensor_t* c;
   int ndim;
+  rlx_expr_t** shape; /* the output's */
   rlx_expr_t* sa; /* binary with a scalar: used instead of a (or b) when set */
   rlx_expr_t* sb;
 } bin_user_t;
@@ -129,8 +138,8 @@ static rlx_expr_t* truthy(rlx_ctx_t* ctx, rlx_expr_t* v) {
 
 static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   bin_user_t* u = user;
-  rlx_expr_t* x = u->sa ? u->sa : rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
-  rlx_expr_t* y = u->sb ? u->sb : rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx);
+  rlx_expr_t* x = u->sa ? u->sa : rlx_topi_broadcast_load(ctx, u->a, u->ndim, u->shape, idx);
+  rlx_expr_t* y = u->sb ? u->sb : rlx_topi_broadcast_load(ctx, u->b, u->ndim, u->shape, idx);
   bool fl = rlx_dtype_is_float(x->dtype);
   switch (u->op) {
     case RLX_TOPI_ADD:
@@ -229,7 +238,9 @@ rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_te
   u->a = a;
   u->b = b;
   u->ndim = n;
-  return rlx_te_compute(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast");
+  u->shape = shape;
+  return rlx_te_compute_named(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast",
+                              rlx_topi_axis_names(ctx, n, "ax"));
 }
 
 rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x, rlx_expr_t* scalar,
@@ -264,8 +275,10 @@ rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rl
   else
     u->sb = scalar;
   u->ndim = x->buffer->ndim;
-  return rlx_te_compute(ctx, u->ndim, x->buffer->shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", binary_names[op]),
-                        "elemwise");
+  u->shape = x->buffer->shape;
+  return rlx_te_compute_named(ctx, u->ndim, x->buffer->shape, binary_body, u,
+                              rlx_ctx_sprintf(ctx, "T_%s", binary_names[op]), "elemwise",
+                              rlx_topi_axis_names(ctx, u->ndim, "ax"));
 }
 
 rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st) {
@@ -274,9 +287,9 @@ rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_
 
 static rlx_expr_t* where_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   bin_user_t* u = user;
-  rlx_expr_t* c = truthy(ctx, rlx_topi_broadcast_load(ctx, u->c, u->ndim, idx));
-  return rlx_ir_select(ctx, c, rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx),
-                       rlx_topi_broadcast_load(ctx, u->b, u->ndim, idx));
+  rlx_expr_t* c = truthy(ctx, rlx_topi_broadcast_load(ctx, u->c, u->ndim, u->shape, idx));
+  return rlx_ir_select(ctx, c, rlx_topi_broadcast_load(ctx, u->a, u->ndim, u->shape, idx),
+                       rlx_topi_broadcast_load(ctx, u->b, u->ndim, u->shape, idx));
 }
 
 rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
@@ -305,12 +318,13 @@ rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_te
   u->b = y;
   u->c = cond;
   u->ndim = n;
-  return rlx_te_compute(ctx, n, s, where_body, u, "T_where", "broadcast");
+  u->shape = s;
+  return rlx_te_compute_named(ctx, n, s, where_body, u, "T_where", "broadcast", rlx_topi_axis_names(ctx, n, "ax"));
 }
 
 static rlx_expr_t* bto_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   bin_user_t* u = user;
-  return rlx_topi_broadcast_load(ctx, u->a, u->ndim, idx);
+  return rlx_topi_broadcast_load(ctx, u->a, u->ndim, u->shape, idx);
 }
 
 rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
@@ -332,5 +346,7 @@ rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n
   bin_user_t* u = RLX_NEW(ctx, bin_user_t);
   u->a = x;
   u->ndim = ndim;
-  return rlx_te_compute(ctx, ndim, shape, bto_body, u, "T_broadcast_to", "broadcast");
+  u->shape = (rlx_expr_t**)shape;
+  return rlx_te_compute_named(ctx, ndim, shape, bto_body, u, "T_broadcast_to", "broadcast",
+                              rlx_topi_axis_names(ctx, ndim, "ax"));
 }

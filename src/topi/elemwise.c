@@ -150,9 +150,13 @@ rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tens
   unary_user_t* u = RLX_NEW(ctx, unary_user_t);
   u->op = op;
   u->x = x;
-  /* TVM names: relu → "compute", math ops → "T_<name>" */
-  const char* name = op == RLX_TOPI_RELU ? "compute" : rlx_ctx_sprintf(ctx, "T_%s", unary_names[op]);
-  return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, unary_body, u, name, "elemwise");
+  /* TVM's names: the ops TVM writes in Python (topi/math.py, nn.relu: `lambda *i`) are
+   * "compute" over i0, i1, ...; those it writes in C++ (erf, sign, logical_not) are
+   * "T_<name>" over ax0, ax1, ... */
+  bool cpp = op == RLX_TOPI_ERF || op == RLX_TOPI_SIGN || op == RLX_TOPI_LOGICAL_NOT;
+  const char* name = cpp ? rlx_ctx_sprintf(ctx, "T_%s", unary_names[op]) : "compute";
+  return rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, unary_body, u, name, "elemwise",
+                              rlx_topi_axis_names(ctx, x->buffer->ndim, cpp ? "ax" : "i"));
 }
 
 typedef struct {
@@ -179,7 +183,8 @@ rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t d
   cast_user_t* u = RLX_NEW(ctx, cast_user_t);
   u->x = x;
   u->t = dtype;
-  return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, cast_body, u, "T_cast", "elemwise");
+  return rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, cast_body, u, "T_cast", "elemwise",
+                              rlx_topi_axis_names(ctx, x->buffer->ndim, "ax"));
 }
 
 /* A double as a constant of dtype t (ints: truncated toward zero, saturated). */

@@ -167,7 +167,11 @@ rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_te
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int i = 0; i < n - 1; i++) shape[i] = x->buffer->shape[i];
   shape[n - 1] = w->buffer->shape[0];
-  d->mm = rlx_te_compute(ctx, n, shape, dense_body, d, "T_matmul_NT", "dense");
+  /* TVM's topi.nn.dense: loops i0, i1, ... (a `*indices` lambda) and the weight layout-free */
+  d->mm = rlx_te_compute_named(ctx, n, shape, dense_body, d, "T_matmul_NT", "dense", rlx_topi_axis_names(ctx, n, "i"));
+  d->mm->n_layout_free = 1;
+  d->mm->layout_free = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 1);
+  d->mm->layout_free[0] = w;
   if (!bias) return d->mm;
   int bn = bias->buffer->ndim;
   if (bn > n)

@@ -8,4 +8,9 @@
 
 #include "../tir/te.h"
 
+/* Output index names as TVM's topi gives them: prefix "ax" → ax0, ax1, ... (computes written
+ * in C++ in TVM: broadcast ops, transforms), "i" → i0, i1, ... (Python `lambda *i` computes:
+ * elementwise math, dense). For rlx_te_compute_named. */
+const char* const* rlx_topi_axis_names(rlx_ctx_t* ctx, int ndim, const char* prefix);
+
 #endif

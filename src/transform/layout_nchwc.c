@@ -230,12 +230,16 @@ static bool use_winograd(const pend_t* p, bool plain, int64_t kh, int64_t kw) {
 
 /* F(4x4, 3x3) instead of F(2x2) when its per-thread buffers (36 positions x (ICb + OCb)
  * channel blocks x one chunk of tiles) stay within about half of L2 and the output has at
- * least one chunk of 4x4 tiles: measured 1.2-1.6x faster than F(2x2) on 56x56x64,
- * 28x28x128 and SqueezeNet's expand layers, slower at 14x14x256 where the buffers spill. */
+ * least two chunks of 4x4 tiles: measured 1.2-1.6x faster than F(2x2) on 56x56x64,
+ * 28x28x128 and SqueezeNet's 27x27 expand layers, slower at 14x14x256 where the buffers
+ * spill. F(4x4)'s transformed weights are 2.25x F(2x2)'s, and in a network they come from
+ * memory on every call: with a single chunk of tiles (SqueezeNet's 13x13 layers: 16 tiles)
+ * that stream dominates (64->256 at 13x13 with cold weights: F(4x4) 0.38-0.45 ms, F(2x2)
+ * 0.25-0.31 ms), hence two chunks at least. */
 static bool want_f4(const pend_t* p, int64_t ic, int64_t v16) {
   int64_t chunk = v16 <= 2 ? 14 : 9, tiles = (p->oh + 3) / 4 * ((p->ow + 3) / 4);
   int64_t bytes = 36 * ((ic + 15) / 16 + (p->oc + 15) / 16) * chunk * 64;
-  return bytes <= 700 * 1024 && tiles >= chunk;
+  return bytes <= 700 * 1024 && tiles >= 2 * chunk;
 }
 
 /* The accuracy check of F(4x4, 3x3), whose transforms amplify rounding more than F(2x2):

@@ -1,3 +1,161 @@
+metadata = tvm.ir.load_json("""{
+  \"root\": 1, 
+  \"nodes\": [
+    {
+      \"type_key\": \"\"
+    }, 
+    {
+      \"type_key\": \"Map\", 
+      \"keys\": [
+        \"relax.expr.Constant\"
+      ], 
+      \"data\": [2]
+    }, 
+    {
+      \"type_key\": \"Array\", 
+      \"data\": [3, 11]
+    }, 
+    {
+      \"type_key\": \"relax.expr.Constant\", 
+      \"attrs\": {
+        \"_checked_type_\": \"10\", 
+        \"data\": \"0\", 
+        \"span\": \"0\", 
+        \"struct_info_\": \"4\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.TensorStructInfo\", 
+      \"attrs\": {
+        \"dtype\": \"float32\", 
+        \"ndim\": \"1\", 
+        \"shape\": \"5\", 
+        \"span\": \"0\", 
+        \"vdevice\": \"0\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.expr.ShapeExpr\", 
+      \"attrs\": {
+        \"_checked_type_\": \"9\", 
+        \"span\": \"0\", 
+        \"struct_info_\": \"8\", 
+        \"values\": \"6\"
+      }
+    }, 
+    {
+      \"type_key\": \"Array\", 
+      \"data\": [7]
+    }, 
+    {
+      \"type_key\": \"IntImm\", 
+      \"attrs\": {
+        \"dtype\": \"int64\", 
+        \"span\": \"0\", 
+        \"value\": \"4\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.ShapeStructInfo\", 
+      \"attrs\": {
+        \"ndim\": \"1\", 
+        \"span\": \"0\", 
+        \"values\": \"6\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.ShapeType\", 
+      \"attrs\": {
+        \"ndim\": \"1\", 
+        \"span\": \"0\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.DynTensorType\", 
+      \"attrs\": {
+        \"dtype\": \"float32\", 
+        \"ndim\": \"1\", 
+        \"span\": \"0\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.expr.Constant\", 
+      \"attrs\": {
+        \"_checked_type_\": \"19\", 
+        \"data\": \"1\", 
+        \"span\": \"0\", 
+        \"struct_info_\": \"12\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.TensorStructInfo\", 
+      \"attrs\": {
+        \"dtype\": \"int32\", 
+        \"ndim\": \"2\", 
+        \"shape\": \"13\", 
+        \"span\": \"0\", 
+        \"vdevice\": \"0\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.expr.ShapeExpr\", 
+      \"attrs\": {
+        \"_checked_type_\": \"18\", 
+        \"span\": \"0\", 
+        \"struct_info_\": \"17\", 
+        \"values\": \"14\"
+      }
+    }, 
+    {
+      \"type_key\": \"Array\", 
+      \"data\": [15, 16]
+    }, 
+    {
+      \"type_key\": \"IntImm\", 
+      \"attrs\": {
+        \"dtype\": \"int64\", 
+        \"span\": \"0\", 
+        \"value\": \"2\"
+      }
+    }, 
+    {
+      \"type_key\": \"IntImm\", 
+      \"attrs\": {
+        \"dtype\": \"int64\", 
+        \"span\": \"0\", 
+        \"value\": \"2\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.ShapeStructInfo\", 
+      \"attrs\": {
+        \"ndim\": \"2\", 
+        \"span\": \"0\", 
+        \"values\": \"14\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.ShapeType\", 
+      \"attrs\": {
+        \"ndim\": \"2\", 
+        \"span\": \"0\"
+      }
+    }, 
+    {
+      \"type_key\": \"relax.DynTensorType\", 
+      \"attrs\": {
+        \"dtype\": \"int32\", 
+        \"ndim\": \"2\", 
+        \"span\": \"0\"
+      }
+    }
+  ], 
+  \"b64ndarrays\": [
+    \"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQAEAAAAAAAAABAAAAAAAAAAAACAPwAAIEAAAEDAAAAAPg==\", 
+    \"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAAgAQACAAAAAAAAAAIAAAAAAAAAEAAAAAAAAAABAAAAAgAAAP3///8EAAAA\"
+  ], 
+  \"attrs\": {\"tvm_version\": \"0.17.dev0\"}
+}""")
 # from tvm.script import ir as I
 # from tvm.script import tir as T
 # from tvm.script import relax as R
@@ -43,8 +201,8 @@ class Module:
             lv3: R.Tensor((4,), dtype="float32") = lv2[0]
             lv4: R.Tensor((4,), dtype="float32") = cls.helper(lv3, R.shape([4]), R.prim_value(7))
             lv5: R.Tensor((), dtype="float32") = R.const(1.5, "float32")
-            lv9: R.Tensor((4,), dtype="float32") = R.add(lv4, R.const([1, 2.5, -3, 0.125], "float32"))
-            lv10: R.Tensor((2, 2), dtype="int32") = R.const([[1, 2], [-3, 4]], "int32")
+            lv9: R.Tensor((4,), dtype="float32") = R.add(lv4, metadata["relax.expr.Constant"][0])
+            lv10: R.Tensor((2, 2), dtype="int32") = metadata["relax.expr.Constant"][1]
             lv6: R.Tensor((n * 2,), dtype="float32") = R.nn.relu(x2)
             gv: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (lv4, lv3)
             R.output(gv)

@@ -3,7 +3,9 @@
 --profile; the table must have the columns kernel, calls, total_ms, ms/run, pct, GFLOPS, be
 sorted by time, count every kernel once per run, give GFLOPS for the matmul kernels (FLOPs
 counted at compile time), and its pct column must sum to 100 (the last row is the VM's own
-time). --profile-plot draws the table as .svg and .png with python3 + matplotlib; a bad
+time). The runtime's convolution kernels serve every layer, so they get one row per call
+site, named after the layer's shapes, with GFLOPS from the shapes: a small CNN's two
+convolutions are two rows. --profile-plot draws the table as .svg and .png with python3 + matplotlib; a bad
 extension is an error.
 
     test_bench_profile.py RLX"""
@@ -50,6 +52,24 @@ if check(len(hdr) == 1, "one table header"):
     check(len(mm) >= 2 and all(r[5] != "-" and float(r[5]) > 0 for r in mm), "GFLOPS of the matmuls: %s" % mm)
     run = [l for l in lines if l.startswith("profile: runs=%d " % REPEAT)]
     check(len(run) == 1, "profile summary line with runs=%d" % REPEAT)
+
+# per-layer rows of the built-in kernels
+cnn = torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(32, 64, 3, stride=2),
+                          torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1)).eval()
+cnn_onnx = os.path.join(tool.tmp, "cnn.onnx")
+torch.onnx.export(cnn, torch.randn(1, 3, 32, 32), cnn_onnx, opset_version=14, input_names=["x"])
+cnn_so = os.path.join(tool.tmp, "cnn.so")
+rc, _, err = tool.run("compile", cnn_onnx, "-o", cnn_so)
+check(rc == 0, "compile cnn: " + err)
+rc, out, err = tool.run("bench", cnn_so, "--repeat", REPEAT, "--profile")
+check(rc == 0, "bench --profile cnn: " + err)
+print(out)
+rows = [l.split() for l in out.splitlines() if l.startswith("conv2d_nchwc:")]
+names = sorted(r[0] for r in rows)
+check(names == ["conv2d_nchwc:(1,2,32,32,16)->(1,4,15,15,16),3x3", "conv2d_nchwc:(1,3,32,32)->(1,2,32,32,16),3x3"],
+      "one row per convolution layer: %s" % names)
+check(all(len(r) == 6 and int(r[1]) == REPEAT and r[5] != "-" and float(r[5]) > 0 for r in rows),
+      "each layer called once per run, with GFLOPS: %s" % rows)
 
 have_mpl = importlib.util.find_spec("matplotlib") is not None
 for ext, magic in ((".svg", b"<svg"), (".png", b"\x89PNG")):

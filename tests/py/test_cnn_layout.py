@@ -78,6 +78,12 @@ for name, make, shape in onnx_models.MODELS:
         e = float(np.abs(got - ref).max()) / scale if got.shape == ref.shape else float("inf")
         print("%s threads=%s: error/scale %.2e" % (name, threads, e))
         check(e <= TOL, "%s threads=%s: error/scale %.3g > %g" % (name, threads, e, TOL))
+    if name == "squeezenet1_1":
+        # Winograd F(4x4) only with two chunks of 4x4 tiles: F(2x2) for the 13x13 expands
+        # (their F(4x4) weights, streamed from memory every call, cost more than it saves)
+        rc, out, err = tool.run("bench", so, "-i", xin, "--repeat", 1, "--profile")
+        fires = sorted(set(re.findall(r"conv2d_concat_nchwc:\(1,\d+,(\d+),\d+,16\)->\S+,1x1\+3x3(F\d)", out)))
+        check(fires == [("13", "F2"), ("27", "F4"), ("55", "F4")], "squeezenet expands by size: %s" % fires)
 
 # Epilogue folding on a small module: conv + bias, + residual, relu, then a clip pair; a
 # grouped (not depthwise) conv stays an R.nn.conv2d; the result matches numpy.

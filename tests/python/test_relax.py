@@ -5,7 +5,7 @@ import pytest
 
 import rlx as tvm
 from rlx import relax, te, tir
-from expected_tvm import BB_MATMUL_RELU, TVM_HEADER_MODULE
+from expected_tvm import BB_MATMUL_RELU, TVM_CONCAT_SPLIT_LINES, TVM_CONV2D_NDIM4, TVM_HEADER_MODULE
 
 
 def te_matmul(A, B):
@@ -126,9 +126,17 @@ def test_bad_op_arguments_are_errors():
     with pytest.raises(tvm.RLXError, match="matmul"):
         with bb.function("main", params=[x, w]):
             bb.emit(relax.op.matmul(x, w))
-    with pytest.raises(tvm.RLXError, match="takes 1 argument, got 2"):
+    with pytest.raises(TypeError, match=r"sum\(\) takes at most 3 arguments \(4 given\)"):
+        relax.op.sum(x, 1, False, 2)
+    with pytest.raises(TypeError, match="sum\\(\\) got an unexpected keyword argument 'axes'"):
+        relax.op.sum(x, axes=1)
+    with pytest.raises(TypeError, match="sum\\(\\) got multiple values for argument 'axis'"):
+        relax.op.sum(x, 1, axis=1)
+    with pytest.raises(TypeError, match="conv2d\\(\\) missing required argument: 'weight'"):
+        relax.op.nn.conv2d(x)
+    with pytest.raises(tvm.RLXError, match="attribute axis must be a list of ints, got a string"):
         with bb.function("main", params=[x]):
-            bb.emit(relax.op.sum(x, 1))  # TVM's positional attributes need keywords here
+            bb.emit(relax.op.sum(x, "1"))
     with bb.function("main", params=[x]):  # the failed functions were dropped
         bb.emit_func_output(bb.emit(relax.op.sum(x, axis=1)))
     assert [gv.name_hint for gv in bb.get().get_global_vars()] == ["main"]
@@ -243,3 +251,77 @@ def test_tvm_script_conveniences():
     tvm.testing.assert_allclose(vm["main"](a, b), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
     with pytest.raises(ValueError, match="not supported"):
         tvm.target.Target("cuda")
+
+
+def test_op_attributes_positionally_in_tvm_order():
+    # The registry records each op's TVM signature; relax.op takes attributes by position.
+    x = relax.Var("x", relax.TensorStructInfo(ndim=4, dtype="float32"))
+    w = relax.Var("w", relax.TensorStructInfo(ndim=4, dtype="float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            gv = bb.emit_output(relax.op.nn.conv2d(x, w, (1, 1), (0, 0, 0, 0), (1, 1), 1, "NCHW", "OIHW", "NCHW",
+                                                   "float32"), name_hint="gv")
+        bb.emit_func_output(gv)
+    text = bb.get().script()
+    assert text == "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n" + TVM_CONV2D_NDIM4.rstrip("\n")
+
+    x = relax.Var("x", relax.TensorStructInfo((2, 3, 28, 28), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((4, 3, 3, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            gv = bb.emit(relax.op.nn.conv2d(x, w, out_dtype="float32"), name_hint="gv")
+            gv2 = bb.emit(relax.op.nn.relu(gv), name_hint="gv2")
+            gv3 = bb.emit(relax.op.concat([gv, gv2], 1), name_hint="gv3")
+            gv4 = bb.emit_output(relax.op.split(gv3, 2, 1), name_hint="gv4")
+        bb.emit_func_output(gv4)
+    lines = bb.get().script().splitlines()
+    for want in TVM_CONCAT_SPLIT_LINES:
+        assert want in lines
+
+    # Positional and keyword forms build the same calls.
+    y = relax.Var("y", relax.TensorStructInfo((2, 3, 4, 4), "float32"))
+    pairs = [
+        (relax.op.sum(y, 1), relax.op.sum(y, axis=1)),
+        (relax.op.mean(y, [0, 1], True), relax.op.mean(y, axis=[0, 1], keepdims=True)),
+        (relax.op.argmax(y, 2, False), relax.op.argmax(y, axis=2, keepdims=False)),
+        (relax.op.permute_dims(y, [1, 0, 3, 2]), relax.op.permute_dims(y, axes=[1, 0, 3, 2])),
+        (relax.op.nn.max_pool2d(y, (2, 2), (2, 2), (0, 0), (1, 1), True),
+         relax.op.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2), padding=(0, 0), dilation=(1, 1),
+                                ceil_mode=True)),
+        (relax.op.nn.softmax(y, 1), relax.op.nn.softmax(y, axis=1)),
+        (relax.op.nn.layer_norm(y, relax.const(np.ones(4, "float32")), relax.const(np.zeros(4, "float32")), [-1], 1e-6),
+         relax.op.nn.layer_norm(y, relax.const(np.ones(4, "float32")), relax.const(np.zeros(4, "float32")),
+                                axes=[-1], epsilon=1e-6)),
+        (relax.op.astype(y, "float16"), relax.op.astype(y, dtype="float16")),
+    ]
+    def func(e):
+        bb = relax.BlockBuilder()
+        with bb.function("main", [y]):
+            bb.emit_func_output(bb.emit(e))
+        return bb.get()["main"]
+
+    for i, (a, b) in enumerate(pairs):
+        assert tvm.ir.structural_equal(func(a), func(b)), i
+    assert not tvm.ir.structural_equal(func(relax.op.sum(y, 1)), func(relax.op.sum(y, 2)))
+
+    # It runs: sum over axis 1 given positionally.
+    bb = relax.BlockBuilder()
+    with bb.function("main", [y]):
+        bb.emit_func_output(bb.emit(relax.op.sum(y, 1, True)))
+    ex = relax.build(bb.get(), target="llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    a = np.random.rand(2, 3, 4, 4).astype("float32")
+    np.testing.assert_allclose(vm["main"](a).numpy(), a.sum(axis=1, keepdims=True), rtol=1e-6)
+
+
+def test_const_of_a_0d_array_is_a_scalar():
+    # np.ascontiguousarray made 0-d arrays 1-d: R.const([0.25], ...) instead of TVM's scalar.
+    c = relax.const(np.array(0.25, "float32"))
+    assert c.struct_info.ndim == 0
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        bb.emit_func_output(bb.emit(relax.op.multiply(x, c)))
+    assert 'R.multiply(x, R.const(0.25, "float32"))' in bb.get().script()

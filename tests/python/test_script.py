@@ -155,3 +155,22 @@ def test_parse_error_inside_ir_module_class():
                 return y
 
     assert str(info.value).startswith("%s:%d:" % (__file__, line)), str(info.value)
+
+
+def test_relax_func_attr_nested_values():
+    # R.func_attr values of every kind, nested dicts and lists included, print as Python
+    # literals with dict keys sorted (as TVM prints string-keyed maps); print is a fixed point.
+    src = '''
+@R.function
+def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+    R.func_attr({"num_input": 1, "opt": {"b": {"e": True, "c": "d"}, "a": [1, 2]}, "f": 1.5, "g": [1, "x", [2.5]]})
+    return x
+'''
+    mod = tvm.script.from_source(src)
+    text = mod.script()
+    want = ('        R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "num_input": 1, '
+            '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}})')
+    assert want in text.splitlines(), text
+    assert tvm.script.from_source(text).script() == text
+    with pytest.raises(tvm.RLXError, match="attribute opt: expected string keys"):
+        tvm.script.from_source(src.replace('"b": {"e"', '1: {"e"'))

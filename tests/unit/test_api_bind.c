@@ -101,9 +101,14 @@ static void test_ops_and_errors(void) {
   int n = rlx_relax_op_count();
   CHECK(n > 50);
   bool has_conv = false;
-  for (int i = 0; i < n; i++) has_conv = has_conv || !strcmp(rlx_relax_op_name(i), "relax.nn.conv2d");
+  for (int i = 0; i < n; i++) {
+    has_conv = has_conv || !strcmp(rlx_relax_op_name(i), "relax.nn.conv2d");
+    CHECK(rlx_relax_op_params(i) != NULL); /* every op records its TVM signature */
+    if (!strcmp(rlx_relax_op_name(i), "relax.sum")) CHECK_STREQ(rlx_relax_op_params(i), "x, axis:ints, keepdims:bool");
+  }
   CHECK(has_conv);
   CHECK(rlx_relax_op_name(n) == NULL);
+  CHECK(rlx_relax_op_params(n) == NULL);
   rlx_relax_expr_t* out = NULL;
   CHECK_ERR(rlx_relax_op_call_by_name(ctx, "relax.nope", 0, NULL, NULL, 0, NULL, &out), "unknown op 'relax.nope'");
   rlx_expr_t* e = rlx_ir_add(ctx, rlx_ir_var_expr(rlx_ir_var(ctx, "n", RLX_INT64)), rlx_ir_i64(ctx, 2));

@@ -105,7 +105,10 @@ static void test_reduction(void) {
   char* src = NULL;
   rlx_library_t* lib = build_lib(1, &f, &src);
   if (!lib) return;
-  CHECK(strstr(src, "#pragma omp parallel for schedule(static)") != NULL);
+  /* the parallel loop is outlined and run on the runtime's pool */
+  CHECK(strstr(src, "static void rlx_kernel_rowsum_par0(void* rlx_vc, int64_t rlx_it, void* rlx_s)") != NULL);
+  CHECK(strstr(src, "rlx_nn_parallel(rlx_pc.items, 0, rlx_kernel_rowsum_par0, &rlx_pc)") != NULL);
+  CHECK(strstr(src, "#pragma omp") == NULL);
   free(src);
   int64_t shp[2] = {M, K}, m = M, one = 1;
   rlx_ndarray_t* a[3] = {new_array(2, shp, F32, 4), new_array(1, &m, F32, 5), new_array(1, &one, F32, 6)};

@@ -131,10 +131,23 @@ static void test_pragmas(void) {
   char* src = NULL;
   CHECK_OK(rlx_codegen_c(ctx_, 1, &f, &src));
   if (!src) return;
-  const char* p = strstr(src, "#pragma omp parallel for");
-  CHECK(p && !strstr(p + 1, "#pragma omp parallel for")); /* the nested one became serial */
+  /* a loaded library: the outer parallel loop is outlined onto the pool, the nested one
+   * became serial inside it */
+  const char* p = strstr(src, "rlx_nn_parallel(rlx_pc.items");
+  CHECK(p && !strstr(p + 1, "rlx_nn_parallel(rlx_pc.items") && strstr(src, "_par0(") && !strstr(src, "_par1("));
+  CHECK(strstr(src, "#pragma omp") == NULL);
   CHECK(strstr(src, "#pragma GCC unroll 64") != NULL);
   CHECK(strstr(src, "#pragma GCC ivdep") != NULL);
+  free(src);
+  /* standalone code (Model Library Format) has no runtime: OpenMP, outer loop only */
+  rlx_codegen_c_options_t so;
+  memset(&so, 0, sizeof(so));
+  so.standalone = true;
+  src = NULL;
+  CHECK_OK(rlx_codegen_c_ex(ctx_, 1, &f, &so, &src));
+  if (!src) return;
+  p = strstr(src, "#pragma omp parallel for");
+  CHECK(p && !strstr(p + 1, "#pragma omp parallel for") && !strstr(src, "rlx_nn_parallel("));
   free(src);
 }
 

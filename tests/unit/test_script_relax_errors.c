@@ -188,14 +188,14 @@ static int fuzz_one(const char* text, int* n_ok, int* n_unstable) {
   if (bad && bad < 3) fprintf(stderr, "no location: %s\n", rlx_status_message(e));
   if (!e) {
     (*n_ok)++;
-    char* out = rlx_script_print_module(m);
+    char* out = rlx_script_print_module_ex(m, true); /* tensor constants' data in the section */
     rlx_module_t* m2 = NULL;
     rlx_status_t* e2 = rlx_script_parse(ctx, out, "t.py", &m2);
     if (e2) {
       (*n_unstable)++;
       if (*n_unstable < 3) fprintf(stderr, "unstable: %s\n%s\n--- from\n%s\n", rlx_status_message(e2), out, text);
     } else {
-      char* out2 = rlx_script_print_module(m2);
+      char* out2 = rlx_script_print_module_ex(m2, true);
       if (strcmp(out, out2) != 0) {
         (*n_unstable)++;
         if (*n_unstable < 3) fprintf(stderr, "not a fixed point:\n%s\n---\n%s\n--- from\n%s\n", out, out2, text);

@@ -65,8 +65,12 @@ static void test_topi_errors(void) {
   st = NULL;
   rlx_te_tensor_t* t = rlx_topi_add(ctx, a, a, &st);
   CHECK(t && strcmp(t->name, "T_add") == 0 && strcmp(t->tag, "broadcast") == 0);
-  t = rlx_topi_unary(ctx, RLX_TOPI_EXP, a, &st);
-  CHECK(t && strcmp(t->name, "T_exp") == 0 && strcmp(t->tag, "elemwise") == 0);
+  CHECK(strcmp(t->axis[0]->var->name, "ax0") == 0); /* TVM's C++ topi: ax0, ax1, ... */
+  t = rlx_topi_unary(ctx, RLX_TOPI_EXP, a, &st); /* TVM's topi/math.py: te.compute(lambda *i) */
+  CHECK(t && strcmp(t->name, "compute") == 0 && strcmp(t->tag, "elemwise") == 0);
+  CHECK(strcmp(t->axis[0]->var->name, "i0") == 0);
+  t = rlx_topi_unary(ctx, RLX_TOPI_ERF, a, &st); /* C++ in TVM */
+  CHECK(t && strcmp(t->name, "T_erf") == 0 && strcmp(t->axis[0]->var->name, "ax0") == 0);
   t = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MAX, a, 0, NULL, false, &st);
   CHECK(t && strcmp(t->tag, "comm_reduce") == 0 && t->buffer->ndim == 0);
   t = rlx_topi_transpose(ctx, a, NULL, &st);

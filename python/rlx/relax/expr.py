@@ -171,7 +171,8 @@ def const(value, dtype=None):
         a = a.astype("float32")
     elif a.dtype == np.int64 and not isinstance(value, np.ndarray):
         a = a.astype("int32")
-    a = np.ascontiguousarray(a)
+    if not a.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        a = a.copy(order="C")
     ctx = _ffi.default_ctx()
     shape = (c_int64 * max(a.ndim, 1))(*a.shape)
     dt = _ffi.dtype_of("bool" if a.dtype == np.bool_ else a.dtype.name)

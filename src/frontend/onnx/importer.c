@@ -19,7 +19,9 @@
 /* The list of families, written once. Earlier families win when two define the same
  * (op_type, since_version). */
 static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_onnx_ops_math, rlx_onnx_ops_tensor,
-                                                       rlx_onnx_ops_nn, rlx_onnx_ops_loss};
+                                                       rlx_onnx_ops_nn, rlx_onnx_ops_loss, rlx_onnx_ops_training,
+                                                       rlx_onnx_ops_sequence, rlx_onnx_ops_rnn, rlx_onnx_ops_text,
+                                                       rlx_onnx_ops_signal};
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
@@ -397,6 +399,17 @@ int rlx_onnx_attr_ints(const rlx_onnx_node_t* node, const char* key, const int64
   return (int)a->n_ints;
 }
 
+int rlx_onnx_attr_strings_count(const rlx_onnx_node_t* node, const char* key) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  return a ? (int)a->n_strings : -1;
+}
+
+const char* rlx_onnx_attr_string_at(const rlx_onnx_node_t* node, const char* key, int i) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  if (!a || i < 0 || (size_t)i >= a->n_strings) return NULL;
+  return a->strings[i].data ? (const char*)a->strings[i].data : "";
+}
+
 int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const float** out) {
   const Onnx__AttributeProto* a = find_attr(node, key);
   *out = NULL;
@@ -442,6 +455,15 @@ static const int not_produced_tag = 0;
 
 static bool is_default_domain(const char* d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
+/* The converter of a node: by op type at the model's opset in the default domain, by
+ * "DOMAIN.Op" at the opset the model imports for DOMAIN elsewhere. */
+static const rlx_onnx_converter_t* converter_for(rlx_onnx_importer_t* im, const char* op_type, const char* domain) {
+  if (is_default_domain(domain)) return rlx_onnx_find_converter(op_type, im->opset);
+  int v = rlx_onnx_model_opset(im->model, domain);
+  if (v < 0) return NULL;
+  return rlx_onnx_find_converter(rlx_ctx_sprintf(im->ctx, "%s.%s", domain, op_type), v);
+}
+
 /* Every node without a converter for the model's opset, reported at once. */
 static rlx_status_t* check_supported(rlx_onnx_importer_t* im) {
   const Onnx__GraphProto* g = im->model->graph;
@@ -450,7 +472,7 @@ static rlx_status_t* check_supported(rlx_onnx_importer_t* im) {
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto* p = g->node[i];
     bool dflt = is_default_domain(p->domain);
-    if (dflt && rlx_onnx_find_converter(p->op_type, im->opset)) continue;
+    if (converter_for(im, p->op_type, p->domain)) continue;
     if (n_bad++ < 100) {
       int v = dflt ? im->opset : rlx_onnx_model_opset(im->model, p->domain);
       rlx_strbuf_append(&sb, n_bad > 1 ? ", node " : "node ");
@@ -566,7 +588,7 @@ static rlx_status_t* convert_node(rlx_onnx_importer_t* im, size_t index) {
                                i, nm);
     ins[i] = v;
   }
-  const rlx_onnx_converter_t* conv = rlx_onnx_find_converter(node.op_type, im->opset);
+  const rlx_onnx_converter_t* conv = converter_for(im, node.op_type, node.domain);
   if (!conv) return rlx_status_create(RLX_INTERNAL, "%s: no converter", label); /* checked before */
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, node.n_outputs);
   rlx_status_t* st = conv->convert(im, &node, ins, outs);

@@ -57,12 +57,19 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_math[];   /* elementwise, activat
 extern const rlx_onnx_converter_t rlx_onnx_ops_tensor[]; /* shape and index ops */
 extern const rlx_onnx_converter_t rlx_onnx_ops_nn[];     /* conv, pool, gemm, matmul, norms */
 extern const rlx_onnx_converter_t rlx_onnx_ops_loss[];   /* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
+/* ai.onnx.preview.training optimizers; entries of other domains are keyed "DOMAIN.Op" with
+ * the domain's opset as since_version. */
+extern const rlx_onnx_converter_t rlx_onnx_ops_training[];
+extern const rlx_onnx_converter_t rlx_onnx_ops_sequence[]; /* Sequence*, SplitToSequence, ConcatFromSequence */
+extern const rlx_onnx_converter_t rlx_onnx_ops_rnn[];      /* RNN, GRU, LSTM */
+extern const rlx_onnx_converter_t rlx_onnx_ops_text[];     /* TfIdfVectorizer */
+extern const rlx_onnx_converter_t rlx_onnx_ops_signal[];   /* DFT, STFT, Det */
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
  * since_version <= opset over all families (earlier families win a tie); NULL when none. A
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
  * num_outputs in the Split-13 converter). */
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
-/* The family tables in lookup order (core, math, tensor, nn, loss), for listings and tests. */
+/* The family tables in lookup order (core, math, tensor, nn, loss, training, sequence, rnn, text, signal), for listings and tests. */
 void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
 
 /* ---- importer services for converters ---- */
@@ -126,6 +133,9 @@ const char* rlx_onnx_attr_string(const rlx_onnx_node_t* node, const char* key, c
 /* Count of the ints attribute (-1 when absent); *out points into the proto. */
 int rlx_onnx_attr_ints(const rlx_onnx_node_t* node, const char* key, const int64_t** out);
 int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const float** out);
+/* Count of the strings attribute (-1 when absent) and its string i (NULL out of range). */
+int rlx_onnx_attr_strings_count(const rlx_onnx_node_t* node, const char* key);
+const char* rlx_onnx_attr_string_at(const rlx_onnx_node_t* node, const char* key, int i);
 /* A tensor attribute (Constant's value, ConstantOfShape's value) as a Relax constant. */
 rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
                                    rlx_relax_expr_t** out);

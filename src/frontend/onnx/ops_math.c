@@ -177,7 +177,8 @@ typedef enum {
   EW_ISINF,
   EW_PRELU,
   EW_SHIFT_LEFT,
-  EW_SHIFT_RIGHT
+  EW_SHIFT_RIGHT,
+  EW_BF16_TRUNC
 } ew_kind_t;
 
 typedef struct {
@@ -276,6 +277,20 @@ static rlx_expr_t* ew_expr(rlx_ctx_t* ctx, const ew_t* u, rlx_expr_t* const* v) 
       rlx_expr_t* xw = rlx_ir_cast(ctx, w, x);
       return rlx_ir_cast(ctx, t, u->kind == EW_SHIFT_LEFT ? rlx_ir_mul(ctx, xw, p) : rlx_ir_div(ctx, xw, p));
     }
+    case EW_BF16_TRUNC: { /* x with its mantissa cut to bfloat16's 7 bits (toward zero), in float64 */
+      rlx_dtype_t d = rlx_dt_float64();
+      rlx_expr_t* xd = rlx_ir_cast(ctx, d, x);
+      rlx_expr_t* m = call1(ctx, "fabs", xd);
+      /* exponent of m (exact in float64: a float32's log2 is never within 1e-7 of the next integer
+       * from below), at least float32's smallest normal exponent */
+      rlx_expr_t* e = rlx_ir_max(ctx, call1(ctx, "floor", call1(ctx, "log2", m)), fimm(ctx, d, -126));
+      rlx_expr_t* q = call1(ctx, "exp2", rlx_ir_sub(ctx, e, fimm(ctx, d, 7)));
+      rlx_expr_t* tr = rlx_ir_mul(ctx, call1(ctx, "trunc", rlx_ir_div(ctx, m, q)), q);
+      tr = rlx_ir_select(ctx, lt(ctx, xd, fimm(ctx, d, 0)), rlx_ir_sub(ctx, fimm(ctx, d, 0), tr), tr);
+      rlx_expr_t* special = rlx_ir_or(ctx, rlx_ir_cmp(ctx, RLX_EXPR_NE, xd, xd), /* NaN, +-inf */
+                                      rlx_ir_cmp(ctx, RLX_EXPR_GT, m, fimm(ctx, d, 3.4028234663852886e38)));
+      return rlx_ir_cast(ctx, rlx_dtype(RLX_DT_BFLOAT, 16, 1), rlx_ir_select(ctx, special, xd, tr));
+    }
   }
   return x;
 }
@@ -283,7 +298,7 @@ static rlx_expr_t* ew_expr(rlx_ctx_t* ctx, const ew_t* u, rlx_expr_t* const* v) 
 static rlx_expr_t* ew_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   ew_t* u = user;
   rlx_expr_t* v[2];
-  for (int i = 0; i < u->n; i++) v[i] = rlx_topi_broadcast_load(ctx, u->in[i], u->ndim, idx);
+  for (int i = 0; i < u->n; i++) v[i] = rlx_topi_broadcast_load(ctx, u->in[i], u->ndim, NULL, idx);
   return ew_expr(ctx, u, v);
 }
 
@@ -611,6 +626,18 @@ static rlx_status_t* cv_where(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return om_op(im, "relax.where", 3, inputs, none, &outputs[0]);
 }
 
+/* x (of struct info xs) cast to t. Before opset 19, a cast of float32/float64 to bfloat16
+ * truncates the mantissa (the reference implementation and the suite's data do; opset 19
+ * specifies rounding to nearest even, which the code generator's conversion does). */
+static rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+                                      const rlx_sinfo_tensor_t* xs, rlx_dtype_t t, rlx_relax_expr_t** out) {
+  if (t.code == RLX_DT_BFLOAT && xs->dtype.code == RLX_DT_FLOAT && xs->dtype.bits >= 32 && rlx_onnx_opset(im) < 19) {
+    ew_t u = {.kind = EW_BF16_TRUNC};
+    return emit_ew(im, node, &u, 1, &x, "bf16_truncate", out);
+  }
+  return om_astype(im, x, t, out);
+}
+
 static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              int64_t code, rlx_relax_expr_t** out) {
   rlx_sinfo_tensor_t* x;
@@ -618,7 +645,7 @@ static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   rlx_dtype_t t;
   if (code == 8) return rlx_onnx_error(node, "casts to and from strings are not supported");
   if (!onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
-  return om_astype(im, inputs[0], t, out);
+  return cast_or_truncate(im, node, inputs[0], x, t, out);
 }
 
 static rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -635,7 +662,7 @@ static rlx_status_t* cv_castlike(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   rlx_sinfo_tensor_t *x, *like;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &like));
-  return om_astype(im, inputs[0], like->dtype, &outputs[0]);
+  return cast_or_truncate(im, node, inputs[0], x, like->dtype, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ the table */

@@ -193,7 +193,7 @@ typedef struct {
   int64_t wp, ogc, og_chunks;        /* rows: scratch row width, groups per item */
   const float* pad;                  /* padded image: [n][icb][hp][wp][cbi] */
   int64_t hp, rows_per, row_chunks;  /* padded image: rows, output rows per item */
-  int64_t pf_ahead;                  /* padded image: prefetch the group this many on (0: none) */
+  int64_t pf_ahead; /* padded image: prefetch the group this many on (0: none); flat: the next group */
 } conv_job_t;
 
 /* Flat (1x1, stride 1, no padding): item = (n, og, chunk of `per` tiles over the plane). */
@@ -203,12 +203,25 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   tile_t t = c->base;
   t.w = c->w + og * c->wgroup;
   t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
-  for (int64_t tt = ch * c->per; tt < (ch + 1) * c->per && tt < c->n_tiles; tt++) {
+  /* Where the weights are larger than the plane (7x7 and 14x14 layers with hundreds of
+   * channels), each chunk of a group also prefetches its share of the next group's weights
+   * (the next items, whichever thread takes them), so that stream overlaps computation. */
+  const int64_t t0 = ch * c->per, t1 = (ch + 1) * c->per < c->n_tiles ? (ch + 1) * c->per : c->n_tiles;
+  const char* pf = NULL;
+  if (c->pf_ahead && og + 1 < c->og_n && t1 > t0) {
+    const int64_t lines = c->wgroup * 4 / 64, share = (lines + c->chunks - 1) / c->chunks;
+    const int64_t per_tile = (share + (t1 - t0) - 1) / (t1 - t0), steps = c->icb_n;
+    t.pf_per = (per_tile + steps - 1) / steps;
+    pf = (const char*)(c->w + (og + 1) * c->wgroup) + ch * share * 64;
+  }
+  for (int64_t tt = t0; tt < t1; tt++) {
     int64_t p0 = tt * c->rw, m = c->len - p0 < c->rw ? c->len - p0 : c->rw;
     int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + p0 * 16;
     t.src = c->x + n * c->in_img + p0 * c->p->cbi;
     t.y = c->y + yo;
     t.res = c->res ? c->res + yo : NULL;
+    t.pf = pf;
+    if (pf) pf += t.pf_per * c->icb_n * 64;
     tiles[c->V - 1][m - 1][c->kind](&t);
   }
 }
@@ -301,6 +314,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
     while (c.per > 1 && p->n * c.og_n * ((c.n_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
     c.chunks = (c.n_tiles + c.per - 1) / c.per;
     c.kind = kind_of(p, cbi);
+    c.pf_ahead = c.og_n * c.wgroup > 4 * c.in_img; /* weights dominate: prefetch the next group */
     b->s_icb = p->h * p->w * cbi, b->s_px = cbi;
     return rlx_nn_parallel(p->n * c.og_n * c.chunks, 0, conv_flat_item, &c);
   }
@@ -452,6 +466,7 @@ typedef struct {
   int64_t ycb; /* as conv_job_t */
   float* sbuf; /* staged form: [vbuf | mbuf] for every tile of image sn */
   int64_t sn;
+  int64_t threads; /* participants of the pool */
 } wg_job_t;
 
 /* (1) Input transform of tiles t0 .. t0+tc-1 of image n, channel block icb, into
@@ -469,17 +484,22 @@ static inline __attribute__((always_inline)) void wg_inputs(const wg_job_t* c, i
 /* (2) The GEMM of position xi, channel group og, over tiles 0 .. tc-1 of the buffers:
  * mbuf[xi][ocb][t][16] from vbuf[xi][icb][t][16], one register tile row at a time. */
 static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64_t tcm, const float* vbuf,
-                    float* mbuf) {
+                    float* mbuf, const float* pf_w) {
   tile_t tt;
   memset(&tt, 0, sizeof(tt));
   tt.n_icb = c->icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = 16;
   tt.s_icb = tcm * 16, tt.s_px = 16, tt.s_blk = tcm * 16;
   tt.w = c->u + xi * c->u_xi + og * c->u_og;
-  const int64_t rw = pick_rw(c->V, tc);
+  const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
+  /* pf_w: weights of the item this thread most likely runs next, prefetched over the calls */
+  const char* pf = (const char*)pf_w;
+  if (pf) tt.pf_per = ((c->u_og * 4 / 64 + calls - 1) / calls + c->icb_n - 1) / c->icb_n;
   for (int64_t t = 0; t < tc; t += rw) {
     const int64_t k = tc - t < rw ? tc - t : rw;
     tt.src = vbuf + xi * c->icb_n * tcm * 16 + t * 16;
     tt.y = mbuf + (xi * c->ocb + og * c->V) * tcm * 16 + t * 16;
+    tt.pf = pf;
+    if (pf) pf += tt.pf_per * c->icb_n * 64;
     tiles[c->V - 1][k - 1][0](&tt);
   }
 }
@@ -527,7 +547,7 @@ static inline __attribute__((always_inline)) void wg_item(const wg_job_t* c, int
   const int64_t tc = c->n_tiles - t0 < tcm ? c->n_tiles - t0 : tcm;
   for (int64_t icb = 0; icb < c->icb_n; icb++) wg_inputs(c, n, icb, t0, tc, tcm, vbuf, m);
   for (int64_t xi = 0; xi < np; xi++)
-    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf);
+    for (int64_t og = 0; og < c->og_n; og++) wg_gemm(c, xi, og, tc, tcm, vbuf, mbuf, NULL);
   for (int64_t ob = 0; ob < c->ocb; ob++) wg_outputs(c, n, ob, t0, tc, tcm, mbuf, m);
 }
 
@@ -548,7 +568,12 @@ static void wgs_in4(void* ctx, int64_t icb, void* s) {
 }
 static void wgs_gemm(void* ctx, int64_t it, void* s) {
   const wg_job_t* c = ctx;
-  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz);
+  /* items are (position, group) pairs in weight order, claimed in turn by the threads: the
+   * weights `threads` items on are prefetched while this one computes (in a network they
+   * come from memory: ResNet-18's 14x14x256 layers stream 4 MB each) */
+  const int64_t next = it + c->threads;
+  const float* pf = next < c->np * c->og_n ? c->u + next / c->og_n * c->u_xi + next % c->og_n * c->u_og : NULL;
+  wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz, pf);
 }
 static void wgs_out2(void* ctx, int64_t ob, void* s) {
   const wg_job_t* c = ctx;
@@ -597,6 +622,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   /* tiles per item: at most one register tile row, and as many items per thread as each
    * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
   const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
+  c.threads = threads;
   int64_t chunks = (c.n_tiles + most - 1) / most;
   chunks = (chunks + threads - 1) / threads * threads;
   if (chunks > c.n_tiles) chunks = c.n_tiles;

@@ -313,3 +313,35 @@ const rlx_kernel_info_t* rlx_kernel_table(int* out_n) {
   *out_n = (int)(sizeof(table) / sizeof(table[0]));
   return table;
 }
+
+/* ------------------------------------------------------------------ FLOP counts */
+static double conv_part_flops(const DLTensor* w, const DLTensor* y) {
+  const double pix = (double)(y->shape[0] * y->shape[2] * y->shape[3]);
+  if (w->ndim == 6) /* direct: [OG, ICb or IC, KH, KW, cbi, V*16] */
+    return 2.0 * pix * (double)(w->shape[0] * w->shape[5]) * (double)(w->shape[1] * w->shape[4]) *
+           (double)(w->shape[2] * w->shape[3]);
+  if (w->ndim == 5) /* Winograd: [P, OG, ICb, 16, V*16], as the direct 3x3 */
+    return 2.0 * pix * (double)(w->shape[1] * w->shape[4]) * (double)(w->shape[2] * 16) * 9.0;
+  return -1;
+}
+
+double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt) {
+  if (!name || nt < 3) return -1;
+  const DLTensor* y = t[nt - 1];
+  if (y->ndim != 5) return -1;
+  if (strcmp(name, "rlx.nn.conv2d_nchwc") == 0 || strcmp(name, "rlx.nn.conv2d_winograd_nchwc") == 0)
+    return conv_part_flops(t[1], y);
+  if (strcmp(name, "rlx.nn.dwconv2d_nchwc") == 0 && t[1]->ndim == 4)
+    return 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(t[1]->shape[0] * 16) *
+           (double)(t[1]->shape[1] * t[1]->shape[2]);
+  if (strcmp(name, "rlx.nn.conv2d_concat_nchwc") == 0) { /* x, (w, bias) per part, y */
+    double f = 0;
+    for (int i = 1; i + 1 < nt; i += 2) {
+      double part = conv_part_flops(t[i], y);
+      if (part < 0) return -1;
+      f += part;
+    }
+    return f;
+  }
+  return -1;
+}

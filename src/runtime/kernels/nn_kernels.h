@@ -101,6 +101,13 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
 void* rlx_nn_thread_buffer(size_t n);
 /* Threads the pool uses, caller included (default: OMP_NUM_THREADS, else the CPU count). */
 void rlx_nn_set_num_threads(int n);
+
+/* Temporaries of generated kernels (the C backend's rlx_alloc in a library the runtime
+ * loads): 64-byte aligned, freed with rlx_kernel_free in reverse order of allocation on the
+ * same thread; kept per thread and depth across calls, so no allocation per call after the
+ * first. NULL when out of memory. */
+void* rlx_kernel_alloc(size_t bytes);
+void rlx_kernel_free(void* p);
 int rlx_nn_num_threads(void);
 
 /* Name, packed-ABI C symbol and source file of every kernel, for exporters that ship the
@@ -112,6 +119,12 @@ typedef struct {
   rlx_packed_fn_t fn;
 } rlx_kernel_info_t;
 const rlx_kernel_info_t* rlx_kernel_table(int* out_n);
+
+/* Floating-point operations of one call of kernel `name` given its tensor arguments in
+ * order (t[0] the input, t[nt-1] the output), counted on whole channel blocks as the
+ * kernel computes them (Winograd counted as the direct convolution); -1 for kernels that
+ * do no arithmetic worth counting (pools, layout transforms) or unknown names. */
+double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt);
 
 /* The packed-ABI wrapper of a kernel by its registered name ("rlx.nn.conv2d_nchwc" ...),
  * or NULL. The table is static: nothing to initialize. */

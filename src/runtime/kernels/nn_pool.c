@@ -240,3 +240,59 @@ void* rlx_nn_thread_buffer(size_t n) {
   }
   return b->p;
 }
+
+/* ---- kernel temporaries (rlx_kernel_alloc / rlx_kernel_free) */
+enum { KSTACK_DEPTH = 32 };
+typedef struct {
+  void* blk[KSTACK_DEPTH];
+  size_t cap[KSTACK_DEPTH];
+  int depth;
+} kstack_t;
+
+static pthread_key_t kstack_key;
+static pthread_once_t kstack_once = PTHREAD_ONCE_INIT;
+
+static void kstack_free(void* v) {
+  kstack_t* k = v;
+  for (int i = 0; i < KSTACK_DEPTH; i++) free(k->blk[i]);
+  free(k);
+}
+
+static void kstack_init(void) { pthread_key_create(&kstack_key, kstack_free); }
+
+/* A generated kernel's temporaries are scoped blocks, allocated and freed last-in first-out
+ * on one thread: each depth of this thread's stack keeps its block (grown when a larger one
+ * is asked for) across calls, so a model run again allocates nothing. Past the stack's depth,
+ * or where the stack itself cannot be made, the heap serves. */
+void* rlx_kernel_alloc(size_t bytes) {
+  size_t sz = bytes ? (bytes + 4095) / 4096 * 4096 : 4096;
+  pthread_once(&kstack_once, kstack_init);
+  kstack_t* k = pthread_getspecific(kstack_key);
+  if (!k) {
+    k = calloc(1, sizeof(*k));
+    if (k && pthread_setspecific(kstack_key, k) != 0) {
+      free(k);
+      k = NULL;
+    }
+  }
+  if (!k || k->depth >= KSTACK_DEPTH) return aligned_alloc(64, sz);
+  int d = k->depth;
+  if (k->cap[d] < sz) {
+    free(k->blk[d]);
+    k->blk[d] = aligned_alloc(64, sz);
+    k->cap[d] = k->blk[d] ? sz : 0;
+    if (!k->blk[d]) return NULL;
+  }
+  k->depth++;
+  return k->blk[d];
+}
+
+void rlx_kernel_free(void* p) {
+  if (!p) return;
+  kstack_t* k = pthread_getspecific(kstack_key);
+  if (k && k->depth > 0 && k->blk[k->depth - 1] == p) {
+    k->depth--;
+    return;
+  }
+  free(p); /* a heap block (past the stack's depth) */
+}

@@ -1,8 +1,10 @@
 """rlx.relax.op: one Python function per op of the C registry (rlx_relax_op_count /
 rlx_relax_op_name), generated at import time: "relax.add" becomes relax.op.add,
-"relax.nn.conv2d" relax.op.nn.conv2d. Positional arguments are the op's Relax operands
-(tensors; a tuple/list of ints is a shape, of tensors a Tuple); keyword arguments are its
-attributes under TVM's names (axis=, keepdims=, strides=, out_dtype= ...)."""
+"relax.nn.conv2d" relax.op.nn.conv2d. Each takes TVM's parameters in TVM's order, read from the
+registry's signature of the op (rlx_relax_op_params: "x, axis:ints, keepdims:bool"): operands
+become the call's Relax args (a tuple/list of ints is a shape, of tensors a Tuple, a number a
+PrimValue), the others its attributes, positionally or by keyword (relax.op.sum(x, 1) is
+sum(x, axis=1)); None leaves an attribute (or a trailing optional operand) out."""
 from ctypes import byref, c_void_p
 
 from ... import _ffi
@@ -11,27 +13,73 @@ from .. import expr as _expr
 from ..block_builder import set_attr
 
 
-def _make(opname):
+def _signature(params):
+    """[(name, is_attr, optional)] of a registry signature string."""
+    out = []
+    for p in (params or "").split(","):
+        p = p.strip()
+        if not p:
+            continue
+        name, _, kind = p.partition(":")
+        out.append((name.rstrip("?"), bool(kind), bool(kind) or name.endswith("?")))
+    return out
+
+
+def _make(opname, params):
+    sig = _signature(params)
+    short = opname.split(".")[-1]
+
     def op(*args, **kwargs):
         sinfo_args = kwargs.pop("sinfo_args", None)
-        xs = [_expr.convert(a) for a in args]
+        if len(args) > len(sig):
+            raise TypeError("%s() takes at most %d arguments (%d given)" % (short, len(sig), len(args)))
+        vals = {}
+        for (name, _, _), a in zip(sig, args):
+            vals[name] = a
+        for k, v in kwargs.items():
+            if not any(k == name for name, _, _ in sig):
+                raise TypeError("%s() got an unexpected keyword argument '%s'" % (short, k))
+            if k in vals:
+                raise TypeError("%s() got multiple values for argument '%s'" % (short, k))
+            vals[k] = v
+        operands, attrs, missing = [], [], []
+        for name, is_attr, optional in sig:
+            v = vals.get(name)
+            if is_attr:
+                if v is not None:
+                    attrs.append((name, v))
+            elif v is None:
+                if not optional:
+                    missing.append(name)
+                else:
+                    operands.append(None)
+            else:
+                operands.append(v)
+        if missing:
+            raise TypeError("%s() missing required argument%s: %s" % (short, "s" if len(missing) > 1 else "",
+                                                                       ", ".join("'%s'" % m for m in missing)))
+        while operands and operands[-1] is None:
+            operands.pop()
+        if any(o is None for o in operands):
+            raise TypeError("%s(): an optional operand is missing before a given one" % short)
+        xs = [_expr.convert(a) for a in operands]
         ss = [] if sinfo_args is None else (list(sinfo_args) if isinstance(sinfo_args, (list, tuple))
                                             else [sinfo_args])
         ctx = _ffi.ctx_for(*xs, *ss)
         al = lib.rlx_attr_list_create(ctx.ptr)
-        for k, v in kwargs.items():
-            if v is not None:
-                set_attr(ctx, al, k, v)
+        for k, v in attrs:
+            set_attr(ctx, al, k, v)
         arr, n = harray([x._h for x in xs])
         sarr, sn = harray([s._h for s in ss])
         out = c_void_p()
         check(lib.rlx_relax_op_call_by_name(ctx.ptr, cstr(opname), n, arr, al, sn, sarr, byref(out)))
         return _expr.Expr(out.value, ctx)
 
-    short = opname.split(".")[-1]
     op.__name__ = short
     op.__qualname__ = short
-    op.__doc__ = "The Relax op %s (R.%s in TVMScript)." % (opname, opname[len("relax."):])
+    op.__doc__ = "The Relax op %s (R.%s in TVMScript): %s(%s)." % (
+        opname, opname[len("relax."):], short,
+        ", ".join(n + ("=None" if opt else "") for n, _, opt in sig))
     return op
 
 
@@ -39,17 +87,23 @@ def op_names():
     return [lib.rlx_relax_op_name(i).decode() for i in range(lib.rlx_relax_op_count())]
 
 
-for _name in op_names():
+def _op_params():
+    return {lib.rlx_relax_op_name(i).decode(): (lib.rlx_relax_op_params(i) or b"").decode()
+            for i in range(lib.rlx_relax_op_count())}
+
+
+for _name, _params in _op_params().items():
     _parts = _name.split(".")[1:]
-    setattr(_ffi.submodule(__name__, _parts[:-1]), _parts[-1], _make(_name))
+    setattr(_ffi.submodule(__name__, _parts[:-1]), _parts[-1], _make(_name, _params))
 
 
 def get_op(name):
     """The op called name ("relax.add" or "add"); an error for an unknown op."""
     full = name if name.startswith("relax.") else "relax." + name
-    if full not in op_names():
+    params = _op_params()
+    if full not in params:
         raise _ffi._error.NotFoundError("unknown op '%s'" % name)
-    return _make(full)
+    return _make(full, params[full])
 
 
 call_tir = _expr.call_tir

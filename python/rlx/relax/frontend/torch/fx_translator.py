@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .... import nd, tir
+from .... import nd, te, tir
 from ... import op as _op
 from ...block_builder import BlockBuilder
 from ...expr import Tuple, Var, const
@@ -54,8 +54,9 @@ class FXTranslator:
         self.modules = dict(gm.named_modules())
         self.env = {}
         self.sym = {}
-        self.params = []  # (Var, numpy array) when keep_params_as_input
+        self.params = []  # (Var, numpy array, PyTorch order) when keep_params_as_input
         self.param_vars = {}
+        self.param_order = {id(t): i for i, t in enumerate(gm.parameters())}  # PyTorch's order
         self.bb = None
         self.folded = {}  # BatchNorm node -> the conv node it was folded into
 
@@ -87,11 +88,11 @@ class FXTranslator:
         if key not in self.param_vars:
             v = Var(name.replace(".", "_"), TensorStructInfo(list(a.shape), _dtype_name(a.dtype)))
             self.param_vars[key] = v
-            self.params.append((v, a))
+            self.params.append((v, a, self.param_order.get(key, len(self.param_order))))
         return self.param_vars[key]
 
     def arr_const(self, a):
-        return const(np.ascontiguousarray(a))
+        return const(a)
 
     def scalar(self, v, like):
         return const(np.array(v, dtype=self.dtype(like)))
@@ -163,7 +164,7 @@ class FXTranslator:
     def linear(self, x, w, b):
         return self.emit(_op.linear(x, w, b) if b is not None else _op.linear(x, w))
 
-    def mha(self, m, q, k, v, kwargs):
+    def mha(self, m, name, q, k, v, kwargs):
         """nn.MultiheadAttention (no masks, need_weights ignored): the attention output."""
         if kwargs.get("attn_mask") is not None or kwargs.get("key_padding_mask") is not None:
             raise _Unsupported("MultiheadAttention with masks")
@@ -172,13 +173,17 @@ class FXTranslator:
             raise _Unsupported("MultiheadAttention with kdim/vdim")
         if not m.batch_first:  # (L, N, E) -> (N, L, E)
             q, k, v = (self.emit(_op.permute_dims(t, axes=[1, 0, 2])) for t in (q, k, v))
-        w = m.in_proj_weight.detach().cpu().numpy()
-        bias = m.in_proj_bias.detach().cpu().numpy() if m.in_proj_bias is not None else None
-        outs = []
-        for i, t in enumerate((q, k, v)):
-            wi = self.arr_const(w[i * e:(i + 1) * e])
-            bi = self.arr_const(bias[i * e:(i + 1) * e]) if bias is not None else None
-            outs.append(self.linear(t, wi, bi))
+        # The packed projection, (3e, e) weight and (3e,) bias: constants sliced here, or
+        # parameters (keep_params_as_input) sliced in the graph.
+        def part(t, pname, i):
+            if t is None:
+                return None
+            if not self.keep_params:
+                return self.arr_const(t.detach().cpu().numpy()[i * e:(i + 1) * e])
+            p = self.weight(t, name + "." + pname)
+            return self.emit(_op.strided_slice(p, axes=[0], begin=[i * e], end=[(i + 1) * e]))
+        outs = [self.linear(t, part(m.in_proj_weight, "in_proj_weight", i), part(m.in_proj_bias, "in_proj_bias", i))
+                for i, t in enumerate((q, k, v))]
         nb, lq = self.shape(q)[0], self.shape(q)[1]
         lk = self.shape(k)[1]
         d = e // h
@@ -189,8 +194,8 @@ class FXTranslator:
         p = self.emit(_op.nn.softmax(s, axis=-1))
         o = self.emit(_op.matmul(p, vh))
         o = self.emit(_op.reshape(self.emit(_op.permute_dims(o, axes=[0, 2, 1, 3])), [nb, lq, e]))
-        ow = self.arr_const(m.out_proj.weight.detach().cpu().numpy())
-        ob = self.arr_const(m.out_proj.bias.detach().cpu().numpy()) if m.out_proj.bias is not None else None
+        ow = self.weight(m.out_proj.weight, name + ".out_proj.weight")
+        ob = self.weight(m.out_proj.bias, name + ".out_proj.bias") if m.out_proj.bias is not None else None
         o = self.linear(o, ow, ob)
         if not m.batch_first:
             o = self.emit(_op.permute_dims(o, axes=[1, 0, 2]))
@@ -232,7 +237,7 @@ class FXTranslator:
             q = args[0]
             k = args[1] if len(args) > 1 else kwargs.get("key", q)
             v = args[2] if len(args) > 2 else kwargs.get("value", k)
-            return self.mha(m, q, k, v, kwargs)
+            return self.mha(m, node.target, q, k, v, kwargs)
         if isinstance(m, (nn.Dropout, nn.Identity)):
             return x
         if isinstance(m, nn.Flatten):
@@ -286,6 +291,62 @@ class FXTranslator:
         p = _pair(p)
         return self.emit(_op.nn.avg_pool2d(x, pool_size=k, strides=s, padding=[p[0], p[1], p[0], p[1]],
                                            ceil_mode=bool(ceil), count_include_pad=bool(count_include_pad)))
+
+    def interpolate(self, x, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                    recompute_scale_factor=None):
+        """F.interpolate over the trailing (spatial) dims, modes nearest and (bi)linear, as a TE
+        kernel: PyTorch's source coordinates (scale in/out from size, 1/scale_factor when
+        given and not recomputed; half-pixel or align_corners for linear)."""
+        if mode not in ("nearest", "linear", "bilinear"):
+            raise _Unsupported("interpolate mode '%s'" % mode)
+        sh = self.shape(x)
+        nsp = len(sh) - 2
+        if any(not isinstance(d, int) for d in sh[2:]):
+            raise _Unsupported("interpolate over symbolic spatial dims")
+        ins = list(sh[2:])
+        if size is not None:
+            outs = list(size) if isinstance(size, (list, tuple)) else [size] * nsp
+            scales = [i / o for i, o in zip(ins, outs)]
+        else:
+            sfs = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * nsp
+            outs = [int(math.floor(i * f)) for i, f in zip(ins, sfs)]
+            scales = [i / o for i, o in zip(ins, outs)] if recompute_scale_factor else [1.0 / f for f in sfs]
+        if align_corners:
+            scales = [(i - 1) / (o - 1) if o > 1 else 0.0 for i, o in zip(ins, outs)]
+        dt = self.dtype(x)
+
+        def f32(e):
+            return tir.Cast("float32", e)
+
+        def i64(e):
+            return tir.Cast("int64", e)
+
+        def kernel(data):
+            def at(idx):
+                return data(*idx)
+
+            def body(*i):
+                lead, sp = list(i[:2]), list(i[2:])
+                if mode == "nearest":
+                    src = [tir.min(i64(tir.floor(f32(o) * sc)), n - 1) for o, sc, n in zip(sp, scales, ins)]
+                    return at(lead + src)
+                taps = [[]]  # (index list, weight) pairs over the 2^nsp corners
+                taps = [([], None)]
+                for o, sc, n in zip(sp, scales, ins):
+                    src = f32(o) * sc if align_corners else tir.max((f32(o) + 0.5) * sc - 0.5, 0.0)
+                    i0 = i64(tir.floor(src))
+                    i1 = tir.min(i0 + 1, n - 1)
+                    lam = src - f32(i0)
+                    taps = [(ix + [j], lam_w if w is None else w * lam_w)
+                            for ix, w in taps for j, lam_w in ((i0, 1.0 - lam), (i1, lam))]
+                acc = None
+                for ix, w in taps:
+                    v = f32(at(lead + ix)) * w
+                    acc = v if acc is None else acc + v
+                return tir.Cast(dt, acc) if dt != "float32" else acc
+            return te.compute(list(sh[:2]) + outs, body, name="resize")
+
+        return self.bb.emit_te(kernel, x, primfunc_name_hint="resize%dd" % nsp)
 
     def leaky_relu(self, x, a):
         neg = self.emit(_op.multiply(self.emit(_op.minimum(x, self.scalar(0, x))), self.scalar(a, x)))
@@ -442,6 +503,11 @@ class FXTranslator:
             return self.emit(fn(args[0], axis=dim))
         if f in (F.dropout, t.dropout):
             return args[0]
+        if f is F.interpolate:
+            names = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor")
+            kw = dict(zip(names, args[1:]))
+            kw.update({k: v for k, v in kwargs.items() if k in names})
+            return self.interpolate(args[0], **kw)
         if f is F.adaptive_avg_pool2d:
             return self.emit(_op.nn.adaptive_avg_pool2d(args[0], output_size=_pair(args[1] if len(args) > 1
                                                                                    else kwargs["output_size"])))
@@ -595,11 +661,12 @@ class FXTranslator:
                         gv = self.bb.emit_output(Tuple(list(out)))
                 else:
                     gv = self.bb.emit_output(out)
-            params = inputs + [v for v, _ in self.params]
+            self.params.sort(key=lambda p: p[2])
+            params = inputs + [v for v, _, _ in self.params]
             self.bb.emit_func_output(gv, params=params)
         mod = self.bb.get()
         if self.keep_params:
-            attach_params(mod, {"main": [nd.array(a) for _, a in self.params]})
+            attach_params(mod, {"main": [nd.array(a) for _, a, _ in self.params]})
         return mod
 
 

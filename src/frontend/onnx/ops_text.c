@@ -1,0 +1,144 @@
+/* ONNX converters, family "text": TfIdfVectorizer over integer tokens.
+ *
+ * The pool of n-grams is static (attributes), so it becomes constant tensors: the items of
+ * each n-gram of a level in [min_gram_length, max_gram_length] (pool [K, N], padded), its
+ * length and its output column. The count of column c is one TE reduction over (n-gram k,
+ * skip s, start i): an n-gram k of column c matches at i with gaps of s tokens when
+ * x[i + j * (s + 1)] == pool[k, j] for j < n_k, inside the row; 1-grams count once, not per
+ * skip. IDF and TFIDF then weight the counts per column (weights default to 1). String
+ * pools and inputs are not supported.
+ */
+#include <string.h>
+
+#include "ops_tensor_internal.h"
+
+typedef struct {
+  ot_te_user_t base;
+  int64_t K, N, S, C;
+  rlx_te_tensor_t* const* in; /* x, pool, nlen, col */
+} tfidf_user_t;
+
+static rlx_expr_t* tfidf_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  tfidf_user_t* u = user;
+  rlx_te_tensor_t* x = u->in[0];
+  int r = x->buffer->ndim;
+  rlx_dtype_t i64 = rlx_dt_int64();
+  rlx_expr_t* L = rlx_ir_cast(ctx, i64, x->buffer->shape[r - 1]);
+  rlx_iter_var_t* rv[3] = {rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), rlx_ir_i64(ctx, u->K), "k"),
+                           rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), rlx_ir_i64(ctx, u->S), "s"),
+                           rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), L, "i")};
+  rlx_expr_t *k = &rv[0]->var->hdr, *s = &rv[1]->var->hdr, *i = rlx_ir_cast(ctx, i64, &rv[2]->var->hdr);
+  rlx_expr_t* nk = rlx_te_load(ctx, u->in[2], 1, &k);
+  rlx_expr_t* col = rlx_te_load(ctx, u->in[3], 1, &k);
+  rlx_expr_t* step = rlx_ir_add(ctx, s, rlx_ir_i64(ctx, 1));
+  rlx_expr_t* c = rlx_ir_cast(ctx, i64, &idx[r - 1]->hdr);
+  rlx_expr_t* last = rlx_ir_add(ctx, i, rlx_ir_mul(ctx, rlx_ir_sub(ctx, nk, rlx_ir_i64(ctx, 1)), step));
+  rlx_expr_t* ok = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, col, c), rlx_ir_cmp(ctx, RLX_EXPR_LT, last, L));
+  ok = rlx_ir_and(ctx, ok,
+                  rlx_ir_or(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GT, nk, rlx_ir_i64(ctx, 1)),
+                            rlx_ir_cmp(ctx, RLX_EXPR_EQ, s, rlx_ir_i64(ctx, 0))));
+  for (int64_t j = 0; j < u->N; j++) {
+    rlx_expr_t* pos = rlx_ir_min(ctx, rlx_ir_add(ctx, i, rlx_ir_mul(ctx, rlx_ir_i64(ctx, j), step)),
+                                 rlx_ir_sub(ctx, L, rlx_ir_i64(ctx, 1)));
+    rlx_expr_t* xi[2] = {r == 2 ? &idx[0]->hdr : pos, pos};
+    rlx_expr_t* tok = rlx_ir_cast(ctx, i64, rlx_te_load(ctx, x, r, xi));
+    rlx_expr_t* pi[2] = {k, rlx_ir_i64(ctx, j)};
+    rlx_expr_t* want = rlx_te_load(ctx, u->in[1], 2, pi);
+    ok = rlx_ir_and(ctx, ok, rlx_ir_or(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LE, nk, rlx_ir_i64(ctx, j)),
+                                       rlx_ir_cmp(ctx, RLX_EXPR_EQ, tok, want)));
+  }
+  rlx_dtype_t f = rlx_dt_float32();
+  rlx_expr_t* term = rlx_ir_select(ctx, ok, rlx_ir_float(ctx, f, 1), rlx_ir_float(ctx, f, 0));
+  return rlx_te_sum(ctx, term, 3, rv);
+}
+
+static rlx_te_tensor_t* te_tfidf(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  tfidf_user_t* u = user;
+  u->in = in;
+  int r = in[0]->buffer->ndim;
+  rlx_expr_t* shape[2] = {in[0]->buffer->shape[0], rlx_ir_i64(ctx, u->C)};
+  if (r == 1) shape[0] = shape[1];
+  return rlx_te_compute(ctx, r, shape, tfidf_body, u, "T_tfidf", "reduction");
+}
+
+static OT_CONVERTER(cv_tfidf) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
+  if (!rlx_dtype_is_int(x->dtype)) return rlx_onnx_error(node, "only integer tokens are supported (not strings)");
+  if (x->ndim != 1 && x->ndim != 2) return rlx_onnx_error(node, "X must be 1-d or 2-d");
+  const char* mode = rlx_onnx_attr_string(node, "mode", "");
+  int m = strcmp(mode, "TF") == 0 ? 0 : strcmp(mode, "IDF") == 0 ? 1 : strcmp(mode, "TFIDF") == 0 ? 2 : -1;
+  if (m < 0) return rlx_onnx_error(node, "mode \"%s\" is not TF, IDF or TFIDF", mode);
+  int64_t lo = rlx_onnx_attr_int(node, "min_gram_length", 1), hi = rlx_onnx_attr_int(node, "max_gram_length", 1);
+  int64_t skip = rlx_onnx_attr_int(node, "max_skip_count", 0);
+  if (lo < 1 || hi < lo || hi > 16 || skip < 0 || skip > 1024)
+    return rlx_onnx_error(node, "bad n-gram lengths [%lld, %lld] or skip count %lld", (long long)lo, (long long)hi,
+                          (long long)skip);
+  if (rlx_onnx_has_attr(node, "pool_strings")) return rlx_onnx_error(node, "string pools are not supported");
+  const int64_t *pool, *counts, *indexes;
+  int np = rlx_onnx_attr_ints(node, "pool_int64s", &pool);
+  int nc = rlx_onnx_attr_ints(node, "ngram_counts", &counts);
+  int ni = rlx_onnx_attr_ints(node, "ngram_indexes", &indexes);
+  if (np < 0 || nc < 1 || ni < 0) return rlx_onnx_error(node, "needs pool_int64s, ngram_counts and ngram_indexes");
+  const float* weights = NULL;
+  int nw = rlx_onnx_attr_floats(node, "weights", &weights);
+  if (nw >= 0 && nw != ni) return rlx_onnx_error(node, "%d weights for %d n-grams", nw, ni);
+  int64_t C = 0;
+  for (int k = 0; k < ni; k++) {
+    if (indexes[k] < 0 || indexes[k] > (1 << 24)) return rlx_onnx_error(node, "bad ngram index %lld", (long long)indexes[k]);
+    if (indexes[k] + 1 > C) C = indexes[k] + 1;
+  }
+  /* the n-grams of the levels in [lo, hi] */
+  int64_t* gp = RLX_NEW_ARRAY(ctx, int64_t, (np > 0 ? np : 1) * hi);
+  int64_t *gl = RLX_NEW_ARRAY(ctx, int64_t, np > 0 ? np : 1), *gc = RLX_NEW_ARRAY(ctx, int64_t, np > 0 ? np : 1);
+  int64_t K = 0, g = 0;
+  for (int lev = 1; lev <= nc; lev++) {
+    int64_t start = counts[lev - 1], end = lev < nc ? counts[lev] : np;
+    if (start < 0 || end < start || end > np || (end - start) % lev)
+      return rlx_onnx_error(node, "ngram_counts do not describe pool_int64s");
+    for (int64_t p = start; p < end; p += lev, g++) {
+      if (g >= ni) return rlx_onnx_error(node, "more n-grams in the pool than ngram_indexes");
+      if (lev < lo || lev > hi) continue;
+      for (int64_t j = 0; j < hi; j++) gp[K * hi + j] = j < lev ? pool[p + j] : 0;
+      gl[K] = lev;
+      gc[K] = indexes[g];
+      K++;
+    }
+  }
+  if (K == 0) { /* no n-gram of these lengths: all zeros */
+    gp[0] = 0;
+    gl[0] = 1;
+    gc[0] = -1;
+    K = 1;
+  }
+  int64_t ps[2] = {K, hi};
+  rlx_relax_expr_t* args[4] = {inputs[0], rlx_onnx_make_const(im, rlx_dt_int64(), 2, ps, gp),
+                               rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gl),
+                               rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gc)};
+  tfidf_user_t u = {{NULL}, K, hi, skip + 1, C, NULL};
+  rlx_relax_expr_t* cnt;
+  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_tfidf, &u.base, 4, args, "tfidf", &cnt));
+  if (m == 0) {
+    outputs[0] = cnt;
+    return NULL;
+  }
+  float* wc = RLX_NEW_ARRAY(ctx, float, C);
+  for (int64_t c = 0; c < C; c++) wc[c] = 0;
+  for (int k = 0; k < ni; k++) wc[indexes[k]] = weights ? weights[k] : 1.0f;
+  rlx_relax_expr_t* w = rlx_onnx_make_const(im, rlx_dt_float32(), 1, &C, wc);
+  rlx_relax_expr_t* a2[2] = {cnt, w};
+  if (m == 2) return ot_op(im, "relax.multiply", 2, a2, (rlx_attrs_t){0}, &outputs[0]);
+  float zero = 0;
+  rlx_relax_expr_t *pos, *z = rlx_onnx_make_const(im, rlx_dt_float32(), 0, NULL, &zero);
+  rlx_relax_expr_t* g2[2] = {cnt, z};
+  RLX_RETURN_IF_ERROR(ot_op(im, "relax.greater", 2, g2, (rlx_attrs_t){0}, &pos));
+  rlx_relax_expr_t* a3[3] = {pos, w, z};
+  return ot_op(im, "relax.where", 3, a3, (rlx_attrs_t){0}, &outputs[0]);
+}
+
+const rlx_onnx_converter_t rlx_onnx_ops_text[] = {
+    {"TfIdfVectorizer", 9, cv_tfidf},
+    {NULL, 0, NULL},
+};
