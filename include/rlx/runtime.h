@@ -100,6 +100,12 @@ typedef struct {
 /* The default allocator: posix_memalign / free. Static, never freed. */
 const rlx_allocator_t* rlx_allocator_default(void);
 
+/* The most bytes one tensor created by rlx_ndarray_create may take: $RLX_MAX_ALLOC read
+ * once ("1000000", "64k", "512M", "2G"), by default three quarters of physical memory, so
+ * that a huge shape is an error instead of a process the OS kills when it touches memory
+ * it overcommitted. */
+uint64_t rlx_max_alloc(void);
+
 /* Data alignment used by rlx_ndarray_create, in bytes. */
 #define RLX_NDARRAY_ALIGN 64
 
@@ -120,7 +126,8 @@ typedef struct rlx_ndarray {
  * RLX_NDARRAY_ALIGN bytes, allocated with `alloc` (NULL = rlx_allocator_default(); the
  * struct is copied, `alloc->self` must outlive the tensor). `shape` is copied. The caller
  * owns the one reference in *out_arr. INVALID_ARGUMENT for a negative ndim or dimension,
- * zero bits or lanes, or a size that overflows; OUT_OF_MEMORY when allocation fails. */
+ * zero bits or lanes, or a size that overflows; OUT_OF_MEMORY when allocation fails or
+ * the data would take more than rlx_max_alloc() bytes. */
 rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
                                  const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr);
 

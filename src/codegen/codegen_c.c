@@ -482,6 +482,22 @@ static void emit_store(cg_t* g, const rlx_tir_store_t* st) {
      conv_close);
 }
 
+/* Emits the checks that multiply the factors of the int64 product e into size_t rlx_nbK:
+ * a flattened buffer's one dim is t_d0 * t_d1 * t_d2, which must not be evaluated in
+ * int64 (2^40 x 2^40 x 4 wrapped to 0, and the kernel wrote past a 64-byte buffer). */
+static void emit_size_factors(cg_t* g, const rlx_expr_t* e, int k) {
+  if (e->kind == RLX_EXPR_MUL && e->dtype.lanes == 1) {
+    emit_size_factors(g, RLX_AS(const rlx_binary_t, e)->a, k);
+    emit_size_factors(g, RLX_AS(const rlx_binary_t, e)->b, k);
+    return;
+  }
+  cg_indent(g);
+  PF("{ const int64_t rlx_d = (int64_t)(");
+  cg_expr(g, e);
+  PF("); rlx_ok%d = rlx_ok%d && rlx_d >= 0 && !__builtin_mul_overflow(rlx_nb%d, (size_t)rlx_d, &rlx_nb%d); }\n", k, k,
+     k, k);
+}
+
 static void emit_allocate(cg_t* g, const rlx_tir_allocate_t* a) {
   const rlx_tir_buffer_t* b = a->buffer;
   rlx_ctx_t* ctx = g->ctx;
@@ -552,11 +568,14 @@ static void emit_allocate(cg_t* g, const rlx_tir_allocate_t* a) {
     cg_line(g, "}");
     return;
   }
-  cg_indent(g);
-  PF("{ %s* %s = (%s*)rlx_alloc((size_t)(", st, name, st);
-  cg_expr(g, size);
-  PF(") * sizeof(%s));\n", st);
+  /* the byte size from the dims with overflow checks: a symbolic shape bound at run time
+   * (ConstantOfShape of 2^40 x 2^40 x 4) must not wrap into a small buffer */
+  int nb = g->tmp++;
+  cg_line(g, "{ size_t rlx_nb%d = sizeof(%s); int rlx_ok%d = 1;", nb, st, nb);
   g->indent++;
+  for (int d = 0; d < b->ndim; d++) emit_size_factors(g, b->shape[d], nb);
+  cg_line(g, "%s* %s = rlx_ok%d && rlx_nb%d <= (size_t)INT64_MAX ? (%s*)rlx_alloc(rlx_nb%d) : NULL;", st, name, nb, nb,
+          st, nb);
   cg_line(g, "if (%s == NULL) {", name);
   cg_line(g, "  __atomic_store_n(&rlx_oom, 1, __ATOMIC_RELAXED);");
   cg_line(g, "} else {");

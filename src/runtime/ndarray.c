@@ -1,7 +1,10 @@
 /* NDArray: refcounted CPU tensors over an injectable allocator, views, copies and
  * random filling. */
+#include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime_internal.h"
 
@@ -90,10 +93,56 @@ static rlx_status_t* new_header(const char* what, int ndim, const int64_t* shape
   return NULL;
 }
 
+/* ---- the allocation limit ---- */
+
+static uint64_t max_alloc;
+static pthread_once_t max_alloc_once = PTHREAD_ONCE_INIT;
+
+/* "123", "64k", "512M", "2G" (powers of 1024); 0 when malformed. */
+static uint64_t parse_size(const char* s) {
+  char* end = NULL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s) return 0;
+  int shift = 0;
+  switch (tolower((unsigned char)*end)) {
+    case 'k': shift = 10, end++; break;
+    case 'm': shift = 20, end++; break;
+    case 'g': shift = 30, end++; break;
+    case 't': shift = 40, end++; break;
+    default: break;
+  }
+  if (*end || v > (UINT64_MAX >> shift)) return 0;
+  return (uint64_t)v << shift;
+}
+
+static void init_max_alloc(void) {
+  const char* env = getenv("RLX_MAX_ALLOC");
+  uint64_t v = env && *env ? parse_size(env) : 0;
+  if (!v) { /* default: three quarters of physical memory (no limit if unknown) */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    v = pages > 0 && page > 0 ? (uint64_t)pages / 4 * 3 * (uint64_t)page : UINT64_MAX;
+  }
+  max_alloc = v;
+}
+
+uint64_t rlx_max_alloc(void) {
+  pthread_once(&max_alloc_once, init_max_alloc);
+  return max_alloc;
+}
+
 rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
                                  const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
+  RLX_RETURN_IF_ERROR(rlx_tensor_check_shape("ndarray create", ndim, shape, dtype, &nbytes));
+  if (nbytes > rlx_max_alloc()) {
+    char sh[256], dt[32];
+    return rlx_status_create(RLX_OUT_OF_MEMORY,
+                             "ndarray create: a tensor of shape %s %s needs %zu bytes, more than the limit of %llu "
+                             "(RLX_MAX_ALLOC; default three quarters of physical memory)",
+                             rlx_shape_str(ndim, shape, sh, sizeof(sh)), rlx_dldtype_str(dtype, dt), nbytes,
+                             (unsigned long long)rlx_max_alloc());
+  }
   RLX_RETURN_IF_ERROR(new_header("ndarray create", ndim, shape, dtype, &nbytes, &arr));
   if (alloc) arr->allocator = *alloc;
   /* Never allocate 0 bytes: data stays a valid, unique pointer for empty tensors. */

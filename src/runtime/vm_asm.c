@@ -28,6 +28,8 @@ typedef struct {
   int line;
 } cur_t;
 
+static rlx_status_t* nomem(void) { return rlx_status_create(RLX_OUT_OF_MEMORY, "assembling"); }
+
 static rlx_status_t* fail(const cur_t* c, const char* what) {
   int n = (int)(c->end - c->p);
   if (n > 40) n = 40;
@@ -60,7 +62,7 @@ static rlx_status_t* name(cur_t* c, char** out, const char* what) {
   while (c->p < c->end && (isalnum((unsigned char)*c->p) || *c->p == '_' || *c->p == '.' || *c->p == '-')) c->p++;
   if (c->p == b) return fail(c, what);
   *out = strndup(b, (size_t)(c->p - b));
-  return NULL;
+  return *out ? NULL : nomem();
 }
 
 static rlx_status_t* integer(cur_t* c, int64_t* out, const char* what) {
@@ -107,7 +109,7 @@ static rlx_status_t* quoted(cur_t* c, char** out) {
   }
   c->p++;
   *out = rlx_strbuf_take(&sb);
-  return NULL;
+  return *out ? NULL : nomem();
 }
 
 static rlx_status_t* dtype(cur_t* c, DLDataType* out) {
@@ -157,6 +159,7 @@ static rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
     if (!eat(c, "0x")) return fail(c, "hex data 0x...");
     if (nbytes < 0 || c->end - c->p < 2 * nbytes) return fail(c, "as many hex digits as bytes");
     uint8_t* data = malloc((size_t)(nbytes ? nbytes : 1));
+    if (!data) return nomem();
     for (int64_t i = 0; i < nbytes; i++) {
       int hi = hexval(c->p[2 * i]), lo = hexval(c->p[2 * i + 1]);
       if (hi < 0 || lo < 0) {
@@ -166,9 +169,9 @@ static rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
       data[i] = (uint8_t)(hi * 16 + lo);
     }
     c->p += 2 * nbytes;
-    rlx_vm_exec_add_tensor(e, t, ndim, dims, data, (size_t)nbytes);
+    int k2 = rlx_vm_exec_add_tensor(e, t, ndim, dims, data, (size_t)nbytes);
     free(data);
-    return NULL;
+    return k2 < 0 ? nomem() : NULL;
   }
   rlx_vm_const_t cst = {0};
   if (eat(c, "int")) {
@@ -201,7 +204,7 @@ static rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
   /* pushed directly: the add_* helpers share equal strings and dtypes, the text may not */
   if (!rlx_vec_push(&e->consts, cst)) {
     free(cst.s);
-    return rlx_status_create(RLX_OUT_OF_MEMORY, "assembling");
+    return nomem();
   }
   return NULL;
 }
@@ -267,6 +270,7 @@ static rlx_status_t* arg(cur_t* c, const rlx_vm_exec_t* e, rlx_vm_arg_t* out) {
     while (c->p < c->end && *c->p != ']') c->p++;
     if (c->p >= c->end) return fail(c, "']'");
     char* nm = strndup(b, (size_t)(c->p - b));
+    if (!nm) return nomem();
     c->p++;
     int f = 0;
     rlx_status_t* st = func_ref(c, e, nm, &f);
@@ -285,12 +289,12 @@ static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
   if (eat(c, "ret")) {
     int r = 0;
     RLX_RETURN_IF_ERROR(reg(c, &r));
-    rlx_vm_exec_emit_ret(e, r);
+    if (rlx_vm_exec_emit_ret(e, r) < 0) return nomem();
   } else if (eat(c, "goto")) {
     int64_t off = 0;
     eat(c, "+");
     RLX_RETURN_IF_ERROR(integer(c, &off, "an offset"));
-    rlx_vm_exec_emit_goto(e, off);
+    if (rlx_vm_exec_emit_goto(e, off) < 0) return nomem();
   } else if (eat(c, "if")) {
     int r = 0;
     int64_t off = 0;
@@ -298,7 +302,7 @@ static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
     if (!eat(c, "else") || !eat(c, "goto")) return fail(c, "'else goto'");
     eat(c, "+");
     RLX_RETURN_IF_ERROR(integer(c, &off, "an offset"));
-    rlx_vm_exec_emit_if(e, r, off);
+    if (rlx_vm_exec_emit_if(e, r, off) < 0) return nomem();
   } else {
     int dst = 0, f = 0;
     char* nm = NULL;
@@ -316,7 +320,10 @@ static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
         rlx_vm_arg_t a;
         st = arg(c, e, &a);
         if (st) break;
-        rlx_vec_push(&args, a);
+        if (!rlx_vec_push(&args, a)) {
+          st = nomem();
+          break;
+        }
         if (eat(c, ")")) break;
         if (!eat(c, ",")) {
           st = fail(c, "',' or ')'");
@@ -324,7 +331,7 @@ static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
         }
       }
     }
-    if (!st) rlx_vm_exec_emit_call(e, dst, f, args.len, args.data);
+    if (!st && rlx_vm_exec_emit_call(e, dst, f, args.len, args.data) < 0) st = nomem();
     rlx_vec_free(&args);
     RLX_RETURN_IF_ERROR(st);
   }
@@ -338,6 +345,7 @@ static rlx_status_t* func_header(cur_t* c, rlx_vm_exec_t* e) {
   RLX_RETURN_IF_ERROR(name(c, &nm, "a function name"));
   int fi = rlx_vm_exec_begin_func(e, nm, 0, NULL);
   free(nm);
+  if (fi < 0) return nomem();
   rlx_vm_func_t* f = &e->funcs.data[fi];
   if (!eat(c, "(")) return fail(c, "'('");
   rlx_status_t* st = NULL;
@@ -359,14 +367,22 @@ static rlx_status_t* func_header(cur_t* c, rlx_vm_exec_t* e) {
         free(shape_txt);
         break;
       }
-      /* grow the param arrays by one */
+      /* grow the param arrays by one (each realloc keeps the old array on failure) */
       int np = f->n_params + 1;
-      f->param_names = realloc(f->param_names, sizeof(char*) * (size_t)np);
-      f->param_shapes = realloc(f->param_shapes, sizeof(char*) * (size_t)np);
-      f->param_dtypes = realloc(f->param_dtypes, sizeof(DLDataType) * (size_t)np);
-      f->param_ndims = realloc(f->param_ndims, sizeof(int32_t) * (size_t)np);
+      void* p;
+      bool ok = (p = realloc(f->param_names, sizeof(char*) * (size_t)np)) && (f->param_names = p, true);
+      ok = ok && (p = realloc(f->param_shapes, sizeof(char*) * (size_t)np)) && (f->param_shapes = p, true);
+      ok = ok && (p = realloc(f->param_dtypes, sizeof(DLDataType) * (size_t)np)) && (f->param_dtypes = p, true);
+      ok = ok && (p = realloc(f->param_ndims, sizeof(int32_t) * (size_t)np)) && (f->param_ndims = p, true);
+      if (ok && !shape_txt) ok = (shape_txt = strdup("")) != NULL;
+      if (!ok) {
+        free(pn);
+        free(shape_txt);
+        st = nomem();
+        break;
+      }
       f->param_names[np - 1] = pn;
-      f->param_shapes[np - 1] = shape_txt ? shape_txt : strdup("");
+      f->param_shapes[np - 1] = shape_txt;
       f->param_dtypes[np - 1] = t;
       f->param_ndims[np - 1] = (int32_t)ndim;
       f->n_params = np;
@@ -417,7 +433,11 @@ static rlx_status_t* assemble(const char* text, rlx_vm_exec_t* e) {
           f.name = nm;
           f.symbol = sym ? sym : strdup(nm);
           nm = sym = NULL;
-          rlx_vec_push(&e->funcs, f);
+          if (!f.symbol || !rlx_vec_push(&e->funcs, f)) {
+            free(f.name);
+            free(f.symbol);
+            st = nomem();
+          }
         }
         free(nm);
         free(sym);
@@ -463,7 +483,7 @@ static rlx_status_t* assemble(const char* text, rlx_vm_exec_t* e) {
 rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n) {
   if (!text || !out_bytes || !out_n) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_assemble: NULL argument");
   rlx_vm_exec_t* e = rlx_vm_exec_create();
-  if (!e) return rlx_status_create(RLX_OUT_OF_MEMORY, "assembling");
+  if (!e) return nomem();
   rlx_status_t* st = assemble(text, e);
   void* bytes = NULL;
   size_t n = 0;

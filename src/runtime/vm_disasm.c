@@ -146,5 +146,5 @@ rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_te
   }
   rlx_vm_exec_free(e);
   *out_text = rlx_strbuf_take(&sb);
-  return NULL;
+  return *out_text ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "disassembling");
 }

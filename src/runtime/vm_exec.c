@@ -46,8 +46,20 @@ static char* dupstr(const char* s) {
   return p;
 }
 
+/* Every builder call that cannot allocate returns -1, adds nothing and marks the
+ * executable (serializing it then fails with OUT_OF_MEMORY). */
+static int oom(rlx_vm_exec_t* e) {
+  e->oom = true;
+  return -1;
+}
+
 static int push_const(rlx_vm_exec_t* e, rlx_vm_const_t c) {
-  if (!rlx_vec_push(&e->consts, c)) return -1;
+  if (!rlx_vec_push(&e->consts, c)) {
+    free(c.s);
+    free(c.shape);
+    free(c.data);
+    return oom(e);
+  }
   return e->consts.len - 1;
 }
 
@@ -58,8 +70,13 @@ int rlx_vm_exec_add_tensor(rlx_vm_exec_t* e, DLDataType dtype, int ndim, const i
   c.dtype = dtype;
   c.ndim = ndim;
   c.shape = malloc(sizeof(int64_t) * (size_t)(ndim > 0 ? ndim : 1));
-  if (ndim > 0) memcpy(c.shape, shape, sizeof(int64_t) * (size_t)ndim);
   c.data = malloc(nbytes ? nbytes : 1);
+  if (!c.shape || !c.data) {
+    free(c.shape);
+    free(c.data);
+    return oom(e);
+  }
+  if (ndim > 0) memcpy(c.shape, shape, sizeof(int64_t) * (size_t)ndim);
   if (nbytes) memcpy(c.data, data, nbytes);
   c.nbytes = nbytes;
   return push_const(e, c);
@@ -85,6 +102,7 @@ int rlx_vm_exec_add_str(rlx_vm_exec_t* e, const char* s) {
   rlx_vm_const_t c = {0};
   c.kind = RLX_VM_CONST_STR;
   c.s = dupstr(s);
+  if (!c.s) return oom(e);
   return push_const(e, c);
 }
 
@@ -105,7 +123,10 @@ int rlx_vm_exec_add_packed(rlx_vm_exec_t* e, const char* name, const char* symbo
   f.kind = RLX_VM_FUNC_PACKED;
   f.name = dupstr(name);
   f.symbol = dupstr(symbol);
-  if (!rlx_vec_push(&e->funcs, f)) return -1;
+  if (!f.name || !f.symbol || !rlx_vec_push(&e->funcs, f)) {
+    free_func(&f);
+    return oom(e);
+  }
   return e->funcs.len - 1;
 }
 
@@ -119,14 +140,20 @@ int rlx_vm_exec_begin_func(rlx_vm_exec_t* e, const char* name, int n_params, con
   f.param_shapes = calloc(np, sizeof(char*));
   f.param_dtypes = calloc(np, sizeof(DLDataType));
   f.param_ndims = calloc(np, sizeof(int32_t));
-  for (int i = 0; i < n_params; i++) {
+  bool ok = f.name && f.param_names && f.param_shapes && f.param_dtypes && f.param_ndims;
+  for (int i = 0; i < n_params && ok; i++) {
     f.param_names[i] = dupstr(param_names ? param_names[i] : "");
     f.param_shapes[i] = dupstr("");
     f.param_ndims[i] = -1;
+    ok = f.param_names[i] && f.param_shapes[i];
   }
   f.begin = f.end = e->instrs.len;
   f.n_regs = n_params;
-  if (!rlx_vec_push(&e->funcs, f)) return -1;
+  if (!ok || !rlx_vec_push(&e->funcs, f)) {
+    if (!f.param_names || !f.param_shapes) f.n_params = 0;
+    free_func(&f);
+    return oom(e);
+  }
   return e->funcs.len - 1;
 }
 
@@ -134,8 +161,13 @@ void rlx_vm_exec_set_param_info(rlx_vm_exec_t* e, int f, int i, DLDataType dtype
   rlx_vm_func_t* fn = &e->funcs.data[f];
   fn->param_dtypes[i] = dtype;
   fn->param_ndims[i] = ndim;
+  char* s = dupstr(shape);
+  if (!s) {
+    oom(e);
+    return;
+  }
   free(fn->param_shapes[i]);
-  fn->param_shapes[i] = dupstr(shape);
+  fn->param_shapes[i] = s;
 }
 
 void rlx_vm_exec_end_func(rlx_vm_exec_t* e, int f, int n_regs) {
@@ -150,13 +182,14 @@ int rlx_vm_exec_find_func(const rlx_vm_exec_t* e, const char* name) {
 }
 
 static int64_t push_instr(rlx_vm_exec_t* e, rlx_vm_instr_t in) {
-  if (!rlx_vec_push(&e->instrs, in)) return -1;
+  if (!rlx_vec_push(&e->instrs, in)) return oom(e);
   return e->instrs.len - 1;
 }
 
 int64_t rlx_vm_exec_emit_call(rlx_vm_exec_t* e, int dst, int func, int n_args, const rlx_vm_arg_t* args) {
   rlx_vm_instr_t in = {RLX_VM_OP_CALL, dst, func, n_args, e->args.len, 0};
-  for (int i = 0; i < n_args; i++) rlx_vec_push(&e->args, args[i]);
+  for (int i = 0; i < n_args; i++)
+    if (!rlx_vec_push(&e->args, args[i])) return oom(e);
   return push_instr(e, in);
 }
 
@@ -196,6 +229,7 @@ static void put_dtype(rlx_strbuf_t* sb, DLDataType t) {
 }
 
 rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, size_t* out_n) {
+  if (e->oom) return rlx_status_create(RLX_OUT_OF_MEMORY, "building the executable");
   rlx_strbuf_t sb = {0};
   put(&sb, RLX_VM_MAGIC, 8); /* includes the NUL */
   put_u32(&sb, RLX_VM_FORMAT_VERSION);
@@ -260,9 +294,11 @@ rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, si
         break;
     }
   }
-  if (!sb.data) return rlx_status_create(RLX_OUT_OF_MEMORY, "serializing the executable");
-  *out_n = sb.len;
-  *out_bytes = rlx_strbuf_take(&sb);
+  size_t len = sb.len;
+  char* bytes = sb.data ? rlx_strbuf_take(&sb) : NULL;
+  if (!bytes) return rlx_status_create(RLX_OUT_OF_MEMORY, "serializing the executable");
+  *out_n = len;
+  *out_bytes = bytes;
   return NULL;
 }
 

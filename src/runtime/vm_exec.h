@@ -108,6 +108,7 @@ typedef struct rlx_vm_exec {
   RLX_VEC(rlx_vm_func_t) funcs;
   RLX_VEC(rlx_vm_instr_t) instrs;
   RLX_VEC(rlx_vm_arg_t) args;
+  bool oom; /* a builder call could not allocate (it returned -1): serializing fails */
 } rlx_vm_exec_t;
 
 rlx_vm_exec_t* rlx_vm_exec_create(void);

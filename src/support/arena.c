@@ -79,7 +79,10 @@ static void sb_reserve(rlx_strbuf_t* sb, size_t extra) {
   size_t c = sb->cap ? sb->cap : 256;
   while (c < sb->len + extra + 1) c *= 2;
   char* p = realloc(sb->data, c);
-  if (!p) return; /* keep old contents; later appends are dropped */
+  if (!p) { /* keep old contents; this append is dropped, and take reports it */
+    sb->failed = true;
+    return;
+  }
   sb->data = p;
   sb->cap = c;
 }
@@ -118,12 +121,16 @@ const char* rlx_strbuf_cstr(rlx_strbuf_t* sb) { return sb->data ? sb->data : "";
 
 char* rlx_strbuf_take(rlx_strbuf_t* sb) {
   char* s = sb->data;
-  if (!s) {
+  if (sb->failed) {
+    free(s);
+    s = NULL;
+  } else if (!s) {
     s = malloc(1);
     if (s) s[0] = 0;
   }
   sb->data = NULL;
   sb->len = sb->cap = 0;
+  sb->failed = false;
   return s;
 }
 
@@ -131,6 +138,7 @@ void rlx_strbuf_free(rlx_strbuf_t* sb) {
   free(sb->data);
   sb->data = NULL;
   sb->len = sb->cap = 0;
+  sb->failed = false;
 }
 
 uint64_t rlx_hash_bytes(const void* p, size_t n, uint64_t seed) {

@@ -42,6 +42,7 @@ bool rlx_vec_grow_(void** data, int* cap, int need, size_t elem);
 typedef struct {
   char* data; /* always NUL-terminated once anything was appended */
   size_t len, cap;
+  bool failed; /* an append was dropped for want of memory: take gives NULL */
 } rlx_strbuf_t;
 
 void rlx_strbuf_append(rlx_strbuf_t* sb, const char* s);
@@ -50,7 +51,8 @@ void rlx_strbuf_printf(rlx_strbuf_t* sb, const char* fmt, ...) __attribute__((fo
 void rlx_strbuf_indent(rlx_strbuf_t* sb, int spaces);
 /* Returns the contents ("" when empty); the buffer keeps ownership. */
 const char* rlx_strbuf_cstr(rlx_strbuf_t* sb);
-/* Hands the heap string to the caller (must free) and resets the buffer. */
+/* Hands the heap string to the caller (must free) and resets the buffer; NULL when an
+ * allocation failed (an append was dropped, or nothing could be allocated). */
 char* rlx_strbuf_take(rlx_strbuf_t* sb);
 void rlx_strbuf_free(rlx_strbuf_t* sb);
 

@@ -25,6 +25,61 @@ static void note_elided(const rlx_relax_expr_t* e, void* user) {
 
 /* A module parsed from text whose metadata section was left out has constants without
  * data (src/script/relax_script.h): nothing can be built from it. */
+/* A tensor whose static shape has more elements, or bytes, than int64 counts cannot be
+ * compiled: every pass and kernel computes sizes and flat indices in int64 (an overflow
+ * there wrapped, and the kernel wrote outside its buffer). The error names the tensor. */
+static rlx_status_t* check_sinfo_size(const char* fname, const char* var, const rlx_sinfo_t* s) {
+  if (!s) return NULL;
+  if (s->kind == RLX_SINFO_TUPLE) {
+    const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
+    for (int i = 0; i < t->n_fields; i++) RLX_RETURN_IF_ERROR(check_sinfo_size(fname, var, t->fields[i]));
+    return NULL;
+  }
+  if (s->kind != RLX_SINFO_TENSOR) return NULL;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  if (!t->shape || t->ndim <= 0) return NULL;
+  int64_t n = 1, d = 0;
+  bool over = false;
+  for (int i = 0; i < t->ndim; i++) {
+    if (!rlx_expr_is_const_int(t->shape[i], &d) || d < 0) return NULL; /* symbolic: checked when run */
+    over = over || __builtin_mul_overflow(n, d, &n);
+  }
+  int64_t bytes = 0;
+  int eb = rlx_dtype_bytes(t->dtype);
+  over = over || __builtin_mul_overflow(n, (int64_t)(eb > 0 ? eb : 1), &bytes);
+  if (!over) return NULL;
+  rlx_strbuf_t sb = {0};
+  for (int i = 0; i < t->ndim; i++) {
+    rlx_expr_is_const_int(t->shape[i], &d);
+    rlx_strbuf_printf(&sb, i ? ", %lld" : "%lld", (long long)d);
+  }
+  char dt[32];
+  rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT,
+                                       "function '%s': tensor '%s' of shape (%s) %s has more elements or bytes than "
+                                       "int64 can count (2^63 - 1)",
+                                       fname, var, rlx_strbuf_cstr(&sb), rlx_dtype_str(t->dtype, dt));
+  rlx_strbuf_free(&sb);
+  return st;
+}
+
+static rlx_status_t* check_sizes(const rlx_module_t* m) {
+  for (int i = 0; i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    const rlx_relax_func_t* f = m->funcs[i].func;
+    const char* fn = m->funcs[i].name;
+    for (int p = 0; p < f->n_params; p++)
+      RLX_RETURN_IF_ERROR(check_sinfo_size(fn, f->params[p]->name, f->params[p]->hdr.sinfo));
+    if (!f->body || f->body->kind != RLX_RELAX_SEQ) continue;
+    const rlx_relax_seq_t* seq = (const rlx_relax_seq_t*)f->body;
+    for (int b = 0; b < seq->n_blocks; b++)
+      for (int k = 0; k < seq->blocks[b]->n_bindings; k++) {
+        const rlx_relax_var_t* v = seq->blocks[b]->bindings[k]->var;
+        RLX_RETURN_IF_ERROR(check_sinfo_size(fn, v->name, v->hdr.sinfo));
+      }
+  }
+  return NULL;
+}
+
 static rlx_status_t* check_no_elided(const rlx_module_t* m) {
   for (int i = 0; i < m->n_funcs; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
@@ -78,6 +133,7 @@ static rlx_module_t* publish_returns(rlx_ctx_t* ctx, rlx_module_t* m) {
 rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
                                rlx_module_t** out) {
   RLX_RETURN_IF_ERROR(check_no_elided(m));
+  RLX_RETURN_IF_ERROR(check_sizes(m));
   const char* stop = opts && opts->stop_after ? opts->stop_after : "all";
   int n = (int)(sizeof(pipeline) / sizeof(pipeline[0]));
   bool known = strcmp(stop, "all") == 0;

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from harness import Tool, check, finish
 
@@ -131,5 +131,72 @@ shallow = os.path.join(tool.tmp, "shallow.onnx")
 with open(shallow, "wb") as f:
     f.write(nested_graphs(20))
 tool.fails(["print", shallow], ["no op_type"], "ONNX subgraphs nested 20 deep reach the importer")
+
+# Huge shapes: more elements or bytes than int64 counts, or more bytes than RLX_MAX_ALLOC,
+# are one error naming the tensor (never a wrapped size, a write outside a buffer or an
+# OOM kill). Static shapes fail when compiled, run-time shapes when the VM or a kernel
+# allocates.
+def one_error(args, needles, what, env=None):
+    saved = tool.env
+    if env:
+        tool.env = dict(saved, **env)
+    rc, _, err = tool.run(*args)
+    tool.env = saved
+    # ASan's own note on a failed huge allocation (sanitizer build) is not rlx's message
+    err = "".join(l for l in err.splitlines(True) if "AddressSanitizer failed to allocate" not in l)
+    check(rc == 1 and err.startswith("rlx: error:") and all(n in err for n in needles),
+          "%s: rc=%d stderr=%r, wanted %r" % (what, rc, err, needles))
+    check(err.count("\n") == 1, "%s: more than one line: %r" % (what, err))
+
+
+x1 = npy("x1", np.array([1.5], np.float32))
+for dims, tag in (([2**40, 2**40, 16], "ovf"), ([100, 100, 10], "small")):
+    s_init = numpy_helper.from_array(np.array(dims, np.int64), "s")
+    g = helper.make_graph([helper.make_node("Expand", ["x", "s"], ["t"]), helper.make_node("Relu", ["t"], ["u"]),
+                           helper.make_node("ReduceSum", ["u"], ["y"], keepdims=0)], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=[s_init])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    p = os.path.join(tool.tmp, "expand_%s.onnx" % tag)
+    onnx.save(m, p)
+    if tag == "ovf":
+        one_error(["run", p, "-i", x1], ["tensor 'lv' of shape (1099511627776, 1099511627776, 16) float32 has more "
+                                         "elements or bytes than int64 can count"], "static 2^84-element shape")
+    else:
+        ok, _ = tool.ok("run", p, "-i", x1, "-o", os.path.join(tool.tmp, "exp_small"), "--format", "npy")
+        if ok:
+            got = np.load(os.path.join(tool.tmp, "exp_small", "output_0.npy"))
+            check(float(got) == 1.5e5, "Expand 100x100x10 then sum: got %s, want 150000 exactly" % got)
+# shapes known only when run: ConstantOfShape(s) alone (the VM allocates the output) and
+# followed by Relu and ReduceSum (the fused kernel allocates the 3-d temporary itself)
+for chain in (False, True):
+    nodes = [helper.make_node("ConstantOfShape", ["s"], ["t"],
+                              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))]
+    if chain:
+        nodes += [helper.make_node("Relu", ["t"], ["u"]), helper.make_node("ReduceSum", ["u"], ["y"], keepdims=0)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("s", I64, [3])],
+                          [helper.make_tensor_value_info("y" if chain else "t", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    p = os.path.join(tool.tmp, "cos_%d.onnx" % chain)
+    onnx.save(m, p)
+    if not chain:  # a 40 MB output over a 1 MB limit (kernels' own temporaries are not limited)
+        one_error(["run", p, "-i", npy("s_mid", np.array([1000, 1000, 10], np.int64))],
+                  ["needs 40000000 bytes, more than the limit of 1048576 (RLX_MAX_ALLOC"], "RLX_MAX_ALLOC=1M",
+                  env={"RLX_MAX_ALLOC": "1M"})
+    for dims in ([2**40, 2**40, 4], [2**62, 2, 3], [100000, 100000, 100000]):
+        sp = npy("s_%d_%d" % (chain, dims[0]), np.array(dims, np.int64))
+        if chain:
+            want = ["fused_full_relu_sum: out of memory allocating a temporary buffer"]
+        elif dims[0] == 100000:
+            want = ["vm.builtin.empty", "a tensor of shape (100000, 100000, 100000) float32 needs 4000000000000000 "
+                    "bytes, more than the limit"]
+        else:
+            want = ["vm.builtin.empty", "of float32 is too large"]
+        # under ASan an allocation that large aborts unless the allocator may return NULL
+        asan = {"ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"}
+        one_error(["run", p, "-i", sp], want, "ConstantOfShape%s %s" % (" + Relu + ReduceSum" if chain else "", dims),
+                  env=asan)
 
 finish()

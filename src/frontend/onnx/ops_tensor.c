@@ -179,7 +179,7 @@ static void infer_dim(rlx_ctx_t* ctx, int xn, rlx_expr_t* const* xs, int n, rlx_
   for (int i = 0; i < n; i++) {
     if (rlx_expr_is_const_int(dims[i], &v)) {
       if (v == -1) at = i;
-      else co *= v;
+      else if (__builtin_mul_overflow(co, v, &co)) return; /* relax.reshape reports the mismatch */
       continue;
     }
     int k = 0; /* a symbolic dim must cancel against one of the input's */
@@ -191,8 +191,9 @@ static void infer_dim(rlx_ctx_t* ctx, int xn, rlx_expr_t* const* xs, int n, rlx_
   rlx_expr_t* rest = NULL;
   for (int k = 0; k < xn; k++) {
     if (used[k]) continue;
-    if (rlx_expr_is_const_int(xs[k], &v)) cx *= v;
-    else rest = rest ? rlx_ir_mul(ctx, rest, xs[k]) : xs[k];
+    if (rlx_expr_is_const_int(xs[k], &v)) {
+      if (__builtin_mul_overflow(cx, v, &cx)) return;
+    } else rest = rest ? rlx_ir_mul(ctx, rest, xs[k]) : xs[k];
   }
   if (co == 0 || cx % co != 0) return;
   rlx_expr_t* c = rlx_ir_i64(ctx, cx / co);

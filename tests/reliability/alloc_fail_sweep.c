@@ -1,0 +1,370 @@
+/* Allocation-failure sweep (issue 12): every heap allocation rlx's own code makes —
+ * malloc, calloc, realloc, strdup, strndup, posix_memalign, aligned_alloc, called from
+ * the runtime, the compiler (its arena's chunks included) and the hand-written kernels —
+ * goes through the __wrap_ functions below (the executable links rlx's objects with
+ * -Wl,--wrap=...; libc's and the system libraries' own allocations are not counted). A
+ * scenario runs once to count its allocations, N; then, for every k in 1..N, a forked
+ * child runs it again with the k-th allocation failing (only that one) and must end in
+ * an error status or in the right result; a crash (signal), a wrong result or, in the
+ * sanitizer build, a leak (LeakSanitizer, checked in the child after everything is
+ * freed) fails the sweep, and the k is printed with the scenario so that
+ *   alloc_fail_sweep SCENARIO K
+ * reproduces it in the foreground.
+ *
+ * Scenarios of the runtime: "load_run" (rlx_vm_load of a model compiled at start, invoke,
+ * release), "vm_text" (its executable disassembled and assembled back), "npy" (a .npy
+ * read from memory). Of the compiler: "parse" (rlx_script_parse of a Relax + TIR module and printing it back), "compile"
+ * (parse, then every pass of the pipeline and the VM code generation, up to the C
+ * sources and executable bytes; not the C compiler, a separate process).
+ *
+ * Usage: alloc_fail_sweep [--runtime] [--stride S] [SCENARIO [K]]   (every k by default;
+ * --runtime: only the runtime's scenarios). */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rlx/rlx.h"
+#include "rlx/vm.h"
+#include "support/support.h"
+#include "test.h"
+#include "transform/pass.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_LSAN 1
+#endif
+#endif
+#ifdef HAVE_LSAN
+int __lsan_do_recoverable_leak_check(void);
+#endif
+
+/* ---------------------------------------------------------------- the failing allocator */
+
+static atomic_llong seen;  /* allocations since arm() */
+static long long fail_at;  /* the one to fail (1-based); 0 = none */
+static atomic_bool armed;
+static atomic_llong failed;
+
+void* __real_malloc(size_t n);
+void* __real_calloc(size_t a, size_t b);
+void* __real_realloc(void* p, size_t n);
+char* __real_strdup(const char* s);
+char* __real_strndup(const char* s, size_t n);
+int __real_posix_memalign(void** p, size_t align, size_t n);
+void* __real_aligned_alloc(size_t align, size_t n);
+
+static bool fail_now(void) {
+  if (!atomic_load(&armed)) return false;
+  long long k = atomic_fetch_add(&seen, 1) + 1;
+  if (k != fail_at) return false;
+  atomic_fetch_add(&failed, 1);
+  return true;
+}
+
+void* __wrap_malloc(size_t n) { return fail_now() ? NULL : __real_malloc(n); }
+void* __wrap_calloc(size_t a, size_t b) { return fail_now() ? NULL : __real_calloc(a, b); }
+void* __wrap_realloc(void* p, size_t n) { return fail_now() ? NULL : __real_realloc(p, n); }
+char* __wrap_strdup(const char* s) { return fail_now() ? NULL : __real_strdup(s); }
+char* __wrap_strndup(const char* s, size_t n) { return fail_now() ? NULL : __real_strndup(s, n); }
+int __wrap_posix_memalign(void** p, size_t align, size_t n) {
+  return fail_now() ? ENOMEM : __real_posix_memalign(p, align, n);
+}
+void* __wrap_aligned_alloc(size_t align, size_t n) { return fail_now() ? NULL : __real_aligned_alloc(align, n); }
+
+static void arm(long long k) {
+  atomic_store(&seen, 0);
+  atomic_store(&failed, 0);
+  fail_at = k;
+  atomic_store(&armed, true);
+}
+static long long disarm(void) {
+  atomic_store(&armed, false);
+  return atomic_load(&seen);
+}
+
+/* ---------------------------------------------------------------- scenarios */
+
+/* A model with a symbolic batch, a constant, a matmul, an elementwise chain and a
+ * match_cast; and a hand-written PrimFunc called through call_tir. */
+static const char* model_text =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @T.prim_func\n"
+    "    def scale(A: T.Buffer((T.int64(4),), \"float32\"), B: T.Buffer((T.int64(4),), \"float32\")):\n"
+    "        for i in range(T.int64(4)):\n"
+    "            with T.block(\"B\"):\n"
+    "                vi = T.axis.spatial(T.int64(4), i)\n"
+    "                B[vi] = A[vi] * T.float32(2)\n"
+    "\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 4), dtype=\"float32\"), b: R.Tensor((4,), dtype=\"float32\")) -> "
+    "R.Tensor((\"n\", 3), dtype=\"float32\"):\n"
+    "        n = T.int64()\n"
+    "        cls = Module\n"
+    "        with R.dataflow():\n"
+    "            b2 = R.call_tir(cls.scale, (b,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
+    "            lv: R.Tensor((n, 4), dtype=\"float32\") = R.add(x, b2)\n"
+    "            lv1: R.Tensor((n, 3), dtype=\"float32\") = R.matmul(lv, R.const([[1, 0, 0], [0, 1, 0], [0, 0, 1], "
+    "[1, 1, 1]], \"float32\"))\n"
+    "            gv: R.Tensor((n, 3), dtype=\"float32\") = R.nn.relu(lv1)\n"
+    "            R.output(gv)\n"
+    "        return gv\n";
+
+static char model_so[256];
+
+/* The expected output of main for x = [[i + j/4]], b = [1, -1, 0.5, -2] (n = 3). */
+static void inputs(rlx_ndarray_t** x, rlx_ndarray_t** b, rlx_status_t** st) {
+  int64_t xs[2] = {3, 4}, bs[1] = {4};
+  *st = rlx_ndarray_create(2, xs, rlx_dldtype(kDLFloat, 32, 1), NULL, x);
+  if (!*st) *st = rlx_ndarray_create(1, bs, rlx_dldtype(kDLFloat, 32, 1), NULL, b);
+  if (*st) return;
+  float* xd = (*x)->dl.data;
+  for (int i = 0; i < 12; i++) xd[i] = (float)(i / 4) + (float)(i % 4) / 4.0f - 1.0f;
+  float* bd = (*b)->dl.data;
+  bd[0] = 1, bd[1] = -1, bd[2] = 0.5f, bd[3] = -2;
+}
+
+static bool right_output(const rlx_ndarray_t* y) {
+  if (y->dl.ndim != 2 || y->dl.shape[0] != 3 || y->dl.shape[1] != 3) return false;
+  const float* yd = y->dl.data;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      float x[4], s = 0;
+      const float b2[4] = {2, -2, 1, -4};
+      for (int c = 0; c < 4; c++) x[c] = (float)i + (float)c / 4.0f - 1.0f + b2[c];
+      s = x[j] + x[3];
+      float want = s > 0 ? s : 0;
+      if (fabsf(yd[i * 3 + j] - want) > 1e-5f) return false;
+    }
+  return true;
+}
+
+/* Each scenario returns its status; *ok_result is false when it succeeded with a wrong
+ * result. Everything it allocates is freed before it returns. */
+static rlx_status_t* run_load_run(bool* ok_result) {
+  rlx_vm_t* vm = NULL;
+  rlx_ndarray_t *x = NULL, *b = NULL;
+  rlx_status_t* st = rlx_vm_load(model_so, 0, NULL, &vm);
+  if (!st) inputs(&x, &b, &st);
+  int n = 0;
+  rlx_ndarray_t** outs = NULL;
+  if (!st) st = rlx_vm_invoke(vm, "main", 2, (DLTensor*[]){&x->dl, &b->dl}, &n, &outs);
+  if (!st) *ok_result = n == 1 && right_output(outs[0]);
+  for (int i = 0; i < n; i++) rlx_ndarray_release(outs[i]);
+  free(outs);
+  rlx_ndarray_release(x);
+  rlx_ndarray_release(b);
+  rlx_vm_free(vm);
+  return st;
+}
+
+static rlx_status_t* run_parse(bool* ok_result) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, model_text, "model.py", &m);
+  if (!st) {
+    char* text = rlx_script_print_module(m);
+    if (!text) st = rlx_status_create(RLX_OUT_OF_MEMORY, "printing");
+    else *ok_result = strstr(text, "def main(x: R.Tensor((\"n\", 4), dtype=\"float32\")") != NULL;
+    free(text);
+  }
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_compile(bool* ok_result) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t *m = NULL, *lowered = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, model_text, "model.py", &m);
+  if (!st) st = rlx_pipeline_run(ctx, m, NULL, &lowered);
+  (void)ok_result;
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+/* The model's executable printed as text and assembled back to the same bytes. */
+static rlx_status_t* run_vm_text(bool* ok_result) {
+  char* text = NULL;
+  void* bytes = NULL;
+  size_t n = 0;
+  rlx_status_t* st = rlx_vm_disassemble_model(model_so, &text);
+  if (!st) st = rlx_vm_assemble(text, &bytes, &n);
+  if (!st) {
+    char* again = NULL;
+    st = rlx_vm_disassemble(bytes, n, &again);
+    /* the same text but for the header line's byte count, which is the same too */
+    if (!st) *ok_result = strcmp(again, text) == 0;
+    free(again);
+  }
+  free(bytes);
+  free(text);
+  return st;
+}
+
+/* A .npy tensor read from memory (2 x 3 float32, the fuzz corpus's seed). */
+static char* npy_bytes;
+static size_t npy_len;
+static rlx_status_t* run_npy(bool* ok_result) {
+  rlx_ndarray_t* t = NULL;
+  rlx_status_t* st = rlx_npy_load_from_memory(npy_bytes, npy_len, "f32_2x3.npy", &t);
+  if (!st) *ok_result = t->dl.ndim == 2 && t->dl.shape[0] == 2 && t->dl.shape[1] == 3;
+  rlx_ndarray_release(t);
+  return st;
+}
+
+typedef struct {
+  const char* name;
+  rlx_status_t* (*run)(bool* ok_result);
+  bool runtime; /* only runtime code: must be clean (ctest runs these) */
+} scenario_t;
+
+static const scenario_t scenarios[] = {
+    {"load_run", run_load_run, true},
+    {"vm_text", run_vm_text, true},
+    {"npy", run_npy, true},
+    {"parse", run_parse, false},
+    {"compile", run_compile, false},
+};
+enum { N_SCENARIOS = sizeof(scenarios) / sizeof(scenarios[0]) };
+
+enum { CHILD_OK = 0, CHILD_WRONG = 3, CHILD_LEAK = 4 };
+
+/* Runs a scenario with allocation k failing (0: none); returns a CHILD_ code. With
+ * `verbose`, prints the status. *out_seen: allocations counted. */
+static int run_one(const scenario_t* s, long long k, bool verbose, long long* out_seen) {
+  bool ok_result = true;
+  arm(k);
+  rlx_status_t* st = s->run(&ok_result);
+  long long n = disarm();
+  if (out_seen) *out_seen = n;
+  if (verbose) fprintf(stderr, "%s, allocation %lld of %lld failing: %s\n", s->name, k, n, rlx_status_message(st));
+  int rc = CHILD_OK;
+  if (!st && !ok_result) rc = CHILD_WRONG;
+  rlx_status_free(st);
+#ifdef HAVE_LSAN
+  if (rc == CHILD_OK && __lsan_do_recoverable_leak_check()) rc = CHILD_LEAK;
+#endif
+  return rc;
+}
+
+/* Runs the scenario in a child (k = 0: counting) with a time limit, so that the parent
+ * never starts threads (libgomp's pool does not survive a fork) nor holds any state of a
+ * run. Returns waitpid's status; *out_seen (may be NULL) from the child through a pipe. */
+static int run_child(const scenario_t* s, long long k, long long* out_seen) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(120); /* a hang is a failure too (SIGALRM) */
+    long long n = 0;
+    int rc = run_one(s, k, false, &n);
+    ssize_t w = write(fds[1], &n, sizeof n);
+    _exit(w == (ssize_t)sizeof n ? rc : 1);
+  }
+  close(fds[1]);
+  long long n = 0;
+  if (pid > 0 && read(fds[0], &n, sizeof n) == (ssize_t)sizeof n && out_seen) *out_seen = n;
+  close(fds[0]);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return status;
+}
+
+/* Sweeps one scenario; returns the number of failing k. */
+static int sweep(const scenario_t* s, long long stride, long long* out_points) {
+  long long n = 0;
+  int status = run_child(s, 0, &n);
+  CHECK_MSG(status == 0 && n > 0, "%s without failures: wait status %d, %lld allocations", s->name, status, n);
+  *out_points = 0;
+  int bad = 0;
+  for (long long k = 1; k <= n; k += stride) {
+    status = run_child(s, k, NULL);
+    if (status == -1) {
+      CHECK_MSG(false, "fork/wait failed");
+      return bad + 1;
+    }
+    (*out_points)++;
+    const char* what = NULL;
+    if (WIFSIGNALED(status)) what = strsignal(WTERMSIG(status));
+    else if (WEXITSTATUS(status) == CHILD_WRONG) what = "succeeded with a wrong result";
+    else if (WEXITSTATUS(status) == CHILD_LEAK) what = "leaked";
+    else if (WEXITSTATUS(status) != CHILD_OK) what = "exited with an unexpected code";
+    if (what) {
+      bad++;
+      if (bad <= 200) fprintf(stderr, "FAIL: %s, allocation %lld of %lld failing: %s (rerun: alloc_fail_sweep %s %lld)\n",
+                             s->name, k, n, what, s->name, k);
+    }
+  }
+  printf("%s: %lld allocations, %lld failure points run, %d bad\n", s->name, n, *out_points, bad);
+  CHECK_MSG(bad == 0, "%s: %d of %lld failure points crashed, leaked or gave a wrong result", s->name, bad,
+            *out_points);
+  return bad;
+}
+
+static rlx_status_t* compile_model(void) {
+  char dir[] = "/tmp/rlx-alloc-sweep-XXXXXX";
+  if (!mkdtemp(dir)) return rlx_status_create(RLX_IO_ERROR, "mkdtemp");
+  snprintf(model_so, sizeof model_so, "%s/model.so", dir);
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, model_text, "model.py", &m);
+  if (!st) st = rlx_relax_build(ctx, m, NULL, model_so);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static void remove_model(void) {
+  unlink(model_so);
+  char* slash = strrchr(model_so, '/');
+  if (slash) {
+    *slash = 0;
+    rmdir(model_so);
+  }
+}
+
+int main(int argc, char** argv) {
+  long long stride = 1;
+  bool runtime_only = false;
+  int a = 1;
+  for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
+    if (strcmp(argv[a], "--runtime") == 0) runtime_only = true;
+    else if (strcmp(argv[a], "--stride") == 0 && a + 1 < argc) stride = atoll(argv[++a]);
+    else {
+      fprintf(stderr, "usage: %s [--runtime] [--stride S] [SCENARIO [K]]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (stride < 1) stride = 1;
+  CHECK_OK(compile_model());
+  CHECK_OK(rlx_file_read("tests/fuzz/corpus/npy/f32_2x3.npy", &npy_bytes, &npy_len));
+  if (test_failed_) TEST_MAIN_END();
+  for (int i = 0; i < N_SCENARIOS; i++) {
+    const scenario_t* s = &scenarios[i];
+    if (a < argc && strcmp(argv[a], s->name) != 0) continue;
+    if (runtime_only && !s->runtime) continue;
+    if (a + 1 < argc) { /* one k in the foreground, for a debugger */
+      int rc = run_one(s, atoll(argv[a + 1]), true, NULL);
+      CHECK_MSG(rc == CHILD_OK, "code %d", rc);
+      continue;
+    }
+    long long points = 0;
+    sweep(s, stride, &points);
+  }
+  remove_model();
+  free(npy_bytes);
+  TEST_MAIN_END();
+}
