@@ -687,6 +687,18 @@ static const Onnx__GraphProto* graph_attr(const rlx_onnx_node_t* node, const cha
   return a ? a->g : NULL;
 }
 
+/* Appends nm to the growing arena array *names (*n used of *cap). */
+static void push_name(rlx_ctx_t* ctx, const char* nm, const char*** names, int* n, int* cap) {
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 8;
+    const char** bigger = RLX_NEW_ARRAY(ctx, const char*, nc);
+    if (*n) memcpy(bigger, *names, sizeof(*bigger) * (size_t)*n);
+    *names = bigger;
+    *cap = nc;
+  }
+  (*names)[(*n)++] = nm;
+}
+
 /* Adds to `free` (in order, once each) the names g reads that neither g nor an enclosing
  * scope inside it defines (`defined` grows with g's definitions: ONNX names are unique). */
 static void free_names(rlx_ctx_t* ctx, const Onnx__GraphProto* g, rlx_onnx_strmap_t* defined, rlx_onnx_strmap_t* seen,
@@ -704,28 +716,14 @@ static void free_names(rlx_ctx_t* ctx, const Onnx__GraphProto* g, rlx_onnx_strma
       const char* nm = p->input[k];
       if (!nm[0] || rlx_onnx_strmap_get(defined, nm, NULL) || rlx_onnx_strmap_get(seen, nm, NULL)) continue;
       rlx_onnx_strmap_put(seen, nm, NULL);
-      if (*n == *cap) {
-        int nc = *cap ? 2 * *cap : 8;
-        const char** bigger = RLX_NEW_ARRAY(ctx, const char*, nc);
-        if (*n) memcpy(bigger, *names, sizeof(*bigger) * (size_t)*n);
-        *names = bigger;
-        *cap = nc;
-      }
-      (*names)[(*n)++] = nm;
+      push_name(ctx, nm, names, n, cap);
     }
     for (size_t k = 0; k < p->n_output; k++) rlx_onnx_strmap_put(defined, p->output[k], NULL);
   }
   for (size_t i = 0; i < g->n_output; i++)
     if (!rlx_onnx_strmap_get(defined, g->output[i]->name, NULL) && !rlx_onnx_strmap_get(seen, g->output[i]->name, NULL)) {
       rlx_onnx_strmap_put(seen, g->output[i]->name, NULL);
-      if (*n == *cap) {
-        int nc = *cap ? 2 * *cap : 8;
-        const char** bigger = RLX_NEW_ARRAY(ctx, const char*, nc);
-        if (*n) memcpy(bigger, *names, sizeof(*bigger) * (size_t)*n);
-        *names = bigger;
-        *cap = nc;
-      }
-      (*names)[(*n)++] = g->output[i]->name;
+      push_name(ctx, g->output[i]->name, names, n, cap);
     }
 }
 
