@@ -288,6 +288,46 @@ static void print_size(const char* what, const rlx_memory_size_t* s) {
   else printf("%s=%s", what, s->str);
 }
 
+/* The packed function a call binds (R.call_packed / R.call_pure_packed / a direct extern
+ * call), or NULL. */
+static const char* packed_callee(const rlx_relax_expr_t* v) {
+  if (v->kind != RLX_RELAX_CALL) return NULL;
+  const rlx_relax_call_t* c = (const rlx_relax_call_t*)v;
+  const rlx_relax_expr_t* f = c->op;
+  if (f->kind == RLX_RELAX_OP && c->n_args > 0) {
+    const char* op = ((const rlx_relax_op_t*)f)->name;
+    if (strcmp(op, "relax.call_pure_packed") != 0 && strcmp(op, "relax.call_packed") != 0) return NULL;
+    f = c->args[0];
+  }
+  return f->kind == RLX_RELAX_EXTERN_FUNC ? ((const rlx_relax_extern_func_t*)f)->global_symbol : NULL;
+}
+
+/* Prints one line per binding of e (a SeqExpr, If branches included) whose tensors a packed
+ * function allocates when it runs: results whose size is known only then (vm.builtin.nonzero,
+ * unique, the sequence builtins ...), outside the static plan. */
+static int print_runtime_allocs(rlx_ctx_t* ctx, const char* fname, const rlx_relax_expr_t* e) {
+  int n = 0;
+  if (e->kind == RLX_RELAX_IF) {
+    const rlx_relax_if_t* f = (const rlx_relax_if_t*)e;
+    return print_runtime_allocs(ctx, fname, f->then_branch) + print_runtime_allocs(ctx, fname, f->else_branch);
+  }
+  if (e->kind != RLX_RELAX_SEQ) return 0;
+  const rlx_relax_seq_t* s = (const rlx_relax_seq_t*)e;
+  for (int b = 0; b < s->n_blocks; b++)
+    for (int k = 0; k < s->blocks[b]->n_bindings; k++) {
+      const rlx_relax_binding_t* bd = s->blocks[b]->bindings[k];
+      n += print_runtime_allocs(ctx, fname, bd->value);
+      const char* callee = packed_callee(bd->value);
+      const rlx_sinfo_t* si = bd->var->hdr.sinfo;
+      if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE)) continue;
+      if (strncmp(callee, "vm.builtin.", 11) == 0 && strncmp(callee, "vm.builtin.alloc", 16) == 0) continue;
+      printf("run-time allocation %s: %s = %s(...) -> %s (sized by the callee when it runs)\n", fname, bd->var->name,
+             callee, rlx_sinfo_str(ctx, si));
+      n++;
+    }
+  return n;
+}
+
 /* Memory planning figures of every Relax function: the module before plan_memory against
  * the module after it. */
 static rlx_status_t* print_memory_stats(rlx_ctx_t* ctx, rlx_module_t* m) {
@@ -308,6 +348,9 @@ static rlx_status_t* print_memory_stats(rlx_ctx_t* ctx, rlx_module_t* m) {
     if (s.unplanned.is_static && s.planned.is_static && s.unplanned.bytes > 0)
       printf(" saved=%.1f%%", 100.0 * (double)(s.unplanned.bytes - s.planned.bytes) / (double)s.unplanned.bytes);
     printf("\n");
+    const rlx_relax_func_t* f = after->funcs[i].func;
+    int n_rt = print_runtime_allocs(ctx, after->funcs[i].name, f->body);
+    printf("memory %s: %d run-time allocation(s) outside the plan\n", after->funcs[i].name, n_rt);
   }
   return NULL;
 }

@@ -74,7 +74,10 @@ typedef struct {
 rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info);
 
 /* Runs function `name` on n_inputs CPU tensors (compact; not copied — kernels read them in
- * place, and must not be freed during the call). On success *out_n outputs are returned in
+ * place, and must not be freed during the call). A parameter that is not a tensor takes the
+ * form such a result has: a 0-d int / bool / float tensor for an R.Prim, a 1-d int64 tensor
+ * for an R.Shape (the function's checks then match it against the parameter's struct info;
+ * R.Tuple parameters cannot be passed). On success *out_n outputs are returned in
  * *out_outputs, a heap array the caller frees with free() after releasing each tensor with
  * rlx_ndarray_release. A Tuple result is flattened (nested tuples depth-first); a tensor
  * result is one output; an int / float result is a 0-d int64 / float64 tensor and a shape

@@ -117,6 +117,16 @@ def convert_to_packed(f):
     return PACKED_FN(call)
 
 
+class ShapeTuple(tuple):
+    """TVM's runtime.ShapeTuple: a shape value (an R.Shape argument or result of the VM)."""
+
+    def __new__(cls, shape=()):
+        return super().__new__(cls, (int(d) for d in shape))
+
+    def __repr__(self):
+        return "ShapeTuple(%s)" % list(self)
+
+
 class PackedFunc:
     """A C packed function (from the registry or a library) callable from Python."""
 

@@ -490,9 +490,6 @@ static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor*
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: NULL tensor", fn->name, pname);
   if (t->device.device_type != kDLCPU)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: not a CPU tensor", fn->name, pname);
-  if (fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR)
-    return rlx_status_create(RLX_UNSUPPORTED, "%s: parameter %s is not a tensor; only tensor inputs can be passed",
-                             fn->name, pname);
   if (fn->param_dtypes[i].bits != 0 && !rlx_dldtype_equal(fn->param_dtypes[i], t->dtype))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: parameter %s: expected dtype %s, got %s", fn->name, pname,
                              rlx_dldtype_str(fn->param_dtypes[i], b1), rlx_dldtype_str(t->dtype, b2));
@@ -509,6 +506,42 @@ static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor*
     }
   }
   return NULL;
+}
+
+/* A non-tensor parameter's value from its input, the forms results take (see flatten): a
+ * 0-d integer or bool (uint1, a byte) tensor is an int (R.Prim("int64")), a 0-d float tensor a float, a 1-d
+ * int64 tensor a shape (R.Shape). The function's own checks then match it against the
+ * parameter's struct info. Tuples cannot be passed. */
+static rlx_status_t* value_param(const rlx_vm_func_t* fn, int i, const DLTensor* t, rlx_vmv_t* out) {
+  char b[32];
+  const char* pname = fn->param_names[i];
+  int code = t->dtype.code, bits = t->dtype.bits;
+  const char* data = (const char*)t->data + t->byte_offset;
+  if (t->dtype.lanes == 1 && t->ndim == 0 && (code == kDLInt || code == kDLUInt) &&
+      (bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 1)) {
+    int64_t v = 0;
+    if (bits == 64) memcpy(&v, data, 8);
+    else if (bits == 32) v = code == kDLUInt ? (int64_t) * (const uint32_t*)data : *(const int32_t*)data;
+    else if (bits == 16) v = code == kDLUInt ? (int64_t) * (const uint16_t*)data : *(const int16_t*)data;
+    else v = code == kDLInt ? *(const int8_t*)data : *(const uint8_t*)data;
+    out->kind = RLX_VMV_INT;
+    out->u.i = v;
+    return NULL;
+  }
+  if (t->dtype.lanes == 1 && t->ndim == 0 && code == kDLFloat && (bits == 32 || bits == 64)) {
+    out->kind = RLX_VMV_FLOAT;
+    out->u.f = bits == 64 ? *(const double*)data : (double)*(const float*)data;
+    return NULL;
+  }
+  if (t->ndim == 1 && code == kDLInt && bits == 64 && t->dtype.lanes == 1 && (!t->strides || t->strides[0] == 1)) {
+    RLX_RETURN_IF_ERROR(rlx_vm_shape_new((int)t->shape[0], (const int64_t*)data, &out->u.shape));
+    out->kind = RLX_VMV_SHAPE;
+    return NULL;
+  }
+  return rlx_status_create(RLX_INVALID_ARGUMENT,
+                           "%s: parameter %s is not a tensor: pass a scalar (a 0-d int, bool or float tensor) for an "
+                           "R.Prim or a 1-d int64 tensor for an R.Shape (tuples cannot be passed), got %s of ndim %d",
+                           fn->name, pname, rlx_dldtype_str(t->dtype, b), t->ndim);
 }
 
 /* Appends the tensors of v (tuples flattened) to outs. */
@@ -570,6 +603,10 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
   for (int i = 0; !st && i < n_inputs; i++) {
     st = check_param(fn, i, inputs[i]);
     if (st) break;
+    if (fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR) {
+      st = value_param(fn, i, inputs[i], &args[i]);
+      continue;
+    }
     rlx_ndarray_t* t = NULL;
     st = rlx_ndarray_from_data((char*)inputs[i]->data + inputs[i]->byte_offset, inputs[i]->ndim, inputs[i]->shape,
                                inputs[i]->dtype, &t);

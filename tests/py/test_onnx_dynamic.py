@@ -7,6 +7,8 @@
   and a -1), and a target of the wrong size is a run-time error naming the check.
 - Compress with a run-time condition, Range with run-time bounds, ConstantOfShape of a
   run-time shape: each on two inputs giving different output sizes.
+- Sequences whose insert and read positions arrive at run time (elements of three shapes),
+  and If with a run-time condition whose branches read outer values: each on every branch.
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -77,11 +79,44 @@ m.graph.initializer.append(helper.make_tensor("axes", I64, [1], [0]))
 onnx.save(m, path)
 so, stats = compile_once(path)
 check("unplanned" in stats, "--stats reports run-time allocations:\n" + stats)
+check("run-time allocation main: " in stats and "= vm.builtin.nonzero(...)" in stats and
+      "1 run-time allocation(s) outside the plan" in stats, "--stats names the callee-allocated result:\n" + stats)
 for tag, x in [("nz0", np.zeros(8, np.float32)),
                ("nz3", np.array([0, 1.5, 0, 0, -2, 0, 3, 0], np.float32)),
                ("nz7", np.array([1, 2, 3, 0, 5, 6, 7, 8], np.float32))]:
     r = run(so, [x], tag) if so else None
     same(r[0] if r else None, x[np.nonzero(x)[0]], "NonZero->Gather " + tag)
+
+# --- Sequences with run-time positions: elements of different shapes ----------------------
+path = model("sequence_pos",
+             [helper.make_node("SequenceConstruct", ["a", "b"], ["s1"]),
+              helper.make_node("SequenceInsert", ["s1", "c", "p_ins"], ["s2"]),
+              helper.make_node("SequenceAt", ["s2", "p_at"], ["y"])],
+             [helper.make_tensor_value_info("a", F, [2, 3]), helper.make_tensor_value_info("b", F, [1, 3]),
+              helper.make_tensor_value_info("c", F, [4, 3]), helper.make_tensor_value_info("p_ins", I64, []),
+              helper.make_tensor_value_info("p_at", I64, [])], [helper.make_tensor_value_info("y", F, None)])
+so, stats = compile_once(path)
+check("vm.builtin.sequence_insert" in stats and "vm.builtin.sequence_at" in stats, "sequence builtins in --stats:\n" + stats)
+abc = [np.full((2, 3), 1, np.float32), np.full((1, 3), 2, np.float32), np.full((4, 3), 3, np.float32)]
+for tag, p_ins, p_at in [("q1", 0, 0), ("q2", 2, 1), ("q3", -1, -1), ("q4", 1, 2)]:
+    seq = [abc[0], abc[1]]
+    seq.insert(p_ins, abc[2])  # ONNX counts a negative position from the back, as list.insert
+    r = run(so, abc + [np.array(p_ins, np.int64), np.array(p_at, np.int64)], tag) if so else None
+    same(r[0] if r else None, seq[p_at], "SequenceInsert at %d, SequenceAt %d" % (p_ins, p_at))
+
+# --- If with a run-time condition whose branches read outer values -----------------------
+then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
+                           [helper.make_tensor_value_info("t", F, [3])])
+else_g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["e"])], "else", [],
+                           [helper.make_tensor_value_info("e", F, [3])])
+path = model("if_outer", [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+             [helper.make_tensor_value_info("c", B, []), helper.make_tensor_value_info("x", F, [3]),
+              helper.make_tensor_value_info("w", F, [3])], [helper.make_tensor_value_info("y", F, [3])])
+so, _ = compile_once(path)
+xw = [np.array([1, 2, 3], np.float32), np.array([4, 5, 6], np.float32)]
+for tag, c in [("if1", True), ("if0", False)]:
+    r = run(so, [np.array(c)] + xw, tag) if so else None
+    same(r[0] if r else None, xw[0] + xw[0] if c else xw[0] * xw[1], "If(%s)" % c)
 
 # --- Reshape to a run-time shape -----------------------------------------------------------
 path = model("reshape_input", [helper.make_node("Reshape", ["x", "shape"], ["y"])],

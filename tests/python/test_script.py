@@ -157,6 +157,37 @@ def test_parse_error_inside_ir_module_class():
     assert str(info.value).startswith("%s:%d:" % (__file__, line)), str(info.value)
 
 
+@I.ir_module
+class Branchy:
+    @R.function(private=True)
+    def scale(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        n = T.int64()
+        lv = R.multiply(x, R.const(3.0, "float32"))
+        return lv
+
+    @R.function
+    def main(c: R.Tensor((), "bool"), x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        n = T.int64()
+        cls = Branchy
+        if c:
+            lv1 = R.add(x, x)
+            r = lv1
+        else:
+            lv2 = cls.scale(x)
+            r = R.subtract(lv2, R.const(1.0, "float32"))
+        return r
+
+
+def test_if_runs_both_branches():
+    """R.If built through the VM's if/goto: each branch taken on its own condition, one of
+    them calling a private Relax function (how the ONNX importer lowers If)."""
+    vm = relax.VirtualMachine(relax.build(Branchy), tvm.cpu())
+    for n in (4, 9):
+        x = np.random.rand(n).astype("float32")
+        np.testing.assert_allclose(vm["main"](np.array(True), x).numpy(), x + x, rtol=1e-6)
+        np.testing.assert_allclose(vm["main"](np.array(False), x).numpy(), x * 3 - 1, rtol=1e-6)
+
+
 def test_relax_func_attr_nested_values():
     # R.func_attr values of every kind, nested dicts and lists included, print as Python
     # literals with dict keys sorted (as TVM prints string-keyed maps); print is a fixed point.
@@ -174,3 +205,31 @@ def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
     assert tvm.script.from_source(text).script() == text
     with pytest.raises(tvm.RLXError, match="attribute opt: expected string keys"):
         tvm.script.from_source(src.replace('"b": {"e"', '1: {"e"'))
+
+
+def test_vm_prim_and_shape_inputs_and_results():
+    # R.Prim parameters take Python numbers, R.Shape ones ShapeTuples; such results come back
+    # as Python numbers and ShapeTuples (tuples as tuples), as TVM's VM gives them.
+    @I.ir_module
+    class M:
+        @R.function
+        def main(x: R.Tensor(("k",), "float32"), p: R.Prim("int64"), s: R.Shape(["n", "m"]), f: R.Prim("float32")):
+            n = T.int64()
+            m = T.int64()
+            k = T.int64()
+            y = R.multiply(x, R.const(2.0, "float32"))
+            return (x, y, p, s, R.prim_value(n * m + k), f, R.shape([m, n]))
+
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    x = np.arange(3, dtype="float32")
+    out = vm["main"](x, 7, tvm.runtime.ShapeTuple([4, 5]), 2.5)
+    np.testing.assert_array_equal(out[0].numpy(), x)  # the input returned unchanged stays valid
+    np.testing.assert_array_equal(out[1].numpy(), 2 * x)
+    assert out[2:] == (7, tvm.runtime.ShapeTuple([4, 5]), 23, 2.5, tvm.runtime.ShapeTuple([5, 4]))
+    assert isinstance(out[2], int) and isinstance(out[3], tvm.runtime.ShapeTuple) and isinstance(out[5], float)
+    with pytest.raises(tvm.RLXError, match=r"parameter s: expected shape \(n, m\) \(ndim 2\), got \(4, 5, 6\)"):
+        vm["main"](x, 7, tvm.runtime.ShapeTuple([4, 5, 6]), 2.5)
+    with pytest.raises(tvm.RLXError, match="parameter p is not a tensor: pass a scalar"):
+        vm["main"](x, np.ones(3), tvm.runtime.ShapeTuple([4, 5]), 2.5)
+    with pytest.raises(TypeError, match="tuple arguments"):
+        vm["main"](x, 7, (4, 5), 2.5)

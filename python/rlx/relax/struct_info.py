@@ -168,7 +168,13 @@ def DynTensorType(ndim=-1, dtype="float32"):  # noqa: N802 - TVM's legacy name
 
 
 def layout(s):
-    """The output grouping of a value of struct info s: None for a leaf, a list for a tuple."""
+    """The output grouping of a value of struct info s: None for a tensor leaf, "prim" for an
+    R.Prim and "shape" for an R.Shape (given back as a Python number / ShapeTuple), a list
+    for a tuple."""
     if isinstance(s, TupleStructInfo):
         return [layout(f) for f in s.fields]
+    if isinstance(s, PrimStructInfo):
+        return "prim"
+    if isinstance(s, ShapeStructInfo):
+        return "shape"
     return None

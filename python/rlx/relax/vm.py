@@ -81,6 +81,24 @@ def _build_config(mod, ctx):
     return cfg
 
 
+def _vm_input(a):
+    """A VM argument as the C VM takes it: numbers as 0-d tensors (int64 / float64 / bool),
+    shapes as 1-d int64 tensors; tuples (other than shapes) cannot be passed."""
+    import numpy as np
+    if isinstance(a, _rt.ShapeTuple):
+        return _nd.array(np.array(list(a), dtype="int64").reshape(len(a)))
+    if isinstance(a, bool):
+        return _nd.array(np.array(a, dtype="bool"))
+    if isinstance(a, int):
+        return _nd.array(np.array(a, dtype="int64"))
+    if isinstance(a, float):
+        return _nd.array(np.array(a, dtype="float64"))
+    if isinstance(a, (tuple, list)) and not isinstance(a, np.ndarray):
+        raise TypeError("VirtualMachine: tuple arguments (R.Tuple parameters) cannot be passed; pass a "
+                        "ShapeTuple for an R.Shape parameter")
+    return _nd.as_ndarray(a)
+
+
 class VirtualMachine:
     """TVM's relax.VirtualMachine over rlx_vm_t."""
 
@@ -112,12 +130,17 @@ class VirtualMachine:
         return [lib.rlx_vm_function_name(self.handle, i).decode() for i in range(lib.rlx_vm_function_count(self.handle))]
 
     def invoke(self, name, *args):
-        ins = [_nd.as_ndarray(a) for a in args]
+        """Runs function name. Arguments: NDArrays or numpy arrays for tensors, Python ints /
+        floats / bools for R.Prim parameters, ShapeTuples (or tuples of ints) for R.Shape ones.
+        Results: tensors as NDArrays, R.Prim as Python numbers, R.Shape as ShapeTuples, tuples
+        as tuples."""
+        ins = [_vm_input(a) for a in args]
         arr = (c_void_p * max(len(ins), 1))(*[a.handle for a in ins])
         n = c_int()
         outs = POINTER(c_void_p)()
         check(lib.rlx_vm_invoke(self.handle, cstr(name), len(ins), arr, byref(n), byref(outs)))
-        res = [_nd.NDArray(outs[i]) for i in range(n.value)]
+        # an output may be an input returned unchanged (a view of its memory): keep them alive
+        res = [_nd.NDArray(outs[i], base=ins) for i in range(n.value)]
         _ffi.free(outs)
         layout = self._layouts.get(name)
         if layout is None:
@@ -129,6 +152,11 @@ class VirtualMachine:
         def group(lay):
             if lay is None:
                 return next(it)
+            if lay == "prim":
+                v = next(it).numpy()
+                return v.item()
+            if lay == "shape":
+                return _rt.ShapeTuple(int(d) for d in next(it).numpy())
             return tuple(group(x) for x in lay)
 
         return group(layout)

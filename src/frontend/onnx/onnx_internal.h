@@ -82,4 +82,8 @@ struct rlx_onnx_importer {
 rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                         rlx_sinfo_t** out);
 
+/* ONNX If (importer.c; listed in the core family's table). */
+rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                  rlx_relax_expr_t** outputs);
+
 #endif

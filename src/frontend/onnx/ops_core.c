@@ -185,5 +185,6 @@ const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
     {"Identity", 1, cv_identity},
     {"Dropout", 1, cv_dropout},
     {"Shape", 1, cv_shape},
+    {"If", 1, rlx_onnx_convert_if},
     {NULL, 0, NULL},
 };

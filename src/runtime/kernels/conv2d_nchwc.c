@@ -266,6 +266,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   const int64_t r0 = rc * c->rows_per, r1 = r0 + c->rows_per < p->oh ? r0 + c->rows_per : p->oh;
   const int64_t next_og = og + c->pf_ahead, tiles_per_row = (p->ow + c->rw - 1) / c->rw;
   const int64_t lines = c->wgroup * 4 / 64, steps = c->icb_n * p->kh * p->kw;
+  /* spread over every row: front-loading it into the first half measured slower */
   const int64_t share = (lines + (r1 - r0) * tiles_per_row - 1) / ((r1 - r0) * tiles_per_row);
   if (c->pf_ahead && rc == c->row_chunks - 1 && next_og < c->og_n) t.pf_per = (share + steps - 1) / steps;
   const char* pf = t.pf_per ? (const char*)(c->w + next_og * c->wgroup) : NULL;
@@ -277,7 +278,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
       t.src = img + (orow * p->sh * c->wp + ow * p->sw) * p->cbi;
       t.y = c->y + yo + ow * 16;
       t.res = c->res ? c->res + yo + ow * 16 : NULL;
-      t.pf = pf && pf + t.pf_per * steps * 64 <= pf_end ? pf : NULL;
+      t.pf = pf && pf < pf_end ? pf : NULL; /* the last share may run past the group: harmless */
       if (pf) pf += t.pf_per * steps * 64;
       tiles[c->V - 1][m - 1][c->kind](&t);
     }
@@ -599,15 +600,20 @@ static int64_t l2_bytes(void) {
   return v;
 }
 
-int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow) {
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads) {
   const int64_t np = (m + 2) * (m + 2), tiles = ((oh + m - 1) / m) * ((ow + m - 1) / m);
-  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64;
+  const int64_t chunk = 14, bytes = np * (icb + ocb) * tiles * 64, weights = np * icb * ocb * 1024;
   /* The chunked form reads every transformed weight once per chunk of tiles: from memory,
    * in a network, where the weights are larger than the buffers. Staging pays when there
    * are several chunks and every tile's buffers fit in L2 (measured on a 2 MB L2 with
    * weights cold, as in a network: 14x14x256 F(2x2) 1.9 -> 1.4 ms, 28x28x128 F(4x4)
-   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). */
-  return tiles > chunk && bytes <= l2_bytes() ? bytes : 0;
+   * 1.0 -> 0.8-0.9 ms; 56x56x64, whose buffers do not fit, stays chunked). With several
+   * threads the staged form's steps hand data between the cores and its smaller weights
+   * no longer pay for that: up to 1 MB of weights the chunked form was faster at two
+   * threads (SqueezeNet's expands: 27x27 32->128 F(4x4) 0.10-0.13 vs 0.15 ms, 13x13
+   * 64->256 F(2x2) 0.13-0.15 vs 0.17 ms) and as fast or slower at one. */
+  if (tiles <= chunk || bytes > l2_bytes()) return 0;
+  return threads <= 1 || weights > (1 << 20) ? bytes : 0;
 }
 
 int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
@@ -630,7 +636,7 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   c.chunks = (c.n_tiles + c.tcm - 1) / c.tcm;
   c.in_img = c.icb_n * p->h * p->w * 16, c.out_plane = p->oh * p->ow * 16;
   c.u_xi = c.og_n * c.icb_n * 16 * c.V * 16, c.u_og = c.icb_n * 16 * c.V * 16;
-  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow);
+  const int64_t staged = rlx_nn_winograd_staged_bytes(m, c.icb_n, c.ocb, p->oh, p->ow, (int)threads);
   if (staged) {
     c.sbuf = rlx_nn_thread_buffer((size_t)staged);
     if (!c.sbuf) return -1;

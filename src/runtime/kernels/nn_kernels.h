@@ -60,9 +60,10 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
  * (rlx_nn_winograd_packed_numel floats). */
 int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m);
 /* Bytes of the one buffer (rlx_nn_thread_buffer) that the staged form of the Winograd kernel
- * takes for a layer (every tile's transformed input and GEMM result), or 0 when the layer
- * runs in the chunked form (per-participant scratch of rlx_nn_parallel). */
-int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow);
+ * takes for a layer run on `threads` threads (every tile's transformed input and GEMM
+ * result), or 0 when the layer runs in the chunked form (per-participant scratch of
+ * rlx_nn_parallel). */
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads);
 void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, float* dst);
 
 /* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
