@@ -100,6 +100,10 @@ OT_CONVERTER(ot_expand_runtime) {
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   int64_t n = 0;
   RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &n));
+  rlx_sinfo_tensor_t* st;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &st));
+  if (st->ndim != 1) /* expand_dim reads its length (a 0-d shape crashed the importer: fuzz finding) */
+    return rlx_onnx_error(node, "input 1 ('%s') must be a 1-d tensor of static length", node->inputs[1]);
   int on = x->ndim > (int)n ? x->ndim : (int)n;
   rlx_expr_t** dims = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, expand_dim, &on, 2, inputs, on, &dims));
