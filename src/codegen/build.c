@@ -44,6 +44,11 @@ char* rlx_cc_cache_dir(const char* dir) {
   return strdup(buf);
 }
 
+bool rlx_cc_keep_source(void) {
+  const char* v = getenv("RLX_KEEP_SOURCE");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
 bool rlx_cc_have_libmvec(char* const* cc_words, int nw) {
   char* argv[MAX_CC_WORDS + 2];
   for (int i = 0; i < nw; i++) argv[i] = cc_words[i];
@@ -92,9 +97,7 @@ rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, 
   snprintf(tmp_so, plen, "%s/%016llx.%d.%llx.tmp.so", dir, (unsigned long long)h, (int)getpid(), nonce);
   free(dir);
 
-  /* $RLX_KEEP_SOURCE=1 keeps every generated source next to its object (debugging) */
-  const char* keep_env = getenv("RLX_KEEP_SOURCE");
-  bool keep = (opts && opts->keep_source) || (keep_env && *keep_env && strcmp(keep_env, "0") != 0);
+  bool keep = (opts && opts->keep_source) || rlx_cc_keep_source();
   if (access(so, R_OK) == 0) {
     if (keep && access(c_final, R_OK) != 0) rlx_status_free(rlx_file_write(c_final, src, strlen(src)));
     goto done;

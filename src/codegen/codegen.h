@@ -80,6 +80,8 @@ const char* const* rlx_cc_flags(int* out_n);
 int rlx_cc_words(const char* cc, char** words, int max, char** out_copy);
 char* rlx_cc_cache_dir(const char* dir);
 bool rlx_cc_have_libmvec(char* const* words, int nw);
+/* $RLX_KEEP_SOURCE set (and not "0"): generated sources stay beside their objects (debugging). */
+bool rlx_cc_keep_source(void);
 
 /* Lowers every PrimFunc of m (rlx_tir_lower with the default schedule where allowed),
  * each keeping its module name, into *out_funcs (arena array, *out_n entries). */

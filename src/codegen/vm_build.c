@@ -179,9 +179,8 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
       argv[na++] = tmp_o;
       argv[na] = NULL;
       st = rlx_process_run(argv, NULL);
-      const char* keep = getenv("RLX_KEEP_SOURCE"); /* as build.c: the source stays (debugging) */
       if (st) st = rlx_status_annotate(st, "compiling the model's kernels '%s'", tmp_c);
-      else if (!(keep && *keep && strcmp(keep, "0") != 0)) unlink(tmp_c);
+      else if (!rlx_cc_keep_source()) unlink(tmp_c); /* $RLX_KEEP_SOURCE: it stays */
       /* rename is atomic: a concurrent build of the same source produces the same object */
       if (!st && rename(tmp_o, obj) != 0) st = rlx_status_create(RLX_IO_ERROR, "cannot write '%s'", obj);
     }

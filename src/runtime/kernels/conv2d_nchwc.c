@@ -88,6 +88,13 @@ static inline __attribute__((always_inline)) void conv_tile(const tile_t* t, con
   }
 }
 
+/* Prefetch rate of a tile: `lines` cache lines spread over `calls` tile calls of `steps`
+ * (icb, kh, kw) steps each, as lines per step (tile_t.pf_per). */
+static int64_t pf_rate(int64_t lines, int64_t calls, int64_t steps) {
+  const int64_t per_call = (lines + calls - 1) / calls;
+  return (per_call + steps - 1) / steps;
+}
+
 typedef void (*tile_fn_t)(const tile_t* t);
 
 /* Instances: tile_<V>_<RW>_<kind>, kind s1 (stride-1 blocked input), s2 (stride-2 blocked),
@@ -210,8 +217,7 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   const char* pf = NULL;
   if (c->pf_ahead && og + 1 < c->og_n && t1 > t0) {
     const int64_t lines = c->wgroup * 4 / 64, share = (lines + c->chunks - 1) / c->chunks;
-    const int64_t per_tile = (share + (t1 - t0) - 1) / (t1 - t0), steps = c->icb_n;
-    t.pf_per = (per_tile + steps - 1) / steps;
+    t.pf_per = pf_rate(share, t1 - t0, c->icb_n);
     pf = (const char*)(c->w + (og + 1) * c->wgroup) + ch * share * 64;
   }
   for (int64_t tt = t0; tt < t1; tt++) {
@@ -267,8 +273,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   const int64_t next_og = og + c->pf_ahead, tiles_per_row = (p->ow + c->rw - 1) / c->rw;
   const int64_t lines = c->wgroup * 4 / 64, steps = c->icb_n * p->kh * p->kw;
   /* spread over every row: front-loading it into the first half measured slower */
-  const int64_t share = (lines + (r1 - r0) * tiles_per_row - 1) / ((r1 - r0) * tiles_per_row);
-  if (c->pf_ahead && rc == c->row_chunks - 1 && next_og < c->og_n) t.pf_per = (share + steps - 1) / steps;
+  if (c->pf_ahead && rc == c->row_chunks - 1 && next_og < c->og_n) t.pf_per = pf_rate(lines, (r1 - r0) * tiles_per_row, steps);
   const char* pf = t.pf_per ? (const char*)(c->w + next_og * c->wgroup) : NULL;
   const char* pf_end = pf ? pf + lines * 64 : NULL;
   for (int64_t orow = r0; orow < r1; orow++) {
@@ -494,7 +499,7 @@ static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64
   const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
   /* pf_w: weights of the item this thread most likely runs next, prefetched over the calls */
   const char* pf = (const char*)pf_w;
-  if (pf) tt.pf_per = ((c->u_og * 4 / 64 + calls - 1) / calls + c->icb_n - 1) / c->icb_n;
+  if (pf) tt.pf_per = pf_rate(c->u_og * 4 / 64, calls, c->icb_n);
   for (int64_t t = 0; t < tc; t += rw) {
     const int64_t k = tc - t < rw ? tc - t : rw;
     tt.src = vbuf + xi * c->icb_n * tcm * 16 + t * 16;

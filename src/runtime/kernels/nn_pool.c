@@ -205,33 +205,46 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
   return atomic_load(&j.failed) ? -1 : 0;
 }
 
-/* ---- per-thread buffers of kernel callers (freed when the thread exits) */
+/* ---- per-thread state of kernel callers (freed when the thread exits): the buffer of
+ * rlx_nn_thread_buffer and the stack of blocks of rlx_kernel_alloc */
+enum { KSTACK_DEPTH = 32 };
 typedef struct {
-  void* p;
+  void* p; /* rlx_nn_thread_buffer */
   size_t size;
-} tbuf_t;
+  void* blk[KSTACK_DEPTH]; /* rlx_kernel_alloc: one block per nesting depth */
+  size_t cap[KSTACK_DEPTH];
+  int depth;
+} tls_t;
 
-static pthread_key_t tbuf_key;
-static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 
-static void tbuf_free(void* v) {
-  tbuf_t* b = v;
-  free(b->p);
-  free(b);
+static void tls_free(void* v) {
+  tls_t* t = v;
+  free(t->p);
+  for (int i = 0; i < KSTACK_DEPTH; i++) free(t->blk[i]);
+  free(t);
 }
 
-static void tbuf_init(void) { pthread_key_create(&tbuf_key, tbuf_free); }
+static void tls_init(void) { pthread_key_create(&tls_key, tls_free); }
 
-void* rlx_nn_thread_buffer(size_t n) {
-  pthread_once(&tbuf_once, tbuf_init);
-  tbuf_t* b = pthread_getspecific(tbuf_key);
-  if (!b) {
-    b = calloc(1, sizeof(*b));
-    if (!b || pthread_setspecific(tbuf_key, b) != 0) {
-      free(b);
-      return NULL;
+/* This thread's state, made on first use; NULL when it cannot be. */
+static tls_t* tls_get(void) {
+  pthread_once(&tls_once, tls_init);
+  tls_t* t = pthread_getspecific(tls_key);
+  if (!t) {
+    t = calloc(1, sizeof(*t));
+    if (t && pthread_setspecific(tls_key, t) != 0) {
+      free(t);
+      t = NULL;
     }
   }
+  return t;
+}
+
+void* rlx_nn_thread_buffer(size_t n) {
+  tls_t* b = tls_get();
+  if (!b) return NULL;
   if (b->size < n) {
     free(b->p);
     size_t sz = (n + 4095) / 4096 * 4096;
@@ -241,40 +254,13 @@ void* rlx_nn_thread_buffer(size_t n) {
   return b->p;
 }
 
-/* ---- kernel temporaries (rlx_kernel_alloc / rlx_kernel_free) */
-enum { KSTACK_DEPTH = 32 };
-typedef struct {
-  void* blk[KSTACK_DEPTH];
-  size_t cap[KSTACK_DEPTH];
-  int depth;
-} kstack_t;
-
-static pthread_key_t kstack_key;
-static pthread_once_t kstack_once = PTHREAD_ONCE_INIT;
-
-static void kstack_free(void* v) {
-  kstack_t* k = v;
-  for (int i = 0; i < KSTACK_DEPTH; i++) free(k->blk[i]);
-  free(k);
-}
-
-static void kstack_init(void) { pthread_key_create(&kstack_key, kstack_free); }
-
 /* A generated kernel's temporaries are scoped blocks, allocated and freed last-in first-out
  * on one thread: each depth of this thread's stack keeps its block (grown when a larger one
  * is asked for) across calls, so a model run again allocates nothing. Past the stack's depth,
- * or where the stack itself cannot be made, the heap serves. */
+ * or where the thread's state cannot be made, the heap serves. */
 void* rlx_kernel_alloc(size_t bytes) {
   size_t sz = bytes ? (bytes + 4095) / 4096 * 4096 : 4096;
-  pthread_once(&kstack_once, kstack_init);
-  kstack_t* k = pthread_getspecific(kstack_key);
-  if (!k) {
-    k = calloc(1, sizeof(*k));
-    if (k && pthread_setspecific(kstack_key, k) != 0) {
-      free(k);
-      k = NULL;
-    }
-  }
+  tls_t* k = tls_get();
   if (!k || k->depth >= KSTACK_DEPTH) return aligned_alloc(64, sz);
   int d = k->depth;
   if (k->cap[d] < sz) {
@@ -289,7 +275,7 @@ void* rlx_kernel_alloc(size_t bytes) {
 
 void rlx_kernel_free(void* p) {
   if (!p) return;
-  kstack_t* k = pthread_getspecific(kstack_key);
+  tls_t* k = pthread_getspecific(tls_key);
   if (k && k->depth > 0 && k->blk[k->depth - 1] == p) {
     k->depth--;
     return;
