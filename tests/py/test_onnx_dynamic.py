@@ -9,6 +9,7 @@
   run-time shape: each on two inputs giving different output sizes.
 - Sequences whose insert and read positions arrive at run time (elements of three shapes),
   and If with a run-time condition whose branches read outer values: each on every branch.
+- Add of two lengths decided at run time: checked equal when the model runs.
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -158,6 +159,26 @@ so, _ = compile_once(path)
 for tag, s in [("k1", [2, 3]), ("k2", [4, 1])]:
     r = run(so, [np.array(s, np.int64)], tag) if so else None
     same(r[0] if r else None, np.full(s, 2.5, np.float32), "ConstantOfShape(%s)" % s)
+
+# --- Add of two lengths decided at run time (neither provably 1 nor equal) -----------------
+# They are checked equal when the model runs (a match_cast), as Expand's run-time dims are.
+path = model("add_runtime_dims",
+             [helper.make_node("Range", ["z", "n", "one"], ["a"]), helper.make_node("Range", ["z", "m", "one"], ["b"]),
+              helper.make_node("Add", ["a", "b"], ["y"])],
+             [helper.make_tensor_value_info(k, I64, []) for k in ("z", "n", "m", "one")],
+             [helper.make_tensor_value_info("y", I64, None)])
+so, _ = compile_once(path)
+i64 = lambda v: np.array(v, np.int64)  # noqa: E731
+r = run(so, [i64(0), i64(4), i64(4), i64(1)], "addrt") if so else None
+same(r[0] if r else None, np.arange(4, dtype=np.int64) * 2, "Add of two run-time lengths, equal")
+if so:
+    args = []
+    for k, v in enumerate([0, 4, 3, 1]):
+        p = os.path.join(tool.tmp, "addbad_in%d.npy" % k)
+        np.save(p, i64(v))
+        args += ["-i", p]
+    tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_addbad")], ["match_cast", "expected shape (a_d0,) with a_d0 bound to 4, got (3,)"],
+               "Add of run-time lengths 4 and 3")
 
 # --- the Relax ops -------------------------------------------------------------------------
 script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R

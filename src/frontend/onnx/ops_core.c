@@ -1,5 +1,5 @@
 /* ONNX converters, family "core" (see onnx_import.h): Constant, Identity, Dropout (inference),
- * Shape. Shape of a statically shaped tensor is a constant, which is what
+ * Shape; If, Loop and Scan are in control.c. Shape of a statically shaped tensor is a constant, which is what
  * makes shape-computing subgraphs (Shape → Gather → Concat → Reshape) fold at import time.
  */
 #include <string.h>
@@ -186,5 +186,7 @@ const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
     {"Dropout", 1, cv_dropout},
     {"Shape", 1, cv_shape},
     {"If", 1, rlx_onnx_convert_if},
+    {"Loop", 1, rlx_onnx_convert_loop},
+    {"Scan", 8, rlx_onnx_convert_scan},
     {NULL, 0, NULL},
 };
