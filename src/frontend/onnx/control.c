@@ -123,14 +123,7 @@ static rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphPr
   }
   if (f->mismatch) return NULL;
   n_out += skip;
-  rlx_relax_expr_t* result = n_out == 1 && !f->tuple ? outs[0] : rlx_relax_tuple(ctx, n_out, outs);
-  if (result->kind != RLX_RELAX_VAR) { /* a param is returned as it is */
-    rlx_relax_var_t* v = NULL;
-    RLX_RETURN_IF_ERROR(dataflow ? rlx_bb_emit_output(sub->bb, result, "gv", &v) : rlx_bb_emit(sub->bb, result, "gv", &v));
-    result = &v->hdr;
-  }
-  if (dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(sub->bb));
-  return rlx_bb_emit_func_output(sub->bb, result, -1, NULL);
+  return rlx_onnx_func_result(sub, n_out == 1 && !f->tuple ? outs[0] : rlx_relax_tuple(ctx, n_out, outs), dataflow);
 }
 
 /* Imports g as the private function f->fname (see subfn_t); f->gv then names it and

@@ -700,7 +700,10 @@ static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto*
   if (out_n_out) *out_n_out = n_out;
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(im->ctx, rlx_relax_expr_t*, n_out);
   for (int i = 0; i < n_out; i++) RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(im, g->output[i], false, &outs[i]));
-  rlx_relax_expr_t* result = n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs);
+  return rlx_onnx_func_result(im, n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs), dataflow);
+}
+
+rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow) {
   if (result->kind != RLX_RELAX_VAR) { /* a param is returned as it is */
     rlx_relax_var_t* gv = NULL;
     RLX_RETURN_IF_ERROR(dataflow ? rlx_bb_emit_output(im->bb, result, "gv", &gv) : rlx_bb_emit(im->bb, result, "gv", &gv));

@@ -94,6 +94,9 @@ rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodePro
  * tensor; any_kind: tuples (sequences) are accepted too, else only tensors. */
 rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
                                     rlx_relax_expr_t** out);
+/* Ends the open function with result (bound to a var first unless it is one; closes the
+ * dataflow block when `dataflow`). */
+rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow);
 /* True when a node of g is If, Loop or Scan (the function holding it has no dataflow block). */
 bool rlx_onnx_has_control_flow(const Onnx__GraphProto* g);
 /* The expression bound to ONNX value `name`; false when it is undefined or its producer
