@@ -21,7 +21,7 @@
 static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_onnx_ops_math, rlx_onnx_ops_tensor,
                                                        rlx_onnx_ops_nn, rlx_onnx_ops_loss, rlx_onnx_ops_training,
                                                        rlx_onnx_ops_sequence, rlx_onnx_ops_rnn, rlx_onnx_ops_text,
-                                                       rlx_onnx_ops_signal};
+                                                       rlx_onnx_ops_signal, rlx_onnx_ops_random};
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
