@@ -19,11 +19,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, check, finish, onnx_model, run_outputs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
@@ -33,11 +32,7 @@ vi = helper.make_tensor_value_info
 
 
 def model(name, nodes, inputs, outputs, inits=()):
-    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
-    path = os.path.join(tool.tmp, name + ".onnx")
-    onnx.save(m, path)
-    return path
+    return onnx_model(tool, name, nodes, inputs, outputs, 16, inits)
 
 
 def compile_once(path):
@@ -48,22 +43,9 @@ def compile_once(path):
 
 def run(so, arrays, tag, expect_ok=True):
     """Runs the compiled model; returns the outputs (None on failure) and stderr."""
-    args = [so]
-    for k, a in enumerate(arrays):
-        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
-        np.save(p, a)
-        args += ["-i", p]
-    out = os.path.join(tool.tmp, "out_" + tag)
-    rc, _, err = tool.run("run", *(args + ["-o", out]))
+    res, err = run_outputs(tool, so, arrays, tag)
     if expect_ok:
-        check(rc == 0, "%s: rlx run failed: %s" % (tag, err))
-    if rc != 0:
-        return None, err
-    res = []
-    k = 0
-    while os.path.exists(os.path.join(out, "output_%d.npy" % k)):
-        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
-        k += 1
+        check(res is not None, "%s: rlx run failed: %s" % (tag, err))
     return res, err
 
 

@@ -23,18 +23,14 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, check, finish, onnx_model, run_outputs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
 
 
 def model(name, nodes, inputs, outputs):
-    g = helper.make_graph(nodes, name, inputs, outputs)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    path = os.path.join(tool.tmp, name + ".onnx")
-    onnx.save(m, path)
-    return path
+    return onnx_model(tool, name, nodes, inputs, outputs, 17)
 
 
 def compile_once(path):
@@ -45,20 +41,8 @@ def compile_once(path):
 
 def run(so, arrays, tag):
     """Runs the compiled model on arrays; returns the outputs (None on failure)."""
-    args = ["run", so]
-    for k, a in enumerate(arrays):
-        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
-        np.save(p, a)
-        args += ["-i", p]
-    out = os.path.join(tool.tmp, "out_" + tag)
-    ok, _ = tool.ok(*(args + ["-o", out]))
-    if not ok:
-        return None
-    res = []
-    k = 0
-    while os.path.exists(os.path.join(out, "output_%d.npy" % k)):
-        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
-        k += 1
+    res, err = run_outputs(tool, so, arrays, tag)
+    check(res is not None, "%s: rlx run failed: %s" % (tag, err))
     return res
 
 

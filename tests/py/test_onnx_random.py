@@ -17,11 +17,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, check, finish, onnx_model, run_outputs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
@@ -31,26 +30,13 @@ N = 200  # 200 x 200 = 40000 draws
 
 
 def model(name, nodes, inputs, outputs, opset=16):
-    g = helper.make_graph(nodes, name, inputs, outputs)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    path = os.path.join(tool.tmp, name + ".onnx")
-    onnx.save(m, path)
-    return path
+    return onnx_model(tool, name, nodes, inputs, outputs, opset)
 
 
 def run(path, arrays, tag):
-    args = ["run", path]
-    for k, a in enumerate(arrays):
-        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
-        np.save(p, a)
-        args += ["-i", p]
-    out = os.path.join(tool.tmp, "out_" + tag)
-    ok, _ = tool.ok(*(args + ["-o", out, "--format", "npy"]))
-    res, k = [], 0
-    while ok and os.path.exists(os.path.join(out, "output_%d.npy" % k)):
-        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
-        k += 1
-    return res if ok else None
+    res, err = run_outputs(tool, path, arrays, tag)
+    check(res is not None, "%s: rlx run failed: %s" % (tag, err))
+    return res
 
 
 # --- one stream: folded RandomUniform == compiled RandomUniformLike -------------------------
