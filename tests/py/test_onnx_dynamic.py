@@ -10,6 +10,7 @@
 - Sequences whose insert and read positions arrive at run time (elements of three shapes),
   and If with a run-time condition whose branches read outer values: each on every branch.
 - Add of two lengths decided at run time: checked equal when the model runs.
+- MaxUnpool to an output_shape given at run time (two shapes, one .so; one too small).
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -163,6 +164,30 @@ if so:
         args += ["-i", p]
     tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_addbad")], ["match_cast", "expected shape (a_d0,) with a_d0 bound to 4, got (3,)"],
                "Add of run-time lengths 4 and 3")
+
+# --- MaxUnpool to an output_shape given at run time ---------------------------------------
+# Values go to their (row, col) in the unpooled 4x4 grid; the rest of a larger shape is 0.
+path = model("unpool_rt", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+             [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]), helper.make_tensor_value_info("i", I64, [1, 1, 2, 2]),
+              helper.make_tensor_value_info("s", I64, [4])], [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+xu = np.array([5, 6, 7, 8], np.float32).reshape(1, 1, 2, 2)
+iu = np.array([5, 7, 13, 15], np.int64).reshape(1, 1, 2, 2)
+for tag, shp in [("u4", [1, 1, 4, 4]), ("u56", [1, 1, 5, 6])]:
+    want = np.zeros(shp, np.float32)
+    grid = np.zeros(16, np.float32)
+    grid[iu.ravel()] = xu.ravel()
+    want[0, 0, :4, :4] = grid.reshape(4, 4)
+    r = run(so, [xu, iu, np.array(shp, np.int64)], tag) if so else None
+    same(r[0] if r else None, want, "MaxUnpool to %s" % shp)
+if so:
+    args = []
+    for k, a in enumerate([xu, iu, np.array([1, 1, 3, 4], np.int64)]):
+        p = os.path.join(tool.tmp, "ubad_in%d.npy" % k)
+        np.save(p, a)
+        args += ["-i", p]
+    tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_ubad")], ["value -1 at position 2 is not a dim"],
+               "MaxUnpool to an output_shape smaller than the unpooled size")
 
 # --- the Relax ops -------------------------------------------------------------------------
 script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R
