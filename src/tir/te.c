@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rlx/rlx.h"
 #include "te.h"
 
 #define TE_MAGIC64 0x726c7854456275ull

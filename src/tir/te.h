@@ -58,17 +58,8 @@ rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* sha
 rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                       void* user, const char* name, const char* tag,
                                       const char* const* axis_names);
-/* The multi-output form: f returns n bodies (1 <= n <= RLX_TE_MAX_OUTPUTS) by filling
- * out_bodies and returning n, or -1 after an error of its own. One body gives one tensor,
- * exactly as rlx_te_compute_named; n > 1 give n tensors named "<name>.v0", "<name>.v1", ...
- * (TVM's names) sharing the index vars (see n_group). Errors: INVALID_ARGUMENT when f fails
- * or returns no or too many bodies, UNSUPPORTED for a reduction in a multi-output compute. */
-#define RLX_TE_MAX_OUTPUTS 64
-typedef int (*rlx_te_fcompute_multi_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user, int max,
-                                       rlx_expr_t** out_bodies);
-rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
-                                   void* user, const char* name, const char* tag, const char* const* axis_names,
-                                   int* out_n, rlx_te_tensor_t*** out_tensors);
+/* The multi-output form, rlx_te_compute_multi, is declared in include/rlx/rlx.h (te.c includes
+ * it): n bodies give n tensors "<name>.v0", ... sharing the index vars (see n_group). */
 /* The TE tensor whose buffer is b (created by rlx_te_placeholder/compute); NULL for any other
  * buffer. */
 rlx_te_tensor_t* rlx_te_tensor_of_buffer(const rlx_tir_buffer_t* b);
