@@ -322,6 +322,26 @@ static rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
   return NULL;
 }
 
+/* check_prim_value_info(value, c<dtype>, c<context>): an int, uint or bool dtype takes an int
+ * (a bool is one), a float dtype an int or a float (as TVM's check converts an int to
+ * double). Error: "<context>: expected an int (R.Prim("int64")), got float". */
+static rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.check_prim_value_info";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_DTYPE));
+  const char* ctx = a[2].kind == RLX_VMV_STR ? a[2].u.s : "value";
+  DLDataType t = a[1].u.dtype;
+  char b[32];
+  bool is_float = t.code == kDLFloat || t.code == kDLBfloat;
+  bool ok = a[0].kind == RLX_VMV_INT || (is_float && a[0].kind == RLX_VMV_FLOAT);
+  if (!ok)
+    return ERR("%s: expected %s (R.Prim(\"%s\")), got %s", ctx, is_float ? "a float" : "an int", rlx_dldtype_str(t, b),
+               rlx_vmv_kind_name(a[0].kind));
+  (void)vm;
+  (void)out;
+  return NULL;
+}
+
 static rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_SHAPE));
   *ndim = v->u.shape->ndim;
