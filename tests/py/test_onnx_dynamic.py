@@ -11,6 +11,7 @@
   and If with a run-time condition whose branches read outer values: each on every branch.
 - Add of two lengths decided at run time: checked equal when the model runs.
 - MaxUnpool to an output_shape given at run time (two shapes, one .so; one too small).
+- MelWeightMatrix on two parameter sets (shapes (9, 8) and (33, 5)) against numpy.
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -188,6 +189,32 @@ if so:
         args += ["-i", p]
     tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_ubad")], ["value -1 at position 2 is not a dim"],
                "MaxUnpool to an output_shape smaller than the unpooled size")
+
+# --- MelWeightMatrix: its shape (D / 2 + 1, M) comes from input values ----------------------
+def mel_ref(m, d, sr, lo, hi):
+    """Triangles over the bins of M + 2 points evenly spaced in mel (the ONNX definition)."""
+    to_mel = lambda hz: 2595 * np.log10(1 + hz / 700)  # noqa: E731
+    k = np.arange(m + 2)
+    mel = k * ((to_mel(hi) - to_mel(lo)) / (m + 2)) + to_mel(lo)
+    f = np.floor((d + 1) * (700 * (10 ** (mel / 2595) - 1)) / sr).astype(int)
+    out = np.zeros((d // 2 + 1, m), np.float32)
+    for i in range(m):
+        l, c, h = f[i], f[i + 1], f[i + 2]
+        for j in range(d // 2 + 1):
+            out[j, i] = 1 if j == c else (j - l) / (c - l) if l <= j < c else (h - j) / (h - c) if c < j < h else 0
+    return out
+
+
+path = model("mel", [helper.make_node("MelWeightMatrix", ["m", "d", "sr", "lo", "hi"], ["y"])],
+             [helper.make_tensor_value_info(n, TensorProto.INT32, []) for n in ("m", "d", "sr")] +
+             [helper.make_tensor_value_info(n, F, []) for n in ("lo", "hi")], [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+for tag, (m, d, sr, lo, hi) in [("mel1", (8, 16, 8192, 0.0, 4096.0)), ("mel2", (5, 64, 16000, 100.0, 7000.0))]:
+    args = [np.array(v, np.int32) for v in (m, d, sr)] + [np.array(v, np.float32) for v in (lo, hi)]
+    r = run(so, args, tag) if so else None
+    want = mel_ref(m, d, sr, np.float32(lo), np.float32(hi))
+    good = r is not None and r[0].shape == want.shape and np.allclose(r[0], want, rtol=1e-6, atol=1e-7)
+    check(good, "MelWeightMatrix%s: got %r, expected %r" % ((m, d, sr, lo, hi), r[0] if r else None, want))
 
 # --- the Relax ops -------------------------------------------------------------------------
 script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R
