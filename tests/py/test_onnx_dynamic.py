@@ -167,7 +167,7 @@ if so:
                "Add of run-time lengths 4 and 3")
 
 # --- MaxUnpool to an output_shape given at run time ---------------------------------------
-# Values go to their (row, col) in the unpooled 4x4 grid; the rest of a larger shape is 0.
+# I's values are flat positions in the output (PyTorch's max_unpool), of the run-time shape.
 path = model("unpool_rt", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
              [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]), helper.make_tensor_value_info("i", I64, [1, 1, 2, 2]),
               helper.make_tensor_value_info("s", I64, [4])], [helper.make_tensor_value_info("y", F, None)])
@@ -175,10 +175,9 @@ so, _ = compile_once(path)
 xu = np.array([5, 6, 7, 8], np.float32).reshape(1, 1, 2, 2)
 iu = np.array([5, 7, 13, 15], np.int64).reshape(1, 1, 2, 2)
 for tag, shp in [("u4", [1, 1, 4, 4]), ("u56", [1, 1, 5, 6])]:
-    want = np.zeros(shp, np.float32)
-    grid = np.zeros(16, np.float32)
-    grid[iu.ravel()] = xu.ravel()
-    want[0, 0, :4, :4] = grid.reshape(4, 4)
+    want = np.zeros(int(np.prod(shp)), np.float32)
+    want[iu.ravel()] = xu.ravel()
+    want = want.reshape(shp)
     r = run(so, [xu, iu, np.array(shp, np.int64)], tag) if so else None
     same(r[0] if r else None, want, "MaxUnpool to %s" % shp)
 if so:
