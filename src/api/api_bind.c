@@ -47,6 +47,14 @@ char* rlx_ir_expr_str(const rlx_expr_t* e) {
   return rlx_strbuf_take(&sb);
 }
 
+void rlx_te_tensor_set_layout_free(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_te_tensor_t* const* inputs) {
+  if (!t || n < 0 || (n > 0 && !inputs)) return;
+  t->layout_free = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n > 0 ? n : 1);
+  t->n_layout_free = 0;
+  for (int i = 0; i < n; i++)
+    if (inputs[i]) t->layout_free[t->n_layout_free++] = inputs[i];
+}
+
 int rlx_te_tensor_ndim(const rlx_te_tensor_t* t) { return t->buffer->ndim; }
 rlx_expr_t* rlx_te_tensor_dim(const rlx_te_tensor_t* t, int i) { return t->buffer->shape[i]; }
 rlx_dtype_t rlx_te_tensor_dtype(const rlx_te_tensor_t* t) { return t->buffer->dtype; }
