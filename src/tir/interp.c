@@ -954,8 +954,8 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
     if (!b) continue;
     const DLTensor* t = args[i];
     const char* pname = f->params[i]->name;
-    int64_t numel = 1, max_off = 0;
-    bool empty = false;
+    int64_t max_off = 0;
+    bool empty = false, ovf = false;
     for (int d = 0; d < b->ndim && !st; d++) {
       int64_t want;
       st = eval_int(&in, b->shape[d], &want, "buffer shape");
@@ -983,20 +983,25 @@ rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, 
         st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): tensor is not compact (strides[%d] = %lld)", pname,
                  b->name, d, (long long)got);
       }
-      if (t->shape[d] > 0) max_off += (t->shape[d] - 1) * got;
-      numel *= t->shape[d];
-      expect *= t->shape[d];
+      int64_t span = 0; /* an empty tensor's other dims may be anything: no wrapped sizes */
+      if (t->shape[d] > 0)
+        ovf |= __builtin_mul_overflow(t->shape[d] - 1, got, &span) || __builtin_add_overflow(max_off, span, &max_off);
+      ovf |= __builtin_mul_overflow(expect, t->shape[d], &expect);
     }
     if (st) break;
+    int64_t esz = rlx_dtype_bytes(b->dtype), nbytes = 0;
+    if (!empty && (ovf || __builtin_add_overflow(max_off, 1, &nbytes) || __builtin_mul_overflow(nbytes, esz, &nbytes))) {
+      st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): the tensor's extent in bytes overflows int64",
+               pname, b->name);
+      break;
+    }
     if (!t->data && !empty) {
       st = err(&in, RLX_INVALID_ARGUMENT, "parameter '%s' (buffer '%s'): tensor has no data", pname, b->name);
       break;
     }
-    int64_t esz = rlx_dtype_bytes(b->dtype);
     stores[i].data = (char*)t->data + t->byte_offset;
-    stores[i].nbytes = empty ? 0 : (max_off + 1) * esz;
+    stores[i].nbytes = empty ? 0 : nbytes;
     stores[i].name = b->name;
-    (void)numel;
     if (b->elem_offset) {
       /* the buffer's elem_offset is the tensor's byte_offset in elements (bound or checked);
        * accesses add it, so the storage starts at the data pointer itself */
