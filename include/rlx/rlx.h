@@ -87,6 +87,18 @@ rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* sha
 rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                       void* user, const char* name, const char* tag,
                                       const char* const* axis_names);
+/* A compute whose function returns several values (TVM's te.compute with a lambda returning a
+ * tuple): f fills out_bodies (at most max) and returns how many, or -1 after an error of its
+ * own. One value gives one tensor as rlx_te_compute_named; n > 1 give n tensors "name.v0",
+ * "name.v1", ... (*out_tensors in the arena) that create_prim_func computes in one loop
+ * nest, one block each. INVALID_ARGUMENT when f fails or returns 0 or too many values,
+ * UNSUPPORTED for a reduction among several values. */
+#define RLX_TE_MAX_OUTPUTS 64
+typedef int (*rlx_te_fcompute_multi_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user, int max,
+                                       rlx_expr_t** out_bodies);
+rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
+                                   void* user, const char* name, const char* tag, const char* const* axis_names,
+                                   int* out_n, rlx_te_tensor_t*** out_tensors);
 rlx_expr_t* rlx_te_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_expr_t* const* indices);
 rlx_iter_var_t* rlx_te_reduce_axis(rlx_ctx_t* ctx, rlx_expr_t* min, rlx_expr_t* extent, const char* name);
 rlx_expr_t* rlx_te_axis_expr(rlx_iter_var_t* axis);
@@ -207,6 +219,12 @@ typedef struct rlx_attr_list rlx_attr_list_t;
 rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v);
 /* A string constant (attribute values such as T.func_attr({"key": "text"})). */
 rlx_expr_t* rlx_ir_string(rlx_ctx_t* ctx, const char* s);
+/* List and dict attribute values ({"layout_free_buffers": [1]}, {"opt": {"a": [1, 2]}}) for
+ * rlx_tir_func_with_attr and rlx_attr_list_set_expr: the items (ints, floats, strings, bools,
+ * PrimExprs and nested lists / dicts), keys[i] → values[i] for a dict. Printed as Python
+ * literals (a dict's keys sorted), as T.func_attr / R.func_attr write them. */
+rlx_expr_t* rlx_ir_attr_list(rlx_ctx_t* ctx, int n, rlx_expr_t* const* items);
+rlx_expr_t* rlx_ir_attr_dict(rlx_ctx_t* ctx, int n, const char* const* keys, rlx_expr_t* const* values);
 rlx_dtype_t rlx_ir_expr_dtype(const rlx_expr_t* e);
 /* True (and *out set) when e is an integer constant. */
 bool rlx_ir_expr_int_value(const rlx_expr_t* e, int64_t* out);

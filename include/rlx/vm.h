@@ -77,7 +77,7 @@ rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_
  * place, and must not be freed during the call). A parameter that is not a tensor takes the
  * form such a result has: a 0-d int / bool / float tensor for an R.Prim, a 1-d int64 tensor
  * for an R.Shape (the function's checks then match it against the parameter's struct info;
- * R.Tuple parameters cannot be passed). On success *out_n outputs are returned in
+ * R.Tuple parameters take rlx_vm_invoke_args). On success *out_n outputs are returned in
  * *out_outputs, a heap array the caller frees with free() after releasing each tensor with
  * rlx_ndarray_release. A Tuple result is flattened (nested tuples depth-first); a tensor
  * result is one output; an int / float result is a 0-d int64 / float64 tensor and a shape
@@ -89,6 +89,26 @@ rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_
  * their message and the function name. */
 rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
                             rlx_ndarray_t*** out_outputs);
+
+/* An argument of rlx_vm_invoke_args: a tensor, a non-tensor value in the tensor form that
+ * rlx_vm_invoke describes (a 0-d int / bool / float tensor for an R.Prim, a 1-d int64
+ * tensor for an R.Shape), or a tuple of arguments (an R.Tuple parameter; nested tuples
+ * allowed). At the top level a tensor and a value are read alike, by the parameter's kind;
+ * inside a tuple the kind given decides. Nothing is copied. */
+typedef enum { RLX_VM_INPUT_TENSOR, RLX_VM_INPUT_VALUE, RLX_VM_INPUT_TUPLE } rlx_vm_input_kind_t;
+typedef struct rlx_vm_input {
+  rlx_vm_input_kind_t kind;
+  DLTensor* tensor;                /* TENSOR / VALUE */
+  int n_fields;                    /* TUPLE: fields[0..n_fields) */
+  const struct rlx_vm_input* fields;
+} rlx_vm_input_t;
+
+/* As rlx_vm_invoke, with arguments that may be tuples (R.Tuple parameters). Errors as
+ * rlx_vm_invoke's; a tuple for a tensor parameter, or a field of the wrong kind, is
+ * INVALID_ARGUMENT naming the parameter and the field ("main: parameter t, field 1: expected
+ * a Tensor, got Tuple"). */
+rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
+                                 rlx_ndarray_t*** out_outputs);
 
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);

@@ -57,8 +57,15 @@ class Value(ctypes.Union):
                 ("v_type", DType), ("v_device", Device)]
 
 
+class VMArg(Structure):
+    """rlx_vm_input_t (include/rlx/vm.h): kind 0 tensor, 1 value, 2 tuple."""
+
+
+VMArg._fields_ = [("kind", c_int), ("tensor", c_void_p), ("n_fields", c_int), ("fields", POINTER(VMArg))]
+
 PACKED_FN = CFUNCTYPE(c_int, POINTER(Value), POINTER(c_int), c_int, POINTER(Value), POINTER(c_int), c_void_p)
 FCOMPUTE = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_void_p)
+FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, POINTER(c_void_p))
 TE_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p)
 
 H = c_void_p
@@ -86,6 +93,8 @@ _PROTOS = {
     "rlx_ir_cast": (H, [H, DType, H]),
     "rlx_ir_not": (H, [H, H]),
     "rlx_ir_call": (H, [H, DType, c_char_p, c_int, POINTER(H)]),
+    "rlx_ir_attr_list": (H, [H, c_int, POINTER(H)]),
+    "rlx_ir_attr_dict": (H, [H, c_int, POINTER(c_char_p), POINTER(H)]),
     "rlx_ir_expr_dtype": (DType, [H]),
     "rlx_ir_expr_int_value": (c_bool, [H, POINTER(c_int64)]),
     "rlx_ir_expr_as_var": (H, [H]),
@@ -94,6 +103,8 @@ _PROTOS = {
     # TE
     "rlx_te_placeholder": (H, [H, c_int, POINTER(H), DType, c_char_p]),
     "rlx_te_compute_named": (H, [H, c_int, POINTER(H), FCOMPUTE, c_void_p, c_char_p, c_char_p, POINTER(c_char_p)]),
+    "rlx_te_compute_multi": (ST, [H, c_int, POINTER(H), FCOMPUTE_MULTI, c_void_p, c_char_p, c_char_p,
+                                  POINTER(c_char_p), POINTER(c_int), POINTER(POINTER(H))]),
     "rlx_te_load": (H, [H, H, c_int, POINTER(H)]),
     "rlx_te_reduce_axis": (H, [H, H, H, c_char_p]),
     "rlx_te_axis_expr": (H, [H]),
@@ -252,6 +263,7 @@ _PROTOS = {
     "rlx_vm_function_count": (c_int, [H]),
     "rlx_vm_function_name": (c_char_p, [H, c_int]),
     "rlx_vm_invoke": (ST, [H, c_char_p, c_int, POINTER(H), POINTER(c_int), POINTER(POINTER(H))]),
+    "rlx_vm_invoke_args": (ST, [H, c_char_p, c_int, POINTER(VMArg), POINTER(c_int), POINTER(POINTER(H))]),
 }
 
 for _name, (_res, _args) in _PROTOS.items():

@@ -9,7 +9,7 @@ from ctypes import byref, c_char_p, c_void_p
 
 from . import _ffi
 from . import tir as _tir
-from ._ffi import FCOMPUTE, check, cstr, harray, lib
+from ._ffi import check, cstr, harray, lib
 from .tir import PrimExpr, Var, const  # noqa: F401  (re-exported as te.const)
 
 
@@ -98,35 +98,50 @@ def _lambda_names(fcompute, ndim):
 
 
 def compute(shape, fcompute, name="compute", tag="", attrs=None):
-    """out[i...] = fcompute(i...), TVM's te.compute."""
+    """out[i...] = fcompute(i...), TVM's te.compute. A function returning a tuple or list of
+    values makes a multi-output compute: a list of tensors named name.v0, name.v1, ... that
+    create_prim_func computes in one loop nest (one value in a tuple gives one tensor)."""
     dims = _shape_exprs(shape)
     ndim = len(dims)
     names = _lambda_names(fcompute, ndim)
     ctx = _ffi.ctx_for(*dims)
     failure = []
 
-    def body(cctx, indices, user):
+    def body(cctx, indices, user, max_out, out_bodies):
         try:
             idx = [Var(None, ctx=ctx, _handle=indices[k]) for k in range(ndim)]
             r = fcompute(*idx)
-            if isinstance(r, (list, tuple)):
-                raise ValueError("te.compute: multi-output compute functions are not supported")
-            r = _tir.convert(r, ctx=ctx)
-            if not isinstance(r, PrimExpr):
-                raise TypeError("te.compute: the function must return a PrimExpr, got %s" % type(r).__name__)
-            ctx.adopt(r._ctx)
-            return r._h
+            rs = list(r) if isinstance(r, (list, tuple)) else [r]
+            if not rs:
+                raise ValueError("te.compute: the function returned an empty %s" % type(r).__name__)
+            if len(rs) > max_out:
+                raise ValueError("te.compute: the function returned %d values, at most %d are supported"
+                                 % (len(rs), max_out))
+            for k, x in enumerate(rs):
+                e = _tir.convert(x, ctx=ctx)
+                if not isinstance(e, PrimExpr):
+                    raise TypeError("te.compute: the function must return a PrimExpr, got %s" % type(x).__name__)
+                ctx.adopt(e._ctx)
+                out_bodies[k] = e._h
+            return len(rs)
         except BaseException as e:  # noqa: B902 - re-raised after the C call returns
             failure.append(e)
-            return None
+            return -1
 
-    cb = FCOMPUTE(body)
+    cb = _ffi.FCOMPUTE_MULTI(body)
     arr, n = harray([d._h for d in dims])
     cnames = (c_char_p * builtins.max(ndim, 1))(*[nm.encode() for nm in names])
-    h = lib.rlx_te_compute_named(ctx.ptr, n, arr, cb, None, cstr(name), cstr(tag), cnames)
+    n_out = ctypes.c_int()
+    outs = ctypes.POINTER(c_void_p)()
+    st = lib.rlx_te_compute_multi(ctx.ptr, n, arr, cb, None, cstr(name), cstr(tag), cnames, byref(n_out),
+                                  byref(outs))
     if failure:
+        if st:
+            lib.rlx_status_free(st)
         raise failure[0]
-    return Tensor(h, ctx)
+    check(st)
+    ts = [Tensor(outs[k], ctx) for k in range(n_out.value)]
+    return ts[0] if len(ts) == 1 else ts
 
 
 class IterVar(_tir.Node):

@@ -1,6 +1,7 @@
 """rlx.tir: PrimExprs with Python operators, PrimFunc, and tir.Schedule.
 
 Every PrimExpr wraps an rlx_expr_t* and holds the Context (arena) it lives in."""
+import builtins
 import ctypes
 from ctypes import POINTER, byref, c_char_p, c_int, c_int64, c_void_p
 
@@ -55,6 +56,34 @@ def convert(x, like=None, ctx=None):
                 return const(x, ldt, ctx)
         return const(x, None, ctx)
     raise TypeError("expected a PrimExpr or a Python number, got %s" % type(x).__name__)
+
+
+def attr_expr(v, ctx):
+    """A function attribute value as the C library holds it: a PrimExpr for a number, a bool,
+    a string, or a (nested) list / string-keyed dict of those (rlx_ir_attr_list / _dict)."""
+    if isinstance(v, str):
+        return PrimExpr(lib.rlx_ir_string(ctx.ptr, cstr(v)), ctx)
+    if isinstance(v, bool):
+        return PrimExpr(lib.rlx_ir_bool(ctx.ptr, v), ctx)
+    if isinstance(v, int):
+        return const(v, "int32" if -2**31 <= v < 2**31 else "int64", ctx)
+    if isinstance(v, (list, tuple)):
+        items = [attr_expr(x, ctx) for x in v]
+        arr, n = harray([x._h for x in items])
+        return PrimExpr(lib.rlx_ir_attr_list(ctx.ptr, n, arr), ctx)
+    if isinstance(v, dict):
+        for k in v:
+            if not isinstance(k, str):
+                raise TypeError("attribute dicts take string keys, got %r" % (k,))
+        vals = [attr_expr(x, ctx) for x in v.values()]
+        keys = (c_char_p * builtins.max(len(v), 1))(*[k.encode() for k in v])
+        arr, n = harray([x._h for x in vals])
+        return PrimExpr(lib.rlx_ir_attr_dict(ctx.ptr, n, keys, arr), ctx)
+    if isinstance(v, (float, PrimExpr)) or hasattr(v, "_as_prim_expr"):
+        e = convert(v, ctx=ctx)
+        ctx.adopt(e._ctx)
+        return e
+    raise TypeError("unsupported attribute value %r (%s)" % (v, type(v).__name__))
 
 
 def _binary(cfn, a, b):
@@ -323,11 +352,7 @@ class PrimFunc(Node):
             if k == "global_symbol":
                 f = f._renamed(str(v))
                 continue
-            if isinstance(v, str):
-                e = PrimExpr(lib.rlx_ir_string(f._ctx.ptr, cstr(v)), f._ctx)
-            else:
-                e = convert(v, ctx=f._ctx)
-            f._ctx.adopt(e._ctx)
+            e = attr_expr(v, f._ctx)
             f = PrimFunc(lib.rlx_tir_func_with_attr(f._ctx.ptr, f._h, cstr(k), e._h), f._ctx)
         return f
 

@@ -16,6 +16,19 @@
 #include "../transform/pass.h"
 
 /* ------------------------------------------------------------------ PrimExprs, TE, PrimFuncs */
+rlx_expr_t* rlx_ir_attr_list(rlx_ctx_t* ctx, int n, rlx_expr_t* const* items) {
+  return rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n, items);
+}
+
+rlx_expr_t* rlx_ir_attr_dict(rlx_ctx_t* ctx, int n, const char* const* keys, rlx_expr_t* const* values) {
+  rlx_expr_t** items = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 2 * n > 0 ? 2 * n : 1);
+  for (int i = 0; i < n; i++) {
+    items[2 * i] = rlx_ir_string(ctx, keys[i]);
+    items[2 * i + 1] = values[i];
+  }
+  return rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_DICT, 2 * n, items);
+}
+
 rlx_dtype_t rlx_ir_expr_dtype(const rlx_expr_t* e) { return e->dtype; }
 
 bool rlx_ir_expr_int_value(const rlx_expr_t* e, int64_t* out) {

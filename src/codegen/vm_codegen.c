@@ -78,6 +78,13 @@ static rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
     case RLX_RELAX_DATA_TYPE_IMM:
       *out = rlx_vm_const(rlx_vm_exec_add_dtype(g->e, dl(((rlx_relax_dtype_imm_t*)e)->value)));
       return NULL;
+    case RLX_RELAX_GLOBAL_VAR: { /* a VM function passed to a builtin (vm.builtin.loop's body) */
+      rlx_module_entry_t* ent = rlx_module_find(g->m, ((rlx_relax_global_var_t*)e)->name);
+      intptr_t f = ent ? (intptr_t)rlx_ptrmap_get(&g->funcs, ent->name) : 0;
+      if (!f) return unsupported(g, e, "only Relax functions of the module can be passed as values");
+      *out = rlx_vm_func(f - 1);
+      return NULL;
+    }
     case RLX_RELAX_TUPLE:
     case RLX_RELAX_TUPLE_GET_ITEM:
     case RLX_RELAX_SHAPE_EXPR:
@@ -86,7 +93,6 @@ static rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
     case RLX_RELAX_IF:
     case RLX_RELAX_SEQ:
     case RLX_RELAX_FUNCTION:
-    case RLX_RELAX_GLOBAL_VAR:
     case RLX_RELAX_EXTERN_FUNC:
     case RLX_RELAX_KIND_COUNT: break; /* computed into a register below */
   }

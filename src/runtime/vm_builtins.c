@@ -1,5 +1,5 @@
-/* VM builtins: allocation, shapes and the shape heap, checks, tuples (list in
- * vm_builtins.def). Each checks its own arguments: a malformed executable gets an error,
+/* VM builtins: allocation, shapes and the shape heap, checks, tuples, data-dependent ONNX
+ * ops, loops (list in vm_builtins.def). Each checks its own arguments: a malformed executable gets an error,
  * never a crash. */
 #include <stdio.h>
 #include <string.h>
@@ -318,6 +318,26 @@ static rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
   if (a[0].kind != RLX_VMV_TUPLE) return ERR("%s: expected a Tuple, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
   if (a[0].u.tuple->n != a[1].u.i)
     return ERR("%s: expected a tuple of %lld fields, got %d", ctx, (long long)a[1].u.i, a[0].u.tuple->n);
+  (void)out;
+  return NULL;
+}
+
+/* check_prim_value_info(value, c<dtype>, c<context>): an int, uint or bool dtype takes an int
+ * (a bool is one), a float dtype an int or a float (as TVM's check converts an int to
+ * double). Error: "<context>: expected an int (R.Prim("int64")), got float". */
+static rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.check_prim_value_info";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_DTYPE));
+  const char* ctx = a[2].kind == RLX_VMV_STR ? a[2].u.s : "value";
+  DLDataType t = a[1].u.dtype;
+  char b[32];
+  bool is_float = t.code == kDLFloat || t.code == kDLBfloat;
+  bool ok = a[0].kind == RLX_VMV_INT || (is_float && a[0].kind == RLX_VMV_FLOAT);
+  if (!ok)
+    return ERR("%s: expected %s (R.Prim(\"%s\")), got %s", ctx, is_float ? "a float" : "an int", rlx_dldtype_str(t, b),
+               rlx_vmv_kind_name(a[0].kind));
+  (void)vm;
   (void)out;
   return NULL;
 }
@@ -910,6 +930,185 @@ static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv
     if (i != p) src[m++] = &a[0].u.tuple->fields[i];
   rlx_status_t* st = seq_tuple(vm, who, src, m, out);
   free(src);
+  return st;
+}
+
+/* ------------------------------------------------------------------ loops */
+/* The truth of a loop condition: an int, or a tensor holding one value. */
+static rlx_status_t* loop_truth(const char* who, const char* what, const rlx_vmv_t* v, bool* out) {
+  if (v->kind == RLX_VMV_INT) {
+    *out = v->u.i != 0;
+    return NULL;
+  }
+  if (v->kind == RLX_VMV_TENSOR) {
+    const DLTensor* t = &v->u.t->dl;
+    if (rlx_ndarray_numel(t) == 1 && t->dtype.lanes == 1 && t->dtype.bits <= 64 && t->dtype.code != kDLFloat) {
+      const uint8_t* p = (const uint8_t*)t->data + t->byte_offset;
+      bool any = false;
+      for (int i = 0; i < (t->dtype.bits + 7) / 8; i++) any |= p[i] != 0; /* bool (1 byte), int: nonzero bytes */
+      *out = any;
+      return NULL;
+    }
+  }
+  return ERR("%s: %s must be an int or a one-element tensor, got %s", who, what, rlx_vmv_kind_name(v->kind));
+}
+
+/* A 0-d tensor of dtype dt holding v (int64 or bool). */
+static rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out) {
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(0, NULL, dt, &pool, &t));
+  if (dt.bits == 64) *(int64_t*)t->dl.data = v;
+  else *(uint8_t*)t->dl.data = (uint8_t)(v != 0);
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = t;
+  return NULL;
+}
+
+/* One scan output being stacked: the first iteration's shape, the bytes so far. */
+typedef struct {
+  DLDataType dtype;
+  int ndim;
+  int64_t shape[RLX_VM_MAX_NDIM_UNIQUE];
+  size_t elem_bytes; /* one iteration's */
+  uint8_t* data;
+  size_t len, cap;
+} loop_stack_t;
+
+static rlx_status_t* loop_append(const char* who, int k, loop_stack_t* s, int64_t iter, const rlx_vmv_t* v) {
+  if (v->kind != RLX_VMV_TENSOR) return ERR("%s: scan output %d is a %s, not a tensor", who, k, rlx_vmv_kind_name(v->kind));
+  const DLTensor* t = &v->u.t->dl;
+  if (t->dtype.code != s->dtype.code || t->dtype.bits != s->dtype.bits || t->dtype.lanes != s->dtype.lanes)
+    return ERR("%s: scan output %d has another dtype than the body declares", who, k);
+  if (t->ndim > RLX_VM_MAX_NDIM_UNIQUE) return ERR("%s: scan output %d has rank %d", who, k, t->ndim);
+  bool same = iter == 0 || t->ndim == s->ndim;
+  for (int d = 0; same && d < t->ndim; d++) same = iter == 0 || t->shape[d] == s->shape[d];
+  if (!same) return ERR("%s: scan output %d changes shape at iteration %lld", who, k, (long long)iter);
+  if (iter == 0) {
+    s->ndim = t->ndim;
+    memcpy(s->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    s->elem_bytes = (size_t)rlx_ndarray_numel(t) * ((size_t)(t->dtype.bits * t->dtype.lanes + 7) / 8);
+  }
+  if (s->len + s->elem_bytes > s->cap) {
+    size_t nc = s->cap ? 2 * s->cap : 64;
+    while (nc < s->len + s->elem_bytes) nc *= 2;
+    uint8_t* p = realloc(s->data, nc);
+    if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: scan output %d", who, k);
+    s->data = p;
+    s->cap = nc;
+  }
+  DLTensor dst = *t; /* a compact view of the next slot */
+  dst.data = s->data + s->len;
+  dst.byte_offset = 0;
+  dst.strides = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_copy_from(&dst, t));
+  s->len += s->elem_bytes;
+  return NULL;
+}
+
+/* loop(f<body>, max_trip, cond, i<n_carried>, i<n_scan>, (c<dtype>, shape) per scan output,
+ * carried..., extra...) → tuple(final carried..., stacked scan outputs...) (ONNX Loop and
+ * Scan). While (max_trip < 0 or i < max_trip) and cond: calls body(i, cond, carried...,
+ * extra...) (i: 0-d int64, cond: 0-d bool), which returns (cond, carried..., scan
+ * outputs...); the carried values are fed back and scan output k of every iteration is
+ * stacked along a new axis 0 (its shape must not change; zero iterations give the shape
+ * argument with 0 in front). max_trip and cond: ints or one-element tensors. */
+static rlx_status_t* b_loop(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.loop";
+  if (n < 5) return ERR("%s: expected at least 5 arguments, got %d", who, n);
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_FUNC));
+  RLX_RETURN_IF_ERROR(want_kind(who, 3, &a[3], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 4, &a[4], RLX_VMV_INT));
+  int64_t nc = a[3].u.i, ns = a[4].u.i;
+  if (nc < 0 || ns < 0 || 5 + 2 * ns + nc > n) return ERR("%s: bad counts %lld carried, %lld scan outputs for %d arguments", who, (long long)nc, (long long)ns, n);
+  int64_t max_trip = -1;
+  if (a[1].kind == RLX_VMV_INT) {
+    max_trip = a[1].u.i;
+  } else {
+    RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_TENSOR));
+    const DLTensor* t = &a[1].u.t->dl;
+    if (rlx_ndarray_numel(t) != 1 || t->dtype.code != kDLInt || t->dtype.bits != 64)
+      return ERR("%s: the trip count must be one int64", who);
+    max_trip = *(const int64_t*)((const char*)t->data + t->byte_offset);
+    if (max_trip < 0) max_trip = 0; /* a negative M runs no iteration */
+  }
+  bool cond = true;
+  RLX_RETURN_IF_ERROR(loop_truth(who, "the condition", &a[2], &cond));
+  int first_carried = 5 + 2 * (int)ns, n_extra = n - first_carried - (int)nc;
+  int n_body = 2 + (int)nc + n_extra;
+  rlx_vmv_t* args = calloc((size_t)n_body, sizeof(rlx_vmv_t));
+  loop_stack_t* stacks = calloc((size_t)(ns > 0 ? ns : 1), sizeof(loop_stack_t));
+  if (!args || !stacks) {
+    free(args);
+    free(stacks);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  }
+  for (int k = 0; k < nc; k++) args[2 + k] = rlx_vmv_retain(a[first_carried + k]);
+  for (int k = 0; k < n_extra; k++) args[2 + nc + k] = rlx_vmv_retain(a[first_carried + nc + k]);
+  rlx_status_t* st = NULL;
+  for (int k = 0; k < ns && !st; k++) {
+    st = want_kind(who, 5 + 2 * k, &a[5 + 2 * k], RLX_VMV_DTYPE);
+    if (!st) stacks[k].dtype = a[5 + 2 * k].u.dtype;
+  }
+  int64_t iter = 0;
+  for (; !st && (max_trip < 0 || iter < max_trip) && cond; iter++) {
+    rlx_vmv_release(&args[0]);
+    rlx_vmv_release(&args[1]);
+    st = loop_scalar(vm, rlx_dldtype(kDLInt, 64, 1), iter, &args[0]);
+    if (!st) st = loop_scalar(vm, rlx_dldtype(kDLUInt, 1, 1), 1, &args[1]);
+    rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+    if (!st) st = rlx_vm_call_index(vm, a[0].u.func, args, n_body, &res);
+    if (!st && (res.kind != RLX_VMV_TUPLE || res.u.tuple->n != 1 + nc + ns))
+      st = ERR("%s: the body must return a tuple of %lld values, got %s", who, (long long)(1 + nc + ns),
+               rlx_vmv_kind_name(res.kind));
+    if (!st) st = loop_truth(who, "the body's condition", &res.u.tuple->fields[0], &cond);
+    for (int k = 0; k < nc && !st; k++) {
+      rlx_vmv_release(&args[2 + k]);
+      args[2 + k] = rlx_vmv_retain(res.u.tuple->fields[1 + k]);
+    }
+    for (int k = 0; k < ns && !st; k++) st = loop_append(who, k, &stacks[k], iter, &res.u.tuple->fields[1 + nc + k]);
+    rlx_vmv_release(&res);
+    if (st) st = rlx_status_annotate(st, "%s: iteration %lld", who, (long long)iter);
+  }
+  rlx_vm_tuple_t* t = NULL;
+  if (!st) {
+    t = calloc(1, sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)(nc + ns > 0 ? nc + ns : 1));
+    if (!t) st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  }
+  if (t) {
+    t->refcount = 1;
+    t->n = (int)(nc + ns);
+    for (int k = 0; k < nc; k++) t->fields[k] = rlx_vmv_retain(args[2 + k]);
+    rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+    for (int k = 0; k < ns && !st; k++) {
+      loop_stack_t* s = &stacks[k];
+      int64_t dims[RLX_VM_MAX_NDIM_UNIQUE + 1];
+      dims[0] = iter;
+      if (iter == 0) { /* the declared shape, after 0 */
+        int nd = 0;
+        const int64_t* sd = NULL;
+        st = shape_arg(who, 6 + 2 * k, &a[6 + 2 * k], &nd, &sd);
+        if (!st && nd > RLX_VM_MAX_NDIM_UNIQUE) st = ERR("%s: scan output %d has rank %d", who, k, nd);
+        if (st) break;
+        s->ndim = nd;
+        memcpy(s->shape, sd, sizeof(int64_t) * (size_t)nd);
+      }
+      memcpy(dims + 1, s->shape, sizeof(int64_t) * (size_t)s->ndim);
+      rlx_ndarray_t* r = NULL;
+      st = rlx_ndarray_create(s->ndim + 1, dims, s->dtype, &pool, &r);
+      if (st) break;
+      if (s->len) memcpy(r->dl.data, s->data, s->len);
+      t->fields[nc + k].kind = RLX_VMV_TENSOR;
+      t->fields[nc + k].u.t = r;
+    }
+    out->kind = RLX_VMV_TUPLE;
+    out->u.tuple = t;
+    if (st) rlx_vmv_release(out);
+  }
+  for (int k = 0; k < n_body; k++) rlx_vmv_release(&args[k]);
+  for (int k = 0; k < ns; k++) free(stacks[k].data);
+  free(args);
+  free(stacks);
   return st;
 }
 

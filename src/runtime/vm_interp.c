@@ -508,13 +508,12 @@ static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor*
   return NULL;
 }
 
-/* A non-tensor parameter's value from its input, the forms results take (see flatten): a
- * 0-d integer or bool (uint1, a byte) tensor is an int (R.Prim("int64")), a 0-d float tensor a float, a 1-d
- * int64 tensor a shape (R.Shape). The function's own checks then match it against the
- * parameter's struct info. Tuples cannot be passed. */
-static rlx_status_t* value_param(const rlx_vm_func_t* fn, int i, const DLTensor* t, rlx_vmv_t* out) {
+/* A non-tensor value from its input, the forms results take (see flatten): a 0-d integer
+ * or bool (uint1, a byte) tensor is an int (R.Prim("int64")), a 0-d float tensor a float, a
+ * 1-d int64 tensor a shape (R.Shape). The function's own checks then match it against the
+ * parameter's struct info. who names it in errors ("main: parameter x"). */
+static rlx_status_t* value_of(const char* who, const DLTensor* t, rlx_vmv_t* out) {
   char b[32];
-  const char* pname = fn->param_names[i];
   int code = t->dtype.code, bits = t->dtype.bits;
   const char* data = (const char*)t->data + t->byte_offset;
   if (t->dtype.lanes == 1 && t->ndim == 0 && (code == kDLInt || code == kDLUInt) &&
@@ -539,9 +538,64 @@ static rlx_status_t* value_param(const rlx_vm_func_t* fn, int i, const DLTensor*
     return NULL;
   }
   return rlx_status_create(RLX_INVALID_ARGUMENT,
-                           "%s: parameter %s is not a tensor: pass a scalar (a 0-d int, bool or float tensor) for an "
-                           "R.Prim or a 1-d int64 tensor for an R.Shape (tuples cannot be passed), got %s of ndim %d",
-                           fn->name, pname, rlx_dldtype_str(t->dtype, b), t->ndim);
+                           "%s is not a tensor: pass a scalar (a 0-d int, bool or float tensor) for an R.Prim, a "
+                           "1-d int64 tensor for an R.Shape or a tuple for an R.Tuple, got %s of ndim %d",
+                           who, rlx_dldtype_str(t->dtype, b), t->ndim);
+}
+
+/* A tensor argument (not copied: the VM's tensor points at the caller's data). */
+static rlx_status_t* tensor_of(const DLTensor* t, rlx_vmv_t* out) {
+  rlx_ndarray_t* nd = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_from_data((char*)t->data + t->byte_offset, t->ndim, t->shape, t->dtype, &nd));
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = nd;
+  return NULL;
+}
+
+/* A field of a tuple argument (who: "main: parameter x, field 1"), by the kind the caller
+ * gives: a tensor, a value (as value_of reads it) or a nested tuple. */
+static rlx_status_t* arg_value(const char* who, const rlx_vm_input_t* a, int depth, rlx_vmv_t* out) {
+  char sh[64];
+  if (depth > 64) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: tuples nested too deeply", who);
+  switch (a->kind) {
+    case RLX_VM_INPUT_TUPLE: {
+      if (a->n_fields < 0 || (a->n_fields > 0 && !a->fields))
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad tuple (%d fields)", who, a->n_fields);
+      rlx_vm_tuple_t* t = calloc(1, sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)(a->n_fields > 0 ? a->n_fields : 1));
+      if (!t) return rlx_status_create(RLX_OUT_OF_MEMORY, "tuple argument");
+      t->refcount = 1;
+      out->kind = RLX_VMV_TUPLE;
+      out->u.tuple = t;
+      for (int i = 0; i < a->n_fields; i++) {
+        rlx_strbuf_t sb = {0};
+        rlx_strbuf_printf(&sb, "%s, field %d", who, i);
+        rlx_status_t* st = arg_value(rlx_strbuf_cstr(&sb), &a->fields[i], depth + 1, &t->fields[i]);
+        rlx_strbuf_free(&sb);
+        t->n = i + 1;
+        if (st) return st;
+      }
+      return NULL;
+    }
+    case RLX_VM_INPUT_TENSOR:
+    case RLX_VM_INPUT_VALUE: {
+      const DLTensor* t = a->tensor;
+      if (!t || (t->ndim > 0 && !t->shape) || (!t->data && t->ndim >= 0 && rlx_ndarray_numel(t) > 0))
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: NULL tensor", who);
+      if (t->device.device_type != kDLCPU)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: not a CPU tensor", who);
+      if (t->strides) {
+        int64_t expect = 1;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+          if (t->shape[d] != 1 && t->strides[d] != expect)
+            return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: tensor of shape %s is not compact", who,
+                                     rlx_shape_str(t->ndim, t->shape, sh, sizeof(sh)));
+          expect *= t->shape[d];
+        }
+      }
+      return a->kind == RLX_VM_INPUT_VALUE ? value_of(who, t, out) : tensor_of(t, out);
+    }
+  }
+  return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad argument kind %d", who, (int)a->kind);
 }
 
 /* Appends the tensors of v (tuples flattened) to outs. */
@@ -582,8 +636,31 @@ static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
   return NULL;
 }
 
-rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
-                            rlx_ndarray_t*** out_outputs) {
+/* One top-level argument: tensors are checked against the parameter's ndim / dtype (a
+ * non-tensor parameter reads its value from the tensor form), tuples field by field. */
+static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, rlx_vmv_t* out) {
+  rlx_strbuf_t sb = {0};
+  rlx_strbuf_printf(&sb, "%s: parameter %s", fn->name, fn->param_names[i]);
+  rlx_status_t* st = NULL;
+  if (a->kind == RLX_VM_INPUT_TUPLE) {
+    if (fn->param_ndims[i] != RLX_VM_PARAM_NOT_TENSOR)
+      st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor, got a tuple", rlx_strbuf_cstr(&sb));
+    else
+      st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
+  } else if (a->kind == RLX_VM_INPUT_TENSOR || a->kind == RLX_VM_INPUT_VALUE) {
+    st = check_param(fn, i, a->tensor);
+    if (!st)
+      st = fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR ? value_of(rlx_strbuf_cstr(&sb), a->tensor, out)
+                                                          : tensor_of(a->tensor, out);
+  } else {
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad argument kind %d", rlx_strbuf_cstr(&sb), (int)a->kind);
+  }
+  rlx_strbuf_free(&sb);
+  return st;
+}
+
+rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
+                                 rlx_ndarray_t*** out_outputs) {
   if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
   int f = rlx_vm_exec_find_func(vm->exec, name);
@@ -600,21 +677,7 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
   rlx_vmv_t* args = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(rlx_vmv_t));
   if (!args) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
   rlx_status_t* st = NULL;
-  for (int i = 0; !st && i < n_inputs; i++) {
-    st = check_param(fn, i, inputs[i]);
-    if (st) break;
-    if (fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR) {
-      st = value_param(fn, i, inputs[i], &args[i]);
-      continue;
-    }
-    rlx_ndarray_t* t = NULL;
-    st = rlx_ndarray_from_data((char*)inputs[i]->data + inputs[i]->byte_offset, inputs[i]->ndim, inputs[i]->shape,
-                               inputs[i]->dtype, &t);
-    if (!st) {
-      args[i].kind = RLX_VMV_TENSOR;
-      args[i].u.t = t;
-    }
-  }
+  for (int i = 0; !st && i < n_inputs; i++) st = param_value(fn, i, &inputs[i], &args[i]);
   rlx_vmv_t res = {RLX_VMV_NONE, {0}};
   int64_t t0 = vm->prof ? rlx_vm_now_ns() : 0;
   if (!st) st = run(vm, f, args, n_inputs, &res);
@@ -636,4 +699,16 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
   *out_n = outs.len;
   *out_outputs = outs.data ? outs.data : calloc(1, sizeof(rlx_ndarray_t*));
   return NULL;
+}
+
+rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
+                            rlx_ndarray_t*** out_outputs) {
+  if (n_inputs > 0 && !inputs) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
+  rlx_vm_input_t small[8] = {{0}};
+  rlx_vm_input_t* a = n_inputs <= 8 ? small : calloc((size_t)n_inputs, sizeof(rlx_vm_input_t));
+  if (!a) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
+  for (int i = 0; i < n_inputs; i++) a[i] = (rlx_vm_input_t){RLX_VM_INPUT_TENSOR, inputs[i], 0, NULL};
+  rlx_status_t* st = rlx_vm_invoke_args(vm, name, n_inputs, a, out_n, out_outputs);
+  if (a != small) free(a);
+  return st;
 }

@@ -38,6 +38,16 @@ static rlx_status_t* visit(cpf_t* c, rlx_te_tensor_t* t, const rlx_te_tensor_t* 
   }
   if (!t->body)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "create_prim_func: compute '%s' has no body", t->name);
+  if (t->n_group > 1) {
+    /* a multi-output compute is one nest: after the inputs of every output, once (its first
+     * output stands for the group in the order) */
+    for (int g = 0; g < t->n_group; g++)
+      if (!in_list(c->seen.data, c->seen.len, t->group[g])) rlx_vec_push(&c->seen, t->group[g]);
+    for (int g = 0; g < t->n_group; g++)
+      for (int i = 0; i < t->group[g]->n_inputs; i++) RLX_RETURN_IF_ERROR(visit(c, t->group[g]->inputs[i], t->group[g]));
+    rlx_vec_push(&c->order, t->group[0]);
+    return NULL;
+  }
   for (int i = 0; i < t->n_inputs; i++) RLX_RETURN_IF_ERROR(visit(c, t->inputs[i], t));
   rlx_vec_push(&c->order, t);
   return NULL;
@@ -144,7 +154,11 @@ static rlx_buffer_region_t point_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* b, int
 }
 
 /* ------------------------------------------------------------------ one compute → one nest */
-static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** out) {
+/* The block of compute t, bound to loop vars: shared (the spatial loops of a multi-output
+ * compute, which has no reduction) or, when NULL, fresh ones named after the axes, returned
+ * in *out_loops with their iter vars (*out_ivs, *out_n of them) for build_nest to wrap. */
+static rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const* shared, rlx_tir_stmt_t** out,
+                                 rlx_var_t*** out_loops, rlx_iter_var_t*** out_ivs, int* out_n) {
   rlx_ctx_t* ctx = c->ctx;
   rlx_expr_t* body = t->body;
   body_check_t bc = {0, NULL, NULL};
@@ -175,7 +189,7 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
     rlx_iter_var_t* ax = a < n_sp ? t->axis[a] : red->axis[a - n_sp];
     rlx_var_t* bv = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "v_%s", ax->var->name), ax->var->hdr.dtype);
     ivs[a] = rlx_tir_iter_var(ctx, bv, ax->dom.min, ax->dom.extent, a < n_sp ? RLX_ITER_SPATIAL : RLX_ITER_REDUCE);
-    loops[a] = rlx_ir_var(ctx, ax->var->name, ax->var->hdr.dtype);
+    loops[a] = shared && a < n_sp ? shared[a] : rlx_ir_var(ctx, ax->var->name, ax->var->hdr.dtype);
     values[a] = &loops[a]->hdr;
     rlx_ptrmap_put(&vmap, ax->var, bv);
   }
@@ -232,8 +246,38 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
   blk->writes = RLX_NEW(ctx, rlx_buffer_region_t);
   blk->writes[0] = point_region(ctx, out_buf, n_sp, out_idx);
 
-  rlx_tir_stmt_t* s = rlx_tir_block_realize(ctx, blk->n_iter_vars, values, NULL, blk);
-  for (int a = n - 1; a >= 0; a--) s = rlx_tir_for(ctx, loops[a], ivs[a]->dom.min, ivs[a]->dom.extent, RLX_FOR_SERIAL, s);
+  *out = rlx_tir_block_realize(ctx, blk->n_iter_vars, values, NULL, blk);
+  *out_loops = loops;
+  *out_ivs = ivs;
+  *out_n = n;
+  return NULL;
+}
+
+/* The loop nest of compute t: one block, or for a multi-output compute one block per output
+ * ("B.v0", "B.v1", ...) in one nest, as TVM's create_prim_func builds it. */
+static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** out) {
+  rlx_var_t** loops = NULL;
+  rlx_iter_var_t** ivs = NULL;
+  int n = 0;
+  rlx_tir_stmt_t* s = NULL;
+  if (t->n_group > 1) {
+    rlx_tir_stmt_t** blocks = RLX_NEW_ARRAY(c->ctx, rlx_tir_stmt_t*, t->n_group);
+    for (int g = 0; g < t->n_group; g++) {
+      rlx_var_t** l = NULL;
+      rlx_iter_var_t** iv = NULL;
+      int k = 0;
+      RLX_RETURN_IF_ERROR(build_block(c, t->group[g], loops, &blocks[g], &l, &iv, &k));
+      if (g == 0) {
+        loops = l;
+        ivs = iv;
+        n = k;
+      }
+    }
+    s = rlx_tir_seq(c->ctx, t->n_group, blocks);
+  } else {
+    RLX_RETURN_IF_ERROR(build_block(c, t, NULL, &s, &loops, &ivs, &n));
+  }
+  for (int a = n - 1; a >= 0; a--) s = rlx_tir_for(c->ctx, loops[a], ivs[a]->dom.min, ivs[a]->dom.extent, RLX_FOR_SERIAL, s);
   *out = s;
   return NULL;
 }
@@ -251,12 +295,18 @@ static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
 
   int n = c->order.len;
   rlx_tir_stmt_t** nests = RLX_NEW_ARRAY(ctx, rlx_tir_stmt_t*, n);
-  rlx_tir_buffer_t** allocs = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, n);
+  int n_bufs = 0;
+  for (int i = 0; i < n; i++) n_bufs += c->order.data[i]->n_group > 1 ? c->order.data[i]->n_group : 1;
+  rlx_tir_buffer_t** allocs = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, n_bufs);
   int n_allocs = 0;
   for (int i = 0; i < n; i++) {
     rlx_te_tensor_t* t = c->order.data[i];
     RLX_RETURN_IF_ERROR(build_nest(c, t, &nests[i]));
-    if (!in_list(c->args, c->n_args, t)) allocs[n_allocs++] = t->buffer;
+    int n_out = t->n_group > 1 ? t->n_group : 1;
+    for (int g = 0; g < n_out; g++) {
+      rlx_te_tensor_t* o = t->n_group > 1 ? t->group[g] : t;
+      if (!in_list(c->args, c->n_args, o)) allocs[n_allocs++] = o->buffer;
+    }
   }
   rlx_tir_block_t* root = RLX_NEW(ctx, rlx_tir_block_t);
   root->name = "root";

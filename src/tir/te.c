@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rlx/rlx.h"
 #include "te.h"
 
 #define TE_MAGIC64 0x726c7854456275ull
@@ -78,9 +79,10 @@ static void collect_load(const rlx_expr_t* e, void* user) {
   rlx_vec_push(&lc->bufs, b);
 }
 
-rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
-                                      void* user, const char* name, const char* tag,
-                                      const char* const* axis_names) {
+/* The spatial axes of a compute: index vars named after axis_names (or the defaults), of
+ * each shape dim's integer dtype (int32 for a non-integer dim). */
+static void make_axes(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, const char* const* axis_names,
+                      rlx_iter_var_t*** out_axis, rlx_var_t*** out_idx) {
   rlx_iter_var_t** axis = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, ndim);
   rlx_var_t** idx = RLX_NEW_ARRAY(ctx, rlx_var_t*, ndim);
   for (int d = 0; d < ndim; d++) {
@@ -89,7 +91,13 @@ rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* cons
     idx[d] = rlx_ir_var(ctx, an, t);
     axis[d] = rlx_tir_iter_var(ctx, idx[d], rlx_ir_int(ctx, t, 0), shape[d], RLX_ITER_SPATIAL);
   }
-  rlx_expr_t* body = f(ctx, idx, user);
+  *out_axis = axis;
+  *out_idx = idx;
+}
+
+/* A compute tensor over axis with body (NULL: dtype float32, create_prim_func reports it). */
+static rlx_te_tensor_t* compute_tensor(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_iter_var_t** axis,
+                                       rlx_expr_t* body, const char* name, const char* tag) {
   rlx_dtype_t dtype = body ? body->dtype : rlx_dt_float32();
   rlx_te_tensor_t* t = new_tensor(ctx, RLX_TE_COMPUTE, name, dtype, ndim, shape);
   t->n_axis = ndim;
@@ -107,6 +115,59 @@ rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* cons
   }
   rlx_vec_free(&lc.bufs);
   return t;
+}
+
+rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
+                                      void* user, const char* name, const char* tag,
+                                      const char* const* axis_names) {
+  rlx_iter_var_t** axis;
+  rlx_var_t** idx;
+  make_axes(ctx, ndim, shape, axis_names, &axis, &idx);
+  return compute_tensor(ctx, ndim, shape, axis, f(ctx, idx, user), name, tag);
+}
+
+static void count_reduce(const rlx_expr_t* e, void* user) {
+  if (e->kind == RLX_EXPR_REDUCE) (*(int*)user)++;
+}
+
+rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
+                                   void* user, const char* name, const char* tag, const char* const* axis_names,
+                                   int* out_n, rlx_te_tensor_t*** out_tensors) {
+  if (!name) name = "compute";
+  rlx_iter_var_t** axis;
+  rlx_var_t** idx;
+  make_axes(ctx, ndim, shape, axis_names, &axis, &idx);
+  rlx_expr_t* bodies[RLX_TE_MAX_OUTPUTS] = {0};
+  int n = f(ctx, idx, user, RLX_TE_MAX_OUTPUTS, bodies);
+  if (n < 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "te.compute '%s': the compute function failed", name);
+  if (n == 0 || n > RLX_TE_MAX_OUTPUTS)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "te.compute '%s': the compute function returned %d values (1 to %d)",
+                             name, n, RLX_TE_MAX_OUTPUTS);
+  for (int i = 0; i < n; i++) {
+    if (!bodies[i])
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "te.compute '%s': value %d of the compute function is NULL", name, i);
+    int n_reduce = 0;
+    if (n > 1) rlx_expr_visit(bodies[i], count_reduce, &n_reduce);
+    if (n_reduce)
+      return rlx_status_create(RLX_UNSUPPORTED,
+                               "te.compute '%s': value %d is a reduction; a compute returning several values "
+                               "cannot reduce (compute each reduction separately)",
+                               name, i);
+  }
+  rlx_te_tensor_t** ts = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n);
+  for (int i = 0; i < n; i++) {
+    const char* tn = n == 1 ? name : rlx_ctx_sprintf(ctx, "%s.v%d", name, i);
+    ts[i] = compute_tensor(ctx, ndim, shape, axis, bodies[i], tn, tag);
+  }
+  if (n > 1)
+    for (int i = 0; i < n; i++) {
+      ts[i]->n_group = n;
+      ts[i]->value_index = i;
+      ts[i]->group = ts;
+    }
+  *out_n = n;
+  *out_tensors = ts;
+  return NULL;
 }
 
 rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,

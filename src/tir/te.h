@@ -29,6 +29,13 @@ typedef struct rlx_te_tensor {
    * attribute "layout_free_buffers". Set after rlx_te_compute; NULL when none. */
   int n_layout_free;
   struct rlx_te_tensor** layout_free;
+  /* A multi-output compute (TVM's te.compute whose function returns a tuple): its outputs
+   * share `axis`, each has its own body; group[value_index] is this tensor, n_group > 1.
+   * create_prim_func gives them one loop nest with one block per output. n_group is 0 for a
+   * single-output tensor. */
+  int n_group;
+  int value_index;
+  struct rlx_te_tensor** group;
 } rlx_te_tensor_t;
 
 /* Body callback: indices are the output index vars (int64 when the shape is int64, else
@@ -51,6 +58,8 @@ rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* sha
 rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                       void* user, const char* name, const char* tag,
                                       const char* const* axis_names);
+/* The multi-output form, rlx_te_compute_multi, is declared in include/rlx/rlx.h (te.c includes
+ * it): n bodies give n tensors "<name>.v0", ... sharing the index vars (see n_group). */
 /* The TE tensor whose buffer is b (created by rlx_te_placeholder/compute); NULL for any other
  * buffer. */
 rlx_te_tensor_t* rlx_te_tensor_of_buffer(const rlx_tir_buffer_t* b);

@@ -18,7 +18,9 @@
  *   over slots and immediates);
  * - a MatchCast is preceded by the same checks on its value (it stays, for the vars it
  *   defines; the VM codegen makes it a move);
- * - a param or match_cast of R.Prim(value=n): vm.builtin.match_prim_value (same kinds);
+ * - a param or match_cast of R.Prim(dtype): `vm.builtin.check_prim_value_info(x, dtype, "f: parameter
+ *   x")` (an int for an int / bool dtype, an int or a float for a float one), then with a
+ *   value (R.Prim(value=n)) vm.builtin.match_prim_value (same kinds);
  * - a PrimValue with a symbolic value: `vm.builtin.make_prim_value(heap, kind, value)`;
  * - a ShapeExpr with a non-constant dim (as the argument of a call, or a binding's value)
  *   becomes `s = R.call_packed("vm.builtin.make_shape", heap, ndim, (kind, value)...)` with
@@ -260,8 +262,18 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
   } else if (sinfo->kind == RLX_SINFO_SHAPE) {
     ndim = ((rlx_sinfo_shape_t*)sinfo)->ndim;
     dims = ((rlx_sinfo_shape_t*)sinfo)->values;
-  } else if (sinfo->kind == RLX_SINFO_PRIM && ((rlx_sinfo_prim_t*)sinfo)->value) {
-    rlx_expr_t* e = ((rlx_sinfo_prim_t*)sinfo)->value;
+  } else if (sinfo->kind == RLX_SINFO_PRIM) {
+    rlx_sinfo_prim_t* ps = (rlx_sinfo_prim_t*)sinfo;
+    if (!composite_pass && !rlx_dtype_is_void(ps->dtype)) {
+      exprs_t args = {0};
+      rlx_vec_push(&args, value);
+      rlx_vec_push(&args, rlx_relax_dtype_imm(s->ctx, ps->dtype));
+      rlx_vec_push(&args, rlx_relax_string_imm(s->ctx, what));
+      RLX_RETURN_IF_ERROR(
+          emit_builtin(s, "vm.builtin.check_prim_value_info", &args, rlx_sinfo_object(s->ctx), "_", &tmp));
+    }
+    if (!ps->value) return NULL;
+    rlx_expr_t* e = ps->value;
     int64_t k = RLX_VM_MATCH_SKIP, v = 0;
     if (composite_pass) {
       if (e->kind == RLX_EXPR_INT_IMM || e->kind == RLX_EXPR_VAR) return NULL;
@@ -299,7 +311,7 @@ static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
     }
     for (int i = 0; i < tu->n_fields; i++) {
       rlx_sinfo_kind_t k = tu->fields[i]->kind;
-      if (k != RLX_SINFO_TENSOR && k != RLX_SINFO_SHAPE && k != RLX_SINFO_TUPLE) continue;
+      if (k != RLX_SINFO_TENSOR && k != RLX_SINFO_SHAPE && k != RLX_SINFO_TUPLE && k != RLX_SINFO_PRIM) continue;
       rlx_relax_var_t* field = NULL;
       RLX_RETURN_IF_ERROR(emit(s, rlx_relax_tuple_get_item(s->ctx, value, i), "field", &field));
       RLX_RETURN_IF_ERROR(match(s, &field->hdr, tu->fields[i], rlx_ctx_sprintf(s->ctx, "%s, field %d", what, i),

@@ -11,7 +11,9 @@ with a private kernel cache ($RLX_CACHE_DIR) and a per-case timeout, and every O
 is compared with the expected one: same dtype and shape, NaN at the same positions, equal
 infinities, |out - ref| <= atol + rtol * |ref| for floats (rtol=1e-3, atol=1e-7 as the ONNX
 backend runner uses; the few wider ones are in TOLERANCES with the reason), exact for integers
-and bools. Cases whose graph inputs or outputs are strings, sequences, optionals or maps, or
+and bools (cases whose outputs are random draws — Bernoulli, Dropout in training mode — are
+checked for dtype, shape and the properties listed in RANDOM instead of values). Cases whose
+graph inputs or outputs are strings, sequences, optionals or maps, or
 that have no test_data_set_0, are not runnable and are counted apart. The suite stores
 bfloat16 data as uint16 bit patterns (numpy has none): rlx takes a uint16 tensor given for a
 bfloat16 input as its bits, and a bfloat16 output is compared bit for bit with such a
@@ -56,6 +58,53 @@ ATOL = 1e-7
 TOLERANCES = [
     # (filled only with evidence: a case whose reference itself is that loose)
 ]
+
+# Cases whose outputs are random draws: the suite's expected values come from numpy's generator
+# state when the data was made, which no other generator reproduces. For these the values are
+# not compared; instead each output must have the expected dtype and shape and:
+#   bernoulli: every value is 0 or 1;
+#   dropout (training mode, ratio r = input 1, default 0.5): every y is 0 or x / (1 - r)
+#     (rtol 1e-6), and the mask, when there is one, is exactly where y was kept (x / (1 - r)
+#     where the mask is true, 0 where it is false), with both values present when x has more
+#     than 8 elements.
+RANDOM = [
+    (r"node/test_bernoulli", "bernoulli"),
+    (r"node/test_training_dropout(_default)?(_mask)?$", "dropout"),
+]
+
+
+def random_kind(full):
+    for pattern, kind in RANDOM:
+        if re.search(pattern, full):
+            return kind
+    return None
+
+
+def check_random(kind, outs, refs, ins):
+    """None when the random outputs have the properties RANDOM describes, else a message."""
+    for k, (o, r) in enumerate(zip(outs, refs)):
+        if o.dtype != r.dtype or o.shape != r.shape:
+            return "output_%d: %s %s, expected %s %s" % (k, o.dtype, o.shape, r.dtype, r.shape)
+    if kind == "bernoulli":
+        if not np.isin(outs[0], [0, 1]).all():
+            return "output_0: values other than 0 and 1"
+        return None
+    x = ins[0].astype(np.float64)
+    ratio = float(ins[1]) if len(ins) > 1 else 0.5
+    kept = x / (1.0 - ratio)
+    y = outs[0].astype(np.float64)
+    is_kept = np.isclose(y, kept, rtol=1e-6, atol=0)
+    is_zero = y == 0
+    if not (is_kept | is_zero).all():
+        return "output_0: values that are neither 0 nor x / (1 - ratio)"
+    if len(outs) > 1:
+        mask = outs[1]
+        if not np.array_equal(np.where(mask, kept, 0.0).astype(outs[0].dtype), outs[0]):
+            return "output_1: the mask does not match where output_0 was kept"
+        if x.size > 8 and (mask.all() or not mask.any()):
+            return "output_1: every element kept or every one dropped"
+    return None
+
 
 # Ops that only move, reshape or re-type data; a model's main op is its first other node.
 HELPERS = {"Constant", "Identity", "Reshape", "Shape", "Gather", "Cast", "Concat", "Unsqueeze",
@@ -200,6 +249,17 @@ def run_case(rlx, case, work, env, timeout):
             msg = first_line(r.stderr).replace(os.path.join(case.path, "model.onnx") + ": ", "")
             return False, msg or "exit status %d" % r.returncode, secs
         rtol, atol = tolerance(case.full)
+        rkind = random_kind(case.full)
+        if rkind:
+            try:
+                outs = [numpy_helper.to_array(onnx.load_tensor(os.path.join(out, "output_%d.pb" % k)))
+                        for k in range(len(expected))]
+            except Exception as e:  # noqa: BLE001 - a missing or malformed file is a failure
+                return False, "outputs unreadable: %s" % first_line(str(e)), secs
+            refs = [numpy_helper.to_array(onnx.load_tensor(f)) for f in expected]
+            ins = [numpy_helper.to_array(onnx.load_tensor(f)) for f in inputs]
+            msg = check_random(rkind, outs, refs, ins)
+            return (False, msg, secs) if msg else (True, "", secs)
         for k, f in enumerate(expected):
             got = os.path.join(out, "output_%d.pb" % k)
             if not os.path.isfile(got):

@@ -82,3 +82,34 @@ def calibrate(model, shape):
         model.train()
         model(torch.randn(4, *shape[1:]))
     model.eval()
+
+
+def onnx_model(tool, name, nodes, inputs, outputs, opset=17, inits=()):
+    """Saves a one-graph ONNX model (default domain at `opset`) as TMP/name.onnx; its path."""
+    import onnx
+    from onnx import helper
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(tool.tmp, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def run_outputs(tool, target, arrays, tag):
+    """rlx run TARGET on arrays (saved as .npy); returns (outputs as arrays or None when the
+    run failed, stderr)."""
+    import numpy as np
+    args = ["run", target]
+    for k, a in enumerate(arrays):
+        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
+        np.save(p, a)
+        args += ["-i", p]
+    out = os.path.join(tool.tmp, "out_" + tag)
+    rc, _, err = tool.run(*(args + ["-o", out, "--format", "npy"]))
+    if rc != 0:
+        return None, err
+    res, k = [], 0
+    while os.path.exists(os.path.join(out, "output_%d.npy" % k)):
+        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
+        k += 1
+    return res, err

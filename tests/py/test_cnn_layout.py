@@ -45,8 +45,10 @@ for name, make, shape in onnx_models.MODELS:
     left = [op for op in ("R.nn.conv2d(", "R.nn.max_pool2d(", "R.concat(") if op in text]
     check(not left, "%s: left in NCHW after layout_nchwc: %s" % (name, left))
     calls = re.findall(r'R\.call_dps_packed\("(rlx\.nn\.[a-z0-9_]+)"', text)
-    # a fire module's two expand convs are one call writing both halves of the concat
-    convs = [c for c in calls if "conv2d" in c] + [c for c in calls if c == "rlx.nn.conv2d_concat_nchwc"]
+    # a fire module's two expand convs are one call writing both halves of the concat, and
+    # so are an expansion and its depthwise conv where the expanded tensor exceeds 2 MB
+    convs = [c for c in calls if "conv2d" in c] + [c for c in calls if c in ("rlx.nn.conv2d_concat_nchwc",
+                                                                              "rlx.nn.conv2d_dw_nchwc")]
     check(len(convs) == n_conv, "%s: %d Conv nodes, %d kernel convolutions" % (name, n_conv, len(convs)))
     check(calls.count("rlx.nn.nchw_to_nchwc") <= 1 and calls.count("rlx.nn.nchwc_to_nchw") == 1,
           "%s: one conversion in and one out, got %d in, %d out" % (
@@ -56,6 +58,10 @@ for name, make, shape in onnx_models.MODELS:
         calls.count("rlx.nn.conv2d_concat_nchwc"),
         len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", rc == 0 and tool.run("print", onnx_path)[1] or ""))
         - len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", text))))
+    if name == "mobilenet_v2":
+        check(calls.count("rlx.nn.conv2d_dw_nchwc") == 1, "mobilenet_v2: the 16->96 expansion at 112x112 (4.8 MB) "
+              "runs inside its depthwise conv's call, the smaller ones apart; got %d fused pairs"
+              % calls.count("rlx.nn.conv2d_dw_nchwc"))
     if name == "resnet18":
         check(calls.count("rlx.nn.conv2d_winograd_nchwc") == 10, "resnet18: the ten 3x3 stride-1 convs of stages 1-3 "
               "run Winograd, got %d" % calls.count("rlx.nn.conv2d_winograd_nchwc"))

@@ -39,6 +39,22 @@ check("differ" in (rc.compare(np.array([1, 2001]), np.array([1, 2000]), 1e-3, 1e
 inf = np.array([np.inf, 1.0], np.float32)
 check("infinities" in (rc.compare(-inf, inf, 1e-3, 1e-7) or ""), "-inf vs inf must fail")
 
+# --- random outputs: dtype, shape and the stated properties, not values -----------------
+check(rc.random_kind("node/test_bernoulli_seed_expanded") == "bernoulli", "bernoulli cases are random")
+check(rc.random_kind("node/test_training_dropout_zero_ratio") is None, "dropout with ratio 0 is compared by value")
+bern = np.array([0.0, 1.0, 1.0], np.float32)
+check(rc.check_random("bernoulli", [bern], [bern[::-1].copy()], []) is None, "any 0/1 draw of the right shape passes")
+check("0 and 1" in (rc.check_random("bernoulli", [bern + 1], [bern], []) or ""), "a 2 is not a Bernoulli draw")
+check("float64" in (rc.check_random("bernoulli", [bern.astype(np.float64)], [bern], []) or ""), "dtype is checked")
+xd = np.arange(1, 13, dtype=np.float32)
+keep = np.arange(12) % 3 == 0
+yd = np.where(keep, xd * 2, 0).astype(np.float32)
+r_half = np.array(0.5, np.float32)
+check(rc.check_random("dropout", [yd, keep], [yd, keep], [xd, r_half]) is None, "a consistent dropout passes")
+check("neither" in (rc.check_random("dropout", [yd + 1, keep], [yd, keep], [xd, r_half]) or ""),
+      "a value other than 0 or x / (1 - r) fails")
+check("mask" in (rc.check_random("dropout", [yd, ~keep], [yd, keep], [xd, r_half]) or ""), "an inconsistent mask fails")
+
 # --- --check fails when a listed case breaks (a stand-in tool writing wrong outputs) -----
 tmp = tempfile.mkdtemp(prefix="rlx-onnxconf-")
 fake = os.path.join(tmp, "fake_rlx")

@@ -9,6 +9,8 @@
   run-time shape: each on two inputs giving different output sizes.
 - Sequences whose insert and read positions arrive at run time (elements of three shapes),
   and If with a run-time condition whose branches read outer values: each on every branch.
+- Add of two lengths decided at run time: checked equal when the model runs.
+- MaxUnpool to an output_shape given at run time (two shapes, one .so; one too small).
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -22,18 +24,14 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Tool, check, finish  # noqa: E402
+from harness import Tool, check, finish, onnx_model, run_outputs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 tool = Tool(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bin", "rlx"))
 
 
 def model(name, nodes, inputs, outputs):
-    g = helper.make_graph(nodes, name, inputs, outputs)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    path = os.path.join(tool.tmp, name + ".onnx")
-    onnx.save(m, path)
-    return path
+    return onnx_model(tool, name, nodes, inputs, outputs, 17)
 
 
 def compile_once(path):
@@ -44,20 +42,8 @@ def compile_once(path):
 
 def run(so, arrays, tag):
     """Runs the compiled model on arrays; returns the outputs (None on failure)."""
-    args = ["run", so]
-    for k, a in enumerate(arrays):
-        p = os.path.join(tool.tmp, "%s_in%d.npy" % (tag, k))
-        np.save(p, a)
-        args += ["-i", p]
-    out = os.path.join(tool.tmp, "out_" + tag)
-    ok, _ = tool.ok(*(args + ["-o", out]))
-    if not ok:
-        return None
-    res = []
-    k = 0
-    while os.path.exists(os.path.join(out, "output_%d.npy" % k)):
-        res.append(np.load(os.path.join(out, "output_%d.npy" % k)))
-        k += 1
+    res, err = run_outputs(tool, so, arrays, tag)
+    check(res is not None, "%s: rlx run failed: %s" % (tag, err))
     return res
 
 
@@ -158,6 +144,50 @@ so, _ = compile_once(path)
 for tag, s in [("k1", [2, 3]), ("k2", [4, 1])]:
     r = run(so, [np.array(s, np.int64)], tag) if so else None
     same(r[0] if r else None, np.full(s, 2.5, np.float32), "ConstantOfShape(%s)" % s)
+
+# --- Add of two lengths decided at run time (neither provably 1 nor equal) -----------------
+# They are checked equal when the model runs (a match_cast), as Expand's run-time dims are.
+path = model("add_runtime_dims",
+             [helper.make_node("Range", ["z", "n", "one"], ["a"]), helper.make_node("Range", ["z", "m", "one"], ["b"]),
+              helper.make_node("Add", ["a", "b"], ["y"])],
+             [helper.make_tensor_value_info(k, I64, []) for k in ("z", "n", "m", "one")],
+             [helper.make_tensor_value_info("y", I64, None)])
+so, _ = compile_once(path)
+i64 = lambda v: np.array(v, np.int64)  # noqa: E731
+r = run(so, [i64(0), i64(4), i64(4), i64(1)], "addrt") if so else None
+same(r[0] if r else None, np.arange(4, dtype=np.int64) * 2, "Add of two run-time lengths, equal")
+if so:
+    args = []
+    for k, v in enumerate([0, 4, 3, 1]):
+        p = os.path.join(tool.tmp, "addbad_in%d.npy" % k)
+        np.save(p, i64(v))
+        args += ["-i", p]
+    tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_addbad")], ["match_cast", "expected shape (a_d0,) with a_d0 bound to 4, got (3,)"],
+               "Add of run-time lengths 4 and 3")
+
+# --- MaxUnpool to an output_shape given at run time ---------------------------------------
+# Values go to their (row, col) in the unpooled 4x4 grid; the rest of a larger shape is 0.
+path = model("unpool_rt", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+             [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]), helper.make_tensor_value_info("i", I64, [1, 1, 2, 2]),
+              helper.make_tensor_value_info("s", I64, [4])], [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+xu = np.array([5, 6, 7, 8], np.float32).reshape(1, 1, 2, 2)
+iu = np.array([5, 7, 13, 15], np.int64).reshape(1, 1, 2, 2)
+for tag, shp in [("u4", [1, 1, 4, 4]), ("u56", [1, 1, 5, 6])]:
+    want = np.zeros(shp, np.float32)
+    grid = np.zeros(16, np.float32)
+    grid[iu.ravel()] = xu.ravel()
+    want[0, 0, :4, :4] = grid.reshape(4, 4)
+    r = run(so, [xu, iu, np.array(shp, np.int64)], tag) if so else None
+    same(r[0] if r else None, want, "MaxUnpool to %s" % shp)
+if so:
+    args = []
+    for k, a in enumerate([xu, iu, np.array([1, 1, 3, 4], np.int64)]):
+        p = os.path.join(tool.tmp, "ubad_in%d.npy" % k)
+        np.save(p, a)
+        args += ["-i", p]
+    tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_ubad")], ["value -1 at position 2 is not a dim"],
+               "MaxUnpool to an output_shape smaller than the unpooled size")
 
 # --- the Relax ops -------------------------------------------------------------------------
 script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R

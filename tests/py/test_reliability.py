@@ -132,6 +132,68 @@ with open(shallow, "wb") as f:
     f.write(nested_graphs(20))
 tool.fails(["print", shallow], ["no op_type"], "ONNX subgraphs nested 20 deep reach the importer")
 
+# Names the file leaves out (proto2 reads an absent string as no string at all) anywhere the
+# importer looks names up -- subgraphs, value infos, attributes, local functions -- are one
+# error saying where (a NULL name once reached the importer's string map from a subgraph).
+def no_name(tag, graph=None, edit=None):
+    x, y = (helper.make_tensor_value_info(n, F32, [2]) for n in ("x", "y"))
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=graph, else_branch=graph)] if graph else \
+        [helper.make_node("Relu", ["x"], ["y"])]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x, c], [y]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    if edit:
+        edit(m)
+    p = os.path.join(tool.tmp, "noname_%s.onnx" % tag)
+    with open(p, "wb") as f:
+        f.write(m.SerializeToString())
+    return p
+
+
+def branch(init=None, out_name="t", op="Add", inputs=()):
+    g = helper.make_graph([helper.make_node(op or "Add", ["x", "x"], ["t"])], "b",
+                          [helper.make_tensor_value_info(n, F32, [2]) for n in inputs],
+                          [helper.make_tensor_value_info("t", F32, [2])], initializer=[init] if init else [])
+    if out_name is None:
+        g.output[0].ClearField("name")
+    if op is None:
+        g.node[0].ClearField("op_type")
+    for i in g.input:
+        i.ClearField("name")
+    if init:
+        g.initializer[0].ClearField("name")
+    return g
+
+
+def unnamed_attr(m):
+    m.graph.node[0].attribute.add(f=1.0, type=onnx.AttributeProto.FLOAT)
+
+
+def unnamed_value_info(m):
+    m.graph.value_info.append(helper.make_tensor_value_info("t", F32, [2]))
+    m.graph.value_info[0].ClearField("name")
+
+
+def unnamed_function(m, clear="name"):
+    f = helper.make_function("d", "F", ["a"], ["b"], [helper.make_node("Relu", ["a"], ["b"])],
+                             [helper.make_opsetid("", 17)])
+    f.ClearField(clear) if clear == "name" else f.node[0].ClearField("op_type")
+    m.functions.append(f)
+
+
+sub = "subgraph 'else_branch' of node #0 (If) in the graph: "  # make_node sorts the attributes
+for tag, args, want in (
+        ("sub_init", dict(graph=branch(init=numpy_helper.from_array(np.ones(2, np.float32), "k"))),
+         sub + "initializer #0 has no name"),
+        ("sub_output", dict(graph=branch(out_name=None)), sub + "graph output #0 has no name"),
+        ("sub_input", dict(graph=branch(inputs=["z"])), sub + "graph input #0 has no name"),
+        ("sub_op", dict(graph=branch(op=None)), sub + "node #0 has no op_type"),
+        ("attr", dict(edit=unnamed_attr), "the graph: attribute #0 of node #0 (Relu) has no name"),
+        ("value_info", dict(edit=unnamed_value_info), "the graph: value_info #0 has no name"),
+        ("function", dict(edit=unnamed_function), "function #0 has no name"),
+        ("function_op", dict(edit=lambda m: unnamed_function(m, "op")), "function 'F': node #0 has no op_type")):
+    tool.fails(["print", no_name(tag, **args)], [want], "missing name: " + tag)
+
 # Huge shapes: more elements or bytes than int64 counts, or more bytes than RLX_MAX_ALLOC,
 # are one error naming the tensor (never a wrapped size, a write outside a buffer or an
 # OOM kill). Static shapes fail when compiled, run-time shapes when the VM or a kernel

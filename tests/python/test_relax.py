@@ -325,3 +325,43 @@ def test_const_of_a_0d_array_is_a_scalar():
     with bb.function("main", [x]):
         bb.emit_func_output(bb.emit(relax.op.multiply(x, c)))
     assert 'R.multiply(x, R.const(0.25, "float32"))' in bb.get().script()
+
+
+def test_function_attrs_nested_dicts():
+    # bb.function(name, params, attrs={...}) with values of every kind, nested dicts and lists
+    # included: the function equals the one R.func_attr parses, and prints as TVM prints a
+    # string-keyed map (keys sorted).
+    attrs = {"num_input": 1, "opt": {"b": {"e": True, "c": "d"}, "a": [1, 2]}, "f": 1.5, "g": [1, "x", [2.5]],
+             "h": [3, 4], "s": "text"}
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], attrs=attrs):
+        bb.emit_func_output(x)
+    mod = bb.get()
+    src = '''
+@R.function
+def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+    R.func_attr({"num_input": 1, "opt": {"b": {"e": True, "c": "d"}, "a": [1, 2]}, "f": 1.5, "g": [1, "x", [2.5]], "h": [3, 4], "s": "text"})
+    return x
+'''
+    parsed = tvm.script.from_source(src)
+    tvm.ir.assert_structural_equal(mod, parsed)
+    want = ('        R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "h": [3, 4], "num_input": 1, '
+            '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}, "s": "text"})')
+    assert want in mod.script().splitlines(), mod.script()
+    assert mod.script() == parsed.script()
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](np.array([1.0, 2.0], "float32")).numpy(), [1.0, 2.0])
+    # PrimFunc.with_attr takes the same values
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1, name="B")
+    f = te.create_prim_func([A, B]).with_attr({"opt": {"k": [1, "v"]}, "flag": True})
+    assert '    T.func_attr({"flag": T.bool(True), "opt": {"k": [1, "v"]}, "tir.noalias": T.bool(True)})' in \
+        f.script().splitlines(), f.script()
+    bb = relax.BlockBuilder()
+    with pytest.raises(TypeError, match=r"attribute opt: attribute dicts take string keys, got 1"):
+        with bb.function("main", [x], attrs={"opt": {1: 2}}):
+            bb.emit_func_output(x)
+    with pytest.raises(TypeError, match=r"attribute opt: unsupported attribute value None"):
+        with bb.function("main", [x], attrs={"opt": [None]}):
+            bb.emit_func_output(x)

@@ -231,5 +231,54 @@ def test_vm_prim_and_shape_inputs_and_results():
         vm["main"](x, 7, tvm.runtime.ShapeTuple([4, 5, 6]), 2.5)
     with pytest.raises(tvm.RLXError, match="parameter p is not a tensor: pass a scalar"):
         vm["main"](x, np.ones(3), tvm.runtime.ShapeTuple([4, 5]), 2.5)
-    with pytest.raises(TypeError, match="tuple arguments"):
+    # a Python tuple is an R.Tuple argument, not a shape (TVM: "expect a Shape but get Array")
+    with pytest.raises(tvm.RLXError, match=r"parameter s: expected a value of shape \(n, m\), got Tuple"):
         vm["main"](x, 7, (4, 5), 2.5)
+    # a float for an R.Prim("int64") parameter (TVM: "expected int but got float")
+    with pytest.raises(tvm.error.TVMError, match=r"main: parameter p: expected an int \(R.Prim\(\"int64\"\)\), got float"):
+        vm["main"](x, 7.5, tvm.runtime.ShapeTuple([4, 5]), 2.5)
+    # an int for an R.Prim("float32") one is taken (TVM converts it)
+    assert vm["main"](x, 7, tvm.runtime.ShapeTuple([4, 5]), 2)[5] == 2
+
+
+def test_vm_tuple_arguments_nested():
+    # R.Tuple parameters take Python tuples / lists (nested as the struct info nests them;
+    # numbers inside are R.Prim values); tuple results come back as tuples (TVM's VM takes
+    # and gives tvm.runtime containers the same way).
+    @I.ir_module
+    class M:
+        @R.function
+        def main(t: R.Tuple(R.Tensor(("n", 3), "float32"), R.Tuple(R.Tensor((3,), "float32"), R.Prim("int64"))),
+                 x: R.Tensor((3,), "float32")):
+            n = T.int64()
+            a = t[0]
+            inner = t[1]
+            b = inner[0]
+            k = inner[1]
+            c = R.add(a, b)
+            d = R.multiply(b, x)
+            return (c, (d, k), R.shape([n]))
+
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    for n in (2, 5):
+        a = np.random.randn(n, 3).astype("float32")
+        b = np.random.randn(3).astype("float32")
+        x = np.random.randn(3).astype("float32")
+        c, (d, k), s = vm["main"]((tvm.nd.array(a), [b, 7]), x)
+        np.testing.assert_allclose(c.numpy(), a + b, rtol=1e-6)
+        np.testing.assert_allclose(d.numpy(), b * x, rtol=1e-6)
+        assert k == 7 and s == tvm.runtime.ShapeTuple([n])
+    a, b, x = np.ones((2, 3), "float32"), np.ones(3, "float32"), np.ones(3, "float32")
+    with pytest.raises(tvm.RLXError, match="main: parameter t: expected a tuple of 2 fields, got 1"):
+        vm["main"]((a,), x)
+    with pytest.raises(tvm.RLXError, match=r"main: parameter t, field 1: expected a Tuple, got Tensor"):
+        vm["main"]((a, b), x)
+    with pytest.raises(tvm.RLXError, match=r"main: parameter t, field 1, field 0: expected a Tensor, got int"):
+        vm["main"]((a, (3, 7)), x)
+    with pytest.raises(tvm.RLXError, match=r"parameter t, field 0: expected shape \(n, 3\) with n bound to 2, got \(2, 4\)"):
+        vm["main"]((np.ones((2, 4), "float32"), (b, 7)), x)
+    with pytest.raises(tvm.RLXError, match=r'main: parameter t, field 1, field 1: expected an int \(R.Prim\("int64"\)\), '
+                                           r'got float'):
+        vm["main"]((a, (b, 7.5)), x)
+    with pytest.raises(tvm.RLXError, match="main: parameter x: expected a tensor, got a tuple"):
+        vm["main"]((a, (b, 7)), (x,))

@@ -162,5 +162,69 @@ def test_reduction_where_and_init():
     for f in (fb, fc, fd):
         again = tvm.script.from_source(f.script())
         assert again.script() == f.script()
-    with pytest.raises(ValueError, match="multi-output compute functions are not supported"):
-        te.compute((4,), lambda i: (A[i, 0], A[i, 1]), name="E")
+    # several values of a compute cannot reduce (TVM's tuple reducers are not supported)
+    with pytest.raises(NotImplementedError, match="te.compute 'E': value 1 is a reduction"):
+        te.compute((4,), lambda i: (A[i, 0], te.sum(A[i, k3], axis=k3)), name="E")
+
+
+# TVM's create_prim_func of a multi-output compute (tests/python/te/test_te_create_primfunc.py,
+# test_multi_output): one loop nest, one block per output named "B.v0", "B.v1"; the buffers
+# "B.v0" / "B.v1" print as B_v0 / B_v1 (TVM's printer replaces characters a name cannot hold).
+TVM_MULTI_OUTPUT = """
+@T.prim_func
+def main(var_A0: T.handle, var_A1: T.handle, var_B_v0: T.handle, var_B_v1: T.handle):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    m, n = T.int32(), T.int32()
+    A0 = T.match_buffer(var_A0, (m, n))
+    A1 = T.match_buffer(var_A1, (m, n))
+    B_v0 = T.match_buffer(var_B_v0, (m, n))
+    B_v1 = T.match_buffer(var_B_v1, (m, n))
+    # with T.block("root"):
+    for i, j in T.grid(m, n):
+        with T.block("B.v0"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.reads(A0[v_i, v_j])
+            T.writes(B_v0[v_i, v_j])
+            B_v0[v_i, v_j] = A0[v_i, v_j] + T.float32(2.0)
+        with T.block("B.v1"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.reads(A1[v_i, v_j])
+            T.writes(B_v1[v_i, v_j])
+            B_v1[v_i, v_j] = A1[v_i, v_j] * T.float32(3.0)
+"""
+
+
+def test_multi_output_compute():
+    n, m = te.var("n"), te.var("m")
+    A0 = te.placeholder((m, n), name="A0")
+    A1 = te.placeholder((m, n), name="A1")
+    outs = te.compute((m, n), lambda i, j: (A0[i, j] + 2, A1[i, j] * 3), name="B")
+    assert isinstance(outs, list) and len(outs) == 2
+    B0, B1 = outs
+    assert (B0.name, B1.name, B0.ndim, B1.dtype) == ("B.v0", "B.v1", 2, "float32")
+    f = te.create_prim_func([A0, A1, B0, B1])
+    assert f.script() + "\n" == TVM_HEADER_TIR + TVM_MULTI_OUTPUT.lstrip("\n")
+    a0, a1 = np.random.randn(3, 5).astype("float32"), np.random.randn(3, 5).astype("float32")
+    b0, b1 = tvm.nd.empty((3, 5), "float32"), tvm.nd.empty((3, 5), "float32")
+    tvm.build(f, target="llvm")["main"](tvm.nd.array(a0), tvm.nd.array(a1), b0, b1)
+    np.testing.assert_allclose(b0.numpy(), a0 + 2, rtol=1e-6)
+    np.testing.assert_allclose(b1.numpy(), a1 * 3, rtol=1e-6)
+    # the outputs feed a later compute: both become intermediate buffers of the one nest
+    C = te.compute((m, n), lambda i, j: B0[i, j] - B1[i, j], name="C")
+    fc = te.create_prim_func([A0, A1, C])
+    text = fc.script()
+    assert "    B_v0 = T.alloc_buffer((m, n))\n    B_v1 = T.alloc_buffer((m, n))\n" in text, text
+    assert text.count("for i, j in T.grid(m, n):") == 2, text
+    np.testing.assert_allclose(run(fc, a0, a1, out_shape=(3, 5)), (a0 + 2) - a1 * 3, rtol=1e-5, atol=1e-6)
+    # one value in a tuple is one tensor (TVM returns outputs[0] when there is one)
+    one = te.compute((m,), lambda i: (A0[i, 0],), name="one")
+    assert isinstance(one, te.Tensor) and one.name == "one"
+    # mixed dtypes; printing parses back to the same function
+    D0, D1 = te.compute((4,), lambda i: (tir.Cast("int32", A0[i, 0]), A0[i, 1] > 0), name="D")
+    assert (D0.dtype, D1.dtype) == ("int32", "bool")
+    fd = te.create_prim_func([A0, D0, D1])
+    tvm.ir.assert_structural_equal(tvm.script.from_source(fd.script())["main"], fd)
+    with pytest.raises(ValueError, match="te.compute: the function returned an empty tuple"):
+        te.compute((4,), lambda i: (), name="E")
+    with pytest.raises(TypeError, match="expected a PrimExpr or a Python number, got str"):
+        te.compute((4,), lambda i: (A0[i, 0], "x"), name="E")

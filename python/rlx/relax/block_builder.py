@@ -49,6 +49,13 @@ def set_attr(ctx, al, k, v):
     elif isinstance(v, _tir.PrimExpr):
         ctx.adopt(v._ctx)
         lib.rlx_attr_list_set_expr(al, key, v._h)
+    elif isinstance(v, (list, tuple, dict)):
+        # lists of other values and (nested) dicts: R.func_attr({"opt": {"a": [1, 2]}})
+        try:
+            e = _tir.attr_expr(v, ctx)
+        except TypeError as err:
+            raise TypeError("attribute %s: %s" % (k, err)) from None
+        lib.rlx_attr_list_set_expr(al, key, e._h)
     else:
         raise TypeError("attribute %s: unsupported value %r" % (k, v))
 
@@ -90,7 +97,7 @@ class BlockBuilder:
     # ---- scopes ----
     def function(self, name, params=None, attrs=None, pure=True, private=False):
         def enter():
-            _stack().append(self)
+            al = _attr_list(self._ctx, attrs)  # a bad value raises before anything is open
             ps = None if params is None else (list(params) if isinstance(params, (list, tuple)) else [params])
             if ps is not None:
                 self._use(*ps)
@@ -98,13 +105,17 @@ class BlockBuilder:
                 check(lib.rlx_bb_function_begin(self._h, cstr(name), n, arr))
             else:
                 check(lib.rlx_bb_function_begin(self._h, cstr(name), -1, None))
-            if not pure:
-                check(lib.rlx_bb_function_set_pure(self._h, False))
-            if private:
-                check(lib.rlx_bb_function_set_private(self._h, True))
-            al = _attr_list(self._ctx, attrs)
-            if al:
-                check(lib.rlx_bb_function_set_attrs(self._h, al))
+            try:
+                if not pure:
+                    check(lib.rlx_bb_function_set_pure(self._h, False))
+                if private:
+                    check(lib.rlx_bb_function_set_private(self._h, True))
+                if al:
+                    check(lib.rlx_bb_function_set_attrs(self._h, al))
+            except BaseException:
+                lib.rlx_bb_function_abandon(self._h)
+                raise
+            _stack().append(self)
             return self
 
         def exit_(ok):

@@ -81,22 +81,38 @@ def _build_config(mod, ctx):
     return cfg
 
 
-def _vm_input(a):
-    """A VM argument as the C VM takes it: numbers as 0-d tensors (int64 / float64 / bool),
-    shapes as 1-d int64 tensors; tuples (other than shapes) cannot be passed."""
+_TENSOR, _VALUE, _TUPLE = 0, 1, 2
+
+
+def _vm_input(a, keep):
+    """A VM argument as rlx_vm_input_t: numbers as 0-d tensors (int64 / float64 / bool) and
+    shapes as 1-d int64 tensors (values), tuples and lists as tuples of arguments (nested as
+    given), anything else as a tensor. The NDArrays made go to keep (alive for the call and
+    the results, which may be views of them)."""
     import numpy as np
+    arg = _ffi.VMArg()
+    if isinstance(a, (tuple, list)) and not isinstance(a, _rt.ShapeTuple):
+        fields = (_ffi.VMArg * max(len(a), 1))()
+        for i, x in enumerate(a):
+            fields[i] = _vm_input(x, keep)
+        keep.append(fields)
+        arg.kind, arg.n_fields, arg.fields = _TUPLE, len(a), fields
+        return arg
+    kind = _VALUE
     if isinstance(a, _rt.ShapeTuple):
-        return _nd.array(np.array(list(a), dtype="int64").reshape(len(a)))
-    if isinstance(a, bool):
-        return _nd.array(np.array(a, dtype="bool"))
-    if isinstance(a, int):
-        return _nd.array(np.array(a, dtype="int64"))
-    if isinstance(a, float):
-        return _nd.array(np.array(a, dtype="float64"))
-    if isinstance(a, (tuple, list)) and not isinstance(a, np.ndarray):
-        raise TypeError("VirtualMachine: tuple arguments (R.Tuple parameters) cannot be passed; pass a "
-                        "ShapeTuple for an R.Shape parameter")
-    return _nd.as_ndarray(a)
+        t = _nd.array(np.array(list(a), dtype="int64").reshape(len(a)))
+    elif isinstance(a, (bool, np.bool_)):
+        t = _nd.array(np.array(bool(a), dtype="bool"))
+    elif isinstance(a, (int, np.integer)):
+        t = _nd.array(np.array(int(a), dtype="int64"))
+    elif isinstance(a, (float, np.floating)):
+        t = _nd.array(np.array(float(a), dtype="float64"))
+    else:
+        t = _nd.as_ndarray(a)
+        kind = _TENSOR
+    keep.append(t)
+    arg.kind, arg.tensor = kind, t.handle
+    return arg
 
 
 class VirtualMachine:
@@ -131,14 +147,17 @@ class VirtualMachine:
 
     def invoke(self, name, *args):
         """Runs function name. Arguments: NDArrays or numpy arrays for tensors, Python ints /
-        floats / bools for R.Prim parameters, ShapeTuples (or tuples of ints) for R.Shape ones.
+        floats / bools for R.Prim parameters, ShapeTuples for R.Shape ones, tuples / lists of
+        arguments (nested) for R.Tuple ones.
         Results: tensors as NDArrays, R.Prim as Python numbers, R.Shape as ShapeTuples, tuples
         as tuples."""
-        ins = [_vm_input(a) for a in args]
-        arr = (c_void_p * max(len(ins), 1))(*[a.handle for a in ins])
+        ins = []
+        arr = (_ffi.VMArg * max(len(args), 1))()
+        for i, a in enumerate(args):
+            arr[i] = _vm_input(a, ins)
         n = c_int()
         outs = POINTER(c_void_p)()
-        check(lib.rlx_vm_invoke(self.handle, cstr(name), len(ins), arr, byref(n), byref(outs)))
+        check(lib.rlx_vm_invoke_args(self.handle, cstr(name), len(args), arr, byref(n), byref(outs)))
         # an output may be an input returned unchanged (a view of its memory): keep them alive
         res = [_nd.NDArray(outs[i], base=ins) for i in range(n.value)]
         _ffi.free(outs)

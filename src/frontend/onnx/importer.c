@@ -21,7 +21,7 @@
 static const rlx_onnx_converter_t* const families[] = {rlx_onnx_ops_core, rlx_onnx_ops_math, rlx_onnx_ops_tensor,
                                                        rlx_onnx_ops_nn, rlx_onnx_ops_loss, rlx_onnx_ops_training,
                                                        rlx_onnx_ops_sequence, rlx_onnx_ops_rnn, rlx_onnx_ops_text,
-                                                       rlx_onnx_ops_signal};
+                                                       rlx_onnx_ops_signal, rlx_onnx_ops_random};
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset) {
@@ -453,6 +453,18 @@ rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_
 static const int not_produced_tag = 0;
 #define NOT_PRODUCED ((void*)&not_produced_tag)
 
+bool rlx_onnx_value_get(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t** out) {
+  void* v = NULL;
+  if (!rlx_onnx_strmap_get(&im->values, name, &v) || v == NOT_PRODUCED) return false;
+  *out = v;
+  return true;
+}
+
+const Onnx__GraphProto* rlx_onnx_attr_graph(const rlx_onnx_node_t* node, const char* key) {
+  const Onnx__AttributeProto* a = find_attr(node, key);
+  return a ? a->g : NULL;
+}
+
 static bool is_default_domain(const char* d) { return !d || !d[0] || strcmp(d, "ai.onnx") == 0; }
 
 /* The converter of a node: by op type at the model's opset in the default domain, by
@@ -465,7 +477,7 @@ static const rlx_onnx_converter_t* converter_for(rlx_onnx_importer_t* im, const 
 }
 
 /* Every node without a converter for the model's opset, reported at once. */
-static rlx_status_t* check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
+rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
   rlx_strbuf_t sb = {0};
   int n_bad = 0;
   for (size_t i = 0; i < g->n_node; i++) {
@@ -490,7 +502,7 @@ static rlx_status_t* check_supported(rlx_onnx_importer_t* im, const Onnx__GraphP
   return st;
 }
 
-static rlx_status_t* add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
+rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
   for (size_t i = 0; i < g->n_initializer; i++) {
     const Onnx__TensorProto* t = g->initializer[i];
     rlx_relax_expr_t* k = NULL;
@@ -557,7 +569,7 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
   return NULL;
 }
 
-static rlx_status_t* convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p) {
+rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p) {
   rlx_ctx_t* ctx = im->ctx;
   rlx_onnx_node_t node;
   node.name = p->name ? p->name : "";
@@ -607,11 +619,16 @@ static rlx_status_t* convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto
 }
 
 /* The graph output `vi` as an expression, checked against its declared element type. */
-static rlx_status_t* graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, rlx_relax_expr_t** out) {
+rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
+                                    rlx_relax_expr_t** out) {
   void* v = NULL;
   if (!rlx_onnx_strmap_get(&im->values, vi->name, &v) || v == NOT_PRODUCED)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
   rlx_relax_expr_t* e = v;
+  if (any_kind && e->sinfo && e->sinfo->kind == RLX_SINFO_TUPLE) {
+    *out = e;
+    return NULL;
+  }
   if (!e->sinfo || e->sinfo->kind != RLX_SINFO_TENSOR)
     return rlx_status_create(RLX_UNSUPPORTED, "graph output '%s' is not a tensor (%s)", vi->name,
                              rlx_sinfo_str(im->ctx, e->sinfo));
@@ -628,32 +645,44 @@ static rlx_status_t* graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfo
   return NULL;
 }
 
-/* The module without PrimFuncs that no Relax function calls (left by folded call_tirs). */
+/* The module with only the functions main reaches: PrimFuncs left unused by folded
+ * call_tirs, and the private functions of a Loop body whose first import was abandoned. */
 static void collect_gv(const rlx_relax_expr_t* e, void* user) {
   if (e->kind == RLX_RELAX_GLOBAL_VAR) rlx_onnx_strmap_put(user, ((const rlx_relax_global_var_t*)e)->name, NULL);
 }
 
-static rlx_module_t* drop_dead_tir(rlx_ctx_t* ctx, rlx_module_t* m) {
-  rlx_onnx_strmap_t used = {0};
-  for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, collect_gv, &used);
+static rlx_module_t* drop_dead_funcs(rlx_ctx_t* ctx, rlx_module_t* m) {
+  rlx_onnx_strmap_t used = {0}, visited = {0};
+  rlx_onnx_strmap_put(&used, "main", NULL);
+  for (bool grew = true; grew;) { /* visit every reached Relax function once */
+    grew = false;
+    for (int i = 0; i < m->n_funcs; i++) {
+      const char* nm = m->funcs[i].name;
+      if (m->funcs[i].kind != RLX_FUNC_RELAX || !rlx_onnx_strmap_get(&used, nm, NULL) ||
+          rlx_onnx_strmap_get(&visited, nm, NULL))
+        continue;
+      rlx_onnx_strmap_put(&visited, nm, NULL);
+      rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, collect_gv, &used);
+      grew = true;
+    }
+  }
   bool dead = false;
-  for (int i = 0; i < m->n_funcs; i++)
-    dead |= m->funcs[i].kind == RLX_FUNC_TIR && !rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL);
+  for (int i = 0; i < m->n_funcs; i++) dead |= !rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL);
   rlx_module_t* r = m;
   if (dead) {
     r = rlx_module_create(ctx);
     for (int i = 0; i < m->n_funcs; i++)
-      if (m->funcs[i].kind != RLX_FUNC_TIR || rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL))
+      if (rlx_onnx_strmap_get(&used, m->funcs[i].name, NULL))
         rlx_module_set(r, m->funcs[i].name, m->funcs[i].kind, m->funcs[i].func);
   }
   rlx_onnx_strmap_free(&used);
+  rlx_onnx_strmap_free(&visited);
   return r;
 }
 
 /* True when a node of g is If, Loop or Scan (its function then has no dataflow block: an If
  * binding may not stand in one). */
-static bool has_control_flow(const Onnx__GraphProto* g) {
+bool rlx_onnx_has_control_flow(const Onnx__GraphProto* g) {
   for (size_t i = 0; i < g->n_node; i++) {
     const char* op = g->node[i]->op_type;
     if (strcmp(op, "If") == 0 || strcmp(op, "Loop") == 0 || strcmp(op, "Scan") == 0) return true;
@@ -664,14 +693,17 @@ static bool has_control_flow(const Onnx__GraphProto* g) {
 /* The nodes and outputs of g as the body of the open function (in a dataflow block unless g
  * has control flow), ending with its result. out_n_out: the output count (may be NULL). */
 static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto* g, int* out_n_out) {
-  bool dataflow = !has_control_flow(g);
+  bool dataflow = !rlx_onnx_has_control_flow(g);
   if (dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(im->bb));
-  for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(convert_node(im, g->node[i]));
+  for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(rlx_onnx_convert_node(im, g->node[i]));
   int n_out = (int)g->n_output;
   if (out_n_out) *out_n_out = n_out;
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(im->ctx, rlx_relax_expr_t*, n_out);
-  for (int i = 0; i < n_out; i++) RLX_RETURN_IF_ERROR(graph_output(im, g->output[i], &outs[i]));
-  rlx_relax_expr_t* result = n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs);
+  for (int i = 0; i < n_out; i++) RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(im, g->output[i], false, &outs[i]));
+  return rlx_onnx_func_result(im, n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs), dataflow);
+}
+
+rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow) {
   if (result->kind != RLX_RELAX_VAR) { /* a param is returned as it is */
     rlx_relax_var_t* gv = NULL;
     RLX_RETURN_IF_ERROR(dataflow ? rlx_bb_emit_output(im->bb, result, "gv", &gv) : rlx_bb_emit(im->bb, result, "gv", &gv));
@@ -681,161 +713,10 @@ static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto*
   return rlx_bb_emit_func_output(im->bb, result, -1, NULL);
 }
 
-/* ------------------------------------------------------------------ If */
-static const Onnx__GraphProto* graph_attr(const rlx_onnx_node_t* node, const char* key) {
-  const Onnx__AttributeProto* a = find_attr(node, key);
-  return a ? a->g : NULL;
-}
-
-/* Appends nm to the growing arena array *names (*n used of *cap). */
-static void push_name(rlx_ctx_t* ctx, const char* nm, const char*** names, int* n, int* cap) {
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 8;
-    const char** bigger = RLX_NEW_ARRAY(ctx, const char*, nc);
-    if (*n) memcpy(bigger, *names, sizeof(*bigger) * (size_t)*n);
-    *names = bigger;
-    *cap = nc;
-  }
-  (*names)[(*n)++] = nm;
-}
-
-/* Adds to `free` (in order, once each) the names g reads that neither g nor an enclosing
- * scope inside it defines (`defined` grows with g's definitions: ONNX names are unique). */
-static void free_names(rlx_ctx_t* ctx, const Onnx__GraphProto* g, rlx_onnx_strmap_t* defined, rlx_onnx_strmap_t* seen,
-                       const char*** names, int* n, int* cap) {
-  for (size_t i = 0; i < g->n_initializer; i++) rlx_onnx_strmap_put(defined, g->initializer[i]->name, NULL);
-  for (size_t i = 0; i < g->n_input; i++) rlx_onnx_strmap_put(defined, g->input[i]->name, NULL);
-  for (size_t i = 0; i < g->n_node; i++) {
-    const Onnx__NodeProto* p = g->node[i];
-    for (size_t k = 0; k < p->n_attribute; k++) {
-      if (p->attribute[k]->g) free_names(ctx, p->attribute[k]->g, defined, seen, names, n, cap);
-      for (size_t j = 0; j < p->attribute[k]->n_graphs; j++)
-        free_names(ctx, p->attribute[k]->graphs[j], defined, seen, names, n, cap);
-    }
-    for (size_t k = 0; k < p->n_input; k++) {
-      const char* nm = p->input[k];
-      if (!nm[0] || rlx_onnx_strmap_get(defined, nm, NULL) || rlx_onnx_strmap_get(seen, nm, NULL)) continue;
-      rlx_onnx_strmap_put(seen, nm, NULL);
-      push_name(ctx, nm, names, n, cap);
-    }
-    for (size_t k = 0; k < p->n_output; k++) rlx_onnx_strmap_put(defined, p->output[k], NULL);
-  }
-  for (size_t i = 0; i < g->n_output; i++)
-    if (!rlx_onnx_strmap_get(defined, g->output[i]->name, NULL) && !rlx_onnx_strmap_get(seen, g->output[i]->name, NULL)) {
-      rlx_onnx_strmap_put(seen, g->output[i]->name, NULL);
-      push_name(ctx, g->output[i]->name, names, n, cap);
-    }
-}
-
-/* A branch subgraph as a private Relax function over the values it reads from the enclosing
- * scope (constants are used in place, the rest become parameters); *out_call calls it. */
-static rlx_status_t* branch_function(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                                     const char* suffix, rlx_relax_expr_t** out_call, int* out_n_out) {
-  rlx_ctx_t* ctx = im->ctx;
-  if (g->n_input) return rlx_onnx_error(node, "the %s branch must not have inputs", suffix);
-  rlx_onnx_strmap_t defined = {0}, seen = {0};
-  const char** names = NULL;
-  int n_free = 0, cap = 0;
-  free_names(ctx, g, &defined, &seen, &names, &n_free, &cap);
-  rlx_onnx_strmap_free(&defined);
-  rlx_onnx_strmap_free(&seen);
-  rlx_onnx_importer_t sub = *im;
-  memset(&sub.values, 0, sizeof(sub.values));
-  memset(&sub.dims, 0, sizeof(sub.dims));
-  sub.bb = rlx_bb_create(ctx, rlx_bb_get(im->bb));
-  rlx_relax_var_t** params = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, n_free);
-  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_free);
-  int n_params = 0;
-  rlx_status_t* st = NULL;
-  for (int i = 0; i < n_free && !st; i++) {
-    void* v = NULL;
-    if (!rlx_onnx_strmap_get(&im->values, names[i], &v) || v == NOT_PRODUCED) {
-      st = rlx_onnx_error(node, "the %s branch reads '%s', which is not defined before it", suffix, names[i]);
-      break;
-    }
-    rlx_relax_expr_t* e = v;
-    if (e->kind == RLX_RELAX_CONSTANT) {
-      rlx_onnx_strmap_put(&sub.values, names[i], e);
-      continue;
-    }
-    params[n_params] = rlx_relax_var(ctx, rlx_onnx_ident(ctx, names[i]), e->sinfo);
-    args[n_params] = e;
-    rlx_onnx_strmap_put(&sub.values, names[i], &params[n_params]->hdr);
-    n_params++;
-  }
-  const char* fname = rlx_ctx_sprintf(ctx, "%s_%s", rlx_onnx_ident(ctx, node->outputs[0][0] ? node->outputs[0] : "if"), suffix);
-  if (!st) st = check_supported(&sub, g);
-  if (!st) st = add_initializers(&sub, g);
-  if (!st) st = rlx_bb_function_begin(sub.bb, fname, n_params, params);
-  if (!st) st = rlx_bb_function_set_private(sub.bb, true);
-  if (!st) st = graph_body(&sub, g, out_n_out);
-  rlx_relax_expr_t* gv = NULL;
-  if (!st) st = rlx_bb_function_end(sub.bb, &gv);
-  rlx_onnx_strmap_free(&sub.values);
-  rlx_onnx_strmap_free(&sub.dims);
-  if (st) {
-    rlx_bb_function_abandon(sub.bb);
-    return st;
-  }
-  *out_call = rlx_relax_call(ctx, gv, n_params, args, (rlx_attrs_t){0}, 0, NULL);
-  return NULL;
-}
-
-/* A SeqExpr binding e to a var, with that var as its body (an If branch). */
-static rlx_relax_expr_t* seq_of(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const char* name) {
-  rlx_relax_var_t* v = rlx_relax_var(ctx, name, NULL);
-  rlx_relax_binding_t* b = rlx_relax_var_binding(ctx, v, e);
-  rlx_relax_block_t* blk = rlx_relax_block(ctx, false, 1, &b);
-  return rlx_relax_seq(ctx, 1, &blk, &v->hdr);
-}
-
-/* If: a constant condition imports the chosen branch in place; otherwise each branch is a
- * private function and the node one R.If binding calling them (outputs: its fields). */
-rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                                  rlx_relax_expr_t** outputs) {
-  rlx_ctx_t* ctx = im->ctx;
-  const Onnx__GraphProto *tg = graph_attr(node, "then_branch"), *eg = graph_attr(node, "else_branch");
-  if (!tg || !eg) return rlx_onnx_error(node, "needs then_branch and else_branch graphs");
-  rlx_relax_expr_t* c = node->n_inputs > 0 ? inputs[0] : NULL;
-  if (!c || !c->sinfo || c->sinfo->kind != RLX_SINFO_TENSOR || !rlx_dtype_is_bool(((rlx_sinfo_tensor_t*)c->sinfo)->dtype))
-    return rlx_onnx_error(node, "the condition must be a bool tensor");
-  if ((int)tg->n_output != node->n_outputs || (int)eg->n_output != node->n_outputs)
-    return rlx_onnx_error(node, "both branches must have %d outputs", node->n_outputs);
-  rlx_onnx_tensor_t k;
-  if (rlx_onnx_const(im, c, &k)) { /* import the branch taken */
-    const Onnx__GraphProto* g = ((const uint8_t*)k.data)[0] ? tg : eg;
-    RLX_RETURN_IF_ERROR(check_supported(im, g));
-    RLX_RETURN_IF_ERROR(add_initializers(im, g));
-    for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(convert_node(im, g->node[i]));
-    for (int i = 0; i < node->n_outputs; i++) RLX_RETURN_IF_ERROR(graph_output(im, g->output[i], &outputs[i]));
-    return NULL;
-  }
-  rlx_sinfo_tensor_t* cs = (rlx_sinfo_tensor_t*)c->sinfo;
-  if (cs->ndim != 0) {
-    RLX_RETURN_IF_ERROR(rlx_onnx_emit(
-        im, rlx_relax_op_call(ctx, "relax.reshape", 2, (rlx_relax_expr_t*[]){c, rlx_relax_shape_expr(ctx, 0, NULL)}, (rlx_attrs_t){0}),
-        &c));
-  }
-  rlx_relax_expr_t *tc, *ec;
-  RLX_RETURN_IF_ERROR(branch_function(im, node, tg, "then", &tc, NULL));
-  RLX_RETURN_IF_ERROR(branch_function(im, node, eg, "else", &ec, NULL));
-  rlx_relax_var_t* v = NULL;
-  RLX_RETURN_IF_ERROR(rlx_bb_emit(im->bb, rlx_relax_if(ctx, c, seq_of(ctx, tc, "then_result"), seq_of(ctx, ec, "else_result")),
-                                  NULL, &v));
-  for (int i = 0; i < node->n_outputs; i++) {
-    if (node->n_outputs == 1) {
-      outputs[0] = &v->hdr;
-      break;
-    }
-    RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_tuple_get_item(ctx, &v->hdr, i), &outputs[i]));
-  }
-  return NULL;
-}
-
 static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   const Onnx__GraphProto* g = im->model->graph;
-  RLX_RETURN_IF_ERROR(check_supported(im, g));
-  RLX_RETURN_IF_ERROR(add_initializers(im, g));
+  RLX_RETURN_IF_ERROR(rlx_onnx_check_supported(im, g));
+  RLX_RETURN_IF_ERROR(rlx_onnx_add_initializers(im, g));
   for (int k = 0; im->opts && k < im->opts->n_bind; k++) {
     bool found = false;
     for (size_t i = 0; i < g->n_input && !found; i++) found = strcmp(g->input[i]->name, im->opts->bind_names[k]) == 0;
@@ -850,7 +731,7 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   int n_out = 0;
   RLX_RETURN_IF_ERROR(graph_body(im, g, &n_out));
   RLX_RETURN_IF_ERROR(rlx_bb_function_end(im->bb, NULL));
-  *out = drop_dead_tir(im->ctx, rlx_bb_get(im->bb));
+  *out = drop_dead_funcs(im->ctx, rlx_bb_get(im->bb));
   if (im->opts && im->opts->out_output_names && im->opts->out_n_outputs) {
     const char** names = RLX_NEW_ARRAY(im->ctx, const char*, n_out);
     for (int i = 0; i < n_out; i++) names[i] = rlx_ctx_strdup(im->ctx, g->output[i]->name);

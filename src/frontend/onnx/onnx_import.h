@@ -64,12 +64,17 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_sequence[]; /* Sequence*, SplitTo
 extern const rlx_onnx_converter_t rlx_onnx_ops_rnn[];      /* RNN, GRU, LSTM */
 extern const rlx_onnx_converter_t rlx_onnx_ops_text[];     /* TfIdfVectorizer */
 extern const rlx_onnx_converter_t rlx_onnx_ops_signal[];   /* DFT, STFT, Det */
+extern const rlx_onnx_converter_t rlx_onnx_ops_random[];   /* RandomUniform/Normal(Like), Bernoulli */
+/* Dropout-12 in training mode (training_mode input 2 given, not a constant false): random
+ * drops with the seeded stream of ops_random.c; outputs[1], when named, is the mask. */
+rlx_status_t* rlx_onnx_dropout_training(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
  * since_version <= opset over all families (earlier families win a tie); NULL when none. A
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
  * num_outputs in the Split-13 converter). */
 const rlx_onnx_converter_t* rlx_onnx_find_converter(const char* op_type, int opset);
-/* The family tables in lookup order (core, math, tensor, nn, loss, training, sequence, rnn, text, signal), for listings and tests. */
+/* The family tables in lookup order (core, math, tensor, nn, loss, training, sequence, rnn, text, signal, random), for listings and tests. */
 void rlx_onnx_converter_families(const rlx_onnx_converter_t* const** out, int* out_n);
 
 /* ---- importer services for converters ---- */

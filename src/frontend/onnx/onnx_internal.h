@@ -1,5 +1,6 @@
 /* Private to the ONNX frontend's core (reader.c, importer.c, tensor_pb.c, ops_core.c): the
- * protobuf-c view of a model, dtype mapping, TensorProto decoding and the importer state.
+ * protobuf-c view of a model, dtype mapping, TensorProto decoding and the importer state;
+ * control.c (If, Loop, Scan) uses the import's pieces declared at the end.
  * Converters in ops_*.c use only onnx_import.h.
  */
 #ifndef RLX_FRONTEND_ONNX_INTERNAL_H
@@ -82,8 +83,34 @@ struct rlx_onnx_importer {
 rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                         rlx_sinfo_t** out);
 
-/* ONNX If (importer.c; listed in the core family's table). */
+/* ---- pieces of the import that control flow (control.c) reuses ---- */
+/* Every node of g without a converter for the model's opset, reported at once. */
+rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
+/* g's initializers as constants in im->values. */
+rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
+/* Converts node p, binding its outputs' names in im->values. */
+rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p);
+/* The value named by graph output vi, checked against its declared element type when it is a
+ * tensor; any_kind: tuples (sequences) are accepted too, else only tensors. */
+rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
+                                    rlx_relax_expr_t** out);
+/* Ends the open function with result (bound to a var first unless it is one; closes the
+ * dataflow block when `dataflow`). */
+rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow);
+/* True when a node of g is If, Loop or Scan (the function holding it has no dataflow block). */
+bool rlx_onnx_has_control_flow(const Onnx__GraphProto* g);
+/* The expression bound to ONNX value `name`; false when it is undefined or its producer
+ * does not compute it. */
+bool rlx_onnx_value_get(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t** out);
+/* A graph attribute (If's branches, Loop's and Scan's body); NULL when absent. */
+const Onnx__GraphProto* rlx_onnx_attr_graph(const rlx_onnx_node_t* node, const char* key);
+
+/* ONNX If, Loop, Scan (control.c; listed in the core family's table). */
 rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs);
+rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 
 #endif

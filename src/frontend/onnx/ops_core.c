@@ -1,5 +1,5 @@
 /* ONNX converters, family "core" (see onnx_import.h): Constant, Identity, Dropout (inference),
- * Shape. Shape of a statically shaped tensor is a constant, which is what
+ * Shape; If, Loop and Scan are in control.c. Shape of a statically shaped tensor is a constant, which is what
  * makes shape-computing subgraphs (Shape → Gather → Concat → Reshape) fold at import time.
  */
 #include <string.h>
@@ -123,8 +123,9 @@ static rlx_te_tensor_t* te_ones(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, 
 }
 
 /* Inference: output = input; the optional mask is all ones (bool from opset 10, the input's
- * type before): a constant for a static shape, else computed. Dropout-12's training_mode, when given, must be a constant false (or the
- * ratio 0). */
+ * type before): a constant for a static shape, else computed. Dropout-12 with a training_mode
+ * that is not a constant false (and a ratio that is not a constant 0) drops at random
+ * (rlx_onnx_dropout_training, ops_random.c). */
 static rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                                 rlx_relax_expr_t** out) {
   rlx_status_t* st = NULL;
@@ -132,16 +133,14 @@ static rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   if (!t) return st;
   if (node->n_inputs > 2 && in[2]) {
     rlx_onnx_tensor_t tm, ratio;
-    if (!rlx_onnx_const(im, in[2], &tm))
-      return rlx_onnx_error(node, "training_mode must be a constant (only inference is supported)");
+    if (!rlx_onnx_const(im, in[2], &tm)) return rlx_onnx_dropout_training(im, node, in, out); /* decided at run time */
     bool training = ((const uint8_t*)tm.data)[0] != 0;
     bool zero_ratio = false;
     if (node->n_inputs > 1 && in[1] && rlx_onnx_const(im, in[1], &ratio) && ratio.dtype.code == RLX_DT_FLOAT) {
       if (ratio.dtype.bits == 32) zero_ratio = ((const float*)ratio.data)[0] == 0.0f;
       else if (ratio.dtype.bits == 64) zero_ratio = ((const double*)ratio.data)[0] == 0.0;
     }
-    if (training && !zero_ratio)
-      return rlx_onnx_error(node, "training_mode=true is not supported (only inference)");
+    if (training && !zero_ratio) return rlx_onnx_dropout_training(im, node, in, out);
   }
   out[0] = in[0];
   if (node->n_outputs < 2 || !node->outputs[1][0]) return NULL;
@@ -186,5 +185,7 @@ const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
     {"Dropout", 1, cv_dropout},
     {"Shape", 1, cv_shape},
     {"If", 1, rlx_onnx_convert_if},
+    {"Loop", 1, rlx_onnx_convert_loop},
+    {"Scan", 8, rlx_onnx_convert_scan},
     {NULL, 0, NULL},
 };

@@ -374,6 +374,36 @@ static rlx_status_t* legacy_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   return om_reshape(im, inputs[1], n, shape, out_b);
 }
 
+/* b match_cast so that each of its dims that cannot be shown to broadcast against a's
+ * (two symbolic dims, neither a constant 1: e.g. lengths decided at run time) is a's dim:
+ * the two are checked equal when the model runs (as Expand's run-time path does), so a
+ * symbolic dim that turns out to be 1 against another one is a run-time error, not a
+ * broadcast. b itself when every pair broadcasts. */
+static rlx_status_t* align_symbolic(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+                                    rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  *out = b;
+  rlx_sinfo_tensor_t *ta = (rlx_sinfo_tensor_t*)a->sinfo, *tb = (rlx_sinfo_tensor_t*)b->sinfo;
+  if (!ta->shape || !tb->shape) return NULL;
+  rlx_expr_t** dims = RLX_NEW_ARRAY(ctx, rlx_expr_t*, tb->ndim > 0 ? tb->ndim : 1);
+  bool changed = false;
+  for (int j = 0; j < tb->ndim; j++) {
+    int ja = j + ta->ndim - tb->ndim;
+    dims[j] = tb->shape[j];
+    rlx_expr_t* d = NULL;
+    if (ja < 0) continue;
+    rlx_topi_broadcast_dim(ctx, ta->shape[ja], tb->shape[j], &d);
+    if (d || rlx_expr_is_const_int(ta->shape[ja], NULL) || rlx_expr_is_const_int(tb->shape[j], NULL)) continue;
+    dims[j] = ta->shape[ja];
+    changed = true;
+  }
+  if (!changed) return NULL;
+  rlx_relax_var_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_match_cast(rlx_onnx_bb(im), b, rlx_sinfo_tensor(ctx, tb->ndim, dims, tb->dtype), NULL, &v));
+  *out = &v->hdr;
+  return NULL;
+}
+
 static rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                rlx_relax_expr_t** outputs) {
   const char* op = lookup(binary_ops, (int)(sizeof binary_ops / sizeof binary_ops[0]), node->op_type);
@@ -386,6 +416,7 @@ static rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
                           rlx_sinfo_str(rlx_onnx_ctx(im), &b->hdr));
   rlx_relax_expr_t* rhs;
   RLX_RETURN_IF_ERROR(legacy_align(im, node, inputs, &rhs));
+  RLX_RETURN_IF_ERROR(align_symbolic(im, inputs[0], rhs, &rhs));
   return om_op2(im, op, inputs[0], rhs, &outputs[0]);
 }
 

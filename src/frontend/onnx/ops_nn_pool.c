@@ -311,9 +311,28 @@ rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx
 }
 
 /* ---------------------------------------------------------------- MaxUnpool */
+/* Dim j of a run-time output_shape (args: X, I, output_shape): its value when it is at least
+ * the unpooled size (exactly it for batch and channels), else -1, which the VM reports. */
+typedef struct {
+  int64_t min[NN_MAX_SP + 2];
+  int n_exact;
+} unpool_user_t;
+
+static rlx_expr_t* unpool_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  unpool_user_t* u = user;
+  rlx_expr_t* v = rlx_onnx_load_int(ctx, ins[2], j);
+  rlx_expr_t* ok = rlx_ir_cmp(ctx, j < u->n_exact ? RLX_EXPR_EQ : RLX_EXPR_GE, v, rlx_ir_i64(ctx, u->min[j]));
+  return rlx_ir_select(ctx, ok, v, rlx_ir_i64(ctx, -1));
+}
+
+static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                    const rlx_sinfo_tensor_t* x, const int64_t* in, const int64_t* out, int nd,
+                                    rlx_expr_t* const* dims, rlx_relax_expr_t** outputs);
+
 /* Zeros of the output shape with X scattered to the flat indices I (as MaxPool produces
- * them: over the whole tensor). The output shape is output_shape (a constant input) or
- * (in - 1) * stride + kernel - pad_begin - pad_end per spatial dim; shapes must be static. */
+ * them: over the whole tensor). The output shape is output_shape (an input: a constant, or
+ * values read at run time, each checked to be at least the unpooled size) or
+ * (in - 1) * stride + kernel - pad_begin - pad_end per spatial dim; X's shape must be static. */
 rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -339,6 +358,25 @@ rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_nod
     if (k[i] < 1 || st[i] < 1) return rlx_onnx_error(node, "kernel_shape and strides must be >= 1");
     out[2 + i] = (in[2 + i] - 1) * st[i] + k[i] - pads[i] - pads[nsp + i];
   }
+  rlx_expr_t* dims[NN_MAX_SP + 2];
+  for (int i = 0; i < nd; i++) dims[i] = rlx_ir_i64(ctx, out[i]);
+  rlx_onnx_tensor_t osc;
+  if (node->n_inputs > 2 && inputs[2] && !rlx_onnx_const(im, inputs[2], &osc)) {
+    /* output_shape at run time: its values become the dims, each checked (a -1 fails) */
+    rlx_sinfo_tensor_t* os_t;
+    RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 2, &os_t));
+    int64_t len = 0;
+    if (os_t->ndim != 1 || !os_t->shape || !rlx_expr_is_const_int(os_t->shape[0], &len) || len != nd ||
+        !rlx_dtype_is_int(os_t->dtype))
+      return rlx_onnx_error(node, "output_shape must be a 1-d integer tensor of %d values", nd);
+    unpool_user_t u;
+    for (int i = 0; i < nd; i++) u.min[i] = out[i];
+    u.n_exact = 2;
+    rlx_expr_t** rd = NULL;
+    RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, unpool_dim, &u, 3, inputs, nd, &rd));
+    for (int i = 0; i < nd; i++) dims[i] = i < 2 ? rlx_ir_i64(ctx, in[i]) : rd[i];
+    return unpool_scatter(im, node, inputs, x, in, out, nd, dims, outputs);
+  }
   if (node->n_inputs > 2 && inputs[2]) {
     int64_t* os;
     int n;
@@ -348,16 +386,58 @@ rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_nod
       if (os[i] < (i < 2 ? in[i] : out[i]) || (i < 2 && os[i] != in[i]))
         return rlx_onnx_error(node, "output_shape[%d] = %lld is smaller than the unpooled size %lld", i,
                               (long long)os[i], (long long)(i < 2 ? in[i] : out[i]));
-      out[i] = os[i];
+      dims[i] = rlx_ir_i64(ctx, os[i]);
     }
   }
+  return unpool_scatter(im, node, inputs, x, in, out, nd, dims, outputs);
+}
+
+/* y (the unpooled shape) extended with zeros at the end of each dim to dims. */
+typedef struct {
+  int nd;
+  rlx_expr_t* const* dims;
+  rlx_te_tensor_t* y;
+} unpool_pad_t;
+
+static rlx_expr_t* unpool_pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  unpool_pad_t* u = user;
+  rlx_expr_t* inside = NULL;
+  rlx_expr_t* ix[NN_MAX_SP + 2];
+  for (int d = 0; d < u->nd; d++) {
+    rlx_expr_t* yd = u->y->buffer->shape[d];
+    rlx_expr_t* lt = rlx_ir_cmp(ctx, RLX_EXPR_LT, &idx[d]->hdr, yd);
+    inside = inside ? rlx_ir_and(ctx, inside, lt) : lt;
+    ix[d] = rlx_ir_min(ctx, &idx[d]->hdr, rlx_ir_sub(ctx, yd, rlx_ir_i64(ctx, 1))); /* in bounds either way */
+  }
+  rlx_expr_t* v = rlx_te_load(ctx, u->y, u->nd, ix);
+  return rlx_ir_select(ctx, inside, v, rlx_ir_float(ctx, v->dtype, 0.0));
+}
+
+static rlx_te_tensor_t* te_unpool_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  unpool_pad_t* u = user;
+  u->y = in[0];
+  return rlx_te_compute(ctx, u->nd, u->dims, unpool_pad_body, u, "unpool_pad", "injective");
+}
+
+/* X (static shape in) scattered to the flat indices I of the unpooled shape out (as MaxPool
+ * made them), then extended with zeros at the end of each dim to dims (output_shape; the
+ * suite's data places the values so). */
+static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                    const rlx_sinfo_tensor_t* x, const int64_t* in, const int64_t* out, int nd,
+                                    rlx_expr_t* const* dims, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int64_t n_in = 1, n_out = 1;
+  bool same = true;
+  rlx_expr_t* odims[NN_MAX_SP + 2];
   for (int i = 0; i < nd; i++) {
     n_in *= in[i];
     n_out *= out[i];
+    int64_t v = 0;
+    same = same && rlx_expr_is_const_int(dims[i], &v) && v == out[i];
+    odims[i] = rlx_ir_i64(ctx, out[i]);
   }
-  rlx_expr_t *ein = rlx_ir_i64(ctx, n_in), *eout = rlx_ir_i64(ctx, n_out), *dims[NN_MAX_SP + 2];
-  for (int i = 0; i < nd; i++) dims[i] = rlx_ir_i64(ctx, out[i]);
+  rlx_expr_t *ein = rlx_ir_i64(ctx, n_in), *eout = rlx_ir_i64(ctx, n_out);
   rlx_relax_expr_t *z, *xf, *idf, *y;
   RLX_RETURN_IF_ERROR(nn_call(im, "relax.zeros", 1, (rlx_relax_expr_t*[]){rlx_relax_shape_expr(ctx, 1, &eout)},
                               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &z));
@@ -368,6 +448,13 @@ rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_nod
       nn_call(im, "relax.scatter_elements", 3, (rlx_relax_expr_t*[]){z, idf, xf},
               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0)), &y),
       "node '%s' (%s)", node->name, node->op_type));
-  return nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, dims)}, (rlx_attrs_t){0},
-                 &outputs[0]);
+  rlx_relax_expr_t* shaped = NULL;
+  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, odims)},
+                              (rlx_attrs_t){0}, same ? &outputs[0] : &shaped));
+  if (same) return NULL;
+  unpool_pad_t* u = RLX_NEW(ctx, unpool_pad_t);
+  u->nd = nd;
+  u->dims = dims;
+  return rlx_onnx_emit_te(im, te_unpool_pad, u, 1, &shaped, "unpool_pad", &outputs[0]);
 }
+

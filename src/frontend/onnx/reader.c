@@ -73,20 +73,68 @@ static ProtobufCAllocator pb_allocator(void) {
   return a;
 }
 
-static rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name) {
-  for (size_t i = 0; i < g->n_node; i++)
-    if (!g->node[i]->op_type || !g->node[i]->op_type[0])
-      return rlx_status_create(RLX_PARSE_ERROR, "%s: node #%zu has no op_type", name, i);
+/* Every name the importer looks up (in its string maps, by strcmp) present, in g and in the
+ * subgraphs of its nodes' attributes: proto2 leaves an absent string field NULL. `where`
+ * says which graph ("the graph", "subgraph 'then_branch' of node #3 in the graph", ...).
+ * Recursion is bounded: nesting was checked (MAX_MESSAGE_DEPTH) before unpacking. */
+static rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where);
+
+static rlx_status_t* check_value_infos(Onnx__ValueInfoProto* const* v, size_t n, const char* name, const char* where,
+                                       const char* what) {
+  for (size_t i = 0; i < n; i++)
+    if (!v[i]->name || !v[i]->name[0])
+      return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: %s #%zu has no name", name, where, what, i);
+  return NULL;
+}
+
+static rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name, const char* where) {
   for (size_t i = 0; i < g->n_initializer; i++)
     if (!g->initializer[i]->name || !g->initializer[i]->name[0])
-      return rlx_status_create(RLX_PARSE_ERROR, "%s: initializer #%zu has no name", name, i);
-  for (size_t i = 0; i < g->n_input; i++)
-    if (!g->input[i]->name || !g->input[i]->name[0])
-      return rlx_status_create(RLX_PARSE_ERROR, "%s: graph input #%zu has no name", name, i);
-  for (size_t i = 0; i < g->n_output; i++)
-    if (!g->output[i]->name || !g->output[i]->name[0])
-      return rlx_status_create(RLX_PARSE_ERROR, "%s: graph output #%zu has no name", name, i);
+      return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: initializer #%zu has no name", name, where, i);
+  rlx_status_t* st = check_value_infos(g->input, g->n_input, name, where, "graph input");
+  if (!st) st = check_value_infos(g->output, g->n_output, name, where, "graph output");
+  if (!st) st = check_value_infos(g->value_info, g->n_value_info, name, where, "value_info");
+  if (!st) st = check_nodes(g->node, g->n_node, name, where);
+  return st;
+}
+
+static rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where) {
+  for (size_t i = 0; i < n; i++) {
+    const Onnx__NodeProto* p = nodes[i];
+    if (!p->op_type || !p->op_type[0])
+      return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: node #%zu has no op_type", name, where, i);
+    for (size_t k = 0; k < p->n_input + p->n_output; k++)
+      if (!(k < p->n_input ? p->input[k] : p->output[k - p->n_input])) /* protobuf-c fills them; kept safe */
+        return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: node #%zu has a missing value name", name, where, i);
+    for (size_t k = 0; k < p->n_attribute; k++) {
+      const Onnx__AttributeProto* a = p->attribute[k];
+      if (!a->name || !a->name[0])
+        return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: attribute #%zu of node #%zu (%s) has no name", name, where,
+                                 k, i, p->op_type);
+      size_t n_sub = (a->g ? 1 : 0) + a->n_graphs;
+      for (size_t j = 0; j < n_sub; j++) {
+        char sub[512];
+        snprintf(sub, sizeof(sub), "subgraph '%s' of node #%zu (%s) in %s", a->name, i, p->op_type, where);
+        rlx_status_t* st = check_graph(a->g && j == 0 ? a->g : a->graphs[j - (a->g ? 1 : 0)], name, sub);
+        if (st) return st;
+      }
+    }
+  }
   return NULL;
+}
+
+/* The model's graph and its local functions (which the importer does not expand, but whose
+ * names must be there all the same). */
+static rlx_status_t* check_model(const Onnx__ModelProto* m, const char* name) {
+  rlx_status_t* st = check_graph(m->graph, name, "the graph");
+  for (size_t i = 0; !st && i < m->n_functions; i++) {
+    const Onnx__FunctionProto* f = m->functions[i];
+    if (!f->name || !f->name[0]) return rlx_status_create(RLX_PARSE_ERROR, "%s: function #%zu has no name", name, i);
+    char where[320];
+    snprintf(where, sizeof(where), "function '%.256s'", f->name);
+    st = check_nodes(f->node, f->n_node, name, where);
+  }
+  return st;
 }
 
 /* Messages nested deeper than this (a subgraph is three levels: graph, node, attribute) are
@@ -157,7 +205,7 @@ rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name
   if (!m->graph)
     st = rlx_status_create(RLX_PARSE_ERROR, "%s: not a valid ONNX model (no graph; truncated or not a ModelProto)",
                            name);
-  if (!st) st = check_graph(m->graph, name);
+  if (!st) st = check_model(m, name);
   if (st) {
     onnx__model_proto__free_unpacked(m, &a);
     return st;

@@ -232,27 +232,36 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   }
 }
 
+/* One output row `orow` of image n for channel groups [og0, og1): the input rows it reads are
+ * copied into s, then the tiles write y0 (the row's first pixel in the group-0 block; blocks
+ * t.s_blk apart) and read the residual r0 at the same places (or none). */
+static void conv_row(const conv_job_t* c, tile_t t, int64_t n, int64_t orow, int64_t og0, int64_t og1, float* s,
+                     float* y0, const float* r0) {
+  const rlx_nn_conv_t* p = c->p;
+  fill_rows(p, c->x + n * c->in_img, c->icb_n, orow, c->wp, s);
+  for (int64_t og = og0; og < og1; og++) {
+    t.w = c->w + og * c->wgroup;
+    t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
+    const int64_t yo = og * c->V * t.s_blk;
+    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
+      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
+      t.src = s + ow * p->sw * p->cbi;
+      t.y = y0 + yo + ow * 16;
+      t.res = r0 ? r0 + yo + ow * 16 : NULL;
+      tiles[c->V - 1][m - 1][c->kind](&t);
+    }
+  }
+}
+
 /* Rows: item = (n, output row, chunk of ogc channel groups); the rows it reads are copied
  * into the participant's scratch first. */
 static void conv_row_item(void* ctx, int64_t it, void* scratch) {
   const conv_job_t* c = ctx;
   const rlx_nn_conv_t* p = c->p;
   int64_t oc_ch = it % c->og_chunks, orow = it / c->og_chunks % p->oh, n = it / c->og_chunks / p->oh;
-  float* s = scratch;
-  fill_rows(p, c->x + n * c->in_img, c->icb_n, orow, c->wp, s);
-  tile_t t = c->base;
-  for (int64_t og = oc_ch * c->ogc; og < (oc_ch + 1) * c->ogc && og < c->og_n; og++) {
-    t.w = c->w + og * c->wgroup;
-    t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
-    int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + orow * p->ow * 16;
-    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
-      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
-      t.src = s + ow * p->sw * p->cbi;
-      t.y = c->y + yo + ow * 16;
-      t.res = c->res ? c->res + yo + ow * 16 : NULL;
-      tiles[c->V - 1][m - 1][c->kind](&t);
-    }
-  }
+  int64_t og0 = oc_ch * c->ogc, og1 = og0 + c->ogc < c->og_n ? og0 + c->ogc : c->og_n;
+  int64_t yo = n * c->ycb * c->out_plane + orow * p->ow * 16;
+  conv_row(c, c->base, n, orow, og0, og1, scratch, c->y + yo, c->res ? c->res + yo : NULL);
 }
 
 /* Padded image: item = (n, channel group, chunk of output rows) over a padded copy of the
@@ -290,23 +299,43 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   }
 }
 
+/* The fields every form of the direct convolution needs. */
+static void conv_setup(conv_job_t* c, const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
+                       const float* res, float* y) {
+  memset(c, 0, sizeof(*c));
+  c->p = p, c->x = x, c->w = w, c->bias = bias, c->res = res;
+  const int64_t cbi = p->cbi;
+  c->V = p->v;
+  c->ocb = (p->oc + 15) / 16, c->og_n = c->ocb / c->V;
+  c->ycb = p->y_cb ? p->y_cb : c->ocb;
+  c->y = y ? y + p->y_off * p->oh * p->ow * 16 : NULL;
+  c->icb_n = (p->ic + cbi - 1) / cbi;
+  c->in_img = c->icb_n * p->h * p->w * cbi, c->out_plane = p->oh * p->ow * 16;
+  c->wgroup = c->icb_n * p->kh * p->kw * cbi * c->V * 16;
+  tile_t* b = &c->base;
+  b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c->icb_n, b->cbi = cbi;
+  b->s_blk = c->out_plane;
+  b->act = p->act, b->lo = p->lo, b->hi = p->hi;
+  c->rw = pick_rw(c->V, p->ow);
+  c->wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* scratch row width, pixels */
+  c->hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+}
+
+/* The row form: tiles read the input rows of one output row, copied by fill_rows. */
+static void row_strides(conv_job_t* c) {
+  const rlx_nn_conv_t* p = c->p;
+  const int64_t cbi = p->cbi;
+  c->kind = kind_of(p, p->sw * cbi);
+  c->base.s_icb = p->kh * c->wp * cbi, c->base.s_kh = c->wp * cbi, c->base.s_kw = p->dw * cbi;
+  c->base.s_px = p->sw * cbi;
+}
+
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y) {
   conv_job_t c;
-  memset(&c, 0, sizeof(c));
-  c.p = p, c.x = x, c.w = w, c.bias = bias, c.res = res;
+  conv_setup(&c, p, x, w, bias, res, y);
   const int64_t cbi = p->cbi;
-  c.V = p->v;
-  c.ocb = (p->oc + 15) / 16, c.og_n = c.ocb / c.V;
-  c.ycb = p->y_cb ? p->y_cb : c.ocb;
-  c.y = y + p->y_off * p->oh * p->ow * 16;
-  c.icb_n = (p->ic + cbi - 1) / cbi;
-  c.in_img = c.icb_n * p->h * p->w * cbi, c.out_plane = p->oh * p->ow * 16;
-  c.wgroup = c.icb_n * p->kh * p->kw * cbi * c.V * 16;
   tile_t* b = &c.base;
-  b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c.icb_n, b->cbi = cbi;
-  b->s_blk = c.out_plane;
-  b->act = p->act, b->lo = p->lo, b->hi = p->hi;
   const int64_t threads = rlx_nn_num_threads();
   const bool flat = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0 &&
                     p->oh == p->h && p->ow == p->w;
@@ -324,14 +353,10 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
     b->s_icb = p->h * p->w * cbi, b->s_px = cbi;
     return rlx_nn_parallel(p->n * c.og_n * c.chunks, 0, conv_flat_item, &c);
   }
-  c.rw = pick_rw(c.V, p->ow);
-  c.wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* scratch row width, pixels */
   /* all channel groups per item unless rows are too few to feed the threads */
   c.ogc = c.og_n;
   while (c.ogc > 1 && p->n * p->oh * ((c.og_n + c.ogc - 1) / c.ogc) < 8 * threads) c.ogc = (c.ogc + 1) / 2;
   c.og_chunks = (c.og_n + c.ogc - 1) / c.ogc;
-  c.kind = kind_of(p, p->sw * cbi);
-  c.hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
   const int64_t pad_bytes = p->n * c.icb_n * c.hp * c.wp * cbi * (int64_t)sizeof(float);
   const int64_t w_bytes = c.og_n * c.wgroup * (int64_t)sizeof(float);
   if (w_bytes > 4 * pad_bytes) {
@@ -344,6 +369,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
           fill_row(p, x + n * c.in_img + icb * p->h * p->w * cbi, r - p->pt, c.wp,
                    pad + ((n * c.icb_n + icb) * c.hp + r) * c.wp * cbi);
     c.pad = pad;
+    c.kind = kind_of(p, p->sw * cbi);
     c.rows_per = p->oh;
     while (c.rows_per > 1 && p->n * c.og_n * ((p->oh + c.rows_per - 1) / c.rows_per) < 4 * threads)
       c.rows_per = (c.rows_per + 1) / 2;
@@ -352,9 +378,70 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
     b->s_icb = c.hp * c.wp * cbi, b->s_kh = p->dh * c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
     return rlx_nn_parallel(p->n * c.og_n * c.row_chunks, 0, conv_pad_item, &c);
   }
-  b->s_icb = p->kh * c.wp * cbi, b->s_kh = c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
+  row_strides(&c);
   size_t scratch = (size_t)(c.icb_n * p->kh * c.wp * cbi) * sizeof(float);
   return rlx_nn_parallel(p->n * p->oh * c.og_chunks, scratch, conv_row_item, &c);
+}
+
+/* ------------------------------------------------------------------ conv + depthwise
+ *
+ * MobileNet's expansion: a convolution (1x1, to 6x the channels) whose only reader is a 3x3
+ * depthwise convolution. Stored, the expanded tensor (4.8 MB at 112x112x96) leaves L2 and
+ * is written to and read back from memory. Here a work item is a range of the depthwise
+ * output rows of one image; it computes the rows of the first convolution they read, in
+ * order, into a ring of three rows of all channels in its scratch (tens of KB), and runs
+ * each depthwise row as soon as its window's rows are there. A row of the first
+ * convolution is computed once per item (neighbouring items both compute a shared row). */
+typedef struct {
+  conv_job_t c;
+  const rlx_nn_conv_t* q; /* the depthwise convolution: h, w = the first one's oh, ow */
+  const float *wd, *bd;   /* its packed weight [OCb, 3, 3, 16] and bias [OCb*16] or NULL */
+  float* y;               /* [N, OCb, q->oh, q->ow, 16] */
+  int64_t items_per_img, rows_per;
+  size_t fill_floats; /* the fill_rows part of the scratch; the ring follows */
+} cd_job_t;
+
+static void conv_dw_item(void* ctx, int64_t it, void* scratch) {
+  const cd_job_t* j = ctx;
+  const conv_job_t* c = &j->c;
+  const rlx_nn_conv_t *p = c->p, *q = j->q;
+  const int64_t n = it / j->items_per_img, r0 = it % j->items_per_img * j->rows_per;
+  const int64_t r1 = r0 + j->rows_per < q->oh ? r0 + j->rows_per : q->oh;
+  float* s = scratch;
+  float* ring = s + j->fill_floats;
+  const int64_t row_f = p->ow * 16, plane = 3 * row_f; /* ring: [OCb][3][ow][16] */
+  tile_t t = c->base;
+  t.s_blk = plane;
+  int64_t next = 0; /* rows of the first convolution below this are done or not needed */
+  for (int64_t orow = r0; orow < r1; orow++) {
+    const int64_t a = orow * q->sh - q->pt; /* the window's first row */
+    const int64_t k0 = a < 0 ? -a : 0, k1 = a + 3 > p->oh ? p->oh - a : 3;
+    if (next < a + k0) next = a + k0;
+    for (; next < a + k1; next++) conv_row(c, t, n, next, 0, c->og_n, s, ring + next % 3 * row_f, NULL);
+    float* yr = j->y + (n * c->ocb * q->oh + orow) * q->ow * 16;
+    for (int64_t cb = 0; cb < c->ocb; cb++, yr += q->oh * q->ow * 16) {
+      const float* xr[3];
+      for (int64_t k = 0; k < 3; k++) xr[k] = k >= k0 && k < k1 ? ring + cb * plane + (a + k) % 3 * row_f : NULL;
+      rlx_nn_dw3_row(q, xr, j->wd + cb * 9 * 16, j->bd ? j->bd + cb * 16 : NULL, yr);
+    }
+  }
+}
+
+int rlx_nn_conv2d_dw_nchwc(const rlx_nn_conv_t* p, const rlx_nn_conv_t* q, const float* x, const float* w,
+                           const float* bias, const float* wd, const float* bd, float* y) {
+  cd_job_t j;
+  conv_setup(&j.c, p, x, w, bias, NULL, NULL);
+  row_strides(&j.c);
+  j.q = q, j.wd = wd, j.bd = bd, j.y = y;
+  /* one item per image on one thread; a few per thread to balance two or more */
+  const int64_t threads = rlx_nn_num_threads();
+  int64_t items = threads == 1 ? 1 : 3 * threads;
+  items = items > q->oh ? q->oh : items;
+  j.rows_per = (q->oh + items - 1) / items;
+  j.items_per_img = (q->oh + j.rows_per - 1) / j.rows_per;
+  j.fill_floats = (size_t)((j.c.icb_n * p->kh * j.c.wp * p->cbi + 15) / 16 * 16);
+  size_t scratch = (j.fill_floats + (size_t)(j.c.ocb * 3 * p->ow * 16)) * sizeof(float);
+  return rlx_nn_parallel(p->n * j.items_per_img, scratch, conv_dw_item, &j);
 }
 
 /* ------------------------------------------------------------------ Winograd

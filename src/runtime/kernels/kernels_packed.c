@@ -9,6 +9,9 @@
  *   rlx.nn.conv2d_concat_nchwc (x, {w, bias, alg, sh, sw, pt, pl, dh, dw, act, lo, hi} * k, y)
  *       k convolutions of x written side by side into y's channel blocks (concat in place);
  *       alg 0: direct (w packed 6-D), 1: Winograd (w 5-D, stride/dilation must be 1)
+ *   rlx.nn.conv2d_dw_nchwc (x, w, bias, act, lo, hi, wd, bd, sh, sw, pt, pl, act, lo, hi, y)
+ *       a 1x1 stride-1 convolution (w packed 6-D) and the 3x3 depthwise convolution of its
+ *       result (wd [Cb, 3, 3, 16], stride sh = sw of 1 or 2), the intermediate never stored
  *   rlx.nn.max_pool2d_nchwc (x, kh, kw, sh, sw, pt, pl, dh, dw, y)
  *   rlx.nn.mean_hw_nchwc  (x, y)          y [N, Cb, 1, 1, 16]
  *   rlx.nn.nchw_to_nchwc  (x, y)          x [N, C, H, W] → y [N, ceil(C/16), H, W, 16]
@@ -215,6 +218,49 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
   return 0;
 }
 
+int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.conv2d_dw_nchwc";
+  if (n != 16) return fail(who, "expected 16 arguments");
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* tw = tensor(a, codes, 1);
+  const DLTensor* tb = tensor(a, codes, 2);
+  const DLTensor* td = tensor(a, codes, 6);
+  const DLTensor* tbd = tensor(a, codes, 7);
+  const DLTensor* ty = tensor(a, codes, 15);
+  int64_t g[5];
+  if (!tx || !tw || !tb || !td || !tbd || !ty) return fail(who, "tensors must be float32");
+  if (!ints(a, codes, 3, 1, g) || !is_float(codes[4]) || !is_float(codes[5]) || !ints(a, codes, 8, 5, g) ||
+      !is_float(codes[13]) || !is_float(codes[14]))
+    return fail(who, "expected act, lo, hi, then sh, sw, pt, pl, act, lo, hi (ints and floats)");
+  if (tx->ndim != 5 || tx->shape[4] != 16 || ty->ndim != 5 || ty->shape[4] != 16 || tx->shape[0] != ty->shape[0])
+    return fail(who, "x and y must be NCHW16c with the same batch");
+  rlx_nn_conv_t p, q;
+  memset(&p, 0, sizeof(p));
+  p.n = tx->shape[0], p.ic = tx->shape[1] * 16, p.h = p.oh = tx->shape[2], p.w = p.ow = tx->shape[3];
+  p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
+  if (tw->ndim != 6 || tw->shape[2] != 1 || tw->shape[3] != 1 || tw->shape[4] != 16 || tw->shape[1] * 16 != p.ic ||
+      tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 48)
+    return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, 16, V*16] for x");
+  p.v = tw->shape[5] / 16, p.oc = tw->shape[0] * tw->shape[5];
+  p.act = (int)a[3].v_int64, p.lo = (float)a[4].v_float64, p.hi = (float)a[5].v_float64;
+  q = p;
+  q.ic = q.oc = p.oc, q.h = p.oh, q.w = p.ow, q.oh = ty->shape[2], q.ow = ty->shape[3], q.kh = q.kw = 3;
+  q.sh = g[0], q.sw = g[1], q.pt = g[2], q.pl = g[3], q.act = (int)g[4], q.v = 0;
+  q.lo = (float)a[13].v_float64, q.hi = (float)a[14].v_float64;
+  if (ty->shape[1] * 16 != p.oc || td->ndim != 4 || td->shape[0] * 16 != p.oc || td->shape[1] != 3 ||
+      td->shape[2] != 3 || td->shape[3] != 16 || tb->ndim != 1 || tb->shape[0] != p.oc || tbd->ndim != 1 ||
+      tbd->shape[0] != p.oc)
+    return fail(who, "y, wd [Cb, 3, 3, 16] and both biases [OCb*16] must have w's output channels");
+  if (q.sh != q.sw || (q.sh != 1 && q.sh != 2) || q.pt < 0 || q.pl < 0 || q.w > 512 ||
+      (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP) || (q.act != RLX_NN_ACT_NONE && q.act != RLX_NN_ACT_CLIP))
+    return fail(who, "the depthwise stride must be 1 or 2 both ways, paddings >= 0, width <= 512, activations known");
+  if ((q.oh - 1) * q.sh - q.pt >= q.h || (q.ow - 1) * q.sw - q.pl >= q.w || q.oh < 1 || q.ow < 1)
+    return fail(who, "output is larger than the padded input allows");
+  if (rlx_nn_conv2d_dw_nchwc(&p, &q, tx->data, tw->data, tb->data, td->data, tbd->data, ty->data))
+    return fail(who, "out of memory for the scratch rows");
+  return 0;
+}
+
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
   rlx_nn_conv_t p;
   const float *x, *w, *b, *r;
@@ -296,6 +342,7 @@ static const rlx_kernel_info_t table[] = {
      rlx_nn_packed_conv2d_winograd_nchwc},
     {"rlx.nn.conv2d_concat_nchwc", "rlx_nn_packed_conv2d_concat_nchwc", "kernels_packed.c",
      rlx_nn_packed_conv2d_concat_nchwc},
+    {"rlx.nn.conv2d_dw_nchwc", "rlx_nn_packed_conv2d_dw_nchwc", "kernels_packed.c", rlx_nn_packed_conv2d_dw_nchwc},
     {"rlx.nn.dwconv2d_nchwc", "rlx_nn_packed_dwconv2d_nchwc", "kernels_packed.c", rlx_nn_packed_dwconv2d_nchwc},
     {"rlx.nn.max_pool2d_nchwc", "rlx_nn_packed_max_pool2d_nchwc", "kernels_packed.c", rlx_nn_packed_max_pool2d_nchwc},
     {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},
@@ -334,6 +381,10 @@ double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt) {
   if (strcmp(name, "rlx.nn.dwconv2d_nchwc") == 0 && t[1]->ndim == 4)
     return 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(t[1]->shape[0] * 16) *
            (double)(t[1]->shape[1] * t[1]->shape[2]);
+  if (strcmp(name, "rlx.nn.conv2d_dw_nchwc") == 0 && nt == 6 && t[3]->ndim == 4) { /* x, w, bias, wd, bd, y */
+    const double conv = conv_part_flops(t[1], t[0]); /* the 1x1 convolution over x's pixels */
+    return conv < 0 ? -1 : conv + 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(y->shape[1] * 16) * 9.0;
+  }
   if (strcmp(name, "rlx.nn.conv2d_concat_nchwc") == 0) { /* x, (w, bias) per part, y */
     double f = 0;
     for (int i = 1; i + 1 < nt; i += 2) {

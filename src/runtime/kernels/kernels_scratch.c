@@ -82,5 +82,10 @@ int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* 
     }
     return most;
   }
+  if (strcmp(name, "rlx.nn.conv2d_dw_nchwc") == 0) { /* x, w, ..., y: per participant an input row and a ring */
+    if (!x || !y || x->ndim != 5 || y->ndim != 5) return -1; /* of three rows of the intermediate */
+    const int64_t row = round64(x->shape[1] * x->shape[3] * 16 * 4), ring = y->shape[1] * 3 * x->shape[3] * 16 * 4;
+    return threads * round64(row + ring);
+  }
   return 0; /* depthwise, pools, means and layout transforms keep everything in registers */
 }

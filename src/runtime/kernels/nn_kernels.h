@@ -49,6 +49,19 @@ typedef struct {
 int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
                         const float* res, float* y);
 
+/* y = dw(act(conv(x, w) + bias)) without storing the first convolution's output: p is
+ * that convolution (any window; no residual; y_cb/y_off unused), q a 3x3 depthwise
+ * convolution over its output (q->h, q->w = p->oh, p->ow; q->ic = p->oc; stride 1 or 2,
+ * dilation 1, q->w <= 512; its own bias bd and clip; no residual) with weight wd packed by
+ * rlx_nn_dw_pack_weight; y NCHW16c [N, OCb, q->oh, q->ow, 16]. Returns 0, or -1 when the
+ * scratch could not be allocated. */
+int rlx_nn_conv2d_dw_nchwc(const rlx_nn_conv_t* p, const rlx_nn_conv_t* q, const float* x, const float* w,
+                           const float* bias, const float* wd, const float* bd, float* y);
+/* One output row of such a depthwise convolution: xr the three input rows of its window
+ * (NULL: a row outside the image, read as zeros), wb the block's 9 weight vectors, bias its
+ * 16 values or NULL. */
+void rlx_nn_dw3_row(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, const float* bias, float* yr);
+
 /* The same convolution by Winograd F(m x m, 3x3), m = 2 or 4, for 3x3 windows with stride 1
  * and dilation 1 over an NCHW16c input: tiles of m x m outputs, (m+2)^2 batched GEMMs on
  * the same register tiles as the direct kernel, the output transform fused with the
@@ -136,6 +149,7 @@ int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* r
 int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code,
                                          void* rh);
 int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);

@@ -186,6 +186,16 @@ static void dw3_rows(const rlx_nn_conv_t* p, const float* xp, const float* wb, v
   else dw3_row(p, xr, wb, bv, yr, rr, ow0, ow1, 2);
 }
 
+void rlx_nn_dw3_row(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, const float* bias, float* yr) {
+  const float* rows[3];
+  for (int k = 0; k < 3; k++) rows[k] = xr[k] ? xr[k] : dw3_zero_row;
+  int64_t ow0, ow1;
+  interior_cols(p, &ow0, &ow1);
+  const v16 bv = bias ? LD(bias) : (v16){0};
+  if (p->sw == 1) dw3_row(p, rows, wb, bv, yr, NULL, ow0, ow1, 1);
+  else dw3_row(p, rows, wb, bv, yr, NULL, ow0, ow1, 2);
+}
+
 enum { DW_SCRATCH = 7 * 40 * 16 }; /* window rows x columns x 16: an edge tile's padded input */
 
 typedef struct {
