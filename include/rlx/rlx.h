@@ -99,6 +99,10 @@ typedef int (*rlx_te_fcompute_multi_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices
 rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
                                    void* user, const char* name, const char* tag, const char* const* axis_names,
                                    int* out_n, rlx_te_tensor_t*** out_tensors);
+/* TVM's te.compute(..., attrs={"layout_free_placeholders": [B]}): the inputs of compute t
+ * whose layout a later pass may change; create_prim_func lists those that are params in the
+ * function attribute "layout_free_buffers". Replaces any earlier list (copied to ctx). */
+void rlx_te_tensor_set_layout_free(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_te_tensor_t* const* inputs);
 rlx_expr_t* rlx_te_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_expr_t* const* indices);
 rlx_iter_var_t* rlx_te_reduce_axis(rlx_ctx_t* ctx, rlx_expr_t* min, rlx_expr_t* extent, const char* name);
 rlx_expr_t* rlx_te_axis_expr(rlx_iter_var_t* axis);

@@ -105,6 +105,7 @@ _PROTOS = {
     "rlx_te_compute_named": (H, [H, c_int, POINTER(H), FCOMPUTE, c_void_p, c_char_p, c_char_p, POINTER(c_char_p)]),
     "rlx_te_compute_multi": (ST, [H, c_int, POINTER(H), FCOMPUTE_MULTI, c_void_p, c_char_p, c_char_p,
                                   POINTER(c_char_p), POINTER(c_int), POINTER(POINTER(H))]),
+    "rlx_te_tensor_set_layout_free": (None, [H, H, c_int, POINTER(H)]),
     "rlx_te_load": (H, [H, H, c_int, POINTER(H)]),
     "rlx_te_reduce_axis": (H, [H, H, H, c_char_p]),
     "rlx_te_axis_expr": (H, [H]),

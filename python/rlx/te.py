@@ -141,6 +141,16 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
         raise failure[0]
     check(st)
     ts = [Tensor(outs[k], ctx) for k in range(n_out.value)]
+    free = (attrs or {}).get("layout_free_placeholders")
+    if free:
+        free = list(free)
+        for f in free:
+            if not isinstance(f, Tensor):
+                raise TypeError("te.compute: layout_free_placeholders takes te.Tensors, got %s" % type(f).__name__)
+            ctx.adopt(f._ctx)
+        farr, fn = harray([f._h for f in free])
+        for t in ts:
+            lib.rlx_te_tensor_set_layout_free(ctx.ptr, t._h, fn, farr)
     return ts[0] if len(ts) == 1 else ts
 
 

@@ -47,6 +47,14 @@ char* rlx_ir_expr_str(const rlx_expr_t* e) {
   return rlx_strbuf_take(&sb);
 }
 
+void rlx_te_tensor_set_layout_free(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_te_tensor_t* const* inputs) {
+  if (!t || n < 0 || (n > 0 && !inputs)) return;
+  t->layout_free = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n > 0 ? n : 1);
+  t->n_layout_free = 0;
+  for (int i = 0; i < n; i++)
+    if (inputs[i]) t->layout_free[t->n_layout_free++] = inputs[i];
+}
+
 int rlx_te_tensor_ndim(const rlx_te_tensor_t* t) { return t->buffer->ndim; }
 rlx_expr_t* rlx_te_tensor_dim(const rlx_te_tensor_t* t, int i) { return t->buffer->shape[i]; }
 rlx_dtype_t rlx_te_tensor_dtype(const rlx_te_tensor_t* t) { return t->buffer->dtype; }
@@ -240,7 +248,7 @@ rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_
   if (!rlx_op_lookup(name)) return rlx_status_create(RLX_NOT_FOUND, "unknown op '%s'", name);
   for (int i = 0; i < n_args; i++)
     if (!args[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: argument %d is NULL", name, i);
-  rlx_attrs_t a = attrs ? attrs->attrs : (rlx_attrs_t){0};
+  rlx_attrs_t a = rs_attrs_drop_defaults(ctx, name, attrs ? attrs->attrs : (rlx_attrs_t){0});
   *out = rlx_relax_call(ctx, rlx_relax_op(ctx, name), n_args, args, a, n_sinfo_args, sinfo_args);
   return NULL;
 }

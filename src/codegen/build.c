@@ -11,9 +11,15 @@
 
 /* Fixed flags of an object compile. -std=gnu11 (not c11) keeps GCC's default
  * -ffp-contract=fast, so that `acc + a * b` becomes an FMA; -fno-math-errno lets calls like
- * expf vectorize. */
-static const char* const cc_flags[] = {"-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu11", "-fno-math-errno",
-                                       "-w"};
+ * expf vectorize. -fno-tree-loop-if-convert: GCC 12.2 (Debian 12) with AVX-512 at -O3
+ * miscompiles a loop nest with a short constant inner loop and a select whose branch loads
+ * another buffer (`y[i][k] = x[i][k] < 0 ? s[i][k] : x[i][k]` for k < 3 or 5: wrong
+ * elements; ONNX's PRelu and Trilu cases), through the masked loads of if-conversion. The
+ * kernels' own vectors are explicit (vector types), so this costs only the auto-vectorization
+ * of scalar loops with conditionals. */
+static const char* const cc_flags[] = {"-O3",           "-march=native",    "-fPIC",
+                                       "-fopenmp",      "-std=gnu11",       "-fno-math-errno",
+                                       "-fno-tree-loop-if-convert", "-w"};
 enum { N_FLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]), MAX_CC_WORDS = 16 };
 
 const char* const* rlx_cc_flags(int* out_n) {

@@ -262,8 +262,8 @@ static void emit_outlined_for(cg_t* g, const rlx_tir_for_t* f, const char* name,
   g->out = &text;
   g->indent = 0;
   cg_line(g, "struct %s_ctx {", fn);
-  cg_line(g, "  int64_t lo, ext, items;");
-  cg_line(g, "  int *oom, *fault;");
+  cg_line(g, "  int64_t rlx_m_lo, rlx_m_ext, rlx_m_items; /* rlx_m_: not a buffer name */");
+  cg_line(g, "  int *rlx_m_oom, *rlx_m_fault;");
   for (int i = 0; i < g->scope.len; i++)
     cg_line(g, "  %s %s;", g->scope.data[i].ctype, g->scope.data[i].name);
   cg_line(g, "};");
@@ -277,8 +277,8 @@ static void emit_outlined_for(cg_t* g, const rlx_tir_for_t* f, const char* name,
     else cg_line(g, "const %s %s = rlx_c->%s;", v->ctype, v->name, v->name);
   }
   cg_line(g, "int rlx_oom = 0, rlx_fault = 0;");
-  cg_line(g, "const int64_t rlx_lo = rlx_c->lo + rlx_it * rlx_c->ext / rlx_c->items;");
-  cg_line(g, "const int64_t rlx_hi = rlx_c->lo + (rlx_it + 1) * rlx_c->ext / rlx_c->items;");
+  cg_line(g, "const int64_t rlx_lo = rlx_c->rlx_m_lo + rlx_it * rlx_c->rlx_m_ext / rlx_c->rlx_m_items;");
+  cg_line(g, "const int64_t rlx_hi = rlx_c->rlx_m_lo + (rlx_it + 1) * rlx_c->rlx_m_ext / rlx_c->rlx_m_items;");
   cg_line(g, "for (%s %s = (%s)rlx_lo; %s < (%s)rlx_hi; ++%s) {", ty, name, ty, name, ty, name);
   g->parallel_depth++;
   int mark = g->scope.len;
@@ -287,8 +287,8 @@ static void emit_outlined_for(cg_t* g, const rlx_tir_for_t* f, const char* name,
   g->scope.len = mark;
   g->parallel_depth--;
   cg_line(g, "}");
-  cg_line(g, "if (rlx_oom) __atomic_store_n(rlx_c->oom, 1, __ATOMIC_RELAXED);");
-  cg_line(g, "if (rlx_fault) __atomic_store_n(rlx_c->fault, 1, __ATOMIC_RELAXED);");
+  cg_line(g, "if (rlx_oom) __atomic_store_n(rlx_c->rlx_m_oom, 1, __ATOMIC_RELAXED);");
+  cg_line(g, "if (rlx_fault) __atomic_store_n(rlx_c->rlx_m_fault, 1, __ATOMIC_RELAXED);");
   g->indent = 0;
   cg_line(g, "}");
   P("\n");
@@ -301,24 +301,24 @@ static void emit_outlined_for(cg_t* g, const rlx_tir_for_t* f, const char* name,
   g->indent++;
   cg_line(g, "struct %s_ctx rlx_pc;", fn);
   cg_indent(g);
-  P("rlx_pc.lo = (int64_t)(");
+  P("rlx_pc.rlx_m_lo = (int64_t)(");
   cg_expr(g, f->min);
   P(");\n");
   cg_indent(g);
-  P("rlx_pc.ext = (int64_t)(");
+  P("rlx_pc.rlx_m_ext = (int64_t)(");
   if (end_name) P(end_name);
   else cg_expr(g, end);
-  P(") - rlx_pc.lo;\n");
+  P(") - rlx_pc.rlx_m_lo;\n");
   /* one contiguous range per thread, as OpenMP's static schedule: each core's cache keeps
    * the panels of its own range (finer items interleave the threads' iterations, and each
    * core then streams most of the operands: the transformer ran 8-11% slower at two
    * threads). A thread that has not started still never holds the call back: its range
    * goes to whoever finishes first. */
-  cg_line(g, "rlx_pc.items = rlx_nn_num_threads();");
-  cg_line(g, "if (rlx_pc.items > rlx_pc.ext) rlx_pc.items = rlx_pc.ext;");
-  cg_line(g, "rlx_pc.oom = &rlx_oom, rlx_pc.fault = &rlx_fault;");
+  cg_line(g, "rlx_pc.rlx_m_items = rlx_nn_num_threads();");
+  cg_line(g, "if (rlx_pc.rlx_m_items > rlx_pc.rlx_m_ext) rlx_pc.rlx_m_items = rlx_pc.rlx_m_ext;");
+  cg_line(g, "rlx_pc.rlx_m_oom = &rlx_oom, rlx_pc.rlx_m_fault = &rlx_fault;");
   for (int i = 0; i < g->scope.len; i++) cg_line(g, "rlx_pc.%s = %s;", g->scope.data[i].name, g->scope.data[i].name);
-  cg_line(g, "if (rlx_pc.items > 0 && rlx_nn_parallel(rlx_pc.items, 0, %s, &rlx_pc) != 0) rlx_oom = 1;", fn);
+  cg_line(g, "if (rlx_pc.rlx_m_items > 0 && rlx_nn_parallel(rlx_pc.rlx_m_items, 0, %s, &rlx_pc) != 0) rlx_oom = 1;", fn);
   g->indent--;
   cg_line(g, "}");
 }

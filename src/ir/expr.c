@@ -92,7 +92,12 @@ static int64_t floordiv64(int64_t a, int64_t b) {
 static rlx_expr_t* fold(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b) {
   rlx_dtype_t t = a->dtype;
   if (a->kind == RLX_EXPR_INT_IMM && b->kind == RLX_EXPR_INT_IMM) {
-    int64_t x = ival(a), y = ival(b);
+    int64_t x = ival(a), y = ival(b), r;
+    if (t.code == RLX_DT_INT && t.bits == 64 && t.lanes == 1 &&
+        ((k == RLX_EXPR_ADD && __builtin_add_overflow(x, y, &r)) ||
+         (k == RLX_EXPR_SUB && __builtin_sub_overflow(x, y, &r)) ||
+         (k == RLX_EXPR_MUL && __builtin_mul_overflow(x, y, &r))))
+      return NULL; /* kept: rlx_expr_is_int64_overflow */
     switch (k) {
       case RLX_EXPR_ADD: return rlx_ir_int(ctx, t, (int64_t)((uint64_t)x + (uint64_t)y));
       case RLX_EXPR_SUB: return rlx_ir_int(ctx, t, (int64_t)((uint64_t)x - (uint64_t)y));
@@ -144,6 +149,15 @@ static rlx_expr_t* fold(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_ex
     }
   }
   return NULL;
+}
+
+bool rlx_expr_is_int64_overflow(const rlx_expr_t* e) {
+  if ((e->kind != RLX_EXPR_ADD && e->kind != RLX_EXPR_SUB && e->kind != RLX_EXPR_MUL) || e->dtype.code != RLX_DT_INT ||
+      e->dtype.bits != 64 || e->dtype.lanes != 1)
+    return false;
+  const rlx_binary_t* x = RLX_AS(const rlx_binary_t, e);
+  return (x->a->kind == RLX_EXPR_INT_IMM || rlx_expr_is_int64_overflow(x->a)) &&
+         (x->b->kind == RLX_EXPR_INT_IMM || rlx_expr_is_int64_overflow(x->b));
 }
 
 static bool is_int_value(const rlx_expr_t* e, int64_t v) { return e->kind == RLX_EXPR_INT_IMM && ival(e) == v; }

@@ -198,6 +198,11 @@ rlx_expr_t* rlx_ir_float(rlx_ctx_t* ctx, rlx_dtype_t t, double v);
 rlx_expr_t* rlx_ir_string(rlx_ctx_t* ctx, const char* s);
 rlx_var_t* rlx_ir_var(rlx_ctx_t* ctx, const char* name, rlx_dtype_t t);
 rlx_expr_t* rlx_ir_binary(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b);
+/* int64 constant arithmetic (+, -, *) whose result int64 cannot hold is not folded: the
+ * node stays, and stays unsimplified, so that shape inference can report it instead of
+ * wrapping (4 * 2^62 would fold to 0). True for such a node: an int64 +, - or * whose
+ * operands are constants or such nodes themselves. */
+bool rlx_expr_is_int64_overflow(const rlx_expr_t* e);
 rlx_expr_t* rlx_ir_add(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
 rlx_expr_t* rlx_ir_sub(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
 rlx_expr_t* rlx_ir_mul(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);

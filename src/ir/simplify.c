@@ -442,6 +442,11 @@ static rlx_expr_t* simp_binary(rlx_analyzer_t* an, rlx_expr_t* e) {
       return simp_compare(an, k, a, b);
     return rlx_ir_binary(ctx, k, a, b); /* floats (and mixed types): constant folding only */
   }
+  /* int64 constant arithmetic that overflows stays as it is, never wrapped by the sums below
+   * (rlx_expr_is_int64_overflow); other constant pairs fold */
+  if (rlx_expr_is_int64_overflow(a) || rlx_expr_is_int64_overflow(b) ||
+      (a->kind == RLX_EXPR_INT_IMM && b->kind == RLX_EXPR_INT_IMM))
+    return rlx_ir_binary(ctx, k, a, b);
   switch (k) {
     case RLX_EXPR_ADD:
     case RLX_EXPR_SUB:

@@ -22,6 +22,33 @@ static rlx_status_t* fail(norm_t* n, const rlx_relax_expr_t* e, const char* fmt,
                            detail ? detail : "");
 }
 
+/* A shape in s (a tensor's, an R.Shape's, within tuples) whose int64 arithmetic overflowed
+ * (rlx_expr_is_int64_overflow: 4 * 2^62 is kept, not wrapped to 0): an error naming the call
+ * and the dimension. */
+static rlx_status_t* check_overflow(norm_t* n, const rlx_relax_expr_t* e, const rlx_sinfo_t* s, const char* what) {
+  if (!s) return NULL;
+  int nd = 0;
+  rlx_expr_t* const* dims = NULL;
+  if (s->kind == RLX_SINFO_TUPLE) {
+    const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
+    for (int i = 0; i < t->n_fields; i++)
+      RLX_RETURN_IF_ERROR(check_overflow(n, e, t->fields[i], rlx_ctx_sprintf(n->ctx, "field %d of %s", i, what)));
+    return NULL;
+  }
+  if (s->kind == RLX_SINFO_TENSOR) nd = ((const rlx_sinfo_tensor_t*)s)->ndim, dims = ((const rlx_sinfo_tensor_t*)s)->shape;
+  if (s->kind == RLX_SINFO_SHAPE) nd = ((const rlx_sinfo_shape_t*)s)->ndim, dims = ((const rlx_sinfo_shape_t*)s)->values;
+  for (int i = 0; dims && i < nd; i++) {
+    if (!dims[i] || !rlx_expr_is_int64_overflow(dims[i])) continue;
+    rlx_strbuf_t sb = {0};
+    rlx_relax_prim_print(dims[i], &sb);
+    rlx_status_t* st = fail(n, e, rlx_ctx_sprintf(n->ctx, "dimension %d of %s overflows int64: ", i, what),
+                            rlx_strbuf_cstr(&sb));
+    rlx_strbuf_free(&sb);
+    return st;
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------------ purity */
 static const char* const impure_ops[] = {
     "relax.print", "relax.assert_op", "relax.call_builtin_with_ctx", "relax.memory.kill_storage",
@@ -312,6 +339,7 @@ static rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e) {
       if (e->sinfo) return NULL;
       rlx_sinfo_t* s = NULL;
       RLX_RETURN_IF_ERROR(infer_call(n, c, &s));
+      RLX_RETURN_IF_ERROR(check_overflow(n, e, s, "the result"));
       e->sinfo = s;
       return NULL;
     }

@@ -17,6 +17,7 @@
 
 #include "../relax/op.h"
 #include "relax_script.h"
+#include "script.h"
 
 typedef enum { RS_RELAX, RS_SYM, RS_MODULE } rs_sym_kind_t;
 typedef struct {
@@ -893,7 +894,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
-  *out = rlx_relax_call(ctx, rlx_relax_op(ctx, opname), e->n, args, attrs, ns, ss);
+  *out = rlx_relax_call(ctx, rlx_relax_op(ctx, opname), e->n, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns, ss);
   return NULL;
 }
 

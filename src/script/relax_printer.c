@@ -587,6 +587,52 @@ static void pattr(rp_t* p, const rlx_attr_t* a, rlx_strbuf_t* sb) {
   }
 }
 
+/* ------------------------------------------------------------------ op attribute defaults */
+static int field_index(const rs_op_fields_t* f, const char* key) {
+  for (int i = 0; i < RS_MAX_OP_FIELDS && f->fields[i].key; i++)
+    if (strcmp(f->fields[i].key, key) == 0) return i;
+  return -1;
+}
+
+/* Appends to out the text field i of f takes when attrs lacks it ("@key": attribute key's
+ * value, given or default); false when the field has no default. */
+static bool field_default(rp_t* p, const rs_op_fields_t* f, int i, const rlx_attrs_t* attrs, rlx_strbuf_t* out) {
+  const char* d = f->fields[i].dflt;
+  for (int hops = 0; d && d[0] == '@' && hops < RS_MAX_OP_FIELDS; hops++) {
+    const rlx_attr_t* a = rlx_attrs_get(attrs, d + 1);
+    if (a) {
+      pattr(p, a, out);
+      return true;
+    }
+    int j = field_index(f, d + 1);
+    d = j >= 0 ? f->fields[j].dflt : NULL;
+  }
+  if (!d || d[0] == '@') return false;
+  rlx_strbuf_append(out, d);
+  return true;
+}
+
+rlx_attrs_t rs_attrs_drop_defaults(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs) {
+  const rs_op_fields_t* f = rs_op_fields(op);
+  if (!f) return attrs;
+  rp_t p = {0};
+  rlx_attrs_t out = {0};
+  for (int i = 0; i < attrs.n; i++) {
+    const rlx_attr_t* a = &attrs.items[i];
+    int k = field_index(f, a->key);
+    bool drop = false;
+    if (k >= 0 && a->kind != RLX_ATTR_EXPR) {
+      rlx_strbuf_t given = {0}, dflt = {0};
+      pattr(&p, a, &given);
+      drop = field_default(&p, f, k, &attrs, &dflt) && strcmp(rlx_strbuf_cstr(&given), rlx_strbuf_cstr(&dflt)) == 0;
+      rlx_strbuf_free(&given);
+      rlx_strbuf_free(&dflt);
+    }
+    if (!drop) out = rlx_attrs_set(ctx, out, a->key, *a);
+  }
+  return out;
+}
+
 /* ------------------------------------------------------------------ constants */
 static void pelem(const rlx_relax_constant_t* c, size_t i, rlx_strbuf_t* sb) {
   const unsigned char* d = c->data;
@@ -763,18 +809,29 @@ static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
     else
       pexpr(p, c->args[i], sb);
   }
+  /* the fields TVM prints, in its order, absent ones at their defaults (relax_attr_defaults.c);
+   * then any other attribute the call carries */
+  const rs_op_fields_t* fields = op && op->kind == RLX_RELAX_OP ? rs_op_fields(((const rlx_relax_op_t*)op)->name) : NULL;
+  for (int i = 0; fields && i < RS_MAX_OP_FIELDS && fields->fields[i].key; i++) {
+    const rlx_attr_t* a = rlx_attrs_get(&c->attrs, fields->fields[i].key);
+    rlx_strbuf_t d = {0};
+    if (!a && !field_default(p, fields, i, &c->attrs, &d)) continue;
+    if (!first) rlx_strbuf_append(sb, ", ");
+    first = false;
+    rlx_strbuf_printf(sb, "%s=", fields->fields[i].key);
+    if (a)
+      pattr(p, a, sb);
+    else
+      rlx_strbuf_append(sb, rlx_strbuf_cstr(&d));
+    rlx_strbuf_free(&d);
+  }
   for (int i = 0; i < c->attrs.n; i++) {
+    if (fields && field_index(fields, c->attrs.items[i].key) >= 0) continue;
     if (!first) rlx_strbuf_append(sb, ", ");
     first = false;
     rlx_strbuf_printf(sb, "%s=", c->attrs.items[i].key);
     pattr(p, &c->attrs.items[i], sb);
   }
-  /* attributes TVM prints at their defaults (the parser reads both forms back) */
-  if (op && op->kind == RLX_RELAX_OP && !rlx_attrs_get(&c->attrs, "axes") &&
-      rlx_relax_is_op(op, "relax.permute_dims"))
-    rlx_strbuf_append(sb, ", axes=None");
-  if (op && op->kind == RLX_RELAX_OP && !rlx_attrs_get(&c->attrs, "out_dtype") && rlx_relax_is_op(op, "relax.matmul"))
-    rlx_strbuf_append(sb, ", out_dtype=\"void\"");
   if (c->n_sinfo_args > 0) {
     if (!first) rlx_strbuf_append(sb, ", ");
     psinfo_args(p, c, sb);

@@ -15,7 +15,9 @@
  *   ExternFunc prints R.call_packed("f", ..., sinfo_args=(..)) — except a call without
  *   sinfo_args whose struct info is void, which prints R.ExternFunc("f")(...) (the lowered
  *   call_dps_packed of the issue-3 hand-off; the parser gives that form void struct info).
- *   Op calls print R.<name without "relax.">(args, key=value...) with attrs in stored order.
+ *   Op calls print R.<name without "relax.">(args, key=value...): the fields TVM prints for
+ *   the op in TVM's order, absent ones at their defaults (rs_op_fields), then any other
+ *   attrs in stored order.
  * - Local functions (a Function bound to a var) print as a nested `@R.function def <var>`;
  *   their symbolic vars are declared at the top of the enclosing module-level function (TVM).
  * - Constants: scalars (0-d) as R.const(1.5, "float32"); every other tensor as TVM prints
@@ -49,6 +51,21 @@ rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, 
  * Sets *used_tir when the text uses the T. prefix; large constants are numbered in meta. */
 void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name, int indent,
                          rlx_strbuf_t* out, bool* used_tir, rs_meta_t* meta);
+
+/* The attribute fields TVM prints for an op call, in order, with their defaults
+ * (relax_attr_defaults.c): a default is TVMScript text, "@key" the value of attribute key,
+ * NULL none. */
+#define RS_MAX_OP_FIELDS 10
+typedef struct {
+  const char* key;
+  const char* dflt;
+} rs_field_t;
+typedef struct {
+  const char* op;
+  rs_field_t fields[RS_MAX_OP_FIELDS]; /* ends at the first NULL key */
+} rs_op_fields_t;
+/* The entry of op ("relax.nn.conv2d"), or NULL when the op prints the attributes it has. */
+const rs_op_fields_t* rs_op_fields(const char* op);
 
 /* Parser state for one script: the TIR parser's state plus the Relax alias. */
 typedef struct rs_sig rs_sig_t;

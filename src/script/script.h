@@ -51,6 +51,10 @@ char* rlx_script_print_relax_func(const rlx_module_t* m, const struct rlx_relax_
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+/* attrs of a call of op without the attributes equal to the value the printer shows for an
+ * absent one (TVM's defaults, relax_attr_defaults.c), so a call built with explicit defaults
+ * equals the one without them; attrs itself when op has no entry. */
+rlx_attrs_t rs_attrs_drop_defaults(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs);
 /* Appends constant c in TVM's binary NDArray format (what tvm.runtime.save_param_dict and
  * the metadata section's b64ndarrays hold; layout in metadata.c). */
 void rlx_script_ndarray_bytes(const rlx_relax_constant_t* c, rlx_strbuf_t* out);

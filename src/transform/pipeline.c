@@ -41,6 +41,17 @@ static rlx_status_t* check_sinfo_size(const char* fname, const char* var, const 
   int64_t n = 1, d = 0;
   bool over = false;
   for (int i = 0; i < t->ndim; i++) {
+    if (rlx_expr_is_int64_overflow(t->shape[i])) { /* an annotation's constant arithmetic */
+      rlx_strbuf_t sb = {0};
+      rlx_relax_prim_print(t->shape[i], &sb);
+      rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT,
+                                           "function '%s': dimension %d of tensor '%s' overflows int64: %s", fname, i,
+                                           var, rlx_strbuf_cstr(&sb));
+      rlx_strbuf_free(&sb);
+      return st;
+    }
+  }
+  for (int i = 0; i < t->ndim; i++) {
     if (!rlx_expr_is_const_int(t->shape[i], &d) || d < 0) return NULL; /* symbolic: checked when run */
     over = over || __builtin_mul_overflow(n, d, &n);
   }

@@ -11,6 +11,7 @@
   and If with a run-time condition whose branches read outer values: each on every branch.
 - Add of two lengths decided at run time: checked equal when the model runs.
 - MaxUnpool to an output_shape given at run time (two shapes, one .so; one too small).
+- MelWeightMatrix on two parameter sets (shapes (9, 8) and (33, 5)) against numpy.
 - the Relax script level: R.tensor_to_shape + R.match_cast + R.reshape, R.shape_of,
   R.shape_to_tensor.
 Results are compared with numpy exactly (these ops only move or count values).
@@ -166,7 +167,7 @@ if so:
                "Add of run-time lengths 4 and 3")
 
 # --- MaxUnpool to an output_shape given at run time ---------------------------------------
-# Values go to their (row, col) in the unpooled 4x4 grid; the rest of a larger shape is 0.
+# I's values are flat positions in the output (PyTorch's max_unpool), of the run-time shape.
 path = model("unpool_rt", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
              [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]), helper.make_tensor_value_info("i", I64, [1, 1, 2, 2]),
               helper.make_tensor_value_info("s", I64, [4])], [helper.make_tensor_value_info("y", F, None)])
@@ -174,10 +175,9 @@ so, _ = compile_once(path)
 xu = np.array([5, 6, 7, 8], np.float32).reshape(1, 1, 2, 2)
 iu = np.array([5, 7, 13, 15], np.int64).reshape(1, 1, 2, 2)
 for tag, shp in [("u4", [1, 1, 4, 4]), ("u56", [1, 1, 5, 6])]:
-    want = np.zeros(shp, np.float32)
-    grid = np.zeros(16, np.float32)
-    grid[iu.ravel()] = xu.ravel()
-    want[0, 0, :4, :4] = grid.reshape(4, 4)
+    want = np.zeros(int(np.prod(shp)), np.float32)
+    want[iu.ravel()] = xu.ravel()
+    want = want.reshape(shp)
     r = run(so, [xu, iu, np.array(shp, np.int64)], tag) if so else None
     same(r[0] if r else None, want, "MaxUnpool to %s" % shp)
 if so:
@@ -188,6 +188,32 @@ if so:
         args += ["-i", p]
     tool.fails(["run", so] + args + ["-o", os.path.join(tool.tmp, "out_ubad")], ["value -1 at position 2 is not a dim"],
                "MaxUnpool to an output_shape smaller than the unpooled size")
+
+# --- MelWeightMatrix: its shape (D / 2 + 1, M) comes from input values ----------------------
+def mel_ref(m, d, sr, lo, hi):
+    """Triangles over the bins of M + 2 points evenly spaced in mel (the ONNX definition)."""
+    to_mel = lambda hz: 2595 * np.log10(1 + hz / 700)  # noqa: E731
+    k = np.arange(m + 2)
+    mel = k * ((to_mel(hi) - to_mel(lo)) / (m + 2)) + to_mel(lo)
+    f = np.floor((d + 1) * (700 * (10 ** (mel / 2595) - 1)) / sr).astype(int)
+    out = np.zeros((d // 2 + 1, m), np.float32)
+    for i in range(m):
+        l, c, h = f[i], f[i + 1], f[i + 2]
+        for j in range(d // 2 + 1):
+            out[j, i] = 1 if j == c else (j - l) / (c - l) if l <= j < c else (h - j) / (h - c) if c < j < h else 0
+    return out
+
+
+path = model("mel", [helper.make_node("MelWeightMatrix", ["m", "d", "sr", "lo", "hi"], ["y"])],
+             [helper.make_tensor_value_info(n, TensorProto.INT32, []) for n in ("m", "d", "sr")] +
+             [helper.make_tensor_value_info(n, F, []) for n in ("lo", "hi")], [helper.make_tensor_value_info("y", F, None)])
+so, _ = compile_once(path)
+for tag, (m, d, sr, lo, hi) in [("mel1", (8, 16, 8192, 0.0, 4096.0)), ("mel2", (5, 64, 16000, 100.0, 7000.0))]:
+    args = [np.array(v, np.int32) for v in (m, d, sr)] + [np.array(v, np.float32) for v in (lo, hi)]
+    r = run(so, args, tag) if so else None
+    want = mel_ref(m, d, sr, np.float32(lo), np.float32(hi))
+    good = r is not None and r[0].shape == want.shape and np.allclose(r[0], want, rtol=1e-6, atol=1e-7)
+    check(good, "MelWeightMatrix%s: got %r, expected %r" % ((m, d, sr, lo, hi), r[0] if r else None, want))
 
 # --- the Relax ops -------------------------------------------------------------------------
 script = tool.file("dyn.py", '''# from tvm.script import ir as I, relax as R

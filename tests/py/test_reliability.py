@@ -230,6 +230,44 @@ for dims, tag in (([2**40, 2**40, 16], "ovf"), ([100, 100, 10], "small")):
         if ok:
             got = np.load(os.path.join(tool.tmp, "exp_small", "output_0.npy"))
             check(float(got) == 1.5e5, "Expand 100x100x10 then sum: got %s, want 150000 exactly" % got)
+# Shape arithmetic that overflows int64 while shapes are inferred (constant folding once
+# wrapped it: a Tile of 4 elements by 2^62 inferred 0 elements and ran) is one error naming
+# the node, the op and the overflowing dimension.
+def ovf_model(tag, node, x_shape, inits):
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F32, x_shape)],
+                          [helper.make_tensor_value_info("y", F32, None)],
+                          initializer=[numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    p = os.path.join(tool.tmp, "shape_ovf_%s.onnx" % tag)
+    onnx.save(m, p)
+    return p
+
+
+x4 = npy("x4", np.arange(4, dtype=np.float32))
+p = ovf_model("tile", helper.make_node("Tile", ["x", "s"], ["y"]), [4], {"s": np.array([2**62], np.int64)})
+one_error(["run", p, "-i", x4], ["node (Tile) producing 'y'", "relax.tile", "dimension 0 of the result overflows int64: "
+                                 "4 * 4611686018427387904"], "Tile of 4 elements by 2^62")
+for tag, node, shape, inits, want in (
+        ("concat", helper.make_node("Concat", ["x", "x"], ["y"], axis=0), [3 * 2**61], {},
+         "relax.concat): dimension 0 of the result overflows int64: 6917529027641081856 + 6917529027641081856"),
+        ("pad", helper.make_node("Pad", ["x", "p"], ["y"]), [2**63 - 10], {"p": np.array([50, 50], np.int64)},
+         "relax.nn.pad): dimension 0 of the result overflows int64: 9223372036854775798 + 100"),
+        ("resize", helper.make_node("Resize", ["x", "", "sc"], ["y"]), [1, 1, 2**40, 4],
+         {"sc": np.array([1, 1, 2**30, 1], np.float32)},
+         "node (Resize) producing 'y': the size of axis 2, 1099511627776 scaled by 1.07374e+09, overflows int64")):
+    one_error(["print", ovf_model(tag, node, shape, inits)], [want], "shape overflow: " + tag)
+head = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n" \
+       "    @R.function\n"
+tile_py = tool.file("tile_ovf.py", head + "    def main(x: R.Tensor((4,), dtype=\"float32\")):\n"
+                    "        lv = R.tile(x, repeats=[4611686018427387904])\n        return lv\n")
+one_error(["print", tile_py], ["tile_ovf.py:8:", "Call(relax.tile): dimension 0 of the result overflows int64"],
+          "TVMScript R.tile by 2^62")
+ann_py = tool.file("ann_ovf.py", head + "    def main(x: R.Tensor((4 * 4611686018427387904,), dtype=\"float32\")):\n"
+                   "        return x\n")
+one_error(["compile", ann_py, "-o", os.path.join(tool.tmp, "ann_ovf.so")],
+          ["function 'main': dimension 0 of tensor 'x' overflows int64: 4 * 4611686018427387904"],
+          "TVMScript parameter annotated with an overflowing shape")
 # shapes known only when run: ConstantOfShape(s) alone (the VM allocates the output) and
 # followed by Relu and ReduceSum (the fused kernel allocates the 3-d temporary itself)
 for chain in (False, True):

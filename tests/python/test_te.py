@@ -228,3 +228,22 @@ def test_multi_output_compute():
         te.compute((4,), lambda i: (), name="E")
     with pytest.raises(TypeError, match="expected a PrimExpr or a Python number, got str"):
         te.compute((4,), lambda i: (A0[i, 0], "x"), name="E")
+
+
+def test_compute_layout_free_placeholders():
+    # te.compute(attrs={"layout_free_placeholders": [B]}) gives the function attribute TVM's
+    # create_prim_func derives (tests/python/te/test_te_create_primfunc.py, test_tensor_attr).
+    k = te.reduce_axis((0, 16), "k")
+    A = te.placeholder((16, 16), name="A")
+    B = te.placeholder((16, 16), name="B")
+    C = te.compute((16, 16), lambda x, y: te.sum(A[x, k] * B[y, k], axis=k), name="C",
+                   attrs={"layout_free_placeholders": [B]})
+    f = te.create_prim_func([A, B, C])
+    lines = f.script().splitlines()
+    assert '    T.func_attr({"layout_free_buffers": [1], "tir.noalias": T.bool(True)})' in lines, f.script()
+    assert "    for x, y, k in T.grid(16, 16, 16):" in lines
+    tvm.ir.assert_structural_equal(tvm.script.from_source(f.script())["main"], f)
+    a, b = np.random.randn(16, 16).astype("float32"), np.random.randn(16, 16).astype("float32")
+    np.testing.assert_allclose(run(f, a, b, out_shape=(16, 16)), a @ b.T, rtol=1e-4, atol=1e-4)
+    with pytest.raises(TypeError, match="layout_free_placeholders takes te.Tensors, got int"):
+        te.compute((16,), lambda i: A[i, 0], attrs={"layout_free_placeholders": [1]})

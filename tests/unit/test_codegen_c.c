@@ -107,7 +107,7 @@ static void test_reduction(void) {
   if (!lib) return;
   /* the parallel loop is outlined and run on the runtime's pool */
   CHECK(strstr(src, "static void rlx_kernel_rowsum_par0(void* rlx_vc, int64_t rlx_it, void* rlx_s)") != NULL);
-  CHECK(strstr(src, "rlx_nn_parallel(rlx_pc.items, 0, rlx_kernel_rowsum_par0, &rlx_pc)") != NULL);
+  CHECK(strstr(src, "rlx_nn_parallel(rlx_pc.rlx_m_items, 0, rlx_kernel_rowsum_par0, &rlx_pc)") != NULL);
   CHECK(strstr(src, "#pragma omp") == NULL);
   free(src);
   int64_t shp[2] = {M, K}, m = M, one = 1;

@@ -84,7 +84,7 @@ static void run_matmul(int64_t M, int64_t N, int64_t K, bool full_check, bool be
   if (!lib) return;
   /* the tile must have become 16 vector variables */
   CHECK(src && strstr(src, "rlx_f32x16 C_local_240 = {0};") != NULL);
-  CHECK(src && strstr(src, "rlx_nn_parallel(rlx_pc.items") != NULL); /* the tile loop runs on the pool */
+  CHECK(src && strstr(src, "rlx_nn_parallel(rlx_pc.rlx_m_items") != NULL); /* the tile loop runs on the pool */
   free(src);
   rlx_packed_fn_t fn = get_fn(lib, "matmul");
   int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};

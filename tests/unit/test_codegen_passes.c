@@ -133,8 +133,8 @@ static void test_pragmas(void) {
   if (!src) return;
   /* a loaded library: the outer parallel loop is outlined onto the pool, the nested one
    * became serial inside it */
-  const char* p = strstr(src, "rlx_nn_parallel(rlx_pc.items");
-  CHECK(p && !strstr(p + 1, "rlx_nn_parallel(rlx_pc.items") && strstr(src, "_par0(") && !strstr(src, "_par1("));
+  const char* p = strstr(src, "rlx_nn_parallel(rlx_pc.rlx_m_items");
+  CHECK(p && !strstr(p + 1, "rlx_nn_parallel(rlx_pc.rlx_m_items") && strstr(src, "_par0(") && !strstr(src, "_par1("));
   CHECK(strstr(src, "#pragma omp") == NULL);
   CHECK(strstr(src, "#pragma GCC unroll 64") != NULL);
   CHECK(strstr(src, "#pragma GCC ivdep") != NULL);

@@ -488,10 +488,30 @@ static void test_unsigned(void) {
   CHECK(m0 == V(a));
 }
 
+/* int64 constant arithmetic that overflows is kept, unfolded and unsimplified, so that shape
+ * inference reports it (4 * 2^62 once folded to 0: a Tile of 4 elements by 2^62 had 0);
+ * other widths still wrap as C does, and what fits folds. */
+static void test_int64_overflow(void) {
+  int64_t v = 0;
+  rlx_expr_t* big = rlx_ir_mul(C, I(4), I((int64_t)1 << 62));
+  CHECK(big->kind == RLX_EXPR_MUL && rlx_expr_is_int64_overflow(big));
+  rlx_expr_t* e = rlx_ir_simplify(C, add(big, I(1)));
+  CHECK(rlx_expr_is_int64_overflow(e));
+  e = rlx_ir_simplify(C, rlx_ir_sub(C, add(I(INT64_MAX), I(1)), I(1)));
+  CHECK(rlx_expr_is_int64_overflow(e));
+  CHECK(rlx_expr_is_int64_overflow(rlx_ir_sub(C, I(INT64_MIN), I(1))));
+  CHECK(rlx_expr_is_const_int(rlx_ir_simplify(C, rlx_ir_mul(C, I((int64_t)1 << 61), I(2))), &v) && v == (int64_t)1 << 62);
+  CHECK(rlx_expr_is_const_int(add(I(INT64_MAX), I(0)), &v) && v == INT64_MAX);
+  CHECK(rlx_expr_is_const_int(rlx_ir_mul(C, rlx_ir_i32(C, 1 << 30), rlx_ir_i32(C, 4)), &v) && v == 0);
+  rlx_var_t* n = rlx_ir_var(C, "n", rlx_dt_int64());
+  CHECK(!rlx_expr_is_int64_overflow(rlx_ir_mul(C, V(n), I((int64_t)1 << 62)))); /* symbolic: checked when run */
+}
+
 int main(void) {
   C = rlx_ctx_create();
   test_canonical();
   test_unsigned();
+  test_int64_overflow();
   test_split_fuse();
   test_ranges();
   test_logic_float();

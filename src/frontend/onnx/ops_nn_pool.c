@@ -330,8 +330,8 @@ static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node
                                     rlx_expr_t* const* dims, rlx_relax_expr_t** outputs);
 
 /* Zeros of the output shape with X scattered to the flat indices I (as MaxPool produces
- * them: over the whole tensor). The output shape is output_shape (an input: a constant, or
- * values read at run time, each checked to be at least the unpooled size) or
+ * them: over the whole output tensor). The output shape is output_shape (an input: a
+ * constant, or values read at run time, each checked to be at least the unpooled size) or
  * (in - 1) * stride + kernel - pad_begin - pad_end per spatial dim; X's shape must be static. */
 rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
@@ -392,52 +392,23 @@ rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_nod
   return unpool_scatter(im, node, inputs, x, in, out, nd, dims, outputs);
 }
 
-/* y (the unpooled shape) extended with zeros at the end of each dim to dims. */
-typedef struct {
-  int nd;
-  rlx_expr_t* const* dims;
-  rlx_te_tensor_t* y;
-} unpool_pad_t;
 
-static rlx_expr_t* unpool_pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  unpool_pad_t* u = user;
-  rlx_expr_t* inside = NULL;
-  rlx_expr_t* ix[NN_MAX_SP + 2];
-  for (int d = 0; d < u->nd; d++) {
-    rlx_expr_t* yd = u->y->buffer->shape[d];
-    rlx_expr_t* lt = rlx_ir_cmp(ctx, RLX_EXPR_LT, &idx[d]->hdr, yd);
-    inside = inside ? rlx_ir_and(ctx, inside, lt) : lt;
-    ix[d] = rlx_ir_min(ctx, &idx[d]->hdr, rlx_ir_sub(ctx, yd, rlx_ir_i64(ctx, 1))); /* in bounds either way */
-  }
-  rlx_expr_t* v = rlx_te_load(ctx, u->y, u->nd, ix);
-  return rlx_ir_select(ctx, inside, v, rlx_ir_float(ctx, v->dtype, 0.0));
-}
-
-static rlx_te_tensor_t* te_unpool_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
-  (void)n;
-  unpool_pad_t* u = user;
-  u->y = in[0];
-  return rlx_te_compute(ctx, u->nd, u->dims, unpool_pad_body, u, "unpool_pad", "injective");
-}
-
-/* X (static shape in) scattered to the flat indices I of the unpooled shape out (as MaxPool
- * made them), then extended with zeros at the end of each dim to dims (output_shape; the
- * suite's data places the values so). */
+/* X (static shape in) scattered to the flat indices I of the output, of shape dims (the
+ * unpooled shape out, or output_shape: indices are positions in the output, as PyTorch's
+ * max_unpool takes them). */
 static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                     const rlx_sinfo_tensor_t* x, const int64_t* in, const int64_t* out, int nd,
                                     rlx_expr_t* const* dims, rlx_relax_expr_t** outputs) {
+  (void)out;
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  int64_t n_in = 1, n_out = 1;
-  bool same = true;
-  rlx_expr_t* odims[NN_MAX_SP + 2];
+  int64_t n_in = 1;
+  rlx_expr_t* eout = rlx_ir_i64(ctx, 1);
   for (int i = 0; i < nd; i++) {
     n_in *= in[i];
-    n_out *= out[i];
-    int64_t v = 0;
-    same = same && rlx_expr_is_const_int(dims[i], &v) && v == out[i];
-    odims[i] = rlx_ir_i64(ctx, out[i]);
+    eout = rlx_ir_mul(ctx, eout, dims[i]);
   }
-  rlx_expr_t *ein = rlx_ir_i64(ctx, n_in), *eout = rlx_ir_i64(ctx, n_out);
+  eout = rlx_ir_simplify(ctx, eout);
+  rlx_expr_t* ein = rlx_ir_i64(ctx, n_in);
   rlx_relax_expr_t *z, *xf, *idf, *y;
   RLX_RETURN_IF_ERROR(nn_call(im, "relax.zeros", 1, (rlx_relax_expr_t*[]){rlx_relax_shape_expr(ctx, 1, &eout)},
                               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &z));
@@ -448,13 +419,7 @@ static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node
       nn_call(im, "relax.scatter_elements", 3, (rlx_relax_expr_t*[]){z, idf, xf},
               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0)), &y),
       "node '%s' (%s)", node->name, node->op_type));
-  rlx_relax_expr_t* shaped = NULL;
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, odims)},
-                              (rlx_attrs_t){0}, same ? &outputs[0] : &shaped));
-  if (same) return NULL;
-  unpool_pad_t* u = RLX_NEW(ctx, unpool_pad_t);
-  u->nd = nd;
-  u->dims = dims;
-  return rlx_onnx_emit_te(im, te_unpool_pad, u, 1, &shaped, "unpool_pad", &outputs[0]);
+  return nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, dims)}, (rlx_attrs_t){0},
+                 &outputs[0]);
 }
 

@@ -1,4 +1,4 @@
-/* ONNX converters, family "signal": DFT, STFT (opset 17) and Det.
+/* ONNX converters, family "signal": DFT, STFT, MelWeightMatrix (opset 17) and Det.
  *
  * DFT and STFT are direct transforms, one TE reduction per output element (O(n^2) per
  * signal, fine for the frame sizes these ops see; an FFT kernel is the next step for long
@@ -304,7 +304,104 @@ static OT_CONVERTER(cv_det) {
   return ot_emit_te(im, te_det, &u.base, 1, inputs, "det", &outputs[0]);
 }
 
+/* ------------------------------------------------------------------ MelWeightMatrix */
+/* Inputs (all scalars, read in the kernel): num_mel_bins M, dft_length D, sample_rate, lower
+ * and upper edge (Hz). The result is (D / 2 + 1, M): column i is the triangle of mel band i
+ * over the spectrogram bins, between the bins f[i], f[i + 1], f[i + 2] of M + 2 points evenly
+ * spaced in mel (2595 log10(1 + hz / 700)) from the lower to the upper edge, each mapped back
+ * to hertz and to bin floor((D + 1) * hz / sample_rate). Row j of column i: 1 at j = f[i+1],
+ * (j - f[i]) / (f[i+1] - f[i]) rising before it, (f[i+2] - j) / (f[i+2] - f[i+1]) falling
+ * after, else 0. The output dims are read at run time (symbolic). */
+typedef struct {
+  rlx_dtype_t dtype;
+  rlx_te_tensor_t* const* in;
+} mel_t;
+
+static rlx_expr_t* mel_scalar(rlx_ctx_t* ctx, rlx_te_tensor_t* t) {
+  return rlx_ir_cast(ctx, rlx_dt_float64(), rlx_te_load(ctx, t, 0, NULL));
+}
+
+static rlx_expr_t* f64c(rlx_ctx_t* ctx, double v) { return rlx_ir_float(ctx, rlx_dt_float64(), v); }
+
+static rlx_expr_t* hz_to_mel(rlx_ctx_t* ctx, rlx_expr_t* hz) {
+  rlx_expr_t* a = rlx_ir_add(ctx, f64c(ctx, 1.0), rlx_ir_div(ctx, hz, f64c(ctx, 700.0)));
+  return rlx_ir_mul(ctx, f64c(ctx, 2595.0), rlx_ir_call(ctx, rlx_dt_float64(), "log10", 1, &a));
+}
+
+/* Bin of mel point k (a float64 expression of k), as float64 holding an integer. */
+static rlx_expr_t* mel_bin(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, rlx_expr_t* k) {
+  rlx_expr_t *m = mel_scalar(ctx, in[0]), *d = mel_scalar(ctx, in[1]), *sr = mel_scalar(ctx, in[2]);
+  rlx_expr_t *lo = hz_to_mel(ctx, mel_scalar(ctx, in[3])), *hi = hz_to_mel(ctx, mel_scalar(ctx, in[4]));
+  rlx_expr_t* step = rlx_ir_div(ctx, rlx_ir_sub(ctx, hi, lo), rlx_ir_add(ctx, m, f64c(ctx, 2.0)));
+  rlx_expr_t* mel = rlx_ir_add(ctx, rlx_ir_mul(ctx, k, step), lo);
+  rlx_expr_t* pw[2] = {f64c(ctx, 10.0), rlx_ir_div(ctx, mel, f64c(ctx, 2595.0))};
+  rlx_expr_t* hz = rlx_ir_mul(ctx, f64c(ctx, 700.0), rlx_ir_sub(ctx, rlx_ir_call(ctx, rlx_dt_float64(), "pow", 2, pw), f64c(ctx, 1.0)));
+  rlx_expr_t* q = rlx_ir_div(ctx, rlx_ir_mul(ctx, rlx_ir_add(ctx, d, f64c(ctx, 1.0)), hz), sr);
+  return rlx_ir_call(ctx, rlx_dt_float64(), "floor", 1, &q);
+}
+
+static rlx_expr_t* mel_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  mel_t* u = user;
+  rlx_expr_t* j = rlx_ir_cast(ctx, rlx_dt_float64(), &idx[0]->hdr);
+  rlx_expr_t* i = rlx_ir_cast(ctx, rlx_dt_float64(), &idx[1]->hdr);
+  rlx_expr_t* l = mel_bin(ctx, u->in, i);
+  rlx_expr_t* c = mel_bin(ctx, u->in, rlx_ir_add(ctx, i, f64c(ctx, 1.0)));
+  rlx_expr_t* h = mel_bin(ctx, u->in, rlx_ir_add(ctx, i, f64c(ctx, 2.0)));
+  /* divisors of at least 1 where the branch is not taken keep every lane finite */
+  rlx_expr_t* up = rlx_ir_div(ctx, rlx_ir_sub(ctx, j, l), rlx_ir_max(ctx, rlx_ir_sub(ctx, c, l), f64c(ctx, 1.0)));
+  rlx_expr_t* down = rlx_ir_div(ctx, rlx_ir_sub(ctx, h, j), rlx_ir_max(ctx, rlx_ir_sub(ctx, h, c), f64c(ctx, 1.0)));
+  rlx_expr_t* rising = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LE, l, j), rlx_ir_cmp(ctx, RLX_EXPR_LT, j, c));
+  rlx_expr_t* falling = rlx_ir_and(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, c, j), rlx_ir_cmp(ctx, RLX_EXPR_LT, j, h));
+  rlx_expr_t* v = rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, j, c), f64c(ctx, 1.0),
+                                rlx_ir_select(ctx, rising, up, rlx_ir_select(ctx, falling, down, f64c(ctx, 0.0))));
+  return rlx_ir_cast(ctx, u->dtype, v);
+}
+
+typedef struct {
+  mel_t m;
+  rlx_expr_t* dims[2];
+} mel_user_t;
+
+static rlx_te_tensor_t* te_mel(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+  (void)n;
+  mel_user_t* u = user;
+  u->m.in = in;
+  return rlx_te_compute(ctx, 2, u->dims, mel_body, &u->m, "mel", "injective");
+}
+
+/* Output dim j: D / 2 + 1 rows, M columns (-1, reported by the VM, when negative). */
+static rlx_expr_t* mel_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
+  (void)user;
+  rlx_expr_t* v = j == 0 ? rlx_ir_add(ctx, rlx_ir_floordiv(ctx, rlx_onnx_load_int(ctx, ins[1], 0), rlx_ir_i64(ctx, 2)),
+                                      rlx_ir_i64(ctx, 1))
+                         : rlx_onnx_load_int(ctx, ins[0], 0);
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_GE, v, rlx_ir_i64(ctx, 0)), v, rlx_ir_i64(ctx, -1));
+}
+
+static OT_CONVERTER(cv_mel_weight_matrix) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (node->n_inputs != 5) return rlx_onnx_error(node, "needs 5 inputs");
+  for (int i = 0; i < 5; i++) {
+    rlx_sinfo_tensor_t* t;
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, i, true, &t));
+    if (t->ndim != 0 || (i < 3 && !rlx_dtype_is_int(t->dtype)) || (i >= 3 && t->dtype.code != RLX_DT_FLOAT))
+      return rlx_onnx_error(node, "input %d must be a scalar %s", i, i < 3 ? "integer" : "float");
+  }
+  mel_user_t* u = RLX_NEW(ctx, mel_user_t);
+  int64_t e = rlx_onnx_attr_int(node, "output_datatype", 1); /* ONNX FLOAT, FLOAT16, DOUBLE */
+  if (e == 1) u->m.dtype = rlx_dt_float32();
+  else if (e == 10) u->m.dtype = rlx_dtype(RLX_DT_FLOAT, 16, 1);
+  else if (e == 11) u->m.dtype = rlx_dt_float64();
+  else return rlx_onnx_error(node, "output_datatype %lld is not float, float16 or double", (long long)e);
+  rlx_expr_t** dims = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, mel_dim, NULL, 2, inputs, 2, &dims));
+  u->dims[0] = dims[0];
+  u->dims[1] = dims[1];
+  return rlx_onnx_emit_te(im, te_mel, u, 5, inputs, "mel_weight_matrix", &outputs[0]);
+}
+
 const rlx_onnx_converter_t rlx_onnx_ops_signal[] = {
+    {"MelWeightMatrix", 17, cv_mel_weight_matrix},
     {"DFT", 17, cv_dft},
     {"STFT", 17, cv_stft},
     {"Det", 11, cv_det},

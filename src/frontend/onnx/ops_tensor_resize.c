@@ -280,7 +280,11 @@ static rlx_status_t* resize_geometry(rlx_onnx_importer_t* im, const rlx_onnx_nod
       int64_t d = dim_of[i];
       if (!(scales[i] > 0)) return rlx_onnx_error(node, "scale %g is not positive", scales[i]);
       u->scales[d] = scales[i];
-      u->out[d] = (int64_t)floor(scales[i] * (double)u->in[d]);
+      double o = floor(scales[i] * (double)u->in[d]);
+      if (!(o < 9223372036854775808.0)) /* 2^63: the cast would be undefined */
+        return rlx_onnx_error(node, "the size of axis %lld, %lld scaled by %g, overflows int64", (long long)d,
+                              (long long)u->in[d], scales[i]);
+      u->out[d] = (int64_t)o;
     }
   } else if (n_sizes > 0) {
     if (n_sizes != n) return rlx_onnx_error(node, "sizes has %d values for %d axes", n_sizes, n);
