@@ -126,6 +126,8 @@ void cg_line(cg_t* g, const char* fmt, ...) {
     vsnprintf(buf, (size_t)n + 1, fmt, ap2);
     P(buf);
     free(buf);
+  } else {
+    rlx_alloc_failed(); /* the line is missing: the source must not be used */
   }
   va_end(ap2);
   P("\n");

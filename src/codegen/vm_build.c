@@ -29,6 +29,7 @@ static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
                                 rlx_module_t** out) {
   const char* passes = opts ? opts->passes : NULL;
   bool wf = opts && opts->check_well_formed;
+  uint64_t mark = rlx_alloc_failures();
   rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   if (!passes) {
     rlx_pipeline_options_t po = {wf, NULL};
@@ -44,8 +45,10 @@ static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
     if (!listed(passes, all[i].name)) continue;
     found++;
     rlx_module_t* next = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(all[i].run(ctx, *out, &next), "pass %s", all[i].name));
-    if (wf) RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_well_formed(ctx, next), "ill-formed after pass %s", all[i].name));
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ctx_check(ctx, mark, all[i].run(ctx, *out, &next)), "pass %s", all[i].name));
+    if (wf)
+      RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ctx_check(ctx, mark, rlx_relax_well_formed(ctx, next)),
+                                              "ill-formed after pass %s", all[i].name));
     *out = next;
   }
   if (found == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: no known pass in '%s'", passes);
@@ -100,9 +103,8 @@ static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, c
     rlx_strbuf_printf(&sb, "    \"%s %lld\\n\"\n", rlx_codegen_symbol(ctx, e->name), (long long)fl);
   }
   rlx_strbuf_append(&sb, "    \"\";\n");
-  char* out = strdup(rlx_strbuf_cstr(&sb));
-  rlx_strbuf_free(&sb);
-  if (!out) return rlx_status_create(RLX_OUT_OF_MEMORY, "kernel source");
+  char* out = rlx_strbuf_take(&sb);
+  if (!out) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (kernel source)");
   free(*src);
   *src = out;
   return NULL;
@@ -111,6 +113,7 @@ static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, c
 /* The pipeline, the extern check (ext NULL: none), the kernels' C and the executable. */
 static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
+  uint64_t mark = rlx_alloc_failures();
   rlx_module_t* lowered = NULL;
   RLX_RETURN_IF_ERROR(run_passes(ctx, m, opts, &lowered));
   if (ext) {
@@ -119,19 +122,27 @@ static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
   }
   rlx_tir_func_t** funcs = NULL;
   int n = 0;
-  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, lowered, &funcs, &n));
+  /* each stage: out of memory in the context fails it (rlx_ctx_check) */
+  RLX_RETURN_IF_ERROR(rlx_ctx_check(ctx, mark, rlx_lower_module_funcs(ctx, lowered, &funcs, &n)));
   rlx_vm_exec_t* exec = NULL;
-  RLX_RETURN_IF_ERROR(rlx_vm_codegen(ctx, lowered, &exec));
-  rlx_status_t* st = rlx_vm_exec_serialize(exec, out_exec, out_n);
+  void* bytes = NULL;
+  size_t n_bytes = 0;
+  char* src = NULL;
+  rlx_status_t* st = rlx_vm_codegen(ctx, lowered, &exec);
+  if (!st) st = rlx_vm_exec_serialize(exec, &bytes, &n_bytes);
   rlx_vm_exec_free(exec);
-  if (st) return st;
-  st = rlx_codegen_c(ctx, n, funcs, out_kernels_c);
-  if (!st) st = append_flops_table(ctx, lowered, out_kernels_c);
+  if (!st) st = rlx_codegen_c(ctx, n, funcs, &src);
+  if (!st) st = append_flops_table(ctx, lowered, &src);
+  st = rlx_ctx_check(ctx, mark, st);
   if (st) {
-    free(*out_exec);
-    *out_exec = NULL;
+    free(src);
+    free(bytes);
+    return st;
   }
-  return st;
+  *out_kernels_c = src;
+  *out_exec = bytes;
+  *out_n = n_bytes;
+  return NULL;
 }
 
 rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
@@ -156,11 +167,24 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
   const char* const* flags = rlx_cc_flags(&n_flags);
   for (int i = 0; i < n_flags; i++) h = rlx_hash_combine(h, rlx_hash_bytes(flags[i], strlen(flags[i]), 2));
   char* dir = rlx_cc_cache_dir(opts && opts->cc ? opts->cc->cache_dir : NULL);
+  if (!dir) {
+    free(copy);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (compile cache path)");
+  }
   rlx_status_t* st = rlx_status_annotate(rlx_mkdirs(dir), "compile cache");
   size_t plen = strlen(dir) + 96;
   char* obj = malloc(plen);
   char* tmp_c = malloc(plen);
   char* tmp_o = malloc(plen);
+  if (!st && (!obj || !tmp_c || !tmp_o)) st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (kernel paths)");
+  if (st) {
+    free(dir);
+    free(copy);
+    free(obj);
+    free(tmp_c);
+    free(tmp_o);
+    return st;
+  }
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(obj, plen, "%s/%016llx.vmk.o", dir, (unsigned long long)h);
@@ -211,6 +235,12 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   char** argv = calloc((size_t)(nw + n_obj + 16), sizeof(char*));
   size_t plen = strlen(out_path) + 64;
   char* tmp_out = malloc(plen);
+  if (!argv || !tmp_out) {
+    free(argv);
+    free(tmp_out);
+    free(copy);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (linking model '%s')", out_path);
+  }
   snprintf(tmp_out, plen, "%s.%d.tmp", out_path, (int)getpid());
   int na = 0;
   for (int i = 0; i < nw; i++) argv[na++] = words[i];

@@ -352,6 +352,10 @@ rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** ou
   for (int i = 0; !st && i < m->n_funcs; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
     int fi = (int)(intptr_t)rlx_ptrmap_get(&g.funcs, m->funcs[i].name) - 1;
+    if (fi < 0) { /* begin_func or the put failed */
+      st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (vm codegen)");
+      break;
+    }
     st = compile_func(&g, fi, m->funcs[i].name, m->funcs[i].func);
   }
   rlx_ptrmap_free(&g.regs);

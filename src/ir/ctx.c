@@ -8,7 +8,10 @@
 
 rlx_ctx_t* rlx_ctx_create(void) {
   rlx_ctx_t* ctx = calloc(1, sizeof(*ctx));
-  if (ctx) rlx_arena_init(&ctx->arena);
+  if (ctx && !rlx_arena_init(&ctx->arena)) {
+    free(ctx);
+    ctx = NULL;
+  }
   return ctx;
 }
 
@@ -19,6 +22,15 @@ void rlx_ctx_free(rlx_ctx_t* ctx) {
 }
 
 void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size) { return rlx_arena_alloc(&ctx->arena, size); }
+
+bool rlx_ctx_failed(const rlx_ctx_t* ctx) { return ctx->arena.failed; }
+
+rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) {
+  if (rlx_alloc_failures() != mark) ctx->arena.failed = true;
+  if (!ctx->arena.failed) return st;
+  rlx_status_free(st);
+  return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (an allocation of the compiler failed)");
+}
 
 const char* rlx_ctx_strdup(rlx_ctx_t* ctx, const char* s) { return rlx_arena_strdup(&ctx->arena, s ? s : ""); }
 

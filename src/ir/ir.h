@@ -22,10 +22,24 @@ typedef struct rlx_ctx {
   int next_id; /* for rlx_ctx_fresh_name */
 } rlx_ctx_t;
 
+/* NULL when out of memory. */
 rlx_ctx_t* rlx_ctx_create(void);
 void rlx_ctx_free(rlx_ctx_t* ctx);
-void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size); /* zeroed; never NULL (aborts are not used:
-                                                     on OOM the process is already lost) */
+/* Allocation failure (docs/ARCHITECTURE.md, "Allocation failure"): a failed arena
+ * allocation marks the context (sticky), and counts on the thread as a failed push, put or
+ * append of a container does (rlx_alloc_failures). The drivers (the parser,
+ * the pass pipeline, the code generators, the printers) read the count when they start a
+ * stage and call rlx_ctx_check when it ends, so nothing built after a failure is used.
+ * Code between two checks only has to avoid crashing: after a failure rlx_ctx_alloc serves
+ * from the arena's spare chunk, and returns NULL only when that is gone too (or for one
+ * request over 64 KiB). */
+void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size); /* zeroed */
+bool rlx_ctx_failed(const rlx_ctx_t* ctx);
+/* st, or (freeing st) an OUT_OF_MEMORY status when the context has failed or an allocation
+ * failed on this thread since `mark` (a value of rlx_alloc_failures(); the context is then
+ * marked failed): out of memory takes precedence over an error it may have caused (a
+ * lookup in a map that lost a put). */
+rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) __attribute__((warn_unused_result));
 #define RLX_NEW(ctx, T) ((T*)rlx_ctx_alloc((ctx), sizeof(T)))
 #define RLX_NEW_ARRAY(ctx, T, n) ((T*)rlx_ctx_alloc((ctx), sizeof(T) * (size_t)((n) > 0 ? (n) : 1)))
 const char* rlx_ctx_strdup(rlx_ctx_t* ctx, const char* s);

@@ -98,8 +98,9 @@ static rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
 
 rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
   if (!ctx || !out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
+  uint64_t mark = rlx_alloc_failures(); /* the parse fails when an allocation did */
   rlx_arena_t arena;
-  rlx_arena_init(&arena);
+  if (!rlx_arena_init(&arena)) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (parsing)");
   py_block_t top;
   const char* file = filename ? filename : "<string>";
   rlx_status_t* st = py_parse(&arena, text ? text : "", file, &top);
@@ -147,6 +148,7 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
   rlx_vec_free(&p.syms);
   rlx_vec_free(&p.loops);
   rlx_arena_free(&arena);
+  st = rlx_ctx_check(ctx, mark, st);
   if (st) return st;
   *out = m;
   return NULL;

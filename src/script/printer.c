@@ -693,6 +693,8 @@ static void pattr_value(pr_t* p, rlx_expr_t* v, rlx_strbuf_t* sb) {
         vals[i] = c->args[2 * i + 1];
       }
       annotations_str(p, n, keys, vals, sb);
+    } else {
+      rlx_alloc_failed();
     }
     free(keys);
     free(vals);
@@ -704,7 +706,10 @@ static void pattr_value(pr_t* p, rlx_expr_t* v, rlx_strbuf_t* sb) {
 static void annotations_str(pr_t* p, int n, const char* const* keys, rlx_expr_t* const* vals, rlx_strbuf_t* sb) {
   /* TVM prints string-keyed maps sorted by key. */
   int* order = malloc(sizeof(int) * (size_t)(n ? n : 1));
-  if (!order) return;
+  if (!order) {
+    rlx_alloc_failed();
+    return;
+  }
   for (int i = 0; i < n; i++) order[i] = i;
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && strcmp(keys[order[j - 1]], keys[order[j]]) > 0; j--) {
@@ -729,9 +734,13 @@ static void pblock(pr_t* p, const rlx_tir_block_realize_t* br, int indent) {
   rlx_strbuf_append(p->out, "with T.block(");
   put_string(p->out, b->name ? b->name : "");
   rlx_strbuf_append(p->out, "):\n");
+  int* idx = malloc(sizeof(int) * (size_t)(b->n_iter_vars + 1));
+  if (!idx) {
+    rlx_alloc_failed();
+    return;
+  }
   frame_open(p, b, indent + 4, CUR_END);
   int in = indent + 4;
-  int* idx = malloc(sizeof(int) * (size_t)(b->n_iter_vars + 1));
   int n = 0;
   for (int i = 0; i < b->n_iter_vars; i++) {
     const rlx_iter_var_t* iv = b->iter_vars[i];
@@ -807,6 +816,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
   }
   frame_open(p, f, indent + 4, CUR_HOLD);
   rlx_strbuf_t sb = {0};
+  int n_loops = p->loops.len; /* restored after the body (a push may have failed) */
   if (ng > 1) {
     rlx_strbuf_t lhs = {0};
     rlx_strbuf_append(&sb, "T.grid(");
@@ -826,7 +836,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
     rlx_strbuf_free(&lhs);
     rlx_strbuf_free(&sb);
     pbody(p, grid[ng - 1]->body, indent + 4);
-    p->loops.len -= ng;
+    p->loops.len = n_loops;
     frame_pop(p);
     return;
   }
@@ -853,7 +863,7 @@ static void pfor(pr_t* p, const rlx_tir_for_t* f, int indent) {
   rlx_strbuf_free(&sb);
   rlx_vec_push(&p->loops, f);
   pbody(p, f->body, indent + 4);
-  p->loops.len--;
+  p->loops.len = n_loops;
   frame_pop(p);
 }
 
@@ -951,7 +961,7 @@ static void pstmt_inner(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool conci
 }
 
 static void pstmt(pr_t* p, const rlx_tir_stmt_t* s, int indent, bool concise) {
-  if (!s) return;
+  if (!s || rlx_ctx_failed(p->ctx)) return; /* out of memory: the text is thrown away */
   /* Definitions this statement triggers for the current frame land just before it. */
   int k = p->frames.len - 1;
   if (k >= 0) {
@@ -1022,7 +1032,7 @@ static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
       pf_expr(p, f->extent);
       rlx_vec_push(&p->kstack, s);
       pf_stmt(p, f->body);
-      p->kstack.len--;
+      if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       return;
     }
     case RLX_STMT_SEQ: {
@@ -1038,7 +1048,7 @@ static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
         if (!br[i]) continue;
         rlx_vec_push(&p->kstack, br[i]);
         pf_stmt(p, br[i]);
-        p->kstack.len--;
+        if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       }
       return;
     }
@@ -1047,7 +1057,7 @@ static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
       rlx_vec_push(&p->kstack, s);
       pf_expr(p, l->value);
       pf_stmt(p, l->body);
-      p->kstack.len--;
+      if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       return;
     }
     case RLX_STMT_EVALUATE: pf_expr(p, RLX_AS(const rlx_tir_evaluate_t, s)->value); return;
@@ -1068,10 +1078,10 @@ static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
       if (b->init) {
         rlx_vec_push(&p->kstack, b->init);
         pf_stmt(p, b->init);
-        p->kstack.len--;
+        if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       }
       pf_stmt(p, b->body);
-      p->kstack.len--;
+      if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       return;
     }
     case RLX_STMT_ALLOCATE: {
@@ -1079,7 +1089,7 @@ static void pf_stmt(pr_t* p, const rlx_tir_stmt_t* s) {
       rlx_vec_push(&p->kstack, s);
       pf_use(p, a->buffer);
       pf_stmt(p, a->body);
-      p->kstack.len--;
+      if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
       return;
     }
     case RLX_STMT_KIND_COUNT: return;
@@ -1097,7 +1107,7 @@ static void pf_func(pr_t* p, const rlx_tir_func_t* f) {
   }
   for (int i = 0; i < f->n_attrs; i++) pf_expr(p, f->attr_values[i]);
   pf_stmt(p, f->body);
-  p->kstack.len--;
+  if (p->kstack.len > 0) p->kstack.len--; /* unbalanced only after a failed push */
 }
 
 /* ------------------------------------------------------------------ functions */
@@ -1162,6 +1172,14 @@ static const rlx_tir_block_t* root_block(const rlx_tir_stmt_t* body) {
 
 static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int indent, rlx_strbuf_t* out) {
   char buf[32];
+  bool* inlined = calloc((size_t)(f->n_params + 1), sizeof(bool));
+  const char** pnames = calloc((size_t)(f->n_params + 1), sizeof(char*));
+  if (!inlined || !pnames) {
+    free(inlined);
+    free(pnames);
+    rlx_alloc_failed();
+    return;
+  }
   p->out = out;
   pf_func(p, f);
   frame_open(p, f, indent + 4, CUR_HOLD);
@@ -1170,8 +1188,6 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
   rlx_strbuf_indent(out, indent);
   rlx_strbuf_append(out, f->is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n");
   /* Step 1: params. */
-  bool* inlined = calloc((size_t)(f->n_params + 1), sizeof(bool));
-  const char** pnames = calloc((size_t)(f->n_params + 1), sizeof(char*));
   rlx_strbuf_t sig = {0};
   for (int i = 0; i < f->n_params; i++) {
     const rlx_var_t* v = f->params[i];
@@ -1204,7 +1220,8 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
   int n_attr = 0;
   const char** keys = calloc((size_t)(f->n_attrs + 1), sizeof(char*));
   rlx_expr_t** vals = calloc((size_t)(f->n_attrs + 1), sizeof(rlx_expr_t*));
-  for (int i = 0; i < f->n_attrs; i++) {
+  if (!keys || !vals) rlx_alloc_failed();
+  for (int i = 0; keys && vals && i < f->n_attrs; i++) {
     const rlx_expr_t* v = f->attr_values[i];
     if (strcmp(f->attr_keys[i], "global_symbol") == 0 && v && v->kind == RLX_EXPR_STRING_IMM &&
         strcmp(RLX_AS(const rlx_string_imm_t, v)->value, name) == 0)
@@ -1262,9 +1279,11 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
   frame_pop(p);
 }
 
-static void pr_init(pr_t* p) {
+/* false when out of memory (the printer's scratch context) */
+static bool pr_init(pr_t* p) {
   memset(p, 0, sizeof(*p));
   p->ctx = rlx_ctx_create();
+  return p->ctx != NULL;
 }
 
 static void pr_free(pr_t* p) {
@@ -1276,13 +1295,22 @@ static void pr_free(pr_t* p) {
   rlx_ctx_free(p->ctx);
 }
 
-char* rlx_script_print_tir_func(const rlx_tir_func_t* f) {
+/* Prints f into out with a scratch context; an allocation that failed fails out (take
+ * gives NULL), so a text printed after a failure is never returned. */
+static void print_func_into(const rlx_tir_func_t* f, const char* name, int indent, rlx_strbuf_t* out) {
   pr_t p;
-  pr_init(&p);
+  if (pr_init(&p)) print_func(&p, f, name, indent, out);
+  if (!p.ctx || rlx_ctx_failed(p.ctx)) out->failed = true;
+  pr_free(&p);
+}
+
+
+char* rlx_script_print_tir_func(const rlx_tir_func_t* f) {
+  uint64_t mark = rlx_alloc_failures();
   rlx_strbuf_t out = {0};
   rlx_strbuf_append(&out, "# from tvm.script import tir as T\n\n");
-  print_func(&p, f, f->name && *f->name ? f->name : "main", 0, &out);
-  pr_free(&p);
+  print_func_into(f, f->name && *f->name ? f->name : "main", 0, &out);
+  if (rlx_alloc_failures() != mark) out.failed = true;
   return rlx_strbuf_take(&out);
 }
 
@@ -1294,15 +1322,14 @@ static int func_priority(const rlx_module_entry_t* e) {
 char* rlx_script_print_module(const rlx_module_t* m) { return rlx_script_print_module_ex(m, false); }
 
 char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
+  uint64_t mark = rlx_alloc_failures(); /* a text printed after a failed allocation is not returned */
   int n_tir = 0;
   for (int i = 0; i < m->n_funcs; i++) n_tir += m->funcs[i].kind == RLX_FUNC_TIR;
   if (m->n_funcs == 1 && n_tir == 1) {
-    pr_t p;
-    pr_init(&p);
     rlx_strbuf_t out = {0};
     rlx_strbuf_append(&out, "# from tvm.script import tir as T\n\n");
-    print_func(&p, m->funcs[0].func, m->funcs[0].name, 0, &out);
-    pr_free(&p);
+    print_func_into(m->funcs[0].func, m->funcs[0].name, 0, &out);
+    if (rlx_alloc_failures() != mark) out.failed = true;
     return rlx_strbuf_take(&out);
   }
   /* TVM sorts: "main" last, PrimFuncs before Relax functions, then by name. */
@@ -1330,10 +1357,7 @@ char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
       rs_print_relax_func(m, e->func, e->name, 4, &funcs, &used_tir, &meta);
       continue;
     }
-    pr_t p;
-    pr_init(&p);
-    print_func(&p, e->func, e->name, 4, &funcs);
-    pr_free(&p);
+    print_func_into(e->func, e->name, 4, &funcs);
   }
   if (m->n_funcs == 0) rlx_strbuf_append(&funcs, "    pass\n");
   free(order);
@@ -1342,7 +1366,8 @@ char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
     if (!meta.consts.data[i]->data) show_meta = false;
   if (show_meta && meta.consts.len) { /* TVM writes the section first */
     char* section = rs_metadata_print(&meta);
-    rlx_strbuf_append(&out, section);
+    if (section) rlx_strbuf_append(&out, section);
+    else out.failed = true;
     free(section);
   }
   rlx_strbuf_append(&out, "# from tvm.script import ir as I\n");
@@ -1350,9 +1375,11 @@ char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta) {
   if (n_tir < m->n_funcs) rlx_strbuf_append(&out, "# from tvm.script import relax as R\n");
   rlx_strbuf_append(&out, "\n@I.ir_module\nclass Module:\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&funcs));
+  if (funcs.failed) out.failed = true;
   if (!show_meta && meta.consts.len)
     rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
   rlx_vec_free(&meta.consts);
   rlx_strbuf_free(&funcs);
+  if (rlx_alloc_failures() != mark) out.failed = true;
   return rlx_strbuf_take(&out);
 }

@@ -701,6 +701,11 @@ static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t**
   }
   int eb = rlx_dtype_bytes(t);
   unsigned char* data = calloc(numel ? numel : 1, (size_t)eb);
+  if (!data) {
+    rlx_vec_free(&shape);
+    rlx_vec_free(&vals);
+    return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (R.const)");
+  }
   for (size_t i = 0; i < numel; i++) {
     double d = vals.data[i];
     unsigned char* p = data + i * (size_t)eb;

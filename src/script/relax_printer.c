@@ -125,10 +125,14 @@ static const char* define_at(rp_t* p, const void* obj, const char* hint, int dep
   }
   const char* name = rlx_ctx_strdup(p->ctx, cand);
   rdef_t d = {obj, name, depth};
+  int* live = name ? sm_slot(&p->live, name, true) : NULL;
+  if (!live) { /* out of memory (the push and the put below count theirs): the text is thrown away */
+    rlx_alloc_failed();
+    return name ? name : "v";
+  }
   rlx_vec_push(&p->defs, d);
   rlx_ptrmap_put(&p->names, obj, (void*)name);
-  int* live = sm_slot(&p->live, name, true);
-  if (live) (*live)++;
+  (*live)++;
   return name;
 }
 
@@ -518,7 +522,10 @@ static void pattr_expr(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
     int n = dict ? c->n_args / 2 : c->n_args;
     /* dict: (key, value) pairs sorted by key */
     const rlx_expr_t** kv = calloc((size_t)(2 * (n ? n : 1)), sizeof(*kv));
-    if (!kv) return;
+    if (!kv) {
+      rlx_alloc_failed();
+      return;
+    }
     for (int i = 0; i < n; i++) {
       kv[2 * i] = dict ? c->args[2 * i] : NULL;
       kv[2 * i + 1] = dict ? c->args[2 * i + 1] : c->args[i];
@@ -1058,6 +1065,7 @@ static void pfunction(rp_t* p, const rlx_relax_func_t* f, const char* name, int 
   /* Step 2: attributes. */
   bool has_symbol = false;
   const rlx_attr_t** keep = calloc((size_t)f->attrs.n + 1, sizeof(*keep));
+  if (!keep) rlx_alloc_failed();
   int n_keep = 0;
   for (int i = 0; keep && i < f->attrs.n; i++) {
     const rlx_attr_t* a = &f->attrs.items[i];
@@ -1128,8 +1136,13 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   p.ctx = rlx_ctx_create();
   p.m = m;
   p.head_indent = indent + 4;
-  if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
-  pfunction(&p, f, name, indent, out, true);
+  if (p.ctx) {
+    if (f->body) rlx_relax_expr_visit(f->body, note_use, &p.used);
+    pfunction(&p, f, name, indent, out, true);
+  }
+  /* a text printed after an allocation failed is never returned (the callers also check
+   * rlx_alloc_failures) */
+  if (!p.ctx || rlx_ctx_failed(p.ctx) || p.head.failed) out->failed = true;
   if (used_tir && p.used_tir) *used_tir = true;
   rlx_strbuf_free(&p.head);
   rlx_vec_free(&p.defs);
@@ -1142,6 +1155,7 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
 }
 
 char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name) {
+  uint64_t mark = rlx_alloc_failures(); /* a text printed after a failed allocation is not returned */
   rlx_strbuf_t body = {0}, out = {0};
   bool used_tir = false;
   rs_meta_t meta = {{0}};
@@ -1149,6 +1163,7 @@ char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t*
   if (used_tir) rlx_strbuf_append(&out, "# from tvm.script import tir as T\n");
   rlx_strbuf_append(&out, "# from tvm.script import relax as R\n\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&body));
+  if (body.failed || rlx_alloc_failures() != mark) out.failed = true;
   if (meta.consts.len) rlx_strbuf_append(&out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
   rlx_vec_free(&meta.consts);
   rlx_strbuf_free(&body);

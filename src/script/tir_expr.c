@@ -801,9 +801,9 @@ static void acc_stmt(acc_t* a, const rlx_tir_stmt_t* s) {
     case RLX_STMT_FOR: {
       const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
       loop_dom_t d = {f->var, f->min, f->extent};
-      rlx_vec_push(&a->relax, d);
+      bool pushed = rlx_vec_push(&a->relax, d); /* a failed one is counted: the parse fails */
       acc_stmt(a, f->body);
-      a->relax.len--;
+      if (pushed) a->relax.len--;
       return;
     }
     case RLX_STMT_SEQ: {

@@ -355,6 +355,7 @@ static rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_st
     doms[i].extent = ext;
   }
   tp_frame_push(p);
+  int n_loops = p->loops.len; /* restored after the body (a push may have failed) */
   for (int i = 0; i < n; i++) {
     tp_define(p, doms[i].var->name, SYM_VAR, doms[i].var);
     rlx_vec_push(&p->loops, doms[i]);
@@ -362,7 +363,7 @@ static rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_st
   rlx_tir_stmt_t* body = NULL;
   sctx_t inner = {CTX_OTHER, c.fn, NULL};
   rlx_status_t* st = parse_stmts(p, &s->body, 0, inner, &body);
-  p->loops.len -= n;
+  p->loops.len = n_loops;
   tp_frame_pop(p);
   if (st) return st;
   if (s->orelse.n) return tp_err_at(p, s->span, "expected a loop without 'else', got for-else");

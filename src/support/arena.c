@@ -14,19 +14,46 @@ struct rlx_arena_chunk {
 
 enum { ARENA_CHUNK = 64 * 1024 };
 
-void rlx_arena_init(rlx_arena_t* a) {
+static _Thread_local uint64_t n_failures;
+
+uint64_t rlx_alloc_failures(void) { return n_failures; }
+
+void rlx_alloc_failed(void) { n_failures++; }
+
+void rlx_status_drop(rlx_status_t* st) {
+  if (rlx_status_code(st) == RLX_OUT_OF_MEMORY) rlx_alloc_failed();
+  rlx_status_free(st);
+}
+
+static rlx_arena_chunk_t* chunk_new(size_t cap) {
+  rlx_arena_chunk_t* c = malloc(sizeof(*c) + cap);
+  if (c) c->size = cap;
+  return c;
+}
+
+bool rlx_arena_init(rlx_arena_t* a) {
   a->head = NULL;
   a->used = 0;
+  a->spare = chunk_new(ARENA_CHUNK);
+  a->failed = !a->spare;
+  if (a->failed) rlx_alloc_failed();
+  return !a->failed;
 }
 
 void* rlx_arena_alloc(rlx_arena_t* a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   if (!a->head || a->used + size > a->head->size) {
-    size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-    rlx_arena_chunk_t* c = malloc(sizeof(*c) + cap);
+    rlx_arena_chunk_t* c = chunk_new(size > ARENA_CHUNK ? size : ARENA_CHUNK);
+    if (!c && size <= ARENA_CHUNK && a->spare) {
+      c = a->spare;
+      a->spare = NULL;
+    }
+    if (!c || !a->spare) { /* the spare is used (or gone): the arena has failed */
+      rlx_alloc_failed();
+      a->failed = true;
+    }
     if (!c) return NULL;
     c->next = a->head;
-    c->size = cap;
     a->head = c;
     a->used = 0;
   }
@@ -60,15 +87,20 @@ void rlx_arena_free(rlx_arena_t* a) {
     free(c);
     c = n;
   }
-  a->head = NULL;
+  free(a->spare);
+  a->head = a->spare = NULL;
   a->used = 0;
+  a->failed = false;
 }
 
 bool rlx_vec_grow_(void** data, int* cap, int need, size_t elem) {
   int c = *cap ? *cap : 8;
   while (c < need) c *= 2;
   void* p = realloc(*data, (size_t)c * elem);
-  if (!p) return false;
+  if (!p) {
+    rlx_alloc_failed();
+    return false;
+  }
   *data = p;
   *cap = c;
   return true;
@@ -81,6 +113,7 @@ static void sb_reserve(rlx_strbuf_t* sb, size_t extra) {
   char* p = realloc(sb->data, c);
   if (!p) { /* keep old contents; this append is dropped, and take reports it */
     sb->failed = true;
+    rlx_alloc_failed();
     return;
   }
   sb->data = p;
@@ -157,34 +190,43 @@ static size_t ptr_slot(const void* k, size_t cap) {
   return (size_t)(h >> 17) & (cap - 1);
 }
 
-void rlx_ptrmap_put(rlx_ptrmap_t* m, const void* key, void* val) {
-  if ((m->len + 1) * 2 > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 16;
-    const void** nk = calloc(nc, sizeof(*nk));
-    void** nv = calloc(nc, sizeof(*nv));
-    if (!nk || !nv) {
-      free(nk);
-      free(nv);
-      return;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t s = ptr_slot(m->keys[i], nc);
-      while (nk[s]) s = (s + 1) & (nc - 1);
-      nk[s] = m->keys[i];
-      nv[s] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
+static bool ptr_grow(rlx_ptrmap_t* m) {
+  size_t nc = m->cap ? m->cap * 2 : 16;
+  const void** nk = calloc(nc, sizeof(*nk));
+  void** nv = calloc(nc, sizeof(*nv));
+  if (!nk || !nv) {
+    free(nk);
+    free(nv);
+    return false;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i]) continue;
+    size_t s = ptr_slot(m->keys[i], nc);
+    while (nk[s]) s = (s + 1) & (nc - 1);
+    nk[s] = m->keys[i];
+    nv[s] = m->vals[i];
+  }
+  free(m->keys);
+  free(m->vals);
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = nc;
+  return true;
+}
+
+bool rlx_ptrmap_put(rlx_ptrmap_t* m, const void* key, void* val) {
+  /* a table that cannot grow keeps taking entries while one slot stays free (the probe
+   * loops end at an empty slot) */
+  if ((m->len + 1) * 2 > m->cap && !ptr_grow(m) && m->len + 2 > m->cap) {
+    rlx_alloc_failed();
+    return false;
   }
   size_t s = ptr_slot(key, m->cap);
   while (m->keys[s] && m->keys[s] != key) s = (s + 1) & (m->cap - 1);
   if (!m->keys[s]) m->len++;
   m->keys[s] = key;
   m->vals[s] = val;
+  return true;
 }
 
 static const void* const* ptr_find(const rlx_ptrmap_t* m, const void* key, size_t* out) {

@@ -10,15 +10,40 @@
 
 #include "rlx/status.h"
 
-/* ---- arena: bump allocator; everything is freed at once by rlx_arena_free ---- */
+/* ---- allocation failures (docs/ARCHITECTURE.md, "Allocation failure") ----
+ * How many allocations of rlx's containers (arena chunks, growable arrays, pointer maps,
+ * string buffers) have failed on the calling thread: a count that only grows, kept per
+ * thread as errno is (the one piece of mutable state outside a registry). A driver reads
+ * it before a stage and checks it after (rlx_ctx_check): a change means some code of the
+ * stage lost a push, a put or an append, whether or not it noticed, and the stage's result
+ * is thrown away as out of memory. */
+uint64_t rlx_alloc_failures(void);
+/* Counts a failed allocation (the containers call it; so does code that handles a failed
+ * malloc of its own by leaving something out). */
+void rlx_alloc_failed(void);
+/* Frees the error of a step that was tried and given up (a schedule primitive that does
+ * not apply, a group that does not fuse); an out-of-memory one counts (rlx_alloc_failed):
+ * the result would silently differ from the one with memory. */
+void rlx_status_drop(rlx_status_t* st);
+
+/* ---- arena: bump allocator; everything is freed at once by rlx_arena_free ----
+ * Allocation failure (docs/ARCHITECTURE.md, "Allocation failure"): the arena keeps one
+ * spare chunk, allocated by rlx_arena_init. When a chunk cannot be allocated, the arena
+ * serves from the spare and sets `failed`, which stays set until rlx_arena_free; the
+ * owner (the compiler context, the parser) turns it into an OUT_OF_MEMORY status at its
+ * next check, so work done after the failure is thrown away, never used. NULL is returned
+ * only when the spare is gone too, or for one request larger than a chunk. */
 typedef struct rlx_arena_chunk rlx_arena_chunk_t;
 typedef struct {
   rlx_arena_chunk_t* head;
-  size_t used; /* bytes used in head */
+  rlx_arena_chunk_t* spare; /* served from when a new chunk cannot be allocated */
+  size_t used;              /* bytes used in head */
+  bool failed;              /* an allocation failed (sticky) */
 } rlx_arena_t;
 
-void rlx_arena_init(rlx_arena_t* a);
-/* Returns zeroed, 16-byte aligned memory. Aborts never: returns NULL when out of memory. */
+/* Allocates the spare chunk; false (and `failed` set) when it cannot. */
+bool rlx_arena_init(rlx_arena_t* a);
+/* Returns zeroed, 16-byte aligned memory; NULL as above. */
 void* rlx_arena_alloc(rlx_arena_t* a, size_t size);
 char* rlx_arena_strdup(rlx_arena_t* a, const char* s);
 char* rlx_arena_strndup(rlx_arena_t* a, const char* s, size_t n);
@@ -68,7 +93,9 @@ typedef struct {
   void** vals;
   size_t cap, len;
 } rlx_ptrmap_t;
-void rlx_ptrmap_put(rlx_ptrmap_t* m, const void* key, void* val);
+/* false when the entry could not be stored (out of memory: the table was full and could
+ * not grow; it grows at half full, and a failed growth leaves the free half in use) */
+bool rlx_ptrmap_put(rlx_ptrmap_t* m, const void* key, void* val);
 void* rlx_ptrmap_get(const rlx_ptrmap_t* m, const void* key); /* NULL when absent */
 bool rlx_ptrmap_has(const rlx_ptrmap_t* m, const void* key);
 void rlx_ptrmap_free(rlx_ptrmap_t* m);

@@ -104,8 +104,10 @@ static void collect_access(const rlx_expr_t* e, void* user) {
     }
   }
   access_t a = {l->buffer, {0}};
-  rlx_vec_push(&a.loads, l);
-  rlx_vec_push(&al->acc, a);
+  /* a failed push is counted (rlx_alloc_failures): the caller's stage fails; an access
+   * without loads is never kept */
+  if (!rlx_vec_push(&a.loads, l)) return;
+  if (!rlx_vec_push(&al->acc, a)) rlx_vec_free(&a.loads);
 }
 
 static void free_access(access_list_t* al) {

@@ -419,7 +419,7 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
     rlx_expr_t** tv = NULL;
     rlx_status_t* st = rlx_fuse_tir(ctx, cnt, fm, name, &ff, &n_in, &ins, &n_tv, &tv);
     if (st) { /* not mergeable: the group stays as it is */
-      rlx_status_free(st);
+      rlx_status_drop(st);
       continue;
     }
     rlx_relax_expr_t* gv = NULL;

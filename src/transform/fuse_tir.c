@@ -37,9 +37,15 @@ static size_t ns_slot(const nameset_t* s, const char* k) {
   return i;
 }
 
-static void ns_grow(nameset_t* s) {
+static bool ns_grow(nameset_t* s) {
   nameset_t n = {calloc(s->cap ? s->cap * 2 : 64, sizeof(char*)), calloc(s->cap ? s->cap * 2 : 64, sizeof(int)),
                  s->cap ? s->cap * 2 : 64, s->len};
+  if (!n.keys || !n.next_suffix) {
+    free(n.keys);
+    free(n.next_suffix);
+    rlx_alloc_failed(); /* the pass fails at the pipeline's check */
+    return false;
+  }
   for (size_t i = 0; i < s->cap; i++)
     if (s->keys[i]) {
       size_t j = ns_slot(&n, s->keys[i]);
@@ -49,6 +55,7 @@ static void ns_grow(nameset_t* s) {
   free(s->keys);
   free(s->next_suffix);
   *s = n;
+  return true;
 }
 
 static void ns_free(nameset_t* s) {
@@ -59,7 +66,8 @@ static void ns_free(nameset_t* s) {
 
 /* base, or base_1, base_2 ... the first one not in the set; added to the set. */
 static const char* ns_unique(rlx_ctx_t* ctx, nameset_t* s, const char* base) {
-  if ((s->len + 2) * 2 > s->cap) ns_grow(s);
+  /* a set that cannot grow takes names while two slots are free (the probes end at one) */
+  if ((s->len + 2) * 2 > s->cap && !ns_grow(s) && s->len + 2 > s->cap) return rlx_ctx_strdup(ctx, base);
   size_t bi = ns_slot(s, base);
   const char* name = base;
   if (s->keys[bi]) {
@@ -425,6 +433,6 @@ rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_
   rlx_vec_free(&t.pending);
   rlx_vec_free(&t.tir_vars);
   rlx_vec_free(&t.relax_order);
-  if (t.st) rlx_status_free(t.st);
+  if (t.st) rlx_status_drop(t.st);
   return st;
 }

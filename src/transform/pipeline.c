@@ -157,13 +157,16 @@ rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeli
     rlx_strbuf_free(&sb);
     return st;
   }
+  uint64_t mark = rlx_alloc_failures();
   rlx_module_t* cur = publish_returns(ctx, m);
+  RLX_RETURN_IF_ERROR(rlx_ctx_check(ctx, mark, NULL));
   for (int i = 0; i < n; i++) {
     rlx_module_t* next = NULL;
-    rlx_status_t* st = pipeline[i].run(ctx, cur, &next);
+    /* a pass that ran out of memory fails the compile, whatever it returned */
+    rlx_status_t* st = rlx_ctx_check(ctx, mark, pipeline[i].run(ctx, cur, &next));
     if (st) return rlx_status_annotate(st, "pass %s", pipeline[i].name);
     if (opts && opts->check_well_formed) {
-      st = rlx_relax_well_formed(ctx, next);
+      st = rlx_ctx_check(ctx, mark, rlx_relax_well_formed(ctx, next));
       if (st) return rlx_status_annotate(st, "ill-formed after pass %s", pipeline[i].name);
     }
     cur = next;

@@ -390,7 +390,10 @@ static rlx_status_t* plan_seq(plan_t* p, rlx_relax_seq_t* s, rlx_relax_expr_t** 
       token_t* t = rlx_ptrmap_get(&p->alloc_tok, blk->bindings[i]);
       if (t && !t->discarded) t->storage = request(p, &pool, t);
       for (int k = 0; k < tokens.len; k++)
-        if (!tokens.data[k]->discarded && tokens.data[k]->last_use == i) tokens.data[k]->storage->is_free = true;
+        /* no storage: its binding was lost from alloc_tok by a failed put (the pass fails at
+         * the pipeline's check) */
+        if (!tokens.data[k]->discarded && tokens.data[k]->last_use == i && tokens.data[k]->storage)
+          tokens.data[k]->storage->is_free = true;
     }
     /* rewriting */
     for (int i = 0; i < blk->n_bindings && !st; i++) {

@@ -478,7 +478,7 @@ static void try_inline(rlx_schedule_t* s, const char* name) {
   rlx_tir_func_t* saved = s->func;
   rlx_status_t* st = rlx_sched_compute_inline(s, name);
   if (st) {
-    rlx_status_free(st);
+    rlx_status_drop(st);
     s->func = saved;
   }
 }
@@ -555,7 +555,7 @@ static rlx_status_t* row_fuse(rlx_schedule_t* s, int n, const char** names, bool
   }
   if (!st && total >= PAR_MIN && rows > 1) st = rlx_sched_parallel(s, r);
   if (st) {
-    rlx_status_free(st);
+    rlx_status_drop(st);
     s->func = saved;
     return NULL;
   }
@@ -568,7 +568,7 @@ static int64_t block_work(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   rlx_status_t* st = get_nest(s, name, &nest);
   if (st) {
-    rlx_status_free(st);
+    rlx_status_drop(st);
     return -1;
   }
   return work(nest.loops, nest.n);
@@ -630,7 +630,7 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
     rlx_status_t* st = sched_default_matmul(s, names[i], &applied, &mm_why[i]);
     if (st) {
       mm_why[i] = rlx_ctx_sprintf(ctx, "the matmul rule failed: %s", rlx_status_message(st));
-      rlx_status_free(st);
+      rlx_status_drop(st);
       s->func = saved;
       applied = false;
     }
@@ -653,7 +653,7 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
     rlx_status_t* st = red ? sched_reduction(s, names[i], &why) : sched_elementwise(s, names[i]);
     if (st) {
       why = rlx_ctx_sprintf(ctx, "the schedule failed: %s", rlx_status_message(st));
-      rlx_status_free(st);
+      rlx_status_drop(st);
       s->func = saved;
     }
     /* a contraction the matmul rule did not take is a miss, unless it has no N axis and the
