@@ -369,7 +369,14 @@ int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t 
   const Onnx__AttributeProto* a = find_attr(node, key);
   if (!a) return dflt;
   if (a->has_i) return a->i;
-  if (a->has_f) return (int64_t)a->f;
+  /* a float given for an int attribute: out of int64's range (or NaN) is clamped, never a
+   * cast with undefined behaviour (fuzz finding: RoiAlign with -2.7e36) */
+  if (a->has_f) {
+    if (!(a->f == a->f)) return dflt;
+    if (a->f >= 9.2e18f) return INT64_MAX;
+    if (a->f <= -9.2e18f) return INT64_MIN;
+    return (int64_t)a->f;
+  }
   return dflt;
 }
 
