@@ -175,25 +175,29 @@ static bool dw3_fits(const rlx_nn_conv_t* p) {
   return p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && (p->sw == 1 || p->sw == 2) && p->w <= DW3_ZERO_COLS;
 }
 
+/* One output row from the three input rows of its window (NULL: outside the image, zeros). */
+static void dw3_run(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, v16 bv, float* yr,
+                    const float* rr, int64_t ow0, int64_t ow1) {
+  const float* rows[3];
+  for (int k = 0; k < 3; k++) rows[k] = xr[k] ? xr[k] : dw3_zero_row;
+  if (p->sw == 1) dw3_row(p, rows, wb, bv, yr, rr, ow0, ow1, 1);
+  else dw3_row(p, rows, wb, bv, yr, rr, ow0, ow1, 2);
+}
+
 static void dw3_rows(const rlx_nn_conv_t* p, const float* xp, const float* wb, v16 bv, float* yr, const float* rr,
                      int64_t oh, int64_t ow0, int64_t ow1) {
   const float* xr[3];
   for (int kh = 0; kh < 3; kh++) {
     int64_t ih = oh * p->sh - p->pt + kh;
-    xr[kh] = ih >= 0 && ih < p->h ? xp + ih * p->w * 16 : dw3_zero_row;
+    xr[kh] = ih >= 0 && ih < p->h ? xp + ih * p->w * 16 : NULL;
   }
-  if (p->sw == 1) dw3_row(p, xr, wb, bv, yr, rr, ow0, ow1, 1);
-  else dw3_row(p, xr, wb, bv, yr, rr, ow0, ow1, 2);
+  dw3_run(p, xr, wb, bv, yr, rr, ow0, ow1);
 }
 
 void rlx_nn_dw3_row(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, const float* bias, float* yr) {
-  const float* rows[3];
-  for (int k = 0; k < 3; k++) rows[k] = xr[k] ? xr[k] : dw3_zero_row;
   int64_t ow0, ow1;
   interior_cols(p, &ow0, &ow1);
-  const v16 bv = bias ? LD(bias) : (v16){0};
-  if (p->sw == 1) dw3_row(p, rows, wb, bv, yr, NULL, ow0, ow1, 1);
-  else dw3_row(p, rows, wb, bv, yr, NULL, ow0, ow1, 2);
+  dw3_run(p, xr, wb, bias ? LD(bias) : (v16){0}, yr, NULL, ow0, ow1);
 }
 
 enum { DW_SCRATCH = 7 * 40 * 16 }; /* window rows x columns x 16: an edge tile's padded input */
