@@ -30,14 +30,6 @@ static bool has_relax(const rlx_module_t* m) {
   return false;
 }
 
-/* A heap copy of sb's text (sb is freed), or OUT_OF_MEMORY. */
-static rlx_status_t* take_text(rlx_strbuf_t* sb, char** out_text) {
-  char* s = rlx_strbuf_take(sb);
-  if (!s) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (report text)");
-  *out_text = s;
-  return NULL;
-}
-
 rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
                                      char** out_text) {
   rlx_fold_set_runner(rlx_build_run_func); /* fold as compiling does */
@@ -127,15 +119,24 @@ static rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t
   return NULL;
 }
 
-rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
+/* A report written by write into a heap string; the pipeline folds as compiling does. */
+static rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t*, rlx_strbuf_t*), rlx_ctx_t* ctx,
+                                 rlx_module_t* m, char** out_text) {
   rlx_fold_set_runner(rlx_build_run_func);
   rlx_strbuf_t sb = {0};
-  rlx_status_t* st = memory_report(ctx, m, &sb);
+  rlx_status_t* st = write(ctx, m, &sb);
   if (st) {
     rlx_strbuf_free(&sb);
     return st;
   }
-  return take_text(&sb, out_text);
+  char* s = rlx_strbuf_take(&sb);
+  if (!s) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (report text)");
+  *out_text = s;
+  return NULL;
+}
+
+rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
+  return report_text(memory_report, ctx, m, out_text);
 }
 
 static rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
@@ -159,14 +160,7 @@ static rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf
 }
 
 rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
-  rlx_fold_set_runner(rlx_build_run_func);
-  rlx_strbuf_t sb = {0};
-  rlx_status_t* st = schedule_report(ctx, m, &sb);
-  if (st) {
-    rlx_strbuf_free(&sb);
-    return st;
-  }
-  return take_text(&sb, out_text);
+  return report_text(schedule_report, ctx, m, out_text);
 }
 
 int rlx_tir_func_param_count(const rlx_tir_func_t* f) { return f->n_params; }
