@@ -323,3 +323,37 @@ def test_script_struct_info_sugar_is_real_struct_info():
         bb.emit_func_output(gv)
     assert 'def main(x: R.Tensor((2, "n"), dtype="float32")) -> R.Tensor((2, "n"), dtype="float32"):' in \
         bb.get().script()
+
+
+# ---------------------------------------------------------------- names the audit found untested
+def test_dlpack_protocol_methods_directly():
+    torch = pytest.importorskip("torch")
+    x = tvm.nd.array(np.arange(4, dtype="float32"))
+    assert x.__dlpack_device__() == (1, 0)  # (kDLCPU, device 0)
+    t = torch.utils.dlpack.from_dlpack(x.__dlpack__())
+    t[3] = -1.0  # zero copy: the write shows through the NDArray
+    np.testing.assert_array_equal(x.numpy(), [0, 1, 2, -1])
+    y = tvm.nd.from_dlpack(t)  # and back again, still the same memory
+    y_np = np.from_dlpack(y)
+    t[0] = 7.0
+    assert y_np[0] == 7.0 and y.numpy()[0] == 7.0
+
+
+def test_static_plan_block_memory_by_tvm_name():
+    x = relax.Var("x", R.Tensor((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(op.exp(x))
+            lv1 = bb.emit(op.multiply(lv, x))
+            gv = bb.emit_output(op.add(lv1, x))
+        bb.emit_func_output(gv)
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.CallTIRRewrite(),
+                                    relax.transform.StaticPlanBlockMemory()])
+    planned = seq(bb.get())
+    text = planned.script()
+    assert 'R.memory.alloc_storage(R.shape([16]), R.prim_value(0), R.str("global"),' in text
+    assert 'R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([4]), R.dtype("float32"))' in text
+    vm = relax.VirtualMachine(relax.build(planned), tvm.cpu())
+    a = np.random.rand(4).astype("float32")
+    np.testing.assert_allclose(vm["main"](a).numpy(), np.exp(a) * a + a, rtol=1e-6)
