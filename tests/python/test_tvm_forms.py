@@ -357,3 +357,48 @@ def test_static_plan_block_memory_by_tvm_name():
     vm = relax.VirtualMachine(relax.build(planned), tvm.cpu())
     a = np.random.rand(4).astype("float32")
     np.testing.assert_allclose(vm["main"](a).numpy(), np.exp(a) * a + a, rtol=1e-6)
+
+
+# TVM's tests/python/te/test_te_create_primfunc.py::test_tensor_layout_attr expects this
+# function (`expected_layout_attr`, written there in the older TVMScript syntax; here as
+# today's printer writes it): the parameter B becomes "layout_free_buffers": [1], the
+# intermediate C stays as D's block annotation.
+TVM_LAYOUT_ATTR = '''# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), D: T.Buffer((128, 128), "float32")):
+    T.func_attr({"layout_free_buffers": [1], "tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    C = T.alloc_buffer((128, 128))
+    for x, y, k in T.grid(128, 128, 128):
+        with T.block("C"):
+            v_x, v_y, v_k = T.axis.remap("SSR", [x, y, k])
+            T.reads(A[v_x, v_k], B[v_y, v_k])
+            T.writes(C[v_x, v_y])
+            with T.init():
+                C[v_x, v_y] = T.float32(0.0)
+            C[v_x, v_y] = C[v_x, v_y] + A[v_x, v_k] * B[v_y, v_k]
+    for x, y in T.grid(128, 128):
+        with T.block("D"):
+            v_x, v_y = T.axis.remap("SS", [x, y])
+            T.reads(C[v_x, v_y])
+            T.writes(D[v_x, v_y])
+            T.block_attr({"layout_free_placeholders": [C]})
+            D[v_x, v_y] = C[v_x, v_y] + T.float32(1.0)'''
+
+
+def test_intermediate_layout_free_placeholder_is_a_block_attr():
+    k = te.reduce_axis((0, 128), "k")
+    A = te.placeholder((128, 128), name="A")
+    B = te.placeholder((128, 128), name="B")
+    C = te.compute((128, 128), lambda x, y: te.sum(A[x, k] * B[y, k], axis=k), name="C",
+                   attrs={"layout_free_placeholders": [B]})
+    D = te.compute((128, 128), lambda x, y: C[x, y] + 1.0, name="D", attrs={"layout_free_placeholders": [C]})
+    func = te.create_prim_func([A, B, D])
+    assert func.script() == TVM_LAYOUT_ATTR
+    from rlx.script import from_source
+    tvm.ir.assert_structural_equal(from_source(func.script())["main"], func)
+    a, b = np.random.rand(128, 128).astype("float32"), np.random.rand(128, 128).astype("float32")
+    d = tvm.nd.empty((128, 128), "float32")
+    tvm.build(func, target="llvm")["main"](tvm.nd.array(a), tvm.nd.array(b), d)
+    np.testing.assert_allclose(d.numpy(), a @ b.T + 1, rtol=1e-4, atol=1e-4)
