@@ -9,7 +9,7 @@ import pytest
 
 import rlx as tvm
 from rlx import relax, te, tir, topi
-from rlx.script import relax as R
+from rlx.script import ir as I, relax as R, tir as T
 
 # TVM's print of LegalizeOps over R.split + R.matmul (a public TVM output collection,
 # ShenQingchao/OATest res/tvm_ut/LegalizeOps), with the "op_pattern" function attributes
@@ -402,3 +402,51 @@ def test_intermediate_layout_free_placeholder_is_a_block_attr():
     d = tvm.nd.empty((128, 128), "float32")
     tvm.build(func, target="llvm")["main"](tvm.nd.array(a), tvm.nd.array(b), d)
     np.testing.assert_allclose(d.numpy(), a @ b.T + 1, rtol=1e-4, atol=1e-4)
+
+
+KERNEL_C = r'''
+#include "rlx/extern.h"
+static int negate(DLTensor* x, DLTensor* out) {
+  long long n = 1;
+  for (int d = 0; d < x->ndim; d++) n *= x->shape[d];
+  const float* a = (const float*)x->data;
+  float* o = (float*)out->data;
+  for (long long i = 0; i < n; i++) o[i] = -a[i];
+  return 0;
+}
+RLX_EXPORT_DPS_2(ext_negate, negate)
+'''
+
+
+@I.ir_module
+class CallsExternal:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")):
+        n = T.int64()
+        lv = R.call_dps_packed("test_forms.negate", (x,), out_sinfo=R.Tensor((n,), "float32"))
+        return lv
+
+
+def test_any_packed_abi_library_loads_and_registers(tmp_path):
+    """load_module of a library built outside rlx (the packed ABI of include/rlx/extern.h):
+    lib["symbol"] calls it, and register_func makes it reachable from R.call_dps_packed."""
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = tmp_path / "neg.c"
+    src.write_text(KERNEL_C)
+    so = str(tmp_path / "libneg.so")
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O1", "-I", os.path.join(root, "include"),
+                    str(src), "-o", so], check=True)
+    lib = tvm.runtime.load_module(so)
+    a = np.random.randn(5).astype("float32")
+    out = tvm.nd.empty((5,), "float32")
+    lib["ext_negate"](tvm.nd.array(a), out)
+    np.testing.assert_array_equal(out.numpy(), -a)
+    with pytest.raises(tvm.RLXError, match="exactly 2|argument"):
+        lib["ext_negate"](tvm.nd.array(a))
+    tvm.register_func("test_forms.negate", lib["ext_negate"], override=True)
+    vm = relax.VirtualMachine(relax.build(CallsExternal, "llvm"), tvm.cpu())
+    for n in (2, 9):
+        x = np.random.randn(n).astype("float32")
+        np.testing.assert_array_equal(vm["main"](x).numpy(), -x)
