@@ -213,7 +213,14 @@ static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t*
     values[n] = &arrs[n]->dl;
   }
   if (!st) {
-    rlx_onnx_import_options_t io = {n, names, values, o->out_output_names, o->out_n_outputs};
+    rlx_onnx_import_options_t io = {n,
+                                    names,
+                                    values,
+                                    o->out_output_names,
+                                    o->out_n_outputs,
+                                    o->out_param_types,
+                                    o->out_n_params,
+                                    o->out_output_types};
     st = rlx_onnx_import_file_ex(ctx, o->file, &io, out);
   }
   for (int i = 0; i < n; i++) rlx_ndarray_release(arrs[i]);
@@ -319,7 +326,8 @@ static int print_runtime_allocs(rlx_ctx_t* ctx, const char* fname, const rlx_rel
       n += print_runtime_allocs(ctx, fname, bd->value);
       const char* callee = packed_callee(bd->value);
       const rlx_sinfo_t* si = bd->var->hdr.sinfo;
-      if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE)) continue;
+      bool list = si && si->kind == RLX_SINFO_OBJECT && callee && strstr(callee, "sequence"); /* a VM list */
+      if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE && !list)) continue;
       if (strncmp(callee, "vm.builtin.", 11) == 0 && strncmp(callee, "vm.builtin.alloc", 16) == 0) continue;
       printf("run-time allocation %s: %s = %s(...) -> %s (sized by the callee when it runs)\n", fname, bd->var->name,
              callee, rlx_sinfo_str(ctx, si));
@@ -404,6 +412,17 @@ typedef struct {
   int n_args;
   rlx_ndarray_t* args[MAX_INPUTS];
   int n_given; /* args[0..n_given) came from -i */
+  /* ONNX models with sequence or optional inputs or outputs: values kept as trees, read and
+   * written by their declared types (rlx_onnx_value_load / _save) */
+  const char** param_types;
+  int n_param_types;
+  const char** output_types;
+  const char** output_names;
+  int n_output_names;
+  bool structured;
+  rlx_vm_value_t vals[MAX_INPUTS];
+  int n_vals;
+  rlx_vm_value_t result;
 } session_t;
 
 static void release_outputs(session_t* s) {
@@ -415,6 +434,8 @@ static void release_outputs(session_t* s) {
 
 static void session_free(session_t* s) {
   release_outputs(s);
+  for (int i = 0; i < s->n_vals; i++) rlx_vm_value_clear(&s->vals[i]);
+  rlx_vm_value_clear(&s->result);
   for (int i = 0; i < s->n_args; i++) rlx_ndarray_release(s->args[i]);
   if (s->lib) rlx_library_free(s->lib);
   if (s->vm) rlx_vm_free(s->vm);
@@ -479,6 +500,19 @@ static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* 
 }
 
 static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
+  if (s->structured) {
+    for (int i = 0; i < o->n_inputs; i++) {
+      const char* type = i < s->n_param_types ? s->param_types[i] : "tensor";
+      s->n_vals = i + 1;
+      if (strcmp(type, "tensor") == 0 && !ends_with(o->inputs[i], ".pb")) {
+        s->vals[i].kind = RLX_VM_INPUT_TENSOR;
+        RLX_RETURN_IF_ERROR(load_tensor(o->inputs[i], &s->vals[i].tensor));
+      } else {
+        RLX_RETURN_IF_ERROR(rlx_onnx_value_load(o->inputs[i], type, &s->vals[i]));
+      }
+    }
+    return NULL;
+  }
   for (int i = 0; i < o->n_inputs; i++) {
     RLX_RETURN_IF_ERROR(load_tensor(o->inputs[i], &s->args[i]));
     s->n_args = s->n_given = i + 1;
@@ -546,6 +580,14 @@ static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
   }
   if (info.n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", s->vm_func);
   RLX_RETURN_IF_ERROR(load_inputs(o, s));
+  for (int i = 0; i < s->n_vals; i++) { /* bfloat16 bits, as below */
+    rlx_ndarray_t* t = s->vals[i].kind == RLX_VM_INPUT_TENSOR ? s->vals[i].tensor : NULL;
+    DLDataType want = info.param_dtypes[i];
+    if (t && want.code == kDLBfloat && want.bits == 16 && t->dl.dtype.code == kDLUInt && t->dl.dtype.bits == 16)
+      t->dl.dtype = want;
+  }
+  if (s->structured && o->n_inputs != info.n_params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d", s->vm_func, info.n_params, o->n_inputs);
   /* numpy has no bfloat16, so bfloat16 data comes as uint16 bit patterns (the ONNX test
    * data stores it so): a uint16 tensor given for a bfloat16 parameter is taken as its bits. */
   for (int i = 0; i < s->n_given; i++) {
@@ -583,7 +625,15 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   }
   rlx_module_t* m = NULL;
   rlx_module_entry_t* e = NULL;
-  RLX_RETURN_IF_ERROR(tool_load_module(s->ctx, o, &m));
+  options_t lo = *o; /* an ONNX model's declared input and output types */
+  lo.out_output_names = &s->output_names;
+  lo.out_n_outputs = &s->n_output_names;
+  lo.out_param_types = &s->param_types;
+  lo.out_n_params = &s->n_param_types;
+  lo.out_output_types = &s->output_types;
+  RLX_RETURN_IF_ERROR(tool_load_module(s->ctx, &lo, &m));
+  for (int i = 0; i < s->n_param_types; i++) s->structured |= strcmp(s->param_types[i], "tensor") != 0;
+  for (int i = 0; s->output_types && i < s->n_output_names; i++) s->structured |= strcmp(s->output_types[i], "tensor") != 0;
   RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &e));
   if (e->kind == RLX_FUNC_TIR) {
     s->func = e->func;
@@ -603,7 +653,39 @@ static rlx_status_t* session_prepare(const options_t* o, bool random, session_t*
   return prepare_vm(o, random, s);
 }
 
+/* v as a VM argument (fields: heap arrays freed by free_input). */
+static rlx_status_t* to_input(const rlx_vm_value_t* v, rlx_vm_input_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->kind = v->kind;
+  if (v->kind == RLX_VM_INPUT_TENSOR) out->tensor = &v->tensor->dl;
+  if (v->kind != RLX_VM_INPUT_TUPLE) return NULL;
+  rlx_vm_input_t* f = calloc((size_t)(v->n_fields > 0 ? v->n_fields : 1), sizeof(*f));
+  if (!f) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
+  out->fields = f;
+  for (int i = 0; i < v->n_fields; i++) {
+    out->n_fields = i + 1;
+    RLX_RETURN_IF_ERROR(to_input(&v->fields[i], &f[i]));
+  }
+  out->n_fields = v->n_fields;
+  return NULL;
+}
+
+static void free_input(rlx_vm_input_t* in) {
+  for (int i = 0; i < in->n_fields; i++) free_input((rlx_vm_input_t*)&in->fields[i]);
+  free((void*)in->fields);
+}
+
 static rlx_status_t* session_call(session_t* s) {
+  if (s->structured) {
+    rlx_vm_input_t in[MAX_INPUTS];
+    rlx_status_t* st = NULL;
+    int n = 0;
+    for (; n < s->n_vals && !st; n++) st = to_input(&s->vals[n], &in[n]);
+    rlx_vm_value_clear(&s->result);
+    if (!st) st = rlx_vm_invoke_values(s->vm, s->vm_func, s->n_vals, in, &s->result);
+    for (int i = 0; i < n; i++) free_input(&in[i]);
+    return st;
+  }
   DLTensor* ts[MAX_INPUTS];
   for (int i = 0; i < s->n_args; i++) ts[i] = &s->args[i]->dl;
   if (!s->vm) return rlx_packed_call_tensors(s->fn, NULL, ts, s->n_args);
@@ -626,6 +708,18 @@ static rlx_status_t* cmd_run(const options_t* o) {
   rlx_status_t* st = session_prepare(o, false, &s);
   if (!st) st = session_call(&s);
   if (!st && o->output) st = rlx_mkdirs(o->output);
+  if (s.structured) { /* the graph outputs by their declared types */
+    int n = s.n_output_names;
+    if (!st && n > 1 && (s.result.kind != RLX_VM_INPUT_TUPLE || s.result.n_fields != n))
+      st = rlx_status_create(RLX_INTERNAL, "%s: expected %d outputs", s.vm_func, n);
+    for (int k = 0; !st && k < n; k++) {
+      char path[4096];
+      snprintf(path, sizeof(path), "%s/output_%d.pb", o->output ? o->output : ".", k);
+      st = rlx_onnx_value_save(path, s.output_types[k], n > 1 ? &s.result.fields[k] : &s.result);
+    }
+    session_free(&s);
+    return st;
+  }
   /* PrimFunc: the parameters after the inputs; VM: the returned values. */
   int n_out = s.vm ? s.n_outputs : s.n_args - s.n_given;
   for (int k = 0; !st && k < n_out; k++) {

@@ -30,6 +30,9 @@ typedef struct {
   const char* name;  /* export-mlf --name */
   const char*** out_output_names; /* export-mlf: receives an ONNX model's output names */
   int* out_n_outputs;
+  const char*** out_param_types;  /* run: receives the ONNX types of main's params ("seq(tensor)") */
+  int* out_n_params;
+  const char*** out_output_types; /* run: receives the ONNX types of the graph outputs */
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
   const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */

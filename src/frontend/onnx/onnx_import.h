@@ -130,6 +130,45 @@ rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onn
 /* Element j of an integer placeholder (0-d: its value) as int64. */
 rlx_expr_t* rlx_onnx_load_int(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t j);
 
+/* ---- sequences and optionals ----
+ * A sequence whose length is known at import is a Relax Tuple of its elements; one whose
+ * length is decided at run time (a graph input, a loop's accumulator, a run-time insert or
+ * erase) is a VM list: a value of struct info R.Object that is a VM tuple at run time. An
+ * optional is its value, or the null value when empty (R.Object when import cannot tell).
+ * R.Object says nothing of the elements, so the importer keeps the ONNX type of such values
+ * by name: */
+typedef enum { RLX_ONNX_T_UNKNOWN, RLX_ONNX_T_TENSOR, RLX_ONNX_T_SEQ, RLX_ONNX_T_OPT } rlx_onnx_type_kind_t;
+typedef struct rlx_onnx_type {
+  rlx_onnx_type_kind_t kind;
+  rlx_dtype_t dtype; /* TENSOR: void when unknown */
+  int ndim;          /* TENSOR: -1 when unknown */
+  const struct rlx_onnx_type* elem; /* SEQ, OPT: the element's type (UNKNOWN for an empty sequence) */
+} rlx_onnx_type_t;
+/* The type of value `name` bound to e: a tensor's from its struct info, a tuple's from its
+ * elements (joined), else the type recorded for the name; an UNKNOWN type when none is. */
+const rlx_onnx_type_t* rlx_onnx_value_type(rlx_onnx_importer_t* im, const char* name, const rlx_relax_expr_t* e);
+/* Records the type of value `name` (kept for the whole import, subgraphs included). */
+void rlx_onnx_set_value_type(rlx_onnx_importer_t* im, const char* name, const rlx_onnx_type_t* t);
+/* The narrowest type covering a and b (ranks or dtypes that differ become unknown). */
+const rlx_onnx_type_t* rlx_onnx_type_join(rlx_ctx_t* ctx, const rlx_onnx_type_t* a, const rlx_onnx_type_t* b);
+/* Constructors (arena). */
+const rlx_onnx_type_t* rlx_onnx_type_tensor(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim);
+const rlx_onnx_type_t* rlx_onnx_type_wrap(rlx_ctx_t* ctx, rlx_onnx_type_kind_t kind, const rlx_onnx_type_t* elem);
+/* The struct info of a value of type t: Tensor(ndim, dtype) with unknown dims, or R.Object. */
+rlx_sinfo_t* rlx_onnx_type_sinfo(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
+/* True when e is a run-time list or optional (struct info R.Object). */
+bool rlx_onnx_is_object(const rlx_relax_expr_t* e);
+/* e itself when it is not a tensor of unknown dims, else e match_cast to fresh dims named
+ * after the node's output (what follows is symbolic again). */
+rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
+                                 rlx_relax_expr_t** out);
+/* A TypeProto attribute (Optional's `type`); an error naming the node when absent. */
+rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+                                 const rlx_onnx_type_t** out);
+/* Emits R.call_pure_packed(builtin, args) with result struct info s; *out: its var. */
+rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
+                                    rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out);
+
 /* ---- attributes (defaults when absent) ---- */
 bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key);
 int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt);
@@ -163,6 +202,17 @@ rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, 
 rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
 /* Writes t as a serialized TensorProto (raw_data), name optional. */
 rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
+#include "rlx/vm.h"
+/* Reads a value file of the declared type `type` ("tensor", "seq(T)", "opt(T)": the text
+ * rlx_onnx_import_options_t reports for graph inputs and outputs): a TensorProto, a
+ * SequenceProto (a TUPLE value of its elements) or an OptionalProto (its value, or NONE when
+ * empty). The caller clears *out with rlx_vm_value_clear. Errors name the file. */
+rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out);
+rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
+                                        rlx_vm_value_t* out);
+/* Writes v as the message its declared type calls for (TensorProto, SequenceProto or
+ * OptionalProto). */
+rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v);
 
 /* Import options: graph inputs bound to values, which become constants instead of params
  * (so values needed at import time, such as Reshape's shape or ReduceSum's axes fed as graph
@@ -175,6 +225,12 @@ typedef struct {
   /* When set, receive the graph output names in order (arena array) and their count. */
   const char*** out_output_names;
   int* out_n_outputs;
+  /* When set, receive the declared types of main's params (the graph inputs not bound, in
+   * order) and of the graph outputs (arena arrays of out_n_params / *out_n_outputs texts
+   * "tensor", "seq(T)", "opt(T)"), which rlx_onnx_value_load / _save take. */
+  const char*** out_param_types;
+  int* out_n_params;
+  const char*** out_output_types;
 } rlx_onnx_import_options_t;
 /* rlx_onnx_import_file with options (opts NULL = none). */
 rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
