@@ -935,19 +935,15 @@ static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv
   return st;
 }
 
+static rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out);
+
 /* sequence_length(tuple) → a 0-d int64 tensor holding its length (ONNX SequenceLength of a
  * sequence whose length is decided at run time). */
 static rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_length";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
-  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
-  rlx_ndarray_t* t = NULL;
-  RLX_RETURN_IF_ERROR(rlx_ndarray_create(0, NULL, rlx_dldtype(kDLInt, 64, 1), &pool, &t));
-  *(int64_t*)t->dl.data = a[0].u.tuple->n;
-  out->kind = RLX_VMV_TENSOR;
-  out->u.t = t;
-  return NULL;
+  return loop_scalar(vm, rlx_dldtype(kDLInt, 64, 1), a[0].u.tuple->n, out);
 }
 
 /* optional_has_element(v) → a 0-d bool tensor: false for the null value (an empty ONNX
@@ -955,13 +951,7 @@ static rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 static rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.optional_has_element";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
-  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
-  rlx_ndarray_t* t = NULL;
-  RLX_RETURN_IF_ERROR(rlx_ndarray_create(0, NULL, rlx_dldtype(kDLUInt, 1, 1), &pool, &t));
-  *(uint8_t*)t->dl.data = a[0].kind != RLX_VMV_NONE;
-  out->kind = RLX_VMV_TENSOR;
-  out->u.t = t;
-  return NULL;
+  return loop_scalar(vm, rlx_dldtype(kDLUInt, 1, 1), a[0].kind != RLX_VMV_NONE, out);
 }
 
 /* optional_get_element(v) → v itself; an error for the null value (ONNX OptionalGetElement
