@@ -502,3 +502,39 @@ def test_every_struct_info_and_call_form_parses_and_runs():
     elided = tvm.script.from_source(EveryForm.script())
     with pytest.raises(tvm.RLXError, match="left out when the module was printed"):
         relax.build(elided, "llvm")
+
+
+# TVM's "Transformation" tutorial (LegalizeOps of an MLP), its T_transpose kernel: C++ topi
+# names the loops ax0, ax1 (T.bool(True) for the later tutorial's bare True, this suite's era).
+TVM_TRANSPOSE = '''    @T.prim_func(private=True)
+    def transpose(fc2_weight: T.Buffer((T.int64(10), T.int64(128)), "float32"), T_transpose: T.Buffer((T.int64(128), T.int64(10)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        # with T.block("root"):
+        for ax0, ax1 in T.grid(T.int64(128), T.int64(10)):
+            with T.block("T_transpose"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(fc2_weight[v_ax1, v_ax0])
+                T.writes(T_transpose[v_ax0, v_ax1])
+                T_transpose[v_ax0, v_ax1] = fc2_weight[v_ax1, v_ax0]
+'''
+
+
+def test_topi_transpose_names_loops_as_tvm():
+    w = relax.Var("fc2_weight", R.Tensor((10, 128), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [w]):
+        with bb.dataflow():
+            gv = bb.emit_output(bb.call_te(topi.transpose, w))
+        bb.emit_func_output(gv)
+    assert TVM_TRANSPOSE in bb.get().script()
+    # LegalizeOps of R.permute_dims gives the same kernel, as in the tutorial
+    bb = relax.BlockBuilder()
+    with bb.function("main", [w]):
+        with bb.dataflow():
+            gv = bb.emit_output(op.permute_dims(w))
+        bb.emit_func_output(gv)
+    legal = relax.transform.LegalizeOps()(bb.get())
+    assert TVM_TRANSPOSE in legal.script()
+    a = np.random.rand(10, 128).astype("float32")
+    vm = relax.VirtualMachine(relax.build(legal, "llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](a).numpy(), a.T)
