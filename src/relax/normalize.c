@@ -3,8 +3,8 @@
  *
  * Contract: after rlx_relax_normalize(e) succeeds, e and every sub-expression carry struct
  * info (Op nodes excepted: an Op has none). Nodes that already had struct info keep it.
- * Ops other than the bridge calls are not known here yet: a call of an unknown Op without
- * struct info is an RLX_NOT_FOUND error (the op registry plugs in here later). */
+ * Other ops are inferred by their registry definition's rule (op.h); a call of an op without
+ * one and without struct info is an RLX_NOT_FOUND error. */
 #include <string.h>
 
 #include "op.h"
