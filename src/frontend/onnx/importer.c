@@ -133,7 +133,7 @@ static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, con
                                    rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   *out = NULL;
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR ||
+  if (!rlx_relax_is_op(c->op, RLX_OP_CALL_TIR) || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR ||
       c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1)
     return NULL;
   rlx_module_entry_t* e = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
@@ -252,7 +252,7 @@ rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_re
     case RLX_RELAX_CALL: {
       rlx_relax_call_t* c = (rlx_relax_call_t*)e;
       rlx_relax_expr_t* k = NULL;
-      if (rlx_relax_is_op(c->op, "relax.call_tir")) {
+      if (rlx_relax_is_op(c->op, RLX_OP_CALL_TIR)) {
         bool all_const = c->n_args >= 2 && is_const_arg(c->args[1]);
         if (all_const) RLX_RETURN_IF_ERROR(fold_call_tir(im, rlx_bb_get(im->bb), c, &k));
       } else {

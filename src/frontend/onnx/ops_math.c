@@ -29,7 +29,7 @@ rlx_status_t* om_tensor(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in
 
 rlx_status_t* om_op(rlx_onnx_importer_t* im, const char* name, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                     rlx_relax_expr_t** out) {
-  return rlx_onnx_emit(im, rlx_relax_op_call(rlx_onnx_ctx(im), name, n, args, attrs), out);
+  return rlx_onnx_emit(im, rlx_relax_op_call_named(rlx_onnx_ctx(im), name, n, args, attrs), out);
 }
 
 rlx_status_t* om_op1(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {

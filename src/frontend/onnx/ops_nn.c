@@ -44,7 +44,7 @@ bool nn_wants_output(const rlx_onnx_node_t* node, int i) {
 
 rlx_status_t* nn_call(rlx_onnx_importer_t* im, const char* op, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                       rlx_relax_expr_t** out) {
-  return rlx_onnx_emit(im, rlx_relax_op_call(rlx_onnx_ctx(im), op, n, args, attrs), out);
+  return rlx_onnx_emit(im, rlx_relax_op_call_named(rlx_onnx_ctx(im), op, n, args, attrs), out);
 }
 
 rlx_status_t* nn_scalar(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_dtype_t dt, double v,

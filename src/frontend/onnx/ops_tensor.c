@@ -44,7 +44,7 @@ rlx_status_t* ot_axis(const rlx_onnx_node_t* node, const char* what, int64_t axi
 
 rlx_status_t* ot_op(rlx_onnx_importer_t* im, const char* name, int n_args, rlx_relax_expr_t* const* args,
                     rlx_attrs_t attrs, rlx_relax_expr_t** out) {
-  rlx_relax_expr_t* call = rlx_relax_op_call(rlx_onnx_ctx(im), name, n_args, args, attrs);
+  rlx_relax_expr_t* call = rlx_relax_op_call_named(rlx_onnx_ctx(im), name, n_args, args, attrs);
   return rlx_onnx_emit(im, call, out);
 }
 
