@@ -9,15 +9,13 @@
 
 #include "tool.h"
 
-/* The externs, libraries and deferred names of the options as a build configuration. */
-static rlx_status_t* build_config_of(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
-  rlx_build_config_t* c = rlx_build_config_create(ctx);
-  for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));
-  for (int i = 0; i < o->n_libs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_lib(c, o->libs[i]));
-  for (int i = 0; i < o->n_defer; i++) RLX_RETURN_IF_ERROR(rlx_build_config_defer(c, o->defer[i]));
-  *out = c;
-  return NULL;
-}
+const char tool_help_export_mlf[] =
+    "  rlx export-mlf FILE -o OUT.tar [--style full-model|operator] [--name NAME] [--extern X]...\n"
+    "                                         export TVM's Model Library Format (version 7): plain C\n"
+    "                                         sources (kernels, AOT entry point with a static memory\n"
+    "                                         plan, constants), codegen/host/include/tvmgen_NAME.h,\n"
+    "                                         metadata.json, src/relax.txt, src/tir-cpu.txt,\n"
+    "                                         parameters/NAME.params; NAME defaults to 'default'\n";
 
 rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
@@ -26,7 +24,7 @@ rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;
   rlx_build_config_t* c = NULL;
-  rlx_status_t* st = build_config_of(ctx, o, &c);
+  rlx_status_t* st = tool_build_config(ctx, o, &c);
   const char** out_names = NULL;
   int n_out = 0;
   options_t oo = *o;

@@ -1,14 +1,19 @@
-/* Commands of the rlx tool that live in their own files (tools/cmd_*.c) and what they share
- * with tools/rlx.c, which parses the options and dispatches. Each returns a status; only
- * main() prints it. */
+/* The rlx tool: what its files share. tools/rlx.c parses the options and dispatches to one
+ * file per command (tools/cmd_*.c, each with its --help text); tool_util.c holds the helpers
+ * several commands use and session.c the callable entry that run and bench share. Each
+ * command returns a status; only main() prints it.
+ *
+ * The tool is a client of the public API only: it includes the headers of include/rlx/ and nothing
+ * from src/ (the build compiles tools/ with include/ alone on the include path). */
 #ifndef RLX_TOOL_H
 #define RLX_TOOL_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ir/ir.h"
+#include "rlx/onnx.h"
 #include "rlx/rlx.h"
+#include "rlx/runtime.h"
 #include "rlx/vm.h"
 
 /* The parsed command line (tools/rlx.c: parse_options). */
@@ -43,28 +48,68 @@ typedef struct {
   int threads;
 } options_t;
 
-/* FILE as a module: TVMScript, or ONNX (.onnx, with o->binds; o->out_output_names, when set,
- * receives the graph output names). rlx.c. */
-rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out);
-
-/* True for a compiled model (.so). rlx.c. */
-bool tool_is_model(const char* path);
-
+/* ---- the commands: help text (usage lines) and entry point ---- */
+extern const char tool_help_print[], tool_help_compile[], tool_help_run[], tool_help_bench[],
+    tool_help_export_mlf[], tool_help_config[];
+rlx_status_t* tool_cmd_print(const options_t* o);   /* cmd_print.c */
+rlx_status_t* tool_cmd_compile(const options_t* o); /* cmd_compile.c */
+rlx_status_t* tool_cmd_run(const options_t* o);     /* cmd_run.c */
+rlx_status_t* tool_cmd_bench(const options_t* o);   /* cmd_bench.c */
+/* rlx export-mlf FILE -o OUT.tar [--style S] [--name N] [--extern X]... cmd_export_mlf.c. */
+rlx_status_t* tool_cmd_export_mlf(const options_t* o);
 /* rlx config --cflags | --libs | --version (argv as main got it). cmd_config.c. */
 rlx_status_t* tool_cmd_config(int argc, char** argv);
 
-/* rlx export-mlf FILE -o OUT.tar [--style S] [--name N] [--extern X]... cmd_export_mlf.c. */
-rlx_status_t* tool_cmd_export_mlf(const options_t* o);
+/* ---- helpers (tool_util.c) ---- */
+bool tool_ends_with(const char* s, const char* suffix);
+/* True for a compiled model (.so). */
+bool tool_is_model(const char* path);
+/* A tensor from a .pb TensorProto or a .npy file (the caller releases it). */
+rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out);
+/* FILE as a module: TVMScript, or ONNX (.onnx, with o->binds; o->out_output_names, when set,
+ * receives the graph output names). */
+rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out);
+/* True when m has a Relax function. */
+bool tool_has_relax(const rlx_module_t* m);
+/* mkdir -p path. */
+rlx_status_t* tool_mkdirs(const char* path);
+/* Runs argv[0] with argv, waiting for it; its output (stdout and stderr) goes into the error
+ * when it fails. */
+rlx_status_t* tool_run_process(char* const* argv);
+/* The options' --extern / --lib / --defer-extern as a build configuration in ctx. */
+rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out);
 
-/* Prints the VM's profile (rlx_vm_profile_get) as a table sorted by time, with a last row
- * "(vm_interpreter_and_other)" so the pct column sums to 100; plot_path (NULL: none), a .png
- * or .svg, gets the table drawn as a horizontal bar chart by python3 + matplotlib
- * ($RLX_PYTHON, default python3). profile.c. */
-rlx_status_t* tool_profile_print(rlx_vm_t* vm, const char* plot_path);
+/* Compiles m (a module with Relax functions) into the model out_path with the options'
+ * externs and libraries; RLX_SCHED_DEBUG=1 first prints the schedule report on stderr.
+ * cmd_compile.c. */
+rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path);
 
-/* Runs the pipeline up to the default schedule on m and prints to out every block left
- * without its real schedule ("unscheduled FUNC block BLOCK (KIND, N iterations): WHY"),
- * after a count line. profile.c. */
-rlx_status_t* tool_sched_report(rlx_ctx_t* ctx, rlx_module_t* m, FILE* out);
+/* ---- one callable entry with its arguments (session.c), for run and bench ----
+ * Either a PrimFunc compiled on the fly (inputs and outputs are its parameters) or a Relax
+ * function run by the VM (inputs only; outputs come back from each call). */
+typedef struct {
+  rlx_ctx_t* ctx;
+  /* PrimFunc */
+  rlx_library_t* lib;
+  rlx_tir_func_t* func;
+  rlx_packed_fn_t fn;
+  /* VM */
+  rlx_vm_t* vm;
+  const char* vm_func;
+  char tmp_dir[64];
+  int n_outputs;
+  rlx_ndarray_t** outputs;
+  /* arguments */
+  int n_args;
+  rlx_ndarray_t* args[MAX_INPUTS];
+  int n_given; /* args[0..n_given) came from -i */
+} session_t;
+
+/* Loads FILE (source or compiled model) and prepares the entry's arguments: from -i, and
+ * for bench (random) the rest filled with random values when their shapes are constant. */
+rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s);
+/* One call of the entry (VM outputs replace the previous call's). */
+rlx_status_t* tool_session_call(session_t* s);
+void tool_session_free(session_t* s);
 
 #endif

@@ -206,6 +206,41 @@ typedef struct {
 } rlx_mlf_options_t;
 rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
 
+/* ---- what a driver program needs (the rlx tool uses these) ---- */
+/* Reads the TVMScript file path (Relax functions and/or PrimFuncs) into a new module in ctx.
+ * IO_ERROR when the file cannot be read; PARSE_ERROR names path:line:col. */
+rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
+/* m compiled up to and including the stage `pass` and printed as TVMScript (*out_text, heap;
+ * show_meta: with the metadata section holding large constants' data). A module with Relax
+ * functions goes through the Relax pipeline, a module of PrimFuncs only through the TIR
+ * lowering passes; "all" runs everything. An unknown pass is INVALID_ARGUMENT listing the
+ * pass names; a pass error names the pass. The fold runner is the C backend's (as when the
+ * module is compiled), so large constants fold the same way. */
+rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
+                                     char** out_text);
+/* The memory plan of every Relax function of m as text (*out_text, heap; `rlx compile
+ * --stats`): per function one line "memory F: unplanned_bytes=... planned_bytes=..." (sizes
+ * as formulas when symbolic), one line per tensor a packed function allocates when it runs
+ * (outside the plan), and a count of those. Runs the pipeline up to plan_memory. */
+rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
+/* The blocks the default schedule leaves without their real schedule as text (*out_text,
+ * heap): a count line, then "unscheduled FUNC block BLOCK (KIND, N iterations): WHY" per
+ * block. Runs the pipeline up to fuse_ops, then the default schedule. */
+rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
+/* PrimFunc parameters: how many, the name of parameter i, whether it is a buffer (a tensor)
+ * rather than a scalar. */
+int rlx_tir_func_param_count(const rlx_tir_func_t* f);
+const char* rlx_tir_func_param_name(const rlx_tir_func_t* f, int i);
+bool rlx_tir_func_param_is_buffer(const rlx_tir_func_t* f, int i);
+/* For a call of f on its first n_inputs parameters given as inputs (every parameter a
+ * buffer): checks each input's dtype, rank and constant dims against its buffer, binding
+ * the buffer's symbolic dims, and allocates one NDArray per remaining parameter (the
+ * outputs) shaped by those bindings; out_outputs[0 .. count - n_inputs) receive them (the
+ * caller releases each). INVALID_ARGUMENT names the function, the input and what differs;
+ * nothing is left allocated on error. */
+rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
+                                         rlx_ndarray_t** out_outputs);
+
 /* ======================================================================================
  * Language bindings (python/rlx uses exactly these): inspecting expressions, TE tensors
  * and modules; Relax struct info, expressions, ops by name, the BlockBuilder, passes by

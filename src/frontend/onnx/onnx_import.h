@@ -148,36 +148,7 @@ rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_
 /* An error naming the node: "node 'conv1' (Conv): <message>". */
 rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- entry points (importer.c) ---- */
-/* Reads and imports an ONNX file into a module with one Relax function "main" (params: the
- * graph inputs that are not initializers, in order; result: the graph outputs, a tuple when
- * there are several). Errors name the file; unsupported ops are all listed with node name and
- * op type. */
-rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
-rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out);
-
-/* ---- TensorProto files (.pb), as in the ONNX test data ---- */
-#include "rlx/runtime.h"
-/* Reads a serialized TensorProto (raw_data or typed fields; every dtype of the test suite
- * that rlx supports) into a new NDArray. Errors name the file. */
-rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
-/* Writes t as a serialized TensorProto (raw_data), name optional. */
-rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
-
-/* Import options: graph inputs bound to values, which become constants instead of params
- * (so values needed at import time, such as Reshape's shape or ReduceSum's axes fed as graph
- * inputs in the ONNX test data, are known). A bound value must have the input's declared
- * dtype and rank (and its constant dims); a name that is not a graph input is an error. */
-typedef struct {
-  int n_bind;
-  const char* const* bind_names;
-  const DLTensor* const* bind_values; /* CPU, compact; copied */
-  /* When set, receive the graph output names in order (arena array) and their count. */
-  const char*** out_output_names;
-  int* out_n_outputs;
-} rlx_onnx_import_options_t;
-/* rlx_onnx_import_file with options (opts NULL = none). */
-rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
-                                      rlx_module_t** out);
+/* ---- entry points (importer.c, tensor_pb.c): the public API of include/rlx/onnx.h ---- */
+#include "rlx/onnx.h"
 
 #endif

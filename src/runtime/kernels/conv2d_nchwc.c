@@ -276,8 +276,8 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   t.bias = c->bias ? c->bias + og * c->V * 16 : NULL;
   /* The weights are read from memory once per item and then from L2 for each further row:
    * the first row waits on memory while the others compute. So every row also prefetches a
-   * share of the weights that this thread will most likely need next (the group `threads`
-   * items on: items are claimed in turn), overlapping that stream with computation. */
+   * share of the weights that this thread will most likely need next (the next group: each
+   * thread claims a contiguous range of items first), overlapping that stream with computation. */
   const int64_t r0 = rc * c->rows_per, r1 = r0 + c->rows_per < p->oh ? r0 + c->rows_per : p->oh;
   const int64_t next_og = og + c->pf_ahead, tiles_per_row = (p->ow + c->rw - 1) / c->rw;
   const int64_t lines = c->wgroup * 4 / 64, steps = c->icb_n * p->kh * p->kw;
@@ -374,7 +374,7 @@ int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, 
     while (c.rows_per > 1 && p->n * c.og_n * ((p->oh + c.rows_per - 1) / c.rows_per) < 4 * threads)
       c.rows_per = (c.rows_per + 1) / 2;
     c.row_chunks = (p->oh + c.rows_per - 1) / c.rows_per;
-    c.pf_ahead = threads;
+    c.pf_ahead = 1;
     b->s_icb = c.hp * c.wp * cbi, b->s_kh = p->dh * c.wp * cbi, b->s_kw = p->dw * cbi, b->s_px = p->sw * cbi;
     return rlx_nn_parallel(p->n * c.og_n * c.row_chunks, 0, conv_pad_item, &c);
   }
@@ -559,7 +559,6 @@ typedef struct {
   int64_t ycb; /* as conv_job_t */
   float* sbuf; /* staged form: [vbuf | mbuf] for every tile of image sn */
   int64_t sn;
-  int64_t threads; /* participants of the pool */
 } wg_job_t;
 
 /* (1) Input transform of tiles t0 .. t0+tc-1 of image n, channel block icb, into
@@ -661,10 +660,10 @@ static void wgs_in4(void* ctx, int64_t icb, void* s) {
 }
 static void wgs_gemm(void* ctx, int64_t it, void* s) {
   const wg_job_t* c = ctx;
-  /* items are (position, group) pairs in weight order, claimed in turn by the threads: the
-   * weights `threads` items on are prefetched while this one computes (in a network they
-   * come from memory: ResNet-18's 14x14x256 layers stream 4 MB each) */
-  const int64_t next = it + c->threads;
+  /* items are (position, group) pairs in weight order, each thread's own range claimed in
+   * order: the next item's weights are prefetched while this one computes (in a network
+   * they come from memory: ResNet-18's 14x14x256 layers stream 4 MB each) */
+  const int64_t next = it + 1;
   const float* pf = next < c->np * c->og_n ? c->u + next / c->og_n * c->u_xi + next % c->og_n * c->u_og : NULL;
   wg_gemm(c, it / c->og_n, it % c->og_n, c->n_tiles, c->n_tiles, c->sbuf, c->sbuf + c->vsz, pf);
 }
@@ -720,7 +719,6 @@ int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, 
   /* tiles per item: at most one register tile row, and as many items per thread as each
    * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
   const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
-  c.threads = threads;
   int64_t chunks = (c.n_tiles + most - 1) / most;
   chunks = (chunks + threads - 1) / threads * threads;
   if (chunks > c.n_tiles) chunks = c.n_tiles;

@@ -56,7 +56,8 @@ typedef struct {
   int64_t n_items;
   size_t scratch;
   int nt; /* participants: the caller (0) and workers 1 .. nt-1 */
-  atomic_int_fast64_t next, done;
+  atomic_int_fast64_t next[MAX_THREADS]; /* next unclaimed item of each participant's range */
+  atomic_int_fast64_t done;
   atomic_int failed;
   atomic_int refs; /* workers that picked the job up and have not let go */
 } job_t;
@@ -88,16 +89,29 @@ static void* scratch_of(int i, size_t n) {
   return pool.scratch[i];
 }
 
-/* Claims and runs items until none are left; s is the participant's scratch. Without
- * scratch (allocation failed) items are still claimed, skipped and the job marked failed,
- * so that nobody waits for them. */
-static void run_items(job_t* j, void* s) {
+/* Range r of a job's items: [range_start(r), range_start(r + 1)). */
+static int64_t range_start(const job_t* j, int r) { return j->n_items * r / j->nt; }
+
+/* Claims and runs items until none are left; s is the participant's scratch. Participant
+ * `who` first claims the items of its own contiguous range, in order, then those left in
+ * the others' ranges (a participant that the OS has not run yet is never waited for). A
+ * kernel's consecutive items touch neighbouring data (rows of a plane, a group's weights),
+ * and consecutive layers split their items alike, so each core mostly reads what it wrote
+ * itself, from its own L2, instead of every other item's data crossing between cores.
+ * Without scratch (allocation failed) items are still claimed, skipped and the job marked
+ * failed, so that nobody waits for them. */
+static void run_items(job_t* j, int who, void* s) {
   bool ok = !j->scratch || s;
   if (!ok) atomic_store(&j->failed, 1);
-  int64_t i, mine = 0;
-  while ((i = atomic_fetch_add(&j->next, 1)) < j->n_items) {
-    if (ok) j->fn(j->ctx, i, s);
-    mine++;
+  int64_t mine = 0;
+  for (int k = 0; k < j->nt; k++) {
+    const int r = (who + k) % j->nt;
+    const int64_t end = range_start(j, r + 1);
+    int64_t i;
+    while ((i = atomic_fetch_add(&j->next[r], 1)) < end) {
+      if (ok) j->fn(j->ctx, i, s);
+      mine++;
+    }
   }
   atomic_fetch_add(&j->done, mine); /* once: the caller waits for claimed items only */
 }
@@ -119,7 +133,7 @@ static void* worker(void* arg) {
     if (mine) atomic_fetch_add(&j->refs, 1);
     pthread_mutex_unlock(&pool.mu);
     if (!mine) continue;
-    run_items(j, scratch_of(who, j->scratch));
+    run_items(j, who, scratch_of(who, j->scratch));
     atomic_fetch_sub(&j->refs, 1);
   }
   return NULL;
@@ -182,7 +196,7 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
   nt = nt < pool.n_workers + 1 ? nt : pool.n_workers + 1;
   job_t j;
   j.fn = fn, j.ctx = ctx, j.n_items = n_items, j.scratch = scratch_bytes, j.nt = nt;
-  atomic_init(&j.next, 0);
+  for (int r = 0; r < nt; r++) atomic_init(&j.next[r], range_start(&j, r));
   atomic_init(&j.done, 0);
   atomic_init(&j.failed, 0);
   atomic_init(&j.refs, 0);
@@ -193,7 +207,7 @@ int rlx_nn_parallel(int64_t n_items, size_t scratch_bytes, rlx_nn_task_fn_t fn, 
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
   }
-  run_items(&j, scratch_of(0, scratch_bytes));
+  run_items(&j, 0, scratch_of(0, scratch_bytes));
   if (nt > 1) {
     wait_for(&j.done, n_items); /* only claimed items remain */
     pthread_mutex_lock(&pool.mu);
