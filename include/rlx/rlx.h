@@ -431,6 +431,17 @@ rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
 /* call_te: the same without the binding; *out_call is the normalized R.call_tir. */
 rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
+/* emit_te / call_te of a TE function with several outputs (TVM's emit_te of a function
+ * returning a list): f stores in *outs an array of its outputs (read before the call returns;
+ * the array stays f's) and returns their number (0 after an error of its own). One output
+ * gives R.call_tir with a tensor out_sinfo, several a tuple (out_sinfo=[...]). */
+typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                    rlx_te_tensor_t*** outs);
+rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
+                                   rlx_relax_var_t** out_var);
+rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 /* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
  * params(i): TVM's parameter names in order with kinds, "data:t weight:t bias:t? out_dtype:dtype?"

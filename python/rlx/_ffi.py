@@ -66,7 +66,7 @@ VMArg._fields_ = [("kind", c_int), ("tensor", c_void_p), ("n_fields", c_int), ("
 PACKED_FN = CFUNCTYPE(c_int, POINTER(Value), POINTER(c_int), c_int, POINTER(Value), POINTER(c_int), c_void_p)
 FCOMPUTE = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_void_p)
 FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, POINTER(c_void_p))
-TE_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p)
+TE_MULTI_FN = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(POINTER(c_void_p)))
 
 H = c_void_p
 ST = c_void_p  # rlx_status_t*
@@ -231,8 +231,8 @@ _PROTOS = {
     "rlx_bb_add_relax_func": (ST, [H, H, c_char_p, POINTER(H)]),
     "rlx_bb_update_prim_func": (ST, [H, c_char_p, H]),
     "rlx_bb_update_relax_func": (ST, [H, c_char_p, H]),
-    "rlx_bb_emit_te": (ST, [H, TE_FN, c_void_p, c_int, POINTER(H), c_char_p, c_char_p, POINTER(H)]),
-    "rlx_bb_call_te": (ST, [H, TE_FN, c_void_p, c_int, POINTER(H), c_char_p, POINTER(H)]),
+    "rlx_bb_emit_te_multi": (ST, [H, TE_MULTI_FN, c_void_p, c_int, POINTER(H), c_char_p, c_char_p, POINTER(H)]),
+    "rlx_bb_call_te_multi": (ST, [H, TE_MULTI_FN, c_void_p, c_int, POINTER(H), c_char_p, POINTER(H)]),
     # topi
     "rlx_topi_count": (c_int, []),
     "rlx_topi_name": (c_char_p, [c_int]),

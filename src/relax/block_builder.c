@@ -331,7 +331,8 @@ static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name
   if (bb->in_dataflow && expr->kind == RLX_RELAX_IF)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit in '%s': an If cannot be emitted inside a dataflow block",
                              bb->fname);
-  name = fresh_name(bb, name ? name : (output ? "gv" : "lv"));
+  /* TVM's default names: lv inside a dataflow block, gv for its outputs and outside one */
+  name = fresh_name(bb, name ? name : (output || !bb->in_dataflow ? "gv" : "lv"));
   rlx_relax_var_t* v = bb->in_dataflow && !output ? rlx_relax_dataflow_var(ctx, name, expr->sinfo)
                                                   : rlx_relax_var(ctx, name, expr->sinfo);
   list_push(ctx, &bb->cur, rlx_relax_var_binding(ctx, v, expr));
@@ -372,7 +373,7 @@ rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo
   if (value->sinfo->kind != RLX_SINFO_OBJECT && sinfo->kind != RLX_SINFO_OBJECT && value->sinfo->kind != sinfo->kind)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast in '%s': cannot cast %s to %s", bb->fname,
                              rlx_sinfo_str(ctx, value->sinfo), rlx_sinfo_str(ctx, sinfo));
-  const char* name = fresh_name(bb, name_hint ? name_hint : "lv");
+  const char* name = fresh_name(bb, name_hint ? name_hint : bb->in_dataflow ? "lv" : "gv");
   rlx_relax_var_t* v = bb->in_dataflow ? rlx_relax_dataflow_var(ctx, name, sinfo) : rlx_relax_var(ctx, name, sinfo);
   list_push(ctx, &bb->cur, rlx_relax_match_cast(ctx, v, value, sinfo));
   rlx_sinfo_visit_vars(sinfo, define_sym_cb, bb);
@@ -583,7 +584,7 @@ static void te_fresh_cb(const rlx_expr_t* e, void* user) {
   rlx_ptrmap_put(&tm->inv, nv, (void*)e);
 }
 
-static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, void* user, int n_args,
+static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
   rlx_ctx_t* ctx = bb->ctx;
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
@@ -617,44 +618,61 @@ static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, 
     }
     ins[i] = rlx_te_placeholder(ctx, ts->ndim, shape, ts->dtype, uname);
   }
-  rlx_te_tensor_t* out = f(ctx, ins, n_args, user);
-  if (!out) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
-  for (int i = 0; i < n_args; i++)
-    if (out == ins[i])
-      return rlx_status_create(RLX_INVALID_ARGUMENT,
-                               "BlockBuilder.emit_te: the TE function returned its input %d instead of a computed tensor", i);
+  rlx_te_tensor_t** got = NULL;
+  int n_out = f(ctx, ins, n_args, user, &got);
+  if (n_out <= 0 || !got) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
+  rlx_te_tensor_t** outs = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_out); /* the callback's array is its own */
+  for (int k = 0; k < n_out; k++) {
+    outs[k] = got[k];
+    if (!outs[k]) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: output %d of the TE function is NULL", k);
+    for (int i = 0; i < n_args; i++)
+      if (outs[k] == ins[i])
+        return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                 "BlockBuilder.emit_te: the TE function returned its input %d instead of a computed tensor", i);
+    for (int j = 0; j < k; j++)
+      if (outs[j] == outs[k])
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned tensor '%s' twice",
+                                 outs[k]->name);
+  }
 
   /* tir_vars (TVM's _get_unbound_tir_vars): vars used in the shapes that are not themselves
    * a dim of the inputs' or the output's shape. */
   te_vars_t tv = {ctx, {0}, {0}};
   for (int i = 0; i < n_args; i++) te_collect(&tv, ins[i]->buffer);
-  te_collect(&tv, out->buffer);
+  for (int k = 0; k < n_out; k++) te_collect(&tv, outs[k]->buffer);
   ptr_list_t tir_vars = {0};
   for (int i = 0; i < tv.used.len; i++)
     if (!list_has(&tv.bound, tv.used.data[i])) list_push(ctx, &tir_vars, tv.used.data[i]);
-  /* The output shape, in the caller's vars. A var the TE function introduced itself (not
+  /* The output shapes, in the caller's vars. A var the TE function introduced itself (not
    * from an input shape) must be defined in the calling function. */
-  int ndim = out->buffer->ndim;
-  rlx_expr_t** out_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
-  for (int d = 0; d < ndim; d++) out_shape[d] = rlx_expr_substitute(ctx, out->buffer->shape[d], &tm->inv);
-  if (bb->in_func && bb->params_at_begin)
-    for (int d = 0; d < ndim; d++) {
-      te_vars_t ov = {ctx, {0}, {0}};
-      rlx_expr_visit(out_shape[d], te_used_cb, &ov);
-      for (int k = 0; k < ov.used.len; k++) {
-        rlx_var_t* v = ov.used.data[k];
-        if (!rlx_ptrmap_has(&tm->fwd, v) && !list_has(&bb->sym_defined, v))
-          return rlx_status_create(RLX_INVALID_ARGUMENT,
-                                   "BlockBuilder.emit_te: the output shape of '%s' uses symbolic var %s, which is "
-                                   "defined neither by the inputs nor in function '%s'",
-                                   out->name, v->name, bb->fname);
+  rlx_sinfo_t** fields = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n_out);
+  for (int k = 0; k < n_out; k++) {
+    rlx_te_tensor_t* out = outs[k];
+    int ndim = out->buffer->ndim;
+    rlx_expr_t** out_shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
+    for (int d = 0; d < ndim; d++) out_shape[d] = rlx_expr_substitute(ctx, out->buffer->shape[d], &tm->inv);
+    if (bb->in_func && bb->params_at_begin)
+      for (int d = 0; d < ndim; d++) {
+        te_vars_t ov = {ctx, {0}, {0}};
+        rlx_expr_visit(out_shape[d], te_used_cb, &ov);
+        for (int j = 0; j < ov.used.len; j++) {
+          rlx_var_t* v = ov.used.data[j];
+          if (!rlx_ptrmap_has(&tm->fwd, v) && !list_has(&bb->sym_defined, v))
+            return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                     "BlockBuilder.emit_te: the output shape of '%s' uses symbolic var %s, which is "
+                                     "defined neither by the inputs nor in function '%s'",
+                                     out->name, v->name, bb->fname);
+        }
       }
-    }
+    fields[k] = rlx_sinfo_tensor(ctx, ndim, out_shape, out->buffer->dtype);
+  }
 
-  ins[n_args] = out;
-  const char* fname = primfunc_name ? primfunc_name : out->name;
+  rlx_te_tensor_t** params = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + n_out);
+  for (int i = 0; i < n_args; i++) params[i] = ins[i];
+  for (int k = 0; k < n_out; k++) params[n_args + k] = outs[k];
+  const char* fname = primfunc_name ? primfunc_name : outs[0]->name;
   rlx_tir_func_t* pf = NULL;
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_te_create_prim_func(ctx, n_args + 1, ins, fname, &pf),
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_te_create_prim_func(ctx, n_args + n_out, params, fname, &pf),
                                           "BlockBuilder.emit_te '%s'", fname));
   if (tir_vars.len) {
     rlx_tir_func_t* c = rlx_tir_func_copy(ctx, pf);
@@ -672,7 +690,8 @@ static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, 
   rlx_relax_expr_t* gv = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, pf, fname, &gv));
 
-  rlx_sinfo_t* out_sinfo = rlx_sinfo_tensor(ctx, ndim, out_shape, out->buffer->dtype);
+  /* TVM's call_tir: one output is a tensor, several a tuple (out_sinfo=[...]) */
+  rlx_sinfo_t* out_sinfo = n_out == 1 ? fields[0] : rlx_sinfo_tuple(ctx, n_out, fields);
   rlx_relax_expr_t* tv_shape = NULL;
   if (tir_vars.len) {
     rlx_expr_t** vals = RLX_NEW_ARRAY(ctx, rlx_expr_t*, tir_vars.len);
@@ -685,8 +704,22 @@ static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_fn_t f, 
   return NULL;
 }
 
-rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, rlx_relax_expr_t** out_call) {
+/* The one-output callback of rlx_bb_call_te behind the several-output one. */
+typedef struct {
+  rlx_bb_te_fn_t f;
+  void* user;
+  rlx_te_tensor_t* out;
+} te_single_t;
+
+static int te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user, rlx_te_tensor_t*** outs) {
+  te_single_t* s = user;
+  s->out = s->f(ctx, inputs, n, s->user);
+  *outs = &s->out;
+  return s->out ? 1 : 0;
+}
+
+rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
   if (!f || n_args < 0 || (n_args > 0 && !args))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
   te_map_t tm;
@@ -698,10 +731,25 @@ rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
   return st;
 }
 
-rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, rlx_relax_expr_t** out_call) {
+  if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
+  te_single_t s = {f, user, NULL};
+  return rlx_bb_call_te_multi(bb, te_single, &s, n_args, args, primfunc_name, out_call);
+}
+
+rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
+                                   rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
   rlx_relax_expr_t* call = NULL;
-  RLX_RETURN_IF_ERROR(rlx_bb_call_te(bb, f, user, n_args, args, primfunc_name, &call));
+  RLX_RETURN_IF_ERROR(rlx_bb_call_te_multi(bb, f, user, n_args, args, primfunc_name, &call));
   return rlx_bb_emit(bb, call, name_hint, out_var);
+}
+
+rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+  if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
+  te_single_t s = {f, user, NULL};
+  return rlx_bb_emit_te_multi(bb, te_single, &s, n_args, args, primfunc_name, name_hint, out_var);
 }

@@ -582,7 +582,8 @@ typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
  * where tir_vars are the symbolic vars used in the output's or inputs' shapes that are not a
  * whole dim of any of those shapes (TVM's rule), mapped back to the caller's vars. A PrimFunc
  * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
- * var named name_hint. f returns one tensor (multi-output TE functions are not supported). */
+ * var named name_hint. f returns one tensor; rlx_bb_emit_te_multi (rlx.h) takes a function
+ * returning several, called with a tuple out_sinfo (R.Tuple of the outputs' tensors). */
 rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
 /* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
@@ -590,5 +591,14 @@ rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
  * existing var with rlx_bb_emit_binding). Needs no open function. */
 rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
+/* Several outputs (declared in rlx.h as well): f stores its outputs' array in *outs and
+ * returns their number (0 after an error); several give a tuple out_sinfo. */
+typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                    rlx_te_tensor_t*** outs);
+rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
+                                   rlx_relax_var_t** out_var);
+rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 #endif

@@ -683,6 +683,16 @@ static void pattr_value(pr_t* p, rlx_expr_t* v, rlx_strbuf_t* sb) {
     rlx_strbuf_append(sb, "]");
     return;
   }
+  if (c && strcmp(c->op, RLX_TIR_ATTR_BUFFER) == 0 && c->n_args == 1 && c->args[0]->kind == RLX_EXPR_VAR) {
+    /* the buffer's name: its data var reads as `<name>.data` (define_buffer) */
+    const char* n = lookup(p, c->args[0]);
+    size_t len = n ? strlen(n) : 0;
+    if (len > 5 && strcmp(n + len - 5, ".data") == 0)
+      rlx_strbuf_printf(sb, "%.*s", (int)(len - 5), n);
+    else
+      pexpr(p, c->args[0], sb);
+    return;
+  }
   if (c && strcmp(c->op, RLX_TIR_ATTR_DICT) == 0) {
     int n = c->n_args / 2;
     const char** keys = calloc((size_t)(n + 1), sizeof(char*));

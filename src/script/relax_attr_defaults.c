@@ -15,7 +15,9 @@
  */
 #include <string.h>
 
+#include "../relax/op.h"
 #include "relax_script.h"
+#include "script.h"
 
 #define CONV(op, k, pad, opad, dl, kl)                                                                        \
   {op,                                                                                                        \
@@ -81,10 +83,101 @@ static const rs_op_fields_t table[] = {
     {"relax.matmul", {{"out_dtype", "\"void\""}}},
     {"relax.concat", {{"axis", "0"}}},
     {"relax.split", {{"indices_or_sections", NULL}, {"axis", "0"}}},
+    {"relax.expand_dims", {{"axis", NULL}}},
+    {"relax.tile", {{"repeats", NULL}}},
+    {"relax.flip", {{"axis", NULL}}},
+    {"relax.take", {{"axis", "None"}}},
+    {"relax.gather_elements", {{"axis", "0"}}},
+    {"relax.scatter_elements", {{"axis", "0"}, {"reduction", "\"update\""}}},
+    {"relax.one_hot", {{"depth", NULL}, {"axis", "-1"}}},
+    {"relax.tril", {{"k", "0"}}},
+    {"relax.triu", {{"k", "0"}}},
+    {"relax.cumsum", {{"axis", "None"}, {"dtype", "\"void\""}, {"exclusive", "False"}}},
+    {"relax.strided_slice",
+     {{"axes", NULL}, {"begin", NULL}, {"end", NULL}, {"strides", "None"}, {"assume_inbound", "False"}}},
+    {"relax.nn.instance_norm",
+     {{"channel_axis", NULL},
+      {"axes", NULL},
+      {"epsilon", "1.0000000000000001e-05"},
+      {"center", "True"},
+      {"scale", "True"}}},
+    {"relax.nn.attention", {{"scale", "None"}, {"causal_mask", "None"}, {"window_size", "None"}}},
+    {"relax.nn.attention_bias", {{"scale", "None"}, {"causal_mask", "None"}, {"window_size", "None"}}},
 };
 
 const rs_op_fields_t* rs_op_fields(const char* op) {
   for (size_t i = 0; op && i < sizeof(table) / sizeof(table[0]); i++)
     if (strcmp(table[i].op, op) == 0) return &table[i];
   return NULL;
+}
+
+/* ------------------------------------------------------------------ short forms
+ * TVM's op constructors widen short attribute values before the call exists, so the printed
+ * (and compared) call always has the long form: an int for a list attribute is a one-element
+ * list (R.sum(x, axis=1) prints axis=[1]; not split's indices_or_sections, where an int counts
+ * sections); for convolutions and pools an int stride, dilation,
+ * pool size, output size or output padding is repeated once per spatial dim, and a padding
+ * given as one int or one value per spatial dim becomes before-and-after values
+ * ((1, 1) for conv2d is [1, 1, 1, 1]; GetCompletePadding2D). Other lengths are left for the
+ * op's inference to reject. */
+
+/* The spatial rank of a convolution or pool op (relax.nn.conv2d → 2), else 0. */
+static int spatial_rank(const char* op) {
+  if (strncmp(op, "relax.nn.", 9) != 0) return 0;
+  const char* n = op + 9;
+  if (strncmp(n, "conv", 4) != 0 && !strstr(n, "pool")) return 0;
+  for (const char* q = n; *q; q++)
+    if ((q[0] == '1' || q[0] == '2' || q[0] == '3') && q[1] == 'd') return q[0] - '0';
+  return 0;
+}
+
+/* True when params (the registry signature) lists key as an "ints" attribute. */
+static bool is_ints_param(const char* params, const char* key) {
+  size_t kl = strlen(key);
+  for (const char* p = params; p && *p;) {
+    while (*p == ' ' || *p == ',') p++;
+    const char* e = p;
+    while (*e && *e != ',') e++;
+    if ((size_t)(e - p) == kl + 5 && strncmp(p, key, kl) == 0 && strncmp(p + kl, ":ints", 5) == 0) return true;
+    p = e;
+  }
+  return false;
+}
+
+static rlx_attr_t ints_attr(int n, int64_t* v) {
+  rlx_attr_t a = {0};
+  a.kind = RLX_ATTR_INTS;
+  a.u.ints.n = n;
+  a.u.ints.v = v;
+  return a;
+}
+
+static bool is_spatial_key(const char* k) {
+  return strcmp(k, "strides") == 0 || strcmp(k, "dilation") == 0 || strcmp(k, "pool_size") == 0 ||
+         strcmp(k, "output_size") == 0 || strcmp(k, "output_padding") == 0;
+}
+
+rlx_attrs_t rs_attrs_normalize(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs) {
+  const rlx_op_def_t* def = op ? rlx_op_lookup(op) : NULL;
+  if (!def) return attrs;
+  int s = spatial_rank(op);
+  rlx_attrs_t out = attrs;
+  for (int i = 0; i < attrs.n; i++) {
+    const rlx_attr_t* a = &attrs.items[i];
+    /* split's indices_or_sections: an int is a number of sections, not an index */
+    if (!is_ints_param(def->params, a->key) || strcmp(a->key, "indices_or_sections") == 0) continue;
+    int n = a->kind == RLX_ATTR_INT ? 1 : a->kind == RLX_ATTR_INTS ? a->u.ints.n : -1;
+    const int64_t* v = a->kind == RLX_ATTR_INT ? &a->u.i : a->kind == RLX_ATTR_INTS ? a->u.ints.v : NULL;
+    if (n < 1) continue;
+    int want = n;
+    if (s && is_spatial_key(a->key) && n == 1)
+      want = s;
+    else if (s && strcmp(a->key, "padding") == 0 && (n == 1 || n == s))
+      want = 2 * s;
+    if (want == n && a->kind == RLX_ATTR_INTS) continue;
+    int64_t* w = RLX_NEW_ARRAY(ctx, int64_t, want);
+    for (int k = 0; k < want; k++) w[k] = v[k % n];
+    out = rlx_attrs_set(ctx, out, a->key, ints_attr(want, w));
+  }
+  return out;
 }

@@ -613,6 +613,7 @@ static bool field_default(rp_t* p, const rs_op_fields_t* f, int i, const rlx_att
 }
 
 rlx_attrs_t rs_attrs_drop_defaults(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs) {
+  attrs = rs_attrs_normalize(ctx, op, attrs);
   const rs_op_fields_t* f = rs_op_fields(op);
   if (!f) return attrs;
   rp_t p = {0};

@@ -55,6 +55,9 @@ rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* fil
  * absent one (TVM's defaults, relax_attr_defaults.c), so a call built with explicit defaults
  * equals the one without them; attrs itself when op has no entry. */
 rlx_attrs_t rs_attrs_drop_defaults(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs);
+/* attrs with TVM's short forms of op's list attributes widened (relax_attr_defaults.c):
+ * axis=1 → [1]; conv / pool strides=1 → [1, 1], padding=(1, 1) → [1, 1, 1, 1]. */
+rlx_attrs_t rs_attrs_normalize(rlx_ctx_t* ctx, const char* op, rlx_attrs_t attrs);
 /* Appends constant c in TVM's binary NDArray format (what tvm.runtime.save_param_dict and
  * the metadata section's b64ndarrays hold; layout in metadata.c). */
 void rlx_script_ndarray_bytes(const rlx_relax_constant_t* c, rlx_strbuf_t* out);

@@ -116,8 +116,15 @@ static rlx_status_t* make_buffer(tp_t* p, const py_expr_t* call, int first, cons
 
 /* An attribute value: a PrimExpr, True/False, or (as TVM allows in T.func_attr and
  * T.block_attr) a list or a string-keyed dict of values, held as calls of the pseudo-ops
- * RLX_TIR_ATTR_LIST (the items) and RLX_TIR_ATTR_DICT (key, value, key, value, ...). */
+ * RLX_TIR_ATTR_LIST (the items) and RLX_TIR_ATTR_DICT (key, value, key, value, ...), or a
+ * buffer (RLX_TIR_ATTR_BUFFER of its data var). */
 static rlx_status_t* attr_value(tp_t* p, const py_expr_t* v, rlx_expr_t** out) {
+  sym_t* bs = v->kind == PY_E_NAME ? tp_lookup(p, v->str) : NULL;
+  if (bs && bs->kind == SYM_BUFFER) { /* a buffer: {"layout_free_placeholders": [B]} */
+    rlx_tir_buffer_t* b = bs->ptr;
+    *out = rlx_ir_call(p->ctx, rlx_dt_int32(), RLX_TIR_ATTR_BUFFER, 1, (rlx_expr_t*[]){&b->data->hdr});
+    return NULL;
+  }
   if (v->kind == PY_E_CONST && strcmp(v->str, "None") != 0) {
     *out = rlx_ir_bool(p->ctx, strcmp(v->str, "True") == 0);
     return NULL;

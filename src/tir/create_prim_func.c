@@ -246,6 +246,21 @@ static rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const*
   blk->writes = RLX_NEW(ctx, rlx_buffer_region_t);
   blk->writes[0] = point_region(ctx, out_buf, n_sp, out_idx);
 
+  /* TVM keeps the layout-free placeholders that are not parameters (intermediate tensors) as
+   * the block's annotation {"layout_free_placeholders": [buffers]}; parameters become the
+   * function attribute layout_free_buffers (create()). */
+  rlx_expr_t** lfb = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t->n_layout_free + 1);
+  int n_lfb = 0;
+  for (int j = 0; j < t->n_layout_free; j++)
+    if (!in_list(c->args, c->n_args, t->layout_free[j]) && t->layout_free[j]->buffer)
+      lfb[n_lfb++] = rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_BUFFER, 1, (rlx_expr_t*[]){&t->layout_free[j]->buffer->data->hdr});
+  if (n_lfb) {
+    blk->n_annotations = 1;
+    blk->annotation_keys = RLX_NEW_ARRAY(ctx, const char*, 1);
+    blk->annotation_values = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1);
+    blk->annotation_keys[0] = "layout_free_placeholders";
+    blk->annotation_values[0] = rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n_lfb, lfb);
+  }
   *out = rlx_tir_block_realize(ctx, blk->n_iter_vars, values, NULL, blk);
   *out_loops = loops;
   *out_ivs = ivs;
@@ -322,8 +337,8 @@ static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
     bmap[i] = c->args[i]->buffer;
   }
   rlx_tir_func_t* f = rlx_tir_func_create(ctx, name ? name : "main", c->n_args, params, bmap, body);
-  /* layout_free_buffers: the param indices of the computes' layout-free placeholders, in
-   * order of the computes, each once (TVM's create_prim_func). */
+  /* layout_free_buffers: the param indices of the computes' layout-free placeholders, each
+   * once, ascending (TVM's create_prim_func). */
   rlx_expr_t** lf = RLX_NEW_ARRAY(ctx, rlx_expr_t*, c->n_args);
   bool* seen = RLX_NEW_ARRAY(ctx, bool, c->n_args);
   int n_lf = 0;
@@ -331,11 +346,10 @@ static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
     rlx_te_tensor_t* t = c->order.data[i];
     for (int j = 0; j < t->n_layout_free; j++)
       for (int a = 0; a < c->n_args; a++)
-        if (c->args[a] == t->layout_free[j] && !seen[a]) {
-          seen[a] = true;
-          lf[n_lf++] = rlx_ir_i32(ctx, a);
-        }
+        if (c->args[a] == t->layout_free[j]) seen[a] = true;
   }
+  for (int a = 0; a < c->n_args; a++) /* ascending, as TVM's set of indices */
+    if (seen[a]) lf[n_lf++] = rlx_ir_i32(ctx, a);
   if (n_lf) f = rlx_tir_func_with_attr(ctx, f, "layout_free_buffers", rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n_lf, lf));
   *out = rlx_tir_func_with_attr(ctx, f, "tir.noalias", rlx_ir_bool(ctx, true));
   return NULL;

@@ -173,6 +173,9 @@ typedef struct rlx_tir_func {
  * key, value... They only appear as attribute values, never in a body. */
 #define RLX_TIR_ATTR_LIST "tir.attr_list"
 #define RLX_TIR_ATTR_DICT "tir.attr_dict"
+/* A buffer as an attribute value (TVM's T.block_attr({"layout_free_placeholders": [B]})): a
+ * call of RLX_TIR_ATTR_BUFFER with the buffer's data var as its one argument. */
+#define RLX_TIR_ATTR_BUFFER "tir.attr_buffer"
 
 rlx_tir_func_t* rlx_tir_func_create(rlx_ctx_t* ctx, const char* name, int n_params, rlx_var_t* const* params,
                                     rlx_tir_buffer_t* const* buffer_map, rlx_tir_stmt_t* body);

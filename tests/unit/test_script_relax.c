@@ -333,7 +333,7 @@ static void find_big(const rlx_relax_expr_t* e, void* user) {
     *(const rlx_relax_constant_t**)user = (const rlx_relax_constant_t*)e;
 }
 
-/* Names: distinct vars with one name print as lv, lv_1; distinct symbolic vars named n print as
+/* Names (a binding outside a dataflow block is gv, gv1, ... as TVM names it): distinct vars with one name print as x, x_1; distinct symbolic vars named n print as
  * n, n_1; a large constant is elided with TVM's metadata marker; small ones print inline with
  * TVM's float formatting. */
 static void test_names_and_constants(void) {
@@ -364,9 +364,9 @@ static void test_names_and_constants(void) {
       strstr(text, "def main(x: R.Tensor((\"n\",), dtype=\"float32\"), x_1: R.Tensor((\"n_1\",), dtype=\"float32\"))"));
   CHECK(text && strstr(text, "        n = T.int64()\n        n_1 = T.int64()\n"));
   /* every tensor constant, however small, is metadata (TVM); scalars print inline */
-  CHECK(text && strstr(text, "lv: R.Tensor((3,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][0]\n"));
-  CHECK(text && strstr(text, "lv1: R.Tensor((2000,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][1]\n"));
-  CHECK(text && strstr(text, "lv2: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((n_1,), dtype=\"float32\"), "));
+  CHECK(text && strstr(text, "gv: R.Tensor((3,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][0]\n"));
+  CHECK(text && strstr(text, "gv1: R.Tensor((2000,), dtype=\"float32\") = metadata[\"relax.expr.Constant\"][1]\n"));
+  CHECK(text && strstr(text, "gv2: R.Tuple(R.Tensor((n,), dtype=\"float32\"), R.Tensor((n_1,), dtype=\"float32\"), "));
   CHECK(text && strstr(text, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n"));
   if (getenv("RLX_PRINT")) fputs(text, stdout);
   /* without the section the reference parses as an elided constant, and building is the error */

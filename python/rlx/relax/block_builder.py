@@ -1,11 +1,12 @@
 """relax.BlockBuilder over the C BlockBuilder (rlx_bb_t). The builder owns a Context;
 everything it emits lives there (and keeps alive the contexts of what it was given)."""
+import ctypes
 import threading
 from ctypes import byref, c_void_p
 
 from .. import _ffi
 from .. import te as _te
-from .._ffi import TE_FN, check, cstr, harray, lib
+from .._ffi import TE_MULTI_FN, check, cstr, harray, lib
 from . import expr as _expr
 from . import struct_info as _si
 
@@ -216,26 +217,35 @@ class BlockBuilder:
                 return type(a)(subst(x, ins) for x in a)
             return a
 
-        def body(cctx, inputs, n, user):
+        keep = []  # the output array handed to C, alive until the C call has copied it
+
+        def body(cctx, inputs, n, user, outs):
             try:
                 ins = [_te.Tensor(inputs[i], self._ctx) for i in range(n)]
                 out = func(*[subst(a, ins) for a in targs], **{k: subst(v, ins) for k, v in tkw.items()})
-                if not isinstance(out, _te.Tensor):
-                    raise TypeError("emit_te: the function must return one te.Tensor, got %s" % type(out).__name__)
-                self._ctx.adopt(out._ctx)
-                return out._h
+                # TVM: one te.Tensor, or a list / tuple of them (a call_tir with a tuple out_sinfo)
+                many = list(out) if isinstance(out, (list, tuple)) else [out]
+                if not many or not all(isinstance(t, _te.Tensor) for t in many):
+                    raise TypeError("emit_te: the function must return a te.Tensor or a list of them, got %s"
+                                    % type(out).__name__)
+                for t in many:
+                    self._ctx.adopt(t._ctx)
+                arr = (c_void_p * len(many))(*[t._h for t in many])
+                keep.append(arr)
+                outs[0] = ctypes.cast(arr, ctypes.POINTER(c_void_p))
+                return len(many)
             except BaseException as e:  # noqa: B902 - re-raised below
                 failure.append(e)
-                return None
+                return 0
 
-        cb = TE_FN(body)
+        cb = TE_MULTI_FN(body)
         self._use(*exprs)
         arr, n = harray([e._h for e in exprs])
         out = c_void_p()
         if emit:
-            st = lib.rlx_bb_emit_te(self._h, cb, None, n, arr, cstr(primfunc_name), cstr(name_hint), byref(out))
+            st = lib.rlx_bb_emit_te_multi(self._h, cb, None, n, arr, cstr(primfunc_name), cstr(name_hint), byref(out))
         else:
-            st = lib.rlx_bb_call_te(self._h, cb, None, n, arr, cstr(primfunc_name), byref(out))
+            st = lib.rlx_bb_call_te_multi(self._h, cb, None, n, arr, cstr(primfunc_name), byref(out))
         if failure:
             if st:
                 lib.rlx_status_free(st)

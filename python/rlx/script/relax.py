@@ -1,4 +1,9 @@
-"""``R``: @R.function (everything else is an inert placeholder in Python)."""
+"""``R``: @R.function, and the struct-info sugar R.Tensor / R.Shape / R.Tuple / R.Prim /
+R.Object, which (as in TVM) give real struct info usable outside TVMScript:
+``relax.Var("x", R.Tensor((2, "n"), "float32"))`` (a string dim is a new int64 tir.Var).
+Inside a decorated function Python only evaluates the annotations, which the C parser reads
+from the source; an annotation these cannot build is an inert placeholder. Every other name
+is an inert placeholder."""
 from .parser import _Member, inert, is_method, parse_object
 
 
@@ -14,5 +19,58 @@ def function(f=None, pure=True, private=False, check_well_formed=True):
     return deco(f)
 
 
+def _dims(values):
+    from .. import tir
+    return [tir.Var(v, "int64") if isinstance(v, str) else v for v in values]
+
+
+def _or_inert(name, make):
+    try:
+        return make()
+    except Exception:  # noqa: BLE001 - an annotation Python cannot build stays inert
+        return inert("R." + name)
+
+
+def Tensor(shape=None, dtype=None, vdevice=None, ndim=-1):  # noqa: N802 - TVM's name
+    from ..relax import struct_info as si
+    if isinstance(shape, str) and dtype is None:  # R.Tensor("float32", ndim=2)
+        shape, dtype = None, shape
+    return _or_inert("Tensor", lambda: si.TensorStructInfo(None if shape is None else _dims(shape), dtype, ndim))
+
+
+def Shape(values=None, ndim=-1):  # noqa: N802
+    from ..relax import struct_info as si
+    return _or_inert("Shape", lambda: si.ShapeStructInfo(None if values is None else _dims(values), ndim))
+
+
+def Tuple(*fields):  # noqa: N802
+    from ..relax import struct_info as si
+    if len(fields) == 1 and isinstance(fields[0], (list, tuple)):
+        fields = tuple(fields[0])
+    return _or_inert("Tuple", lambda: si.TupleStructInfo(list(fields)))
+
+
+def Prim(dtype=None, value=None):  # noqa: N802
+    from ..relax import struct_info as si
+    return _or_inert("Prim", lambda: si.PrimStructInfo(dtype, value))
+
+
+def _object():
+    from ..relax import struct_info as si
+
+    class _Object(si.ObjectStructInfo):
+        """R.Object: struct info itself, and R.Object() gives it too."""
+        __slots__ = ()
+
+        def __call__(self):
+            return self
+
+    return _Object()
+
+
 def __getattr__(name):
+    if name == "Object":
+        obj = _object()
+        globals()["Object"] = obj
+        return obj
     return inert("R." + name)
