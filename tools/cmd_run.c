@@ -28,6 +28,18 @@ rlx_status_t* tool_cmd_run(const options_t* o) {
   rlx_status_t* st = tool_session_prepare(o, false, &s);
   if (!st) st = tool_session_call(&s);
   if (!st && o->output) st = tool_mkdirs(o->output);
+  if (s.structured) { /* an ONNX model's outputs by their declared types (sequences, optionals) */
+    int n = s.n_output_names;
+    if (!st && n > 1 && (s.result.kind != RLX_VM_INPUT_TUPLE || s.result.n_fields != n))
+      st = rlx_status_create(RLX_INTERNAL, "%s: expected %d outputs", s.vm_func, n);
+    for (int k = 0; !st && k < n; k++) {
+      char path[4096];
+      snprintf(path, sizeof(path), "%s/output_%d.pb", o->output ? o->output : ".", k);
+      st = rlx_onnx_value_save(path, s.output_types[k], n > 1 ? &s.result.fields[k] : &s.result);
+    }
+    tool_session_free(&s);
+    return st;
+  }
   /* PrimFunc: the parameters after the inputs; VM: the returned values. */
   int n_out = s.vm ? s.n_outputs : s.n_args - s.n_given;
   for (int k = 0; !st && k < n_out; k++) {

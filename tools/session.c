@@ -16,6 +16,8 @@ static void release_outputs(session_t* s) {
 
 void tool_session_free(session_t* s) {
   release_outputs(s);
+  for (int i = 0; i < s->n_vals; i++) rlx_vm_value_clear(&s->vals[i]);
+  rlx_vm_value_clear(&s->result);
   for (int i = 0; i < s->n_args; i++) rlx_ndarray_release(s->args[i]);
   if (s->lib) rlx_library_free(s->lib);
   if (s->vm) rlx_vm_free(s->vm);
@@ -44,6 +46,19 @@ static rlx_status_t* find_entry(const rlx_module_t* m, const char* name, int* ou
 }
 
 static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
+  if (s->structured) { /* by the declared types */
+    for (int i = 0; i < o->n_inputs; i++) {
+      const char* type = i < s->n_param_types ? s->param_types[i] : "tensor";
+      s->n_vals = i + 1;
+      if (strcmp(type, "tensor") == 0 && !tool_ends_with(o->inputs[i], ".pb")) {
+        s->vals[i].kind = RLX_VM_INPUT_TENSOR;
+        RLX_RETURN_IF_ERROR(tool_load_tensor(o->inputs[i], &s->vals[i].tensor));
+      } else {
+        RLX_RETURN_IF_ERROR(rlx_onnx_value_load(o->inputs[i], type, &s->vals[i]));
+      }
+    }
+    return NULL;
+  }
   for (int i = 0; i < o->n_inputs; i++) {
     RLX_RETURN_IF_ERROR(tool_load_tensor(o->inputs[i], &s->args[i]));
     s->n_args = s->n_given = i + 1;
@@ -118,7 +133,15 @@ static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
     return st;
   }
   if (info.n_params > MAX_INPUTS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many parameters", s->vm_func);
+  if (s->structured && o->n_inputs != info.n_params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d inputs, got %d", s->vm_func, info.n_params, o->n_inputs);
   RLX_RETURN_IF_ERROR(load_inputs(o, s));
+  for (int i = 0; i < s->n_vals; i++) { /* bfloat16 bits, as below */
+    rlx_ndarray_t* t = s->vals[i].kind == RLX_VM_INPUT_TENSOR ? s->vals[i].tensor : NULL;
+    DLDataType want = info.param_dtypes[i];
+    if (t && want.code == kDLBfloat && want.bits == 16 && t->dl.dtype.code == kDLUInt && t->dl.dtype.bits == 16)
+      t->dl.dtype = want;
+  }
   /* numpy has no bfloat16, so bfloat16 data comes as uint16 bit patterns (the ONNX test
    * data stores it so): a uint16 tensor given for a bfloat16 parameter is taken as its bits. */
   for (int i = 0; i < s->n_given; i++) {
@@ -156,7 +179,15 @@ rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s
   }
   rlx_module_t* m = NULL;
   int e = 0;
-  RLX_RETURN_IF_ERROR(tool_load_module(s->ctx, o, &m));
+  options_t lo = *o; /* an ONNX model's declared input and output types */
+  lo.out_output_names = &s->output_names;
+  lo.out_n_outputs = &s->n_output_names;
+  lo.out_param_types = &s->param_types;
+  lo.out_n_params = &s->n_param_types;
+  lo.out_output_types = &s->output_types;
+  RLX_RETURN_IF_ERROR(tool_load_module(s->ctx, &lo, &m));
+  for (int i = 0; i < s->n_param_types; i++) s->structured |= strcmp(s->param_types[i], "tensor") != 0;
+  for (int i = 0; s->output_types && i < s->n_output_names; i++) s->structured |= strcmp(s->output_types[i], "tensor") != 0;
   RLX_RETURN_IF_ERROR(find_entry(m, o->entry, &e));
   const char* name = rlx_module_func_name(m, e);
   if (!rlx_module_func_is_relax(m, e)) {
@@ -177,7 +208,39 @@ rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s
   return prepare_vm(o, random, s);
 }
 
+/* v as a VM argument (fields: heap arrays freed by free_input). */
+static rlx_status_t* to_input(const rlx_vm_value_t* v, rlx_vm_input_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->kind = v->kind;
+  if (v->kind == RLX_VM_INPUT_TENSOR) out->tensor = &v->tensor->dl;
+  if (v->kind != RLX_VM_INPUT_TUPLE) return NULL;
+  rlx_vm_input_t* f = calloc((size_t)(v->n_fields > 0 ? v->n_fields : 1), sizeof(*f));
+  if (!f) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
+  out->fields = f;
+  for (int i = 0; i < v->n_fields; i++) {
+    out->n_fields = i + 1;
+    RLX_RETURN_IF_ERROR(to_input(&v->fields[i], &f[i]));
+  }
+  out->n_fields = v->n_fields;
+  return NULL;
+}
+
+static void free_input(rlx_vm_input_t* in) {
+  for (int i = 0; i < in->n_fields; i++) free_input((rlx_vm_input_t*)&in->fields[i]);
+  free((void*)in->fields);
+}
+
 rlx_status_t* tool_session_call(session_t* s) {
+  if (s->structured) {
+    rlx_vm_input_t in[MAX_INPUTS];
+    rlx_status_t* st = NULL;
+    int n = 0;
+    for (; n < s->n_vals && !st; n++) st = to_input(&s->vals[n], &in[n]);
+    rlx_vm_value_clear(&s->result);
+    if (!st) st = rlx_vm_invoke_values(s->vm, s->vm_func, s->n_vals, in, &s->result);
+    for (int i = 0; i < n; i++) free_input(&in[i]);
+    return st;
+  }
   DLTensor* ts[MAX_INPUTS];
   for (int i = 0; i < s->n_args; i++) ts[i] = &s->args[i]->dl;
   if (!s->vm) return rlx_packed_call_tensors(s->fn, NULL, ts, s->n_args);

@@ -35,6 +35,9 @@ typedef struct {
   const char* name;  /* export-mlf --name */
   const char*** out_output_names; /* export-mlf: receives an ONNX model's output names */
   int* out_n_outputs;
+  const char*** out_param_types;  /* run: receives the ONNX types of main's params ("seq(tensor)") */
+  int* out_n_params;
+  const char*** out_output_types; /* run: receives the ONNX types of the graph outputs */
   const char* output; /* -o: output directory (run) or model path (compile) */
   const char* after;
   const char* format; /* --format: "npy", "pb" or NULL (chosen from the files) */
@@ -103,6 +106,17 @@ typedef struct {
   int n_args;
   rlx_ndarray_t* args[MAX_INPUTS];
   int n_given; /* args[0..n_given) came from -i */
+  /* ONNX models with sequence or optional inputs or outputs: values kept as trees, read and
+   * written by their declared types (rlx_onnx_value_load / _save) */
+  const char** param_types;
+  int n_param_types;
+  const char** output_types;
+  const char** output_names;
+  int n_output_names;
+  bool structured;
+  rlx_vm_value_t vals[MAX_INPUTS];
+  int n_vals;
+  rlx_vm_value_t result;
 } session_t;
 
 /* Loads FILE (source or compiled model) and prepares the entry's arguments: from -i, and

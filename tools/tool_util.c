@@ -38,7 +38,14 @@ static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t*
     values[n] = &arrs[n]->dl;
   }
   if (!st) {
-    rlx_onnx_import_options_t io = {n, name_ptrs, values, o->out_output_names, o->out_n_outputs};
+    rlx_onnx_import_options_t io = {n,
+                                    name_ptrs,
+                                    values,
+                                    o->out_output_names,
+                                    o->out_n_outputs,
+                                    o->out_param_types,
+                                    o->out_n_params,
+                                    o->out_output_types};
     st = rlx_onnx_import_file_ex(ctx, o->file, &io, out);
   }
   for (int i = 0; i < n; i++) rlx_ndarray_release(arrs[i]);

@@ -95,7 +95,7 @@ rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTens
  * tensor for an R.Shape), or a tuple of arguments (an R.Tuple parameter; nested tuples
  * allowed). At the top level a tensor and a value are read alike, by the parameter's kind;
  * inside a tuple the kind given decides. Nothing is copied. */
-typedef enum { RLX_VM_INPUT_TENSOR, RLX_VM_INPUT_VALUE, RLX_VM_INPUT_TUPLE } rlx_vm_input_kind_t;
+typedef enum { RLX_VM_INPUT_TENSOR, RLX_VM_INPUT_VALUE, RLX_VM_INPUT_TUPLE, RLX_VM_INPUT_NONE } rlx_vm_input_kind_t;
 typedef struct rlx_vm_input {
   rlx_vm_input_kind_t kind;
   DLTensor* tensor;                /* TENSOR / VALUE */
@@ -109,6 +109,29 @@ typedef struct rlx_vm_input {
  * a Tensor, got Tuple"). */
 rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
                                  rlx_ndarray_t*** out_outputs);
+
+/* A result of rlx_vm_invoke_values, kept as the function returned it: a tensor (kind
+ * RLX_VM_INPUT_TENSOR; ints, floats and shapes in the tensor form rlx_vm_invoke gives them),
+ * a tuple (RLX_VM_INPUT_TUPLE: a static-length Relax tuple or a list whose length was decided
+ * at run time, e.g. an ONNX sequence) or nothing (RLX_VM_INPUT_NONE: an empty ONNX optional).
+ * Owns its tensor reference and its fields (a heap array); release with rlx_vm_value_clear. */
+typedef struct rlx_vm_value {
+  rlx_vm_input_kind_t kind;
+  rlx_ndarray_t* tensor;
+  int n_fields;
+  struct rlx_vm_value* fields;
+} rlx_vm_value_t;
+
+/* Releases what v owns (recursively) and leaves it an empty NONE. NULL is ignored. */
+void rlx_vm_value_clear(rlx_vm_value_t* v);
+
+/* As rlx_vm_invoke_args, but the result keeps its structure (a tuple result is one TUPLE
+ * value, nested tuples nested) in *out_result, which the caller clears with
+ * rlx_vm_value_clear; and every argument is read by the kind given, at the top level too: a
+ * TENSOR for a non-tensor parameter (R.Object: an ONNX optional holding a tensor) stays a
+ * tensor, NONE passes the null value (an empty optional). Errors as rlx_vm_invoke_args'. */
+rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
+                                   rlx_vm_value_t* out_result);
 
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);

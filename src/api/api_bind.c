@@ -13,7 +13,7 @@
 #include "../script/script.h"
 #include "../tir/te.h"
 #include "../tir/tir.h"
-#include "../transform/pass.h"
+#include "../driver/driver.h"
 
 /* ------------------------------------------------------------------ PrimExprs, TE, PrimFuncs */
 rlx_expr_t* rlx_ir_attr_list(rlx_ctx_t* ctx, int n, rlx_expr_t* const* items) {
@@ -278,26 +278,32 @@ rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax
 }
 
 /* ------------------------------------------------------------------ passes */
+/* The Relax stage's passes of the driver's table (src/driver/driver.c), in order. */
+static int relax_passes(const rlx_driver_pass_t** out) {
+  const rlx_driver_pass_t* all;
+  int n, k = 0;
+  rlx_driver_passes(&all, &n);
+  while (k < n && all[k].stage == RLX_STAGE_RELAX) k++;
+  *out = all;
+  return k;
+}
+
 int rlx_transform_pass_count(void) {
-  const rlx_pass_t* passes;
-  int n;
-  rlx_pipeline_passes(&passes, &n);
-  return n;
+  const rlx_driver_pass_t* passes;
+  return relax_passes(&passes);
 }
 
 const char* rlx_transform_pass_name(int i) {
-  const rlx_pass_t* passes;
-  int n;
-  rlx_pipeline_passes(&passes, &n);
+  const rlx_driver_pass_t* passes;
+  int n = relax_passes(&passes);
   return i >= 0 && i < n ? passes[i].name : NULL;
 }
 
 rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out) {
-  const rlx_pass_t* passes;
-  int n;
-  rlx_pipeline_passes(&passes, &n);
+  const rlx_driver_pass_t* passes;
+  int n = relax_passes(&passes);
   for (int i = 0; i < n; i++)
-    if (strcmp(passes[i].name, pass) == 0) return rlx_status_annotate(passes[i].run(ctx, m, out), "pass %s", pass);
+    if (strcmp(passes[i].name, pass) == 0) return rlx_status_annotate(passes[i].relax(ctx, m, out), "pass %s", pass);
   rlx_strbuf_t sb = {0};
   for (int i = 0; i < n; i++) rlx_strbuf_printf(&sb, "%s%s", i ? ", " : "", passes[i].name);
   rlx_status_t* st = rlx_status_create(RLX_NOT_FOUND, "unknown pass '%s' (passes: %s)", pass, rlx_strbuf_cstr(&sb));

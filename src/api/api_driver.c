@@ -12,7 +12,7 @@
 #include "../relax/relax.h"
 #include "../script/script.h"
 #include "../tir/tir.h"
-#include "../tir/transform.h"
+#include "../driver/driver.h"
 #include "../transform/memory.h"
 #include "../transform/pass.h"
 
@@ -24,20 +24,17 @@ rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module
   return st;
 }
 
-static bool has_relax(const rlx_module_t* m) {
-  for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == RLX_FUNC_RELAX) return true;
-  return false;
-}
-
 rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
                                      char** out_text) {
-  rlx_fold_set_runner(rlx_build_run_func); /* fold as compiling does */
-  if (pass && has_relax(m)) {
-    rlx_pipeline_options_t po = {true, pass};
-    RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &m));
-  } else if (pass) {
-    RLX_RETURN_IF_ERROR(rlx_tir_lower_module_until(ctx, m, true, pass, &m));
+  rlx_driver_result_t r = {0};
+  if (pass) {
+    rlx_driver_options_t o = {true, pass, NULL};
+    RLX_RETURN_IF_ERROR(rlx_driver_run(ctx, m, &o, &r));
+    if (r.c_source) { /* codegen_c: the generated C */
+      *out_text = r.c_source;
+      return NULL;
+    }
+    m = r.module;
   }
   char* text = rlx_script_print_module_ex(m, show_meta);
   if (!text) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (printing the module)");
@@ -81,7 +78,8 @@ static int runtime_allocs(rlx_ctx_t* ctx, rlx_strbuf_t* sb, const char* fname, c
       n += runtime_allocs(ctx, sb, fname, bd->value);
       const char* callee = packed_callee(bd->value);
       const rlx_sinfo_t* si = bd->var->hdr.sinfo;
-      if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE)) continue;
+      bool list = si && si->kind == RLX_SINFO_OBJECT && callee && strstr(callee, "sequence"); /* a VM list */
+      if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE && !list)) continue;
       if (strncmp(callee, "vm.builtin.", 11) == 0 && strncmp(callee, "vm.builtin.alloc", 16) == 0) continue;
       rlx_strbuf_printf(sb, "run-time allocation %s: %s = %s(...) -> %s (sized by the callee when it runs)\n", fname,
                         bd->var->name, callee, rlx_sinfo_str(ctx, si));

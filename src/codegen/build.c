@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../tir/transform.h"
+#include "../driver/driver.h"
 #include "codegen.h"
 
 /* Fixed flags of an object compile. -std=gnu11 (not c11) keeps GCC's default
@@ -151,32 +151,12 @@ done:
   return NULL;
 }
 
-rlx_status_t* rlx_lower_module_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out_funcs, int* out_n) {
-  rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs > 0 ? m->n_funcs : 1);
-  int n = 0;
-  for (int i = 0; i < m->n_funcs; i++) {
-    rlx_module_entry_t* e = &m->funcs[i];
-    if (e->kind != RLX_FUNC_TIR) continue;
-    rlx_tir_func_t* low = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_lower(ctx, e->func, true, &low), "lowering '%s'", e->name));
-    if (strcmp(low->name, e->name) != 0) {
-      low = rlx_tir_func_copy(ctx, low);
-      low->name = rlx_ctx_strdup(ctx, e->name);
-    }
-    funcs[n++] = low;
-  }
-  *out_funcs = funcs;
-  *out_n = n;
-  return NULL;
-}
-
 rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
                                rlx_library_t** out_lib) {
-  rlx_tir_func_t** funcs = NULL;
-  int n = 0;
-  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, m, &funcs, &n));
-  char* src = NULL;
-  RLX_RETURN_IF_ERROR(rlx_codegen_c(ctx, n, funcs, &src));
+  rlx_driver_options_t o = {false, "codegen_c", "none"}; /* PrimFuncs only: no Relax stage */
+  rlx_driver_result_t r;
+  RLX_RETURN_IF_ERROR(rlx_driver_run(ctx, m, &o, &r));
+  char* src = r.c_source;
   char* path = NULL;
   rlx_status_t* st = rlx_compile_c(src, opts, &path);
   free(src);

@@ -83,12 +83,9 @@ bool rlx_cc_have_libmvec(char* const* words, int nw);
 /* $RLX_KEEP_SOURCE set (and not "0"): generated sources stay beside their objects (debugging). */
 bool rlx_cc_keep_source(void);
 
-/* Lowers every PrimFunc of m (rlx_tir_lower with the default schedule where allowed),
- * each keeping its module name, into *out_funcs (arena array, *out_n entries). */
-rlx_status_t* rlx_lower_module_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out_funcs, int* out_n);
-
-/* Lowers (with the default schedule where allowed), generates C for every PrimFunc in the
- * module, compiles and loads it. The library exports one packed function per PrimFunc. */
+/* Runs the driver's TIR stage and codegen_c on the module's PrimFuncs (src/driver/driver.h;
+ * Relax functions are left alone), compiles the C and loads it. The library exports one
+ * packed function per PrimFunc. */
 rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
                                rlx_library_t** out_lib);
 

@@ -1,4 +1,4 @@
-/* Packaging a compiled model: pipeline → kernels' C + bytecode → one shared object with the
+/* Packaging a compiled model: the driver (src/driver/driver.h) → kernels' C + bytecode → one shared object with the
  * executable embedded by `.incbin` (see vm_build.h). The kernels are compiled to an object
  * cached by content hash with build.c's compiler configuration (rlx_cc_*), then linked with
  * the executable and extern objects. */
@@ -8,51 +8,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../tir/transform.h"
-#include "../transform/pass.h"
+#include "../driver/driver.h"
 #include "vm_build.h"
 
 enum { MAX_CC_WORDS = 16, MAX_FLAGS = 16 };
 
-static bool listed(const char* list, const char* name) {
-  size_t n = strlen(name);
-  for (const char* p = list; *p;) {
-    size_t len = strcspn(p, ", ");
-    if (len == n && strncmp(p, name, n) == 0) return true;
-    p += len;
-    while (*p == ',' || *p == ' ') p++;
-  }
-  return false;
-}
-
-static rlx_status_t* run_passes(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                rlx_module_t** out) {
-  const char* passes = opts ? opts->passes : NULL;
-  bool wf = opts && opts->check_well_formed;
-  uint64_t mark = rlx_alloc_failures();
-  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
-  if (!passes) {
-    rlx_pipeline_options_t po = {wf, NULL};
-    return rlx_pipeline_run(ctx, m, &po, out);
-  }
-  *out = m;
-  if (strcmp(passes, "none") == 0) return NULL;
-  const rlx_pass_t* all;
-  int n;
-  rlx_pipeline_passes(&all, &n);
-  int found = 0;
-  for (int i = 0; i < n; i++) {
-    if (!listed(passes, all[i].name)) continue;
-    found++;
-    rlx_module_t* next = NULL;
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ctx_check(ctx, mark, all[i].run(ctx, *out, &next)), "pass %s", all[i].name));
-    if (wf)
-      RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_ctx_check(ctx, mark, rlx_relax_well_formed(ctx, next)),
-                                              "ill-formed after pass %s", all[i].name));
-    *out = next;
-  }
-  if (found == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: no known pass in '%s'", passes);
-  return NULL;
+/* The driver's options for opts (Relax passes, well-formedness checks). */
+static rlx_driver_options_t driver_options(const rlx_vm_compile_options_t* opts, const char* stop_after) {
+  rlx_driver_options_t o = {opts && opts->check_well_formed, stop_after, opts ? opts->passes : NULL};
+  return o;
 }
 
 rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set) {
@@ -82,7 +46,8 @@ rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
   rlx_extern_set_t ext;
   RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
   rlx_module_t* lowered = NULL;
-  rlx_status_t* st = run_passes(ctx, m, opts, &lowered);
+  rlx_driver_options_t o = driver_options(opts, NULL);
+  rlx_status_t* st = rlx_driver_relax_stage(ctx, m, &o, &lowered);
   rlx_extern_lookup_t lk = lookup_of(opts);
   if (!st) st = rlx_extern_resolve(ctx, lowered, &ext, &lk, out_names, out_n);
   rlx_extern_set_free(&ext);
@@ -110,29 +75,28 @@ static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, c
   return NULL;
 }
 
-/* The pipeline, the extern check (ext NULL: none), the kernels' C and the executable. */
+/* The driver (Relax stage, TIR stage, the kernels' C), the extern check (ext NULL: none),
+ * and the executable. */
 static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
   uint64_t mark = rlx_alloc_failures();
-  rlx_module_t* lowered = NULL;
-  RLX_RETURN_IF_ERROR(run_passes(ctx, m, opts, &lowered));
+  rlx_driver_options_t o = driver_options(opts, "codegen_c");
+  rlx_driver_result_t r;
+  RLX_RETURN_IF_ERROR(rlx_driver_run(ctx, m, &o, &r));
+  char* src = r.c_source;
+  rlx_status_t* st = NULL;
   if (ext) {
     rlx_extern_lookup_t lk = lookup_of(opts);
-    RLX_RETURN_IF_ERROR(rlx_extern_resolve(ctx, lowered, ext, &lk, NULL, NULL));
+    st = rlx_extern_resolve(ctx, r.relax, ext, &lk, NULL, NULL);
   }
-  rlx_tir_func_t** funcs = NULL;
-  int n = 0;
-  /* each stage: out of memory in the context fails it (rlx_ctx_check) */
-  RLX_RETURN_IF_ERROR(rlx_ctx_check(ctx, mark, rlx_lower_module_funcs(ctx, lowered, &funcs, &n)));
   rlx_vm_exec_t* exec = NULL;
   void* bytes = NULL;
   size_t n_bytes = 0;
-  char* src = NULL;
-  rlx_status_t* st = rlx_vm_codegen(ctx, lowered, &exec);
+  /* each stage: out of memory in the context fails it (rlx_ctx_check) */
+  if (!st) st = rlx_vm_codegen(ctx, r.relax, &exec);
   if (!st) st = rlx_vm_exec_serialize(exec, &bytes, &n_bytes);
   rlx_vm_exec_free(exec);
-  if (!st) st = rlx_codegen_c(ctx, n, funcs, &src);
-  if (!st) st = append_flops_table(ctx, lowered, &src);
+  if (!st) st = append_flops_table(ctx, r.relax, &src);
   st = rlx_ctx_check(ctx, mark, st);
   if (st) {
     free(src);

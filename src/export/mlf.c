@@ -32,8 +32,7 @@
 #include "../codegen/aot.h"
 #include "../codegen/externs.h"
 #include "../script/script.h"
-#include "../tir/transform.h"
-#include "../transform/pass.h"
+#include "../driver/driver.h"
 #include "rlx/rlx.h"
 
 /* ------------------------------------------------------------------ archive entries */
@@ -272,7 +271,8 @@ static rlx_status_t* add_runtime_sources(files_t* fs) {
 /* ------------------------------------------------------------------ lowering */
 static rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out, int* out_n,
                                rlx_module_t** out_mod) {
-  RLX_RETURN_IF_ERROR(rlx_lower_module_funcs(ctx, m, out, out_n));
+  rlx_module_t* all = NULL;
+  RLX_RETURN_IF_ERROR(rlx_driver_lower_prim_funcs(ctx, m, &all, out, out_n));
   rlx_module_t* lm = rlx_module_create(ctx);
   for (int i = 0; i < *out_n; i++) rlx_module_set(lm, (*out)[i]->name, RLX_FUNC_TIR, (*out)[i]);
   *out_mod = lm;
@@ -321,7 +321,7 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
   rlx_pipeline_options_t po = {false, "plan_memory"};
   rlx_module_t* planned = NULL;
   rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
-  RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &planned));
+  RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &planned)); /* the driver's Relax stage */
   rlx_tir_func_t** funcs = NULL;
   int n = 0;
   rlx_module_t* lowered = NULL;

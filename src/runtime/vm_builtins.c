@@ -902,11 +902,12 @@ static rlx_status_t* b_sequence_at(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
  * (ONNX SequenceInsert; pos == length appends). */
 static rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_insert";
-  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  if (n != 2) RLX_RETURN_IF_ERROR(want_n(who, n, 3)); /* without a position: append */
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
   int len = a[0].u.tuple->n;
-  int64_t p = 0;
-  RLX_RETURN_IF_ERROR(seq_pos(who, 2, &a[2], len, true, &p));
+  if (len >= INT32_MAX - 1) return ERR("%s: the sequence is too long", who);
+  int64_t p = len;
+  if (n == 3) RLX_RETURN_IF_ERROR(seq_pos(who, 2, &a[2], len, true, &p));
   const rlx_vmv_t** src = malloc(sizeof(*src) * (size_t)(len + 1));
   if (!src) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
   for (int i = 0, k = 0; i <= len; i++) src[i] = i == p ? &a[1] : &a[0].u.tuple->fields[k++];
@@ -918,11 +919,12 @@ static rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 /* sequence_erase(tuple, pos) → the tuple without field pos (ONNX SequenceErase). */
 static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_erase";
-  RLX_RETURN_IF_ERROR(want_n(who, n, 2));
+  if (n != 1) RLX_RETURN_IF_ERROR(want_n(who, n, 2)); /* without a position: the last one */
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
   int len = a[0].u.tuple->n;
-  int64_t p = 0;
-  RLX_RETURN_IF_ERROR(seq_pos(who, 1, &a[1], len, false, &p));
+  if (len == 0) return ERR("%s: the sequence is empty", who);
+  int64_t p = len - 1;
+  if (n == 2) RLX_RETURN_IF_ERROR(seq_pos(who, 1, &a[1], len, false, &p));
   const rlx_vmv_t** src = malloc(sizeof(*src) * (size_t)(len > 0 ? len : 1));
   if (!src) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
   int m = 0;
@@ -931,6 +933,36 @@ static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv
   rlx_status_t* st = seq_tuple(vm, who, src, m, out);
   free(src);
   return st;
+}
+
+static rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out);
+
+/* sequence_length(tuple) → a 0-d int64 tensor holding its length (ONNX SequenceLength of a
+ * sequence whose length is decided at run time). */
+static rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.sequence_length";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  return loop_scalar(vm, rlx_dldtype(kDLInt, 64, 1), a[0].u.tuple->n, out);
+}
+
+/* optional_has_element(v) → a 0-d bool tensor: false for the null value (an empty ONNX
+ * optional), true for anything else. */
+static rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.optional_has_element";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  return loop_scalar(vm, rlx_dldtype(kDLUInt, 1, 1), a[0].kind != RLX_VMV_NONE, out);
+}
+
+/* optional_get_element(v) → v itself; an error for the null value (ONNX OptionalGetElement
+ * of an empty optional). */
+static rlx_status_t* b_optional_get_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  (void)vm;
+  const char* who = "vm.builtin.optional_get_element";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 1));
+  if (a[0].kind == RLX_VMV_NONE) return ERR("%s: the optional is empty", who);
+  *out = rlx_vmv_retain(a[0]);
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ loops */

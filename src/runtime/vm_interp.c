@@ -594,6 +594,7 @@ static rlx_status_t* arg_value(const char* who, const rlx_vm_input_t* a, int dep
       }
       return a->kind == RLX_VM_INPUT_VALUE ? value_of(who, t, out) : tensor_of(t, out);
     }
+    case RLX_VM_INPUT_NONE: out->kind = RLX_VMV_NONE; return NULL;
   }
   return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad argument kind %d", who, (int)a->kind);
 }
@@ -601,13 +602,13 @@ static rlx_status_t* arg_value(const char* who, const rlx_vm_input_t* a, int dep
 /* Appends the tensors of v (tuples flattened) to outs. */
 typedef RLX_VEC(rlx_ndarray_t*) outvec_t;
 
-static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
+/* A result that is not a tuple as a tensor (a new reference): ints, floats and shapes in
+ * their tensor form. */
+static rlx_status_t* result_tensor(const char* fname, const rlx_vmv_t* v, rlx_ndarray_t** out) {
   rlx_ndarray_t* t = NULL;
   switch (v->kind) {
     case RLX_VMV_TENSOR: t = rlx_ndarray_retain(v->u.t); break;
-    case RLX_VMV_TUPLE:
-      for (int i = 0; i < v->u.tuple->n; i++) RLX_RETURN_IF_ERROR(flatten(fname, &v->u.tuple->fields[i], outs));
-      return NULL;
+    case RLX_VMV_TUPLE: return rlx_status_create(RLX_INTERNAL, "%s: a tuple is not a tensor", fname);
     case RLX_VMV_INT:
     case RLX_VMV_FLOAT: {
       bool is_int = v->kind == RLX_VMV_INT;
@@ -629,6 +630,17 @@ static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
       return rlx_status_create(RLX_UNSUPPORTED, "%s returned a %s, which is not a tensor output", fname,
                                rlx_vmv_kind_name(v->kind));
   }
+  *out = t;
+  return NULL;
+}
+
+static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
+  if (v->kind == RLX_VMV_TUPLE) {
+    for (int i = 0; i < v->u.tuple->n; i++) RLX_RETURN_IF_ERROR(flatten(fname, &v->u.tuple->fields[i], outs));
+    return NULL;
+  }
+  rlx_ndarray_t* t = NULL;
+  RLX_RETURN_IF_ERROR(result_tensor(fname, v, &t));
   if (!rlx_vec_push(outs, t)) {
     rlx_ndarray_release(t);
     return rlx_status_create(RLX_OUT_OF_MEMORY, "outputs");
@@ -638,20 +650,34 @@ static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
 
 /* One top-level argument: tensors are checked against the parameter's ndim / dtype (a
  * non-tensor parameter reads its value from the tensor form), tuples field by field. */
-static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, rlx_vmv_t* out) {
+static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, bool strict,
+                                 rlx_vmv_t* out) {
   rlx_strbuf_t sb = {0};
   rlx_strbuf_printf(&sb, "%s: parameter %s", fn->name, fn->param_names[i]);
   rlx_status_t* st = NULL;
-  if (a->kind == RLX_VM_INPUT_TUPLE) {
+  bool not_tensor = fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR;
+  if (strict && not_tensor && a->kind != RLX_VM_INPUT_TUPLE) { /* read by the kind given */
+    st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
+  } else if (a->kind == RLX_VM_INPUT_NONE) {
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor, got nothing", rlx_strbuf_cstr(&sb));
+  } else if (a->kind == RLX_VM_INPUT_TUPLE) {
     if (fn->param_ndims[i] != RLX_VM_PARAM_NOT_TENSOR)
       st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor, got a tuple", rlx_strbuf_cstr(&sb));
     else
       st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
   } else if (a->kind == RLX_VM_INPUT_TENSOR || a->kind == RLX_VM_INPUT_VALUE) {
     st = check_param(fn, i, a->tensor);
-    if (!st)
-      st = fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR ? value_of(rlx_strbuf_cstr(&sb), a->tensor, out)
-                                                          : tensor_of(a->tensor, out);
+    if (!st && fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR) {
+      st = value_of(rlx_strbuf_cstr(&sb), a->tensor, out);
+      /* a tensor that is no value's form stays a tensor: the parameter may be an R.Object,
+       * and the function's own checks reject it for an R.Prim / R.Shape one */
+      if (st && a->kind == RLX_VM_INPUT_TENSOR) {
+        rlx_status_free(st);
+        st = tensor_of(a->tensor, out);
+      }
+    } else if (!st) {
+      st = tensor_of(a->tensor, out);
+    }
   } else {
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad argument kind %d", rlx_strbuf_cstr(&sb), (int)a->kind);
   }
@@ -659,10 +685,10 @@ static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_in
   return st;
 }
 
-rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
-                                 rlx_ndarray_t*** out_outputs) {
-  if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
+/* Runs function `name` on the inputs; *out_res receives the result (owned); *out_fn the
+ * function. strict: top-level inputs are read by their kind (rlx_vm_invoke_values). */
+static rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, bool strict,
+                            const rlx_vm_func_t** out_fn, rlx_vmv_t* out_res) {
   int f = rlx_vm_exec_find_func(vm->exec, name);
   if (f < 0) return not_found(vm, name);
   const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
@@ -677,16 +703,26 @@ rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, c
   rlx_vmv_t* args = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(rlx_vmv_t));
   if (!args) return rlx_status_create(RLX_OUT_OF_MEMORY, "inputs");
   rlx_status_t* st = NULL;
-  for (int i = 0; !st && i < n_inputs; i++) st = param_value(fn, i, &inputs[i], &args[i]);
-  rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+  for (int i = 0; !st && i < n_inputs; i++) st = param_value(fn, i, &inputs[i], strict, &args[i]);
   int64_t t0 = vm->prof ? rlx_vm_now_ns() : 0;
-  if (!st) st = run(vm, f, args, n_inputs, &res);
+  if (!st) st = run(vm, f, args, n_inputs, out_res);
   if (vm->prof) {
     vm->prof->invoke_ns += rlx_vm_now_ns() - t0;
     vm->prof->invokes++;
   }
   for (int i = 0; i < n_inputs; i++) rlx_vmv_release(&args[i]);
   free(args);
+  *out_fn = fn;
+  return st;
+}
+
+rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
+                                 rlx_ndarray_t*** out_outputs) {
+  if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
+  const rlx_vm_func_t* fn = NULL;
+  rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+  rlx_status_t* st = invoke(vm, name, n_inputs, inputs, false, &fn, &res);
   if (st) return st;
   outvec_t outs = {0};
   st = flatten(fn->name, &res, &outs);
@@ -699,6 +735,54 @@ rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, c
   *out_n = outs.len;
   *out_outputs = outs.data ? outs.data : calloc(1, sizeof(rlx_ndarray_t*));
   return NULL;
+}
+
+void rlx_vm_value_clear(rlx_vm_value_t* v) {
+  if (!v) return;
+  rlx_ndarray_release(v->tensor);
+  for (int i = 0; i < v->n_fields && v->fields; i++) rlx_vm_value_clear(&v->fields[i]);
+  free(v->fields);
+  memset(v, 0, sizeof(*v));
+  v->kind = RLX_VM_INPUT_NONE;
+}
+
+/* The result v as a value tree (see rlx_vm_value_t). */
+static rlx_status_t* to_value(const char* fname, const rlx_vmv_t* v, int depth, rlx_vm_value_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->kind = RLX_VM_INPUT_NONE;
+  if (depth > 64) return rlx_status_create(RLX_UNSUPPORTED, "%s: result nested too deeply", fname);
+  if (v->kind == RLX_VMV_NONE) return NULL;
+  if (v->kind != RLX_VMV_TUPLE) {
+    RLX_RETURN_IF_ERROR(result_tensor(fname, v, &out->tensor));
+    out->kind = RLX_VM_INPUT_TENSOR;
+    return NULL;
+  }
+  int n = v->u.tuple->n;
+  out->kind = RLX_VM_INPUT_TUPLE;
+  out->fields = calloc((size_t)(n > 0 ? n : 1), sizeof(rlx_vm_value_t));
+  if (!out->fields) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: result tuple", fname);
+  for (int i = 0; i < n; i++) {
+    out->n_fields = i + 1;
+    RLX_RETURN_IF_ERROR(to_value(fname, &v->u.tuple->fields[i], depth + 1, &out->fields[i]));
+  }
+  out->n_fields = n;
+  return NULL;
+}
+
+rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
+                                   rlx_vm_value_t* out_result) {
+  if (!vm || !name || !out_result || (n_inputs > 0 && !inputs))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke_values: NULL argument");
+  memset(out_result, 0, sizeof(*out_result));
+  out_result->kind = RLX_VM_INPUT_NONE;
+  const rlx_vm_func_t* fn = NULL;
+  rlx_vmv_t res = {RLX_VMV_NONE, {0}};
+  rlx_status_t* st = invoke(vm, name, n_inputs, inputs, true, &fn, &res);
+  if (st) return st;
+  st = to_value(fn->name, &res, 0, out_result);
+  rlx_vmv_release(&res);
+  if (st) rlx_vm_value_clear(out_result);
+  return st;
 }
 
 rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,

@@ -1,4 +1,5 @@
-/* TIR lowering passes, applied in this order by rlx_tir_lower():
+/* TIR lowering passes, applied in this order by the driver's TIR stage (src/driver/driver.h:
+ * rlx_tir_lower, the table in driver.c):
  *   1. (optional) default schedule             -- schedule/schedule.h
  *   2. rlx_tir_lower_blocks: blocks → loops     -- lower_blocks.c
  *   3. rlx_tir_flatten_buffers: N-D → 1-D       -- flatten.c
@@ -33,25 +34,6 @@ rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, r
 /* Simplifies every expression with loop ranges known; drops loops of extent 1 and
  * provably-true conditions. */
 rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
-
-/* The whole pipeline above. When apply_default_schedule is true and the function has no
- * "tir.is_scheduled" / "rlx.no_default_schedule" attribute set true, the default CPU schedule
- * runs first. */
-rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                            rlx_tir_func_t** out);
-
-/* Lowers every TIR function of module with rlx_tir_lower (same names, same order) into a new
- * module *out_module; other functions are carried over unchanged. The first error stops it. */
-rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                   rlx_module_t** out_module);
-
-/* Like rlx_tir_lower / rlx_tir_lower_module but stop after the pass named stop_after
- * ("default_schedule", "lower_blocks", "flatten_buffers", "unroll_loops", "vectorize_loops",
- * "simplify" or "all"); for printing the IR after any pass. Unknown names are an error. */
-rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                                  const char* stop_after, rlx_tir_func_t** out);
-rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                         const char* stop_after, rlx_module_t** out_module);
 
 /* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
  * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are

@@ -198,7 +198,8 @@ rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int
 rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
                                     const int64_t* indices, int* out_n, rlx_expr_t*** out_begins,
                                     rlx_expr_t*** out_extents);
-/* x split along axis per rlx_topi_split_ranges: *out_n tensors T_split_0, T_split_1, ...
+/* x split along axis per rlx_topi_split_ranges: *out_n tensors all named T_split_sections (T_split
+ * when split at indices), as TVM's topi names them
  * (a multi-output TE function: pass them all to create_prim_func). */
 rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
                                  const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st);

@@ -28,11 +28,6 @@
  * default schedule starts to use threads) */
 enum { TRIVIAL_WORK = 65536 };
 
-static bool attr_true(const rlx_tir_func_t* f, const char* key) {
-  int64_t v = 0;
-  return rlx_expr_is_const_int(rlx_tir_func_get_attr(f, key), &v) && v != 0;
-}
-
 /* ---- constant parameters */
 typedef struct {
   rlx_module_t* m;
@@ -229,7 +224,7 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_TIR) continue;
     rlx_tir_func_t* f = e->func;
-    if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) continue;
+    if (!rlx_tir_func_needs_default_schedule(f)) continue;
     rlx_tir_func_t* s = NULL;
     rlx_sched_report_t r;
     uint64_t cp = const_params(in, f, &bound);

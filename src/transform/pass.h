@@ -2,9 +2,10 @@
  *
  * A pass takes a module and returns a new module (the input is left as it is; functions it
  * does not change are shared). Each pass lives in its own file named after it, which starts
- * with its contract (what it requires, what it produces). The pipeline is the one array in
- * pipeline.c; rlx_pipeline_run checks well-formedness after every pass when asked and can
- * stop after any pass for printing (`rlx print FILE --after PASS`).
+ * with its contract (what it requires, what it produces). The order is the driver's one
+ * table (src/driver/driver.c: Relax stage, TIR stage, codegen); rlx_pipeline_run there
+ * checks well-formedness after every pass when asked and can stop after any pass for
+ * printing (`rlx print FILE --after PASS`).
  */
 #ifndef RLX_TRANSFORM_PASS_H
 #define RLX_TRANSFORM_PASS_H
@@ -56,17 +57,10 @@ rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_
 /* Shape computations, match_cast and argument checks → VM builtin calls. */
 rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 
-/* The pipeline, in order (pipeline.c). */
-void rlx_pipeline_passes(const rlx_pass_t** out_passes, int* out_n);
-
-typedef struct {
-  bool check_well_formed; /* run rlx_relax_well_formed after every pass (tests do) */
-  const char* stop_after; /* NULL or "all" = run everything; else a pass name */
-} rlx_pipeline_options_t;
-
-/* Runs the pipeline on m. An unknown stop_after is an error listing the pass names; a pass
- * error is annotated with the pass name. */
-rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
-                               rlx_module_t** out);
+/* The Relax stage's input checks, run before its first pass (pipeline.c): no constant whose
+ * data was left out when the module was printed, no static tensor shape whose elements or
+ * bytes overflow int64; then a function returning a dataflow var its block publishes
+ * returns the published var. *out is m or a copy with such functions changed. */
+rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out);
 
 #endif

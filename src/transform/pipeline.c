@@ -1,23 +1,8 @@
-/* The Relax pipeline: one array, in order. VM bytecode generation follows it (codegen). */
+/* The Relax stage's input checks (rlx_pipeline_prepare, pass.h). The passes themselves and
+ * their order are the driver's table (src/driver/driver.c). */
 #include <string.h>
 
 #include "pass.h"
-
-static const rlx_pass_t pipeline[] = {
-    {"layout_nchwc", rlx_pass_layout_nchwc},
-    {"legalize_ops", rlx_pass_legalize_ops},
-    {"fold_constants", rlx_pass_fold_constants},
-    {"fuse_ops", rlx_pass_fuse_ops},
-    {"default_schedule", rlx_pass_default_schedule},
-    {"call_tir_rewrite", rlx_pass_call_tir_rewrite},
-    {"plan_memory", rlx_pass_plan_memory},
-    {"lower_shapes", rlx_pass_lower_shapes},
-};
-
-void rlx_pipeline_passes(const rlx_pass_t** out_passes, int* out_n) {
-  *out_passes = pipeline;
-  *out_n = (int)(sizeof(pipeline) / sizeof(pipeline[0]));
-}
 
 static void note_elided(const rlx_relax_expr_t* e, void* user) {
   if (e->kind == RLX_RELAX_CONSTANT && !((const rlx_relax_constant_t*)e)->data) *(int*)user += 1;
@@ -141,37 +126,9 @@ static rlx_module_t* publish_returns(rlx_ctx_t* ctx, rlx_module_t* m) {
   return out;
 }
 
-rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
-                               rlx_module_t** out) {
+rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out) {
   RLX_RETURN_IF_ERROR(check_no_elided(m));
   RLX_RETURN_IF_ERROR(check_sizes(m));
-  const char* stop = opts && opts->stop_after ? opts->stop_after : "all";
-  int n = (int)(sizeof(pipeline) / sizeof(pipeline[0]));
-  bool known = strcmp(stop, "all") == 0;
-  for (int i = 0; i < n; i++) known = known || strcmp(stop, pipeline[i].name) == 0;
-  if (!known) {
-    rlx_strbuf_t sb = {0};
-    for (int i = 0; i < n; i++) rlx_strbuf_printf(&sb, "%s, ", pipeline[i].name);
-    rlx_status_t* st = rlx_status_create(RLX_INVALID_ARGUMENT, "unknown pass '%s' (passes: %sall)", stop,
-                                         rlx_strbuf_cstr(&sb));
-    rlx_strbuf_free(&sb);
-    return st;
-  }
-  uint64_t mark = rlx_alloc_failures();
-  rlx_module_t* cur = publish_returns(ctx, m);
-  RLX_RETURN_IF_ERROR(rlx_ctx_check(ctx, mark, NULL));
-  for (int i = 0; i < n; i++) {
-    rlx_module_t* next = NULL;
-    /* a pass that ran out of memory fails the compile, whatever it returned */
-    rlx_status_t* st = rlx_ctx_check(ctx, mark, pipeline[i].run(ctx, cur, &next));
-    if (st) return rlx_status_annotate(st, "pass %s", pipeline[i].name);
-    if (opts && opts->check_well_formed) {
-      st = rlx_ctx_check(ctx, mark, rlx_relax_well_formed(ctx, next));
-      if (st) return rlx_status_annotate(st, "ill-formed after pass %s", pipeline[i].name);
-    }
-    cur = next;
-    if (strcmp(stop, pipeline[i].name) == 0) break;
-  }
-  *out = cur;
+  *out = publish_returns(ctx, m);
   return NULL;
 }

@@ -12,9 +12,11 @@ is compared with the expected one: same dtype and shape, NaN at the same positio
 infinities, |out - ref| <= atol + rtol * |ref| for floats (rtol=1e-3, atol=1e-7 as the ONNX
 backend runner uses; the few wider ones are in TOLERANCES with the reason), exact for integers
 and bools (cases whose outputs are random draws — Bernoulli, Dropout in training mode — are
-checked for dtype, shape and the properties listed in RANDOM instead of values). Cases whose
-graph inputs or outputs are strings, sequences, optionals or maps, or
-that have no test_data_set_0, are not runnable and are counted apart. The suite stores
+checked for dtype, shape and the properties listed in RANDOM instead of values). Sequence and
+optional values (SequenceProto / OptionalProto files, read by the graph's declared types) are
+compared element by element the same way, and an empty optional must be empty. Cases whose
+graph inputs or outputs are strings or maps, or that have no test_data_set_0, are not
+runnable and are counted apart. The suite stores
 bfloat16 data as uint16 bit patterns (numpy has none): rlx takes a uint16 tensor given for a
 bfloat16 input as its bits, and a bfloat16 output is compared bit for bit with such a
 reference.
@@ -120,6 +122,7 @@ class Case:
         self.skip = None  # reason when not runnable
         self.ops = []
         self.op = "?"
+        self.out_types = []
 
 
 def numbered(folder, prefix):
@@ -127,11 +130,62 @@ def numbered(folder, prefix):
     return [os.path.join(folder, f) for f in sorted(files, key=lambda f: int(f[len(prefix) + 1:-3]))]
 
 
-def type_problem(vi):
-    kind = vi.type.WhichOneof("value")
+def type_problem(tp):
+    kind = tp.WhichOneof("value")
+    if kind == "sequence_type":
+        return type_problem(tp.sequence_type.elem_type)
+    if kind == "optional_type":
+        return type_problem(tp.optional_type.elem_type)
     if kind != "tensor_type":
         return (kind or "untyped").replace("_type", "")
-    return UNSUPPORTED_ELEM.get(vi.type.tensor_type.elem_type)
+    return UNSUPPORTED_ELEM.get(tp.tensor_type.elem_type)
+
+
+def load_value(path, tp):
+    """A value file by its declared type: a numpy array (TensorProto), a list (SequenceProto) or
+    None / the value (OptionalProto). bfloat16 tensors stay uint16 bit patterns."""
+    kind = tp.WhichOneof("value") if tp is not None else "tensor_type"
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind == "sequence_type":
+        m = onnx.SequenceProto()
+        m.ParseFromString(data)
+        return [tensor_array(t) for t in m.tensor_values]
+    if kind == "optional_type":
+        m = onnx.OptionalProto()
+        m.ParseFromString(data)
+        if m.HasField("tensor_value"):
+            return tensor_array(m.tensor_value)
+        if m.HasField("sequence_value"):
+            return [tensor_array(t) for t in m.sequence_value.tensor_values]
+        return None
+    m = onnx.TensorProto()
+    m.ParseFromString(data)
+    return tensor_array(m)
+
+
+def tensor_array(pb):
+    if pb.data_type == onnx.TensorProto.BFLOAT16:
+        return np.frombuffer(pb.raw_data, dtype=np.uint16).reshape(tuple(pb.dims))
+    return numpy_helper.to_array(pb)
+
+
+def compare_value(out, ref, rtol, atol):
+    """compare() over values that may be lists (sequences) or None (empty optionals)."""
+    if ref is None or out is None:
+        return None if out is None and ref is None else "an optional is %s, expected %s" % (
+            "empty" if out is None else "present", "empty" if ref is None else "present")
+    if isinstance(ref, list) or isinstance(out, list):
+        if not (isinstance(ref, list) and isinstance(out, list)):
+            return "a sequence and a tensor"
+        if len(out) != len(ref):
+            return "sequence of %d elements, expected %d" % (len(out), len(ref))
+        for i, (o, r) in enumerate(zip(out, ref)):
+            msg = compare(o, r, rtol, atol)
+            if msg:
+                return "element %d: %s" % (i, msg)
+        return None
+    return compare(out, ref, rtol, atol)
 
 
 def discover(data):
@@ -150,8 +204,9 @@ def discover(data):
             if not os.path.isdir(os.path.join(path, "test_data_set_0")):
                 c.skip = "no test_data_set_0"
             else:
+                c.out_types = [vi.type for vi in model.graph.output]
                 for vi in list(model.graph.input) + list(model.graph.output):
-                    problem = type_problem(vi)
+                    problem = type_problem(vi.type)
                     if problem:
                         c.skip = problem + " inputs/outputs"
                         break
@@ -264,16 +319,13 @@ def run_case(rlx, case, work, env, timeout):
             got = os.path.join(out, "output_%d.pb" % k)
             if not os.path.isfile(got):
                 return False, "output_%d.pb not written (%d outputs expected)" % (k, len(expected)), secs
-            ref_pb = onnx.load_tensor(f)
-            ref = numpy_helper.to_array(ref_pb)
+            tp = case.out_types[k] if k < len(case.out_types) else None
+            ref = load_value(f, tp)
             try:
-                got_pb = onnx.load_tensor(got)
-                o = numpy_helper.to_array(got_pb)
-                if got_pb.data_type == onnx.TensorProto.BFLOAT16 and ref_pb.data_type == onnx.TensorProto.UINT16:
-                    o = np.frombuffer(got_pb.raw_data, dtype=np.uint16).reshape(tuple(got_pb.dims))
+                o = load_value(got, tp)
             except Exception as e:  # noqa: BLE001 - a malformed file is a failure, not a crash
                 return False, "output_%d.pb unreadable: %s" % (k, first_line(str(e))), secs
-            msg = compare(o, ref, rtol, atol)
+            msg = compare_value(o, ref, rtol, atol)
             if msg:
                 return False, "output_%d: %s" % (k, msg), secs
         extra = os.path.join(out, "output_%d.pb" % len(expected))

@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/driver.h"
 #include "rlx/rlx.h"
 #include "rlx/vm.h"
 #include "codegen/vm_build.h"

@@ -5,6 +5,7 @@
  * and the binding. */
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "pass_test_util.h"
 #include "relax/op.h"
 #include "script/script.h"

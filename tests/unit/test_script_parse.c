@@ -4,6 +4,7 @@
  * same function as TE; modules print as @I.ir_module; lowered forms print and parse. */
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "script/script.h"
 #include "test.h"
 #include "tir/te.h"

@@ -4,6 +4,7 @@
  * the expected structure (dataflow blocks, DataflowVars, call forms, symbolic vars). */
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "relax/op.h"
 #include "relax_test_util.h"
 #include "script/script.h"

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "test.h"
 #include "test_tir_interp_builders.h"
 #include "tir/interp.h"

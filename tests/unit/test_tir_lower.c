@@ -5,6 +5,7 @@
 #include <dlpack/dlpack.h>
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "test.h"
 #include "tir/interp.h"
 #include "tir/schedule/schedule.h"

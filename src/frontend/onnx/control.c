@@ -92,18 +92,30 @@ struct subfn {
   rlx_relax_var_t** tail;
   /* binds more names in the function's importer before the nodes (Scan's slices) */
   rlx_status_t* (*prologue)(rlx_onnx_importer_t* sub, subfn_t* f);
+  /* rewrites the subgraph's outputs outs[0..n) before they are returned (SequenceMap's appends) */
+  rlx_status_t* (*epilogue)(rlx_onnx_importer_t* sub, subfn_t* f, rlx_relax_expr_t** outs, int n);
   void* user;
   bool cond_first;          /* the result starts with a constant true condition */
   bool tuple;               /* the result is a tuple even of one value */
   bool any_kind;            /* outputs may be tuples (sequences) */
   rlx_sinfo_t* const* want; /* per subgraph output: the struct info it must have (NULL: any) */
+  const rlx_onnx_type_t* const* want_types; /* per output: a type it must fit in (NULL: any) */
   /* filled by subgraph_function */
   rlx_relax_expr_t* gv;
   int n_args; /* the outer values to pass between the lead and the tail params */
   rlx_relax_expr_t** args;
-  rlx_sinfo_t** out_sinfo; /* per subgraph output */
+  rlx_sinfo_t** out_sinfo; /* per subgraph output (before the epilogue) */
+  const rlx_onnx_type_t** out_types; /* per subgraph output: its ONNX type (before the epilogue) */
   bool mismatch;           /* an output differs from want: nothing was added to the module */
 };
+
+/* True when a and b are the same type. */
+static bool type_eq(const rlx_onnx_type_t* a, const rlx_onnx_type_t* b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == RLX_ONNX_T_TENSOR) return a->ndim == b->ndim && rlx_dtype_eq(a->dtype, b->dtype);
+  return a->kind == RLX_ONNX_T_UNKNOWN || type_eq(a->elem, b->elem);
+}
 
 /* The nodes of g and its result, in the open function of sub->bb. */
 static rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphProto* g, subfn_t* f) {
@@ -115,13 +127,19 @@ static rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphPr
   int n_out = (int)g->n_output, skip = f->cond_first ? 1 : 0;
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_out + 1);
   f->out_sinfo = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n_out + 1);
+  f->out_types = RLX_NEW_ARRAY(ctx, const rlx_onnx_type_t*, n_out + 1);
   if (skip) outs[0] = rlx_onnx_make_const(sub, rlx_dt_bool(), 0, NULL, &(uint8_t){1});
   for (int i = 0; i < n_out; i++) {
     RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(sub, g->output[i], f->any_kind, &outs[skip + i]));
     f->out_sinfo[i] = outs[skip + i]->sinfo;
+    f->out_types[i] = rlx_onnx_value_type(sub, g->output[i]->name, outs[skip + i]);
     if (f->want && f->want[i] && !rlx_sinfo_equal(ctx, f->want[i], f->out_sinfo[i])) f->mismatch = true;
+    if (f->want_types && f->want_types[i] &&
+        !type_eq(f->want_types[i], rlx_onnx_type_join(ctx, f->want_types[i], f->out_types[i])))
+      f->mismatch = true;
   }
   if (f->mismatch) return NULL;
+  if (f->epilogue) RLX_RETURN_IF_ERROR(f->epilogue(sub, f, outs + skip, n_out));
   n_out += skip;
   return rlx_onnx_func_result(sub, n_out == 1 && !f->tuple ? outs[0] : rlx_relax_tuple(ctx, n_out, outs), dataflow);
 }
@@ -191,13 +209,15 @@ static rlx_relax_expr_t* seq_of(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const char*
 
 /* A call of the branch function of g (named <output>_<suffix>). */
 static rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                                 const char* suffix, rlx_relax_expr_t** out_call) {
+                                 const char* suffix, rlx_relax_expr_t** out_call, const rlx_onnx_type_t*** out_types) {
   rlx_ctx_t* ctx = im->ctx;
   if (g->n_input) return rlx_onnx_error(node, "the %s branch must not have inputs", suffix);
   subfn_t f = {0};
   f.fname = rlx_ctx_sprintf(ctx, "%s_%s", rlx_onnx_ident(ctx, first_output(node, "if")), suffix);
+  f.any_kind = true;
   RLX_RETURN_IF_ERROR(subgraph_function(im, node, g, &f));
   *out_call = rlx_relax_call(ctx, f.gv, f.n_args, f.args, (rlx_attrs_t){0}, 0, NULL);
+  *out_types = f.out_types;
   return NULL;
 }
 
@@ -220,7 +240,9 @@ rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t
     RLX_RETURN_IF_ERROR(rlx_onnx_add_initializers(im, g));
     for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(rlx_onnx_convert_node(im, g->node[i]));
     for (int i = 0; i < node->n_outputs; i++)
-      RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(im, g->output[i], false, &outputs[i]));
+      RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(im, g->output[i], true, &outputs[i]));
+    for (int i = 0; i < node->n_outputs; i++)
+      rlx_onnx_set_value_type(im, node->outputs[i], rlx_onnx_value_type(im, g->output[i]->name, outputs[i]));
     return NULL;
   }
   rlx_sinfo_tensor_t* cs = (rlx_sinfo_tensor_t*)c->sinfo;
@@ -230,8 +252,11 @@ rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t
         &c));
   }
   rlx_relax_expr_t *tc, *ec;
-  RLX_RETURN_IF_ERROR(branch_call(im, node, tg, "then", &tc));
-  RLX_RETURN_IF_ERROR(branch_call(im, node, eg, "else", &ec));
+  const rlx_onnx_type_t **tt = NULL, **et = NULL;
+  RLX_RETURN_IF_ERROR(branch_call(im, node, tg, "then", &tc, &tt));
+  RLX_RETURN_IF_ERROR(branch_call(im, node, eg, "else", &ec, &et));
+  for (int i = 0; i < node->n_outputs; i++) /* what either branch gives (R.Object when they differ in kind) */
+    rlx_onnx_set_value_type(im, node->outputs[i], rlx_onnx_type_join(ctx, tt[i], et[i]));
   rlx_relax_var_t* v = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_emit(im->bb, rlx_relax_if(ctx, c, seq_of(ctx, tc, "then_result"), seq_of(ctx, ec, "else_result")),
                                   NULL, &v));
@@ -250,12 +275,18 @@ rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 typedef struct {
   int n_carried, n_scan;
   rlx_relax_expr_t** init; /* initial carried values */
-  bool* general;           /* carried value k was given fresh dims (the body changes them) */
+  bool* general;           /* carried value k was given fresh dims (the body changes them), or made a list */
+  const rlx_onnx_type_t** ctype; /* carried value k's ONNX type (what lists and optionals hold) */
   subfn_t f;
 } loop_t;
 
 static rlx_sinfo_tensor_t* as_tensor(const rlx_sinfo_t* s) {
   return s && s->kind == RLX_SINFO_TENSOR ? (rlx_sinfo_tensor_t*)s : NULL;
+}
+
+/* A sequence or optional: a tuple (static length) or an object (a list, an optional). */
+static bool is_seq_like(const rlx_sinfo_t* s) {
+  return s && (s->kind == RLX_SINFO_TUPLE || s->kind == RLX_SINFO_OBJECT);
 }
 
 /* Tensor struct info of the same rank and dtype as t with a fresh var per dim (name_d0 ...). */
@@ -275,19 +306,37 @@ static rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   subfn_t* f = &L->f;
   int n_out = (int)g->n_output;
   rlx_sinfo_t** want = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n_out);
+  const rlx_onnx_type_t** want_types = RLX_NEW_ARRAY(ctx, const rlx_onnx_type_t*, n_out);
   L->general = RLX_NEW_ARRAY(ctx, bool, L->n_carried > 0 ? L->n_carried : 1);
+  L->ctype = RLX_NEW_ARRAY(ctx, const rlx_onnx_type_t*, L->n_carried > 0 ? L->n_carried : 1);
+  bool is_loop = strcmp(node->op_type, "Loop") == 0; /* a Loop's carried inputs may be lists, named by the node */
+  for (int k = 0; k < L->n_carried; k++)
+    L->ctype[k] = rlx_onnx_value_type(im, is_loop ? node->inputs[2 + k] : NULL, L->init[k]);
   for (int attempt = 0; attempt < 2; attempt++) {
     for (int k = 0; k < L->n_carried; k++) {
       rlx_sinfo_t* s = L->init[k]->sinfo;
-      if (attempt == 1 && L->general[k]) s = fresh_dims(ctx, as_tensor(s), carried_names[k]);
+      if (attempt == 1 && L->general[k])
+        s = as_tensor(s) ? fresh_dims(ctx, as_tensor(s), carried_names[k]) : rlx_sinfo_object(ctx);
       f->lead[2 + k] = rlx_relax_var(ctx, rlx_onnx_ident(ctx, carried_names[k][0] ? carried_names[k] : "carried"), s);
       want[carried_out + k] = attempt == 0 ? s : NULL;
+      if (s->kind == RLX_SINFO_OBJECT) { /* a list or an optional: its type, kept by name */
+        rlx_onnx_set_value_type(im, carried_names[k], L->ctype[k]);
+        want_types[carried_out + k] = attempt == 0 ? L->ctype[k] : NULL;
+      }
     }
     f->want = want;
+    f->want_types = want_types;
     RLX_RETURN_IF_ERROR(subgraph_function(im, node, g, f));
     if (!f->mismatch) break;
     for (int k = 0; k < L->n_carried; k++) {
-      if (rlx_sinfo_equal(ctx, L->init[k]->sinfo, f->out_sinfo[carried_out + k])) continue;
+      rlx_sinfo_t* out_s = f->out_sinfo[carried_out + k];
+      if (is_seq_like(L->init[k]->sinfo) && is_seq_like(out_s)) { /* a sequence: a list from now on */
+        const rlx_onnx_type_t* j = rlx_onnx_type_join(ctx, L->ctype[k], f->out_types[carried_out + k]);
+        if (!rlx_sinfo_equal(ctx, L->init[k]->sinfo, out_s) || !type_eq(j, L->ctype[k])) L->general[k] = true;
+        L->ctype[k] = j;
+        continue;
+      }
+      if (rlx_sinfo_equal(ctx, L->init[k]->sinfo, out_s)) continue;
       rlx_sinfo_tensor_t *a = as_tensor(L->init[k]->sinfo), *b = as_tensor(f->out_sinfo[carried_out + k]);
       if (!a || !b || a->ndim < 0 || a->ndim != b->ndim || !rlx_dtype_eq(a->dtype, b->dtype))
         return rlx_onnx_error(node, "loop-carried value %d ('%s') changes its type from %s to %s in the body", k,
@@ -297,6 +346,12 @@ static rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
     }
   }
   for (int k = 0; k < L->n_carried; k++) { /* the generalized import keeps rank and dtype */
+    if (!as_tensor(f->lead[2 + k]->hdr.sinfo) && L->general[k]) {
+      if (!is_seq_like(f->out_sinfo[carried_out + k]))
+        return rlx_onnx_error(node, "loop-carried value %d ('%s') changes its type from a sequence to %s in the body", k,
+                              carried_names[k], rlx_sinfo_str(ctx, f->out_sinfo[carried_out + k]));
+      continue;
+    }
     rlx_sinfo_tensor_t *a = as_tensor(f->lead[2 + k]->hdr.sinfo), *b = as_tensor(f->out_sinfo[carried_out + k]);
     if (L->general[k] && (!b || b->ndim != a->ndim || !rlx_dtype_eq(a->dtype, b->dtype)))
       return rlx_onnx_error(node, "loop-carried value %d ('%s') changes its type from %s to %s in the body", k,
@@ -339,7 +394,9 @@ static rlx_status_t* loop_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
     rlx_sinfo_t* s = L->init[k]->sinfo;
     rlx_sinfo_tensor_t* t = as_tensor(s);
     decl[k] = refined[k] = s;
-    if (L->general[k]) {
+    if (L->general[k] && !t) { /* a list */
+      decl[k] = refined[k] = rlx_sinfo_object(ctx);
+    } else if (L->general[k]) {
       decl[k] = rlx_sinfo_tensor(ctx, t->ndim, NULL, t->dtype);
       refined[k] = fresh_dims(ctx, t, rlx_ctx_sprintf(ctx, "%s_carried%d", first_output(node, "loop"), k));
     }
@@ -370,6 +427,9 @@ static rlx_status_t* loop_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   RLX_RETURN_IF_ERROR(rlx_bb_emit(im->bb, rlx_relax_call_pure_packed(ctx, "vm.builtin.loop", n_args, args, 1, &ds), NULL, &v));
   RLX_RETURN_IF_ERROR(rlx_bb_match_cast(im->bb, &v->hdr, rlx_sinfo_tuple(ctx, n_res, refined), NULL, &m));
   for (int i = 0; i < n_res; i++) RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_tuple_get_item(ctx, &m->hdr, i), &out[i]));
+  for (int k = 0; k < nc && k < node->n_outputs; k++)
+    if (!as_tensor(decl[k]))
+      rlx_onnx_set_value_type(im, node->outputs[k], rlx_onnx_type_join(ctx, L->ctype[k], L->f.out_types[first_scan_out - nc + k]));
   return NULL;
 }
 
@@ -423,8 +483,9 @@ rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node
   for (int k = 0; k < nc; k++) {
     L.init[k] = inputs[2 + k];
     if (!L.init[k]) return rlx_onnx_error(node, "loop-carried input %d is empty, which is not supported", k);
-    if (!L.init[k]->sinfo || (L.init[k]->sinfo->kind != RLX_SINFO_TENSOR && L.init[k]->sinfo->kind != RLX_SINFO_TUPLE))
-      return rlx_onnx_error(node, "loop-carried input %d ('%s') must be a tensor or a sequence", k, node->inputs[2 + k]);
+    if (!L.init[k]->sinfo || (!as_tensor(L.init[k]->sinfo) && !is_seq_like(L.init[k]->sinfo)))
+      return rlx_onnx_error(node, "loop-carried input %d ('%s') must be a tensor, a sequence or an optional", k,
+                            node->inputs[2 + k]);
   }
   L.f.fname = rlx_ctx_sprintf(ctx, "%s_body", rlx_onnx_ident(ctx, first_output(node, "loop")));
   L.f.n_lead = nc + 2;
@@ -651,5 +712,110 @@ rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node
     }
   }
   for (int i = 0; i < node->n_outputs; i++) outputs[i] = res[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ SequenceMap */
+/* The body runs as a loop over the first input's length (vm.builtin.loop with one carried
+ * list per output, starting empty): its prologue takes element `iteration` of each sequence
+ * input (the tail params; other inputs are passed whole), its epilogue appends each output
+ * to its list. */
+typedef struct {
+  const Onnx__GraphProto* g;
+  const rlx_onnx_node_t* node;
+  int n_in;
+  const rlx_onnx_type_t** elem; /* per input: the element type of a sequence, NULL for a tensor */
+} map_user_t;
+
+static rlx_status_t* map_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
+  map_user_t* u = f->user;
+  for (int j = 0; j < u->n_in; j++) {
+    rlx_relax_expr_t* v = &f->tail[j]->hdr;
+    if (u->elem[j]) {
+      rlx_relax_expr_t* args[2] = {v, &f->lead[0]->hdr};
+      RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(sub, "vm.builtin.sequence_at", 2, args,
+                                                rlx_onnx_type_sinfo(sub->ctx, u->elem[j]), &v));
+      RLX_RETURN_IF_ERROR(rlx_onnx_with_dims(sub, u->node, v, &v));
+    }
+    const char* nm = input_name(u->g, j);
+    if (nm[0]) rlx_onnx_strmap_put(&sub->values, nm, v);
+  }
+  return NULL;
+}
+
+static rlx_status_t* map_epilogue(rlx_onnx_importer_t* sub, subfn_t* f, rlx_relax_expr_t** outs, int n) {
+  map_user_t* u = f->user;
+  for (int i = 0; i < n; i++) {
+    if (!as_tensor(outs[i]->sinfo))
+      return rlx_onnx_error(u->node, "body output %d must be a tensor (sequences of sequences are not supported)", i);
+    rlx_relax_expr_t* args[2] = {&f->lead[2 + i]->hdr, outs[i]};
+    RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(sub, "vm.builtin.sequence_insert", 2, args, rlx_sinfo_object(sub->ctx), &outs[i]));
+  }
+  return NULL;
+}
+
+rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+  rlx_ctx_t* ctx = im->ctx;
+  const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
+  if (!g) return rlx_onnx_error(node, "needs a body graph");
+  int n_in = node->n_inputs, n_out = node->n_outputs;
+  if (n_in < 1 || (int)g->n_input != n_in)
+    return rlx_onnx_error(node, "the body has %zu inputs, expected %d (one per input)", g->n_input, n_in);
+  if (n_out < 1 || (int)g->n_output != n_out)
+    return rlx_onnx_error(node, "the body has %zu outputs, expected %d (one per output)", g->n_output, n_out);
+  map_user_t u = {g, node, n_in, RLX_NEW_ARRAY(ctx, const rlx_onnx_type_t*, n_in)};
+  for (int j = 0; j < n_in; j++) {
+    if (!inputs[j]) return rlx_onnx_error(node, "input %d is missing", j);
+    if (as_tensor(inputs[j]->sinfo)) {
+      if (j == 0) return rlx_onnx_error(node, "input 0 must be a sequence");
+      continue;
+    }
+    const rlx_onnx_type_t* t = rlx_onnx_value_type(im, node->inputs[j], inputs[j]);
+    if (t->kind != RLX_ONNX_T_SEQ || (t->elem->kind != RLX_ONNX_T_TENSOR && t->elem->kind != RLX_ONNX_T_UNKNOWN))
+      return rlx_onnx_error(node, "input %d ('%s') must be a tensor or a sequence of tensors", j, node->inputs[j]);
+    u.elem[j] = t->elem->kind == RLX_ONNX_T_TENSOR ? t->elem : rlx_onnx_type_tensor(ctx, rlx_dt_void(), -1);
+  }
+  rlx_relax_expr_t* len = NULL;
+  if (inputs[0]->sinfo->kind == RLX_SINFO_TUPLE)
+    len = rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, ((rlx_sinfo_tuple_t*)inputs[0]->sinfo)->n_fields));
+  else
+    RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.sequence_length", 1, inputs,
+                                              rlx_sinfo_tensor_const(ctx, 0, NULL, rlx_dt_int64()), &len));
+  loop_t L = {0};
+  L.n_carried = n_out;
+  L.init = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_out);
+  L.general = RLX_NEW_ARRAY(ctx, bool, n_out);
+  L.ctype = RLX_NEW_ARRAY(ctx, const rlx_onnx_type_t*, n_out);
+  const char** names = RLX_NEW_ARRAY(ctx, const char*, n_out + 2);
+  L.f.lead = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, n_out + 2);
+  loop_counters(ctx, "", "", L.f.lead);
+  names[0] = names[1] = "";
+  for (int k = 0; k < n_out; k++) {
+    L.init[k] = rlx_relax_tuple(ctx, 0, NULL);
+    L.general[k] = true; /* starts as an empty tuple, returned as a list */
+    names[2 + k] = "";
+    L.f.lead[2 + k] = rlx_relax_var(ctx, rlx_ctx_sprintf(ctx, "acc%d", k), rlx_sinfo_object(ctx));
+  }
+  L.f.fname = rlx_ctx_sprintf(ctx, "%s_body", rlx_onnx_ident(ctx, first_output(node, "sequence_map")));
+  L.f.n_lead = n_out + 2;
+  L.f.lead_names = names;
+  L.f.n_tail = n_in;
+  L.f.tail = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, n_in);
+  for (int j = 0; j < n_in; j++)
+    L.f.tail[j] = rlx_relax_var(ctx, rlx_ctx_sprintf(ctx, "%s_all", rlx_onnx_ident(ctx, input_name(g, j))), inputs[j]->sinfo);
+  L.f.prologue = map_prologue;
+  L.f.epilogue = map_epilogue;
+  L.f.user = &u;
+  L.f.cond_first = true;
+  L.f.tuple = true;
+  RLX_RETURN_IF_ERROR(subgraph_function(im, node, g, &L.f));
+  for (int k = 0; k < n_out; k++) L.ctype[k] = rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, L.f.out_types[k]);
+  rlx_relax_expr_t** res = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_out);
+  RLX_RETURN_IF_ERROR(loop_call(im, node, &L, len, NULL, n_out, NULL, n_in, inputs, res));
+  for (int k = 0; k < n_out; k++) {
+    outputs[k] = res[k];
+    rlx_onnx_set_value_type(im, node->outputs[k], L.ctype[k]);
+  }
   return NULL;
 }

@@ -463,10 +463,21 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
       return rlx_status_create(RLX_PARSE_ERROR, "graph input '%s' is listed twice", vi->name);
     }
     rlx_sinfo_t* s = NULL;
-    RLX_RETURN_IF_ERROR(rlx_onnx_value_info_sinfo(im, vi, rlx_ctx_sprintf(im->ctx, "graph input '%s'", vi->name), &s));
+    const char* what = rlx_ctx_sprintf(im->ctx, "graph input '%s'", vi->name);
     const DLTensor* bound = NULL;
     for (int k = 0; im->opts && k < im->opts->n_bind; k++)
       if (strcmp(im->opts->bind_names[k], vi->name) == 0) bound = im->opts->bind_values[k];
+    if (vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)) {
+      /* a sequence (of a length only the run decides) or an optional: an R.Object param */
+      const rlx_onnx_type_t* t = NULL;
+      RLX_RETURN_IF_ERROR(rlx_onnx_type_from_proto(im, vi->type, what, 0, &t));
+      if (bound) return rlx_status_create(RLX_UNSUPPORTED, "%s: only tensors can be bound", what);
+      rlx_onnx_set_value_type(im, vi->name, t);
+      s = rlx_sinfo_object(im->ctx);
+    } else {
+      RLX_RETURN_IF_ERROR(rlx_onnx_value_info_sinfo(im, vi, what, &s));
+    }
     if (bound) {
       rlx_relax_expr_t* c = NULL;
       RLX_RETURN_IF_ERROR(bind_input(im, vi->name, (rlx_sinfo_tensor_t*)s, bound, &c));
@@ -538,7 +549,11 @@ rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueIn
   if (!rlx_onnx_strmap_get(&im->values, vi->name, &v) || v == NOT_PRODUCED)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
   rlx_relax_expr_t* e = v;
-  if (any_kind && e->sinfo && e->sinfo->kind == RLX_SINFO_TUPLE) {
+  bool declared_other = vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+                                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+  if ((any_kind || declared_other) && e->sinfo &&
+      (e->sinfo->kind == RLX_SINFO_TUPLE || e->sinfo->kind == RLX_SINFO_OBJECT ||
+       (declared_other && e->sinfo->kind == RLX_SINFO_TENSOR))) {
     *out = e;
     return NULL;
   }
@@ -613,6 +628,18 @@ static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto*
   if (out_n_out) *out_n_out = n_out;
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(im->ctx, rlx_relax_expr_t*, n_out);
   for (int i = 0; i < n_out; i++) RLX_RETURN_IF_ERROR(rlx_onnx_graph_output(im, g->output[i], false, &outs[i]));
+  if (im->opts && im->opts->out_output_types) { /* declared types (else what was computed) for the caller */
+    const char** types = RLX_NEW_ARRAY(im->ctx, const char*, n_out);
+    for (int i = 0; i < n_out; i++) {
+      const rlx_onnx_type_t* t = NULL;
+      const Onnx__TypeProto* tp = g->output[i]->type;
+      if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET ||
+          rlx_onnx_type_from_proto(im, tp, "graph output", 0, &t) != NULL) /* errors were reported above */
+        t = rlx_onnx_value_type(im, g->output[i]->name, outs[i]);
+      types[i] = rlx_onnx_type_text(im->ctx, t);
+    }
+    *im->opts->out_output_types = types;
+  }
   return rlx_onnx_func_result(im, n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs), dataflow);
 }
 
@@ -638,6 +665,19 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   int n_params = 0;
   rlx_relax_var_t** params = NULL;
   RLX_RETURN_IF_ERROR(make_params(im, &n_params, &params));
+  if (im->opts && im->opts->out_param_types && im->opts->out_n_params) {
+    const char** types = RLX_NEW_ARRAY(im->ctx, const char*, n_params);
+    for (int i = 0; i < n_params; i++) types[i] = "tensor";
+    for (size_t i = 0, k = 0; i < g->n_input && (int)k < n_params; i++) { /* the inputs made params, in order */
+      rlx_relax_expr_t* v = NULL;
+      if (!rlx_onnx_value_get(im, g->input[i]->name, &v) || v != &params[k]->hdr) continue;
+      void* t = NULL;
+      if (rlx_onnx_strmap_get(im->types, g->input[i]->name, &t)) types[k] = rlx_onnx_type_text(im->ctx, t);
+      k++;
+    }
+    *im->opts->out_param_types = types;
+    *im->opts->out_n_params = n_params;
+  }
   if (g->n_output == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "the graph has no outputs");
   im->bb = rlx_bb_create(im->ctx, NULL);
   RLX_RETURN_IF_ERROR(rlx_bb_function_begin(im->bb, "main", n_params, params));
@@ -665,11 +705,14 @@ static rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, co
   im.file = name;
   im.model = model;
   im.opts = opts;
+  rlx_onnx_strmap_t types = {0};
+  im.types = &types;
   im.opset = rlx_onnx_model_opset(model, "");
   if (im.opset < 0) im.opset = 1; /* models of IR version 1 may not say; opset 1 then */
   rlx_status_t* st = import_graph(&im, out);
   rlx_onnx_strmap_free(&im.values);
   rlx_onnx_strmap_free(&im.dims);
+  rlx_onnx_strmap_free(&types);
   rlx_onnx_model_free(model);
   if (st) {
     *out = NULL;

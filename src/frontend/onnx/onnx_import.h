@@ -130,6 +130,45 @@ rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onn
 /* Element j of an integer placeholder (0-d: its value) as int64. */
 rlx_expr_t* rlx_onnx_load_int(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t j);
 
+/* ---- sequences and optionals ----
+ * A sequence whose length is known at import is a Relax Tuple of its elements; one whose
+ * length is decided at run time (a graph input, a loop's accumulator, a run-time insert or
+ * erase) is a VM list: a value of struct info R.Object that is a VM tuple at run time. An
+ * optional is its value, or the null value when empty (R.Object when import cannot tell).
+ * R.Object says nothing of the elements, so the importer keeps the ONNX type of such values
+ * by name: */
+typedef enum { RLX_ONNX_T_UNKNOWN, RLX_ONNX_T_TENSOR, RLX_ONNX_T_SEQ, RLX_ONNX_T_OPT } rlx_onnx_type_kind_t;
+typedef struct rlx_onnx_type {
+  rlx_onnx_type_kind_t kind;
+  rlx_dtype_t dtype; /* TENSOR: void when unknown */
+  int ndim;          /* TENSOR: -1 when unknown */
+  const struct rlx_onnx_type* elem; /* SEQ, OPT: the element's type (UNKNOWN for an empty sequence) */
+} rlx_onnx_type_t;
+/* The type of value `name` bound to e: a tensor's from its struct info, a tuple's from its
+ * elements (joined), else the type recorded for the name; an UNKNOWN type when none is. */
+const rlx_onnx_type_t* rlx_onnx_value_type(rlx_onnx_importer_t* im, const char* name, const rlx_relax_expr_t* e);
+/* Records the type of value `name` (kept for the whole import, subgraphs included). */
+void rlx_onnx_set_value_type(rlx_onnx_importer_t* im, const char* name, const rlx_onnx_type_t* t);
+/* The narrowest type covering a and b (ranks or dtypes that differ become unknown). */
+const rlx_onnx_type_t* rlx_onnx_type_join(rlx_ctx_t* ctx, const rlx_onnx_type_t* a, const rlx_onnx_type_t* b);
+/* Constructors (arena). */
+const rlx_onnx_type_t* rlx_onnx_type_tensor(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim);
+const rlx_onnx_type_t* rlx_onnx_type_wrap(rlx_ctx_t* ctx, rlx_onnx_type_kind_t kind, const rlx_onnx_type_t* elem);
+/* The struct info of a value of type t: Tensor(ndim, dtype) with unknown dims, or R.Object. */
+rlx_sinfo_t* rlx_onnx_type_sinfo(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
+/* True when e is a run-time list or optional (struct info R.Object). */
+bool rlx_onnx_is_object(const rlx_relax_expr_t* e);
+/* e itself when it is not a tensor of unknown dims, else e match_cast to fresh dims named
+ * after the node's output (what follows is symbolic again). */
+rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
+                                 rlx_relax_expr_t** out);
+/* A TypeProto attribute (Optional's `type`); an error naming the node when absent. */
+rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+                                 const rlx_onnx_type_t** out);
+/* Emits R.call_pure_packed(builtin, args) with result struct info s; *out: its var. */
+rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
+                                    rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out);
+
 /* ---- attributes (defaults when absent) ---- */
 bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key);
 int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt);

@@ -36,6 +36,11 @@ void rlx_onnx_model_free(Onnx__ModelProto* m);
 /* As above for one TensorProto (a .pb file of the test data). Free with rlx_onnx_tensor_proto_free. */
 rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out);
 void rlx_onnx_tensor_proto_free(Onnx__TensorProto* t);
+/* As above for any message of descriptor d (SequenceProto, OptionalProto of the test data);
+ * free with rlx_onnx_message_free. */
+rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
+                                      const char* name, ProtobufCMessage** out);
+void rlx_onnx_message_free(ProtobufCMessage* m);
 /* The opset the model imports for domain ("" and "ai.onnx" are the default domain); -1 when
  * the model does not import it. */
 int rlx_onnx_model_opset(const Onnx__ModelProto* m, const char* domain);
@@ -76,7 +81,14 @@ struct rlx_onnx_importer {
   rlx_onnx_strmap_t dims;   /* dim_param → rlx_var_t* (shared by name) */
   int n_fresh_dims;
   const rlx_onnx_import_options_t* opts; /* NULL = none */
+  rlx_onnx_strmap_t* types; /* value name → rlx_onnx_type_t* of lists and optionals (shared by subgraphs) */
 };
+
+/* The type a TypeProto declares (values.c); errors name `what`. */
+rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
+                                       const rlx_onnx_type_t** out);
+/* "tensor", "seq(T)", "opt(T)" (the texts rlx_onnx_value_load takes). */
+const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
 
 /* Struct info of a graph input/output: Tensor(shape, dtype); dim_param → a var shared by
  * name, dim_value → a constant, a missing dim → a fresh var. Errors name `what`. */
@@ -110,6 +122,9 @@ rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t
                                   rlx_relax_expr_t** outputs);
 rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+/* SequenceMap: the body applied to each element, as vm.builtin.loop over the first input's length. */
+rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 

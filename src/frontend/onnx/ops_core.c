@@ -187,5 +187,6 @@ const rlx_onnx_converter_t rlx_onnx_ops_core[] = {
     {"If", 1, rlx_onnx_convert_if},
     {"Loop", 1, rlx_onnx_convert_loop},
     {"Scan", 8, rlx_onnx_convert_scan},
+    {"SequenceMap", 17, rlx_onnx_convert_sequence_map},
     {NULL, 0, NULL},
 };

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "onnx_internal.h"
 #include "ops_tensor_internal.h"
 
 /* The elements of sequence input i. */
@@ -39,20 +40,39 @@ static rlx_status_t* elems_of(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return NULL;
 }
 
-/* e itself when its tensor dims are known, else e match_cast to fresh dims. */
 static rlx_status_t* with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
                                rlx_relax_expr_t** out) {
-  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  *out = e;
-  if (!e->sinfo || e->sinfo->kind != RLX_SINFO_TENSOR) return NULL;
-  rlx_sinfo_tensor_t* t = (rlx_sinfo_tensor_t*)e->sinfo;
-  if (t->shape || t->ndim < 0) return NULL;
-  rlx_expr_t** dims = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t->ndim > 0 ? t->ndim : 1);
-  for (int d = 0; d < t->ndim; d++) dims[d] = rlx_onnx_fresh_dim(im, node, rlx_ctx_sprintf(ctx, "d%d", d));
-  rlx_relax_var_t* m = NULL;
-  RLX_RETURN_IF_ERROR(rlx_bb_match_cast(rlx_onnx_bb(im), e, rlx_sinfo_tensor(ctx, t->ndim, dims, t->dtype), NULL, &m));
-  *out = &m->hdr;
+  return rlx_onnx_with_dims(im, node, e, out);
+}
+
+/* ---- lists: sequences whose length is decided at run time (struct info R.Object) ---- */
+/* The element type of list input i (a tensor type; an error when it is known not to be). */
+static rlx_status_t* list_elem(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                               int i, const rlx_onnx_type_t** out) {
+  const rlx_onnx_type_t* t = rlx_onnx_value_type(im, node->inputs[i], inputs[i]);
+  if (t->kind == RLX_ONNX_T_OPT) t = t->elem; /* an optional sequence, known to hold one here */
+  if (t->kind != RLX_ONNX_T_SEQ && t->kind != RLX_ONNX_T_UNKNOWN)
+    return rlx_onnx_error(node, "input %d ('%s') is not a sequence", i, node->inputs[i]);
+  const rlx_onnx_type_t* e = t->kind == RLX_ONNX_T_SEQ ? t->elem : NULL;
+  if (e && e->kind != RLX_ONNX_T_TENSOR && e->kind != RLX_ONNX_T_UNKNOWN)
+    return rlx_onnx_error(node, "sequences of sequences or optionals are not supported");
+  *out = e ? e : rlx_onnx_type_tensor(rlx_onnx_ctx(im), rlx_dt_void(), -1);
   return NULL;
+}
+
+/* The result of an op on list input 0: a list (R.Object) of elements of type el, recorded. */
+static rlx_status_t* list_result(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* builtin, int n_args,
+                                 rlx_relax_expr_t* const* args, const rlx_onnx_type_t* el, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, builtin, n_args, args, rlx_sinfo_object(ctx), out));
+  rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, el));
+  return NULL;
+}
+
+/* The type of tensor input i. */
+static const rlx_onnx_type_t* tensor_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                          rlx_relax_expr_t* const* inputs, int i) {
+  return rlx_onnx_value_type(im, node->inputs[i], inputs[i]);
 }
 
 /* The struct info covering every candidate: theirs when all are equal, else a tensor of their
@@ -114,8 +134,12 @@ static rlx_status_t* call_seq(rlx_onnx_importer_t* im, const char* builtin, int 
 
 static OT_CONVERTER(cv_sequence_empty) {
   (void)inputs;
-  (void)node;
-  outputs[0] = rlx_relax_tuple(rlx_onnx_ctx(im), 0, NULL);
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  rlx_dtype_t dt = rlx_dt_float32();
+  int64_t elem = rlx_onnx_attr_int(node, "dtype", 1);
+  if (!rlx_onnx_dtype_from_elem((int32_t)elem, &dt)) return rlx_onnx_error(node, "dtype %lld is not supported", (long long)elem);
+  rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, rlx_onnx_type_tensor(ctx, dt, -1)));
+  outputs[0] = rlx_relax_tuple(ctx, 0, NULL);
   return NULL;
 }
 
@@ -129,6 +153,11 @@ static OT_CONVERTER(cv_sequence_construct) {
 }
 
 static OT_CONVERTER(cv_sequence_length) {
+  if (rlx_onnx_is_object(inputs[0])) {
+    rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+    return rlx_onnx_call_builtin(im, "vm.builtin.sequence_length", 1, inputs,
+                                 rlx_sinfo_tensor_const(ctx, 0, NULL, rlx_dt_int64()), &outputs[0]);
+  }
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
@@ -138,6 +167,16 @@ static OT_CONVERTER(cv_sequence_length) {
 }
 
 static OT_CONVERTER(cv_sequence_at) {
+  if (rlx_onnx_is_object(inputs[0])) {
+    const rlx_onnx_type_t* el = NULL;
+    RLX_RETURN_IF_ERROR(list_elem(im, node, inputs, 0, &el));
+    rlx_sinfo_tensor_t* p;
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, false, &p));
+    rlx_relax_expr_t* v = NULL;
+    RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.sequence_at", 2, inputs,
+                                              rlx_onnx_type_sinfo(rlx_onnx_ctx(im), el), &v));
+    return with_dims(im, node, v, &outputs[0]);
+  }
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
@@ -157,6 +196,16 @@ static OT_CONVERTER(cv_sequence_at) {
 
 static OT_CONVERTER(cv_sequence_insert) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (rlx_onnx_is_object(inputs[0])) {
+    const rlx_onnx_type_t* el = NULL;
+    RLX_RETURN_IF_ERROR(list_elem(im, node, inputs, 0, &el));
+    rlx_sinfo_tensor_t* t;
+    RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, false, &t));
+    bool pos = ot_has_input(node, inputs, 2);
+    if (pos) RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, false, &t));
+    return list_result(im, node, "vm.builtin.sequence_insert", pos ? 3 : 2, inputs,
+                       rlx_onnx_type_join(ctx, el, tensor_type(im, node, inputs, 1)), &outputs[0]);
+  }
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
@@ -182,6 +231,14 @@ static OT_CONVERTER(cv_sequence_insert) {
 
 static OT_CONVERTER(cv_sequence_erase) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (rlx_onnx_is_object(inputs[0])) {
+    const rlx_onnx_type_t* el = NULL;
+    RLX_RETURN_IF_ERROR(list_elem(im, node, inputs, 0, &el));
+    bool pos = ot_has_input(node, inputs, 1);
+    rlx_sinfo_tensor_t* t;
+    if (pos) RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, false, &t));
+    return list_result(im, node, "vm.builtin.sequence_erase", pos ? 2 : 1, inputs, el, &outputs[0]);
+  }
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
@@ -205,6 +262,9 @@ static OT_CONVERTER(cv_sequence_erase) {
 
 static OT_CONVERTER(cv_concat_from_sequence) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (rlx_onnx_is_object(inputs[0]))
+    return rlx_onnx_error(node, "a sequence whose length is decided at run time is not supported here (only "
+                                "SequenceAt/Insert/Erase/Length/Map and Loop take one)");
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
@@ -294,6 +354,49 @@ static OT_CONVERTER(cv_split_to_sequence) {
   return NULL;
 }
 
+/* ---- optionals: the value itself, or the null value when empty ---- */
+static OT_CONVERTER(cv_optional) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (ot_has_input(node, inputs, 0)) {
+    outputs[0] = inputs[0];
+    rlx_onnx_set_value_type(im, node->outputs[0],
+                            rlx_onnx_type_wrap(ctx, RLX_ONNX_T_OPT, rlx_onnx_value_type(im, node->inputs[0], inputs[0])));
+    return NULL;
+  }
+  const rlx_onnx_type_t* t = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_attr_type(im, node, "type", &t));
+  rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_OPT, t));
+  return rlx_onnx_call_builtin(im, "vm.builtin.null_value", 0, NULL, rlx_sinfo_object(ctx), &outputs[0]);
+}
+
+static OT_CONVERTER(cv_optional_has_element) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  bool has = ot_has_input(node, inputs, 0);
+  if (has && rlx_onnx_is_object(inputs[0]))
+    return rlx_onnx_call_builtin(im, "vm.builtin.optional_has_element", 1, inputs,
+                                 rlx_sinfo_tensor_const(ctx, 0, NULL, rlx_dt_bool()), &outputs[0]);
+  uint8_t v = has; /* a value import can see: present */
+  outputs[0] = rlx_onnx_make_const(im, rlx_dt_bool(), 0, NULL, &v);
+  return NULL;
+}
+
+static OT_CONVERTER(cv_optional_get_element) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (!ot_has_input(node, inputs, 0)) return rlx_onnx_error(node, "needs an input");
+  if (!rlx_onnx_is_object(inputs[0])) {
+    outputs[0] = inputs[0];
+    return NULL;
+  }
+  const rlx_onnx_type_t* t = rlx_onnx_value_type(im, node->inputs[0], inputs[0]);
+  if (t->kind == RLX_ONNX_T_OPT) t = t->elem;
+  if (t->kind != RLX_ONNX_T_TENSOR && t->kind != RLX_ONNX_T_SEQ)
+    return rlx_onnx_error(node, "the type of input '%s' is not known (a tensor or a sequence)", node->inputs[0]);
+  rlx_relax_expr_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.optional_get_element", 1, inputs, rlx_onnx_type_sinfo(ctx, t), &v));
+  rlx_onnx_set_value_type(im, node->outputs[0], t);
+  return with_dims(im, node, v, &outputs[0]);
+}
+
 const rlx_onnx_converter_t rlx_onnx_ops_sequence[] = {
     {"SequenceEmpty", 11, cv_sequence_empty},
     {"SequenceConstruct", 11, cv_sequence_construct},
@@ -303,5 +406,8 @@ const rlx_onnx_converter_t rlx_onnx_ops_sequence[] = {
     {"SequenceErase", 11, cv_sequence_erase},
     {"ConcatFromSequence", 11, cv_concat_from_sequence},
     {"SplitToSequence", 11, cv_split_to_sequence},
+    {"Optional", 15, cv_optional},
+    {"OptionalHasElement", 15, cv_optional_has_element},
+    {"OptionalGetElement", 15, cv_optional_get_element},
     {NULL, 0, NULL},
 };

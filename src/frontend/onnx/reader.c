@@ -236,6 +236,24 @@ rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const cha
   return NULL;
 }
 
+rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
+                                      const char* name, ProtobufCMessage** out) {
+  *out = NULL;
+  if (message_depth(d, data, n, 0) > MAX_MESSAGE_DEPTH)
+    return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
+  ProtobufCAllocator a = pb_allocator();
+  *out = protobuf_c_message_unpack(d, &a, n, data);
+  if (!*out)
+    return rlx_status_create(RLX_PARSE_ERROR, "%s: not a valid %s (the protobuf data is malformed or truncated)", name,
+                             d->short_name);
+  return NULL;
+}
+
+void rlx_onnx_message_free(ProtobufCMessage* m) {
+  ProtobufCAllocator a = pb_allocator();
+  if (m) protobuf_c_message_free_unpacked(m, &a);
+}
+
 void rlx_onnx_tensor_proto_free(Onnx__TensorProto* t) {
   ProtobufCAllocator a = pb_allocator();
   if (t) onnx__tensor_proto__free_unpacked(t, &a);

@@ -606,11 +606,15 @@ static void add_miss(rlx_ctx_t* ctx, rlx_sched_report_t* r, const char* block, c
   r->n++;
 }
 
+bool rlx_tir_func_needs_default_schedule(const rlx_tir_func_t* f) {
+  return !attr_true(f, "tir.is_scheduled") && !attr_true(f, "rlx.no_default_schedule");
+}
+
 rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
                                               rlx_sched_report_t* out_report) {
   rlx_sched_report_t rep = {0, NULL};
   if (out_report) *out_report = rep;
-  if (attr_true(f, "tir.is_scheduled") || attr_true(f, "rlx.no_default_schedule")) {
+  if (!rlx_tir_func_needs_default_schedule(f)) {
     *out = (rlx_tir_func_t*)f;
     return NULL;
   }

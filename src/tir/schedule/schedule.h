@@ -55,6 +55,10 @@ rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
  * Never fails on valid input: a block it cannot schedule is left as it is (and reported by
  * rlx_tir_default_schedule_report). */
 rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+/* The one place that decides whether f gets the default schedule: neither "tir.is_scheduled"
+ * nor "rlx.no_default_schedule" is set true. The default_schedule pass (Relax stage) and the
+ * driver's TIR stage both ask it. */
+bool rlx_tir_func_needs_default_schedule(const rlx_tir_func_t* f);
 
 /* A block the default schedule left without its real schedule: a contraction ("matmul") the
  * register-tiled kernel did not take, or a reduction left scalar, with the reason and the
