@@ -282,9 +282,17 @@ rlx_expr_t* rlx_ir_simplify(rlx_ctx_t* ctx, rlx_expr_t* e);
 bool rlx_ir_prove_equal(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
 
 /* ------------------------------------------------------------------ structural (structural.c) */
-/* Equal as trees. Free variables are equal iff identical pointers, unless they are mapped by
- * an enclosing definition (Let, Reduce axis). */
+/* The two expression equalities; use one of them (no file-local copies):
+ *  - rlx_expr_equal: equal as trees (same kinds, dtypes, constants; NaN equals NaN). Free
+ *    variables are equal iff identical pointers, unless mapped by an enclosing definition
+ *    (Let, Reduce axis). Index and extent comparisons in schedules, the parser and passes.
+ *  - rlx_expr_same_value: integer constants equal by value whatever their int dtypes (an
+ *    int32 4 and an int64 4: shapes and extents built by different code), else
+ *    rlx_expr_equal.
+ * (The simplifier's canonical ordering, rlx_arith_expr_cmp, is an order, not one of these;
+ * proving two expressions equal under arithmetic is rlx_ir_prove_equal.) */
 bool rlx_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b);
+bool rlx_expr_same_value(const rlx_expr_t* a, const rlx_expr_t* b);
 uint64_t rlx_expr_hash(const rlx_expr_t* e);
 /* Replaces variables per the map (rlx_var_t* → rlx_expr_t*). Returns e when unchanged. */
 rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_t* vmap);
@@ -311,7 +319,7 @@ typedef enum { RLX_FUNC_TIR, RLX_FUNC_RELAX } rlx_func_kind_t;
 typedef struct {
   const char* name; /* global symbol */
   rlx_func_kind_t kind;
-  void* func; /* rlx_tir_func_t* or (next issue) rlx_relax_func_t* */
+  void* func; /* rlx_tir_func_t* (RLX_FUNC_TIR) or rlx_relax_func_t* (RLX_FUNC_RELAX) */
 } rlx_module_entry_t;
 typedef struct rlx_module {
   rlx_ctx_t* ctx;

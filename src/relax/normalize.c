@@ -3,8 +3,9 @@
  *
  * Contract: after rlx_relax_normalize(e) succeeds, e and every sub-expression carry struct
  * info (Op nodes excepted: an Op has none). Nodes that already had struct info keep it.
- * Other ops are inferred by their op.def entry (op.h); a call of an Op without an inference
- * rule is an RLX_NOT_FOUND error. Purity is op.def's PURE/IMPURE column. */
+ * Other ops are inferred by their op.def entry (op.h); a call of an op without an inference
+ * rule and without struct info is an RLX_NOT_FOUND error. Purity is op.def's PURE/IMPURE
+ * column. */
 #include <string.h>
 
 #include "op.h"

@@ -135,6 +135,11 @@ rlx_sinfo_t* rlx_sinfo_lca(rlx_ctx_t* ctx, rlx_sinfo_t* a, rlx_sinfo_t* b);
  * R.Callable(ret=.., purity=True). NULL prints as "<none>". Symbolic vars print bare; the
  * script printer quotes them ("n") where TVM does (a function signature's first use). */
 void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb);
+/* The one struct-info printer, with each dim (and R.Prim value) printed by dim(user, e, sb)
+ * (the TVMScript printer quotes signature vars) and NULL struct info printed as none. */
+typedef void (*rlx_sinfo_dim_fn_t)(void* user, const rlx_expr_t* e, rlx_strbuf_t* sb);
+void rlx_sinfo_print_ex(const rlx_sinfo_t* s, rlx_strbuf_t* sb, rlx_sinfo_dim_fn_t dim, void* user,
+                        const char* none);
 /* The same as an arena string (for error messages). */
 const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
 /* Appends a shape PrimExpr as TVMScript writes it inside R.Tensor: 128, n, n * m, n // 2,

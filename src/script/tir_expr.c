@@ -131,29 +131,9 @@ typedef struct {
   bool ok;
 } lin_t;
 
-static bool expr_same(const rlx_expr_t* a, const rlx_expr_t* b) {
-  if (a == b) return true;
-  if (a->kind != b->kind || !rlx_dtype_eq(a->dtype, b->dtype)) return false;
-  if (a->kind == RLX_EXPR_INT_IMM) return RLX_AS(const rlx_int_imm_t, a)->value == RLX_AS(const rlx_int_imm_t, b)->value;
-  if (a->kind == RLX_EXPR_FLOAT_IMM)
-    return RLX_AS(const rlx_float_imm_t, a)->value == RLX_AS(const rlx_float_imm_t, b)->value;
-  if (a->kind == RLX_EXPR_VAR || a->kind == RLX_EXPR_STRING_IMM || a->kind == RLX_EXPR_LET ||
-      a->kind == RLX_EXPR_REDUCE)
-    return false;
-  if (a->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(const rlx_buffer_load_t, a)->buffer != RLX_AS(const rlx_buffer_load_t, b)->buffer)
-    return false;
-  if (a->kind == RLX_EXPR_CALL && strcmp(RLX_AS(const rlx_call_t, a)->op, RLX_AS(const rlx_call_t, b)->op) != 0) return false;
-  rlx_expr_t *ka[8], *kb[8];
-  int na = rlx_expr_children(a, ka, 8), nb = rlx_expr_children(b, kb, 8);
-  if (na != nb || na > 8) return false;
-  for (int i = 0; i < na; i++)
-    if (!expr_same(ka[i], kb[i])) return false;
-  return true;
-}
-
 static void lin_add_atom(lin_t* l, const rlx_expr_t* a, int64_t coef) {
   for (int i = 0; i < l->n; i++)
-    if (expr_same(l->atom[i], a)) {
+    if (rlx_expr_equal(l->atom[i], a)) {
       l->coef[i] += coef;
       return;
     }
@@ -211,7 +191,7 @@ static bool const_diff(const rlx_expr_t* a, const rlx_expr_t* b, int64_t* out) {
 rlx_expr_t* tp_extent(tp_t* p, rlx_expr_t* start, rlx_expr_t* stop) {
   int64_t d;
   /* The printer writes `start + extent`: take the extent back as written (a fixed point). */
-  if (stop->kind == RLX_EXPR_ADD && expr_same(RLX_AS(rlx_binary_t, stop)->a, start)) return RLX_AS(rlx_binary_t, stop)->b;
+  if (stop->kind == RLX_EXPR_ADD && rlx_expr_equal(RLX_AS(rlx_binary_t, stop)->a, start)) return RLX_AS(rlx_binary_t, stop)->b;
   if (rlx_dtype_is_int(start->dtype) && rlx_dtype_is_int(stop->dtype) && const_diff(stop, start, &d)) {
     rlx_dtype_t t = start->dtype.bits >= stop->dtype.bits ? start->dtype : stop->dtype;
     if (start->kind == RLX_EXPR_INT_IMM && stop->kind != RLX_EXPR_INT_IMM) t = stop->dtype;

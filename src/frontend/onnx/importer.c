@@ -449,6 +449,11 @@ static rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const
   return NULL;
 }
 
+static bool is_string_type(const Onnx__TypeProto* tp) {
+  return tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type && tp->tensor_type->has_elem_type &&
+         tp->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+}
+
 /* Graph inputs that are not initializers (opset < 9 models list initializers as inputs too). */
 static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
   const Onnx__GraphProto* g = im->model->graph;
@@ -468,8 +473,9 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
     for (int k = 0; im->opts && k < im->opts->n_bind; k++)
       if (strcmp(im->opts->bind_names[k], vi->name) == 0) bound = im->opts->bind_values[k];
     if (vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
-                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)) {
-      /* a sequence (of a length only the run decides) or an optional: an R.Object param */
+                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE || is_string_type(vi->type))) {
+      /* a sequence (of a length only the run decides), an optional or a string tensor: an
+       * R.Object param */
       const rlx_onnx_type_t* t = NULL;
       RLX_RETURN_IF_ERROR(rlx_onnx_type_from_proto(im, vi->type, what, 0, &t));
       if (bound) return rlx_status_create(RLX_UNSUPPORTED, "%s: only tensors can be bound", what);
@@ -550,7 +556,8 @@ rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueIn
     return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
   rlx_relax_expr_t* e = v;
   bool declared_other = vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
-                                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+                                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ||
+                                     is_string_type(vi->type));
   if ((any_kind || declared_other) && e->sinfo &&
       (e->sinfo->kind == RLX_SINFO_TUPLE || e->sinfo->kind == RLX_SINFO_OBJECT ||
        (declared_other && e->sinfo->kind == RLX_SINFO_TENSOR))) {

@@ -670,13 +670,43 @@ static rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_no
   return om_astype(im, x, t, out);
 }
 
+/* A cast from or to strings (ONNX STRING, 8): the VM builtins string_to / string_from on the
+ * runtime's string tensors (R.Object values). to_string, else to dtype t. */
+static rlx_status_t* cast_strings(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                  bool to_string, rlx_dtype_t t, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  const rlx_onnx_type_t* xt = rlx_onnx_value_type(im, node->inputs[0], inputs[0]);
+  bool from_string = rlx_onnx_type_is_string(xt);
+  if (from_string && to_string) {
+    *out = inputs[0];
+    return NULL;
+  }
+  if (to_string) {
+    rlx_sinfo_tensor_t* x;
+    RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+    RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.string_from", 1, inputs, rlx_sinfo_object(ctx), out));
+    rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_tensor(ctx, rlx_dt_handle(), x->ndim));
+    return NULL;
+  }
+  rlx_relax_expr_t* args[2] = {inputs[0], rlx_relax_dtype_imm(ctx, t)};
+  rlx_relax_expr_t* v = NULL;
+  RLX_RETURN_IF_ERROR(
+      rlx_onnx_call_builtin(im, "vm.builtin.string_to", 2, args, rlx_sinfo_tensor(ctx, xt->ndim, NULL, t), &v));
+  return rlx_onnx_with_dims(im, node, v, out);
+}
+
+static bool is_string_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i) {
+  return inputs[i] && rlx_onnx_is_object(inputs[i]) &&
+         rlx_onnx_type_is_string(rlx_onnx_value_type(im, node->inputs[i], inputs[i]));
+}
+
 static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              int64_t code, rlx_relax_expr_t** out) {
+  rlx_dtype_t t = rlx_dt_handle();
+  if (code != 8 && !onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
+  if (code == 8 || is_string_input(im, node, inputs, 0)) return cast_strings(im, node, inputs, code == 8, t, out);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
-  rlx_dtype_t t;
-  if (code == 8) return rlx_onnx_error(node, "casts to and from strings are not supported");
-  if (!onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
   return cast_or_truncate(im, node, inputs[0], x, t, out);
 }
 
@@ -692,8 +722,11 @@ static rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
 static rlx_status_t* cv_castlike(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *x, *like;
-  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  if (node->n_inputs < 2 || !inputs[1]) return rlx_onnx_error(node, "needs the input 'target_type'");
+  if (is_string_input(im, node, inputs, 1)) return cast_strings(im, node, inputs, true, rlx_dt_handle(), &outputs[0]);
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &like));
+  if (is_string_input(im, node, inputs, 0)) return cast_strings(im, node, inputs, false, like->dtype, &outputs[0]);
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   return cast_or_truncate(im, node, inputs[0], x, like->dtype, &outputs[0]);
 }
 
