@@ -658,7 +658,7 @@ static void psinfo_args(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
 
 static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
   const rlx_relax_expr_t* op = c->op;
-  bool tir = rlx_relax_is_op(op, "relax.call_tir"), dps = rlx_relax_is_op(op, "relax.call_dps_packed");
+  bool tir = rlx_relax_is_op(op, RLX_OP_CALL_TIR), dps = rlx_relax_is_op(op, RLX_OP_CALL_DPS_PACKED);
   if ((tir || dps) && c->n_args >= 2 && c->n_sinfo_args == 1) {
     rlx_strbuf_append(sb, tir ? "R.call_tir(" : "R.call_dps_packed(");
     pcallee(p, c->args[0], sb);
@@ -890,8 +890,8 @@ static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strb
   } else {
     pexpr(p, b->value, &rhs);
     bool hide = b->value && b->value->kind == RLX_RELAX_CALL &&
-                (rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_tir") ||
-                 rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_dps_packed"));
+                (rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, RLX_OP_CALL_TIR) ||
+                 rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, RLX_OP_CALL_DPS_PACKED));
     if (!hide) psinfo(p, v->hdr.sinfo, &ann);
     const char* n = define_at(p, v, v->name, p->depth);
     if (hide)

@@ -130,13 +130,13 @@ static OT_CONVERTER(cv_tfidf) {
   for (int k = 0; k < ni; k++) wc[indexes[k]] = weights ? weights[k] : 1.0f;
   rlx_relax_expr_t* w = rlx_onnx_make_const(im, rlx_dt_float32(), 1, &C, wc);
   rlx_relax_expr_t* a2[2] = {cnt, w};
-  if (m == 2) return ot_op(im, "relax.multiply", 2, a2, (rlx_attrs_t){0}, &outputs[0]);
+  if (m == 2) return ot_op(im, RLX_OP_MULTIPLY, 2, a2, (rlx_attrs_t){0}, &outputs[0]);
   float zero = 0;
   rlx_relax_expr_t *pos, *z = rlx_onnx_make_const(im, rlx_dt_float32(), 0, NULL, &zero);
   rlx_relax_expr_t* g2[2] = {cnt, z};
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.greater", 2, g2, (rlx_attrs_t){0}, &pos));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_GREATER, 2, g2, (rlx_attrs_t){0}, &pos));
   rlx_relax_expr_t* a3[3] = {pos, w, z};
-  return ot_op(im, "relax.where", 3, a3, (rlx_attrs_t){0}, &outputs[0]);
+  return ot_op(im, RLX_OP_WHERE, 3, a3, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* StringNormalizer: the builtin with the case action (0 none, 1 lower, 2 upper), case
