@@ -161,6 +161,17 @@ size_t rlx_ndarray_nbytes(const DLTensor* t);
  * have the same dtype and shape; INVALID_ARGUMENT naming both otherwise. */
 rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src);
 
+/* String tensors (ONNX tensor(string)): an NDArray of dtype handle (kDLOpaqueHandle, 64 bits)
+ * whose elements are NUL-terminated `const char*` pointing into the tensor's own allocation
+ * (one block: the pointer table, then the bytes). Immutable: make a new one rather than
+ * writing into it, and never copy one with rlx_ndarray_copy_from (the pointers would still
+ * point into the source). rlx_ndarray_strings_create copies strs[i] (lens[i] bytes each, in
+ * row-major order over shape) into a new one; the caller owns the reference. */
+rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
+                                         rlx_ndarray_t** out_arr);
+/* True for a string tensor's dtype (see above). */
+bool rlx_ndarray_is_strings(const DLTensor* t);
+
 /* Fills a CPU tensor with deterministic pseudo-random values from `seed` (for benchmarks
  * and tests): floats uniform in [-1, 1), signed ints in [-8, 8), unsigned ints in
  * [0, 16), bool 0 or 1. UNSUPPORTED for other dtypes. */

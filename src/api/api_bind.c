@@ -249,7 +249,7 @@ rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_
   for (int i = 0; i < n_args; i++)
     if (!args[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: argument %d is NULL", name, i);
   rlx_attrs_t a = rs_attrs_drop_defaults(ctx, name, attrs ? attrs->attrs : (rlx_attrs_t){0});
-  *out = rlx_relax_call(ctx, rlx_relax_op(ctx, name), n_args, args, a, n_sinfo_args, sinfo_args);
+  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, name), n_args, args, a, n_sinfo_args, sinfo_args);
   return NULL;
 }
 

@@ -491,7 +491,7 @@ static void bind(aot_t* a, const rlx_relax_binding_t* b) {
     v = value_of(a, e); /* a variable it would bind is caught when a shape uses it */
   } else if (e->kind == RLX_RELAX_CALL) {
     const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
-    if (rlx_relax_is_op(c->op, "relax.memory.alloc_storage")) {
+    if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_STORAGE)) {
       const rlx_relax_shape_expr_t* se = (const rlx_relax_shape_expr_t*)c->args[0];
       if (c->args[0]->kind != RLX_RELAX_SHAPE_EXPR || se->ndim != 1) {
         fail(a, RLX_UNSUPPORTED, "alloc_storage '%s' without a size", vname);
@@ -499,7 +499,7 @@ static void bind(aot_t* a, const rlx_relax_binding_t* b) {
       }
       v = new_val(a, V_STORAGE);
       v->off = ws_region(a, se->values[0]);
-    } else if (rlx_relax_is_op(c->op, "relax.memory.alloc_tensor")) {
+    } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_TENSOR)) {
       const val_t* s = value_of(a, c->args[0]);
       const rlx_relax_expr_t* off = c->args[1];
       if (!s || s->kind != V_STORAGE || off->kind != RLX_RELAX_PRIM_VALUE) {
@@ -509,7 +509,7 @@ static void bind(aot_t* a, const rlx_relax_binding_t* b) {
       v = new_val(a, V_TENSOR);
       v->ti = tensor_info(a, b->var->hdr.sinfo, vname);
       v->ptr = rlx_ctx_sprintf(a->ctx, "(rlx_ws + (%s) + (%s))", s->off, cexpr(a, ((const rlx_relax_prim_value_t*)off)->value));
-    } else if (rlx_relax_is_op(c->op, "relax.builtin.alloc_tensor")) {
+    } else if (rlx_relax_is_op(c->op, RLX_OP_BUILTIN_ALLOC_TENSOR)) {
       v = new_val(a, V_TENSOR);
       v->ti = tensor_info(a, b->var->hdr.sinfo, vname);
       intptr_t k = (intptr_t)rlx_ptrmap_get(&a->outmap, b->var);
@@ -518,7 +518,7 @@ static void bind(aot_t* a, const rlx_relax_binding_t* b) {
         if (k) v->ptr = rlx_ctx_sprintf(a->ctx, "rlx_out->@%d", (int)k - 1);
         else v->ptr = rlx_ctx_sprintf(a->ctx, "(rlx_ws + (%s))", ws_region(a, tensor_bytes(a, v->ti)));
       }
-    } else if (rlx_relax_is_op(c->op, "relax.memory.kill_tensor") || rlx_relax_is_op(c->op, "relax.memory.kill_storage")) {
+    } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_KILL_TENSOR) || rlx_relax_is_op(c->op, RLX_OP_MEMORY_KILL_STORAGE)) {
       v = new_val(a, V_NONE);
     } else if (c->op->kind == RLX_RELAX_GLOBAL_VAR) {
       emit_tir_call(a, c, ((const rlx_relax_global_var_t*)c->op)->name);
@@ -830,7 +830,7 @@ rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char*
     if (!ti) break;
     out->outputs[i] = (rlx_aot_tensor_t){nm, ti->dtype, ti->ndim, ti->shape, tensor_bytes(&a, ti)};
     const rlx_relax_expr_t* d = rlx_ptrmap_get(&defs, outs.data[i]);
-    if (d && d->kind == RLX_RELAX_CALL && rlx_relax_is_op(((const rlx_relax_call_t*)d)->op, "relax.builtin.alloc_tensor") &&
+    if (d && d->kind == RLX_RELAX_CALL && rlx_relax_is_op(((const rlx_relax_call_t*)d)->op, RLX_OP_BUILTIN_ALLOC_TENSOR) &&
         !rlx_ptrmap_has(&a.outmap, outs.data[i]))
       rlx_ptrmap_put(&a.outmap, outs.data[i], (void*)(intptr_t)(i + 1));
   }

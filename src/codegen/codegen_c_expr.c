@@ -359,30 +359,6 @@ static void emit_load(cg_t* g, const rlx_buffer_load_t* l) {
 }
 
 /* ------------------------------------------------------------------ intrinsics */
-typedef struct {
-  const char* op;
-  const char* f32;
-  const char* f64;
-  int nargs;
-} intrin_t;
-
-static const intrin_t intrins[] = {
-    {"exp", "expf", "exp", 1},         {"exp2", "exp2f", "exp2", 1},     {"exp10", "rlx_exp10f", "rlx_exp10", 1},
-    {"expm1", "expm1f", "expm1", 1},   {"log", "logf", "log", 1},        {"log2", "log2f", "log2", 1},
-    {"log10", "log10f", "log10", 1},   {"log1p", "log1pf", "log1p", 1},  {"sqrt", "sqrtf", "sqrt", 1},
-    {"rsqrt", "rlx_rsqrtf", "rlx_rsqrt", 1}, {"tanh", "tanhf", "tanh", 1}, {"sigmoid", "rlx_sigmoidf", "rlx_sigmoid", 1},
-    {"erf", "erff", "erf", 1},         {"fabs", "fabsf", "fabs", 1},     {"abs", "fabsf", "fabs", 1},
-    {"pow", "powf", "pow", 2},         {"floor", "floorf", "floor", 1},  {"ceil", "ceilf", "ceil", 1},
-    {"round", "nearbyintf", "nearbyint", 1}, {"nearbyint", "nearbyintf", "nearbyint", 1},
-    {"trunc", "truncf", "trunc", 1},   {"sin", "sinf", "sin", 1},        {"cos", "cosf", "cos", 1},
-    {"tan", "tanf", "tan", 1},         {"asin", "asinf", "asin", 1},     {"acos", "acosf", "acos", 1},
-    {"atan", "atanf", "atan", 1},      {"sinh", "sinhf", "sinh", 1},     {"cosh", "coshf", "cosh", 1},
-    {"asinh", "asinhf", "asinh", 1},   {"acosh", "acoshf", "acosh", 1},  {"atanh", "atanhf", "atanh", 1},
-    {"atan2", "atan2f", "atan2", 2},   {"fmod", "fmodf", "fmod", 2},     {"hypot", "hypotf", "hypot", 2},
-    {"copysign", "copysignf", "copysign", 2}, {"fmin", "fminf", "fmin", 2}, {"fmax", "fmaxf", "fmax", 2},
-    {"isnan", "isnan", "isnan", 1},    {"isinf", "isinf", "isinf", 1},   {"isfinite", "isfinite", "isfinite", 1},
-};
-
 /* The scalar C template of an intrinsic call of dtype t with argument dtype at; NULL if
  * unknown. Heap string. */
 static char* intrin_template(const rlx_call_t* c) {
@@ -397,28 +373,16 @@ static char* intrin_template(const rlx_call_t* c) {
     rlx_strbuf_append(&sb, at.code == RLX_DT_UINT ? "(%0)" : "((%0) < 0 ? -(%0) : (%0))");
     return rlx_strbuf_take(&sb);
   }
-  for (size_t i = 0; i < sizeof(intrins) / sizeof(intrins[0]); i++) {
-    if (strcmp(intrins[i].op, c->op) != 0 || intrins[i].nargs != c->n_args) continue;
-    bool dbl = at.code == RLX_DT_FLOAT && at.bits == 64;
-    const char* fn = dbl ? intrins[i].f64 : intrins[i].f32;
-    const char* argc = dbl ? "double" : "float";
-    rlx_strbuf_printf(&sb, "%s(", fn);
-    for (int a = 0; a < c->n_args; a++) rlx_strbuf_printf(&sb, "%s(%s)(%%%d)", a ? ", " : "", argc, a);
-    rlx_strbuf_append(&sb, ")");
-    return rlx_strbuf_take(&sb);
-  }
-  return NULL;
+  const rlx_intrin_t* in = rlx_intrin_find(c->op);
+  if (!in || !in->c_f32 || in->n_args != c->n_args) return NULL;
+  bool dbl = at.code == RLX_DT_FLOAT && at.bits == 64;
+  const char* fn = dbl ? in->c_f64 : in->c_f32;
+  const char* argc = dbl ? "double" : "float";
+  rlx_strbuf_printf(&sb, "%s(", fn);
+  for (int a = 0; a < c->n_args; a++) rlx_strbuf_printf(&sb, "%s(%s)(%%%d)", a ? ", " : "", argc, a);
+  rlx_strbuf_append(&sb, ")");
+  return rlx_strbuf_take(&sb);
 }
-
-/* Unary float32 intrinsics with a 16-lane vector version (glibc libmvec, see the prelude's
- * RLX_MV): op → scalar function name. */
-static const char* const mvec_ops[][2] = {
-    {"exp", "expf"},     {"exp2", "exp2f"},   {"expm1", "expm1f"}, {"log", "logf"},
-    {"log2", "log2f"},   {"log10", "log10f"}, {"log1p", "log1pf"}, {"sin", "sinf"},     {"cos", "cosf"},
-    {"tan", "tanf"},     {"tanh", "tanhf"},   {"erf", "erff"},     {"asin", "asinf"},   {"acos", "acosf"},
-    {"atan", "atanf"},   {"sinh", "sinhf"},   {"cosh", "coshf"},   {"asinh", "asinhf"}, {"acosh", "acoshf"},
-    {"atanh", "atanhf"},
-};
 
 /* Emits f applied to the float32 vector expression arg (lanes a multiple of 16), 16 lanes at
  * a time through RLX_MV. */
@@ -447,12 +411,10 @@ static bool emit_vector_math(cg_t* g, const rlx_call_t* c) {
     P("))");
     return true;
   }
-  for (size_t i = 0; i < sizeof(mvec_ops) / sizeof(mvec_ops[0]); i++) {
-    if (strcmp(mvec_ops[i][0], c->op) != 0) continue;
-    emit_mvec(g, mvec_ops[i][1], t, c->args[0], false);
-    return true;
-  }
-  return false;
+  const rlx_intrin_t* in = rlx_intrin_find(c->op);
+  if (!in || !in->mvec_f32) return false; /* no 16-lane library version (glibc libmvec, the prelude's RLX_MV) */
+  emit_mvec(g, in->mvec_f32, t, c->args[0], false);
+  return true;
 }
 
 static void emit_call(cg_t* g, const rlx_call_t* c) {

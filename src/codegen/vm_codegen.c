@@ -170,27 +170,27 @@ static rlx_status_t* compile_call(cg_t* g, rlx_relax_call_t* c, int dst) {
     case RLX_RELAX_FUNCTION:
     case RLX_RELAX_KIND_COUNT: return unsupported(g, &c->hdr, "calls of function values are not supported");
   }
-  const char* name = ((rlx_relax_op_t*)op)->name;
-  if (strcmp(name, "relax.builtin.alloc_tensor") == 0) {
+  rlx_op_id_t id = rlx_relax_op_id(op);
+  if (id == RLX_OP_BUILTIN_ALLOC_TENSOR) {
     if (c->n_args < 2) return unsupported(g, &c->hdr, "malformed alloc_tensor");
     return call_exprs(g, dst, packed(g, "vm.builtin.empty"), 2, c->args);
   }
-  if (strcmp(name, "relax.memory.alloc_storage") == 0) {
+  if (id == RLX_OP_MEMORY_ALLOC_STORAGE) {
     if (c->n_args != 4) return unsupported(g, &c->hdr, "malformed alloc_storage");
     return call_exprs(g, dst, packed(g, "vm.builtin.alloc_storage"), 4, c->args);
   }
-  if (strcmp(name, "relax.memory.alloc_tensor") == 0) {
+  if (id == RLX_OP_MEMORY_ALLOC_TENSOR) {
     if (c->n_args != 4) return unsupported(g, &c->hdr, "malformed memory.alloc_tensor");
     return call_exprs(g, dst, packed(g, "vm.builtin.alloc_tensor"), 4, c->args);
   }
-  if (strcmp(name, "relax.memory.kill_tensor") == 0 || strcmp(name, "relax.memory.kill_storage") == 0) {
+  if (id == RLX_OP_MEMORY_KILL_TENSOR || id == RLX_OP_MEMORY_KILL_STORAGE) {
     if (c->n_args != 1 || !rlx_relax_is_var(c->args[0])) return unsupported(g, &c->hdr, "kill of a non-variable");
     int r = 0;
     RLX_RETURN_IF_ERROR(var_reg(g, c->args[0], &r));
     call(g, r, packed(g, "vm.builtin.null_value"), 0, NULL);
     return NULL; /* dst stays null */
   }
-  if (strcmp(name, "relax.call_pure_packed") == 0) {
+  if (id == RLX_OP_CALL_PURE_PACKED) {
     if (c->n_args < 1 || c->args[0]->kind != RLX_RELAX_EXTERN_FUNC)
       return unsupported(g, &c->hdr, "malformed call_pure_packed");
     return call_exprs(g, dst, packed(g, ((rlx_relax_extern_func_t*)c->args[0])->global_symbol), c->n_args - 1,

@@ -152,9 +152,8 @@ typedef struct {
   int n_indices;
   rlx_expr_t** indices; /* a RAMP index makes a vector load (hdr.dtype has lanes) */
 } rlx_buffer_load_t;
-/* Intrinsic call. op is the bare name: "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
- * "erf", "fabs", "pow", "floor", "ceil", "round", "exp2", "log2", "log10", "sin", "cos",
- * "isnan", "fmod", "trunc", "nearbyint", "if_then_else" ... (T.exp prints as T.exp). */
+/* Intrinsic call. op is the bare name of an intrin.def line: "exp", "pow", "if_then_else"
+ * ... (T.exp prints as T.exp). */
 typedef struct {
   rlx_expr_t hdr;
   const char* op;
@@ -220,6 +219,25 @@ rlx_expr_t* rlx_ir_cast(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* v); /* no-op 
 rlx_expr_t* rlx_ir_let(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t* value, rlx_expr_t* body);
 rlx_expr_t* rlx_ir_load(rlx_ctx_t* ctx, struct rlx_tir_buffer* buf, int n, rlx_expr_t* const* indices);
 rlx_expr_t* rlx_ir_call(rlx_ctx_t* ctx, rlx_dtype_t t, const char* op, int n, rlx_expr_t* const* args);
+
+/* A TIR intrinsic: one line of intrin.def (the list, with what each column means). */
+typedef struct {
+  const char* name;
+  int n_args;
+  bool returns_bool;
+  bool parsed;          /* the TIR parser accepts T.<name> */
+  const char* c_f32;    /* C function for float32 arguments; NULL: not in the C backend */
+  const char* c_f64;    /* the same for float64 */
+  const char* mvec_f32; /* float32 function with a 16-lane libmvec version, or NULL */
+  /* The interpreter's libm-style function (NULL when it evaluates the call otherwise). */
+  double (*interp_d1)(double);
+  float (*interp_f1)(float);
+  double (*interp_d2)(double, double);
+  float (*interp_f2)(float, float);
+} rlx_intrin_t;
+
+/* The intrinsic called name, or NULL. */
+const rlx_intrin_t* rlx_intrin_find(const char* name);
 rlx_expr_t* rlx_ir_reduce(rlx_ctx_t* ctx, rlx_reduce_kind_t comb, rlx_expr_t* src, int n_axis,
                           struct rlx_iter_var* const* axis, rlx_expr_t* cond);
 rlx_expr_t* rlx_ir_ramp(rlx_ctx_t* ctx, rlx_expr_t* base, rlx_expr_t* stride, int lanes);
@@ -264,9 +282,17 @@ rlx_expr_t* rlx_ir_simplify(rlx_ctx_t* ctx, rlx_expr_t* e);
 bool rlx_ir_prove_equal(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
 
 /* ------------------------------------------------------------------ structural (structural.c) */
-/* Equal as trees. Free variables are equal iff identical pointers, unless they are mapped by
- * an enclosing definition (Let, Reduce axis). */
+/* The two expression equalities; use one of them (no file-local copies):
+ *  - rlx_expr_equal: equal as trees (same kinds, dtypes, constants; NaN equals NaN). Free
+ *    variables are equal iff identical pointers, unless mapped by an enclosing definition
+ *    (Let, Reduce axis). Index and extent comparisons in schedules, the parser and passes.
+ *  - rlx_expr_same_value: integer constants equal by value whatever their int dtypes (an
+ *    int32 4 and an int64 4: shapes and extents built by different code), else
+ *    rlx_expr_equal.
+ * (The simplifier's canonical ordering, rlx_arith_expr_cmp, is an order, not one of these;
+ * proving two expressions equal under arithmetic is rlx_ir_prove_equal.) */
 bool rlx_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b);
+bool rlx_expr_same_value(const rlx_expr_t* a, const rlx_expr_t* b);
 uint64_t rlx_expr_hash(const rlx_expr_t* e);
 /* Replaces variables per the map (rlx_var_t* → rlx_expr_t*). Returns e when unchanged. */
 rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_t* vmap);
@@ -293,7 +319,7 @@ typedef enum { RLX_FUNC_TIR, RLX_FUNC_RELAX } rlx_func_kind_t;
 typedef struct {
   const char* name; /* global symbol */
   rlx_func_kind_t kind;
-  void* func; /* rlx_tir_func_t* or (next issue) rlx_relax_func_t* */
+  void* func; /* rlx_tir_func_t* (RLX_FUNC_TIR) or rlx_relax_func_t* (RLX_FUNC_RELAX) */
 } rlx_module_entry_t;
 typedef struct rlx_module {
   rlx_ctx_t* ctx;

@@ -140,6 +140,12 @@ bool rlx_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b) {
   return r;
 }
 
+bool rlx_expr_same_value(const rlx_expr_t* a, const rlx_expr_t* b) {
+  int64_t x, y;
+  if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) return x == y;
+  return rlx_expr_equal(a, b);
+}
+
 /* ------------------------------------------------------------------ hashing */
 uint64_t rlx_hash_define(rlx_hash_state_t* s, const void* p) {
   s->next++;

@@ -1,6 +1,7 @@
 /* Relax expression constructors, attrs, children access and short descriptions. */
 #include <string.h>
 
+#include "op.h"
 #include "relax.h"
 
 static const char* const kind_names[] = {
@@ -144,9 +145,17 @@ rlx_relax_expr_t* rlx_relax_dtype_imm(rlx_ctx_t* ctx, rlx_dtype_t value) {
   return &d->hdr;
 }
 
-rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, const char* name) {
+rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id) {
   rlx_relax_op_t* o = NEW_NODE(rlx_relax_op_t, RLX_RELAX_OP, NULL);
-  o->name = rlx_ctx_strdup(ctx, name);
+  o->def = rlx_op_get(id);
+  o->name = o->def ? o->def->name : "?";
+  return &o->hdr;
+}
+
+rlx_relax_expr_t* rlx_relax_op_named(rlx_ctx_t* ctx, const char* name) {
+  rlx_relax_op_t* o = NEW_NODE(rlx_relax_op_t, RLX_RELAX_OP, NULL);
+  o->def = rlx_op_find(name);
+  o->name = o->def ? o->def->name : rlx_ctx_strdup(ctx, name);
   return &o->hdr;
 }
 
@@ -251,14 +260,14 @@ static rlx_attrs_t no_attrs(void) {
 rlx_relax_expr_t* rlx_relax_call_tir(rlx_ctx_t* ctx, rlx_relax_expr_t* gv, int n_args, rlx_relax_expr_t* const* args,
                                      rlx_sinfo_t* out_sinfo, rlx_relax_expr_t* tir_vars) {
   rlx_relax_expr_t* cargs[3] = {gv, rlx_relax_tuple(ctx, n_args, args), tir_vars};
-  return rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_tir"), tir_vars ? 3 : 2, cargs, no_attrs(), 1,
+  return rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_TIR), tir_vars ? 3 : 2, cargs, no_attrs(), 1,
                         &out_sinfo);
 }
 
 rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, int n_args,
                                             rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo) {
   rlx_relax_expr_t* cargs[2] = {rlx_relax_extern_func(ctx, name), rlx_relax_tuple(ctx, n_args, args)};
-  return rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_dps_packed"), 2, cargs, no_attrs(), 1, &out_sinfo);
+  return rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_DPS_PACKED), 2, cargs, no_attrs(), 1, &out_sinfo);
 }
 
 rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
@@ -272,14 +281,19 @@ rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, i
   rlx_relax_expr_t** cargs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_args + 1);
   cargs[0] = rlx_relax_extern_func(ctx, name);
   for (int i = 0; i < n_args; i++) cargs[i + 1] = args[i];
-  return rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_pure_packed"), n_args + 1, cargs, no_attrs(),
+  return rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_PURE_PACKED), n_args + 1, cargs, no_attrs(),
                         n_sinfo_args, sinfo_args);
 }
 
 /* ------------------------------------------------------------------ access */
-bool rlx_relax_is_op(const rlx_relax_expr_t* e, const char* name) {
-  return e && e->kind == RLX_RELAX_OP && strcmp(((const rlx_relax_op_t*)e)->name, name) == 0;
+rlx_op_id_t rlx_relax_op_id(const rlx_relax_expr_t* e) {
+  if (!e || e->kind != RLX_RELAX_OP || !((const rlx_relax_op_t*)e)->def) return RLX_OP_COUNT;
+  return ((const rlx_relax_op_t*)e)->def->id;
 }
+
+rlx_op_id_t rlx_relax_call_op_id(const rlx_relax_call_t* c) { return rlx_relax_op_id(c->op); }
+
+bool rlx_relax_is_op(const rlx_relax_expr_t* e, rlx_op_id_t id) { return rlx_relax_op_id(e) == id; }
 
 int rlx_relax_expr_children(const rlx_relax_expr_t* e, rlx_relax_expr_t** out, int max) {
   int n = 0;
@@ -347,8 +361,8 @@ const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e) {
       const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
       const rlx_relax_expr_t* op = c->op;
       if (op && op->kind == RLX_RELAX_OP && c->n_args > 0 &&
-          (rlx_relax_is_op(op, "relax.call_tir") || rlx_relax_is_op(op, "relax.call_dps_packed") ||
-           rlx_relax_is_op(op, "relax.call_pure_packed")))
+          (rlx_relax_is_op(op, RLX_OP_CALL_TIR) || rlx_relax_is_op(op, RLX_OP_CALL_DPS_PACKED) ||
+           rlx_relax_is_op(op, RLX_OP_CALL_PURE_PACKED)))
         return rlx_ctx_sprintf(ctx, "Call(%s, %s)", ((const rlx_relax_op_t*)op)->name,
                                rlx_relax_expr_brief(ctx, c->args[0]));
       if (op && op->kind == RLX_RELAX_OP) return rlx_ctx_sprintf(ctx, "Call(%s)", ((const rlx_relax_op_t*)op)->name);

@@ -3,8 +3,9 @@
  *
  * Contract: after rlx_relax_normalize(e) succeeds, e and every sub-expression carry struct
  * info (Op nodes excepted: an Op has none). Nodes that already had struct info keep it.
- * Ops other than the bridge calls are not known here yet: a call of an unknown Op without
- * struct info is an RLX_NOT_FOUND error (the op registry plugs in here later). */
+ * Other ops are inferred by their op.def entry (op.h); a call of an op without an inference
+ * rule and without struct info is an RLX_NOT_FOUND error. Purity is op.def's PURE/IMPURE
+ * column. */
 #include <string.h>
 
 #include "op.h"
@@ -50,20 +51,12 @@ static rlx_status_t* check_overflow(norm_t* n, const rlx_relax_expr_t* e, const 
 }
 
 /* ------------------------------------------------------------------ purity */
-static const char* const impure_ops[] = {
-    "relax.print", "relax.assert_op", "relax.call_builtin_with_ctx", "relax.memory.kill_storage",
-    "relax.memory.kill_tensor", "relax.vm.kill_object", "relax.call_inplace_packed",
-};
-
 bool rlx_relax_call_is_pure(const rlx_relax_call_t* call) {
   const rlx_relax_expr_t* op = call->op;
   if (!op) return false;
   switch (op->kind) {
     case RLX_RELAX_OP: {
-      const char* name = ((const rlx_relax_op_t*)op)->name;
-      for (size_t i = 0; i < sizeof(impure_ops) / sizeof(impure_ops[0]); i++)
-        if (strcmp(name, impure_ops[i]) == 0) return false;
-      const rlx_op_def_t* def = rlx_op_lookup(name);
+      const rlx_op_def_t* def = ((const rlx_relax_op_t*)op)->def;
       return def ? def->is_pure : true;
     }
     case RLX_RELAX_EXTERN_FUNC: return false;
@@ -183,15 +176,15 @@ static void match_params(rlx_ptrmap_t* map, const rlx_sinfo_t* param, const rlx_
 static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** out) {
   rlx_relax_expr_t* op = c->op;
   if (op->kind == RLX_RELAX_OP) {
-    if (rlx_relax_is_op(op, "relax.call_tir")) return infer_dps(n, c, true, out);
-    if (rlx_relax_is_op(op, "relax.call_dps_packed")) return infer_dps(n, c, false, out);
-    if (rlx_relax_is_op(op, "relax.call_pure_packed")) {
+    if (rlx_relax_is_op(op, RLX_OP_CALL_TIR)) return infer_dps(n, c, true, out);
+    if (rlx_relax_is_op(op, RLX_OP_CALL_DPS_PACKED)) return infer_dps(n, c, false, out);
+    if (rlx_relax_is_op(op, RLX_OP_CALL_PURE_PACKED)) {
       if (c->n_args < 1 || c->args[0]->kind != RLX_RELAX_EXTERN_FUNC)
         return fail(n, &c->hdr, "the first argument of R.call_pure_packed must be an ExternFunc", NULL);
       *out = by_sinfo_args(n, c);
       return NULL;
     }
-    const rlx_op_def_t* def = rlx_op_lookup(((rlx_relax_op_t*)op)->name);
+    const rlx_op_def_t* def = ((rlx_relax_op_t*)op)->def;
     if (def && def->infer) return def->infer(n->ctx, c, out);
     return rlx_status_create(RLX_NOT_FOUND, "struct info of %s: no inference rule for op '%s'",
                              rlx_relax_expr_brief(n->ctx, &c->hdr), ((rlx_relax_op_t*)op)->name);

@@ -1,10 +1,8 @@
-/* The Relax operator registry: every high-level op ("relax.add", "relax.nn.conv2d", ...) has
- * one definition with its struct-info inference and its legalization to TE (via topi).
- *
- * Ops are grouped in families, one table per file (op_basic.c: elementwise, broadcast,
- * reductions, shape ops; op_nn.c: matmul, linear, conv, pool, softmax, norms; op_memory.c:
- * allocation builtins used after lowering). The list of families is written once, in
- * op_registry.c. A table ends with an entry whose name is NULL.
+/* The Relax operator registry: every op ("relax.add", "relax.nn.conv2d", ...) is one line of
+ * op.def with its struct-info inference, its legalization to TE (via topi), its purity and
+ * its Python signature. op_registry.c expands the list into one table indexed by
+ * rlx_op_id_t (relax.h) and a hashed name lookup; this header declares the inference and
+ * legalization functions the list names (defined in op_basic*.c, op_nn*.c, op_memory.c).
  *
  * Conventions (TVM's): attrs use TVM's names and order (axis, keepdims, axes, strides,
  * padding, dilation, groups, data_layout, ...), so the printer can print them generically as
@@ -15,8 +13,13 @@
 
 #include "relax.h"
 
+/* The op's family: which file group implements it (op.def's FAMILY column). */
+typedef enum { RLX_OP_FAMILY_BASIC, RLX_OP_FAMILY_NN, RLX_OP_FAMILY_MEMORY, RLX_OP_FAMILY_BRIDGE } rlx_op_family_t;
+
 typedef struct rlx_op_def {
+  rlx_op_id_t id;
   const char* name; /* "relax.add"; prints as R.add */
+  rlx_op_family_t family;
   /* Struct info of a call (args already normalized). Errors name the op and what is wrong:
    * "relax.add: cannot broadcast (2, 3) with (4,)". */
   rlx_status_t* (*infer)(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
@@ -32,19 +35,31 @@ typedef struct rlx_op_def {
   const char* params;
 } rlx_op_def_t;
 
-/* The definition of op name, or NULL when unknown. Thread-safe; no allocation. */
+/* The definition of op id (id < RLX_OP_COUNT). */
+const rlx_op_def_t* rlx_op_get(rlx_op_id_t id);
+/* The definition of the registered op name, or NULL when unknown; bridge ops (call_tir ...)
+ * are not registered. Hashed; thread-safe; no allocation. */
 const rlx_op_def_t* rlx_op_lookup(const char* name);
-/* All registered ops in registry order; *out_n gets the count (for listings and tests). */
+/* The same, bridge ops included (for Op nodes). */
+const rlx_op_def_t* rlx_op_find(const char* name);
+/* All registered ops in op.def order; *out_n gets the count (for listings and tests). */
 void rlx_op_list(const rlx_op_def_t* const** out_defs, int* out_n);
 
-/* A call of the registered op name with args and attrs (attrs may be {0}); struct info is
- * filled later by normalization. */
-rlx_relax_expr_t* rlx_relax_op_call(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+/* A call of op id with args and attrs (attrs may be {0}); struct info is filled later by
+ * normalization. */
+rlx_relax_expr_t* rlx_relax_op_call(rlx_ctx_t* ctx, rlx_op_id_t id, int n_args, rlx_relax_expr_t* const* args,
                                     rlx_attrs_t attrs);
+/* The same by name, for the C API and tests (an unknown name gives an Op without def). */
+rlx_relax_expr_t* rlx_relax_op_call_named(rlx_ctx_t* ctx, const char* name, int n_args,
+                                          rlx_relax_expr_t* const* args, rlx_attrs_t attrs);
 
-/* Family tables (each ends with {NULL}). */
-extern const rlx_op_def_t rlx_ops_basic[];
-extern const rlx_op_def_t rlx_ops_nn[];
-extern const rlx_op_def_t rlx_ops_memory[];
+/* The inference and legalization functions op.def names. */
+#define RLX_OP(ID, NAME, FAMILY, INFER, LEGALIZE, PURITY, PARAMS)                            \
+  rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
+  rlx_status_t* LEGALIZE(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
+#define RLX_OP_INFER_ONLY(ID, NAME, FAMILY, INFER, PURITY, PARAMS) \
+  rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
+#define RLX_OP_BRIDGE(ID, NAME, PURITY)
+#include "op.def"
 
 #endif

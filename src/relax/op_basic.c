@@ -125,7 +125,7 @@ static const char* param_kind(const char* params, const char* key, char* buf, si
 }
 
 rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call) {
-  const rlx_op_def_t* def = rlx_op_lookup(ob_name(call));
+  const rlx_op_def_t* def = rlx_op_get(rlx_relax_call_op_id(call));
   for (int i = 0; i < call->attrs.n; i++) {
     const rlx_attr_t* a = &call->attrs.items[i];
     char buf[16];
@@ -290,16 +290,20 @@ rlx_expr_t** ob_to_te_shape(rlx_ctx_t* ctx, int n_args, rlx_relax_expr_t* const*
 }
 
 /* ------------------------------------------------------------------ unary */
-/* The topi unary op of a Relax op name ("relax.exp", "relax.nn.relu"). */
-static int unary_of(const char* name) {
-  const char* s = strncmp(name, "relax.nn.", 9) == 0 ? name + 9 : strncmp(name, "relax.", 6) == 0 ? name + 6 : name;
-  for (int i = 0; i < RLX_TOPI_UNARY_COUNT; i++)
-    if (strcmp(s, rlx_topi_unary_name((rlx_topi_unary_t)i)) == 0) return i;
-  return -1;
+/* The topi unary op of each unary Relax op, plus one (0: not unary); both from unary.def. */
+static const signed char unary_topi[RLX_OP_COUNT] = {
+#define RLX_TOPI_UNARY(E, N, F, RN, RP) [RLX_OP_##E] = RLX_TOPI_##E + 1,
+#include "../topi/unary.def"
+};
+
+/* The topi unary op of a call's op, or -1. */
+static int unary_of(const rlx_relax_call_t* call) {
+  rlx_op_id_t id = rlx_relax_call_op_id(call);
+  return id < RLX_OP_COUNT ? unary_topi[id] - 1 : -1;
 }
 
-static rlx_status_t* infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  int op = unary_of(ob_name(call));
+rlx_status_t* ob_infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  int op = unary_of(call);
   if (op < 0) return ob_error(call, "not a unary op");
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
@@ -325,10 +329,10 @@ static rlx_te_tensor_t* te_unary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int
   return rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], &u->base.st);
 }
 
-static rlx_status_t* legalize_unary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+rlx_status_t* ob_legalize_unary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, unary_of(ob_name(call)), {0}, 0, 0};
+  ew_user_t u = {{NULL, call, ctx}, unary_of(call), {0}, 0, 0};
   return ob_call_te(bb, te_unary, &u.base, 1, call->args, rlx_topi_unary_name((rlx_topi_unary_t)u.op), out);
 }
 
@@ -394,7 +398,7 @@ static rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call
   return ob_tensor_arg(ctx, call, i, out);
 }
 
-static rlx_status_t* infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+rlx_status_t* ob_infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   int op = binary_of(ob_name(call));
   if (op < 0) return ob_error(call, "not a binary op");
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
@@ -451,7 +455,7 @@ static bool exponent_is_two(const rlx_relax_call_t* call) {
   return false;
 }
 
-static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+rlx_status_t* ob_legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   bin_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), NULL, false};
@@ -474,7 +478,7 @@ static rlx_status_t* legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call,
 }
 
 /* ------------------------------------------------------------------ where, astype, clip */
-static rlx_status_t* infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+rlx_status_t* ob_infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 3, 3));
   rlx_sinfo_tensor_t *c = NULL, *x = NULL, *y = NULL;
@@ -494,14 +498,14 @@ static rlx_te_tensor_t* te_where(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int
   return rlx_topi_where(ctx, in[0], in[1], in[2], &u->base.st);
 }
 
-static rlx_status_t* legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+rlx_status_t* ob_legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
   return ob_call_te(bb, te_where, &u.base, 3, call->args, "where", out);
 }
 
-static rlx_status_t* infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+rlx_status_t* ob_infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
@@ -518,7 +522,7 @@ static rlx_te_tensor_t* te_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   return rlx_topi_cast(ctx, in[0], u->dtype, &u->base.st);
 }
 
-static rlx_status_t* legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+rlx_status_t* ob_legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
@@ -547,7 +551,7 @@ static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, doubl
   return NULL;
 }
 
-static rlx_status_t* infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+rlx_status_t* ob_infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
   if (call->n_args == 2) return ob_error(call, "takes x, min and max (or x with min/max attributes)");
@@ -564,118 +568,10 @@ static rlx_te_tensor_t* te_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   return rlx_topi_clip(ctx, in[0], u->lo, u->hi, &u->base.st);
 }
 
-static rlx_status_t* legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+rlx_status_t* ob_legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
   RLX_RETURN_IF_ERROR(clip_bounds(call, &u.lo, &u.hi));
   return ob_call_te(bb, te_clip, &u.base, 1, call->args, "clip", out);
 }
-
-/* ------------------------------------------------------------------ the table */
-#define UNARY(name, x) \
-  { name, infer_unary, legalize_unary, true, x }
-#define BINARY(name) \
-  { name, infer_binary, legalize_binary, true, "x1, x2" }
-#define SHAPE(name, fn, params) \
-  { name, ob_infer_##fn, ob_legalize_##fn, true, params }
-#define REDUCE(name, params) \
-  { name, ob_infer_reduce, ob_legalize_reduce, true, params }
-
-const rlx_op_def_t rlx_ops_basic[] = {
-    UNARY("relax.nn.relu", "data"),
-    UNARY("relax.nn.gelu", "data"),
-    UNARY("relax.nn.gelu_tanh", "data"),
-    UNARY("relax.nn.silu", "data"),
-    UNARY("relax.sigmoid", "x"),
-    UNARY("relax.tanh", "x"),
-    UNARY("relax.exp", "x"),
-    UNARY("relax.log", "x"),
-    UNARY("relax.sqrt", "x"),
-    UNARY("relax.rsqrt", "x"),
-    UNARY("relax.erf", "x"),
-    UNARY("relax.abs", "x"),
-    UNARY("relax.negative", "x"),
-    UNARY("relax.sin", "x"),
-    UNARY("relax.cos", "x"),
-    UNARY("relax.floor", "x"),
-    UNARY("relax.ceil", "x"),
-    UNARY("relax.round", "x"),
-    UNARY("relax.sign", "x"),
-    UNARY("relax.square", "x"),
-    UNARY("relax.logical_not", "x"),
-    UNARY("relax.isnan", "x"),
-    UNARY("relax.isinf", "x"),
-    UNARY("relax.isfinite", "x"),
-    UNARY("relax.trunc", "x"),
-    UNARY("relax.tan", "x"),
-    UNARY("relax.sinh", "x"),
-    UNARY("relax.cosh", "x"),
-    UNARY("relax.asin", "x"),
-    UNARY("relax.acos", "x"),
-    UNARY("relax.atan", "x"),
-    UNARY("relax.asinh", "x"),
-    UNARY("relax.acosh", "x"),
-    UNARY("relax.atanh", "x"),
-    BINARY("relax.add"),
-    BINARY("relax.subtract"),
-    BINARY("relax.multiply"),
-    BINARY("relax.divide"),
-    BINARY("relax.floor_divide"),
-    BINARY("relax.power"),
-    BINARY("relax.maximum"),
-    BINARY("relax.minimum"),
-    BINARY("relax.equal"),
-    BINARY("relax.not_equal"),
-    BINARY("relax.less"),
-    BINARY("relax.less_equal"),
-    BINARY("relax.greater"),
-    BINARY("relax.greater_equal"),
-    BINARY("relax.logical_and"),
-    BINARY("relax.logical_or"),
-    BINARY("relax.logical_xor"),
-    BINARY("relax.mod"),
-    BINARY("relax.floor_mod"),
-    BINARY("relax.bitwise_and"),
-    BINARY("relax.bitwise_or"),
-    BINARY("relax.bitwise_xor"),
-    {"relax.where", infer_where, legalize_where, true, "condition, x1, x2"},
-    {"relax.astype", infer_astype, legalize_astype, true, "x, dtype:dtype"},
-    {"relax.clip", infer_clip, legalize_clip, true, "x, min:float, max:float"},
-    REDUCE("relax.sum", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.mean", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.max", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.min", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.prod", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.argmax", "x, axis:int, keepdims:bool"),
-    REDUCE("relax.argmin", "x, axis:int, keepdims:bool"),
-    REDUCE("relax.variance", "x, axis:ints, keepdims:bool"),
-    REDUCE("relax.std", "x, axis:ints, keepdims:bool"),
-    SHAPE("relax.permute_dims", permute_dims, "x, axes:ints"),
-    SHAPE("relax.reshape", reshape, "x, shape"),
-    SHAPE("relax.flatten", flatten, "x"),
-    SHAPE("relax.expand_dims", expand_dims, "x, axis:ints"),
-    SHAPE("relax.squeeze", squeeze, "x, axis:ints"),
-    SHAPE("relax.concat", concat, "tensors, axis:int"),
-    SHAPE("relax.split", split, "x, indices_or_sections:ints, axis:int"),
-    SHAPE("relax.strided_slice", strided_slice, "x, axes:ints, begin:ints, end:ints, strides:ints, assume_inbound:bool"),
-    SHAPE("relax.take", take, "x, indices, axis:int, mode:str"),
-    SHAPE("relax.nn.pad", pad, "data, pad_width:ints, pad_value:float, pad_mode:str"),
-    SHAPE("relax.broadcast_to", broadcast_to, "x, shape"),
-    SHAPE("relax.zeros", full, "shape, dtype:dtype"),
-    SHAPE("relax.ones", full, "shape, dtype:dtype"),
-    SHAPE("relax.full", full, "shape, fill_value, dtype:dtype"),
-    SHAPE("relax.tile", tile, "data, repeats:ints"),
-    SHAPE("relax.flip", flip, "data, axis:int"),
-    SHAPE("relax.cumsum", cumsum, "data, axis:int, dtype:dtype, exclusive:bool"),
-    SHAPE("relax.gather_elements", gather_elements, "data, indices, axis:int"),
-    SHAPE("relax.arange", arange, "start, end?, step?, dtype:dtype"),
-    SHAPE("relax.tril", trilu, "x, k:int"),
-    SHAPE("relax.triu", trilu, "x, k:int"),
-    SHAPE("relax.one_hot", one_hot, "indices, on_value, off_value, depth:int, axis:int"),
-    SHAPE("relax.scatter_elements", scatter_elements, "data, indices, updates, axis:int, reduction:str"),
-    SHAPE("relax.shape_of", shape_of, "expr"),
-    SHAPE("relax.tensor_to_shape", tensor_to_shape, "expr"),
-    SHAPE("relax.shape_to_tensor", shape_to_tensor, "expr"),
-    {NULL, NULL, NULL, false, NULL},
-};

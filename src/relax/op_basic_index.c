@@ -310,7 +310,7 @@ rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
   RLX_RETURN_IF_ERROR(trilu_k(call, &u.axis));
-  u.flag = strcmp(ob_name(call), "relax.triu") == 0;
+  u.flag = rlx_relax_call_op_id(call) == RLX_OP_TRIU;
   return ob_call_te(bb, te_trilu, &u.base, 1, call->args, u.flag ? "triu" : "tril", out);
 }
 

@@ -6,19 +6,20 @@
 
 #include "op_basic_internal.h"
 
-static int reduce_of(const char* name) {
-  static const char* const names[] = {"relax.sum",    "relax.mean",   "relax.max",      "relax.min", "relax.prod",
-                                      "relax.argmax", "relax.argmin", "relax.variance", "relax.std"};
-  for (int i = 0; i < 9; i++)
-    if (strcmp(name, names[i]) == 0) return i;
-  return -1;
+/* The reduction kind of a call's op (the index into legal_names), or -1. */
+static int reduce_of(const rlx_relax_call_t* call) {
+  static const signed char kind[RLX_OP_COUNT] = {
+      [RLX_OP_SUM] = 1,    [RLX_OP_MEAN] = 2,   [RLX_OP_MAX] = 3,      [RLX_OP_MIN] = 4, [RLX_OP_PROD] = 5,
+      [RLX_OP_ARGMAX] = 6, [RLX_OP_ARGMIN] = 7, [RLX_OP_VARIANCE] = 8, [RLX_OP_STD] = 9};
+  rlx_op_id_t id = rlx_relax_call_op_id(call);
+  return id < RLX_OP_COUNT ? kind[id] - 1 : -1;
 }
 
 enum { VARIANCE = 7, STD = 8 }; /* after the topi reduce kinds */
 static const char* const legal_names[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin", "variance", "std"};
 
 rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
-  int op = reduce_of(ob_name(call));
+  int op = reduce_of(call);
   if (op < 0) return ob_error(call, "not a reduction");
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
@@ -69,7 +70,7 @@ static rlx_te_tensor_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
 rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  red_user_t u = {{NULL, call, ctx}, reduce_of(ob_name(call)), 0, NULL, false};
+  red_user_t u = {{NULL, call, ctx}, reduce_of(call), 0, NULL, false};
   if (u.op < 0) return ob_error(call, "not a reduction");
   if (!ob_attr_ints(ctx, call, "axis", &u.n_axes, &u.axes)) u.axes = NULL;
   u.keepdims = ob_attr_bool(call, "keepdims", false);

@@ -705,7 +705,7 @@ rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_re
 /* ------------------------------------------------------------------ zeros, ones, full */
 rlx_status_t* ob_infer_full(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
-  bool is_full = strcmp(ob_name(call), "relax.full") == 0;
+  bool is_full = rlx_relax_call_op_id(call) == RLX_OP_FULL;
   RLX_RETURN_IF_ERROR(ob_nargs(call, is_full ? 2 : 1, is_full ? 2 : 1));
   int n = 0;
   rlx_expr_t** vals = NULL;

@@ -92,7 +92,7 @@ static rlx_status_t* infer_matmul_shapes(rlx_ctx_t* ctx, const char* op, rlx_sin
   return NULL;
 }
 
-static rlx_status_t* infer_matmul(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_matmul(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &a));
@@ -111,12 +111,12 @@ static rlx_te_tensor_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
   return rlx_topi_matmul(ctx, in[0], in[1], od, st);
 }
 
-static rlx_status_t* legalize_matmul(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_matmul(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   return onn_legalize_te(bb, c, te_matmul, 2, c->args, "matmul", out);
 }
 
 /* ---------------------------------------------------------------- linear */
-static rlx_status_t* infer_linear(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_linear(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 3));
   rlx_sinfo_tensor_t *x, *w, *b = NULL;
@@ -158,12 +158,12 @@ static rlx_te_tensor_t* te_linear(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
   return rlx_topi_nn_dense(ctx, in[0], in[1], n > 2 ? in[2] : NULL, od, st);
 }
 
-static rlx_status_t* legalize_linear(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_linear(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   return onn_legalize_te(bb, c, te_linear, c->n_args, c->args, "linear", out);
 }
 
 /* ---------------------------------------------------------------- softmax, log_softmax */
-static rlx_status_t* infer_softmax(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_softmax(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
@@ -179,12 +179,12 @@ static rlx_status_t* infer_softmax(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
 static rlx_te_tensor_t* te_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
                                    rlx_status_t** st) {
   int axis = (int)onn_attr_int(c, "axis", -1);
-  if (strcmp(onn_op_name(c), "relax.nn.log_softmax") == 0) return rlx_topi_nn_log_softmax(ctx, in[0], axis, st);
+  if (rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX) return rlx_topi_nn_log_softmax(ctx, in[0], axis, st);
   return rlx_topi_nn_softmax(ctx, in[0], axis, st);
 }
 
-static rlx_status_t* legalize_softmax(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  const char* name = strcmp(onn_op_name(c), "relax.nn.log_softmax") == 0 ? "log_softmax" : "softmax";
+rlx_status_t* onn_legalize_softmax(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  const char* name = rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX ? "log_softmax" : "softmax";
   return onn_legalize_te(bb, c, te_softmax, 1, c->args, name, out);
 }
 
@@ -213,7 +213,7 @@ static rlx_status_t* ln_axes(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim
   return NULL;
 }
 
-static rlx_status_t* infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 3));
   rlx_sinfo_tensor_t *x, *g, *b;
@@ -259,14 +259,14 @@ static rlx_te_tensor_t* te_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
   return rlx_topi_nn_layer_norm(ctx, in[0], g, b, na, axes, eps, st);
 }
 
-static rlx_status_t* legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   return onn_legalize_te(bb, c, te_layer_norm, 3, c->args, "layer_norm", out);
 }
 
 /* ---------------------------------------------------------------- attention */
-static rlx_status_t* infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
-  bool with_bias = strcmp(op, "relax.nn.attention_bias") == 0; /* TVM's name when a bias is given */
+  bool with_bias = rlx_relax_call_op_id(c) == RLX_OP_ATTENTION_BIAS; /* TVM's name when a bias is given */
   RLX_RETURN_IF_ERROR(onn_check_arity(c, with_bias ? 4 : 3, 4));
   rlx_sinfo_tensor_t* t[4] = {NULL, NULL, NULL, NULL};
   for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, i, &t[i]));
@@ -313,12 +313,12 @@ static rlx_te_tensor_t* te_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in,
                                onn_attr_str(c, "causal_mask", NULL), st);
 }
 
-static rlx_status_t* legalize_attention(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_attention(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   return onn_legalize_te(bb, c, te_attention, c->n_args, c->args, "attention", out);
 }
 
 /* ---------------------------------------------------------------- rms_norm */
-static rlx_status_t* infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
   rlx_sinfo_tensor_t *x, *w;
@@ -353,7 +353,7 @@ static rlx_te_tensor_t* te_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, 
   return rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, onn_attr_float(c, "epsilon", 1e-5), st);
 }
 
-static rlx_status_t* legalize_rms_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_rms_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   return onn_legalize_te(bb, c, te_rms_norm, 2, c->args, "rms_norm", out);
 }
 
@@ -397,7 +397,7 @@ static rlx_status_t* get_gn_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int
   return NULL;
 }
 
-static rlx_status_t* infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 3));
   rlx_sinfo_tensor_t *x, *g, *b;
@@ -430,7 +430,7 @@ static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
                                       rlx_status_t** st) {
   gn_attrs_t a;
   if ((*st = get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a))) return NULL;
-  if (strcmp(onn_op_name(c), "relax.nn.instance_norm") == 0 &&
+  if (rlx_relax_call_op_id(c) == RLX_OP_INSTANCE_NORM &&
       !rlx_expr_is_const_int(in[0]->buffer->shape[a.ca], &a.groups)) { /* one group per channel */
     *st = rlx_status_create(RLX_UNSUPPORTED, "a symbolic channel count is not supported");
     return NULL;
@@ -441,13 +441,13 @@ static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
                                 st);
 }
 
-static rlx_status_t* legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  const char* name = strcmp(onn_op_name(c), "relax.nn.instance_norm") == 0 ? "instance_norm" : "group_norm";
+rlx_status_t* onn_legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  const char* name = rlx_relax_call_op_id(c) == RLX_OP_INSTANCE_NORM ? "instance_norm" : "group_norm";
   return onn_legalize_te(bb, c, te_group_norm, 3, c->args, name, out);
 }
 
 /* ---------------------------------------------------------------- dropout */
-static rlx_status_t* infer_dropout(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_dropout(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 1, 1));
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
@@ -470,7 +470,7 @@ static rlx_te_tensor_t* te_ones_like(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in,
 }
 
 /* Inference: the data passes through; the mask is all ones (every element kept). */
-static rlx_status_t* legalize_dropout(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_dropout(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   rlx_relax_expr_t* mask = NULL;
   RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_ones_like, 1, c->args, "ones_like", &mask));
   if (mask == &c->hdr) return *out = mask, NULL;
@@ -480,7 +480,7 @@ static rlx_status_t* legalize_dropout(rlx_bb_t* bb, const rlx_relax_call_t* c, r
 }
 
 /* ---------------------------------------------------------------- batch_norm */
-static rlx_status_t* infer_batch_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+rlx_status_t* onn_infer_batch_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 5, 5));
   rlx_sinfo_tensor_t* t[5];
@@ -543,7 +543,7 @@ static rlx_te_tensor_t* te_bn_train_var(rlx_ctx_t* ctx, rlx_te_tensor_t* const* 
 /* Inference (training absent or False): (normalized data, moving_mean, moving_var) as TVM's
  * topi.nn.batch_norm returns them; training=True: three TE functions giving the data
  * normalized with the batch's statistics and the updated moving mean and variance. */
-static rlx_status_t* legalize_batch_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+rlx_status_t* onn_legalize_batch_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   rlx_relax_expr_t* f[3] = {NULL, c->args[3], c->args[4]};
   if (!onn_attr_bool(c, "training", false)) {
     RLX_RETURN_IF_ERROR(onn_legalize_te(bb, c, te_batch_norm, 5, c->args, "batch_norm", &f[0]));
@@ -558,35 +558,3 @@ static rlx_status_t* legalize_batch_norm(rlx_bb_t* bb, const rlx_relax_call_t* c
   *out = rlx_relax_tuple(rlx_bb_get(bb)->ctx, 3, f);
   return NULL;
 }
-
-/* ---------------------------------------------------------------- table */
-const rlx_op_def_t rlx_ops_nn[] = {
-    {"relax.matmul", infer_matmul, legalize_matmul, true, "x1, x2, out_dtype:dtype"},
-    {"relax.linear", infer_linear, legalize_linear, true, "data, weight, bias?, out_dtype:dtype"},
-    {"relax.nn.softmax", infer_softmax, legalize_softmax, true, "data, axis:int"},
-    {"relax.nn.log_softmax", infer_softmax, legalize_softmax, true, "data, axis:int"},
-    {"relax.nn.layer_norm", infer_layer_norm, legalize_layer_norm, true, "data, gamma, beta, axes:ints, epsilon:float, center:bool, scale:bool"},
-    {"relax.nn.attention", infer_attention, legalize_attention, true, "query, key, value, scale:float, causal_mask:str, window_size:int"},
-    {"relax.nn.attention_bias", infer_attention, legalize_attention, true, "query, key, value, bias, scale:float, causal_mask:str, window_size:int"},
-    {"relax.nn.rms_norm", infer_rms_norm, legalize_rms_norm, true, "data, weight, axes:ints, epsilon:float"},
-    {"relax.nn.group_norm", infer_group_norm, legalize_group_norm, true, "data, gamma, beta, num_groups:int, channel_axis:int, axes:ints, epsilon:float, center:bool, scale:bool"},
-    {"relax.nn.instance_norm", infer_group_norm, legalize_group_norm, true, "data, gamma, beta, channel_axis:int, axes:ints, epsilon:float, center:bool, scale:bool"},
-    {"relax.nn.batch_norm", infer_batch_norm, legalize_batch_norm, true, "data, gamma, beta, moving_mean, moving_var, axis:int, epsilon:float, center:bool, scale:bool, momentum:float, training:bool"},
-    {"relax.nn.dropout", infer_dropout, legalize_dropout, true, "data, rate:float"},
-    {"relax.nn.conv1d", onn_infer_conv, onn_legalize_conv, true, "data, weight, strides:ints, padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.conv2d", onn_infer_conv, onn_legalize_conv, true, "data, weight, strides:ints, padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.conv3d", onn_infer_conv, onn_legalize_conv, true, "data, weight, strides:ints, padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.conv1d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true, "data, weight, strides:ints, padding:ints, output_padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.conv2d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true, "data, weight, strides:ints, padding:ints, output_padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.conv3d_transpose", onn_infer_conv_transpose, onn_legalize_conv_transpose, true, "data, weight, strides:ints, padding:ints, output_padding:ints, dilation:ints, groups:int, data_layout:str, kernel_layout:str, out_layout:str, out_dtype:dtype"},
-    {"relax.nn.max_pool1d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.max_pool2d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.max_pool3d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.avg_pool1d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.avg_pool2d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.avg_pool3d", onn_infer_pool, onn_legalize_pool, true, "data, pool_size:ints, strides:ints, padding:ints, dilation:ints, ceil_mode:bool, count_include_pad:bool, layout:str, out_layout:str"},
-    {"relax.nn.adaptive_avg_pool1d", onn_infer_adaptive_pool, onn_legalize_adaptive_pool, true, "data, output_size:ints, layout:str, out_layout:str"},
-    {"relax.nn.adaptive_avg_pool2d", onn_infer_adaptive_pool, onn_legalize_adaptive_pool, true, "data, output_size:ints, layout:str, out_layout:str"},
-    {"relax.nn.adaptive_avg_pool3d", onn_infer_adaptive_pool, onn_legalize_adaptive_pool, true, "data, output_size:ints, layout:str, out_layout:str"},
-    {NULL, NULL, NULL, false, NULL},
-};

@@ -231,7 +231,7 @@ rlx_status_t* onn_legalize_adaptive_pool(rlx_bb_t* bb, const rlx_relax_call_t* c
 /* ---------------------------------------------------------------- transposed conv */
 static const char* const tkernel_layouts[4] = {"", "IOW", "IOHW", "IODHW"};
 
-/* "relax.nn.conv2d_transpose" → 2 */
+/* conv2d_transpose → 2 */
 static int convt_nsp(const rlx_relax_call_t* c) {
   const char* p = strstr(onn_op_name(c), "conv");
   return p && p[4] >= '1' && p[4] <= '3' ? p[4] - '0' : 2;

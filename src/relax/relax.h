@@ -135,6 +135,11 @@ rlx_sinfo_t* rlx_sinfo_lca(rlx_ctx_t* ctx, rlx_sinfo_t* a, rlx_sinfo_t* b);
  * R.Callable(ret=.., purity=True). NULL prints as "<none>". Symbolic vars print bare; the
  * script printer quotes them ("n") where TVM does (a function signature's first use). */
 void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb);
+/* The one struct-info printer, with each dim (and R.Prim value) printed by dim(user, e, sb)
+ * (the TVMScript printer quotes signature vars) and NULL struct info printed as none. */
+typedef void (*rlx_sinfo_dim_fn_t)(void* user, const rlx_expr_t* e, rlx_strbuf_t* sb);
+void rlx_sinfo_print_ex(const rlx_sinfo_t* s, rlx_strbuf_t* sb, rlx_sinfo_dim_fn_t dim, void* user,
+                        const char* none);
 /* The same as an arena string (for error messages). */
 const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
 /* Appends a shape PrimExpr as TVMScript writes it inside R.Tensor: 128, n, n * m, n // 2,
@@ -266,11 +271,25 @@ typedef struct {
   rlx_dtype_t value;
 } rlx_relax_dtype_imm_t;
 
-/* An operator, by name ("relax.call_tir", "relax.add" ...). Two Op nodes with the same name
- * are the same operator. Ops have no struct info of their own. */
+/* The Relax operators, one constant per line of op.def: RLX_OP_ADD, RLX_OP_CONV2D,
+ * RLX_OP_CALL_TIR ... (the name without "relax." or "relax.nn."). Code names ops by these,
+ * never by string, so a misspelt op is a compile error. */
+typedef enum {
+#define RLX_OP(ID, NAME, FAMILY, INFER, LEGALIZE, PURITY, PARAMS) RLX_OP_##ID,
+#include "op.def"
+  RLX_OP_COUNT
+} rlx_op_id_t;
+
+struct rlx_op_def;
+
+/* An operator ("relax.call_tir", "relax.add" ...). def is its op.def entry (op.h), NULL for
+ * a name that is no op (the parser and the C API make those; normalization rejects their
+ * calls). Two Op nodes with the same name are the same operator. Ops have no struct info of
+ * their own. */
 typedef struct {
   rlx_relax_expr_t hdr;
   const char* name;
+  const struct rlx_op_def* def;
 } rlx_relax_op_t;
 
 /* op(args...) with attrs and explicit struct info arguments (sinfo_args). op is an Op, a
@@ -360,7 +379,10 @@ rlx_relax_expr_t* rlx_relax_shape_expr(rlx_ctx_t* ctx, int ndim, rlx_expr_t* con
 rlx_relax_expr_t* rlx_relax_prim_value(rlx_ctx_t* ctx, rlx_expr_t* value);
 rlx_relax_expr_t* rlx_relax_string_imm(rlx_ctx_t* ctx, const char* value);
 rlx_relax_expr_t* rlx_relax_dtype_imm(rlx_ctx_t* ctx, rlx_dtype_t value);
-rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, const char* name);
+/* The Op node of op id. */
+rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id);
+/* The Op node called name, for parsers and the C API (def NULL when no op has that name). */
+rlx_relax_expr_t* rlx_relax_op_named(rlx_ctx_t* ctx, const char* name);
 rlx_relax_expr_t* rlx_relax_call(rlx_ctx_t* ctx, rlx_relax_expr_t* op, int n_args, rlx_relax_expr_t* const* args,
                                  rlx_attrs_t attrs, int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
 rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
@@ -393,8 +415,12 @@ rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, i
 static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
   return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);
 }
-/* True when e is an Op called name. */
-bool rlx_relax_is_op(const rlx_relax_expr_t* e, const char* name);
+/* True when e is the Op id. */
+bool rlx_relax_is_op(const rlx_relax_expr_t* e, rlx_op_id_t id);
+/* The op id of e when e is a known Op, else RLX_OP_COUNT. */
+rlx_op_id_t rlx_relax_op_id(const rlx_relax_expr_t* e);
+/* The op id of call c's callee (rlx_relax_op_id(c->op)). */
+rlx_op_id_t rlx_relax_call_op_id(const rlx_relax_call_t* c);
 /* Sub-expressions of e in a fixed order (Tuple: fields; TupleGetItem: tuple; Call: op, args;
  * If: cond, then, else; SeqExpr: binding values in order, then body; Function: body). Vars
  * bound by SeqExpr/Function are not children. Returns the count; writes at most max. */

@@ -342,17 +342,29 @@ void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb) {
   }
 }
 
-static void print_dims(int n, rlx_expr_t* const* dims, rlx_strbuf_t* sb) {
+/* The dims of a shape: through the caller's dim printer, else as Relax prints PrimExprs. */
+typedef struct {
+  rlx_sinfo_dim_fn_t dim;
+  void* user;
+  const char* none;
+} sinfo_printer_t;
+
+static void print_dim(const sinfo_printer_t* pr, const rlx_expr_t* e, rlx_strbuf_t* sb) {
+  if (pr->dim) pr->dim(pr->user, e, sb);
+  else rlx_relax_prim_print(e, sb);
+}
+
+static void print_dims(const sinfo_printer_t* pr, int n, rlx_expr_t* const* dims, rlx_strbuf_t* sb) {
   for (int i = 0; i < n; i++) {
     if (i) rlx_strbuf_append(sb, ", ");
-    rlx_relax_prim_print(dims[i], sb);
+    print_dim(pr, dims[i], sb);
   }
 }
 
-void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
+static void print_sinfo(const sinfo_printer_t* pr, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
   char buf[32];
   if (!s) {
-    rlx_strbuf_append(sb, "<none>");
+    rlx_strbuf_append(sb, pr->none);
     return;
   }
   switch (s->kind) {
@@ -361,10 +373,10 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
       const rlx_sinfo_prim_t* p = (const void*)s;
       if (p->value) {
         rlx_strbuf_append(sb, "R.Prim(value=");
-        rlx_relax_prim_print(p->value, sb);
+        print_dim(pr, p->value, sb);
         rlx_strbuf_append(sb, ")");
       } else {
-        rlx_strbuf_printf(sb, "R.Prim(\"%s\")", rlx_dtype_str(p->dtype, buf));
+        rlx_strbuf_printf(sb, "R.Prim(\"%s\")", rlx_dtype_is_void(p->dtype) ? "void" : rlx_dtype_str(p->dtype, buf));
       }
       return;
     }
@@ -372,7 +384,7 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
       const rlx_sinfo_shape_t* p = (const void*)s;
       if (p->values) {
         rlx_strbuf_append(sb, "R.Shape([");
-        print_dims(p->ndim, p->values, sb);
+        print_dims(pr, p->ndim, p->values, sb);
         rlx_strbuf_append(sb, "])");
       } else {
         rlx_strbuf_printf(sb, "R.Shape(ndim=%d)", p->ndim); /* TVM prints ndim=-1 too */
@@ -385,7 +397,7 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, "R.Tensor");
       if (t->shape) {
         rlx_strbuf_append(sb, "((");
-        print_dims(t->ndim, t->shape, sb);
+        print_dims(pr, t->ndim, t->shape, sb);
         rlx_strbuf_append(sb, t->ndim == 1 ? ",)" : ")");
         any = true;
       }
@@ -407,7 +419,7 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, "(");
       for (int i = 0; i < t->n_fields; i++) {
         if (i) rlx_strbuf_append(sb, ", ");
-        rlx_sinfo_print(t->fields[i], sb);
+        print_sinfo(pr, t->fields[i], sb);
       }
       rlx_strbuf_append(sb, ")");
       return;
@@ -421,7 +433,7 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
         rlx_strbuf_append(sb, "(");
         if (has_ret) {
           rlx_strbuf_append(sb, "ret=");
-          rlx_sinfo_print(f->ret, sb);
+          print_sinfo(pr, f->ret, sb);
         }
         if (f->is_pure) rlx_strbuf_printf(sb, "%spurity=True", has_ret ? ", " : "");
         rlx_strbuf_append(sb, ")");
@@ -430,14 +442,25 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
       rlx_strbuf_append(sb, "R.Callable((");
       for (int i = 0; i < f->n_params; i++) {
         if (i) rlx_strbuf_append(sb, ", ");
-        rlx_sinfo_print(f->params[i], sb);
+        print_sinfo(pr, f->params[i], sb);
       }
       rlx_strbuf_append(sb, f->n_params == 1 ? ",), " : "), ");
-      rlx_sinfo_print(f->ret, sb);
+      print_sinfo(pr, f->ret, sb);
       rlx_strbuf_printf(sb, ", %s)", f->is_pure ? "True" : "False");
       return;
     }
   }
+}
+
+void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
+  sinfo_printer_t pr = {NULL, NULL, "<none>"};
+  print_sinfo(&pr, s, sb);
+}
+
+void rlx_sinfo_print_ex(const rlx_sinfo_t* s, rlx_strbuf_t* sb, rlx_sinfo_dim_fn_t dim, void* user,
+                        const char* none) {
+  sinfo_printer_t pr = {dim, user, none};
+  print_sinfo(&pr, s, sb);
 }
 
 const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s) {

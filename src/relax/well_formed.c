@@ -97,7 +97,7 @@ static rlx_status_t* wf_call(wf_t* w, rlx_relax_call_t* c) {
     if (!c->sinfo_args[i]) return err(w, "%s has a NULL struct info argument", rlx_relax_expr_brief(w->ctx, &c->hdr));
     RLX_RETURN_IF_ERROR(check_sinfo_uses(w, c->sinfo_args[i], "the struct info argument"));
   }
-  if (rlx_relax_is_op(c->op, "relax.call_tir")) {
+  if (rlx_relax_is_op(c->op, RLX_OP_CALL_TIR)) {
     if (c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
       return err(w, "R.call_tir needs a GlobalVar callee and an argument tuple");
     const char* name = ((rlx_relax_global_var_t*)c->args[0])->name;

@@ -965,6 +965,17 @@ static rlx_status_t* b_optional_get_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, r
   return NULL;
 }
 
+/* ------------------------------------------------------------------ strings (vm_strings.c) */
+static rlx_status_t* b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  return rlx_vm_b_string_normalizer(vm, a, n, out);
+}
+static rlx_status_t* b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  return rlx_vm_b_string_from(vm, a, n, out);
+}
+static rlx_status_t* b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  return rlx_vm_b_string_to(vm, a, n, out);
+}
+
 /* ------------------------------------------------------------------ loops */
 /* The truth of a loop condition: an int, or a tensor holding one value. */
 static rlx_status_t* loop_truth(const char* who, const char* what, const rlx_vmv_t* v, bool* out) {

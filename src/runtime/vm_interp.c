@@ -667,9 +667,17 @@ static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_in
       st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
   } else if (a->kind == RLX_VM_INPUT_TENSOR || a->kind == RLX_VM_INPUT_VALUE) {
     st = check_param(fn, i, a->tensor);
-    if (!st)
-      st = fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR ? value_of(rlx_strbuf_cstr(&sb), a->tensor, out)
-                                                          : tensor_of(a->tensor, out);
+    if (!st && fn->param_ndims[i] == RLX_VM_PARAM_NOT_TENSOR) {
+      st = value_of(rlx_strbuf_cstr(&sb), a->tensor, out);
+      /* a tensor that is no value's form stays a tensor: the parameter may be an R.Object,
+       * and the function's own checks reject it for an R.Prim / R.Shape one */
+      if (st && a->kind == RLX_VM_INPUT_TENSOR) {
+        rlx_status_free(st);
+        st = tensor_of(a->tensor, out);
+      }
+    } else if (!st) {
+      st = tensor_of(a->tensor, out);
+    }
   } else {
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad argument kind %d", rlx_strbuf_cstr(&sb), (int)a->kind);
   }

@@ -1,6 +1,6 @@
 /* Private to src/script: a Python-subset lexer and parser producing a generic AST.
  *
- * The TVMScript front ends (TIR now, Relax later) share this layer: it knows Python syntax
+ * The TVMScript front ends (TIR and Relax) share this layer: it knows Python syntax
  * (indentation, decorators, def/class/for/with/if, calls, attributes, subscripts, slices,
  * tuples, dicts, operators with Python precedence) and nothing about TVM. The IR builders
  * interpret the tree. All nodes live in the parser's arena; spans give file:line:col.

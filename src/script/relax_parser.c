@@ -785,7 +785,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
         return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
     }
     rlx_relax_expr_t* cargs[3] = {gv, args, tv};
-    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_tir"), tv ? 3 : 2, cargs, (rlx_attrs_t){0}, 1, &o);
+    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_TIR), tv ? 3 : 2, cargs, (rlx_attrs_t){0}, 1, &o);
     return NULL;
   }
   if (strcmp(k, "call_dps_packed") == 0) {
@@ -800,7 +800,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     rlx_sinfo_t* o;
     RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_dps_packed", &o));
     rlx_relax_expr_t* cargs[2] = {rlx_relax_extern_func(ctx, name), args};
-    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_dps_packed"), 2, cargs, (rlx_attrs_t){0}, 1, &o);
+    *out = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_DPS_PACKED), 2, cargs, (rlx_attrs_t){0}, 1, &o);
     return NULL;
   }
   if (strcmp(k, "call_packed") == 0 || strcmp(k, "call_pure_packed") == 0) {
@@ -894,7 +894,7 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
     RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
-  *out = rlx_relax_call(ctx, rlx_relax_op(ctx, opname), e->n, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns, ss);
+  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), e->n, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns, ss);
   return NULL;
 }
 

@@ -404,105 +404,10 @@ static void pdim(rp_t* p, const rlx_expr_t* e, rlx_strbuf_t* sb) {
 }
 
 /* ------------------------------------------------------------------ struct info */
+static void pdim_cb(void* p, const rlx_expr_t* e, rlx_strbuf_t* sb) { pdim(p, e, sb); }
+
 static void psinfo(rp_t* p, const rlx_sinfo_t* s, rlx_strbuf_t* sb) {
-  if (!s) {
-    rlx_strbuf_append(sb, "R.Object");
-    return;
-  }
-  switch (s->kind) {
-    case RLX_SINFO_OBJECT:
-      rlx_strbuf_append(sb, "R.Object");
-      return;
-    case RLX_SINFO_PRIM: {
-      const rlx_sinfo_prim_t* x = (const void*)s;
-      if (x->value) {
-        rlx_strbuf_append(sb, "R.Prim(value=");
-        pdim(p, x->value, sb);
-        rlx_strbuf_append(sb, ")");
-      } else {
-        rlx_strbuf_append(sb, "R.Prim(");
-        put_dtype(sb, x->dtype);
-        rlx_strbuf_append(sb, ")");
-      }
-      return;
-    }
-    case RLX_SINFO_SHAPE: {
-      const rlx_sinfo_shape_t* x = (const void*)s;
-      if (x->values) {
-        rlx_strbuf_append(sb, "R.Shape([");
-        for (int i = 0; i < x->ndim; i++) {
-          if (i) rlx_strbuf_append(sb, ", ");
-          pdim(p, x->values[i], sb);
-        }
-        rlx_strbuf_append(sb, "])");
-      } else {
-        rlx_strbuf_printf(sb, "R.Shape(ndim=%d)", x->ndim);
-      }
-      return;
-    }
-    case RLX_SINFO_TENSOR: {
-      const rlx_sinfo_tensor_t* t = (const void*)s;
-      bool any = false;
-      rlx_strbuf_append(sb, "R.Tensor");
-      if (t->shape) {
-        rlx_strbuf_append(sb, "((");
-        for (int i = 0; i < t->ndim; i++) {
-          if (i) rlx_strbuf_append(sb, ", ");
-          pdim(p, t->shape[i], sb);
-        }
-        rlx_strbuf_append(sb, t->ndim == 1 ? ",)" : ")");
-        any = true;
-      }
-      if (!rlx_dtype_is_void(t->dtype)) {
-        rlx_strbuf_append(sb, any ? ", dtype=" : "(dtype=");
-        put_dtype(sb, t->dtype);
-        any = true;
-      }
-      if (!t->shape && t->ndim >= 0) {
-        rlx_strbuf_printf(sb, "%sndim=%d", any ? ", " : "(", t->ndim);
-        any = true;
-      }
-      if (any) rlx_strbuf_append(sb, ")");
-      return;
-    }
-    case RLX_SINFO_TUPLE: {
-      const rlx_sinfo_tuple_t* t = (const void*)s;
-      rlx_strbuf_append(sb, "R.Tuple");
-      if (t->n_fields == 0) return;
-      rlx_strbuf_append(sb, "(");
-      for (int i = 0; i < t->n_fields; i++) {
-        if (i) rlx_strbuf_append(sb, ", ");
-        psinfo(p, t->fields[i], sb);
-      }
-      rlx_strbuf_append(sb, ")");
-      return;
-    }
-    case RLX_SINFO_FUNC: {
-      const rlx_sinfo_func_t* f = (const void*)s;
-      if (f->n_params < 0) {
-        bool has_ret = f->ret && f->ret->kind != RLX_SINFO_OBJECT;
-        rlx_strbuf_append(sb, "R.Callable");
-        if (!has_ret && !f->is_pure) return;
-        rlx_strbuf_append(sb, "(");
-        if (has_ret) {
-          rlx_strbuf_append(sb, "ret=");
-          psinfo(p, f->ret, sb);
-        }
-        if (f->is_pure) rlx_strbuf_printf(sb, "%spurity=True", has_ret ? ", " : "");
-        rlx_strbuf_append(sb, ")");
-        return;
-      }
-      rlx_strbuf_append(sb, "R.Callable((");
-      for (int i = 0; i < f->n_params; i++) {
-        if (i) rlx_strbuf_append(sb, ", ");
-        psinfo(p, f->params[i], sb);
-      }
-      rlx_strbuf_append(sb, f->n_params == 1 ? ",), " : "), ");
-      psinfo(p, f->ret, sb);
-      rlx_strbuf_printf(sb, ", %s)", f->is_pure ? "True" : "False");
-      return;
-    }
-  }
+  rlx_sinfo_print_ex(s, sb, pdim_cb, p, "R.Object");
 }
 
 /* ------------------------------------------------------------------ attrs */
@@ -753,7 +658,7 @@ static void psinfo_args(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
 
 static void pcall(rp_t* p, const rlx_relax_call_t* c, rlx_strbuf_t* sb) {
   const rlx_relax_expr_t* op = c->op;
-  bool tir = rlx_relax_is_op(op, "relax.call_tir"), dps = rlx_relax_is_op(op, "relax.call_dps_packed");
+  bool tir = rlx_relax_is_op(op, RLX_OP_CALL_TIR), dps = rlx_relax_is_op(op, RLX_OP_CALL_DPS_PACKED);
   if ((tir || dps) && c->n_args >= 2 && c->n_sinfo_args == 1) {
     rlx_strbuf_append(sb, tir ? "R.call_tir(" : "R.call_dps_packed(");
     pcallee(p, c->args[0], sb);
@@ -985,8 +890,8 @@ static void pbinding(rp_t* p, const rlx_relax_binding_t* b, int indent, rlx_strb
   } else {
     pexpr(p, b->value, &rhs);
     bool hide = b->value && b->value->kind == RLX_RELAX_CALL &&
-                (rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_tir") ||
-                 rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, "relax.call_dps_packed"));
+                (rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, RLX_OP_CALL_TIR) ||
+                 rlx_relax_is_op(((const rlx_relax_call_t*)b->value)->op, RLX_OP_CALL_DPS_PACKED));
     if (!hide) psinfo(p, v->hdr.sinfo, &ann);
     const char* n = define_at(p, v, v->name, p->depth);
     if (hide)

@@ -1,5 +1,5 @@
 /* Private to src/script: the Relax halves of the TVMScript printer (relax_printer.c) and
- * parser (relax_parser.c), called by the module-level code of printer.c and parse.c.
+ * parser (relax_parser.c), called by the module-level code of tir_printer.c and parse.c.
  *
  * Printed form (TVM's, `show_all_struct_info` on, as mod.script() writes it):
  * - `@R.function`, `@R.function(pure=False, private=True)`; private = no "global_symbol"

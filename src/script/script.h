@@ -21,7 +21,7 @@
  * - Relax functions (@R.function) print and parse as TVM's printer writes them; the exact
  *   conventions (annotations, symbolic vars, void calls, constants) are in relax_script.h.
  * Layers: lexer.c + pyparse.c (Python subset → generic AST, pyast.h), parse.c (module
- * level), tir_parser.c + tir_expr.c (AST → TIR), printer.c (TIR → text, module level),
+ * level), tir_parser.c + tir_expr.c (AST → TIR), tir_printer.c (TIR → text, and the module level),
  * relax_parser.c (AST → Relax), relax_printer.c (Relax → text).
  */
 #ifndef RLX_SCRIPT_H

@@ -131,29 +131,9 @@ typedef struct {
   bool ok;
 } lin_t;
 
-static bool expr_same(const rlx_expr_t* a, const rlx_expr_t* b) {
-  if (a == b) return true;
-  if (a->kind != b->kind || !rlx_dtype_eq(a->dtype, b->dtype)) return false;
-  if (a->kind == RLX_EXPR_INT_IMM) return RLX_AS(const rlx_int_imm_t, a)->value == RLX_AS(const rlx_int_imm_t, b)->value;
-  if (a->kind == RLX_EXPR_FLOAT_IMM)
-    return RLX_AS(const rlx_float_imm_t, a)->value == RLX_AS(const rlx_float_imm_t, b)->value;
-  if (a->kind == RLX_EXPR_VAR || a->kind == RLX_EXPR_STRING_IMM || a->kind == RLX_EXPR_LET ||
-      a->kind == RLX_EXPR_REDUCE)
-    return false;
-  if (a->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(const rlx_buffer_load_t, a)->buffer != RLX_AS(const rlx_buffer_load_t, b)->buffer)
-    return false;
-  if (a->kind == RLX_EXPR_CALL && strcmp(RLX_AS(const rlx_call_t, a)->op, RLX_AS(const rlx_call_t, b)->op) != 0) return false;
-  rlx_expr_t *ka[8], *kb[8];
-  int na = rlx_expr_children(a, ka, 8), nb = rlx_expr_children(b, kb, 8);
-  if (na != nb || na > 8) return false;
-  for (int i = 0; i < na; i++)
-    if (!expr_same(ka[i], kb[i])) return false;
-  return true;
-}
-
 static void lin_add_atom(lin_t* l, const rlx_expr_t* a, int64_t coef) {
   for (int i = 0; i < l->n; i++)
-    if (expr_same(l->atom[i], a)) {
+    if (rlx_expr_equal(l->atom[i], a)) {
       l->coef[i] += coef;
       return;
     }
@@ -211,7 +191,7 @@ static bool const_diff(const rlx_expr_t* a, const rlx_expr_t* b, int64_t* out) {
 rlx_expr_t* tp_extent(tp_t* p, rlx_expr_t* start, rlx_expr_t* stop) {
   int64_t d;
   /* The printer writes `start + extent`: take the extent back as written (a fixed point). */
-  if (stop->kind == RLX_EXPR_ADD && expr_same(RLX_AS(rlx_binary_t, stop)->a, start)) return RLX_AS(rlx_binary_t, stop)->b;
+  if (stop->kind == RLX_EXPR_ADD && rlx_expr_equal(RLX_AS(rlx_binary_t, stop)->a, start)) return RLX_AS(rlx_binary_t, stop)->b;
   if (rlx_dtype_is_int(start->dtype) && rlx_dtype_is_int(stop->dtype) && const_diff(stop, start, &d)) {
     rlx_dtype_t t = start->dtype.bits >= stop->dtype.bits ? start->dtype : stop->dtype;
     if (start->kind == RLX_EXPR_INT_IMM && stop->kind != RLX_EXPR_INT_IMM) t = stop->dtype;
@@ -332,24 +312,6 @@ rlx_status_t* tp_shape(tp_t* p, const py_expr_t* e, int* out_n, rlx_expr_t*** ou
 }
 
 /* ------------------------------------------------------------------ expressions */
-typedef struct {
-  const char* name;
-  int n_args;
-  bool returns_bool;
-} intrin_t;
-
-static const intrin_t intrins[] = {
-    {"exp", 1, false},   {"exp2", 1, false},  {"exp10", 1, false}, {"log", 1, false},   {"log2", 1, false},
-    {"log10", 1, false}, {"log1p", 1, false}, {"sqrt", 1, false},  {"rsqrt", 1, false}, {"tanh", 1, false},
-    {"sigmoid", 1, false}, {"erf", 1, false}, {"fabs", 1, false},  {"floor", 1, false}, {"ceil", 1, false},
-    {"round", 1, false}, {"trunc", 1, false}, {"nearbyint", 1, false}, {"sin", 1, false}, {"cos", 1, false},
-    {"tan", 1, false},   {"sinh", 1, false},  {"cosh", 1, false},  {"asin", 1, false},  {"acos", 1, false},
-    {"atan", 1, false},  {"asinh", 1, false}, {"acosh", 1, false}, {"atanh", 1, false}, {"isnan", 1, true},
-    {"isinf", 1, true},  {"isfinite", 1, true}, {"pow", 2, false}, {"fmod", 2, false},  {"atan2", 2, false},
-    {"hypot", 2, false}, {"copysign", 2, false}, {"nextafter", 2, false}, {"ldexp", 2, false},
-    {"popcount", 1, false}, {"clz", 1, false},
-};
-
 static rlx_expr_t* binop(tp_t* p, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b) {
   return rlx_ir_binary(p->ctx, k, a, b);
 }
@@ -486,17 +448,17 @@ static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
     return NULL;
   }
   if (strcmp(fn, "abs") == 0) fn = "fabs";
-  for (size_t i = 0; i < sizeof(intrins) / sizeof(intrins[0]); i++) {
-    if (strcmp(fn, intrins[i].name) != 0) continue;
-    RLX_RETURN_IF_ERROR(arity(p, e, fn, intrins[i].n_args, intrins[i].n_args));
-    RLX_RETURN_IF_ERROR(eval_args(p, e, intrins[i].n_args, args));
-    if (intrins[i].n_args == 2 && !rlx_dtype_eq(args[0]->dtype, args[1]->dtype)) {
+  const rlx_intrin_t* in = rlx_intrin_find(fn);
+  if (in && in->parsed) {
+    RLX_RETURN_IF_ERROR(arity(p, e, fn, in->n_args, in->n_args));
+    RLX_RETURN_IF_ERROR(eval_args(p, e, in->n_args, args));
+    if (in->n_args == 2 && !rlx_dtype_eq(args[0]->dtype, args[1]->dtype)) {
       rlx_expr_t* sel = rlx_ir_select(p->ctx, rlx_ir_bool(p->ctx, true), args[0], args[1]);
       args[0] = RLX_AS(rlx_select_t, sel)->t;
       args[1] = RLX_AS(rlx_select_t, sel)->f;
     }
-    rlx_dtype_t rt = intrins[i].returns_bool ? rlx_dtype_with_lanes(rlx_dt_bool(), args[0]->dtype.lanes) : args[0]->dtype;
-    *out = rlx_ir_call(p->ctx, rt, fn, intrins[i].n_args, args);
+    rlx_dtype_t rt = in->returns_bool ? rlx_dtype_with_lanes(rlx_dt_bool(), args[0]->dtype.lanes) : args[0]->dtype;
+    *out = rlx_ir_call(p->ctx, rt, fn, in->n_args, args);
     return NULL;
   }
   return tp_err(p, e, "expected a known TIR function, got unknown function T.%s", fn);

@@ -413,29 +413,6 @@ __attribute__((noinline)) static rlx_status_t* eval_load(interp_t* in, const rlx
   return st;
 }
 
-typedef double (*f1_t)(double);
-typedef float (*f1f_t)(float);
-
-static double sigmoid_d(double x) { return 1.0 / (1.0 + exp(-x)); }
-static float sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
-static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
-static float rsqrt_f(float x) { return 1.0f / sqrtf(x); }
-
-static const struct {
-  const char* name;
-  f1_t d;
-  f1f_t f;
-} unary_math[] = {
-    {"exp", exp, expf},       {"log", log, logf},         {"sqrt", sqrt, sqrtf},     {"rsqrt", rsqrt_d, rsqrt_f},
-    {"tanh", tanh, tanhf},    {"sigmoid", sigmoid_d, sigmoid_f}, {"erf", erf, erff},  {"fabs", fabs, fabsf},
-    {"floor", floor, floorf}, {"ceil", ceil, ceilf},      {"round", round, roundf},  {"exp2", exp2, exp2f},
-    {"log2", log2, log2f},    {"log10", log10, log10f},   {"sin", sin, sinf},        {"cos", cos, cosf},
-    {"tan", tan, tanf},       {"trunc", trunc, truncf},   {"nearbyint", nearbyint, nearbyintf},
-    {"asin", asin, asinf},    {"acos", acos, acosf},      {"atan", atan, atanf},     {"sinh", sinh, sinhf},
-    {"cosh", cosh, coshf},    {"log1p", log1p, log1pf},   {"expm1", expm1, expm1f},  {"asinh", asinh, asinhf},
-    {"acosh", acosh, acoshf}, {"atanh", atanh, atanhf},   {"cbrt", cbrt, cbrtf},
-};
-
 __attribute__((noinline)) static rlx_status_t* eval_call(interp_t* in, const rlx_call_t* c, val_t* out) {
   const char* op = c->op;
   rlx_dtype_t rt = c->hdr.dtype;
@@ -465,31 +442,25 @@ __attribute__((noinline)) static rlx_status_t* eval_call(interp_t* in, const rlx
   bool f32 = rt.code == RLX_DT_FLOAT && rt.bits == 32;
   /* argument lane i as double */
 #define ARG(ai, ak) (is_float(args[ai].t) ? args[ai].u.f[ak] : (double)args[ai].u.i[ak])
-  for (size_t m = 0; m < sizeof(unary_math) / sizeof(unary_math[0]); m++) {
-    if (strcmp(op, unary_math[m].name) != 0) continue;
+  const rlx_intrin_t* in_def = rlx_intrin_find(op);
+  if (in_def && in_def->interp_d1) {
     if (c->n_args != 1) return err(in, RLX_INVALID_ARGUMENT, "intrinsic '%s' takes 1 argument, got %d", op, c->n_args);
     for (int k = 0; k < lanes; k++) {
       double x = ARG(0, k);
-      if (is_float(rt)) out->u.f[k] = f32 ? (double)unary_math[m].f((float)x) : unary_math[m].d(x);
+      if (is_float(rt)) out->u.f[k] = f32 ? (double)in_def->interp_f1((float)x) : in_def->interp_d1(x);
       else {
         val_t tmp;
-        tmp.u.f[0] = unary_math[m].d(x);
+        tmp.u.f[0] = in_def->interp_d1(x);
         convert_lane(rlx_dt_float64(), &tmp, 0, rt, out, k);
       }
     }
     return NULL;
   }
-  bool binary = strcmp(op, "pow") == 0 || strcmp(op, "fmod") == 0 || strcmp(op, "atan2") == 0 ||
-                strcmp(op, "copysign") == 0 || strcmp(op, "hypot") == 0 || strcmp(op, "powf") == 0;
-  if (binary) {
+  if (in_def && in_def->interp_d2) {
     if (c->n_args != 2) return err(in, RLX_INVALID_ARGUMENT, "intrinsic '%s' takes 2 arguments, got %d", op, c->n_args);
     for (int k = 0; k < lanes; k++) {
-      double x = ARG(0, k), y = ARG(1, k), r;
-      if (op[0] == 'p') r = f32 ? powf((float)x, (float)y) : pow(x, y);
-      else if (op[0] == 'f') r = f32 ? fmodf((float)x, (float)y) : fmod(x, y);
-      else if (op[0] == 'a') r = f32 ? atan2f((float)x, (float)y) : atan2(x, y);
-      else if (op[0] == 'c') r = f32 ? copysignf((float)x, (float)y) : copysign(x, y);
-      else r = f32 ? hypotf((float)x, (float)y) : hypot(x, y);
+      double x = ARG(0, k), y = ARG(1, k);
+      double r = f32 ? in_def->interp_f2((float)x, (float)y) : in_def->interp_d2(x, y);
       if (is_float(rt)) out->u.f[k] = round_f(rt, r);
       else {
         val_t tmp;

@@ -21,48 +21,10 @@
 #include "topi.h"
 
 /* ------------------------------------------------------------------ elemwise.c */
-/* Unary ops. The X-list: enum suffix, TVM op name (the legalized PrimFunc name), whether
- * the op needs a float input. */
-#define RLX_TOPI_UNARY_OPS(X)          \
-  X(RELU, "relu", false)               \
-  X(GELU, "gelu", true)                \
-  X(GELU_TANH, "gelu_tanh", true)      \
-  X(SILU, "silu", true)                \
-  X(SIGMOID, "sigmoid", true)          \
-  X(TANH, "tanh", true)                \
-  X(EXP, "exp", true)                  \
-  X(LOG, "log", true)                  \
-  X(SQRT, "sqrt", true)                \
-  X(RSQRT, "rsqrt", true)              \
-  X(ERF, "erf", true)                  \
-  X(ABS, "abs", false)                 \
-  X(NEGATIVE, "negative", false)       \
-  X(SIN, "sin", true)                  \
-  X(COS, "cos", true)                  \
-  X(FLOOR, "floor", false)             \
-  X(CEIL, "ceil", false)               \
-  X(ROUND, "round", false)             \
-  X(SIGN, "sign", false)               \
-  X(SQUARE, "square", false)           \
-  X(LOGICAL_NOT, "logical_not", false) \
-  X(ISNAN, "isnan", false)             \
-  X(ISINF, "isinf", false)             \
-  X(ISFINITE, "isfinite", false)       \
-  X(TRUNC, "trunc", false)             \
-  X(TAN, "tan", true)                  \
-  X(SINH, "sinh", true)                \
-  X(COSH, "cosh", true)                \
-  X(ASIN, "asin", true)                \
-  X(ACOS, "acos", true)                \
-  X(ATAN, "atan", true)                \
-  X(ASINH, "asinh", true)              \
-  X(ACOSH, "acosh", true)              \
-  X(ATANH, "atanh", true)
-
+/* Unary ops: the list is topi/unary.def (shared with the Relax ops that legalize to them). */
 typedef enum {
-#define X(E, N, F) RLX_TOPI_##E,
-  RLX_TOPI_UNARY_OPS(X)
-#undef X
+#define RLX_TOPI_UNARY(E, N, F, RN, RP) RLX_TOPI_##E,
+#include "unary.def"
       RLX_TOPI_UNARY_COUNT
 } rlx_topi_unary_t;
 
@@ -236,7 +198,8 @@ rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int
 rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
                                     const int64_t* indices, int* out_n, rlx_expr_t*** out_begins,
                                     rlx_expr_t*** out_extents);
-/* x split along axis per rlx_topi_split_ranges: *out_n tensors T_split_0, T_split_1, ...
+/* x split along axis per rlx_topi_split_ranges: *out_n tensors all named T_split_sections (T_split
+ * when split at indices), as TVM's topi names them
  * (a multi-output TE function: pass them all to create_prim_func). */
 rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
                                  const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st);

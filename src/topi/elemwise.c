@@ -4,16 +4,15 @@
 #include "basic.h"
 
 static const char* const unary_names[] = {
-#define X(E, N, F) N,
-    RLX_TOPI_UNARY_OPS(X)
-#undef X
+#define RLX_TOPI_UNARY(E, N, F, RN, RP) N,
+#include "unary.def"
 };
 static const bool unary_float_only[] = {
-#define X(E, N, F) F,
-    RLX_TOPI_UNARY_OPS(X)
-#undef X
+#define RLX_TOPI_UNARY(E, N, F, RN, RP) F,
+#include "unary.def"
 };
 _Static_assert(sizeof(unary_names) / sizeof(unary_names[0]) == RLX_TOPI_UNARY_COUNT, "unary table");
+_Static_assert(sizeof(unary_float_only) / sizeof(unary_float_only[0]) == RLX_TOPI_UNARY_COUNT, "unary table");
 
 const char* rlx_topi_unary_name(rlx_topi_unary_t op) {
   return (unsigned)op < RLX_TOPI_UNARY_COUNT ? unary_names[op] : "?";

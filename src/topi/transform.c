@@ -52,7 +52,7 @@ rlx_te_tensor_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const in
     u->axes[i] = a;
     shape[i] = x->buffer->shape[a];
   }
-  return rlx_te_compute(ctx, n, shape, transpose_body, u, "T_transpose", "injective");
+  return rlx_te_compute_named(ctx, n, shape, transpose_body, u, "T_transpose", "injective", rlx_topi_axis_names(ctx, n, "ax"));
 }
 
 /* ------------------------------------------------------------------ reshape */
@@ -99,7 +99,7 @@ rlx_te_tensor_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, 
   u->ndim = ndim;
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
   for (int d = 0; d < ndim; d++) u->shape[d] = shape[d];
-  return rlx_te_compute(ctx, ndim, u->shape, reshape_body, u, "T_reshape", "injective");
+  return rlx_te_compute_named(ctx, ndim, u->shape, reshape_body, u, "T_reshape", "injective", rlx_topi_axis_names(ctx, ndim, "ax"));
 }
 
 /* ------------------------------------------------------------------ expand_dims / squeeze */
@@ -137,7 +137,7 @@ rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_
   u->mask = mask;
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, on);
   for (int d = 0, k = 0; d < on; d++) u->shape[d] = mask[d] ? rlx_ir_i64(ctx, 1) : x->buffer->shape[k++];
-  return rlx_te_compute(ctx, on, u->shape, expand_body, u, "T_expand_dims", "injective");
+  return rlx_te_compute_named(ctx, on, u->shape, expand_body, u, "T_expand_dims", "injective", rlx_topi_axis_names(ctx, on, "ax"));
 }
 
 static rlx_expr_t* squeeze_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -169,7 +169,7 @@ rlx_te_tensor_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++)
     if (!mask[d]) u->shape[u->ndim++] = x->buffer->shape[d];
-  return rlx_te_compute(ctx, u->ndim, u->shape, squeeze_body, u, "T_squeeze", "injective");
+  return rlx_te_compute_named(ctx, u->ndim, u->shape, squeeze_body, u, "T_squeeze", "injective", rlx_topi_axis_names(ctx, u->ndim, "ax"));
 }
 
 /* ------------------------------------------------------------------ concat */
@@ -237,7 +237,7 @@ rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* 
   }
   u->offsets[n] = off;
   shape[axis] = off;
-  return rlx_te_compute(ctx, nd, shape, concat_body, u, "T_concat", "injective");
+  return rlx_te_compute_named(ctx, nd, shape, concat_body, u, "T_concat", "injective", rlx_topi_axis_names(ctx, nd, "ax"));
 }
 
 /* ------------------------------------------------------------------ strided_slice */
@@ -331,7 +331,7 @@ rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int 
     shape[a] = rlx_ir_cast(ctx, x->buffer->shape[a]->dtype, ext);
     u->stride[a] = s;
   }
-  return rlx_te_compute(ctx, n, shape, slice_body, u, "T_strided_slice", "injective");
+  return rlx_te_compute_named(ctx, n, shape, slice_body, u, "T_strided_slice", "injective", rlx_topi_axis_names(ctx, n, "ax"));
 }
 
 /* ------------------------------------------------------------------ take */
@@ -407,7 +407,7 @@ rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor
   for (int d = 0; d < in; d++) shape[k++] = indices->buffer->shape[d];
   if (has_axis)
     for (int d = (int)axis + 1; d < xn; d++) shape[k++] = x->buffer->shape[d];
-  return rlx_te_compute(ctx, on, shape, take_body, u, "T_take", "injective");
+  return rlx_te_compute_named(ctx, on, shape, take_body, u, "T_take", "injective", rlx_topi_axis_names(ctx, on, "ax"));
 }
 
 /* ------------------------------------------------------------------ pad */
@@ -464,7 +464,7 @@ rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t*
   for (int i = 0; i < 2 * n; i++) pw[i] = pad_width[i];
   u->pad = pw;
   u->value = value;
-  return rlx_te_compute(ctx, n, shape, pad_body, u, "T_pad", "injective");
+  return rlx_te_compute_named(ctx, n, shape, pad_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
 }
 
 /* ------------------------------------------------------------------ split */
@@ -555,7 +555,10 @@ rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sec
     rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, nd);
     for (int d = 0; d < nd; d++) shape[d] = x->buffer->shape[d];
     shape[axis] = rlx_ir_cast(ctx, x->buffer->shape[axis]->dtype, exts[k]);
-    outs[k] = rlx_te_compute(ctx, nd, shape, piece_body, u, rlx_ctx_sprintf(ctx, "T_split_%d", k), "injective");
+    /* TVM's topi: every piece is "T_split_sections" (or "T_split" for indices); the PrimFunc
+     * makes the buffer and block names unique (T_split_sections_1, ...) */
+    outs[k] = rlx_te_compute_named(ctx, nd, shape, piece_body, u, n_indices > 0 ? "T_split" : "T_split_sections", "injective",
+                                   rlx_topi_axis_names(ctx, nd, "ax"));
   }
   *out_n = count;
   return outs;
@@ -621,5 +624,5 @@ rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int
   u->x = x;
   u->pad = pw;
   u->reflect = reflect;
-  return rlx_te_compute(ctx, n, shape, pad_mode_body, u, "T_pad", "injective");
+  return rlx_te_compute_named(ctx, n, shape, pad_mode_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
 }

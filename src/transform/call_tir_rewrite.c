@@ -54,7 +54,7 @@ static rlx_status_t* emit_alloc(rw_t* w, rlx_sinfo_t* s, int field, rlx_relax_va
   }
   rlx_relax_expr_t* args[3] = {rlx_relax_shape_expr(ctx, t->ndim, t->shape), rlx_relax_dtype_imm(ctx, t->dtype),
                                rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, 0))};
-  rlx_relax_expr_t* call = rlx_relax_op_call(ctx, "relax.builtin.alloc_tensor", 3, args, (rlx_attrs_t){0});
+  rlx_relax_expr_t* call = rlx_relax_op_call(ctx, RLX_OP_BUILTIN_ALLOC_TENSOR, 3, args, (rlx_attrs_t){0});
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, w->m, call));
   *out = emit(w, "alloc", call, call->sinfo);
   return NULL;
@@ -99,7 +99,7 @@ static rlx_status_t* lower_dps(rw_t* w, rlx_relax_call_t* c, rlx_relax_expr_t** 
 static bool is_dps_call(const rlx_relax_expr_t* e) {
   if (!e || e->kind != RLX_RELAX_CALL) return false;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
-  return rlx_relax_is_op(c->op, "relax.call_tir") || rlx_relax_is_op(c->op, "relax.call_dps_packed");
+  return rlx_relax_is_op(c->op, RLX_OP_CALL_TIR) || rlx_relax_is_op(c->op, RLX_OP_CALL_DPS_PACKED);
 }
 
 /* e evaluated in a scope of its own (an If branch): bindings it emits go into a SeqExpr. */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../tir/interp.h"
-#include "pass.h"
+#include "fold.h"
 #include "pass_util.h"
 
 /* Limits: output elements, and innermost statement executions the interpreter would run
@@ -40,12 +40,6 @@ typedef struct {
   rlx_ptrmap_t uses;   /* var → use count (intptr) */
 } fc_t;
 
-static rlx_relax_constant_t* as_const(fc_t* z, rlx_relax_expr_t* e) {
-  if (e->kind == RLX_RELAX_CONSTANT) return (rlx_relax_constant_t*)e;
-  if (rlx_relax_is_var(e)) return rlx_ptrmap_get(&z->consts, e);
-  return NULL;
-}
-
 static DLTensor dl_of(void* data, rlx_dtype_t t, int ndim, int64_t* shape) {
   DLTensor d;
   memset(&d, 0, sizeof(d));
@@ -59,26 +53,38 @@ static DLTensor dl_of(void* data, rlx_dtype_t t, int ndim, int64_t* shape) {
   return d;
 }
 
-/* The folded Constant of call c, or NULL (*out) when it cannot be folded. */
-static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  rlx_ctx_t* ctx = z->ctx;
+bool rlx_fold_static_shape(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t max_elems, int64_t** out_shape,
+                           int64_t* out_numel) {
+  if (!s || s->kind != RLX_SINFO_TENSOR) return false;
+  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
+  if (!t->shape || rlx_dtype_is_void(t->dtype)) return false;
+  int64_t* shape = RLX_NEW_ARRAY(ctx, int64_t, t->ndim);
+  int64_t numel = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (!rlx_expr_is_const_int(t->shape[d], &shape[d]) || shape[d] < 0) return false;
+    if (shape[d] > 0 && numel > max_elems / shape[d]) return false;
+    numel *= shape[d];
+  }
+  *out_shape = shape;
+  *out_numel = numel;
+  return true;
+}
+
+rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_call_t* c,
+                                rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
+                                rlx_relax_expr_t** out) {
   *out = NULL;
-  rlx_tir_func_t* f = pass_call_tir_func(z->m, c);
+  rlx_tir_func_t* f = pass_call_tir_func(m, c);
   if (!f || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1) return NULL;
   rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
-  rlx_sinfo_t* os = c->sinfo_args[0];
-  if (os->kind != RLX_SINFO_TENSOR) return NULL;
-  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)os;
-  if (!ts->shape || rlx_dtype_is_void(ts->dtype)) return NULL;
-  int64_t* oshape = RLX_NEW_ARRAY(ctx, int64_t, ts->ndim);
-  int64_t numel = 1;
-  for (int d = 0; d < ts->ndim; d++) {
-    if (!rlx_expr_is_const_int(ts->shape[d], &oshape[d]) || oshape[d] < 0) return NULL;
-    if (oshape[d] > 0 && numel > FOLD_MAX_ELEMS_COMPILED / oshape[d]) return NULL;
-    numel *= oshape[d];
-  }
-  rlx_fold_runner_t runner = fold_runner;
-  if (numel > (runner ? FOLD_MAX_ELEMS_COMPILED : FOLD_MAX_ELEMS)) return NULL;
+  rlx_fold_runner_t runner = lim->runner;
+  int64_t* oshape = NULL;
+  int64_t numel = 0;
+  int64_t bound = lim->max_elems_compiled > lim->max_elems ? lim->max_elems_compiled : lim->max_elems;
+  if (!rlx_fold_static_shape(ctx, c->sinfo_args[0], bound, &oshape, &numel) ||
+      numel > (runner ? lim->max_elems_compiled : lim->max_elems))
+    return NULL;
+  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)c->sinfo_args[0];
   int n_tv = 0;
   rlx_relax_shape_expr_t* tv = NULL;
   if (c->n_args == 3) {
@@ -92,7 +98,7 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
   DLTensor* dl = RLX_NEW_ARRAY(ctx, DLTensor, n);
   DLTensor** args = RLX_NEW_ARRAY(ctx, DLTensor*, n);
   for (int i = 0; i < t->n_fields; i++) {
-    rlx_relax_constant_t* k = as_const(z, t->fields[i]);
+    rlx_relax_constant_t* k = const_of(t->fields[i], user);
     if (!k) return NULL;
     dl[i] = dl_of(k->data, k->dtype, k->ndim, k->shape);
   }
@@ -117,8 +123,8 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
   }
   double work = rlx_tir_interp_work(f->body, &env);
   rlx_int_env_free(&env);
-  bool compiled = runner && (work < 0 || work > FOLD_COMPILED_WORK || numel > FOLD_MAX_ELEMS);
-  if (!compiled && (work < 0 || work > FOLD_MAX_WORK)) return NULL;
+  bool compiled = runner && (work < 0 || work > lim->compiled_work || numel > lim->max_elems);
+  if (!compiled && (work < 0 || work > lim->max_work)) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
   void* data = calloc(1, nbytes ? nbytes : 1);
   if (!data) return NULL;
@@ -130,10 +136,26 @@ static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** o
     free(data);
     return NULL;
   }
-  *out = rlx_relax_constant(ctx, ts->dtype, ts->ndim, oshape, data, nbytes);
+  rlx_relax_expr_t* k = rlx_relax_constant(ctx, ts->dtype, ts->ndim, oshape, data, nbytes);
   free(data);
-  if (!*out) return rlx_status_create(RLX_INTERNAL, "fold_constants: constant of %zu bytes could not be built", nbytes);
-  return rlx_relax_normalize(ctx, z->m, *out);
+  if (!k) return rlx_status_create(RLX_INTERNAL, "constant of %zu bytes could not be built", nbytes);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, m, k));
+  *out = k;
+  return NULL;
+}
+
+/* The Constant that e is or that var e is bound to earlier in the function. */
+static rlx_relax_constant_t* as_const(rlx_relax_expr_t* e, void* user) {
+  fc_t* z = user;
+  if (e->kind == RLX_RELAX_CONSTANT) return (rlx_relax_constant_t*)e;
+  if (rlx_relax_is_var(e)) return rlx_ptrmap_get(&z->consts, e);
+  return NULL;
+}
+
+/* The folded Constant of call c, or NULL (*out) when it cannot be folded. */
+static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, fold_runner, FOLD_COMPILED_WORK, FOLD_MAX_ELEMS_COMPILED};
+  return rlx_fold_call_tir(z->ctx, z->m, c, as_const, z, &lim, out);
 }
 
 static void count_use(const rlx_relax_expr_t* e, void* user) {

@@ -57,12 +57,6 @@ typedef struct {
   const rlx_tir_store_t* store; /* of the block being analyzed */
 } pat_t;
 
-static bool same_expr(const rlx_expr_t* a, const rlx_expr_t* b) {
-  int64_t x = 0, y = 0;
-  if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) return x == y;
-  return rlx_expr_equal(a, b);
-}
-
 /* TVM's IsBroadcastPattern: the load's indices, unit dims indexed by 0 skipped, appear in
  * the store's indices in order. */
 static bool is_broadcast(const rlx_tir_store_t* st, const rlx_buffer_load_t* l) {
@@ -72,7 +66,7 @@ static bool is_broadcast(const rlx_tir_store_t* st, const rlx_buffer_load_t* l) 
     if (rlx_expr_is_const_int(l->buffer->shape[i], &one) && one == 1 && rlx_expr_is_const_int(l->indices[i], &zero) &&
         zero == 0)
       continue;
-    while (j < st->n_indices && !same_expr(st->indices[j], l->indices[i])) j++;
+    while (j < st->n_indices && !rlx_expr_same_value(st->indices[j], l->indices[i])) j++;
     if (j == st->n_indices) return false;
     j++;
   }
@@ -86,7 +80,7 @@ static void pat_load(const rlx_expr_t* e, void* user) {
   const rlx_tir_store_t* st = p->store;
   if (l->buffer == st->buffer) return; /* the reduction's own accumulator */
   bool same = l->n_indices == st->n_indices;
-  for (int i = 0; same && i < l->n_indices; i++) same = same_expr(l->indices[i], st->indices[i]);
+  for (int i = 0; same && i < l->n_indices; i++) same = rlx_expr_same_value(l->indices[i], st->indices[i]);
   rlx_op_pattern_t k = same                  ? RLX_PATTERN_ELEMWISE
                        : is_broadcast(st, l) ? RLX_PATTERN_BROADCAST
                                              : RLX_PATTERN_INJECTIVE;

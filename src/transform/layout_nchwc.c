@@ -236,7 +236,7 @@ static rlx_status_t* materialize_uses(lt_t* z, const rlx_relax_expr_t* e) {
   return st;
 }
 
-static bool is_op(const rlx_relax_call_t* c, const char* name) { return rlx_relax_is_op(c->op, name); }
+static bool is_op(const rlx_relax_call_t* c, rlx_op_id_t id) { return rlx_relax_is_op(c->op, id); }
 
 /* ------------------------------------------------------------------ rewrites */
 
@@ -422,15 +422,15 @@ static void move_pend(lt_t* z, const rlx_relax_expr_t* from, rlx_relax_var_t* to
 /* Epilogue ops joining a pending convolution. */
 static rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
   float s;
-  if (is_op(c, "relax.nn.relu") && c->n_args == 1) {
+  if (is_op(c, RLX_OP_RELU) && c->n_args == 1) {
     pend_t* p = open_pend(z, c->args[0]);
     if (!p || p->hi < INFINITY) return NULL;
     p->lo = p->lo > 0 ? p->lo : 0;
     move_pend(z, c->args[0], v, info_of(z, c->args[0])->c);
     return *done = true, NULL;
   }
-  if ((is_op(c, "relax.maximum") || is_op(c, "relax.minimum")) && c->n_args == 2) {
-    bool mx = is_op(c, "relax.maximum");
+  if ((is_op(c, RLX_OP_MAXIMUM) || is_op(c, RLX_OP_MINIMUM)) && c->n_args == 2) {
+    bool mx = is_op(c, RLX_OP_MAXIMUM);
     for (int k = 0; k < 2; k++) {
       pend_t* p = open_pend(z, c->args[k]);
       if (!p || !scalar_const(c->args[1 - k], &s)) continue;
@@ -443,7 +443,7 @@ static rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t*
     }
     return NULL;
   }
-  if (is_op(c, "relax.add") && c->n_args == 2) {
+  if (is_op(c, RLX_OP_ADD) && c->n_args == 2) {
     for (int k = 0; k < 2; k++) {
       pend_t* p = open_pend(z, c->args[k]);
       if (!p || p->lo > -INFINITY || p->hi < INFINITY) continue;
@@ -487,8 +487,8 @@ static rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_re
   return NULL;
 }
 
-static const char* const blocked_elementwise[] = {"relax.add",     "relax.subtract", "relax.multiply",
-                                                  "relax.maximum", "relax.minimum",  "relax.nn.relu"};
+static const rlx_op_id_t blocked_elementwise[] = {RLX_OP_ADD,     RLX_OP_SUBTRACT, RLX_OP_MULTIPLY,
+                                                  RLX_OP_MAXIMUM, RLX_OP_MINIMUM,  RLX_OP_RELU};
 
 /* concat((conv_a(x), conv_b(x), ...), axis=1), every part a convolution of the same blocked
  * x that nothing else reads, with a multiple of 16 channels and no residual: one call that
@@ -558,7 +558,7 @@ static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_
     new_info(z, v, yd[1])->blk = b;
     return *done = true, NULL;
   }
-  if (is_op(c, "relax.nn.max_pool2d") && x_blk && ny == 4) {
+  if (is_op(c, RLX_OP_MAX_POOL2D) && x_blk && ny == 4) {
     int64_t ps[2], st[2], dl[2], pad[4];
     const char* lay = onn_attr_str(c, "layout", "NCHW");
     const char* olay = onn_attr_str(c, "out_layout", "NCHW");
@@ -575,7 +575,7 @@ static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_
     new_info(z, v, yd[1])->blk = b;
     return *done = true, NULL;
   }
-  if (is_op(c, "relax.mean") && x_blk && ny == 4 && yd[2] == 1 && yd[3] == 1) {
+  if (is_op(c, RLX_OP_MEAN) && x_blk && ny == 4 && yd[2] == 1 && yd[3] == 1) {
     const rlx_attr_t* ax = rlx_attrs_get(&c->attrs, "axis");
     bool keep = onn_attr_bool(c, "keepdims", false);
     if (!keep || !ax || ax->kind != RLX_ATTR_INTS || ax->u.ints.n != 2) return NULL;
@@ -589,7 +589,7 @@ static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_
     new_info(z, v, yd[1])->blk = b;
     return *done = true, NULL;
   }
-  if (is_op(c, "relax.concat") && ny == 4 && c->n_args == 1 && c->args[0]->kind == RLX_RELAX_TUPLE) {
+  if (is_op(c, RLX_OP_CONCAT) && ny == 4 && c->n_args == 1 && c->args[0]->kind == RLX_RELAX_TUPLE) {
     int64_t axis = onn_attr_int(c, "axis", 0);
     rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[0];
     if (axis != 1 && axis != -3) return NULL;
@@ -615,7 +615,7 @@ static rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* b) {
   bool done = false;
   if (b->kind == RLX_BINDING_VAR && b->value->kind == RLX_RELAX_CALL) {
     rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
-    if (is_op(c, "relax.nn.conv2d")) RLX_RETURN_IF_ERROR(try_conv(z, b->var, c, &done));
+    if (is_op(c, RLX_OP_CONV2D)) RLX_RETURN_IF_ERROR(try_conv(z, b->var, c, &done));
     if (!done) RLX_RETURN_IF_ERROR(try_epilogue(z, b->var, c, &done));
     if (!done) RLX_RETURN_IF_ERROR(try_blocked_op(z, b->var, c, &done));
   }
@@ -634,7 +634,7 @@ static rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, co
     for (int k = 0; k < seq->blocks[i]->n_bindings && !any; k++) {
       rlx_relax_expr_t* v = seq->blocks[i]->bindings[k]->value;
       any = seq->blocks[i]->is_dataflow && v->kind == RLX_RELAX_CALL &&
-            rlx_relax_is_op(((rlx_relax_call_t*)v)->op, "relax.nn.conv2d");
+            rlx_relax_is_op(((rlx_relax_call_t*)v)->op, RLX_OP_CONV2D);
     }
   if (!any) return NULL;
   rlx_relax_expr_visit(f->body, count_use, z);

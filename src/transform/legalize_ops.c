@@ -29,9 +29,8 @@ typedef struct {
   rlx_status_t* st;
 } lg_t;
 
-static bool is_bridge_op(const char* name) {
-  return strcmp(name, "relax.call_tir") == 0 || strcmp(name, "relax.call_dps_packed") == 0 ||
-         strcmp(name, "relax.call_pure_packed") == 0;
+static bool is_bridge_op(rlx_op_id_t id) {
+  return id == RLX_OP_CALL_TIR || id == RLX_OP_CALL_DPS_PACKED || id == RLX_OP_CALL_PURE_PACKED;
 }
 
 /* Post-order callback: legalizes one call (its operands are already legalized). */
@@ -41,8 +40,9 @@ static rlx_relax_expr_t* lg_expr(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user
   rlx_relax_call_t* c = (rlx_relax_call_t*)e;
   if (c->op->kind != RLX_RELAX_OP) return e;
   const char* name = ((rlx_relax_op_t*)c->op)->name;
-  if (is_bridge_op(name)) return e;
-  const rlx_op_def_t* def = rlx_op_lookup(name);
+  if (is_bridge_op(rlx_relax_call_op_id(c))) return e;
+  const rlx_op_def_t* def = ((rlx_relax_op_t*)c->op)->def;
+  if (def && def->family == RLX_OP_FAMILY_BRIDGE) def = NULL; /* print, assert_op ...: not legalizable */
   if (!def) {
     lg->st = rlx_status_create(RLX_NOT_FOUND, "legalize_ops: function '%s', %s: unknown op '%s'", lg->fname, lg->where,
                                name);

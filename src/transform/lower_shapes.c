@@ -380,7 +380,7 @@ static rlx_status_t* alloc_outputs(ls_t* s, rlx_sinfo_t* out_sinfo, exprs_t* all
     RLX_RETURN_IF_ERROR(rlx_relax_normalize(s->ctx, s->m, shape));
     RLX_RETURN_IF_ERROR(lower_shape_expr(s, (rlx_relax_shape_expr_t*)shape, &shape));
     rlx_relax_expr_t* args[3] = {shape, rlx_relax_dtype_imm(s->ctx, t->dtype), i64v(s, 0)};
-    rlx_relax_expr_t* call = rlx_relax_call(s->ctx, rlx_relax_op(s->ctx, "relax.builtin.alloc_tensor"), 3, args,
+    rlx_relax_expr_t* call = rlx_relax_call(s->ctx, rlx_relax_op(s->ctx, RLX_OP_BUILTIN_ALLOC_TENSOR), 3, args,
                                             (rlx_attrs_t){0}, 0, NULL);
     call->sinfo = si; /* the shape argument may now be a var: keep the precise struct info */
     rlx_relax_var_t* v = NULL;
@@ -449,8 +449,8 @@ static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_exp
     case RLX_RELAX_KIND_COUNT: *out = value; return NULL; /* nothing symbolic to lower */
   }
   rlx_relax_call_t* c = (rlx_relax_call_t*)value;
-  bool is_tir = rlx_relax_is_op(c->op, "relax.call_tir");
-  if (is_tir || rlx_relax_is_op(c->op, "relax.call_dps_packed")) {
+  bool is_tir = rlx_relax_is_op(c->op, RLX_OP_CALL_TIR);
+  if (is_tir || rlx_relax_is_op(c->op, RLX_OP_CALL_DPS_PACKED)) {
     rlx_relax_tuple_t* in = (rlx_relax_tuple_t*)c->args[1];
     if (c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1)
       return rlx_status_create(RLX_INVALID_ARGUMENT, "lower_shapes: function '%s': malformed %s", s->fname,

@@ -50,7 +50,7 @@ rlx_module_t* pass_module_drop_dead_tir(rlx_ctx_t* ctx, rlx_module_t* before, rl
 }
 
 rlx_tir_func_t* pass_call_tir_func(rlx_module_t* m, const rlx_relax_call_t* c) {
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
+  if (!rlx_relax_is_op(c->op, RLX_OP_CALL_TIR) || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
     return NULL;
   rlx_module_entry_t* e = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
   return e && e->kind == RLX_FUNC_TIR ? e->func : NULL;

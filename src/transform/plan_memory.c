@@ -229,7 +229,7 @@ static bool is_prim_func(plan_t* p, const rlx_relax_expr_t* op) {
 static bool plannable_alloc(const rlx_relax_binding_t* b) {
   if (b->kind != RLX_BINDING_VAR || b->value->kind != RLX_RELAX_CALL) return false;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)b->value;
-  if (!rlx_relax_is_op(c->op, "relax.builtin.alloc_tensor") || c->n_args < 3) return false;
+  if (!rlx_relax_is_op(c->op, RLX_OP_BUILTIN_ALLOC_TENSOR) || c->n_args < 3) return false;
   return c->args[0]->kind == RLX_RELAX_SHAPE_EXPR && c->args[1]->kind == RLX_RELAX_DATA_TYPE_IMM &&
          !rlx_dtype_is_void(((const rlx_relax_dtype_imm_t*)c->args[1])->value);
 }
@@ -262,7 +262,7 @@ static void analyze_block(plan_t* p, const rlx_relax_block_t* blk, int bi, token
     if (v->kind == RLX_RELAX_CALL) {
       rlx_relax_call_t* c = (rlx_relax_call_t*)v;
       bool prim = is_prim_func(p, c->op);
-      bool ext = c->op->kind == RLX_RELAX_EXTERN_FUNC || rlx_relax_is_op(c->op, "relax.call_pure_packed");
+      bool ext = c->op->kind == RLX_RELAX_EXTERN_FUNC || rlx_relax_is_op(c->op, RLX_OP_CALL_PURE_PACKED);
       if (prim || ext) {
         if (c->op->kind != RLX_RELAX_OP) discard_in(p, c->op);
         for (int a = 0; a < c->n_args; a++) use(toks_of(p, c->args[a]), prim ? i : TO_END);
@@ -322,7 +322,7 @@ static storage_t* request(plan_t* p, storage_vec_t* pool, token_t* t) {
 /* ------------------------------------------------------------------ rewriting */
 typedef RLX_VEC(rlx_relax_binding_t*) bindings_t;
 
-static rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, const char* op, int n,
+static rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, rlx_op_id_t op, int n,
                                rlx_relax_expr_t* const* args, rlx_relax_var_t** out_var) {
   rlx_relax_expr_t* call = rlx_relax_op_call(p->ctx, op, n, args, (rlx_attrs_t){0});
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(p->ctx, p->m, call));
@@ -335,7 +335,7 @@ static rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, con
 static rlx_status_t* emit_kill_tensor(plan_t* p, bindings_t* out, token_t* t) {
   rlx_relax_expr_t* arg = &t->var->hdr;
   p->inserted_kills = true;
-  return emit_call(p, out, "_", "relax.memory.kill_tensor", 1, &arg, NULL);
+  return emit_call(p, out, "_", RLX_OP_MEMORY_KILL_TENSOR, 1, &arg, NULL);
 }
 
 static rlx_status_t* rewrite_binding(plan_t* p, rlx_relax_binding_t* b, bindings_t* out) {
@@ -346,11 +346,11 @@ static rlx_status_t* rewrite_binding(plan_t* p, rlx_relax_binding_t* b, bindings
     if (!s->var) {
       rlx_relax_expr_t* args[4] = {rlx_relax_shape_expr(ctx, 1, &s->bytes), s->dev, rlx_relax_string_imm(ctx, "global"),
                                    rlx_relax_dtype_imm(ctx, rlx_dtype(RLX_DT_UINT, 8, 1))};
-      RLX_RETURN_IF_ERROR(emit_call(p, out, "storage", "relax.memory.alloc_storage", 4, args, &s->var));
+      RLX_RETURN_IF_ERROR(emit_call(p, out, "storage", RLX_OP_MEMORY_ALLOC_STORAGE, 4, args, &s->var));
     }
     rlx_relax_expr_t* args[4] = {&s->var->hdr, rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, 0)), t->alloc->args[0],
                                  t->alloc->args[1]};
-    rlx_relax_expr_t* call = rlx_relax_op_call(ctx, "relax.memory.alloc_tensor", 4, args, (rlx_attrs_t){0});
+    rlx_relax_expr_t* call = rlx_relax_op_call(ctx, RLX_OP_MEMORY_ALLOC_TENSOR, 4, args, (rlx_attrs_t){0});
     RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, p->m, call));
     rlx_vec_push(out, rlx_relax_var_binding(ctx, b->var, call)); /* the tensor keeps its var */
     return NULL;
@@ -417,7 +417,7 @@ static rlx_status_t* plan_seq(plan_t* p, rlx_relax_seq_t* s, rlx_relax_expr_t** 
       for (int i = 0; i < last->n_bindings; i++) rlx_vec_push(&bs, last->bindings[i]);
     for (int i = 0; i < pool.len && !st; i++) {
       rlx_relax_expr_t* arg = &pool.data[i]->var->hdr;
-      st = emit_call(p, &bs, "_", "relax.memory.kill_storage", 1, &arg, NULL);
+      st = emit_call(p, &bs, "_", RLX_OP_MEMORY_KILL_STORAGE, 1, &arg, NULL);
     }
     p->inserted_kills = true;
     rlx_relax_block_t* nb = rlx_relax_block(ctx, false, bs.len, bs.data);
@@ -538,7 +538,7 @@ static void stats_cb(const rlx_relax_expr_t* e, void* user) {
   stats_acc_t* a = user;
   if (a->st || e->kind != RLX_RELAX_CALL) return;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
-  if (rlx_relax_is_op(c->op, "relax.builtin.alloc_tensor")) {
+  if (rlx_relax_is_op(c->op, RLX_OP_BUILTIN_ALLOC_TENSOR)) {
     if (c->n_args < 2 || c->args[0]->kind != RLX_RELAX_SHAPE_EXPR || c->args[1]->kind != RLX_RELAX_DATA_TYPE_IMM) {
       a->st = rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known shape and dtype",
                                 rlx_relax_expr_brief(a->ctx, e));
@@ -547,7 +547,7 @@ static void stats_cb(const rlx_relax_expr_t* e, void* user) {
     const rlx_relax_shape_expr_t* s = (const rlx_relax_shape_expr_t*)c->args[0];
     add_bytes(a, rlx_memory_tensor_bytes(a->ctx, s->ndim, s->values, ((const rlx_relax_dtype_imm_t*)c->args[1])->value));
     a->n_builtin++;
-  } else if (rlx_relax_is_op(c->op, "relax.memory.alloc_storage")) {
+  } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_STORAGE)) {
     if (c->n_args < 1 || c->args[0]->kind != RLX_RELAX_SHAPE_EXPR ||
         ((const rlx_relax_shape_expr_t*)c->args[0])->ndim != 1) {
       a->st = rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known size",
@@ -556,7 +556,7 @@ static void stats_cb(const rlx_relax_expr_t* e, void* user) {
     }
     add_bytes(a, ((const rlx_relax_shape_expr_t*)c->args[0])->values[0]);
     a->n_storage++;
-  } else if (rlx_relax_is_op(c->op, "relax.memory.alloc_tensor")) {
+  } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_TENSOR)) {
     a->n_mem_tensor++;
   }
 }

@@ -10,7 +10,9 @@ in and out), against numpy:
 - optionals: OptionalHasElement of an empty and a present optional tensor, OptionalGetElement
   of a present one, an Optional built in the graph, and If returning an empty or a present
   optional sequence;
-- errors: OptionalGetElement of an empty optional (a run-time error), ConcatFromSequence of a
+- string tensors: StringNormalizer (stopwords ignoring case, lower case, nothing left), Cast
+  of floats to strings (numpy's shortest form) and back, strings to int64;
+- errors: a string that is not a number, OptionalGetElement of an empty optional (a run-time error), ConcatFromSequence of a
   run-time-length sequence (one clear import error), a value file that is not a SequenceProto,
   an out-of-range position (the builtin's message).
 Values are compared exactly (the models only move data, add and multiply once).
@@ -191,6 +193,28 @@ for c in (True, False):
     res, _ = run(path, [np.array(c)], "if_opt_%s" % c)
     if res:
         same(res[0], None if c else [x, x], "If giving %s" % ("nothing" if c else "a sequence"))
+
+# --- string tensors: StringNormalizer, casts to and from strings --------------------------
+S = TensorProto.STRING
+path = model("strings", [helper.make_node("StringNormalizer", ["s"], ["n"], case_change_action="LOWER",
+                                          stopwords=["the", "A"]),
+                         helper.make_node("Cast", ["x"], ["xs"], to=S),
+                         helper.make_node("Cast", ["xs"], ["back"], to=F)],
+             [vi("s", S, [1, "C"]), vi("x", F, [4])], [vi("n", S, None), vi("xs", S, [4]), vi("back", F, [4])])
+xf = np.array([0.5, -1.25e-05, 3.0, 0.1], np.float32)
+for words, want in ((["The", "Cat", "a", "DOG", "the"], ["cat", "dog"]), (["A", "THE"], [""])):
+    res, _ = run(path, [np.array([words], dtype=object), xf], "strings_%d" % len(words))
+    if res:
+        check(res[0].shape == (1, len(want)) and list(res[0].ravel()) == want,
+              "StringNormalizer of %r: %r, expected %r" % (words, res[0], want))
+        check(list(res[1]) == [str(v) for v in xf], "Cast to strings: %r, expected %r" % (res[1], [str(v) for v in xf]))
+        same(res[2], xf, "Cast to strings and back")
+path = model("string_to_int", [helper.make_node("Cast", ["s"], ["i"], to=I64)], [vi("s", S, [3])], [vi("i", I64, [3])])
+res, _ = run(path, [np.array(["7", "-12", "0"], dtype=object)], "string_to_int")
+if res:
+    same(res[0], np.array([7, -12, 0], np.int64), "Cast strings to int64")
+res, err = run(path, [np.array(["7", "x1", "0"], dtype=object)], "string_to_int_bad", expect_ok=False)
+check(res is None and 'element 1 ("x1") is not a number' in err, "a string that is not a number: %r" % err)
 
 # --- a run-time-length sequence where only a static one will do ----------------------------
 path = model("concat_list", [helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)],

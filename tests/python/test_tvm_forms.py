@@ -450,3 +450,91 @@ def test_any_packed_abi_library_loads_and_registers(tmp_path):
     for n in (2, 9):
         x = np.random.randn(n).astype("float32")
         np.testing.assert_array_equal(vm["main"](x).numpy(), -x)
+
+
+@I.ir_module
+class EveryForm:
+    @T.prim_func(private=True)
+    def add1(A: T.Buffer((T.int64(2), T.int64(3)), "float32"), B: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"layout_free_buffers": [], "tir.noalias": T.bool(True), "opt": {"a": [1, 2.5, "s", T.bool(False)]}})
+        for i, j in T.grid(T.int64(2), T.int64(3)):
+            with T.block("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), o: R.Object, o2: R.Object(), t: R.Tensor(ndim=2),
+             s: R.Shape([2, 3]), p: R.Prim("int64"), tp: R.Tuple(R.Tensor((2, 3), "float32"), R.Shape(ndim=2))
+             ) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="float32"), R.Prim("int64")):
+        R.func_attr({"num_input": 2, "nested": {"k": [1, 2]}})
+        cls = EveryForm
+        a = R.call_tir(cls.add1, (x,), out_sinfo=R.Tensor((2, 3), dtype="float32"))
+        b = R.call_tir(cls.add1, (a,), out_sinfo=[R.Tensor((2, 3), dtype="float32")])
+        c = R.call_pure_packed("test_forms.twice", b, sinfo_args=(R.Tensor((2, 3), dtype="float32"),))
+        d = R.call_pure_packed("test_forms.twice", c, sinfo_args=R.Tensor((2, 3), dtype="float32"))
+        e = R.add(d, R.const(0.5, "float32"))
+        f = R.multiply(e, R.const([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32"))
+        return (f, tp[0], p)
+
+
+def test_every_struct_info_and_call_form_parses_and_runs():
+    @tvm.register_func("test_forms.twice", override=True)
+    def twice(v):
+        return v.numpy() * 2
+
+    text = EveryForm.script()
+    for want in ('o: R.Object, o2: R.Object, t: R.Tensor(ndim=2), s: R.Shape([2, 3]), p: R.Prim("int64")',
+                 'R.func_attr({"nested": {"k": [1, 2]}, "num_input": 2})',
+                 # a Python float in a TIR attribute is a FloatImm, which TVM prints T.float32(2.5)
+                 '"opt": {"a": [1, T.float32(2.5), "s", T.bool(False)]}',
+                 'metadata["relax.expr.Constant"][0]'):
+        assert want in text, want
+    tvm.ir.assert_structural_equal(tvm.script.from_source(EveryForm.script(show_meta=True)), EveryForm)
+    vm = relax.VirtualMachine(relax.build(EveryForm, "llvm"), tvm.cpu())
+    x = np.random.rand(2, 3).astype("float32")
+    tp = (np.ones((2, 3), "float32"), tvm.runtime.ShapeTuple([4, 5]))
+    f, t0, p = vm["main"](x, tvm.nd.array(x), tvm.nd.array(x), x, tvm.runtime.ShapeTuple([2, 3]), 7, tp)
+    np.testing.assert_allclose(f.numpy(), ((x + 2) * 4 + 0.5) * np.arange(1, 7, dtype="float32").reshape(2, 3),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(t0.numpy(), tp[0])
+    assert p == 7
+    # printed without the metadata section, the module still parses, but building it is an error
+    elided = tvm.script.from_source(EveryForm.script())
+    with pytest.raises(tvm.RLXError, match="left out when the module was printed"):
+        relax.build(elided, "llvm")
+
+
+# TVM's "Transformation" tutorial (LegalizeOps of an MLP), its T_transpose kernel: C++ topi
+# names the loops ax0, ax1 (T.bool(True) for the later tutorial's bare True, this suite's era).
+TVM_TRANSPOSE = '''    @T.prim_func(private=True)
+    def transpose(fc2_weight: T.Buffer((T.int64(10), T.int64(128)), "float32"), T_transpose: T.Buffer((T.int64(128), T.int64(10)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        # with T.block("root"):
+        for ax0, ax1 in T.grid(T.int64(128), T.int64(10)):
+            with T.block("T_transpose"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(fc2_weight[v_ax1, v_ax0])
+                T.writes(T_transpose[v_ax0, v_ax1])
+                T_transpose[v_ax0, v_ax1] = fc2_weight[v_ax1, v_ax0]
+'''
+
+
+def test_topi_transpose_names_loops_as_tvm():
+    w = relax.Var("fc2_weight", R.Tensor((10, 128), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [w]):
+        with bb.dataflow():
+            gv = bb.emit_output(bb.call_te(topi.transpose, w))
+        bb.emit_func_output(gv)
+    assert TVM_TRANSPOSE in bb.get().script()
+    # LegalizeOps of R.permute_dims gives the same kernel, as in the tutorial
+    bb = relax.BlockBuilder()
+    with bb.function("main", [w]):
+        with bb.dataflow():
+            gv = bb.emit_output(op.permute_dims(w))
+        bb.emit_func_output(gv)
+    legal = relax.transform.LegalizeOps()(bb.get())
+    assert TVM_TRANSPOSE in legal.script()
+    a = np.random.rand(10, 128).astype("float32")
+    vm = relax.VirtualMachine(relax.build(legal, "llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](a).numpy(), a.T)

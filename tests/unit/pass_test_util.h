@@ -150,7 +150,7 @@ static inline ht_t* relax_eval(rlx_ctx_t* ctx, rlx_module_t* m, const char* fnam
     for (int k = 0; k < seq->blocks[b]->n_bindings; k++) {
       rlx_relax_binding_t* bd = seq->blocks[b]->bindings[k];
       ht_t* v = NULL;
-      if (bd->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)bd->value)->op, "relax.call_tir"))
+      if (bd->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)bd->value)->op, RLX_OP_CALL_TIR))
         v = ev_call_tir(&ev, (rlx_relax_call_t*)bd->value);
       else
         v = ev_value(&ev, bd->value);
@@ -251,7 +251,7 @@ static inline int call_tir_names(rlx_module_t* m, const char** out, int max) {
   for (int b = 0; b < seq->n_blocks; b++)
     for (int k = 0; k < seq->blocks[b]->n_bindings; k++) {
       rlx_relax_expr_t* v = seq->blocks[b]->bindings[k]->value;
-      if (v->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)v)->op, "relax.call_tir") && n < max)
+      if (v->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)v)->op, RLX_OP_CALL_TIR) && n < max)
         out[n++] = ((rlx_relax_global_var_t*)((rlx_relax_call_t*)v)->args[0])->name;
     }
   return n;

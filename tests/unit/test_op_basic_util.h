@@ -109,7 +109,7 @@ static inline rlx_expr_t* c64(rlx_ctx_t* ctx, int64_t v) { return rlx_ir_i64(ctx
 /* Builds op(args, attrs) and normalizes it; on success *out is the call. */
 static inline rlx_status_t* op_call(rlx_ctx_t* ctx, const char* op, int n, rlx_relax_expr_t* const* args,
                                     rlx_attrs_t attrs, rlx_relax_call_t** out) {
-  rlx_relax_expr_t* c = rlx_relax_op_call(ctx, op, n, args, attrs);
+  rlx_relax_expr_t* c = rlx_relax_op_call_named(ctx, op, n, args, attrs);
   *out = NULL;
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, NULL, c));
   *out = (rlx_relax_call_t*)c;
@@ -144,7 +144,7 @@ static inline rlx_status_t* op_legalize(rlx_ctx_t* ctx, rlx_relax_call_t* call, 
 static inline rlx_tir_func_t* call_tir_func(rlx_module_t* m, rlx_relax_expr_t* e) {
   if (!e || e->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)e;
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
+  if (!rlx_relax_is_op(c->op, RLX_OP_CALL_TIR) || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR)
     return NULL;
   rlx_module_entry_t* me = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
   return me && me->kind == RLX_FUNC_TIR ? me->func : NULL;

@@ -19,12 +19,7 @@ static bool is_nn_op(const char* name) {
 }
 
 /* An op of our family? (relax.nn.* also holds ops of the basic family: relu, gelu, pad ...) */
-static bool ours(const rlx_op_def_t* d) {
-  extern const rlx_op_def_t rlx_ops_nn[];
-  for (const rlx_op_def_t* e = rlx_ops_nn; e->name; e++)
-    if (e == d) return true;
-  return false;
-}
+static bool ours(const rlx_op_def_t* d) { return d->family == RLX_OP_FAMILY_NN; }
 
 /* The usual number of arguments of an op (to reach deeper checks more often). */
 static int usual_arity(const char* name) {
@@ -106,7 +101,7 @@ int main(void) {
         rlx_sinfo_t* s = plausible ? plausible_sinfo(ctx, a == 0 ? rank : (int)rnd(6), sym) : random_sinfo(ctx, sym);
         args[a] = &rlx_relax_var(ctx, "a", s)->hdr;
       }
-      rlx_relax_call_t* call = (rlx_relax_call_t*)rlx_relax_op_call(ctx, d->name, n_args, args, random_attrs(ctx));
+      rlx_relax_call_t* call = (rlx_relax_call_t*)rlx_relax_op_call_named(ctx, d->name, n_args, args, random_attrs(ctx));
       rlx_sinfo_t* out = NULL;
       rlx_status_t* st = d->infer(ctx, call, &out);
       if (st) {

@@ -165,7 +165,7 @@ static void test_all_ops_script(void) {
       for (int b = 0; b < seq->n_blocks; b++)
         for (int k = 0; k < seq->blocks[b]->n_bindings; k++) {
           rlx_relax_expr_t* v = seq->blocks[b]->bindings[k]->value;
-          if (v->kind == RLX_RELAX_CALL && !rlx_relax_is_op(((rlx_relax_call_t*)v)->op, "relax.call_tir")) high++;
+          if (v->kind == RLX_RELAX_CALL && !rlx_relax_is_op(((rlx_relax_call_t*)v)->op, RLX_OP_CALL_TIR)) high++;
         }
       CHECK_MSG(high == 0, "%d high-level calls left after legalize_ops", high);
     }

@@ -55,7 +55,7 @@ static inline rlx_status_t* build_op(const char* op, int n, rlx_relax_var_t* con
   rlx_relax_expr_t* args[8];
   for (int i = 0; i < n; i++) args[i] = &params[i]->hdr;
   RLX_RETURN_IF_ERROR(rlx_bb_function_begin(out->bb, "main", n, params));
-  RLX_RETURN_IF_ERROR(rlx_bb_emit(out->bb, rlx_relax_op_call(C_, op, n, args, attrs), "lv", &out->lv));
+  RLX_RETURN_IF_ERROR(rlx_bb_emit(out->bb, rlx_relax_op_call_named(C_, op, n, args, attrs), "lv", &out->lv));
   RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(out->bb, &out->lv->hdr, -1, NULL));
   return rlx_bb_function_end(out->bb, NULL);
 }
@@ -66,7 +66,7 @@ static inline const char* lv_sinfo(const opcase_t* oc) { return oc->lv ? rlx_sin
 /* The call_tir in e (e itself or the first field of a Tuple). */
 static inline rlx_relax_call_t* find_call_tir(rlx_relax_expr_t* e) {
   if (e && e->kind == RLX_RELAX_TUPLE) e = ((rlx_relax_tuple_t*)e)->fields[0];
-  if (!e || e->kind != RLX_RELAX_CALL || !rlx_relax_is_op(((rlx_relax_call_t*)e)->op, "relax.call_tir")) return NULL;
+  if (!e || e->kind != RLX_RELAX_CALL || !rlx_relax_is_op(((rlx_relax_call_t*)e)->op, RLX_OP_CALL_TIR)) return NULL;
   return (rlx_relax_call_t*)e;
 }
 

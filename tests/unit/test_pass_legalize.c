@@ -41,7 +41,7 @@ static rlx_module_t* parse(rlx_ctx_t* ctx, const char* text) {
 static const char* binding_callee(rlx_relax_binding_t* b) {
   if (b->value->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
-  if (!rlx_relax_is_op(c->op, "relax.call_tir")) return NULL;
+  if (!rlx_relax_is_op(c->op, RLX_OP_CALL_TIR)) return NULL;
   return ((rlx_relax_global_var_t*)c->args[0])->name;
 }
 
@@ -224,7 +224,7 @@ static void test_kept_and_errors(void) {
   int64_t four = 4;
   rlx_sinfo_t* t4 = rlx_sinfo_tensor_const(ctx, 1, &four, f32);
   rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t4);
-  rlx_relax_expr_t* bogus = rlx_relax_op_call(ctx, "relax.bogus", 1, (rlx_relax_expr_t*[]){&x->hdr}, (rlx_attrs_t){0});
+  rlx_relax_expr_t* bogus = rlx_relax_op_call_named(ctx, "relax.bogus", 1, (rlx_relax_expr_t*[]){&x->hdr}, (rlx_attrs_t){0});
   bogus->sinfo = t4;
   rlx_relax_var_t* lv = rlx_relax_var(ctx, "lv_bad", t4);
   rlx_relax_binding_t* b = rlx_relax_var_binding(ctx, lv, bogus);

@@ -5,7 +5,7 @@
 static const char* S(rlx_ctx_t* ctx, const rlx_sinfo_t* s) { return rlx_sinfo_str(ctx, s); }
 
 static rlx_relax_expr_t* op(rlx_ctx_t* ctx, const char* name, int n, rlx_relax_expr_t* const* args) {
-  return rlx_relax_op_call(ctx, name, n, args, (rlx_attrs_t){0});
+  return rlx_relax_op_call_named(ctx, name, n, args, (rlx_attrs_t){0});
 }
 
 static void test_struct_info(void) {

@@ -131,9 +131,14 @@ typedef struct {
   int n;
 } op_count_t;
 
+/* True when e is the Op called name (tests name ops by string). */
+static inline bool mem_is_op(const rlx_relax_expr_t* e, const char* name) {
+  return e->kind == RLX_RELAX_OP && strcmp(((const rlx_relax_op_t*)e)->name, name) == 0;
+}
+
 static inline void mem_count_cb(const rlx_relax_expr_t* e, void* user) {
   op_count_t* c = user;
-  if (e->kind == RLX_RELAX_CALL && rlx_relax_is_op(((const rlx_relax_call_t*)e)->op, c->name)) c->n++;
+  if (e->kind == RLX_RELAX_CALL && mem_is_op(((const rlx_relax_call_t*)e)->op, c->name)) c->n++;
 }
 
 /* Calls of op name anywhere in f. */
@@ -168,7 +173,7 @@ static inline bool mem_mentions(const rlx_relax_expr_t* e, const rlx_relax_var_t
 static inline const rlx_relax_call_t* mem_call_of(const rlx_relax_binding_t* b, const char* op) {
   if (b->value->kind != RLX_RELAX_CALL) return NULL;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)b->value;
-  return rlx_relax_is_op(c->op, op) ? c : NULL;
+  return mem_is_op(c->op, op) ? c : NULL;
 }
 
 /* Checks the plan of f's body (all blocks flattened, in order), independently of the pass:

@@ -85,7 +85,7 @@ static void test_mlc_example(void) {
               "R.Callable((R.Tensor((128, 128), dtype=\"float32\"), R.Tensor((128, 128), dtype=\"float32\")), "
               "R.Tensor((128, 128), dtype=\"float32\"), True)");
   rlx_relax_call_t* c0 = binding_call(f, 0, 0);
-  CHECK(c0 && rlx_relax_is_op(c0->op, "relax.call_tir"));
+  CHECK(c0 && rlx_relax_is_op(c0->op, RLX_OP_CALL_TIR));
   if (c0) {
     CHECK(c0->n_args == 2 && c0->args[0]->kind == RLX_RELAX_GLOBAL_VAR);
     CHECK_STREQ(((rlx_relax_global_var_t*)c0->args[0])->name, "matmul");

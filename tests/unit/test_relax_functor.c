@@ -130,7 +130,7 @@ static void test_call_te_legalize(void) {
   rlx_sinfo_t* tn = rlx_sinfo_tensor(ctx, 1, &n, rlx_dt_float32());
   rlx_relax_var_t* x = rlx_relax_var(ctx, "x", tn);
   rlx_relax_expr_t* xe = &x->hdr;
-  rlx_relax_expr_t* relu = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.nn.relu"), 1, &xe, (rlx_attrs_t){0, NULL}, 0, NULL);
+  rlx_relax_expr_t* relu = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_RELU), 1, &xe, (rlx_attrs_t){0, NULL}, 0, NULL);
   relu->sinfo = tn; /* what the op registry will infer */
   rlx_relax_var_t* lv = rlx_relax_dataflow_var(ctx, "lv", tn);
   rlx_relax_var_t* gv = rlx_relax_var(ctx, "gv", tn);
@@ -144,12 +144,12 @@ static void test_call_te_legalize(void) {
   rlx_bb_t* bb = rlx_bb_create(ctx, m);
   rlx_relax_expr_t* call = NULL;
   CHECK_OK(rlx_bb_call_te(bb, te_relu, NULL, 1, &xe, NULL, &call)); /* no function open: fine */
-  CHECK(call && rlx_relax_is_op(((rlx_relax_call_t*)call)->op, "relax.call_tir") && call->sinfo);
+  CHECK(call && rlx_relax_is_op(((rlx_relax_call_t*)call)->op, RLX_OP_CALL_TIR) && call->sinfo);
   CHECK_OK(rlx_bb_function_begin(bb, "main", f->n_params, f->params));
   CHECK_OK(rlx_bb_dataflow_begin(bb));
   for (int k = 0; k < blk->n_bindings; k++) {
     rlx_relax_binding_t* b = blk->bindings[k];
-    if (b->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)b->value)->op, "relax.nn.relu")) {
+    if (b->value->kind == RLX_RELAX_CALL && rlx_relax_is_op(((rlx_relax_call_t*)b->value)->op, RLX_OP_RELU)) {
       rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
       rlx_relax_expr_t* legal = NULL;
       CHECK_OK(rlx_bb_call_te(bb, te_relu, NULL, c->n_args, c->args, NULL, &legal));
@@ -169,7 +169,7 @@ static void test_call_te_legalize(void) {
   CHECK(gs && strcmp(gs->u.s, "main") == 0);
   rlx_relax_func_t* nf = rlx_module_find(m, "main")->func;
   rlx_relax_call_t* c0 = (rlx_relax_call_t*)((rlx_relax_seq_t*)nf->body)->blocks[0]->bindings[0]->value;
-  CHECK(rlx_relax_is_op(c0->op, "relax.call_tir"));
+  CHECK(rlx_relax_is_op(c0->op, RLX_OP_CALL_TIR));
   CHECK(((rlx_relax_seq_t*)nf->body)->blocks[0]->bindings[0]->var == lv);
   CHECK_OK(rlx_relax_well_formed(ctx, m));
   rlx_ctx_free(ctx);

@@ -162,22 +162,22 @@ static void test_inference(void) {
   CHECK_ERR(rlx_relax_normalize(ctx, mod, ct_bad), "out_sinfo must be one R.Tensor");
   rlx_relax_expr_t* ct_tv = rlx_relax_call_tir(ctx, rlx_relax_global_var(ctx, "k", NULL), 1, &xe, tn, xe);
   CHECK_ERR(rlx_relax_normalize(ctx, mod, ct_tv), "tir_vars must be a shape");
-  rlx_relax_expr_t* ct_ext = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.call_tir"), 2,
+  rlx_relax_expr_t* ct_ext = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_TIR), 2,
                                             (rlx_relax_expr_t*[]){rlx_relax_extern_func(ctx, "k"), tup}, no_attrs(), 1, &tn);
   CHECK_ERR(rlx_relax_normalize(ctx, mod, ct_ext), "the callee of R.call_tir must be a GlobalVar");
 
   /* a registered op is inferred by the op registry; an unknown op is an error */
-  rlx_relax_expr_t* add = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.add"), 2, (rlx_relax_expr_t*[]){xe, xe},
+  rlx_relax_expr_t* add = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_ADD), 2, (rlx_relax_expr_t*[]){xe, xe},
                                          no_attrs(), 0, NULL);
   CHECK_OK(rlx_relax_normalize(ctx, mod, add));
   CHECK(add->sinfo && add->sinfo->kind == RLX_SINFO_TENSOR);
   CHECK(rlx_relax_call_is_pure((rlx_relax_call_t*)add));
-  rlx_relax_expr_t* unk = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.no_such_op"), 1, &xe, no_attrs(), 0, NULL);
+  rlx_relax_expr_t* unk = rlx_relax_call(ctx, rlx_relax_op_named(ctx, "relax.no_such_op"), 1, &xe, no_attrs(), 0, NULL);
   rlx_status_t* st = rlx_relax_normalize(ctx, mod, unk);
   CHECK(rlx_status_code(st) == RLX_NOT_FOUND);
   CHECK(st && strstr(rlx_status_message(st), "no inference rule for op 'relax.no_such_op'"));
   rlx_status_free(st);
-  rlx_relax_expr_t* pr = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.print"), 1, &xe, no_attrs(), 0, NULL);
+  rlx_relax_expr_t* pr = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_PRINT), 1, &xe, no_attrs(), 0, NULL);
   CHECK(!rlx_relax_call_is_pure((rlx_relax_call_t*)pr));
 
   /* If: LCA of the branches; condition must be bool */

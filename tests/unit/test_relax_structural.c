@@ -103,9 +103,9 @@ static void test_exprs(void) {
   /* calls with attrs */
   rlx_attrs_t at = rlx_attrs_set(ctx, no_attrs(), "axis", rlx_attr_int(1));
   rlx_attrs_t at2 = rlx_attrs_set(ctx, no_attrs(), "axis", rlx_attr_int(2));
-  rlx_relax_expr_t* op = rlx_relax_op(ctx, "relax.sum");
+  rlx_relax_expr_t* op = rlx_relax_op(ctx, RLX_OP_SUM);
   rlx_relax_expr_t* k1 = rlx_relax_call(ctx, op, 1, (rlx_relax_expr_t*[]){&x->hdr}, at, 0, NULL);
-  rlx_relax_expr_t* k2 = rlx_relax_call(ctx, rlx_relax_op(ctx, "relax.sum"), 1, (rlx_relax_expr_t*[]){&x->hdr}, at, 0, NULL);
+  rlx_relax_expr_t* k2 = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_SUM), 1, (rlx_relax_expr_t*[]){&x->hdr}, at, 0, NULL);
   rlx_relax_expr_t* k3 = rlx_relax_call(ctx, op, 1, (rlx_relax_expr_t*[]){&x->hdr}, at2, 0, NULL);
   CHECK(rlx_relax_expr_equal(k1, k2));
   CHECK(!rlx_relax_expr_equal(k1, k3));

@@ -419,7 +419,7 @@ static void test_compile_errors(void) {
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
   rlx_relax_var_t* lv = NULL;
   CHECK_OK(rlx_bb_function_begin(bb, "main", 1, &x));
-  CHECK_OK(rlx_bb_emit(bb, rlx_relax_op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&x->hdr, &x->hdr}, (rlx_attrs_t){0}),
+  CHECK_OK(rlx_bb_emit(bb, rlx_relax_op_call(ctx, RLX_OP_ADD, 2, (rlx_relax_expr_t*[]){&x->hdr, &x->hdr}, (rlx_attrs_t){0}),
                        "lv", &lv));
   CHECK_OK(rlx_bb_emit_func_output(bb, &lv->hdr, 0, NULL));
   CHECK_OK(rlx_bb_function_end(bb, NULL));

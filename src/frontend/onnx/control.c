@@ -248,7 +248,7 @@ rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_sinfo_tensor_t* cs = (rlx_sinfo_tensor_t*)c->sinfo;
   if (cs->ndim != 0) {
     RLX_RETURN_IF_ERROR(rlx_onnx_emit(
-        im, rlx_relax_op_call(ctx, "relax.reshape", 2, (rlx_relax_expr_t*[]){c, rlx_relax_shape_expr(ctx, 0, NULL)}, (rlx_attrs_t){0}),
+        im, rlx_relax_op_call(ctx, RLX_OP_RESHAPE, 2, (rlx_relax_expr_t*[]){c, rlx_relax_shape_expr(ctx, 0, NULL)}, (rlx_attrs_t){0}),
         &c));
   }
   rlx_relax_expr_t *tc, *ec;
@@ -518,7 +518,7 @@ static rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
     rlx_relax_expr_t* args[2] = {&f->tail[j]->hdr, &f->lead[0]->hdr};
     rlx_relax_expr_t* s = NULL;
     RLX_RETURN_IF_ERROR(rlx_onnx_emit(
-        sub, rlx_relax_op_call(ctx, "relax.take", 2, args, rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(u->axes[j]))),
+        sub, rlx_relax_op_call(ctx, RLX_OP_TAKE, 2, args, rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(u->axes[j]))),
         &s));
     const char* nm = input_name(u->g, u->n_state + j);
     if (nm[0]) rlx_onnx_strmap_put(&sub->values, nm, s);
@@ -527,7 +527,7 @@ static rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
 }
 
 /* An op call with one int attribute, emitted. */
-static rlx_status_t* op1(rlx_onnx_importer_t* im, const char* op, rlx_relax_expr_t* x, const char* key, rlx_attr_t v,
+static rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t op, rlx_relax_expr_t* x, const char* key, rlx_attr_t v,
                          rlx_relax_expr_t** out) {
   rlx_attrs_t at = key ? rlx_attrs_set(im->ctx, (rlx_attrs_t){0}, key, v) : (rlx_attrs_t){0};
   return rlx_onnx_emit(im, rlx_relax_op_call(im->ctx, op, 1, &x, at), out);
@@ -640,7 +640,7 @@ rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node
     RLX_RETURN_IF_ERROR(scan_axes(im, node, "scan_input_axes", n_in, in_ranks, &in_axes));
     RLX_RETURN_IF_ERROR(scan_axes(im, node, "scan_input_directions", n_in, NULL, &in_dirs));
     for (int j = 0; j < n_in; j++)
-      if (in_dirs[j]) RLX_RETURN_IF_ERROR(op1(im, "relax.flip", x[j], "axis", rlx_attr_int(in_axes[j]), &x[j]));
+      if (in_dirs[j]) RLX_RETURN_IF_ERROR(op1(im, RLX_OP_FLIP, x[j], "axis", rlx_attr_int(in_axes[j]), &x[j]));
     u.axes = in_axes;
     RLX_RETURN_IF_ERROR(scan_run(im, node, g, &L, &u, st, x, res));
     for (int k = 0; k < n_scan; k++) out_ranks[k] = as_tensor(res[n_state + k]->sinfo)->ndim;
@@ -671,22 +671,22 @@ rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node
     for (int64_t b = 0; b < batch; b++) {
       rlx_relax_expr_t* idx = rlx_onnx_make_const(im, rlx_dt_int64(), 0, NULL, &b);
       for (int k = 0; k < n_state; k++)
-        RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, "relax.take", 2, (rlx_relax_expr_t*[]){st[k], idx},
+        RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, RLX_OP_TAKE, 2, (rlx_relax_expr_t*[]){st[k], idx},
                                                                 rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0))),
                                           &sb[k]));
       for (int j = 0; j < n_in; j++) {
-        RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, "relax.take", 2, (rlx_relax_expr_t*[]){x[j], idx},
+        RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, RLX_OP_TAKE, 2, (rlx_relax_expr_t*[]){x[j], idx},
                                                                 rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0))),
                                           &xb[j]));
-        if (in_dirs[j]) RLX_RETURN_IF_ERROR(op1(im, "relax.flip", xb[j], "axis", rlx_attr_int(0), &xb[j]));
+        if (in_dirs[j]) RLX_RETURN_IF_ERROR(op1(im, RLX_OP_FLIP, xb[j], "axis", rlx_attr_int(0), &xb[j]));
       }
       RLX_RETURN_IF_ERROR(scan_run(im, node, g, &L, &u, sb, xb, rb));
       for (int r = 0; r < n_res; r++) per[r][b] = rb[r];
     }
     for (int r = 0; r < n_res; r++) { /* stack along a new batch axis */
-      for (int64_t b = 0; b < batch; b++) RLX_RETURN_IF_ERROR(op1(im, "relax.expand_dims", per[r][b], "axis",
+      for (int64_t b = 0; b < batch; b++) RLX_RETURN_IF_ERROR(op1(im, RLX_OP_EXPAND_DIMS, per[r][b], "axis",
                                                                   rlx_attr_ints(1, (int64_t[]){0}), &per[r][b]));
-      RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, "relax.concat", 1,
+      RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, RLX_OP_CONCAT, 1,
                                                               (rlx_relax_expr_t*[]){rlx_relax_tuple(ctx, (int)batch, per[r])},
                                                               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0))),
                                         &res[r]));
@@ -701,14 +701,14 @@ rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node
   for (int k = 0; k < n_scan; k++) {
     rlx_relax_expr_t** y = &res[n_state + k];
     int r = as_tensor((*y)->sinfo)->ndim, from = v8 ? 1 : 0;
-    if (out_dirs[k]) RLX_RETURN_IF_ERROR(op1(im, "relax.flip", *y, "axis", rlx_attr_int(from), y));
+    if (out_dirs[k]) RLX_RETURN_IF_ERROR(op1(im, RLX_OP_FLIP, *y, "axis", rlx_attr_int(from), y));
     if (out_axes[k] != from) { /* move the scan axis `from` to out_axes[k] */
       int64_t* perm = RLX_NEW_ARRAY(ctx, int64_t, r);
       for (int d = 0, s = 0; d < r; d++) {
         if (s == from) s++;
         perm[d] = d == out_axes[k] ? from : s++;
       }
-      RLX_RETURN_IF_ERROR(op1(im, "relax.permute_dims", *y, "axes", rlx_attr_ints(r, perm), y));
+      RLX_RETURN_IF_ERROR(op1(im, RLX_OP_PERMUTE_DIMS, *y, "axes", rlx_attr_ints(r, perm), y));
     }
   }
   for (int i = 0; i < node->n_outputs; i++) outputs[i] = res[i];

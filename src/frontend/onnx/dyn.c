@@ -59,7 +59,7 @@ rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node
     return NULL;
   }
   rlx_relax_expr_t* s = NULL;
-  RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, "relax.tensor_to_shape", 1, &t, (rlx_attrs_t){0}), &s));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_op_call(ctx, RLX_OP_TENSOR_TO_SHAPE, 1, &t, (rlx_attrs_t){0}), &s));
   for (int j = 0; j < k; j++) dims[j] = rlx_onnx_fresh_dim(im, node, rlx_ctx_sprintf(ctx, "d%d", j));
   rlx_relax_var_t* v = NULL;
   return rlx_bb_match_cast(im->bb, s, rlx_sinfo_shape(ctx, k, dims), NULL, &v);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tir/interp.h"
+#include "../../transform/fold.h"
 #include "onnx_internal.h"
 
 /* ------------------------------------------------------------------ converter families */
@@ -62,24 +62,9 @@ rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) 
   return rlx_status_annotate(st, "%s", node_label(node, label, sizeof(label)));
 }
 
-/* Folding limits: output elements, and statement executions of the TIR interpreter
- * (about 0.1 us each), so a large constant matmul is left to run at run time. */
-enum { FOLD_MAX_ELEMS = 1024 * 1024 };
-static const double FOLD_MAX_WORK = 16.0 * 1024 * 1024;
-
-
-static DLTensor dl_of(void* data, rlx_dtype_t t, int ndim, int64_t* shape) {
-  DLTensor d;
-  memset(&d, 0, sizeof(d));
-  d.data = data;
-  d.device.device_type = kDLCPU;
-  d.ndim = ndim;
-  d.dtype.code = t.code;
-  d.dtype.bits = t.bits;
-  d.dtype.lanes = t.lanes;
-  d.shape = shape;
-  return d;
-}
+/* Folding limits (rlx_fold_limits_t): output elements, and statement executions of the TIR
+ * interpreter, so a large constant matmul is left to fold_constants / run time. */
+static const rlx_fold_limits_t fold_limits = {1024 * 1024, 16.0 * 1024 * 1024, NULL, 0, 0};
 
 /* A constant argument: a Constant, a ShapeExpr / PrimValue of constants, an immediate, or a
  * Tuple of those. */
@@ -110,94 +95,15 @@ static bool is_const_arg(const rlx_relax_expr_t* a) {
   }
 }
 
-/* The static shape of a tensor struct info with at most FOLD_MAX_ELEMS elements. */
-static bool small_static(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t** out_shape, int64_t* out_numel) {
-  if (!s || s->kind != RLX_SINFO_TENSOR) return false;
-  const rlx_sinfo_tensor_t* t = (const rlx_sinfo_tensor_t*)s;
-  if (!t->shape || rlx_dtype_is_void(t->dtype)) return false;
-  int64_t* shape = RLX_NEW_ARRAY(ctx, int64_t, t->ndim);
-  int64_t numel = 1;
-  for (int d = 0; d < t->ndim; d++) {
-    if (!rlx_expr_is_const_int(t->shape[d], &shape[d]) || shape[d] < 0) return false;
-    if (shape[d] > 0 && numel > FOLD_MAX_ELEMS / shape[d]) return false;
-    numel *= shape[d];
-  }
-  *out_shape = shape;
-  *out_numel = numel;
-  return true;
+static rlx_relax_constant_t* const_arg(rlx_relax_expr_t* e, void* user) {
+  return e->kind == RLX_RELAX_CONSTANT ? (rlx_relax_constant_t*)e : NULL;
 }
 
 /* Runs call_tir c (a PrimFunc of m, all args constant) with the TIR interpreter; *out gets
  * the Constant, or NULL when it cannot be folded (too large, not interpretable). */
 static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
                                    rlx_relax_expr_t** out) {
-  rlx_ctx_t* ctx = im->ctx;
-  *out = NULL;
-  if (!rlx_relax_is_op(c->op, "relax.call_tir") || c->n_args < 2 || c->args[0]->kind != RLX_RELAX_GLOBAL_VAR ||
-      c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1)
-    return NULL;
-  rlx_module_entry_t* e = rlx_module_find(m, ((rlx_relax_global_var_t*)c->args[0])->name);
-  if (!e || e->kind != RLX_FUNC_TIR) return NULL;
-  rlx_tir_func_t* f = e->func;
-  rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
-  int64_t* oshape = NULL;
-  int64_t numel = 0;
-  if (!small_static(ctx, c->sinfo_args[0], &oshape, &numel)) return NULL;
-  rlx_sinfo_tensor_t* ts = (rlx_sinfo_tensor_t*)c->sinfo_args[0];
-  int n_tv = 0;
-  rlx_relax_shape_expr_t* tv = NULL;
-  if (c->n_args == 3) {
-    if (c->args[2]->kind != RLX_RELAX_SHAPE_EXPR || !is_const_arg(c->args[2])) return NULL;
-    tv = (rlx_relax_shape_expr_t*)c->args[2];
-    n_tv = tv->ndim;
-  }
-  int n = t->n_fields + 1 + n_tv;
-  if (f->n_params != n) return NULL;
-  DLTensor* dl = RLX_NEW_ARRAY(ctx, DLTensor, n);
-  DLTensor** args = RLX_NEW_ARRAY(ctx, DLTensor*, n);
-  for (int i = 0; i < t->n_fields; i++) {
-    if (t->fields[i]->kind != RLX_RELAX_CONSTANT) return NULL;
-    rlx_relax_constant_t* k = (rlx_relax_constant_t*)t->fields[i];
-    dl[i] = dl_of(k->data, k->dtype, k->ndim, k->shape);
-  }
-  int64_t* tv_vals = RLX_NEW_ARRAY(ctx, int64_t, n_tv);
-  for (int i = 0; i < n_tv; i++) {
-    rlx_expr_is_const_int(tv->values[i], &tv_vals[i]);
-    dl[t->n_fields + 1 + i] = dl_of(&tv_vals[i], rlx_dt_int64(), 0, NULL);
-  }
-  dl[t->n_fields] = dl_of(NULL, ts->dtype, ts->ndim, oshape);
-  rlx_int_env_t env;
-  memset(&env, 0, sizeof(env));
-  for (int i = 0; i < n; i++) {
-    rlx_tir_buffer_t* b = f->buffer_map[i];
-    if (!b) {
-      if (i > t->n_fields) rlx_int_env_set(&env, f->params[i], tv_vals[i - t->n_fields - 1]);
-      continue;
-    }
-    if (b->ndim != dl[i].ndim) continue; /* the interpreter reports it */
-    for (int d = 0; d < b->ndim; d++)
-      if (b->shape[d]->kind == RLX_EXPR_VAR) rlx_int_env_set(&env, (rlx_var_t*)b->shape[d], dl[i].shape[d]);
-  }
-  double work = rlx_tir_interp_work(f->body, &env);
-  rlx_int_env_free(&env);
-  if (work < 0 || work > FOLD_MAX_WORK) return NULL;
-  size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
-  void* data = calloc(1, nbytes ? nbytes : 1);
-  if (!data) return NULL;
-  dl[t->n_fields].data = data;
-  for (int i = 0; i < n; i++) args[i] = &dl[i];
-  rlx_status_t* st = rlx_tir_interpret(f, args, n);
-  if (st) { /* cannot be run here: left to run time */
-    rlx_status_free(st);
-    free(data);
-    return NULL;
-  }
-  rlx_relax_expr_t* k = rlx_relax_constant(ctx, ts->dtype, ts->ndim, oshape, data, nbytes);
-  free(data);
-  if (!k) return rlx_status_create(RLX_INTERNAL, "constant of %zu bytes could not be built", nbytes);
-  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, NULL, k));
-  *out = k;
-  return NULL;
+  return rlx_fold_call_tir(im->ctx, m, c, const_arg, NULL, &fold_limits, out);
 }
 
 /* Folds a call of a registered op whose arguments are all constant: legalized in a scratch
@@ -205,13 +111,13 @@ static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, con
 static rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   *out = NULL;
   if (c->op->kind != RLX_RELAX_OP) return NULL;
-  const rlx_op_def_t* def = rlx_op_lookup(((const rlx_relax_op_t*)c->op)->name);
+  const rlx_op_def_t* def = ((const rlx_relax_op_t*)c->op)->def;
   if (!def || !def->legalize || !def->is_pure) return NULL;
   for (int i = 0; i < c->n_args; i++)
     if (!is_const_arg(c->args[i])) return NULL;
   int64_t* shape = NULL;
   int64_t numel = 0;
-  if (!small_static(im->ctx, c->hdr.sinfo, &shape, &numel)) return NULL;
+  if (!rlx_fold_static_shape(im->ctx, c->hdr.sinfo, fold_limits.max_elems, &shape, &numel)) return NULL;
   rlx_bb_t* sb = rlx_bb_create(im->ctx, NULL);
   rlx_relax_expr_t* lowered = NULL;
   rlx_status_t* st = def->legalize(sb, c, &lowered);
@@ -252,7 +158,7 @@ rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_re
     case RLX_RELAX_CALL: {
       rlx_relax_call_t* c = (rlx_relax_call_t*)e;
       rlx_relax_expr_t* k = NULL;
-      if (rlx_relax_is_op(c->op, "relax.call_tir")) {
+      if (rlx_relax_is_op(c->op, RLX_OP_CALL_TIR)) {
         bool all_const = c->n_args >= 2 && is_const_arg(c->args[1]);
         if (all_const) RLX_RETURN_IF_ERROR(fold_call_tir(im, rlx_bb_get(im->bb), c, &k));
       } else {
@@ -543,6 +449,11 @@ static rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const
   return NULL;
 }
 
+static bool is_string_type(const Onnx__TypeProto* tp) {
+  return tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type && tp->tensor_type->has_elem_type &&
+         tp->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+}
+
 /* Graph inputs that are not initializers (opset < 9 models list initializers as inputs too). */
 static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
   const Onnx__GraphProto* g = im->model->graph;
@@ -562,8 +473,9 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
     for (int k = 0; im->opts && k < im->opts->n_bind; k++)
       if (strcmp(im->opts->bind_names[k], vi->name) == 0) bound = im->opts->bind_values[k];
     if (vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
-                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)) {
-      /* a sequence (of a length only the run decides) or an optional: an R.Object param */
+                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE || is_string_type(vi->type))) {
+      /* a sequence (of a length only the run decides), an optional or a string tensor: an
+       * R.Object param */
       const rlx_onnx_type_t* t = NULL;
       RLX_RETURN_IF_ERROR(rlx_onnx_type_from_proto(im, vi->type, what, 0, &t));
       if (bound) return rlx_status_create(RLX_UNSUPPORTED, "%s: only tensors can be bound", what);
@@ -644,7 +556,8 @@ rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueIn
     return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
   rlx_relax_expr_t* e = v;
   bool declared_other = vi->type && (vi->type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
-                                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+                                     vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ||
+                                     is_string_type(vi->type));
   if ((any_kind || declared_other) && e->sinfo &&
       (e->sinfo->kind == RLX_SINFO_TUPLE || e->sinfo->kind == RLX_SINFO_OBJECT ||
        (declared_other && e->sinfo->kind == RLX_SINFO_TENSOR))) {

@@ -156,6 +156,9 @@ const rlx_onnx_type_t* rlx_onnx_type_tensor(rlx_ctx_t* ctx, rlx_dtype_t dtype, i
 const rlx_onnx_type_t* rlx_onnx_type_wrap(rlx_ctx_t* ctx, rlx_onnx_type_kind_t kind, const rlx_onnx_type_t* elem);
 /* The struct info of a value of type t: Tensor(ndim, dtype) with unknown dims, or R.Object. */
 rlx_sinfo_t* rlx_onnx_type_sinfo(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
+/* True for a string tensor's type: kind TENSOR with dtype handle. String tensors are
+ * R.Object values (the runtime's string tensors, runtime.h) handled by VM builtins only. */
+bool rlx_onnx_type_is_string(const rlx_onnx_type_t* t);
 /* True when e is a run-time list or optional (struct info R.Object). */
 bool rlx_onnx_is_object(const rlx_relax_expr_t* e);
 /* e itself when it is not a tensor of unknown dims, else e match_cast to fresh dims named

@@ -183,7 +183,7 @@ static rlx_status_t* convert_sce(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   if (x->ndim < 2) return rlx_onnx_error(node, "scores must have rank >= 2 (N, C, ...), got rank %d", x->ndim);
   rlx_relax_expr_t* lp;
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(1));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.nn.log_softmax", 1, &inputs[0], attrs, &lp));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_LOG_SOFTMAX, 1, &inputs[0], attrs, &lp));
   RLX_RETURN_IF_ERROR(emit_nll(im, node, lp, inputs, &outputs[0]));
   if (node->n_outputs > 1) outputs[1] = lp;
   return NULL;

@@ -27,17 +27,17 @@ rlx_status_t* om_tensor(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in
   return NULL;
 }
 
-rlx_status_t* om_op(rlx_onnx_importer_t* im, const char* name, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
+rlx_status_t* om_op(rlx_onnx_importer_t* im, rlx_op_id_t name, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                     rlx_relax_expr_t** out) {
   return rlx_onnx_emit(im, rlx_relax_op_call(rlx_onnx_ctx(im), name, n, args, attrs), out);
 }
 
-rlx_status_t* om_op1(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
+rlx_status_t* om_op1(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
   rlx_attrs_t none = {0};
   return om_op(im, name, 1, &a, none, out);
 }
 
-rlx_status_t* om_op2(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+rlx_status_t* om_op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
                      rlx_relax_expr_t** out) {
   rlx_attrs_t none = {0};
   rlx_relax_expr_t* args[2] = {a, b};
@@ -64,7 +64,7 @@ rlx_status_t* om_astype(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, rlx_dtype_
     return NULL;
   }
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  return om_op(im, "relax.astype", 1, &x, om_attrs(ctx, "dtype", rlx_attr_dtype(dtype), NULL, rlx_attr_int(0)), out);
+  return om_op(im, RLX_OP_ASTYPE, 1, &x, om_attrs(ctx, "dtype", rlx_attr_dtype(dtype), NULL, rlx_attr_int(0)), out);
 }
 
 rlx_status_t* om_scalar(rlx_onnx_importer_t* im, rlx_dtype_t t, double v, rlx_relax_expr_t** out) {
@@ -118,7 +118,7 @@ rlx_status_t* om_reshape(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int ndim,
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_relax_expr_t* args[2] = {x, rlx_relax_shape_expr(ctx, ndim, shape)};
   rlx_attrs_t none = {0};
-  return om_op(im, "relax.reshape", 2, args, none, out);
+  return om_op(im, RLX_OP_RESHAPE, 2, args, none, out);
 }
 
 rlx_status_t* om_axis(const rlx_onnx_node_t* node, int64_t axis, int ndim, int64_t* out) {
@@ -332,22 +332,23 @@ static rlx_status_t* emit_ew(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
 /* ------------------------------------------------------------------ binary arithmetic and logic */
 typedef struct {
   const char* onnx;
-  const char* relax;
+  rlx_op_id_t relax;
 } op_map_t;
 
 static const op_map_t binary_ops[] = {
-    {"Add", "relax.add"},           {"Sub", "relax.subtract"},
-    {"Mul", "relax.multiply"},      {"Div", "relax.divide"},
-    {"Equal", "relax.equal"},       {"Less", "relax.less"},
-    {"LessOrEqual", "relax.less_equal"}, {"Greater", "relax.greater"},
-    {"GreaterOrEqual", "relax.greater_equal"}, {"And", "relax.logical_and"},
-    {"Or", "relax.logical_or"},     {"Xor", "relax.logical_xor"},
+    {"Add", RLX_OP_ADD},           {"Sub", RLX_OP_SUBTRACT},
+    {"Mul", RLX_OP_MULTIPLY},      {"Div", RLX_OP_DIVIDE},
+    {"Equal", RLX_OP_EQUAL},       {"Less", RLX_OP_LESS},
+    {"LessOrEqual", RLX_OP_LESS_EQUAL}, {"Greater", RLX_OP_GREATER},
+    {"GreaterOrEqual", RLX_OP_GREATER_EQUAL}, {"And", RLX_OP_LOGICAL_AND},
+    {"Or", RLX_OP_LOGICAL_OR},     {"Xor", RLX_OP_LOGICAL_XOR},
 };
 
-static const char* lookup(const op_map_t* m, int n, const char* op) {
+/* The Relax op of ONNX op, or RLX_OP_COUNT. */
+static rlx_op_id_t lookup(const op_map_t* m, int n, const char* op) {
   for (int i = 0; i < n; i++)
     if (strcmp(m[i].onnx, op) == 0) return m[i].relax;
-  return NULL;
+  return RLX_OP_COUNT;
 }
 
 /* Opsets < 7: with broadcast=1 and axis, B's dims line up with A's starting at axis, so B
@@ -406,8 +407,8 @@ static rlx_status_t* align_symbolic(rlx_onnx_importer_t* im, rlx_relax_expr_t* a
 
 static rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                rlx_relax_expr_t** outputs) {
-  const char* op = lookup(binary_ops, (int)(sizeof binary_ops / sizeof binary_ops[0]), node->op_type);
-  if (!op) return rlx_onnx_error(node, "not a binary op");
+  rlx_op_id_t op = lookup(binary_ops, (int)(sizeof binary_ops / sizeof binary_ops[0]), node->op_type);
+  if (op == RLX_OP_COUNT) return rlx_onnx_error(node, "not a binary op");
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &a));
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &b));
@@ -431,12 +432,12 @@ static rlx_status_t* cv_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
   RLX_RETURN_IF_ERROR(legacy_align(im, node, inputs, &y));
   if (rlx_dtype_is_float(a->dtype)) {
     RLX_RETURN_IF_ERROR(om_astype(im, y, a->dtype, &y));
-    return om_op2(im, "relax.power", inputs[0], y, &outputs[0]);
+    return om_op2(im, RLX_OP_POWER, inputs[0], y, &outputs[0]);
   }
   rlx_relax_expr_t *x, *r;
   RLX_RETURN_IF_ERROR(om_astype(im, inputs[0], rlx_dt_float64(), &x));
   RLX_RETURN_IF_ERROR(om_astype(im, y, rlx_dt_float64(), &y));
-  RLX_RETURN_IF_ERROR(om_op2(im, "relax.power", x, y, &r));
+  RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_POWER, x, y, &r));
   return om_astype(im, r, a->dtype, &outputs[0]);
 }
 
@@ -449,7 +450,7 @@ static rlx_status_t* cv_mod(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
   int64_t fmod_attr = rlx_onnx_attr_int(node, "fmod", 0);
   if (fmod_attr == 0 && rlx_dtype_is_float(a->dtype))
     return rlx_onnx_error(node, "fmod=0 is not allowed for float inputs (the ONNX spec requires fmod=1)");
-  return om_op2(im, fmod_attr ? "relax.mod" : "relax.floor_mod", inputs[0], inputs[1], &outputs[0]);
+  return om_op2(im, fmod_attr ? RLX_OP_MOD : RLX_OP_FLOOR_MOD, inputs[0], inputs[1], &outputs[0]);
 }
 
 /* BitShift: direction LEFT or RIGHT, unsigned ints. */
@@ -470,19 +471,19 @@ static rlx_status_t* cv_bitshift(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 
 /* ------------------------------------------------------------------ unary ops */
 static const op_map_t unary_ops[] = {
-    {"Neg", "relax.negative"}, {"Abs", "relax.abs"},     {"Floor", "relax.floor"},     {"Ceil", "relax.ceil"},
-    {"Round", "relax.round"},  {"Sqrt", "relax.sqrt"},   {"Exp", "relax.exp"},         {"Log", "relax.log"},
-    {"Erf", "relax.erf"},      {"Sin", "relax.sin"},     {"Cos", "relax.cos"},         {"Tan", "relax.tan"},
-    {"Asin", "relax.asin"},    {"Acos", "relax.acos"},   {"Atan", "relax.atan"},       {"Sinh", "relax.sinh"},
-    {"Cosh", "relax.cosh"},    {"Asinh", "relax.asinh"}, {"Acosh", "relax.acosh"},     {"Atanh", "relax.atanh"},
-    {"Sign", "relax.sign"},    {"Sigmoid", "relax.sigmoid"}, {"Tanh", "relax.tanh"},   {"Relu", "relax.nn.relu"},
-    {"Not", "relax.logical_not"}, {"IsNaN", "relax.isnan"},
+    {"Neg", RLX_OP_NEGATIVE}, {"Abs", RLX_OP_ABS},     {"Floor", RLX_OP_FLOOR},     {"Ceil", RLX_OP_CEIL},
+    {"Round", RLX_OP_ROUND},  {"Sqrt", RLX_OP_SQRT},   {"Exp", RLX_OP_EXP},         {"Log", RLX_OP_LOG},
+    {"Erf", RLX_OP_ERF},      {"Sin", RLX_OP_SIN},     {"Cos", RLX_OP_COS},         {"Tan", RLX_OP_TAN},
+    {"Asin", RLX_OP_ASIN},    {"Acos", RLX_OP_ACOS},   {"Atan", RLX_OP_ATAN},       {"Sinh", RLX_OP_SINH},
+    {"Cosh", RLX_OP_COSH},    {"Asinh", RLX_OP_ASINH}, {"Acosh", RLX_OP_ACOSH},     {"Atanh", RLX_OP_ATANH},
+    {"Sign", RLX_OP_SIGN},    {"Sigmoid", RLX_OP_SIGMOID}, {"Tanh", RLX_OP_TANH},   {"Relu", RLX_OP_RELU},
+    {"Not", RLX_OP_LOGICAL_NOT}, {"IsNaN", RLX_OP_ISNAN},
 };
 
 static rlx_status_t* cv_unary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
-  const char* op = lookup(unary_ops, (int)(sizeof unary_ops / sizeof unary_ops[0]), node->op_type);
-  if (!op) return rlx_onnx_error(node, "not a unary op");
+  rlx_op_id_t op = lookup(unary_ops, (int)(sizeof unary_ops / sizeof unary_ops[0]), node->op_type);
+  if (op == RLX_OP_COUNT) return rlx_onnx_error(node, "not a unary op");
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   return om_op1(im, op, inputs[0], &outputs[0]);
@@ -494,7 +495,7 @@ static rlx_status_t* cv_reciprocal(rlx_onnx_importer_t* im, const rlx_onnx_node_
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   rlx_relax_expr_t* one;
   RLX_RETURN_IF_ERROR(om_scalar(im, x->dtype, 1.0, &one));
-  return om_op2(im, "relax.divide", one, inputs[0], &outputs[0]);
+  return om_op2(im, RLX_OP_DIVIDE, one, inputs[0], &outputs[0]);
 }
 
 /* Activations and other elementwise ops built in TE. */
@@ -583,7 +584,7 @@ static rlx_status_t* cv_clip_attrs(rlx_onnx_importer_t* im, const rlx_onnx_node_
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   double lo = rlx_onnx_attr_float(node, "min", -INFINITY), hi = rlx_onnx_attr_float(node, "max", INFINITY);
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  return om_op(im, "relax.clip", 1, inputs, om_attrs(ctx, "min", rlx_attr_float(lo), "max", rlx_attr_float(hi)),
+  return om_op(im, RLX_OP_CLIP, 1, inputs, om_attrs(ctx, "min", rlx_attr_float(lo), "max", rlx_attr_float(hi)),
                &outputs[0]);
 }
 
@@ -604,7 +605,7 @@ static rlx_status_t* cv_clip(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
     if (b->ndim != 0) return rlx_onnx_error(node, "input %d (%s) must be a scalar", i, i == 1 ? "min" : "max");
     rlx_relax_expr_t* bound;
     RLX_RETURN_IF_ERROR(om_astype(im, inputs[i], t, &bound));
-    RLX_RETURN_IF_ERROR(om_op2(im, i == 1 ? "relax.maximum" : "relax.minimum", r, bound, &r));
+    RLX_RETURN_IF_ERROR(om_op2(im, i == 1 ? RLX_OP_MAXIMUM : RLX_OP_MINIMUM, r, bound, &r));
   }
   RLX_RETURN_IF_ERROR(om_astype(im, r, x->dtype, &outputs[0]));
   return NULL;
@@ -615,9 +616,9 @@ static rlx_status_t* cv_variadic(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
                                  rlx_relax_expr_t** outputs) {
   const char* op = node->op_type;
   bool mean = strcmp(op, "Mean") == 0;
-  const char* relax = strcmp(op, "Max") == 0   ? "relax.maximum"
-                      : strcmp(op, "Min") == 0 ? "relax.minimum"
-                                               : "relax.add";
+  rlx_op_id_t relax = strcmp(op, "Max") == 0   ? RLX_OP_MAXIMUM
+                      : strcmp(op, "Min") == 0 ? RLX_OP_MINIMUM
+                                               : RLX_OP_ADD;
   if (node->n_inputs < 1) return rlx_onnx_error(node, "needs at least one input");
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -639,7 +640,7 @@ static rlx_status_t* cv_variadic(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   if (mean && node->n_inputs > 1) {
     rlx_relax_expr_t* n;
     RLX_RETURN_IF_ERROR(om_scalar(im, x->dtype, node->n_inputs, &n));
-    RLX_RETURN_IF_ERROR(om_op2(im, "relax.divide", r, n, &r));
+    RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_DIVIDE, r, n, &r));
   }
   outputs[0] = r;
   return NULL;
@@ -654,7 +655,7 @@ static rlx_status_t* cv_where(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 2, &y));
   if (!rlx_dtype_is_bool(c->dtype)) return rlx_onnx_error(node, "condition must be bool");
   rlx_attrs_t none = {0};
-  return om_op(im, "relax.where", 3, inputs, none, &outputs[0]);
+  return om_op(im, RLX_OP_WHERE, 3, inputs, none, &outputs[0]);
 }
 
 /* x (of struct info xs) cast to t. Before opset 19, a cast of float32/float64 to bfloat16
@@ -669,13 +670,43 @@ static rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_no
   return om_astype(im, x, t, out);
 }
 
+/* A cast from or to strings (ONNX STRING, 8): the VM builtins string_to / string_from on the
+ * runtime's string tensors (R.Object values). to_string, else to dtype t. */
+static rlx_status_t* cast_strings(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                  bool to_string, rlx_dtype_t t, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  const rlx_onnx_type_t* xt = rlx_onnx_value_type(im, node->inputs[0], inputs[0]);
+  bool from_string = rlx_onnx_type_is_string(xt);
+  if (from_string && to_string) {
+    *out = inputs[0];
+    return NULL;
+  }
+  if (to_string) {
+    rlx_sinfo_tensor_t* x;
+    RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+    RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.string_from", 1, inputs, rlx_sinfo_object(ctx), out));
+    rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_tensor(ctx, rlx_dt_handle(), x->ndim));
+    return NULL;
+  }
+  rlx_relax_expr_t* args[2] = {inputs[0], rlx_relax_dtype_imm(ctx, t)};
+  rlx_relax_expr_t* v = NULL;
+  RLX_RETURN_IF_ERROR(
+      rlx_onnx_call_builtin(im, "vm.builtin.string_to", 2, args, rlx_sinfo_tensor(ctx, xt->ndim, NULL, t), &v));
+  return rlx_onnx_with_dims(im, node, v, out);
+}
+
+static bool is_string_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i) {
+  return inputs[i] && rlx_onnx_is_object(inputs[i]) &&
+         rlx_onnx_type_is_string(rlx_onnx_value_type(im, node->inputs[i], inputs[i]));
+}
+
 static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              int64_t code, rlx_relax_expr_t** out) {
+  rlx_dtype_t t = rlx_dt_handle();
+  if (code != 8 && !onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
+  if (code == 8 || is_string_input(im, node, inputs, 0)) return cast_strings(im, node, inputs, code == 8, t, out);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
-  rlx_dtype_t t;
-  if (code == 8) return rlx_onnx_error(node, "casts to and from strings are not supported");
-  if (!onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
   return cast_or_truncate(im, node, inputs[0], x, t, out);
 }
 
@@ -691,8 +722,11 @@ static rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
 static rlx_status_t* cv_castlike(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *x, *like;
-  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
+  if (node->n_inputs < 2 || !inputs[1]) return rlx_onnx_error(node, "needs the input 'target_type'");
+  if (is_string_input(im, node, inputs, 1)) return cast_strings(im, node, inputs, true, rlx_dt_handle(), &outputs[0]);
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 1, &like));
+  if (is_string_input(im, node, inputs, 0)) return cast_strings(im, node, inputs, false, like->dtype, &outputs[0]);
+  RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
   return cast_or_truncate(im, node, inputs[0], x, like->dtype, &outputs[0]);
 }
 

@@ -11,11 +11,11 @@
 rlx_status_t* om_tensor(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i,
                         rlx_sinfo_tensor_t** out);
 /* Emits the registered Relax op name(args) with attrs through rlx_onnx_emit. */
-rlx_status_t* om_op(rlx_onnx_importer_t* im, const char* name, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
+rlx_status_t* om_op(rlx_onnx_importer_t* im, rlx_op_id_t name, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                     rlx_relax_expr_t** out);
 /* The same for one and two args without attrs. */
-rlx_status_t* om_op1(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t** out);
-rlx_status_t* om_op2(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+rlx_status_t* om_op1(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t** out);
+rlx_status_t* om_op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
                      rlx_relax_expr_t** out);
 /* x cast to dtype (x itself when it already has it). */
 rlx_status_t* om_astype(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, rlx_dtype_t dtype, rlx_relax_expr_t** out);

@@ -28,7 +28,7 @@ static const struct {
 };
 
 /* relax reduction name(x) over axes (n_axes < 0 = all) with keepdims. */
-static rlx_status_t* reduce_op(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* x, int n_axes,
+static rlx_status_t* reduce_op(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* x, int n_axes,
                                int64_t* axes, bool keepdims, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t a = n_axes >= 0 ? om_attrs(ctx, "axis", rlx_attr_ints(n_axes, axes), "keepdims", rlx_attr_bool(keepdims))
@@ -76,8 +76,8 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   bool reduce = !(n_axes == 0 && noop); /* no axes: all of them, or none with noop */
   int na = n_axes == 0 ? -1 : n_axes;
   rlx_relax_expr_t* v = inputs[0];
-  const char* name = kind == R_MEAN ? "relax.mean" : kind == R_MAX ? "relax.max" : kind == R_MIN ? "relax.min"
-                     : kind == R_PROD ? "relax.prod" : "relax.sum";
+  rlx_op_id_t name = kind == R_MEAN ? RLX_OP_MEAN : kind == R_MAX ? RLX_OP_MAX : kind == R_MIN ? RLX_OP_MIN
+                     : kind == R_PROD ? RLX_OP_PROD : RLX_OP_SUM;
   /* the square root and logarithms of int tensors are taken in float64 and cast back */
   bool via_f64 = !rlx_dtype_is_float(x->dtype) && (kind == R_L2 || kind == R_LOG_SUM || kind == R_LOG_SUM_EXP);
   if (via_f64) RLX_RETURN_IF_ERROR(om_astype(im, v, rlx_dt_float64(), &v));
@@ -90,39 +90,39 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
       if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
       break;
     case R_L1:
-      RLX_RETURN_IF_ERROR(om_op1(im, "relax.abs", v, &v));
+      RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_ABS, v, &v));
       if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
       break;
     case R_L2:
     case R_SUM_SQUARE:
-      RLX_RETURN_IF_ERROR(om_op2(im, "relax.multiply", v, v, &v));
+      RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_MULTIPLY, v, v, &v));
       if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
-      if (kind == R_L2) RLX_RETURN_IF_ERROR(om_op1(im, "relax.sqrt", v, &v));
+      if (kind == R_L2) RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_SQRT, v, &v));
       break;
     case R_LOG_SUM:
       if (reduce) RLX_RETURN_IF_ERROR(reduce_op(im, name, v, na, axes, keepdims, &v));
-      RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", v, &v));
+      RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_LOG, v, &v));
       break;
     case R_LOG_SUM_EXP: { /* m + log(sum(exp(x - m))), m = max(x) where finite, else 0 */
       if (!reduce) break;
       rlx_relax_expr_t *m, *fin, *zero, *s;
-      RLX_RETURN_IF_ERROR(reduce_op(im, "relax.max", v, na, axes, true, &m));
-      RLX_RETURN_IF_ERROR(om_op1(im, "relax.isfinite", m, &fin));
+      RLX_RETURN_IF_ERROR(reduce_op(im, RLX_OP_MAX, v, na, axes, true, &m));
+      RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_ISFINITE, m, &fin));
       RLX_RETURN_IF_ERROR(om_scalar(im, via_f64 ? rlx_dt_float64() : x->dtype, 0.0, &zero));
       rlx_relax_expr_t* wargs[3] = {fin, m, zero};
       rlx_attrs_t none = {0};
-      RLX_RETURN_IF_ERROR(om_op(im, "relax.where", 3, wargs, none, &m));
-      RLX_RETURN_IF_ERROR(om_op2(im, "relax.subtract", v, m, &s));
-      RLX_RETURN_IF_ERROR(om_op1(im, "relax.exp", s, &s));
-      RLX_RETURN_IF_ERROR(reduce_op(im, "relax.sum", s, na, axes, keepdims, &s));
-      RLX_RETURN_IF_ERROR(om_op1(im, "relax.log", s, &s));
+      RLX_RETURN_IF_ERROR(om_op(im, RLX_OP_WHERE, 3, wargs, none, &m));
+      RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_SUBTRACT, v, m, &s));
+      RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_EXP, s, &s));
+      RLX_RETURN_IF_ERROR(reduce_op(im, RLX_OP_SUM, s, na, axes, keepdims, &s));
+      RLX_RETURN_IF_ERROR(om_op1(im, RLX_OP_LOG, s, &s));
       if (!keepdims) {
         rlx_ctx_t* c = rlx_onnx_ctx(im);
         rlx_attrs_t sq = na < 0 ? (rlx_attrs_t){0}
                                 : om_attrs(c, "axis", rlx_attr_ints(n_axes, axes), NULL, rlx_attr_int(0));
-        RLX_RETURN_IF_ERROR(om_op(im, "relax.squeeze", 1, &m, sq, &m));
+        RLX_RETURN_IF_ERROR(om_op(im, RLX_OP_SQUEEZE, 1, &m, sq, &m));
       }
-      RLX_RETURN_IF_ERROR(om_op2(im, "relax.add", s, m, &v));
+      RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_ADD, s, m, &v));
       break;
     }
   }
@@ -180,7 +180,7 @@ rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
     return st;
   }
   rlx_relax_expr_t* v = inputs[0];
-  return om_op(im, is_min ? "relax.argmin" : "relax.argmax", 1, &v,
+  return om_op(im, is_min ? RLX_OP_ARGMIN : RLX_OP_ARGMAX, 1, &v,
                om_attrs(ctx, "axis", rlx_attr_int(axis), "keepdims", rlx_attr_bool(keepdims)), &outputs[0]);
 }
 
@@ -225,7 +225,7 @@ static rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const rlx_onnx_node_
     }
     return st;
   }
-  const char* name = strcmp(node->op_type, "LogSoftmax") == 0 ? "relax.nn.log_softmax" : "relax.nn.softmax";
+  rlx_op_id_t name = strcmp(node->op_type, "LogSoftmax") == 0 ? RLX_OP_LOG_SOFTMAX : RLX_OP_SOFTMAX;
   return om_op(im, name, 1, &x, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), out);
 }
 
@@ -276,11 +276,11 @@ static rlx_status_t* cumsum_along(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, 
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t flip = om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0));
   rlx_relax_expr_t* v = x;
-  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
+  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, RLX_OP_FLIP, 1, &v, flip, &v));
   RLX_RETURN_IF_ERROR(
-      om_op(im, "relax.cumsum", 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), "exclusive", rlx_attr_bool(exclusive)),
+      om_op(im, RLX_OP_CUMSUM, 1, &v, om_attrs(ctx, "axis", rlx_attr_int(axis), "exclusive", rlx_attr_bool(exclusive)),
             &v));
-  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, "relax.flip", 1, &v, flip, &v));
+  if (reverse) RLX_RETURN_IF_ERROR(om_op(im, RLX_OP_FLIP, 1, &v, flip, &v));
   *out = v;
   return NULL;
 }
@@ -316,12 +316,12 @@ rlx_status_t* om_convert_cumsum(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
     }
     RLX_RETURN_IF_ERROR(om_scalar(im, a->dtype, d, &c0));
     RLX_RETURN_IF_ERROR(om_scalar(im, a->dtype, d - x->ndim, &c1));
-    RLX_RETURN_IF_ERROR(om_op2(im, "relax.equal", inputs[1], c0, &e0));
-    RLX_RETURN_IF_ERROR(om_op2(im, "relax.equal", inputs[1], c1, &e1));
-    RLX_RETURN_IF_ERROR(om_op2(im, "relax.logical_or", e0, e1, &cond));
+    RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_EQUAL, inputs[1], c0, &e0));
+    RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_EQUAL, inputs[1], c1, &e1));
+    RLX_RETURN_IF_ERROR(om_op2(im, RLX_OP_LOGICAL_OR, e0, e1, &cond));
     rlx_relax_expr_t* args[3] = {cond, cs, r};
     rlx_attrs_t none = {0};
-    RLX_RETURN_IF_ERROR(om_op(im, "relax.where", 3, args, none, &r));
+    RLX_RETURN_IF_ERROR(om_op(im, RLX_OP_WHERE, 3, args, none, &r));
   }
   outputs[0] = r;
   return NULL;

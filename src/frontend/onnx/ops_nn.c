@@ -42,7 +42,7 @@ bool nn_wants_output(const rlx_onnx_node_t* node, int i) {
   return i < node->n_outputs && node->outputs[i] && node->outputs[i][0];
 }
 
-rlx_status_t* nn_call(rlx_onnx_importer_t* im, const char* op, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
+rlx_status_t* nn_call(rlx_onnx_importer_t* im, rlx_op_id_t op, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                       rlx_relax_expr_t** out) {
   return rlx_onnx_emit(im, rlx_relax_op_call(rlx_onnx_ctx(im), op, n, args, attrs), out);
 }
@@ -135,7 +135,10 @@ rlx_status_t* nn_window_pads(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x,
   return NULL;
 }
 
-const char* nn_op_name(rlx_ctx_t* ctx, const char* prefix, int nsp) { return rlx_ctx_sprintf(ctx, "%s%dd", prefix, nsp); }
+rlx_op_id_t nn_op_dims(rlx_op_id_t op_1d, int nsp) { return (rlx_op_id_t)(op_1d + nsp - 1); }
+_Static_assert(RLX_OP_CONV3D == RLX_OP_CONV1D + 2 && RLX_OP_CONV3D_TRANSPOSE == RLX_OP_CONV1D_TRANSPOSE + 2 &&
+                   RLX_OP_MAX_POOL3D == RLX_OP_MAX_POOL1D + 2 && RLX_OP_AVG_POOL3D == RLX_OP_AVG_POOL1D + 2,
+               "op.def lists the 1d, 2d and 3d ops in a row");
 
 /* Checks that attribute key (ints) has one value > 0 per spatial dim when present. */
 static rlx_status_t* positive_ints(const rlx_onnx_node_t* node, const char* key, int nsp, int64_t* v) {
@@ -155,8 +158,8 @@ static rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, const rlx_onnx_no
   for (int i = 0; i < nsp; i++) axes[i] = 1 + i;
   rlx_relax_expr_t* b2;
   RLX_RETURN_IF_ERROR(
-      nn_call(im, "relax.expand_dims", 1, &b, rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(nsp, axes)), &b2));
-  return nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){y, b2}, (rlx_attrs_t){0}, out);
+      nn_call(im, RLX_OP_EXPAND_DIMS, 1, &b, rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(nsp, axes)), &b2));
+  return nn_call(im, RLX_OP_ADD, 2, (rlx_relax_expr_t*[]){y, b2}, (rlx_attrs_t){0}, out);
 }
 
 /* ---------------------------------------------------------------- MatMul */
@@ -166,7 +169,7 @@ static rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &a));
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 1, &b));
   if (a->ndim < 1 || b->ndim < 1) return rlx_onnx_error(node, "operands must have rank >= 1");
-  return rlx_status_annotate(nn_call(im, "relax.matmul", 2, inputs, (rlx_attrs_t){0}, &outputs[0]), "node '%s' (%s)",
+  return rlx_status_annotate(nn_call(im, RLX_OP_MATMUL, 2, inputs, (rlx_attrs_t){0}, &outputs[0]), "node '%s' (%s)",
                              node->name, node->op_type);
 }
 
@@ -185,14 +188,14 @@ static rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
     return rlx_onnx_error(node, "transA=%lld / transB=%lld must be 0 or 1", (long long)ta, (long long)tb);
   rlx_relax_expr_t *a = inputs[0], *b = inputs[1], *y;
-  if (ta) RLX_RETURN_IF_ERROR(nn_call(im, "relax.permute_dims", 1, &a, (rlx_attrs_t){0}, &a));
-  if (tb) RLX_RETURN_IF_ERROR(nn_call(im, "relax.permute_dims", 1, &b, (rlx_attrs_t){0}, &b));
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, "relax.matmul", 2, (rlx_relax_expr_t*[]){a, b}, (rlx_attrs_t){0}, &y),
+  if (ta) RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_PERMUTE_DIMS, 1, &a, (rlx_attrs_t){0}, &a));
+  if (tb) RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_PERMUTE_DIMS, 1, &b, (rlx_attrs_t){0}, &b));
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, RLX_OP_MATMUL, 2, (rlx_relax_expr_t*[]){a, b}, (rlx_attrs_t){0}, &y),
                                           "node '%s' (%s)", node->name, node->op_type));
   if (alpha != 1.0) {
     rlx_relax_expr_t* s;
     RLX_RETURN_IF_ERROR(nn_scalar(im, node, at->dtype, alpha, &s));
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.multiply", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &y));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_MULTIPLY, 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &y));
   }
   rlx_relax_expr_t* c = node->n_inputs > 2 ? inputs[2] : NULL;
   if (c && beta != 0.0) {
@@ -200,9 +203,9 @@ static rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t
     if (beta != 1.0) {
       rlx_relax_expr_t* s;
       RLX_RETURN_IF_ERROR(nn_scalar(im, node, at->dtype, beta, &s));
-      RLX_RETURN_IF_ERROR(nn_call(im, "relax.multiply", 2, (rlx_relax_expr_t*[]){c, s}, (rlx_attrs_t){0}, &c));
+      RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_MULTIPLY, 2, (rlx_relax_expr_t*[]){c, s}, (rlx_attrs_t){0}, &c));
     }
-    RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){y, c}, (rlx_attrs_t){0}, &y),
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, RLX_OP_ADD, 2, (rlx_relax_expr_t*[]){y, c}, (rlx_attrs_t){0}, &y),
                                             "node '%s' (%s): C does not broadcast to the output", node->name,
                                             node->op_type));
   }
@@ -258,7 +261,7 @@ static rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   at = rlx_attrs_set(ctx, at, "dilation", rlx_attr_ints(nsp, a.dilations));
   at = rlx_attrs_set(ctx, at, "groups", rlx_attr_int(a.group));
   rlx_relax_expr_t* y;
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.conv", nsp), 2, inputs, at, &y),
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_dims(RLX_OP_CONV1D, nsp), 2, inputs, at, &y),
                                           "node '%s' (%s)", node->name, node->op_type));
   if (node->n_inputs > 2 && inputs[2]) RLX_RETURN_IF_ERROR(add_channel_bias(im, node, y, inputs[2], nsp, &y));
   outputs[0] = y;
@@ -329,7 +332,7 @@ static rlx_status_t* convert_conv_transpose(rlx_onnx_importer_t* im, const rlx_o
   at = rlx_attrs_set(ctx, at, "groups", rlx_attr_int(a.group));
   rlx_relax_expr_t* y;
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
-      nn_call(im, rlx_ctx_sprintf(ctx, "relax.nn.conv%dd_transpose", nsp), 2, inputs, at, &y), "node '%s' (%s)",
+      nn_call(im, nn_op_dims(RLX_OP_CONV1D_TRANSPOSE, nsp), 2, inputs, at, &y), "node '%s' (%s)",
       node->name, node->op_type));
   if (node->n_inputs > 2 && inputs[2]) RLX_RETURN_IF_ERROR(add_channel_bias(im, node, y, inputs[2], nsp, &y));
   outputs[0] = y;

@@ -20,7 +20,7 @@ rlx_status_t* nn_unsupported(const rlx_onnx_node_t* node, const char* fmt, ...) 
 /* True when output i is requested (present and named). */
 bool nn_wants_output(const rlx_onnx_node_t* node, int i);
 /* Emits op(args) with attrs through rlx_onnx_emit. */
-rlx_status_t* nn_call(rlx_onnx_importer_t* im, const char* op, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
+rlx_status_t* nn_call(rlx_onnx_importer_t* im, rlx_op_id_t op, int n, rlx_relax_expr_t* const* args, rlx_attrs_t attrs,
                       rlx_relax_expr_t** out);
 /* A rank-0 constant of dtype with value v (float or integer dtypes). */
 rlx_status_t* nn_scalar(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_dtype_t dtype, double v,
@@ -37,8 +37,9 @@ rlx_status_t* nn_auto_pad(const rlx_onnx_node_t* node, nn_auto_pad_t* out);
  * so that out = ceil(in / stride). */
 rlx_status_t* nn_window_pads(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, int nsp, const int64_t* kernel,
                              const int64_t* strides, const int64_t* dilations, int64_t* pads);
-/* "relax.nn.conv2d"-style name for nsp spatial dims: prefix + "1d"/"2d"/"3d". */
-const char* nn_op_name(rlx_ctx_t* ctx, const char* prefix, int nsp);
+/* The op of nsp (1-3) spatial dims in the family whose 1-d op is op_1d (RLX_OP_CONV1D,
+ * RLX_OP_MAX_POOL1D ...: op.def lists the 1d, 2d and 3d ops in a row). */
+rlx_op_id_t nn_op_dims(rlx_op_id_t op_1d, int nsp);
 
 /* Converters defined in ops_nn_pool.c, ops_nn_norm.c and ops_nn_roi.c. */
 rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,

@@ -46,7 +46,7 @@ rlx_status_t* rlx_onnx_nn_batch_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
     at = rlx_attrs_set(ctx, at, "training", rlx_attr_bool(true));
   }
   rlx_relax_expr_t* bn;
-  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.nn.batch_norm", 5, inputs, at, &bn)));
+  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, RLX_OP_BATCH_NORM, 5, inputs, at, &bn)));
   for (int i = 0; i < 3 && i < node->n_outputs; i++)
     if (i == 0 || nn_wants_output(node, i))
       RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, rlx_relax_tuple_get_item(ctx, bn, i), &outputs[i]));
@@ -68,7 +68,7 @@ rlx_status_t* rlx_onnx_nn_instance_norm(rlx_onnx_importer_t* im, const rlx_onnx_
   at = rlx_attrs_set(ctx, at, "channel_axis", rlx_attr_int(1));
   at = rlx_attrs_set(ctx, at, "axes", rlx_attr_ints(x->ndim - 2, axes));
   at = rlx_attrs_set(ctx, at, "epsilon", rlx_attr_float(rlx_onnx_attr_float(node, "epsilon", 1e-5)));
-  return annotate(node, nn_call(im, "relax.nn.instance_norm", 3, inputs, at, &outputs[0]));
+  return annotate(node, nn_call(im, RLX_OP_INSTANCE_NORM, 3, inputs, at, &outputs[0]));
 }
 
 /* ---------------------------------------------------------------- LayerNormalization */
@@ -87,7 +87,7 @@ static rlx_status_t* to_norm_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_
   }
   if (same || !x->shape) return *out = p, NULL;
   rlx_relax_expr_t* shape = rlx_relax_shape_expr(ctx, n, x->shape + axis);
-  return annotate(node, nn_call(im, "relax.broadcast_to", 2, (rlx_relax_expr_t*[]){p, shape}, (rlx_attrs_t){0}, out));
+  return annotate(node, nn_call(im, RLX_OP_BROADCAST_TO, 2, (rlx_relax_expr_t*[]){p, shape}, (rlx_attrs_t){0}, out));
 }
 
 rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -115,31 +115,31 @@ rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
   if (node->n_inputs > 2 && inputs[2]) RLX_RETURN_IF_ERROR(to_norm_shape(im, node, x, (int)axis, inputs[2], &bias));
   if (widen) {
     rlx_attrs_t cat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(f32));
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &xin, cat, &xin));
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &scale, cat, &scale));
-    if (bias) RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &bias, cat, &bias));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ASTYPE, 1, &xin, cat, &xin));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ASTYPE, 1, &scale, cat, &scale));
+    if (bias) RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ASTYPE, 1, &bias, cat, &bias));
   }
   rlx_attrs_t at = {0};
   at = rlx_attrs_set(ctx, at, "axes", rlx_attr_ints(r - (int)axis, axes));
   at = rlx_attrs_set(ctx, at, "epsilon", rlx_attr_float(eps));
   /* without B, scale stands in for beta and center is off */
   if (!bias) at = rlx_attrs_set(ctx, at, "center", rlx_attr_bool(false));
-  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.nn.layer_norm", 3,
+  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, RLX_OP_LAYER_NORM, 3,
                                               (rlx_relax_expr_t*[]){xin, scale, bias ? bias : scale}, at,
                                               &outputs[0])));
   if (widen)
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.astype", 1, &outputs[0],
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ASTYPE, 1, &outputs[0],
                                 rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &outputs[0]));
   if (!nn_wants_output(node, 1) && !nn_wants_output(node, 2)) return NULL;
   rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(r - (int)axis, axes));
   rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
-  if (nn_wants_output(node, 1)) RLX_RETURN_IF_ERROR(nn_call(im, "relax.mean", 1, &xin, rat, &outputs[1]));
+  if (nn_wants_output(node, 1)) RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_MEAN, 1, &xin, rat, &outputs[1]));
   if (nn_wants_output(node, 2)) {
     rlx_relax_expr_t *v, *e;
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.variance", 1, &xin, rat, &v));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_VARIANCE, 1, &xin, rat, &v));
     RLX_RETURN_IF_ERROR(nn_scalar(im, node, widen ? f32 : x->dtype, eps, &e));
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){v, e}, (rlx_attrs_t){0}, &v));
-    RLX_RETURN_IF_ERROR(nn_call(im, "relax.rsqrt", 1, &v, (rlx_attrs_t){0}, &outputs[2]));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ADD, 2, (rlx_relax_expr_t*[]){v, e}, (rlx_attrs_t){0}, &v));
+    RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_RSQRT, 1, &v, (rlx_attrs_t){0}, &outputs[2]));
   }
   return NULL;
 }
@@ -152,14 +152,14 @@ static rlx_status_t* per_channel(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int64_t one = 1;
   rlx_relax_expr_t* e;
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.expand_dims", 1, &p,
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_EXPAND_DIMS, 1, &p,
                               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(1, &one)), &e));
   rlx_expr_t* dims[2] = {rlx_ir_i64(ctx, groups), rlx_ir_i64(ctx, c / groups)};
-  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.broadcast_to", 2,
+  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, RLX_OP_BROADCAST_TO, 2,
                                               (rlx_relax_expr_t*[]){e, rlx_relax_shape_expr(ctx, 2, dims)},
                                               (rlx_attrs_t){0}, &e)));
   rlx_expr_t* flat[1] = {rlx_ir_i64(ctx, c)};
-  return nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){e, rlx_relax_shape_expr(ctx, 1, flat)}, (rlx_attrs_t){0},
+  return nn_call(im, RLX_OP_RESHAPE, 2, (rlx_relax_expr_t*[]){e, rlx_relax_shape_expr(ctx, 1, flat)}, (rlx_attrs_t){0},
                  out);
 }
 
@@ -192,7 +192,7 @@ rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
   at = rlx_attrs_set(ctx, at, "axes", rlx_attr_ints(x->ndim - 2, axes));
   at = rlx_attrs_set(ctx, at, "epsilon", rlx_attr_float(rlx_onnx_attr_float(node, "epsilon", 1e-5)));
   return annotate(node,
-                  nn_call(im, "relax.nn.group_norm", 3, (rlx_relax_expr_t*[]){inputs[0], scale, bias}, at, &outputs[0]));
+                  nn_call(im, RLX_OP_GROUP_NORM, 3, (rlx_relax_expr_t*[]){inputs[0], scale, bias}, at, &outputs[0]));
 }
 
 /* ---------------------------------------------------------------- MeanVarianceNormalization */
@@ -221,13 +221,13 @@ rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(n, axes));
   rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
   rlx_relax_expr_t *mean, *var, *eps, *d;
-  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, "relax.mean", 1, inputs, rat, &mean)));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.variance", 1, inputs, rat, &var));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.sqrt", 1, &var, (rlx_attrs_t){0}, &var));
+  RLX_RETURN_IF_ERROR(annotate(node, nn_call(im, RLX_OP_MEAN, 1, inputs, rat, &mean)));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_VARIANCE, 1, inputs, rat, &var));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_SQRT, 1, &var, (rlx_attrs_t){0}, &var));
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1e-9, &eps));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.add", 2, (rlx_relax_expr_t*[]){var, eps}, (rlx_attrs_t){0}, &var));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.subtract", 2, (rlx_relax_expr_t*[]){inputs[0], mean}, (rlx_attrs_t){0}, &d));
-  return nn_call(im, "relax.divide", 2, (rlx_relax_expr_t*[]){d, var}, (rlx_attrs_t){0}, &outputs[0]);
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ADD, 2, (rlx_relax_expr_t*[]){var, eps}, (rlx_attrs_t){0}, &var));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_SUBTRACT, 2, (rlx_relax_expr_t*[]){inputs[0], mean}, (rlx_attrs_t){0}, &d));
+  return nn_call(im, RLX_OP_DIVIDE, 2, (rlx_relax_expr_t*[]){d, var}, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- LpNormalization */
@@ -246,10 +246,10 @@ rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_attrs_t rat = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(1, &axis));
   rat = rlx_attrs_set(ctx, rat, "keepdims", rlx_attr_bool(true));
   rlx_relax_expr_t* t;
-  RLX_RETURN_IF_ERROR(nn_call(im, p == 1 ? "relax.abs" : "relax.square", 1, inputs, (rlx_attrs_t){0}, &t));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.sum", 1, &t, rat, &t));
-  if (p == 2) RLX_RETURN_IF_ERROR(nn_call(im, "relax.sqrt", 1, &t, (rlx_attrs_t){0}, &t));
-  return nn_call(im, "relax.divide", 2, (rlx_relax_expr_t*[]){inputs[0], t}, (rlx_attrs_t){0}, &outputs[0]);
+  RLX_RETURN_IF_ERROR(nn_call(im, p == 1 ? RLX_OP_ABS : RLX_OP_SQUARE, 1, inputs, (rlx_attrs_t){0}, &t));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_SUM, 1, &t, rat, &t));
+  if (p == 2) RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_SQRT, 1, &t, (rlx_attrs_t){0}, &t));
+  return nn_call(im, RLX_OP_DIVIDE, 2, (rlx_relax_expr_t*[]){inputs[0], t}, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- LRN */

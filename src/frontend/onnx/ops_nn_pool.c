@@ -81,7 +81,7 @@ static rlx_status_t* drop_windows(rlx_onnx_importer_t* im, const pool_drop_t* d,
   rlx_attrs_t at = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(d->n, (int64_t*)d->axes));
   at = rlx_attrs_set(ctx, at, "begin", rlx_attr_ints(d->n, (int64_t*)d->begin));
   at = rlx_attrs_set(ctx, at, "end", rlx_attr_ints(d->n, (int64_t*)d->end));
-  return nn_call(im, "relax.strided_slice", 1, &y, at, out);
+  return nn_call(im, RLX_OP_STRIDED_SLICE, 1, &y, at, out);
 }
 
 static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
@@ -104,7 +104,7 @@ static rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x
   *out = x;
   if (dt.code != RLX_DT_UINT || dt.bits < 8 || dt.bits > 32) return NULL;
   rlx_dtype_t w = rlx_dtype(RLX_DT_INT, dt.bits * 2, 1);
-  return nn_call(im, "relax.astype", 1, &x, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(w)),
+  return nn_call(im, RLX_OP_ASTYPE, 1, &x, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(w)),
                  out);
 }
 
@@ -112,7 +112,7 @@ static rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x
 static rlx_status_t* narrow_back(rlx_onnx_importer_t* im, rlx_relax_expr_t* y, rlx_dtype_t dt, rlx_relax_expr_t** out) {
   rlx_sinfo_tensor_t* t = nn_sinfo(y);
   if (!t || (t->dtype.code == dt.code && t->dtype.bits == dt.bits)) return *out = y, NULL;
-  return nn_call(im, "relax.astype", 1, &y, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(dt)),
+  return nn_call(im, RLX_OP_ASTYPE, 1, &y, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(dt)),
                  out);
 }
 
@@ -185,7 +185,7 @@ rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_
   rlx_relax_expr_t *xw, *y;
   RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
-      nn_call(im, nn_op_name(ctx, "relax.nn.max_pool", a.nsp), 1, &xw, relax_pool_attrs(ctx, &a), &y),
+      nn_call(im, nn_op_dims(RLX_OP_MAX_POOL1D, a.nsp), 1, &xw, relax_pool_attrs(ctx, &a), &y),
       "node '%s' (%s)", node->name, node->op_type));
   RLX_RETURN_IF_ERROR(drop_windows(im, &drop, y, &y));
   RLX_RETURN_IF_ERROR(narrow_back(im, y, x->dtype, &outputs[0]));
@@ -214,7 +214,7 @@ rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_n
   rlx_attrs_t at = relax_pool_attrs(ctx, &a);
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(cip == 1));
   rlx_relax_expr_t* y;
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, inputs, at, &y),
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_dims(RLX_OP_AVG_POOL1D, a.nsp), 1, inputs, at, &y),
                                           "node '%s' (%s)", node->name, node->op_type));
   return drop_windows(im, &drop, y, &outputs[0]);
 }
@@ -224,9 +224,9 @@ rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_n
 static rlx_status_t* abs_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
                              rlx_dtype_t dt, double p, rlx_relax_expr_t** out) {
   rlx_relax_expr_t *ax, *pe;
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.abs", 1, &x, (rlx_attrs_t){0}, &ax));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ABS, 1, &x, (rlx_attrs_t){0}, &ax));
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, dt, p, &pe));
-  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){ax, pe}, (rlx_attrs_t){0}, out);
+  return nn_call(im, RLX_OP_POWER, 2, (rlx_relax_expr_t*[]){ax, pe}, (rlx_attrs_t){0}, out);
 }
 
 static rlx_status_t* lp_p(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, double* p) {
@@ -254,20 +254,20 @@ rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   at = rlx_attrs_set(ctx, at, "count_include_pad", rlx_attr_bool(true));
   rlx_relax_expr_t *y, *s;
   RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_name(ctx, "relax.nn.avg_pool", a.nsp), 1, &y, at, &y),
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(nn_call(im, nn_op_dims(RLX_OP_AVG_POOL1D, a.nsp), 1, &y, at, &y),
                                           "node '%s' (%s)", node->name, node->op_type));
   RLX_RETURN_IF_ERROR(drop_windows(im, &drop, y, &y));
   double k = 1;
   for (int i = 0; i < a.nsp; i++) k *= (double)a.kernel[i];
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, k, &s));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.multiply", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &y));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_MULTIPLY, 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &y));
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1.0 / p, &s));
-  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
+  return nn_call(im, RLX_OP_POWER, 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- global pools */
 /* A reduction op over every axis after the channel axis, keeping dims. */
-static rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* op,
+static rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_op_id_t op,
                                     rlx_relax_expr_t* x, int ndim, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (ndim < 3) return rlx_onnx_error(node, "the input must have rank >= 3 (N, C, spatial...), got %d", ndim);
@@ -284,7 +284,7 @@ rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
   if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "the input must be a float tensor");
-  return reduce_spatial(im, node, "relax.mean", inputs[0], x->ndim, &outputs[0]);
+  return reduce_spatial(im, node, RLX_OP_MEAN, inputs[0], x->ndim, &outputs[0]);
 }
 
 rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -293,7 +293,7 @@ rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onn
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
   rlx_relax_expr_t *xw, *y;
   RLX_RETURN_IF_ERROR(widen_unsigned(im, inputs[0], x->dtype, &xw));
-  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, "relax.max", xw, x->ndim, &y));
+  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, RLX_OP_MAX, xw, x->ndim, &y));
   return narrow_back(im, y, x->dtype, &outputs[0]);
 }
 
@@ -305,9 +305,9 @@ rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx
   RLX_RETURN_IF_ERROR(lp_p(node, x, &p));
   rlx_relax_expr_t *y, *s;
   RLX_RETURN_IF_ERROR(abs_pow(im, node, inputs[0], x->dtype, p, &y));
-  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, "relax.sum", y, x->ndim, &y));
+  RLX_RETURN_IF_ERROR(reduce_spatial(im, node, RLX_OP_SUM, y, x->ndim, &y));
   RLX_RETURN_IF_ERROR(nn_scalar(im, node, x->dtype, 1.0 / p, &s));
-  return nn_call(im, "relax.power", 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
+  return nn_call(im, RLX_OP_POWER, 2, (rlx_relax_expr_t*[]){y, s}, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ---------------------------------------------------------------- MaxUnpool */
@@ -410,16 +410,16 @@ static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node
   eout = rlx_ir_simplify(ctx, eout);
   rlx_expr_t* ein = rlx_ir_i64(ctx, n_in);
   rlx_relax_expr_t *z, *xf, *idf, *y;
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.zeros", 1, (rlx_relax_expr_t*[]){rlx_relax_shape_expr(ctx, 1, &eout)},
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ZEROS, 1, (rlx_relax_expr_t*[]){rlx_relax_shape_expr(ctx, 1, &eout)},
                               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype)), &z));
   rlx_relax_expr_t* flat = rlx_relax_shape_expr(ctx, 1, &ein);
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){inputs[0], flat}, (rlx_attrs_t){0}, &xf));
-  RLX_RETURN_IF_ERROR(nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){inputs[1], flat}, (rlx_attrs_t){0}, &idf));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_RESHAPE, 2, (rlx_relax_expr_t*[]){inputs[0], flat}, (rlx_attrs_t){0}, &xf));
+  RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_RESHAPE, 2, (rlx_relax_expr_t*[]){inputs[1], flat}, (rlx_attrs_t){0}, &idf));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(
-      nn_call(im, "relax.scatter_elements", 3, (rlx_relax_expr_t*[]){z, idf, xf},
+      nn_call(im, RLX_OP_SCATTER_ELEMENTS, 3, (rlx_relax_expr_t*[]){z, idf, xf},
               rlx_attrs_set(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(0)), &y),
       "node '%s' (%s)", node->name, node->op_type));
-  return nn_call(im, "relax.reshape", 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, dims)}, (rlx_attrs_t){0},
+  return nn_call(im, RLX_OP_RESHAPE, 2, (rlx_relax_expr_t*[]){y, rlx_relax_shape_expr(ctx, nd, dims)}, (rlx_attrs_t){0},
                  &outputs[0]);
 }
 

@@ -16,11 +16,11 @@
 
 typedef enum { RNN_PLAIN, RNN_GRU, RNN_LSTM } rnn_kind_t;
 
-static rlx_status_t* op1(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
+static rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
   return ot_op(im, name, 1, &a, (rlx_attrs_t){0}, out);
 }
 
-static rlx_status_t* op2(rlx_onnx_importer_t* im, const char* name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+static rlx_status_t* op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
                          rlx_relax_expr_t** out) {
   rlx_relax_expr_t* args[2] = {a, b};
   return ot_op(im, name, 2, args, (rlx_attrs_t){0}, out);
@@ -37,17 +37,17 @@ static rlx_status_t* slice(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t
   rlx_attrs_t a = one_axis(ctx, "axes", axis);
   a = ot_attr(ctx, a, "begin", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &begin)));
   a = ot_attr(ctx, a, "end", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &end)));
-  return ot_op(im, "relax.strided_slice", 1, &x, a, out);
+  return ot_op(im, RLX_OP_STRIDED_SLICE, 1, &x, a, out);
 }
 
 /* x[i] (axis 0 removed). */
 static rlx_status_t* at(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t i, rlx_relax_expr_t** out) {
   RLX_RETURN_IF_ERROR(slice(im, x, 0, i, i + 1, out));
-  return ot_op(im, "relax.squeeze", 1, out, one_axis(rlx_onnx_ctx(im), "axis", 0), out);
+  return ot_op(im, RLX_OP_SQUEEZE, 1, out, one_axis(rlx_onnx_ctx(im), "axis", 0), out);
 }
 
 static rlx_status_t* expand(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, rlx_relax_expr_t** out) {
-  return ot_op(im, "relax.expand_dims", 1, &x, one_axis(rlx_onnx_ctx(im), "axis", axis), out);
+  return ot_op(im, RLX_OP_EXPAND_DIMS, 1, &x, one_axis(rlx_onnx_ctx(im), "axis", axis), out);
 }
 
 static rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** parts, int64_t axis,
@@ -58,13 +58,13 @@ static rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** p
     return NULL;
   }
   rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, n, parts);
-  return ot_op(im, "relax.concat", 1, &tup, ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis)), out);
+  return ot_op(im, RLX_OP_CONCAT, 1, &tup, ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis)), out);
 }
 
 static rlx_status_t* permute(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n, const int64_t* axes,
                              rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  return ot_op(im, "relax.permute_dims", 1, &x,
+  return ot_op(im, RLX_OP_PERMUTE_DIMS, 1, &x,
                ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(n, ot_copy_ints(ctx, n, axes))), out);
 }
 
@@ -72,7 +72,7 @@ typedef struct {
   rnn_kind_t kind;
   int64_t T, B, I, H;
   int G;                 /* gates */
-  const char* act[3];    /* f, g, h: Relax op names */
+  rlx_op_id_t act[3];    /* f, g, h: Relax ops */
   bool linear_before_reset;
   rlx_relax_expr_t *x;   /* [T, B, I] */
   rlx_relax_expr_t *lens; /* [B] or NULL */
@@ -85,7 +85,7 @@ static rlx_status_t* add_opt(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_r
     *out = a;
     return NULL;
   }
-  return op2(im, "relax.add", a, b, out);
+  return op2(im, RLX_OP_ADD, a, b, out);
 }
 
 /* One direction: Y_d [T, B, H], final h (and c). */
@@ -131,65 +131,65 @@ static rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
     rlx_relax_expr_t *xt, *gx[4], *gh[4];
     RLX_RETURN_IF_ERROR(at(im, r->x, t, &xt));
     for (int g = 0; g < G; g++) {
-      RLX_RETURN_IF_ERROR(op2(im, "relax.matmul", xt, wt[g], &gx[g]));
+      RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MATMUL, xt, wt[g], &gx[g]));
       RLX_RETURN_IF_ERROR(add_opt(im, gx[g], wb[g], &gx[g]));
       bool skip_h = r->kind == RNN_GRU && g == 2 && !r->linear_before_reset; /* needs r * h first */
       if (skip_h) continue;
-      RLX_RETURN_IF_ERROR(op2(im, "relax.matmul", h, rt[g], &gh[g]));
+      RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MATMUL, h, rt[g], &gh[g]));
       RLX_RETURN_IF_ERROR(add_opt(im, gh[g], rb[g], &gh[g]));
     }
     rlx_relax_expr_t *hn = NULL, *cn = NULL, *v;
     switch (r->kind) {
       case RNN_PLAIN:
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[0], gh[0], &v));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[0], gh[0], &v));
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], v, &hn));
         break;
       case RNN_GRU: {
         rlx_relax_expr_t *z, *rg, *hh, *one_minus;
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[0], gh[0], &z));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[0], gh[0], &z));
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], z, &z));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[1], gh[1], &rg));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[1], gh[1], &rg));
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], rg, &rg));
         if (r->linear_before_reset) {
-          RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", rg, gh[2], &hh));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, rg, gh[2], &hh));
         } else {
-          RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", rg, h, &hh));
-          RLX_RETURN_IF_ERROR(op2(im, "relax.matmul", hh, rt[2], &hh));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, rg, h, &hh));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MATMUL, hh, rt[2], &hh));
           RLX_RETURN_IF_ERROR(add_opt(im, hh, rb[2], &hh));
         }
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[2], hh, &hh));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[2], hh, &hh));
         RLX_RETURN_IF_ERROR(op1(im, r->act[1], hh, &hh));
         /* (1 - z) * hh + z * h */
-        RLX_RETURN_IF_ERROR(op2(im, "relax.subtract", hh, h, &one_minus)); /* hh - h */
-        RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", z, one_minus, &one_minus));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.subtract", hh, one_minus, &hn));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_SUBTRACT, hh, h, &one_minus)); /* hh - h */
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, z, one_minus, &one_minus));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_SUBTRACT, hh, one_minus, &hn));
         break;
       }
       case RNN_LSTM: {
         rlx_relax_expr_t *ig, *og, *fg, *cg, *tmp;
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[0], gh[0], &ig));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[1], gh[1], &og));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[2], gh[2], &fg));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", gx[3], gh[3], &cg));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[0], gh[0], &ig));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[1], gh[1], &og));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[2], gh[2], &fg));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, gx[3], gh[3], &cg));
         if (p[0]) {
-          RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", p[0], c, &tmp));
-          RLX_RETURN_IF_ERROR(op2(im, "relax.add", ig, tmp, &ig));
-          RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", p[2], c, &tmp));
-          RLX_RETURN_IF_ERROR(op2(im, "relax.add", fg, tmp, &fg));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, p[0], c, &tmp));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, ig, tmp, &ig));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, p[2], c, &tmp));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, fg, tmp, &fg));
         }
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], ig, &ig));
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], fg, &fg));
         RLX_RETURN_IF_ERROR(op1(im, r->act[1], cg, &cg));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", fg, c, &cn));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", ig, cg, &tmp));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.add", cn, tmp, &cn));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, fg, c, &cn));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, ig, cg, &tmp));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, cn, tmp, &cn));
         if (p[1]) {
-          RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", p[1], cn, &tmp));
-          RLX_RETURN_IF_ERROR(op2(im, "relax.add", og, tmp, &og));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, p[1], cn, &tmp));
+          RLX_RETURN_IF_ERROR(op2(im, RLX_OP_ADD, og, tmp, &og));
         }
         RLX_RETURN_IF_ERROR(op1(im, r->act[0], og, &og));
         RLX_RETURN_IF_ERROR(op1(im, r->act[2], cn, &tmp));
-        RLX_RETURN_IF_ERROR(op2(im, "relax.multiply", og, tmp, &hn));
+        RLX_RETURN_IF_ERROR(op2(im, RLX_OP_MULTIPLY, og, tmp, &hn));
         break;
       }
     }
@@ -201,15 +201,15 @@ static rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
       rlx_sinfo_tensor_t* ls = (rlx_sinfo_tensor_t*)r->lens->sinfo;
       tc = ls->dtype.bits == 32 ? rlx_onnx_make_const(im, ls->dtype, 0, NULL, &tv)
                                 : rlx_onnx_make_const(im, ls->dtype, 0, NULL, &tv64);
-      RLX_RETURN_IF_ERROR(op2(im, "relax.less", tc, r->lens, &mask));
+      RLX_RETURN_IF_ERROR(op2(im, RLX_OP_LESS, tc, r->lens, &mask));
       RLX_RETURN_IF_ERROR(expand(im, mask, 1, &mask));
       rlx_relax_expr_t* a3[3] = {mask, hn, h};
-      RLX_RETURN_IF_ERROR(ot_op(im, "relax.where", 3, a3, (rlx_attrs_t){0}, &hn));
+      RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_WHERE, 3, a3, (rlx_attrs_t){0}, &hn));
       rlx_relax_expr_t* b3[3] = {mask, y, zero};
-      RLX_RETURN_IF_ERROR(ot_op(im, "relax.where", 3, b3, (rlx_attrs_t){0}, &y));
+      RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_WHERE, 3, b3, (rlx_attrs_t){0}, &y));
       if (cn) {
         rlx_relax_expr_t* c3[3] = {mask, cn, c};
-        RLX_RETURN_IF_ERROR(ot_op(im, "relax.where", 3, c3, (rlx_attrs_t){0}, &cn));
+        RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_WHERE, 3, c3, (rlx_attrs_t){0}, &cn));
       }
     }
     h = hn;
@@ -222,11 +222,12 @@ static rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   return NULL;
 }
 
-static const char* act_op(const char* name) {
-  if (strcmp(name, "Sigmoid") == 0) return "relax.sigmoid";
-  if (strcmp(name, "Tanh") == 0) return "relax.tanh";
-  if (strcmp(name, "Relu") == 0) return "relax.nn.relu";
-  return NULL;
+/* The Relax op of an ONNX activation name, or RLX_OP_COUNT. */
+static rlx_op_id_t act_op(const char* name) {
+  if (strcmp(name, "Sigmoid") == 0) return RLX_OP_SIGMOID;
+  if (strcmp(name, "Tanh") == 0) return RLX_OP_TANH;
+  if (strcmp(name, "Relu") == 0) return RLX_OP_RELU;
+  return RLX_OP_COUNT;
 }
 
 static rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -267,17 +268,18 @@ static rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   if (rlx_onnx_attr_int(node, "input_forget", 0) != 0) return rlx_onnx_error(node, "input_forget is not supported");
   r.linear_before_reset = rlx_onnx_attr_int(node, "linear_before_reset", 0) != 0;
   int n_act = kind == RNN_PLAIN ? 1 : kind == RNN_GRU ? 2 : 3;
-  static const char* const dflt[3] = {"relax.sigmoid", "relax.tanh", "relax.tanh"};
-  for (int k = 0; k < n_act; k++) r.act[k] = kind == RNN_PLAIN ? "relax.tanh" : dflt[k];
+  static const rlx_op_id_t dflt[3] = {RLX_OP_SIGMOID, RLX_OP_TANH, RLX_OP_TANH};
+  for (int k = 0; k < n_act; k++) r.act[k] = kind == RNN_PLAIN ? RLX_OP_TANH : dflt[k];
   int na = rlx_onnx_attr_strings_count(node, "activations");
   if (na > 0) {
     if (na != n_act * n_dir) return rlx_onnx_error(node, "expected %d activations, got %d", n_act * n_dir, na);
     for (int k = 0; k < na; k++) {
       const char* a = rlx_onnx_attr_string_at(node, "activations", k);
-      const char* op = a ? act_op(a) : NULL;
-      if (!op) return rlx_onnx_error(node, "activation \"%s\" is not supported (Sigmoid, Tanh, Relu)", a ? a : "");
+      rlx_op_id_t op = a ? act_op(a) : RLX_OP_COUNT;
+      if (op == RLX_OP_COUNT)
+        return rlx_onnx_error(node, "activation \"%s\" is not supported (Sigmoid, Tanh, Relu)", a ? a : "");
       if (k < n_act) r.act[k] = op;
-      else if (strcmp(op, r.act[k - n_act]) != 0)
+      else if (op != r.act[k - n_act])
         return rlx_onnx_error(node, "different activations per direction are not supported");
     }
   }

@@ -283,7 +283,7 @@ static OT_CONVERTER(cv_concat_from_sequence) {
     parts[k] = e[k];
     if (new_axis) {
       rlx_attrs_t at = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &a)));
-      RLX_RETURN_IF_ERROR(ot_op(im, "relax.expand_dims", 1, &e[k], at, &parts[k]));
+      RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_EXPAND_DIMS, 1, &e[k], at, &parts[k]));
     }
   }
   if (n == 1) {
@@ -292,7 +292,7 @@ static OT_CONVERTER(cv_concat_from_sequence) {
   }
   rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, n, parts);
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
-  return ot_op(im, "relax.concat", 1, &tup, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_CONCAT, 1, &tup, attrs, &outputs[0]);
 }
 
 /* SplitToSequence: the Split converter (opset 13) on a node with one output per part, then
@@ -346,7 +346,7 @@ static OT_CONVERTER(cv_split_to_sequence) {
   RLX_RETURN_IF_ERROR(conv->convert(im, &split, split_in, out));
   if (!has_split && rlx_onnx_attr_int(node, "keepdims", 1) == 0) {
     rlx_attrs_t at = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &axis)));
-    for (int64_t k = 0; k < parts; k++) RLX_RETURN_IF_ERROR(ot_op(im, "relax.squeeze", 1, &out[k], at, &out[k]));
+    for (int64_t k = 0; k < parts; k++) RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_SQUEEZE, 1, &out[k], at, &out[k]));
   }
   for (int64_t k = 0; k < parts; k++)
     if (out[k]->kind == RLX_RELAX_CALL || !out[k]->sinfo) RLX_RETURN_IF_ERROR(rlx_onnx_emit(im, out[k], &out[k]));

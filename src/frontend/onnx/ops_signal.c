@@ -118,7 +118,7 @@ static OT_CONVERTER(cv_dft) {
   RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dft, &u.base, 1, inputs, "dft", &y));
   (void)ctx;
   rlx_attrs_t a = ot_attr(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype));
-  return ot_op(im, "relax.astype", 1, &y, a, &outputs[0]);
+  return ot_op(im, RLX_OP_ASTYPE, 1, &y, a, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ STFT */
@@ -225,7 +225,7 @@ static OT_CONVERTER(cv_stft) {
   rlx_relax_expr_t* y;
   RLX_RETURN_IF_ERROR(ot_emit_te(im, te_stft, &u.base, n_args, args, "stft", &y));
   rlx_attrs_t a = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(s->dtype));
-  return ot_op(im, "relax.astype", 1, &y, a, &outputs[0]);
+  return ot_op(im, RLX_OP_ASTYPE, 1, &y, a, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Det */

@@ -42,7 +42,7 @@ rlx_status_t* ot_axis(const rlx_onnx_node_t* node, const char* what, int64_t axi
   return NULL;
 }
 
-rlx_status_t* ot_op(rlx_onnx_importer_t* im, const char* name, int n_args, rlx_relax_expr_t* const* args,
+rlx_status_t* ot_op(rlx_onnx_importer_t* im, rlx_op_id_t name, int n_args, rlx_relax_expr_t* const* args,
                     rlx_attrs_t attrs, rlx_relax_expr_t** out) {
   rlx_relax_expr_t* call = rlx_relax_op_call(rlx_onnx_ctx(im), name, n_args, args, attrs);
   return rlx_onnx_emit(im, call, out);
@@ -74,7 +74,7 @@ rlx_status_t* ot_reshape(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n, rl
                          rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_relax_expr_t* args[2] = {x, rlx_relax_shape_expr(ctx, n, dims)};
-  return ot_op(im, "relax.reshape", 2, args, (rlx_attrs_t){0}, out);
+  return ot_op(im, RLX_OP_RESHAPE, 2, args, (rlx_attrs_t){0}, out);
 }
 
 int64_t ot_numel(const rlx_onnx_tensor_t* t) {
@@ -273,7 +273,7 @@ static rlx_status_t* convert_transpose(rlx_onnx_importer_t* im, const rlx_onnx_n
       return rlx_onnx_error(node, "perm has %d values for an input of rank %d", n, x->ndim);
     attrs = ot_attr(ctx, attrs, "axes", rlx_attr_ints(n, perm));
   }
-  return ot_op(im, "relax.permute_dims", 1, &inputs[0], attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_PERMUTE_DIMS, 1, &inputs[0], attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Concat */
@@ -291,7 +291,7 @@ static rlx_status_t* concat_axis(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   }
   rlx_relax_expr_t* tup = rlx_relax_tuple(ctx, node->n_inputs, inputs);
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
-  return ot_op(im, "relax.concat", 1, &tup, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_CONCAT, 1, &tup, attrs, &outputs[0]);
 }
 
 static rlx_status_t* convert_concat_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -355,13 +355,13 @@ static rlx_status_t* split_into(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
       rlx_attrs_t sa = ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &axis)));
       sa = ot_attr(ctx, sa, "begin", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &begin)));
       sa = ot_attr(ctx, sa, "end", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &end)));
-      RLX_RETURN_IF_ERROR(ot_op(im, "relax.strided_slice", 1, &inputs[0], sa, &outputs[k]));
+      RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_STRIDED_SLICE, 1, &inputs[0], sa, &outputs[k]));
       begin = end;
     }
     return NULL;
   }
   rlx_relax_expr_t* tup;
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.split", 1, &inputs[0], attrs, &tup));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_SPLIT, 1, &inputs[0], attrs, &tup));
   for (int k = 0; k < count; k++) {
     if (tup->kind == RLX_RELAX_TUPLE) {
       outputs[k] = ((rlx_relax_tuple_t*)tup)->fields[k];
@@ -429,7 +429,7 @@ static rlx_status_t* squeeze_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_attrs_t attrs = {0};
   if (axes) attrs = ot_attr(ctx, attrs, "axis", rlx_attr_ints(n, axes));
   if (!unsqueeze && axes && n == 0) attrs = (rlx_attrs_t){0};
-  return ot_op(im, unsqueeze ? "relax.expand_dims" : "relax.squeeze", 1, &inputs[0], attrs, &outputs[0]);
+  return ot_op(im, unsqueeze ? RLX_OP_EXPAND_DIMS : RLX_OP_SQUEEZE, 1, &inputs[0], attrs, &outputs[0]);
 }
 
 static rlx_status_t* convert_squeeze_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -501,7 +501,7 @@ static rlx_status_t* slice_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   attrs = ot_attr(ctx, attrs, "begin", rlx_attr_ints(n, starts));
   attrs = ot_attr(ctx, attrs, "end", rlx_attr_ints(n, ends));
   if (steps) attrs = ot_attr(ctx, attrs, "strides", rlx_attr_ints(n, steps));
-  return ot_op(im, "relax.strided_slice", 1, &inputs[0], attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_STRIDED_SLICE, 1, &inputs[0], attrs, &outputs[0]);
 }
 
 static rlx_status_t* convert_slice_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -560,7 +560,7 @@ static rlx_status_t* convert_expand(rlx_onnx_importer_t* im, const rlx_onnx_node
     return e;
   }
   rlx_relax_expr_t* args[2] = {inputs[0], rlx_relax_shape_expr(ctx, on, os)};
-  return ot_op(im, "relax.broadcast_to", 2, args, (rlx_attrs_t){0}, &outputs[0]);
+  return ot_op(im, RLX_OP_BROADCAST_TO, 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 static rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -579,7 +579,7 @@ static rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   for (int i = 0; i < n; i++)
     if (reps[i] < 0) return rlx_onnx_error(node, "repeats[%d] = %lld is negative", i, (long long)reps[i]);
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "repeats", rlx_attr_ints(n, reps));
-  return ot_op(im, "relax.tile", 1, &inputs[0], attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_TILE, 1, &inputs[0], attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Pad */
@@ -618,7 +618,7 @@ static rlx_status_t* pad_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
     rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "pad_width", rlx_attr_ints(2 * r, pw));
     attrs = ot_attr(ctx, attrs, "pad_value", rlx_attr_float(value));
     attrs = ot_attr(ctx, attrs, "pad_mode", rlx_attr_str(mode));
-    RLX_RETURN_IF_ERROR(ot_op(im, "relax.nn.pad", 1, &y, attrs, &y));
+    RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_PAD, 1, &y, attrs, &y));
   }
   if (any_crop) {
     if (!x->shape) return rlx_onnx_error(node, "negative pads need a known input shape");
@@ -642,7 +642,7 @@ static rlx_status_t* pad_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
     rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(k, ax));
     attrs = ot_attr(ctx, attrs, "begin", rlx_attr_ints(k, bg));
     attrs = ot_attr(ctx, attrs, "end", rlx_attr_ints(k, en));
-    RLX_RETURN_IF_ERROR(ot_op(im, "relax.strided_slice", 1, &y, attrs, &y));
+    RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_STRIDED_SLICE, 1, &y, attrs, &y));
   }
   outputs[0] = y;
   return NULL;
@@ -684,7 +684,7 @@ static rlx_status_t* rearrange(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int
   rlx_relax_expr_t* y;
   RLX_RETURN_IF_ERROR(ot_reshape(im, x, n1, s1, &y));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(n1, ot_copy_ints(ctx, n1, perm)));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.permute_dims", 1, &y, attrs, &y));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_PERMUTE_DIMS, 1, &y, attrs, &y));
   return ot_reshape(im, y, n2, s2, out);
 }
 

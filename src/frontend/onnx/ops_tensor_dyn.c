@@ -114,7 +114,7 @@ OT_CONVERTER(ot_expand_runtime) {
     dims[j + on - x->ndim] = x->shape[j]; /* equal, checked: keeps the broadcast provable */
   }
   rlx_relax_expr_t* args[2] = {inputs[0], rlx_relax_shape_expr(ctx, on, dims)};
-  return ot_op(im, "relax.broadcast_to", 2, args, (rlx_attrs_t){0}, &outputs[0]);
+  return ot_op(im, RLX_OP_BROADCAST_TO, 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* Value j of the integer input 1 (args: x, ints). */
@@ -133,7 +133,7 @@ rlx_status_t* ot_constant_of_shape_runtime(rlx_onnx_importer_t* im, const rlx_on
   rlx_expr_t** dims = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, value_of_in0, NULL, 1, inputs, (int)n, &dims));
   rlx_relax_expr_t* args[2] = {rlx_relax_shape_expr(ctx, (int)n, dims), fill};
-  return ot_op(im, "relax.full", 2, args, (rlx_attrs_t){0}, out);
+  return ot_op(im, RLX_OP_FULL, 2, args, (rlx_attrs_t){0}, out);
 }
 
 /* ------------------------------------------------------------------ NonZero, Compress */
@@ -186,7 +186,7 @@ rlx_status_t* ot_compress_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
   attrs = ot_attr(ctx, attrs, "mode", rlx_attr_str("clip"));
   rlx_relax_expr_t* args[2] = {data, idx};
-  return ot_op(im, "relax.take", 2, args, attrs, out);
+  return ot_op(im, RLX_OP_TAKE, 2, args, attrs, out);
 }
 
 /* ------------------------------------------------------------------ Range */

@@ -62,7 +62,7 @@ static rlx_status_t* safe_indices(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "min", rlx_attr_float((double)-ext));
   attrs = ot_attr(ctx, attrs, "max", rlx_attr_float((double)(ext - 1)));
-  return ot_op(im, "relax.clip", 1, &ind, attrs, out);
+  return ot_op(im, RLX_OP_CLIP, 1, &ind, attrs, out);
 }
 
 /* ------------------------------------------------------------------ Gather */
@@ -96,7 +96,7 @@ OT_CONVERTER(ot_gather) {
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
   attrs = ot_attr(ctx, attrs, "mode", rlx_attr_str(mode));
   rlx_relax_expr_t* args[2] = {inputs[0], indices};
-  return ot_op(im, "relax.take", 2, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_TAKE, 2, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ GatherElements */
@@ -112,7 +112,7 @@ OT_CONVERTER(ot_gather_elements) {
   rlx_relax_expr_t* args[2] = {inputs[0], NULL};
   RLX_RETURN_IF_ERROR(safe_indices(im, node, inputs[1], x->shape ? x->shape[axis] : NULL, &args[1]));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
-  return ot_op(im, "relax.gather_elements", 2, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_GATHER_ELEMENTS, 2, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ GatherND */
@@ -302,7 +302,7 @@ OT_CONVERTER(ot_scatter_elements) {
   attrs = ot_attr(ctx, attrs, "reduction", rlx_attr_str(names[red]));
   rlx_relax_expr_t* args[3] = {inputs[0], NULL, inputs[2]};
   RLX_RETURN_IF_ERROR(safe_indices(im, node, inputs[1], x->shape ? x->shape[axis] : NULL, &args[1]));
-  return ot_op(im, "relax.scatter_elements", 3, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_SCATTER_ELEMENTS, 3, args, attrs, &outputs[0]);
 }
 
 OT_CONVERTER(ot_scatter_nd) {
@@ -352,13 +352,13 @@ OT_CONVERTER(ot_one_hot) {
   rlx_relax_expr_t* indices = inputs[0];
   if (!is_index_dtype(ind->dtype)) {
     rlx_attrs_t a = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_int64()));
-    RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &indices, a, &indices));
+    RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &indices, a, &indices));
   }
   rlx_relax_expr_t* args[3] = {indices, rlx_relax_prim_value(ctx, ot_scalar_expr(ctx, vals.dtype, ot_elem_f64(&vals, 1))),
                                rlx_relax_prim_value(ctx, ot_scalar_expr(ctx, vals.dtype, ot_elem_f64(&vals, 0)))};
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "depth", rlx_attr_int((int64_t)depth));
   attrs = ot_attr(ctx, attrs, "axis", rlx_attr_int(rlx_onnx_attr_int(node, "axis", -1)));
-  return ot_op(im, "relax.one_hot", 3, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_ONE_HOT, 3, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Trilu */
@@ -410,7 +410,7 @@ OT_CONVERTER(ot_trilu) {
   }
   if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 1, inputs[1], &k));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "k", rlx_attr_int((int64_t)k));
-  return ot_op(im, upper ? "relax.triu" : "relax.tril", 1, &inputs[0], attrs, &outputs[0]);
+  return ot_op(im, upper ? RLX_OP_TRIU : RLX_OP_TRIL, 1, &inputs[0], attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ EyeLike */
@@ -481,7 +481,7 @@ OT_CONVERTER(ot_range) {
   rlx_relax_expr_t* args[3];
   for (int i = 0; i < 3; i++) args[i] = rlx_relax_prim_value(ctx, ot_scalar_expr(ctx, s->dtype, v[i]));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(s->dtype));
-  return ot_op(im, "relax.arange", 3, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_ARANGE, 3, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Size */
@@ -537,7 +537,7 @@ OT_CONVERTER(ot_constant_of_shape) {
   for (int i = 0; i < n; i++)
     if (shape[i] < 0) return rlx_onnx_error(node, "shape[%d] = %lld is negative", i, (long long)shape[i]);
   rlx_relax_expr_t* args[2] = {ot_shape_ints(ctx, n, shape), fill};
-  return ot_op(im, "relax.full", 2, args, (rlx_attrs_t){0}, &outputs[0]);
+  return ot_op(im, RLX_OP_FULL, 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Compress */
@@ -575,7 +575,7 @@ OT_CONVERTER(ot_compress) {
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
   attrs = ot_attr(ctx, attrs, "mode", rlx_attr_str("fast"));
   rlx_relax_expr_t* args[2] = {data, idx};
-  return ot_op(im, "relax.take", 2, args, attrs, &outputs[0]);
+  return ot_op(im, RLX_OP_TAKE, 2, args, attrs, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ NonZero */

@@ -22,7 +22,7 @@ bool ot_has_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, 
 /* axis normalized into [0, rank) (negative counts from the end); error naming the node. */
 rlx_status_t* ot_axis(const rlx_onnx_node_t* node, const char* what, int64_t axis, int rank, int64_t* out);
 /* Emits the registered Relax op name(args) with attrs (folded when constant). */
-rlx_status_t* ot_op(rlx_onnx_importer_t* im, const char* name, int n_args, rlx_relax_expr_t* const* args,
+rlx_status_t* ot_op(rlx_onnx_importer_t* im, rlx_op_id_t name, int n_args, rlx_relax_expr_t* const* args,
                     rlx_attrs_t attrs, rlx_relax_expr_t** out);
 /* attrs with key set (building helper). */
 rlx_attrs_t ot_attr(rlx_ctx_t* ctx, rlx_attrs_t attrs, const char* key, rlx_attr_t v);

@@ -124,8 +124,8 @@ OT_CONVERTER(ot_dynamic_quantize_linear) {
   if (!rlx_dtype_eq(x->dtype, rlx_dt_float32())) return rlx_onnx_error(node, "needs a float32 input");
   rlx_relax_expr_t* mm[2];
   rlx_attrs_t none = {0};
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.min", 1, &inputs[0], none, &mm[0]));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.max", 1, &inputs[0], none, &mm[1]));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MIN, 1, &inputs[0], none, &mm[0]));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MAX, 1, &inputs[0], none, &mm[1]));
   dq_user_t u = {{NULL}, false, NULL, NULL};
   rlx_relax_expr_t *scale, *zp;
   RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dq, &u.base, 2, mm, "dq_scale", &scale));
@@ -145,18 +145,18 @@ static rlx_status_t* centered(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
                               int xi, int zi, bool row, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t i32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_int32()));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &inputs[xi], i32, out));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &inputs[xi], i32, out));
   if (zi < 0 || !ot_has_input(node, inputs, zi)) return NULL;
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, zi, true, &z));
   rlx_relax_expr_t* zp = NULL;
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &inputs[zi], i32, &zp));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &inputs[zi], i32, &zp));
   if (row && z->ndim == 1) { /* (M,) -> (M, 1) */
     rlx_expr_t* d[2] = {z->shape[0], rlx_ir_i64(ctx, 1)};
     RLX_RETURN_IF_ERROR(ot_reshape(im, zp, 2, d, &zp));
   }
   rlx_relax_expr_t* args[2] = {*out, zp};
-  return ot_op(im, "relax.subtract", 2, args, (rlx_attrs_t){0}, out);
+  return ot_op(im, RLX_OP_SUBTRACT, 2, args, (rlx_attrs_t){0}, out);
 }
 
 /* (A - a_zero_point) @ (B - b_zero_point) in int32. */
@@ -165,7 +165,7 @@ static rlx_status_t* int_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   rlx_relax_expr_t* ab[2];
   RLX_RETURN_IF_ERROR(centered(im, node, inputs, a, azp, true, &ab[0]));
   RLX_RETURN_IF_ERROR(centered(im, node, inputs, b, bzp, false, &ab[1]));
-  return ot_op(im, "relax.matmul", 2, ab, (rlx_attrs_t){0}, out);
+  return ot_op(im, RLX_OP_MATMUL, 2, ab, (rlx_attrs_t){0}, out);
 }
 
 OT_CONVERTER(ot_matmul_integer) { return int_matmul(im, node, inputs, 0, 2, 1, 3, &outputs[0]); }
@@ -179,12 +179,12 @@ OT_CONVERTER(ot_qlinear_matmul) {
   rlx_relax_expr_t* c = NULL;
   RLX_RETURN_IF_ERROR(int_matmul(im, node, inputs, 0, 2, 3, 5, &c));
   rlx_attrs_t f32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_float32()));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &c, f32, &c));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &c, f32, &c));
   rlx_relax_expr_t* s[2] = {inputs[1], inputs[4]};
   rlx_relax_expr_t* ab = NULL;
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, s, (rlx_attrs_t){0}, &ab));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, s, (rlx_attrs_t){0}, &ab));
   rlx_relax_expr_t* m[2] = {c, ab};
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, m, (rlx_attrs_t){0}, &c));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &c));
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
   q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};
@@ -237,10 +237,10 @@ OT_CONVERTER(ot_qlinear_conv) {
     rlx_relax_expr_t* bias = NULL;
     RLX_RETURN_IF_ERROR(ot_reshape(im, inputs[8], nsp + 1, d, &bias));
     rlx_relax_expr_t* a[2] = {y, bias};
-    RLX_RETURN_IF_ERROR(ot_op(im, "relax.add", 2, a, (rlx_attrs_t){0}, &y));
+    RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ADD, 2, a, (rlx_attrs_t){0}, &y));
   }
   rlx_attrs_t f32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_float32()));
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.astype", 1, &y, f32, &y));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &y, f32, &y));
   rlx_relax_expr_t* ws = inputs[4];
   rlx_sinfo_tensor_t* w;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 4, true, &w));
@@ -252,9 +252,9 @@ OT_CONVERTER(ot_qlinear_conv) {
   }
   rlx_relax_expr_t* s[2] = {inputs[1], ws};
   rlx_relax_expr_t* xw = NULL;
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, s, (rlx_attrs_t){0}, &xw));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, s, (rlx_attrs_t){0}, &xw));
   rlx_relax_expr_t* m[2] = {y, xw};
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.multiply", 2, m, (rlx_attrs_t){0}, &y));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &y));
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
   q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};

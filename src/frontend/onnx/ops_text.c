@@ -1,4 +1,5 @@
-/* ONNX converters, family "text": TfIdfVectorizer over integer tokens.
+/* ONNX converters, family "text": TfIdfVectorizer over integer tokens; StringNormalizer (the VM
+ * builtin vm.builtin.string_normalizer on the runtime's string tensors).
  *
  * The pool of n-grams is static (attributes), so it becomes constant tensors: the items of
  * each n-gram of a level in [min_gram_length, max_gram_length] (pool [K, N], padded), its
@@ -129,16 +130,45 @@ static OT_CONVERTER(cv_tfidf) {
   for (int k = 0; k < ni; k++) wc[indexes[k]] = weights ? weights[k] : 1.0f;
   rlx_relax_expr_t* w = rlx_onnx_make_const(im, rlx_dt_float32(), 1, &C, wc);
   rlx_relax_expr_t* a2[2] = {cnt, w};
-  if (m == 2) return ot_op(im, "relax.multiply", 2, a2, (rlx_attrs_t){0}, &outputs[0]);
+  if (m == 2) return ot_op(im, RLX_OP_MULTIPLY, 2, a2, (rlx_attrs_t){0}, &outputs[0]);
   float zero = 0;
   rlx_relax_expr_t *pos, *z = rlx_onnx_make_const(im, rlx_dt_float32(), 0, NULL, &zero);
   rlx_relax_expr_t* g2[2] = {cnt, z};
-  RLX_RETURN_IF_ERROR(ot_op(im, "relax.greater", 2, g2, (rlx_attrs_t){0}, &pos));
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_GREATER, 2, g2, (rlx_attrs_t){0}, &pos));
   rlx_relax_expr_t* a3[3] = {pos, w, z};
-  return ot_op(im, "relax.where", 3, a3, (rlx_attrs_t){0}, &outputs[0]);
+  return ot_op(im, RLX_OP_WHERE, 3, a3, (rlx_attrs_t){0}, &outputs[0]);
+}
+
+/* StringNormalizer: the builtin with the case action (0 none, 1 lower, 2 upper), case
+ * sensitivity and the stopwords as string immediates. Its output's length depends on the
+ * data (stopwords removed): an R.Object string tensor of the input's rank. */
+static OT_CONVERTER(cv_string_normalizer) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  const rlx_onnx_type_t* t = ot_has_input(node, inputs, 0) ? rlx_onnx_value_type(im, node->inputs[0], inputs[0]) : NULL;
+  if (!t || !rlx_onnx_type_is_string(t) || !rlx_onnx_is_object(inputs[0]))
+    return rlx_onnx_error(node, "input 0 must be a string tensor");
+  if (t->ndim != 1 && t->ndim != 2) return rlx_onnx_error(node, "input 0 must be [C] or [1, C]");
+  const char* act = rlx_onnx_attr_string(node, "case_change_action", "NONE");
+  int64_t action = strcmp(act, "LOWER") == 0 ? 1 : strcmp(act, "UPPER") == 0 ? 2 : 0;
+  if (!action && strcmp(act, "NONE") != 0) return rlx_onnx_error(node, "case_change_action \"%s\" is not LOWER, UPPER or NONE", act);
+  const char* locale = rlx_onnx_attr_string(node, "locale", "");
+  if (locale[0] && strncmp(locale, "en", 2) != 0 && strcmp(locale, "C") != 0)
+    return rlx_onnx_error(node, "locale \"%s\" is not supported (ASCII case rules only)", locale);
+  int n_stop = rlx_onnx_attr_strings_count(node, "stopwords");
+  if (n_stop < 0) n_stop = 0;
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, 3 + n_stop);
+  args[0] = inputs[0];
+  args[1] = rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, action));
+  args[2] = rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, rlx_onnx_attr_int(node, "is_case_sensitive", 0) != 0));
+  for (int k = 0; k < n_stop; k++) args[3 + k] = rlx_relax_string_imm(ctx, rlx_onnx_attr_string_at(node, "stopwords", k));
+  RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.string_normalizer", 3 + n_stop, args, rlx_sinfo_object(ctx),
+                                            &outputs[0]));
+  rlx_onnx_set_value_type(im, node->outputs[0], t);
+  return NULL;
 }
 
 const rlx_onnx_converter_t rlx_onnx_ops_text[] = {
     {"TfIdfVectorizer", 9, cv_tfidf},
+    {"StringNormalizer", 10, cv_string_normalizer},
     {NULL, 0, NULL},
 };

@@ -12,6 +12,30 @@
 /* A decoded TensorProto as a new NDArray. */
 static rlx_status_t* tensor_from_proto(const Onnx__TensorProto* t, const char* path, rlx_ndarray_t** out) {
   *out = NULL;
+  if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING) { /* a string tensor */
+    int64_t n = 1;
+    if (t->n_dims > RLX_ONNX_MAX_DIMS) return rlx_status_create(RLX_UNSUPPORTED, "%s: too many dims", path);
+    for (size_t d = 0; d < t->n_dims; d++) {
+      if (t->dims[d] < 0 || (t->dims[d] > 0 && n > INT64_MAX / t->dims[d]))
+        return rlx_status_create(RLX_PARSE_ERROR, "%s: bad dims", path);
+      n *= t->dims[d];
+    }
+    if ((uint64_t)n != t->n_string_data)
+      return rlx_status_create(RLX_PARSE_ERROR, "%s: %zu strings for %lld elements", path, t->n_string_data, (long long)n);
+    const char** s = malloc(sizeof(char*) * (t->n_string_data ? t->n_string_data : 1));
+    size_t* lens = malloc(sizeof(size_t) * (t->n_string_data ? t->n_string_data : 1));
+    rlx_status_t* st = NULL;
+    if (!s || !lens) st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", path);
+    for (size_t i = 0; !st && i < t->n_string_data; i++) {
+      s[i] = (const char*)t->string_data[i].data;
+      lens[i] = t->string_data[i].len;
+      if (lens[i] && memchr(s[i], 0, lens[i])) st = rlx_status_create(RLX_UNSUPPORTED, "%s: a string holds a NUL byte", path);
+    }
+    if (!st) st = rlx_ndarray_strings_create((int)t->n_dims, t->dims, s, lens, out);
+    free(s);
+    free(lens);
+    return st ? rlx_status_annotate(st, "%s", path) : NULL;
+  }
   rlx_onnx_decoded_t d;
   RLX_RETURN_IF_ERROR(rlx_onnx_tensor_decode(t, path, &d));
   rlx_status_t* st = NULL;
@@ -39,8 +63,28 @@ rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out) {
   return st;
 }
 
-/* Fills p (a TensorProto pointing at t's data) for packing. */
-static rlx_status_t* tensor_proto_of(const char* path, const DLTensor* t, const char* name, Onnx__TensorProto* p) {
+/* Fills p (a TensorProto pointing at t's data) for packing; a string tensor's list of strings
+ * is allocated in ctx. */
+static rlx_status_t* tensor_proto_of(rlx_ctx_t* ctx, const char* path, const DLTensor* t, const char* name,
+                                     Onnx__TensorProto* p) {
+  if (rlx_ndarray_is_strings(t)) {
+    Onnx__TensorProto init = ONNX__TENSOR_PROTO__INIT;
+    *p = init;
+    int64_t n = rlx_ndarray_numel(t);
+    p->n_dims = (size_t)t->ndim;
+    p->dims = t->shape;
+    p->has_data_type = 1;
+    p->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+    p->name = name ? (char*)name : NULL;
+    p->n_string_data = (size_t)n;
+    p->string_data = RLX_NEW_ARRAY(ctx, ProtobufCBinaryData, n);
+    const char* const* s = (const char* const*)((const char*)t->data + t->byte_offset);
+    for (int64_t i = 0; i < n; i++) {
+      p->string_data[i].data = (uint8_t*)s[i];
+      p->string_data[i].len = strlen(s[i]);
+    }
+    return NULL;
+  }
   rlx_dtype_t dt = rlx_dtype(t->dtype.code, t->dtype.bits, t->dtype.lanes);
   int32_t elem = rlx_onnx_elem_from_dtype(dt);
   char b[32];
@@ -80,8 +124,12 @@ static rlx_status_t* write_message(const char* path, const ProtobufCMessage* m) 
 
 rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name) {
   Onnx__TensorProto p;
-  RLX_RETURN_IF_ERROR(tensor_proto_of(path, t, name, &p));
-  return write_message(path, &p.base);
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", path);
+  rlx_status_t* st = tensor_proto_of(ctx, path, t, name, &p);
+  if (!st) st = write_message(path, &p.base);
+  rlx_ctx_free(ctx);
+  return st;
 }
 
 /* ------------------------------------------------------------------ sequences, optionals */
@@ -91,7 +139,7 @@ typedef enum { VT_TENSOR, VT_SEQ, VT_OPT, VT_BAD } vt_kind_t;
 static vt_kind_t type_kind(const char* type, const char** out_inner) {
   *out_inner = NULL;
   if (!type) return VT_BAD;
-  if (strncmp(type, "tensor", 6) == 0) return VT_TENSOR;
+  if (strncmp(type, "tensor", 6) == 0 || strncmp(type, "string", 6) == 0) return VT_TENSOR;
   if (strncmp(type, "seq(", 4) == 0) {
     *out_inner = type + 4;
     return VT_SEQ;
@@ -214,7 +262,7 @@ static rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path, const rlx_vm
   if (v->kind != RLX_VM_INPUT_TENSOR || !v->tensor)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor value", path);
   *out = RLX_NEW(ctx, Onnx__TensorProto);
-  return tensor_proto_of(path, &v->tensor->dl, NULL, *out);
+  return tensor_proto_of(ctx, path, &v->tensor->dl, NULL, *out);
 }
 
 /* Stores v (of declared type `type`) as element slot of the containers' arrays: tensor, sequence or optional. */

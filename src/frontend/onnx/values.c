@@ -40,8 +40,12 @@ const rlx_onnx_type_t* rlx_onnx_type_join(rlx_ctx_t* ctx, const rlx_onnx_type_t*
   return rlx_onnx_type_wrap(ctx, a->kind, rlx_onnx_type_join(ctx, a->elem, b->elem));
 }
 
+bool rlx_onnx_type_is_string(const rlx_onnx_type_t* t) {
+  return t && t->kind == RLX_ONNX_T_TENSOR && t->dtype.code == RLX_DT_HANDLE;
+}
+
 rlx_sinfo_t* rlx_onnx_type_sinfo(rlx_ctx_t* ctx, const rlx_onnx_type_t* t) {
-  if (t && t->kind == RLX_ONNX_T_TENSOR) return rlx_sinfo_tensor(ctx, t->ndim, NULL, t->dtype);
+  if (t && t->kind == RLX_ONNX_T_TENSOR && t->dtype.code != RLX_DT_HANDLE) return rlx_sinfo_tensor(ctx, t->ndim, NULL, t->dtype);
   return rlx_sinfo_object(ctx);
 }
 
@@ -88,7 +92,9 @@ rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__Type
       rlx_dtype_t dt = rlx_dt_void();
       const Onnx__TypeProto__Tensor* tt = tp->tensor_type;
       char b[32];
-      if (tt && tt->has_elem_type && !rlx_onnx_dtype_from_elem(tt->elem_type, &dt))
+      if (tt && tt->has_elem_type && tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING)
+        dt = rlx_dt_handle(); /* a string tensor: an R.Object holding the runtime's string tensor */
+      else if (tt && tt->has_elem_type && !rlx_onnx_dtype_from_elem(tt->elem_type, &dt))
         return rlx_status_create(RLX_UNSUPPORTED, "%s has element type %s, which is not supported", what,
                                  rlx_onnx_elem_name(tt->elem_type, b));
       *out = rlx_onnx_type_tensor(ctx, dt, tt && tt->shape ? (int)tt->shape->n_dim : -1);
@@ -117,7 +123,7 @@ const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t) {
   switch (t->kind) {
     case RLX_ONNX_T_SEQ: return rlx_ctx_sprintf(ctx, "seq(%s)", rlx_onnx_type_text(ctx, t->elem));
     case RLX_ONNX_T_OPT: return rlx_ctx_sprintf(ctx, "opt(%s)", rlx_onnx_type_text(ctx, t->elem));
-    case RLX_ONNX_T_TENSOR:
+    case RLX_ONNX_T_TENSOR: return t->dtype.code == RLX_DT_HANDLE ? "string" : "tensor";
     case RLX_ONNX_T_UNKNOWN: break;
   }
   return "tensor";

@@ -310,62 +310,6 @@ rlx_tir_stmt_t* sched_add_predicate(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, rlx_expr_
   return addpred(ctx, s, cond);
 }
 
-/* ------------------------------------------------------------------ expression equality */
-bool sched_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !rlx_dtype_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-    case RLX_EXPR_INT_IMM: return RLX_AS(const rlx_int_imm_t, a)->value == RLX_AS(const rlx_int_imm_t, b)->value;
-    case RLX_EXPR_FLOAT_IMM:
-      return RLX_AS(const rlx_float_imm_t, a)->value == RLX_AS(const rlx_float_imm_t, b)->value;
-    case RLX_EXPR_STRING_IMM:
-      return strcmp(RLX_AS(const rlx_string_imm_t, a)->value, RLX_AS(const rlx_string_imm_t, b)->value) == 0;
-    case RLX_EXPR_VAR: return false;
-    case RLX_EXPR_BUFFER_LOAD:
-      if (RLX_AS(const rlx_buffer_load_t, a)->buffer != RLX_AS(const rlx_buffer_load_t, b)->buffer) return false;
-      break;
-    case RLX_EXPR_CALL:
-      if (strcmp(RLX_AS(const rlx_call_t, a)->op, RLX_AS(const rlx_call_t, b)->op) != 0) return false;
-      break;
-    case RLX_EXPR_LET:
-    case RLX_EXPR_REDUCE: return false; /* binders: not needed by the schedules */
-    case RLX_EXPR_RAMP:
-      if (RLX_AS(const rlx_ramp_t, a)->lanes != RLX_AS(const rlx_ramp_t, b)->lanes) return false;
-      break;
-    case RLX_EXPR_BROADCAST:
-      if (RLX_AS(const rlx_broadcast_t, a)->lanes != RLX_AS(const rlx_broadcast_t, b)->lanes) return false;
-      break;
-    case RLX_EXPR_ADD:
-    case RLX_EXPR_SUB:
-    case RLX_EXPR_MUL:
-    case RLX_EXPR_DIV:
-    case RLX_EXPR_MOD:
-    case RLX_EXPR_FLOOR_DIV:
-    case RLX_EXPR_FLOOR_MOD:
-    case RLX_EXPR_MIN:
-    case RLX_EXPR_MAX:
-    case RLX_EXPR_EQ:
-    case RLX_EXPR_NE:
-    case RLX_EXPR_LT:
-    case RLX_EXPR_LE:
-    case RLX_EXPR_GT:
-    case RLX_EXPR_GE:
-    case RLX_EXPR_AND:
-    case RLX_EXPR_OR:
-    case RLX_EXPR_NOT:
-    case RLX_EXPR_SELECT:
-    case RLX_EXPR_CAST:
-    case RLX_EXPR_KIND_COUNT: break;
-  }
-  rlx_expr_t* ka[16];
-  rlx_expr_t* kb[16];
-  int na = rlx_expr_children(a, ka, 16), nb = rlx_expr_children(b, kb, 16);
-  if (na != nb || na > 16) return false;
-  for (int i = 0; i < na; i++)
-    if (!sched_expr_equal(ka[i], kb[i])) return false;
-  return true;
-}
-
 /* ------------------------------------------------------------------ buffers and regions */
 bool sched_is_param_buffer(const rlx_tir_func_t* f, const rlx_tir_buffer_t* buf) {
   for (int i = 0; i < f->n_params; i++)
@@ -405,7 +349,7 @@ static void note_access(access_list_t* al, rlx_tir_buffer_t* buf, int n, rlx_exp
       return;
     }
     for (int d = 0; d < n; d++)
-      if (!sched_expr_equal(a->idx[d], idx[d])) a->differ = true;
+      if (!rlx_expr_equal(a->idx[d], idx[d])) a->differ = true;
     return;
   }
   access_t a = {buf, n, idx, false};
@@ -653,12 +597,6 @@ const char* sched_unique_block_name(rlx_schedule_t* s, const char* base) {
   }
 }
 
-bool sched_same_value(const rlx_expr_t* a, const rlx_expr_t* b) {
-  int64_t x, y;
-  if (rlx_expr_is_const_int(a, &x) && rlx_expr_is_const_int(b, &y)) return x == y;
-  return sched_expr_equal(a, b);
-}
-
 bool sched_store_covers_buffer(const rlx_tir_block_t* b, const rlx_tir_store_t* st) {
   if (st->n_indices != st->buffer->ndim) return false;
   for (int d = 0; d < st->n_indices; d++) {
@@ -668,7 +606,7 @@ bool sched_store_covers_buffer(const rlx_tir_block_t* b, const rlx_tir_store_t* 
       if (st->indices[e] == st->indices[d]) return false;
     int64_t mn;
     if (!rlx_expr_is_const_int(b->iter_vars[k]->dom.min, &mn) || mn != 0) return false;
-    if (!sched_same_value(b->iter_vars[k]->dom.extent, st->buffer->shape[d])) return false;
+    if (!rlx_expr_same_value(b->iter_vars[k]->dom.extent, st->buffer->shape[d])) return false;
   }
   return true;
 }
@@ -749,12 +687,12 @@ static bool ival(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const 
             return true;
           }
           /* both sides non-negative symbolic: monotone */
-          if (sched_expr_equal(al, ah) && rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_GE, al, rlx_ir_int(ctx, al->dtype, 0)))) {
+          if (rlx_expr_equal(al, ah) && rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_GE, al, rlx_ir_int(ctx, al->dtype, 0)))) {
             *lo = rlx_ir_mul(ctx, al, bl);
             *hi = rlx_ir_mul(ctx, al, bh);
             return true;
           }
-          if (sched_expr_equal(bl, bh) && rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_GE, bl, rlx_ir_int(ctx, bl->dtype, 0)))) {
+          if (rlx_expr_equal(bl, bh) && rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_GE, bl, rlx_ir_int(ctx, bl->dtype, 0)))) {
             *lo = rlx_ir_mul(ctx, al, bl);
             *hi = rlx_ir_mul(ctx, ah, bl);
             return true;

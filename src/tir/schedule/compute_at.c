@@ -187,7 +187,7 @@ static rlx_status_t* move_at(rlx_schedule_t* s, const char* block, rlx_var_t* lo
         const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
         if (!first) first = l;
         else
-          for (int d = 0; d < l->n_indices; d++) differ = differ || !sched_expr_equal(l->indices[d], first->indices[d]);
+          for (int d = 0; d < l->n_indices; d++) differ = differ || !rlx_expr_equal(l->indices[d], first->indices[d]);
       }
       rlx_expr_t* kids[16];
       int nk = rlx_expr_children(e, kids, 16);

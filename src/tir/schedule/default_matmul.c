@@ -256,7 +256,7 @@ static bool match_matmul(rlx_ctx_t* ctx, const sched_path_t* p, mm_t* m, const c
       rlx_tir_for_t* f = RLX_AS(rlx_tir_for_t, p->s[q]);
       if (val == &f->var->hdr) {
         int64_t mn;
-        found = rlx_expr_is_const_int(f->min, &mn) && mn == 0 && sched_expr_equal(f->extent, b->iter_vars[i]->dom.extent);
+        found = rlx_expr_is_const_int(f->min, &mn) && mn == 0 && rlx_expr_equal(f->extent, b->iter_vars[i]->dom.extent);
       }
     }
     if (!found) return (*why = "an axis is not bound to its own loop"), false;
@@ -365,7 +365,7 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
         bool bound = false;
         for (int v = 0; v < br->n_values; v++)
           bound = bound || (br->iter_values[v] == &fl->var->hdr &&
-                            sched_expr_equal(fl->extent, b->iter_vars[v]->dom.extent));
+                            rlx_expr_equal(fl->extent, b->iter_vars[v]->dom.extent));
         int64_t mn, ext;
         if (!bound && !(rlx_expr_is_const_int(fl->extent, &ext) && ext == 1)) return NULL;
         if (!rlx_expr_is_const_int(fl->min, &mn) || mn != 0) return NULL;
@@ -395,7 +395,7 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
         if (!li.first) li.first = l;
         else
           for (int d = 0; d < l->n_indices; d++)
-            li.differ = li.differ || !sched_expr_equal(l->indices[d], li.first->indices[d]);
+            li.differ = li.differ || !rlx_expr_equal(l->indices[d], li.first->indices[d]);
       }
       rlx_expr_t* kids[16];
       int nk = rlx_expr_children(x, kids, 16);
@@ -418,7 +418,7 @@ static rlx_tir_stmt_t* absorb_consumer(rlx_schedule_t* s, epi_t* e, rlx_tir_stmt
       int k = sched_iter_index(b, li.first->indices[d]);
       for (int q = 0; q < d && k >= 0; q++)
         if (li.first->indices[q] == li.first->indices[d]) k = -1;
-      if (k < 0 || !sched_same_value(b->iter_vars[k]->dom.extent, e->out->shape[d]) ||
+      if (k < 0 || !rlx_expr_same_value(b->iter_vars[k]->dom.extent, e->out->shape[d]) ||
           !rlx_expr_is_const_int(b->iter_vars[k]->dom.min, &mn) || mn != 0) {
         ok = false;
         break;

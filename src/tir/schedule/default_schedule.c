@@ -201,7 +201,7 @@ static void selfdep_load(const rlx_expr_t* e, void* user) {
     return;
   }
   for (int d = 0; d < l->n_indices; d++)
-    if (!sched_expr_equal(l->indices[d], sd->st->indices[d])) sd->ok = false;
+    if (!rlx_expr_equal(l->indices[d], sd->st->indices[d])) sd->ok = false;
 }
 static bool order_free(const rlx_tir_block_t* b) {
   if (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return false;

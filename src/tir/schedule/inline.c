@@ -166,7 +166,7 @@ static void same_idx(const rlx_expr_t* e, void* user) {
     return;
   }
   for (int i = 0; i < l->n_indices; i++)
-    if (!sched_expr_equal(l->indices[i], li->idx[i])) li->differ = true;
+    if (!rlx_expr_equal(l->indices[i], li->idx[i])) li->differ = true;
 }
 
 rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block) {
@@ -222,7 +222,7 @@ rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* bl
     int k = sched_iter_index(c, li.idx[i]);
     int64_t mn;
     bool whole = k >= 0 && rlx_expr_is_const_int(c->iter_vars[k]->dom.min, &mn) && mn == 0 &&
-                 sched_same_value(c->iter_vars[k]->dom.extent, x->shape[i]);
+                 rlx_expr_same_value(c->iter_vars[k]->dom.extent, x->shape[i]);
     if (!whole || br->predicate) {
       st = rlx_status_create(RLX_INVALID_ARGUMENT,
                              "reverse_compute_inline: block '%s' must read all of '%s' (one iteration per element)",

@@ -53,9 +53,6 @@ rlx_tir_block_t* sched_block_recompute_regions(rlx_ctx_t* ctx, const rlx_tir_blo
 /* Whole-buffer region. */
 rlx_buffer_region_t sched_full_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* buf);
 
-/* Simple structural equality of expressions (vars by pointer). */
-bool sched_expr_equal(const rlx_expr_t* a, const rlx_expr_t* b);
-
 /* True if the buffer is a parameter buffer of f. */
 bool sched_is_param_buffer(const rlx_tir_func_t* f, const rlx_tir_buffer_t* buf);
 
@@ -83,9 +80,6 @@ rlx_tir_stmt_t* sched_stmt_replace_loads(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, cons
 
 /* A name not used by any block of the function: base, base_1, base_2 ... */
 const char* sched_unique_block_name(rlx_schedule_t* s, const char* base);
-
-/* Equal constants (any int dtype) or structurally equal expressions. */
-bool sched_same_value(const rlx_expr_t* a, const rlx_expr_t* b);
 
 /* True if the store's indices are distinct iter vars of b whose domains are [0, shape[d]) of
  * the stored buffer: one iteration of b per element of the whole buffer. */

@@ -611,7 +611,9 @@ static bool loop_var_of(pr_t* p, const rlx_expr_t* v, const rlx_tir_for_t** out)
   return false;
 }
 
-static bool same_expr(const rlx_expr_t* a, const rlx_expr_t* b) {
+/* Identical, or the same integer constant of one dtype (not an expression equality: other
+ * expressions print as written). */
+static bool same_int_const(const rlx_expr_t* a, const rlx_expr_t* b) {
   if (a == b) return true;
   if (a->kind == RLX_EXPR_INT_IMM && b->kind == RLX_EXPR_INT_IMM)
     return rlx_dtype_eq(a->dtype, b->dtype) && RLX_AS(const rlx_int_imm_t, a)->value == RLX_AS(const rlx_int_imm_t, b)->value;
@@ -755,8 +757,8 @@ static void pblock(pr_t* p, const rlx_tir_block_realize_t* br, int indent) {
   for (int i = 0; i < b->n_iter_vars; i++) {
     const rlx_iter_var_t* iv = b->iter_vars[i];
     const rlx_tir_for_t* loop;
-    if (i < br->n_values && loop_var_of(p, br->iter_values[i], &loop) && same_expr(loop->min, iv->dom.min) &&
-        same_expr(loop->extent, iv->dom.extent)) {
+    if (i < br->n_values && loop_var_of(p, br->iter_values[i], &loop) && same_int_const(loop->min, iv->dom.min) &&
+        same_int_const(loop->extent, iv->dom.extent)) {
       idx[n++] = i;
       continue;
     }
