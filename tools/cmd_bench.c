@@ -44,7 +44,7 @@ static const char plot_script[] =
     "fig.tight_layout()\n"
     "fig.savefig(sys.argv[2])\n";
 
-static rlx_status_t* plot(const char* path, const char* tsv) {
+static RLX_MUST_USE rlx_status_t* plot(const char* path, const char* tsv) {
   size_t n = strlen(path);
   if (n < 5 || (strcmp(path + n - 4, ".png") != 0 && strcmp(path + n - 4, ".svg") != 0))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "--profile-plot expects a .png or .svg file, got '%s'", path);
@@ -68,7 +68,7 @@ static rlx_status_t* plot(const char* path, const char* tsv) {
   return st;
 }
 
-static rlx_status_t* profile_print(rlx_vm_t* vm, const char* plot_path) {
+static RLX_MUST_USE rlx_status_t* profile_print(rlx_vm_t* vm, const char* plot_path) {
   rlx_vm_profile_entry_t* e = NULL;
   int n = 0;
   double run_ms = 0;

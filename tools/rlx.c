@@ -48,7 +48,7 @@ static const char* command_help(const char* name) {
   return NULL;
 }
 
-static rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int* out) {
+static RLX_MUST_USE rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int* out) {
   char* end;
   long v = strtol(s, &end, 10);
   if (*s == 0 || *end || v < min || v > 1000000)
@@ -57,7 +57,7 @@ static rlx_status_t* parse_int_arg(const char* flag, const char* s, int min, int
   return NULL;
 }
 
-static rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
+static RLX_MUST_USE rlx_status_t* parse_options(int argc, char** argv, options_t* o) {
   memset(o, 0, sizeof(*o));
   o->repeat = 10;
   if (argc < 2) return rlx_status_create(RLX_INVALID_ARGUMENT, "no command given (rlx --help lists the commands)");

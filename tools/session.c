@@ -31,7 +31,7 @@ void tool_session_free(session_t* s) {
 }
 
 /* The entry function's index: -e NAME, else "main", else the only function. */
-static rlx_status_t* find_entry(const rlx_module_t* m, const char* name, int* out) {
+static RLX_MUST_USE rlx_status_t* find_entry(const rlx_module_t* m, const char* name, int* out) {
   int n = rlx_module_func_count(m);
   const char* want = name ? name : "main";
   for (int i = 0; i < n; i++)
@@ -45,7 +45,7 @@ static rlx_status_t* find_entry(const rlx_module_t* m, const char* name, int* ou
   return NULL;
 }
 
-static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
+static RLX_MUST_USE rlx_status_t* load_inputs(const options_t* o, session_t* s) {
   if (s->structured) { /* by the declared types */
     for (int i = 0; i < o->n_inputs; i++) {
       const char* type = i < s->n_param_types ? s->param_types[i] : "tensor";
@@ -67,7 +67,7 @@ static rlx_status_t* load_inputs(const options_t* o, session_t* s) {
 }
 
 /* A PrimFunc entry: inputs bind to the first params; the rest are allocated outputs. */
-static rlx_status_t* prepare_prim_func(const options_t* o, bool random, rlx_module_t* m, session_t* s) {
+static RLX_MUST_USE rlx_status_t* prepare_prim_func(const options_t* o, bool random, rlx_module_t* m, session_t* s) {
   rlx_tir_func_t* f = s->func;
   const char* name = rlx_tir_func_name(f);
   int n_params = rlx_tir_func_param_count(f);
@@ -122,7 +122,7 @@ static char* param_list(const rlx_vm_function_info_t* info) {
 }
 
 /* A Relax entry: inputs from -i (or random for bench when the shapes are constant). */
-static rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
+static RLX_MUST_USE rlx_status_t* prepare_vm(const options_t* o, bool random, session_t* s) {
   rlx_vm_function_info_t info;
   RLX_RETURN_IF_ERROR(rlx_vm_function_info(s->vm, s->vm_func, &info));
   if (o->n_inputs > info.n_params || (!random && o->n_inputs != info.n_params)) {
@@ -209,7 +209,7 @@ rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s
 }
 
 /* v as a VM argument (fields: heap arrays freed by free_input). */
-static rlx_status_t* to_input(const rlx_vm_value_t* v, rlx_vm_input_t* out) {
+static RLX_MUST_USE rlx_status_t* to_input(const rlx_vm_value_t* v, rlx_vm_input_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = v->kind;
   if (v->kind == RLX_VM_INPUT_TENSOR) out->tensor = &v->tensor->dl;

@@ -22,7 +22,7 @@ rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out) {
 }
 
 /* An ONNX model, with the --bind inputs made constants. */
-static rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
+static RLX_MUST_USE rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
   char names[MAX_INPUTS][256];
   const char* name_ptrs[MAX_INPUTS];
   const DLTensor* values[MAX_INPUTS];

@@ -21,28 +21,28 @@ extern "C" {
  * graph inputs that are not initializers, in order; result: the graph outputs, a tuple when
  * there are several). Errors name the file; unsupported ops are all listed with node name and
  * op type. */
-rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
 /* The same from n bytes in memory; name is used in error messages. */
-rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out);
 
 /* Reads a serialized TensorProto (raw_data or typed fields; every dtype of the test suite
  * that rlx supports) into a new NDArray (the caller releases it). Errors name the file. */
-rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out);
 /* Writes t as a serialized TensorProto (raw_data), name optional. */
-rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name);
 
 /* Reads a value file of the declared type `type` ("tensor", "seq(T)", "opt(T)": the texts
  * rlx_onnx_import_options_t reports for graph inputs and outputs): a TensorProto, a
  * SequenceProto (a TUPLE value of its elements) or an OptionalProto (its value, or NONE when
  * empty), as the argument trees rlx_vm_invoke_values takes. The caller clears *out with
  * rlx_vm_value_clear. Errors name the file. */
-rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out);
 /* The same from n bytes in memory; name is used in error messages. */
-rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
                                         rlx_vm_value_t* out);
 /* Writes v (a result tree of rlx_vm_invoke_values) as the message its declared type calls for
  * (TensorProto, SequenceProto or OptionalProto). */
-rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v);
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v);
 
 /* Import options: graph inputs bound to values, which become constants instead of params
  * (so values needed at import time, such as Reshape's shape or ReduceSum's axes fed as graph
@@ -63,7 +63,7 @@ typedef struct {
   const char*** out_output_types;
 } rlx_onnx_import_options_t;
 /* rlx_onnx_import_file with options (opts NULL = none). */
-rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
                                       rlx_module_t** out);
 
 #ifdef __cplusplus

@@ -96,7 +96,7 @@ rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* cons
 #define RLX_TE_MAX_OUTPUTS 64
 typedef int (*rlx_te_fcompute_multi_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user, int max,
                                        rlx_expr_t** out_bodies);
-rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
+RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
                                    void* user, const char* name, const char* tag, const char* const* axis_names,
                                    int* out_n, rlx_te_tensor_t*** out_tensors);
 /* TVM's te.compute(..., attrs={"layout_free_placeholders": [B]}): the inputs of compute t
@@ -116,7 +116,7 @@ rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr
                                   rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init);
 /* TVM's te.create_prim_func: args become the params in order, other computes become
  * intermediate buffers. */
-rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
                                       rlx_tir_func_t** out);
 
 /* ---- modules and TVMScript ---- */
@@ -125,7 +125,7 @@ rlx_module_t* rlx_module_create(rlx_ctx_t* ctx);
 void rlx_module_add_prim_func(rlx_module_t* m, rlx_tir_func_t* f);
 /* The PrimFunc called name, or NULL. */
 rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name);
-rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
 char* rlx_script_print_module(const rlx_module_t* m);
 /* With show_meta, large constants come with TVM's metadata section at the top of the text
  * (IRModule.script(show_meta=True)), so that rlx_script_parse reads them back; without it
@@ -137,31 +137,31 @@ char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
 /* ---- schedules (TVM's tir.Schedule; loops are named by their loop var) ---- */
 rlx_schedule_t* rlx_schedule_create(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 rlx_tir_func_t* rlx_schedule_func(const rlx_schedule_t* s);
-rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
-rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
+RLX_MUST_USE rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
+RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
                               rlx_var_t** out_loops);
-rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
-rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
-rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block);
-rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
-rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
-rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
-rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
+RLX_MUST_USE rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
+RLX_MUST_USE rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block);
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
                                     const char** out_block);
-rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
+RLX_MUST_USE rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
                                    const char** out_block);
-rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
+RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
                                             const char** out_init_block);
 /* The automatic CPU schedule that builds apply to unscheduled functions. */
-rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* ---- building ---- */
 /* Lowers every PrimFunc (default schedule where not scheduled), generates C, compiles it with
  * $CC (cached by content hash) and loads it. Free the library with rlx_library_free. */
-rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib);
+RLX_MUST_USE rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib);
 /* Symbol of the packed function for the PrimFunc called name in a built library. */
 const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 
@@ -178,14 +178,14 @@ typedef struct rlx_build_config rlx_build_config_t;
 rlx_build_config_t* rlx_build_config_create(rlx_ctx_t* ctx);
 /* Adds an extern; INVALID_ARGUMENT for an unknown extension, NOT_FOUND for a missing file
  * (a source that does not compile fails the build, with the compiler's output). */
-rlx_status_t* rlx_build_config_add_extern(rlx_build_config_t* c, const char* path);
-rlx_status_t* rlx_build_config_add_lib(rlx_build_config_t* c, const char* path);
-rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const char* name);
+RLX_MUST_USE rlx_status_t* rlx_build_config_add_extern(rlx_build_config_t* c, const char* path);
+RLX_MUST_USE rlx_status_t* rlx_build_config_add_lib(rlx_build_config_t* c, const char* path);
+RLX_MUST_USE rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const char* name);
 /* Compiles a module with Relax functions into the model shared object out_so (load it with
  * rlx_vm_load, include/rlx/vm.h). c may be NULL (no externs). */
-rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so);
+RLX_MUST_USE rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so);
 /* The names m calls that c does not resolve (*out_names in the arena, *out_n of them). */
-rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
+RLX_MUST_USE rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
                                    const char*** out_names, int* out_n);
 
 /* ---- Model Library Format (TVM's MLF, version 7) ----
@@ -204,29 +204,29 @@ typedef struct {
   int n_output_names;              /* names of the outputs (struct tvmgen_NAME_outputs members); */
   const char* const* output_names; /* 0: "output", or "output0", "output1", ... for a tuple */
 } rlx_mlf_options_t;
-rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
+RLX_MUST_USE rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar);
 
 /* ---- what a driver program needs (the rlx tool uses these) ---- */
 /* Reads the TVMScript file path (Relax functions and/or PrimFuncs) into a new module in ctx.
  * IO_ERROR when the file cannot be read; PARSE_ERROR names path:line:col. */
-rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out);
 /* m compiled up to and including the stage `pass` and printed as TVMScript (*out_text, heap;
  * show_meta: with the metadata section holding large constants' data). A module with Relax
  * functions goes through the Relax pipeline, a module of PrimFuncs only through the TIR
  * lowering passes; "all" runs everything. An unknown pass is INVALID_ARGUMENT listing the
  * pass names; a pass error names the pass. The fold runner is the C backend's (as when the
  * module is compiled), so large constants fold the same way. */
-rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
+RLX_MUST_USE rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
                                      char** out_text);
 /* The memory plan of every Relax function of m as text (*out_text, heap; `rlx compile
  * --stats`): per function one line "memory F: unplanned_bytes=... planned_bytes=..." (sizes
  * as formulas when symbolic), one line per tensor a packed function allocates when it runs
  * (outside the plan), and a count of those. Runs the pipeline up to plan_memory. */
-rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
+RLX_MUST_USE rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
 /* The blocks the default schedule leaves without their real schedule as text (*out_text,
  * heap): a count line, then "unscheduled FUNC block BLOCK (KIND, N iterations): WHY" per
  * block. Runs the pipeline up to fuse_ops, then the default schedule. */
-rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
+RLX_MUST_USE rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text);
 /* PrimFunc parameters: how many, the name of parameter i, whether it is a buffer (a tensor)
  * rather than a scalar. */
 int rlx_tir_func_param_count(const rlx_tir_func_t* f);
@@ -238,7 +238,7 @@ bool rlx_tir_func_param_is_buffer(const rlx_tir_func_t* f, int i);
  * outputs) shaped by those bindings; out_outputs[0 .. count - n_inputs) receive them (the
  * caller releases each). INVALID_ARGUMENT names the function, the input and what differs;
  * nothing is left allocated on error. */
-rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
                                          rlx_ndarray_t** out_outputs);
 
 /* ======================================================================================
@@ -298,7 +298,7 @@ rlx_module_t* rlx_module_copy(rlx_ctx_t* ctx, const rlx_module_t* m);
 bool rlx_module_equal(const rlx_module_t* a, const rlx_module_t* b);
 uint64_t rlx_module_hash(const rlx_module_t* m);
 /* Relax well-formedness of every function (error names the function and the problem). */
-rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
+RLX_MUST_USE rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
 /* One Relax function as a standalone @R.function script (m may be NULL). */
 char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name);
 /* The function's return struct info. */
@@ -365,7 +365,7 @@ const char* rlx_relax_var_name(const rlx_relax_var_t* v);
 const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e);
 /* A Relax function built from params and a body (normalized: ret_sinfo NULL = inferred);
  * public under name (global_symbol) unless name is NULL. */
-rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
+RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                         rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
                                         const char* name, rlx_relax_func_t** out);
 
@@ -389,47 +389,47 @@ const char* rlx_relax_op_name(int i);
 const char* rlx_relax_op_params(int i);
 /* A call of the registered op name (attrs may be NULL; sinfo_args for ops that take them).
  * NOT_FOUND for an unknown op. Struct info is inferred when the call is emitted. */
-rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
                                         const rlx_attr_list_t* attrs, int n_sinfo_args,
                                         rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out);
 
 /* ---- BlockBuilder (TVM's relax.BlockBuilder; see src/relax/relax.h for the details) ---- */
 rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m /* NULL = new module */);
-rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
-rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
-rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
 /* Sets every attribute of l on the open function. */
-rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l);
-rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
-rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
-rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
-rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l);
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
+RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
                                  rlx_relax_var_t** out_var);
-rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
                                 rlx_relax_var_t** out_var);
-rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params);
-rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
 /* Drops the open function (the binding calls it when Python leaves `with bb.function()` by
  * an exception); the module is unchanged. */
 void rlx_bb_function_abandon(rlx_bb_t* bb);
 rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
-rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
+RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 /* Adds a function under a unique name from name_hint (a PrimFunc equal to one already in
  * the module is not added twice); *out_gv is its GlobalVar. */
-rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv);
-rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv);
+RLX_MUST_USE rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
                                     rlx_relax_expr_t** out_gv);
 /* Replaces the function called name; NOT_FOUND when there is none. */
-rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f);
-rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f);
+RLX_MUST_USE rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f);
+RLX_MUST_USE rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f);
 /* emit_te: f gets one TE placeholder per arg and returns the output tensor (NULL after an
  * error of its own, which fails the call with INVALID_ARGUMENT). */
 typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
-rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
 /* call_te: the same without the binding; *out_call is the normalized R.call_tir. */
-rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* emit_te / call_te of a TE function with several outputs (TVM's emit_te of a function
  * returning a list): f stores in *outs an array of its outputs (read before the call returns;
@@ -437,10 +437,10 @@ rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_a
  * gives R.call_tir with a tensor out_sinfo, several a tuple (out_sinfo=[...]). */
 typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
                                     rlx_te_tensor_t*** outs);
-rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var);
-rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 /* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
@@ -452,14 +452,14 @@ rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* u
 int rlx_topi_count(void);
 const char* rlx_topi_name(int i);
 const char* rlx_topi_params(int i);
-rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
+RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
                             const rlx_attr_list_t* attrs, rlx_te_tensor_t** out);
 
 /* ---- passes by name (the pipeline's names: legalize_ops, fold_constants, fuse_ops, ...) ---- */
 int rlx_transform_pass_count(void);
 const char* rlx_transform_pass_name(int i);
 /* Runs one pass on m; NOT_FOUND lists the pass names. */
-rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out);
 
 /* Where rlx's headers (rlx/ headers, tvm/runtime/ headers) and librlx_runtime are (static strings). */
 const char* rlx_config_include_dir(void);

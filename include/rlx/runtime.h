@@ -42,13 +42,13 @@ const char* rlx_last_error(void);
  * the call; a nonzero return becomes an RLX_INVALID_ARGUMENT status carrying the message
  * the function set (or a generic one naming the return value when it set none). `ret`
  * and `ret_code` may be NULL when the caller expects no return value. */
-rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
+RLX_MUST_USE rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
                               int* codes, int n, rlx_value_t* ret, int* ret_code);
 
 /* Calls a packed function whose arguments are all tensors (destination-passing kernels:
  * inputs then outputs), passing each as RLX_ARG_DLTENSOR. The return value is ignored.
  * Errors as rlx_packed_call. */
-rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
+RLX_MUST_USE rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
                                       DLTensor** tensors, int n);
 
 /* ======================================================================================
@@ -62,7 +62,7 @@ const char* rlx_dldtype_str(DLDataType dtype, char buf[32]);
 
 /* Parses a dtype name as printed by rlx_dldtype_str; also accepts "int" (int32), "float"
  * (float32) and "uint" (uint32). INVALID_ARGUMENT names the text when it is not a dtype. */
-rlx_status_t* rlx_dldtype_parse(const char* s, DLDataType* out_dtype);
+RLX_MUST_USE rlx_status_t* rlx_dldtype_parse(const char* s, DLDataType* out_dtype);
 
 /* True when the two dtypes are the same (code, bits and lanes). */
 static inline bool rlx_dldtype_equal(DLDataType a, DLDataType b) {
@@ -128,19 +128,19 @@ typedef struct rlx_ndarray {
  * owns the one reference in *out_arr. INVALID_ARGUMENT for a negative ndim or dimension,
  * zero bits or lanes, or a size that overflows; OUT_OF_MEMORY when allocation fails or
  * the data would take more than rlx_max_alloc() bytes. */
-rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
                                  const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr);
 
 /* Wraps external CPU memory (`data`, at least nbytes long) as a tensor without taking
  * ownership: releasing the tensor never frees `data`, which must outlive it. `shape` is
  * copied. Errors as rlx_ndarray_create. */
-rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
                                     DLDataType dtype, rlx_ndarray_t** out_arr);
 
 /* A tensor of a new shape and dtype over base's memory, starting `byte_offset` bytes
  * into it (a reshape, or a tensor carved out of a storage buffer). The view holds a
  * reference to base. INVALID_ARGUMENT when the view does not fit inside base. */
-rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
                                DLDataType dtype, uint64_t byte_offset,
                                rlx_ndarray_t** out_arr);
 
@@ -159,7 +159,7 @@ size_t rlx_ndarray_nbytes(const DLTensor* t);
 
 /* Copies src's data into dst. Both must be CPU, compact (strides NULL or row-major) and
  * have the same dtype and shape; INVALID_ARGUMENT naming both otherwise. */
-rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src);
+RLX_MUST_USE rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src);
 
 /* String tensors (ONNX tensor(string)): an NDArray of dtype handle (kDLOpaqueHandle, 64 bits)
  * whose elements are NUL-terminated `const char*` pointing into the tensor's own allocation
@@ -167,7 +167,7 @@ rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src);
  * writing into it, and never copy one with rlx_ndarray_copy_from (the pointers would still
  * point into the source). rlx_ndarray_strings_create copies strs[i] (lens[i] bytes each, in
  * row-major order over shape) into a new one; the caller owns the reference. */
-rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
                                          rlx_ndarray_t** out_arr);
 /* True for a string tensor's dtype (see above). */
 bool rlx_ndarray_is_strings(const DLTensor* t);
@@ -175,7 +175,7 @@ bool rlx_ndarray_is_strings(const DLTensor* t);
 /* Fills a CPU tensor with deterministic pseudo-random values from `seed` (for benchmarks
  * and tests): floats uniform in [-1, 1), signed ints in [-8, 8), unsigned ints in
  * [0, 16), bool 0 or 1. UNSUPPORTED for other dtypes. */
-rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed);
+RLX_MUST_USE rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed);
 
 /* ======================================================================================
  * Registry of global packed functions (thread-safe; lives for the whole process)
@@ -183,16 +183,16 @@ rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed);
 
 /* Registers `fn` under `name` (copied) with `resource` passed back on every call.
  * INVALID_ARGUMENT when the name is taken and override is false. */
-rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
+RLX_MUST_USE rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
                                     bool override);
 
 /* Looks a function up. NOT_FOUND names the function. Either output may be NULL, which
  * makes this a membership test. */
-rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
+RLX_MUST_USE rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
                                void** out_resource);
 
 /* Removes a registration; NOT_FOUND when there is none. */
-rlx_status_t* rlx_registry_remove(const char* name);
+RLX_MUST_USE rlx_status_t* rlx_registry_remove(const char* name);
 
 /* ======================================================================================
  * Kernel libraries (shared objects holding packed functions)
@@ -205,14 +205,14 @@ typedef struct rlx_library rlx_library_t;
  * path for any other failure (missing symbols, wrong architecture). Undefined symbols in
  * the library (RLXAPISetLastError, ...) resolve against librlx_runtime when it is
  * loaded globally, as it is in any program linked against it. */
-rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib);
+RLX_MUST_USE rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib);
 
 /* Looks up a packed function. NOT_FOUND names the symbol and the library path. */
-rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
+RLX_MUST_USE rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
                                        rlx_packed_fn_t* out_fn);
 
 /* Looks up any symbol (data such as embedded bytecode or constants). NOT_FOUND as above. */
-rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr);
+RLX_MUST_USE rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr);
 
 /* True when the library exports `symbol`. */
 bool rlx_library_has_symbol(rlx_library_t* lib, const char* symbol);
@@ -236,15 +236,15 @@ void rlx_library_free(rlx_library_t* lib);
  * int8/16/32/64, uint8/16/32/64, float16/32/64, little-endian, C order. Errors name the
  * file: IO_ERROR when it cannot be read; PARSE_ERROR for a bad magic, malformed header
  * or truncated data; UNSUPPORTED for fortran_order True, big-endian or other dtypes. */
-rlx_status_t* rlx_npy_load(const char* path, rlx_ndarray_t** out_arr);
+RLX_MUST_USE rlx_status_t* rlx_npy_load(const char* path, rlx_ndarray_t** out_arr);
 
 /* As rlx_npy_load, from `len` bytes in memory; `name` is used in error messages. */
-rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
                                        rlx_ndarray_t** out_arr);
 
 /* Writes a compact CPU tensor to `path` as .npy. UNSUPPORTED for dtypes listed above as
  * unsupported or lanes > 1; IO_ERROR naming the file when writing fails. */
-rlx_status_t* rlx_npy_save(const char* path, const DLTensor* t);
+RLX_MUST_USE rlx_status_t* rlx_npy_save(const char* path, const DLTensor* t);
 
 #ifdef __cplusplus
 }

@@ -27,12 +27,21 @@ typedef enum {
 
 typedef struct rlx_status rlx_status_t;
 
+/* Marks a function whose result must be used: every call that can fail returns a status,
+ * and dropping it would leak it and lose the error (a compile error under -Werror). Every
+ * function returning rlx_status_t* carries it, static ones included. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RLX_MUST_USE __attribute__((warn_unused_result))
+#else
+#define RLX_MUST_USE
+#endif
+
 /* Creates a status with a printf-style message. Never returns NULL for code != RLX_OK. */
-rlx_status_t* rlx_status_create(rlx_status_code_t code, const char* fmt, ...)
+RLX_MUST_USE rlx_status_t* rlx_status_create(rlx_status_code_t code, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
-rlx_status_t* rlx_status_createv(rlx_status_code_t code, const char* fmt, va_list ap);
+RLX_MUST_USE rlx_status_t* rlx_status_createv(rlx_status_code_t code, const char* fmt, va_list ap);
 /* Prefixes the message of `st` with "<prefix>: " and returns it (st may be NULL). */
-rlx_status_t* rlx_status_annotate(rlx_status_t* st, const char* fmt, ...)
+RLX_MUST_USE rlx_status_t* rlx_status_annotate(rlx_status_t* st, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 rlx_status_code_t rlx_status_code(const rlx_status_t* st);
 /* The message; "ok" for NULL. Valid until the status is freed. */

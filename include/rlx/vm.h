@@ -41,12 +41,12 @@ typedef struct rlx_vm rlx_vm_t;
  * `rlx_vm_executable` or with a corrupted executable (bad magic, unsupported version,
  * out-of-range index, register or jump); NOT_FOUND naming a packed function missing from
  * every place searched, and listing them. */
-rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm);
+RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm);
 
 /* As rlx_vm_load, for an executable already in memory (`exec_bytes`, n bytes, copied):
  * kernel_lib (may be NULL) plays the role of the model's own shared object. For tools and
  * tests that assemble executables by hand. */
-rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
+RLX_MUST_USE rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
                             const char* const* libs, rlx_vm_t** out_vm);
 
 /* Frees the VM, its constants and its libraries. NULL is ignored. Outputs handed out by
@@ -71,7 +71,7 @@ typedef struct {
 } rlx_vm_function_info_t;
 
 /* Fills *out_info for the function `name`. NOT_FOUND lists the functions there are. */
-rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info);
+RLX_MUST_USE rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info);
 
 /* Runs function `name` on n_inputs CPU tensors (compact; not copied — kernels read them in
  * place, and must not be freed during the call). A parameter that is not a tensor takes the
@@ -87,7 +87,7 @@ rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_
  * the parameter, the expected and the actual shape ("main: parameter x: expected shape
  * (n, 4) with n bound to 3, got (3, 5)"); errors of kernels and external functions carry
  * their message and the function name. */
-rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
                             rlx_ndarray_t*** out_outputs);
 
 /* An argument of rlx_vm_invoke_args: a tensor, a non-tensor value in the tensor form that
@@ -107,7 +107,7 @@ typedef struct rlx_vm_input {
  * rlx_vm_invoke's; a tuple for a tensor parameter, or a field of the wrong kind, is
  * INVALID_ARGUMENT naming the parameter and the field ("main: parameter t, field 1: expected
  * a Tensor, got Tuple"). */
-rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
                                  rlx_ndarray_t*** out_outputs);
 
 /* A result of rlx_vm_invoke_values, kept as the function returned it: a tensor (kind
@@ -130,7 +130,7 @@ void rlx_vm_value_clear(rlx_vm_value_t* v);
  * rlx_vm_value_clear; and every argument is read by the kind given, at the top level too: a
  * TENSOR for a non-tensor parameter (R.Object: an ONNX optional holding a tensor) stays a
  * tensor, NONE passes the null value (an empty optional). Errors as rlx_vm_invoke_args'. */
-rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
                                    rlx_vm_value_t* out_result);
 
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
@@ -143,7 +143,7 @@ void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);
 
 /* Turns profiling on (counters reset to zero) or off (counters dropped). Errors:
  * OUT_OF_MEMORY. */
-rlx_status_t* rlx_vm_profile_enable(rlx_vm_t* vm, bool on);
+RLX_MUST_USE rlx_status_t* rlx_vm_profile_enable(rlx_vm_t* vm, bool on);
 
 /* One packed function's figures since profiling was turned on. */
 typedef struct {
@@ -166,7 +166,7 @@ typedef struct {
  * run; the rest is the interpreter itself), *out_runs: how many. FLOP counts come from the
  * model's `rlx_vm_kernel_flops` table ("SYMBOL FLOPS" lines) when it has one. Errors:
  * INVALID_ARGUMENT when profiling is off. */
-rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
                                  double* out_run_ms, int64_t* out_runs);
 
 /* Prints an executable as text: a header with the format version, the constants
@@ -182,17 +182,17 @@ rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** ou
  * (arguments: %r register, iN immediate, c[k] constant, with its value after ':' when
  * short, f[name] function). The bytes are verified first (errors as rlx_vm_load).
  * *out_text is a heap string the caller frees. The text reads back with rlx_vm_assemble. */
-rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text);
+RLX_MUST_USE rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text);
 
 /* The same for a compiled model shared object (reads its `rlx_vm_executable`). */
-rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text);
+RLX_MUST_USE rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text);
 
 /* The inverse of rlx_vm_disassemble: reads the text (comments after ';' ignored; tensor
  * constants need their hex data, which the disassembler prints up to 4096 bytes) and
  * returns the executable's bytes (*out_bytes heap, the caller frees), verified as
  * rlx_vm_load would. assemble(disassemble(bytes)) gives back the same bytes. PARSE_ERROR
  * names the line and what was expected there. */
-rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n);
+RLX_MUST_USE rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n);
 
 #ifdef __cplusplus
 }

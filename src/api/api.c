@@ -29,6 +29,6 @@ rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name) {
 
 rlx_tir_func_t* rlx_schedule_func(const rlx_schedule_t* s) { return s->func; }
 
-rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib) {
+RLX_MUST_USE rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib) {
   return rlx_build_module(ctx, m, NULL, out_lib);
 }

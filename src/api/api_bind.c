@@ -114,7 +114,7 @@ uint64_t rlx_module_hash(const rlx_module_t* m) {
 
 rlx_sinfo_t* rlx_relax_func_ret_sinfo(const rlx_relax_func_t* f) { return f->ret_sinfo; }
 
-rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m) { return rlx_relax_well_formed(ctx, m); }
+RLX_MUST_USE rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m) { return rlx_relax_well_formed(ctx, m); }
 
 /* ------------------------------------------------------------------ struct info */
 rlx_sinfo_kind_code_t rlx_sinfo_kind_code(const rlx_sinfo_t* s) {
@@ -167,7 +167,7 @@ const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e) {
   return e->kind == RLX_RELAX_GLOBAL_VAR ? ((const rlx_relax_global_var_t*)e)->name : NULL;
 }
 
-rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
+RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                         rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
                                         const char* name, rlx_relax_func_t** out) {
   for (int i = 0; i < n_params; i++)
@@ -242,7 +242,7 @@ const char* rlx_relax_op_params(int i) {
   return i >= 0 && i < n ? defs[i]->params : NULL;
 }
 
-rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
                                         const rlx_attr_list_t* attrs, int n_sinfo_args,
                                         rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out) {
   if (!rlx_op_lookup(name)) return rlx_status_create(RLX_NOT_FOUND, "unknown op '%s'", name);
@@ -254,26 +254,26 @@ rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_
 }
 
 /* ------------------------------------------------------------------ BlockBuilder */
-rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l) {
   for (int i = 0; l && i < l->attrs.n; i++)
     RLX_RETURN_IF_ERROR(rlx_bb_function_set_attr(bb, l->attrs.items[i].key, l->attrs.items[i]));
   return NULL;
 }
 
-rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv) {
+RLX_MUST_USE rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv) {
   return rlx_bb_add_func(bb, RLX_FUNC_TIR, f, name_hint, out_gv);
 }
 
-rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
                                     rlx_relax_expr_t** out_gv) {
   return rlx_bb_add_func(bb, RLX_FUNC_RELAX, f, name_hint, out_gv);
 }
 
-rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f) {
+RLX_MUST_USE rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f) {
   return rlx_bb_update_func(bb, name, RLX_FUNC_TIR, f);
 }
 
-rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f) {
+RLX_MUST_USE rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f) {
   return rlx_bb_update_func(bb, name, RLX_FUNC_RELAX, f);
 }
 
@@ -299,7 +299,7 @@ const char* rlx_transform_pass_name(int i) {
   return i >= 0 && i < n ? passes[i].name : NULL;
 }
 
-rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out) {
   const rlx_driver_pass_t* passes;
   int n = relax_passes(&passes);
   for (int i = 0; i < n; i++)

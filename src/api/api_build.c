@@ -17,23 +17,23 @@ rlx_build_config_t* rlx_build_config_create(rlx_ctx_t* ctx) {
   return c;
 }
 
-static rlx_status_t* push(rlx_build_config_t* c, const char** list, int* n, const char* what, const char* s) {
+static RLX_MUST_USE rlx_status_t* push(rlx_build_config_t* c, const char** list, int* n, const char* what, const char* s) {
   if (*n == RLX_BUILD_CONFIG_MAX) return rlx_status_create(RLX_INVALID_ARGUMENT, "too many %s (at most %d)", what, RLX_BUILD_CONFIG_MAX);
   list[(*n)++] = rlx_ctx_strdup(c->ctx, s);
   return NULL;
 }
 
-rlx_status_t* rlx_build_config_add_extern(rlx_build_config_t* c, const char* path) {
+RLX_MUST_USE rlx_status_t* rlx_build_config_add_extern(rlx_build_config_t* c, const char* path) {
   rlx_extern_kind_t kind;
   RLX_RETURN_IF_ERROR(rlx_extern_kind_of(path, &kind));
   return push(c, c->externs, &c->n_externs, "externs", path);
 }
 
-rlx_status_t* rlx_build_config_add_lib(rlx_build_config_t* c, const char* path) {
+RLX_MUST_USE rlx_status_t* rlx_build_config_add_lib(rlx_build_config_t* c, const char* path) {
   return push(c, c->libs, &c->n_libs, "libraries", path);
 }
 
-rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const char* name) {
+RLX_MUST_USE rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const char* name) {
   return push(c, c->defer, &c->n_defer, "deferred names", name);
 }
 
@@ -48,13 +48,13 @@ void rlx_build_config_vm_options(const rlx_build_config_t* c, rlx_vm_compile_opt
   o->defer = c->defer;
 }
 
-rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so) {
+RLX_MUST_USE rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so) {
   rlx_vm_compile_options_t o;
   rlx_build_config_vm_options(c, &o);
   return rlx_vm_compile(ctx, m, &o, out_so);
 }
 
-rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
+RLX_MUST_USE rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
                                    const char*** out_names, int* out_n) {
   rlx_vm_compile_options_t o;
   rlx_build_config_vm_options(c, &o);

@@ -16,7 +16,7 @@
 #include "../transform/memory.h"
 #include "../transform/pass.h"
 
-rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
   char* text = NULL;
   RLX_RETURN_IF_ERROR(rlx_file_read(path, &text, NULL));
   rlx_status_t* st = rlx_script_parse(ctx, text, path, out);
@@ -24,7 +24,7 @@ rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* path, rlx_module
   return st;
 }
 
-rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
+RLX_MUST_USE rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
                                      char** out_text) {
   rlx_driver_result_t r = {0};
   if (pass) {
@@ -90,7 +90,7 @@ static int runtime_allocs(rlx_ctx_t* ctx, rlx_strbuf_t* sb, const char* fname, c
 
 /* Memory planning figures of every Relax function: the module before plan_memory against
  * the module after it. */
-static rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
+static RLX_MUST_USE rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
   rlx_pipeline_options_t po = {false, "call_tir_rewrite"};
   rlx_module_t* before = NULL;
   rlx_module_t* after = NULL;
@@ -118,7 +118,7 @@ static rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t
 }
 
 /* A report written by write into a heap string; the pipeline folds as compiling does. */
-static rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t*, rlx_strbuf_t*), rlx_ctx_t* ctx,
+static RLX_MUST_USE rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t*, rlx_strbuf_t*), rlx_ctx_t* ctx,
                                  rlx_module_t* m, char** out_text) {
   rlx_fold_set_runner(rlx_build_run_func);
   rlx_strbuf_t sb = {0};
@@ -133,11 +133,11 @@ static rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t
   return NULL;
 }
 
-rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
+RLX_MUST_USE rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
   return report_text(memory_report, ctx, m, out_text);
 }
 
-static rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
+static RLX_MUST_USE rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
   rlx_pipeline_options_t po = {false, "fuse_ops"};
   rlx_module_t* fused = NULL;
   RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &fused));
@@ -157,7 +157,7 @@ static rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf
   return NULL;
 }
 
-rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
+RLX_MUST_USE rlx_status_t* rlx_schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, char** out_text) {
   return report_text(schedule_report, ctx, m, out_text);
 }
 
@@ -177,7 +177,7 @@ static DLDataType to_dl(rlx_dtype_t t) {
 }
 
 /* Binds the shape variables of buffer b from tensor t; checks ndim, dtype, constant dims. */
-static rlx_status_t* bind_input(const rlx_tir_func_t* f, int index, const rlx_tir_buffer_t* b, const DLTensor* t,
+static RLX_MUST_USE rlx_status_t* bind_input(const rlx_tir_func_t* f, int index, const rlx_tir_buffer_t* b, const DLTensor* t,
                                 rlx_int_env_t* env) {
   char want[32], got[32];
   if (!rlx_dldtype_equal(to_dl(b->dtype), t->dtype))
@@ -208,7 +208,7 @@ static rlx_status_t* bind_input(const rlx_tir_func_t* f, int index, const rlx_ti
 }
 
 /* Allocates a tensor for buffer b with its shape evaluated under env. */
-static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* b, const rlx_int_env_t* env,
+static RLX_MUST_USE rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* b, const rlx_int_env_t* env,
                                rlx_ndarray_t** out) {
   int64_t shape[16];
   if (b->ndim > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: buffer %s has more than 16 dims", f->name, b->name);
@@ -222,7 +222,7 @@ static rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* 
   return rlx_ndarray_create(b->ndim, shape, to_dl(b->dtype), NULL, out);
 }
 
-rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
                                          rlx_ndarray_t** out_outputs) {
   if (n_inputs < 0 || n_inputs > f->n_params)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d parameters, got %d inputs", f->name, f->n_params,

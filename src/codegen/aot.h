@@ -86,7 +86,7 @@ typedef struct {
 } rlx_aot_result_t;
 
 /* Generates the entry point of Relax function `func` of `planned`. */
-rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char* func, const rlx_aot_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char* func, const rlx_aot_options_t* opts,
                               rlx_aot_result_t* out);
 
 /* Frees the heap strings of r. */

@@ -72,7 +72,7 @@ bool rlx_cc_have_libmvec(char* const* cc_words, int nw) {
   return ok;
 }
 
-rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path) {
+RLX_MUST_USE rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path) {
   if (!src || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_compile_c: NULL source or output");
   char* cc_copy = NULL;
   char* words[MAX_CC_WORDS];
@@ -151,7 +151,7 @@ done:
   return NULL;
 }
 
-rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
                                rlx_library_t** out_lib) {
   rlx_driver_options_t o = {false, "codegen_c", "none"}; /* PrimFuncs only: no Relax stage */
   rlx_driver_result_t r;
@@ -166,7 +166,7 @@ rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compil
   return st;
 }
 
-rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n) {
+RLX_MUST_USE rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n) {
   if (n != f->n_params) return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s' takes %d arguments, got %d", f->name,
                                                  f->n_params, n);
   rlx_module_t* m = rlx_module_create(ctx);

@@ -28,7 +28,7 @@
 const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 
 /* C source for lowered PrimFuncs (output of rlx_tir_lower). Heap string in *out_src. */
-rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src);
+RLX_MUST_USE rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src);
 
 /* Variants for sources that leave rlx (Model Library Format). */
 typedef struct {
@@ -48,7 +48,7 @@ typedef struct {
   bool kernel_workspace;
   rlx_expr_t** out_kernel_workspace;
 } rlx_codegen_c_options_t;
-rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
+RLX_MUST_USE rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
                                const rlx_codegen_c_options_t* opts, char** out_src);
 
 /* The C name of a kernel in the source of rlx_codegen_c_ex (arena). */
@@ -68,7 +68,7 @@ typedef struct {
  * object when the hash of (source, compiler, flags) matches. Flags: -O3 -march=native
  * -fPIC -shared -fopenmp. Compiler errors are returned with the compiler's output (the failing
  * source is left in the cache as <hash>.c). $RLX_KEEP_SOURCE=1 keeps every source (debugging). */
-rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path);
+RLX_MUST_USE rlx_status_t* rlx_compile_c(const char* src, const rlx_compile_options_t* opts, char** out_path);
 
 /* The C compiler configuration every compile step shares (build.c), so object files and
  * shared objects are built alike. rlx_cc_flags: the fixed flags of an object compile
@@ -86,13 +86,13 @@ bool rlx_cc_keep_source(void);
 /* Runs the driver's TIR stage and codegen_c on the module's PrimFuncs (src/driver/driver.h;
  * Relax functions are left alone), compiles the C and loads it. The library exports one
  * packed function per PrimFunc. */
-rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
                                rlx_library_t** out_lib);
 
 /* Runs one PrimFunc as compiled code (built as rlx_build_module does, cached by source
  * hash): args in parameter order, DLTensors for buffers and 0-d int64 tensors for scalar
  * parameters. The runner fold_constants uses for large constant computations
  * (rlx_fold_set_runner). */
-rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
+RLX_MUST_USE rlx_status_t* rlx_build_run_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
 
 #endif

@@ -754,11 +754,11 @@ static void cg_free(cg_t* g) {
   rlx_vec_free(&g->scope);
 }
 
-rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src) {
+RLX_MUST_USE rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src) {
   return rlx_codegen_c_ex(ctx, n, funcs, NULL, out_src);
 }
 
-rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
+RLX_MUST_USE rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
                                const rlx_codegen_c_options_t* opts, char** out_src) {
   bool standalone = opts && opts->standalone;
   cg_vtype_vec_t vtypes = {0};

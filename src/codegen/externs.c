@@ -41,7 +41,7 @@ static bool ends_with(const char* s, const char* suffix) {
   return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_t* out_kind) {
+RLX_MUST_USE rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_t* out_kind) {
   static const struct {
     const char* ext;
     rlx_extern_kind_t kind;
@@ -125,7 +125,7 @@ static bool cudart_from_nvcc_dryrun(char* buf, size_t n) {
   return found;
 }
 
-rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
+RLX_MUST_USE rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
   if (cudart_from_nvcc_dryrun(buf, n)) return NULL;
   /* else nvcc's own directory (bin/) gives the toolkit: lib64, lib or targets/<arch>/lib beside it */
   const char* v = getenv("NVCC");
@@ -176,7 +176,7 @@ rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
 }
 
 /* Compiles a source extern into the cache; *out_obj is a heap path. */
-static rlx_status_t* compile_source(const char* path, rlx_extern_kind_t kind, const char* cache_dir, char** out_obj) {
+static RLX_MUST_USE rlx_status_t* compile_source(const char* path, rlx_extern_kind_t kind, const char* cache_dir, char** out_obj) {
   char* text = NULL;
   size_t len = 0;
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_file_read(path, &text, &len), "--extern '%s'", path));
@@ -259,7 +259,7 @@ static rlx_status_t* compile_source(const char* path, rlx_extern_kind_t kind, co
 
 /* Global symbols an object or archive defines, from `nm -P -g`; *out_cxx when it needs the
  * C++ runtime (an undefined C++ ABI symbol: operator new, typeinfo, __cxa_*, ...). */
-static rlx_status_t* list_symbols(const char* given, const char* obj, rlx_extern_file_t* f, bool* out_cxx) {
+static RLX_MUST_USE rlx_status_t* list_symbols(const char* given, const char* obj, rlx_extern_file_t* f, bool* out_cxx) {
   char* argv[] = {"nm", "-P", "-g", (char*)obj, NULL};
   char* log = NULL;
   rlx_status_t* st = rlx_process_run(argv, &log);
@@ -294,7 +294,7 @@ static void file_free(rlx_extern_file_t* f) {
   free(f->object);
 }
 
-rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir) {
+RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir) {
   rlx_extern_kind_t kind;
   RLX_RETURN_IF_ERROR(rlx_extern_kind_of(path, &kind));
   struct stat sb;
@@ -407,7 +407,7 @@ static void searched(rlx_strbuf_t* sb, const rlx_extern_set_t* externs, const rl
                         "--lib LIB.so, or promise it with --defer-extern NAME");
 }
 
-rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
+RLX_MUST_USE rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
                                  const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing) {
   const char** names;
   const char** callers;

@@ -47,12 +47,12 @@ typedef struct {
 
 /* The kind of an extern from its extension; INVALID_ARGUMENT naming the file and the
  * extensions accepted otherwise. */
-rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_t* out_kind);
+RLX_MUST_USE rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_t* out_kind);
 
 /* Adds one extern: checks it exists, compiles a source into the cache (cache_dir NULL: the
  * default compile cache; errors show the compiler's output, a .cu without nvcc says so),
  * lists its symbols and checks them against the externs already added. */
-rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir);
+RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir);
 
 /* The extern defining symbol, or NULL. */
 const rlx_extern_file_t* rlx_extern_set_find(const rlx_extern_set_t* s, const char* symbol);
@@ -66,7 +66,7 @@ const char* rlx_extern_include_dir(void);
 /* The directory holding the CUDA runtime's libcudart.so, written into buf: the toolkit of nvcc
  * ($NVCC or nvcc on $PATH: its ../lib64, ../lib, ../targets/x86_64-linux/lib), then $CUDA_HOME,
  * then the system's library directory. NOT_FOUND, naming where it looked, when none has it. */
-rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n);
+RLX_MUST_USE rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n);
 
 /* Where names are looked up, besides the model's externs. */
 typedef struct {
@@ -84,7 +84,7 @@ int rlx_extern_calls(rlx_ctx_t* ctx, const rlx_module_t* m, const char*** out_na
  * missing name is a NOT_FOUND error listing every missing name with its caller and the
  * places searched; otherwise the missing names are returned (arena array) and the call
  * succeeds. */
-rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
+RLX_MUST_USE rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
                                  const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing);
 
 #endif

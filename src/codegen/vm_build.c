@@ -19,7 +19,7 @@ static rlx_driver_options_t driver_options(const rlx_vm_compile_options_t* opts,
   return o;
 }
 
-rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set) {
+RLX_MUST_USE rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set) {
   memset(out_set, 0, sizeof(*out_set));
   if (!opts) return NULL;
   const char* cache = opts->cc ? opts->cc->cache_dir : NULL;
@@ -41,7 +41,7 @@ static rlx_extern_lookup_t lookup_of(const rlx_vm_compile_options_t* opts) {
   return lk;
 }
 
-rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                 const char*** out_names, int* out_n) {
   rlx_extern_set_t ext;
   RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
@@ -56,7 +56,7 @@ rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_co
 
 /* Appends to the kernels' C source the table `rlx_vm_kernel_flops` ("SYMBOL FLOPS" lines) of
  * the kernels whose FLOPs the default schedule counted ("rlx.flops"), for the VM profiler. */
-static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, char** src) {
+static RLX_MUST_USE rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, char** src) {
   rlx_strbuf_t sb = {0};
   rlx_strbuf_append(&sb, *src);
   rlx_strbuf_append(&sb, "\n/* FLOPs per call of the kernels that have a count (rlx bench --profile) */\n"
@@ -77,7 +77,7 @@ static rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_module_t* m, c
 
 /* The driver (Relax stage, TIR stage, the kernels' C), the extern check (ext NULL: none),
  * and the executable. */
-static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+static RLX_MUST_USE rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
   uint64_t mark = rlx_alloc_failures();
   rlx_driver_options_t o = driver_options(opts, "codegen_c");
@@ -109,7 +109,7 @@ static rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_c
   return NULL;
 }
 
-rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  char** out_kernels_c, void** out_exec, size_t* out_n) {
   return build_parts(ctx, m, opts, NULL, out_kernels_c, out_exec, out_n);
 }
@@ -121,7 +121,7 @@ static int cc_words(const rlx_vm_compile_options_t* opts, char** words, char** o
 
 /* Compiles the kernels' C into an object in the cache (reused when the hash matches);
  * *out_obj is a heap path. */
-static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_options_t* opts, char** out_obj) {
+static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_options_t* opts, char** out_obj) {
   char* copy = NULL;
   char* words[MAX_CC_WORDS];
   int nw = cc_words(opts, words, &copy);
@@ -186,7 +186,7 @@ static rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_optio
   return NULL;
 }
 
-static rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
+static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
                                 const rlx_vm_compile_options_t* opts, const rlx_extern_set_t* ext,
                                 const char* out_path) {
   char* copy = NULL;
@@ -242,7 +242,7 @@ static rlx_status_t* link_model(const char* dir, const char* kernels_o, const ch
   return st;
 }
 
-rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                              const char* out_path) {
   if (!ctx || !m || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: NULL argument");
   char* src = NULL;

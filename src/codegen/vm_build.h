@@ -25,7 +25,7 @@
  * constant pool; PrimFuncs become packed functions named after them with symbol
  * rlx_codegen_symbol(name). *out_exec is heap-owned (rlx_vm_exec_free). UNSUPPORTED names
  * the function and the expression it cannot translate. */
-rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec);
+RLX_MUST_USE rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec);
 
 typedef struct {
   const rlx_compile_options_t* cc; /* compiler and cache (NULL: defaults) */
@@ -60,21 +60,21 @@ typedef struct {
  * bytecode, and links kernels + extern objects + the embedded executable with $CC -shared
  * (plus the C++ / CUDA runtime when an extern needs it). Errors name the pass, function
  * or compiler output; no output file is left behind on error. */
-rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                              const char* out_path);
 
 /* The steps of rlx_vm_compile before linking, in memory: pipeline, kernels' C source
  * (*out_kernels_c, heap) and serialized executable (*out_exec, heap, *out_n bytes). */
-rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                  char** out_kernels_c, void** out_exec, size_t* out_n);
 
 /* The extern set of opts (objects + externs), compiled and checked for duplicate symbols.
  * Free with rlx_extern_set_free. */
-rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set);
+RLX_MUST_USE rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set);
 
 /* The names m (before or after the pipeline) calls that are found nowhere (arena array),
  * resolved as rlx_vm_compile does; opts->passes decides the pipeline run first. */
-rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                 const char*** out_names, int* out_n);
 
 #endif

@@ -15,7 +15,7 @@ typedef struct {
   rlx_ptrmap_t funcs;  /* module name (arena string) → func index + 1, VM functions */
 } cg_t;
 
-static rlx_status_t* unsupported(cg_t* g, const rlx_relax_expr_t* e, const char* why) {
+static RLX_MUST_USE rlx_status_t* unsupported(cg_t* g, const rlx_relax_expr_t* e, const char* why) {
   return rlx_status_create(RLX_UNSUPPORTED, "vm codegen: function '%s': %s: %s", g->fname,
                            rlx_relax_expr_brief(g->ctx, e), why);
 }
@@ -30,9 +30,9 @@ static void call(cg_t* g, int dst, int func, int n, const rlx_vm_arg_t* args) {
   rlx_vm_exec_emit_call(g->e, dst, func, n, args);
 }
 
-static rlx_status_t* compile_into(cg_t* g, rlx_relax_expr_t* e, int dst);
+static RLX_MUST_USE rlx_status_t* compile_into(cg_t* g, rlx_relax_expr_t* e, int dst);
 
-static rlx_status_t* var_reg(cg_t* g, const rlx_relax_expr_t* v, int* out) {
+static RLX_MUST_USE rlx_status_t* var_reg(cg_t* g, const rlx_relax_expr_t* v, int* out) {
   intptr_t r = (intptr_t)rlx_ptrmap_get(&g->regs, v);
   if (!r) return unsupported(g, v, "variable used before it is bound");
   *out = (int)r - 1;
@@ -41,7 +41,7 @@ static rlx_status_t* var_reg(cg_t* g, const rlx_relax_expr_t* v, int* out) {
 
 /* An argument: registers for vars, immediates and constants where possible, else the
  * value is computed into a fresh register. */
-static rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
+static RLX_MUST_USE rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
   switch (e->kind) {
     case RLX_RELAX_VAR:
     case RLX_RELAX_DATAFLOW_VAR: {
@@ -102,20 +102,20 @@ static rlx_status_t* arg_of(cg_t* g, rlx_relax_expr_t* e, rlx_vm_arg_t* out) {
   return NULL;
 }
 
-static rlx_status_t* args_of(cg_t* g, int n, rlx_relax_expr_t* const* es, rlx_vm_arg_t* out) {
+static RLX_MUST_USE rlx_status_t* args_of(cg_t* g, int n, rlx_relax_expr_t* const* es, rlx_vm_arg_t* out) {
   for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(arg_of(g, es[i], &out[i]));
   return NULL;
 }
 
 /* A call of a packed function `func` with the expressions as arguments. */
-static rlx_status_t* call_exprs(cg_t* g, int dst, int func, int n, rlx_relax_expr_t* const* es) {
+static RLX_MUST_USE rlx_status_t* call_exprs(cg_t* g, int dst, int func, int n, rlx_relax_expr_t* const* es) {
   rlx_vm_arg_t* a = RLX_NEW_ARRAY(g->ctx, rlx_vm_arg_t, n);
   RLX_RETURN_IF_ERROR(args_of(g, n, es, a));
   call(g, dst, func, n, a);
   return NULL;
 }
 
-static rlx_status_t* compile_global_call(cg_t* g, rlx_relax_call_t* c, int dst) {
+static RLX_MUST_USE rlx_status_t* compile_global_call(cg_t* g, rlx_relax_call_t* c, int dst) {
   const char* name = ((rlx_relax_global_var_t*)c->op)->name;
   rlx_module_entry_t* ent = rlx_module_find(g->m, name);
   if (!ent) return unsupported(g, &c->hdr, "calls a function that is not in the module");
@@ -148,7 +148,7 @@ static rlx_status_t* compile_global_call(cg_t* g, rlx_relax_call_t* c, int dst) 
   return call_exprs(g, dst, k, n, c->args);
 }
 
-static rlx_status_t* compile_call(cg_t* g, rlx_relax_call_t* c, int dst) {
+static RLX_MUST_USE rlx_status_t* compile_call(cg_t* g, rlx_relax_call_t* c, int dst) {
   rlx_relax_expr_t* op = c->op;
   switch (op->kind) {
     case RLX_RELAX_EXTERN_FUNC:
@@ -199,7 +199,7 @@ static rlx_status_t* compile_call(cg_t* g, rlx_relax_call_t* c, int dst) {
   return unsupported(g, &c->hdr, "operator not lowered (run the pipeline: legalize_ops, call_tir_rewrite, lower_shapes)");
 }
 
-static rlx_status_t* compile_bindings(cg_t* g, rlx_relax_seq_t* seq) {
+static RLX_MUST_USE rlx_status_t* compile_bindings(cg_t* g, rlx_relax_seq_t* seq) {
   for (int i = 0; i < seq->n_blocks; i++) {
     rlx_relax_block_t* b = seq->blocks[i];
     for (int j = 0; j < b->n_bindings; j++) {
@@ -213,7 +213,7 @@ static rlx_status_t* compile_bindings(cg_t* g, rlx_relax_seq_t* seq) {
   return NULL;
 }
 
-static rlx_status_t* compile_into(cg_t* g, rlx_relax_expr_t* e, int dst) {
+static RLX_MUST_USE rlx_status_t* compile_into(cg_t* g, rlx_relax_expr_t* e, int dst) {
   switch (e->kind) {
     case RLX_RELAX_VAR:
     case RLX_RELAX_DATAFLOW_VAR:
@@ -299,7 +299,7 @@ static const char* shape_text(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* dims)
   return r;
 }
 
-static rlx_status_t* compile_func(cg_t* g, int fi, const char* name, rlx_relax_func_t* f) {
+static RLX_MUST_USE rlx_status_t* compile_func(cg_t* g, int fi, const char* name, rlx_relax_func_t* f) {
   g->fname = name;
   g->n_regs = f->n_params;
   rlx_ptrmap_free(&g->regs);
@@ -333,7 +333,7 @@ static rlx_status_t* compile_func(cg_t* g, int fi, const char* name, rlx_relax_f
   return NULL;
 }
 
-rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec) {
+RLX_MUST_USE rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec) {
   cg_t g = {0};
   g.ctx = ctx;
   g.m = m;

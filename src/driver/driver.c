@@ -40,7 +40,7 @@ static const rlx_driver_pass_t* find(const char* name) {
 
 /* "unknown pass 'x' (passes: a, b, all)": the passes whose stage is in stages (a mask of 1 <<
  * stage), and the TIR stage's default_schedule when tir_schedule. */
-static rlx_status_t* unknown_pass(const char* name, unsigned stages, bool tir_schedule) {
+static RLX_MUST_USE rlx_status_t* unknown_pass(const char* name, unsigned stages, bool tir_schedule) {
   rlx_strbuf_t sb = {0};
   if (tir_schedule) rlx_strbuf_printf(&sb, "default_schedule, ");
   for (int i = 0; i < N_PASSES; i++)
@@ -64,7 +64,7 @@ static bool listed(const char* list, const char* name) {
 
 /* ------------------------------------------------------------------ Relax stage */
 /* The Relax passes of the table (all, or those in `only`), stopping after `stop` (NULL: none). */
-static rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool wf, const char* only, const char* stop,
+static RLX_MUST_USE rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool wf, const char* only, const char* stop,
                                  rlx_module_t** out) {
   uint64_t mark = rlx_alloc_failures();
   rlx_module_t* cur = m;
@@ -92,7 +92,7 @@ static rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool wf, const
   return NULL;
 }
 
-rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
                                rlx_module_t** out) {
   const char* stop = opts && opts->stop_after && strcmp(opts->stop_after, "all") != 0 ? opts->stop_after : NULL;
   const rlx_driver_pass_t* p = stop ? find(stop) : NULL;
@@ -104,7 +104,7 @@ rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeli
 }
 
 /* ------------------------------------------------------------------ TIR stage */
-static rlx_status_t* run_tir_pass(rlx_ctx_t* ctx, const char* name, rlx_tir_pass_fn_t fn, const rlx_tir_func_t* f,
+static RLX_MUST_USE rlx_status_t* run_tir_pass(rlx_ctx_t* ctx, const char* name, rlx_tir_pass_fn_t fn, const rlx_tir_func_t* f,
                                   rlx_tir_func_t** out) {
   rlx_tir_func_t* r = NULL;
   rlx_status_t* st = fn(ctx, f, &r);
@@ -116,7 +116,7 @@ static rlx_status_t* run_tir_pass(rlx_ctx_t* ctx, const char* name, rlx_tir_pass
 }
 
 /* stop_after as a TIR-stage stop: NULL for "all"; an error for a name the stage lacks. */
-static rlx_status_t* tir_stop(const char* stop_after, const char** out) {
+static RLX_MUST_USE rlx_status_t* tir_stop(const char* stop_after, const char** out) {
   *out = NULL;
   if (!stop_after || strcmp(stop_after, "all") == 0) return NULL;
   const rlx_driver_pass_t* p = find(stop_after);
@@ -125,7 +125,7 @@ static rlx_status_t* tir_stop(const char* stop_after, const char** out) {
   return NULL;
 }
 
-static rlx_status_t* lower_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool sched, const char* stop,
+static RLX_MUST_USE rlx_status_t* lower_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool sched, const char* stop,
                                 rlx_tir_func_t** out) {
   rlx_status_t* st = rlx_tir_verify(f);
   if (st) return rlx_status_annotate(st, "lowering '%s': ill-formed input", f->name);
@@ -141,21 +141,21 @@ static rlx_status_t* lower_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool sc
   return NULL;
 }
 
-rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
                                   const char* stop_after, rlx_tir_func_t** out) {
   const char* stop = NULL;
   RLX_RETURN_IF_ERROR(tir_stop(stop_after, &stop));
   return lower_func(ctx, f, apply_default_schedule, stop, out);
 }
 
-rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
                             rlx_tir_func_t** out) {
   return lower_func(ctx, f, apply_default_schedule, NULL, out);
 }
 
 /* Every PrimFunc of m lowered (each keeping its module name) into a new module, and the
  * lowered functions in module order. */
-static rlx_status_t* tir_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool sched, const char* stop, rlx_module_t** out,
+static RLX_MUST_USE rlx_status_t* tir_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool sched, const char* stop, rlx_module_t** out,
                                rlx_tir_func_t*** out_funcs, int* out_n) {
   rlx_module_t* lm = rlx_module_create(ctx);
   rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs > 0 ? m->n_funcs : 1);
@@ -184,14 +184,14 @@ static rlx_status_t* tir_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool sched, cons
   return NULL;
 }
 
-rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
                                          const char* stop_after, rlx_module_t** out_module) {
   const char* stop = NULL;
   RLX_RETURN_IF_ERROR(tir_stop(stop_after, &stop));
   return tir_stage(ctx, module, apply_default_schedule, stop, out_module, NULL, NULL);
 }
 
-rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
                                    rlx_module_t** out_module) {
   return tir_stage(ctx, module, apply_default_schedule, NULL, out_module, NULL, NULL);
 }
@@ -205,7 +205,7 @@ static bool has_relax(const rlx_module_t* m) {
 
 static const char* relax_only(const rlx_driver_options_t* opts) { return opts ? opts->relax_passes : NULL; }
 
-rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                                      rlx_module_t** out) {
   const char* only = relax_only(opts);
   if (only && strcmp(only, "none") == 0) {
@@ -216,12 +216,12 @@ rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_
   return relax_stage(ctx, m, opts && opts->check_well_formed, only, NULL, out);
 }
 
-rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
+RLX_MUST_USE rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
                                           rlx_tir_func_t*** out_funcs, int* out_n) {
   return tir_stage(ctx, m, true, NULL, out_module, out_funcs, out_n);
 }
 
-rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                              rlx_driver_result_t* out) {
   memset(out, 0, sizeof(*out));
   const char* stop = opts && opts->stop_after && strcmp(opts->stop_after, "all") != 0 ? opts->stop_after : NULL;

@@ -61,16 +61,16 @@ typedef struct {
  * the fold runner, so large constants fold compiled. Errors name the pass (and the
  * function); an allocation failure during any stage makes it OUT_OF_MEMORY; an unknown
  * stop_after lists the pass names. */
-rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                              rlx_driver_result_t* out);
 
 /* The Relax stage alone as opts->relax_passes says (stop_after ignored), fold runner
  * installed: what VM codegen and extern resolution take. */
-rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                                      rlx_module_t** out);
 /* The TIR stage alone on every PrimFunc of m (default schedule where needed): *out_module
  * with them lowered, and the lowered functions (arena array, module order, module names). */
-rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
+RLX_MUST_USE rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
                                           rlx_tir_func_t*** out_funcs, int* out_n);
 
 /* ---- the Relax stage alone ---- */
@@ -80,7 +80,7 @@ typedef struct {
 } rlx_pipeline_options_t;
 /* The input checks, then the Relax passes in order. An unknown stop_after is an error listing
  * the pass names; a pass error is annotated with the pass name. */
-rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
                                rlx_module_t** out);
 
 /* ---- the TIR stage alone, on one PrimFunc or every PrimFunc of a module ----
@@ -90,13 +90,13 @@ rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeli
  * schedule when rlx_tir_func_needs_default_schedule(f). stop_after: NULL or "all", or
  * "default_schedule" or a TIR pass name (an unknown name is an error listing them). A
  * module keeps its names and order; other functions are carried over unchanged. */
-rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
                             rlx_tir_func_t** out);
-rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
                                   const char* stop_after, rlx_tir_func_t** out);
-rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
                                    rlx_module_t** out_module);
-rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
                                          const char* stop_after, rlx_module_t** out_module);
 
 #endif

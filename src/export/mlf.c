@@ -63,7 +63,7 @@ static void files_free(files_t* fs) {
   rlx_vec_free(&fs->entries);
 }
 
-static rlx_status_t* write_tar(const files_t* fs, const char* out_path) {
+static RLX_MUST_USE rlx_status_t* write_tar(const files_t* fs, const char* out_path) {
   size_t n = strlen(out_path) + 32;
   char* tmp = malloc(n);
   snprintf(tmp, n, "%s.tmp.%d", out_path, (int)getpid());
@@ -218,7 +218,7 @@ static bool has_suffix(const char* s, const char* suf) {
   return n > k && strcmp(s + n - k, suf) == 0;
 }
 
-static rlx_status_t* add_disk_file(files_t* fs, const char* arc_path, const char* disk_path) {
+static RLX_MUST_USE rlx_status_t* add_disk_file(files_t* fs, const char* arc_path, const char* disk_path) {
   char* data = NULL;
   size_t len = 0;
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_file_read(disk_path, &data, &len), "export"));
@@ -227,7 +227,7 @@ static rlx_status_t* add_disk_file(files_t* fs, const char* arc_path, const char
 }
 
 /* Every source and header of the runtime kernels' folder, with the shims they need. */
-static rlx_status_t* add_runtime_sources(files_t* fs) {
+static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
   const char* inc = rlx_extern_include_dir();
   char dir[4200], path[4600], arc[512];
   snprintf(dir, sizeof(dir), "%s/../src/runtime/kernels", inc);
@@ -269,7 +269,7 @@ static rlx_status_t* add_runtime_sources(files_t* fs) {
 }
 
 /* ------------------------------------------------------------------ lowering */
-static rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out, int* out_n,
+static RLX_MUST_USE rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out, int* out_n,
                                rlx_module_t** out_mod) {
   rlx_module_t* all = NULL;
   RLX_RETURN_IF_ERROR(rlx_driver_lower_prim_funcs(ctx, m, &all, out, out_n));
@@ -279,7 +279,7 @@ static rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t**
   return NULL;
 }
 
-static rlx_status_t* add_externs(const rlx_build_config_t* c, rlx_extern_set_t* ext, files_t* fs, cJSON* deps) {
+static RLX_MUST_USE rlx_status_t* add_externs(const rlx_build_config_t* c, rlx_extern_set_t* ext, files_t* fs, cJSON* deps) {
   rlx_vm_compile_options_t o;
   rlx_build_config_vm_options(c, &o);
   RLX_RETURN_IF_ERROR(rlx_vm_externs(&o, ext));
@@ -303,7 +303,7 @@ static rlx_status_t* add_externs(const rlx_build_config_t* c, rlx_extern_set_t* 
 }
 
 /* ------------------------------------------------------------------ full model */
-static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts,
+static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts,
                                        const char* name, files_t* fs) {
   const char* func = NULL;
   int n_relax = 0;
@@ -430,7 +430,7 @@ static rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rl
 }
 
 /* ------------------------------------------------------------------ operator style */
-static rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, files_t* fs) {
+static RLX_MUST_USE rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, files_t* fs) {
   rlx_tir_func_t** funcs = NULL;
   int n = 0;
   rlx_module_t* lowered = NULL;
@@ -532,7 +532,7 @@ static rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t* m, const cha
   return NULL;
 }
 
-rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar) {
+RLX_MUST_USE rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts, const char* out_tar) {
   if (!ctx || !m || !opts || !out_tar) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_export_mlf: NULL argument");
   const char* style = opts->style ? opts->style : "full-model";
   const char* name = opts->name ? opts->name : "default";

@@ -25,7 +25,7 @@ void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size) { return rlx_arena_alloc(&ctx->
 
 bool rlx_ctx_failed(const rlx_ctx_t* ctx) { return ctx->arena.failed; }
 
-rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) {
+RLX_MUST_USE rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) {
   if (rlx_alloc_failures() != mark) ctx->arena.failed = true;
   if (!ctx->arena.failed) return st;
   rlx_status_free(st);
@@ -43,7 +43,7 @@ const char* rlx_ctx_sprintf(rlx_ctx_t* ctx, const char* fmt, ...) {
   return rlx_ctx_strdup(ctx, buf);
 }
 
-rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt, ...) {
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);

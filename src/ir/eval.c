@@ -30,7 +30,7 @@ static int64_t floordiv64(int64_t a, int64_t b) {
   return q;
 }
 
-rlx_status_t* rlx_ir_eval_int(const rlx_expr_t* e, const rlx_int_env_t* env, int64_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_ir_eval_int(const rlx_expr_t* e, const rlx_int_env_t* env, int64_t* out) {
   int64_t a = 0, b = 0, c = 0;
   switch (e->kind) {
     case RLX_EXPR_INT_IMM: *out = RLX_AS(const rlx_int_imm_t, e)->value; return NULL;

@@ -39,7 +39,7 @@ bool rlx_ctx_failed(const rlx_ctx_t* ctx);
  * failed on this thread since `mark` (a value of rlx_alloc_failures(); the context is then
  * marked failed): out of memory takes precedence over an error it may have caused (a
  * lookup in a map that lost a put). */
-rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) __attribute__((warn_unused_result));
+RLX_MUST_USE rlx_status_t* rlx_ctx_check(rlx_ctx_t* ctx, uint64_t mark, rlx_status_t* st) __attribute__((warn_unused_result));
 #define RLX_NEW(ctx, T) ((T*)rlx_ctx_alloc((ctx), sizeof(T)))
 #define RLX_NEW_ARRAY(ctx, T, n) ((T*)rlx_ctx_alloc((ctx), sizeof(T) * (size_t)((n) > 0 ? (n) : 1)))
 const char* rlx_ctx_strdup(rlx_ctx_t* ctx, const char* s);
@@ -51,7 +51,7 @@ typedef struct {
   int line, col;
 } rlx_span_t;
 /* Error with location: "file:line:col: message" (location omitted when unknown). */
-rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt, ...)
+RLX_MUST_USE rlx_status_t* rlx_error(rlx_status_code_t code, rlx_span_t span, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------------ dtypes */
@@ -312,7 +312,7 @@ void rlx_int_env_free(rlx_int_env_t* env);
 /* Evaluates an integer/bool expression (constants, vars from env, arithmetic, floor and
  * truncating division, min/max, comparisons, logic, select, casts between ints).
  * Errors: an unbound variable (named), division by zero, a non-integer node. */
-rlx_status_t* rlx_ir_eval_int(const rlx_expr_t* e, const rlx_int_env_t* env, int64_t* out);
+RLX_MUST_USE rlx_status_t* rlx_ir_eval_int(const rlx_expr_t* e, const rlx_int_env_t* env, int64_t* out);
 
 /* ------------------------------------------------------------------ IRModule (module.c) */
 typedef enum { RLX_FUNC_TIR, RLX_FUNC_RELAX } rlx_func_kind_t;

@@ -115,11 +115,11 @@ rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m) {
 
 rlx_module_t* rlx_bb_get(rlx_bb_t* bb) { return bb->m; }
 
-rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr) {
+RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr) {
   return rlx_relax_normalize(bb->ctx, bb->m, expr);
 }
 
-static rlx_status_t* need_func(rlx_bb_t* bb, const char* what) {
+static RLX_MUST_USE rlx_status_t* need_func(rlx_bb_t* bb, const char* what) {
   if (!bb->in_func) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.%s: no function is open", what);
   return NULL;
 }
@@ -130,7 +130,7 @@ static void define_sym_cb(rlx_var_t* v, bool whole_dim, void* user) {
 }
 
 /* ------------------------------------------------------------------ functions */
-rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params) {
   if (bb->in_func)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.function('%s'): function '%s' is still open",
                              name ? name : "", bb->fname);
@@ -161,19 +161,19 @@ rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params
   return NULL;
 }
 
-rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function(pure=...)"));
   bb->is_pure = is_pure;
   return NULL;
 }
 
-rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function(private=...)"));
   bb->is_private = is_private;
   return NULL;
 }
 
-rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function(attrs=...)"));
   bb->attrs = rlx_attrs_set(bb->ctx, bb->attrs, key, value);
   return NULL;
@@ -187,7 +187,7 @@ static void flush_block(rlx_bb_t* bb) {
   memset(&bb->cur, 0, sizeof(bb->cur));
 }
 
-rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb) {
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb) {
   RLX_RETURN_IF_ERROR(need_func(bb, "dataflow"));
   if (bb->in_dataflow)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.dataflow: already inside a dataflow block of '%s'",
@@ -199,7 +199,7 @@ rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb) {
   return NULL;
 }
 
-rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb) {
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb) {
   RLX_RETURN_IF_ERROR(need_func(bb, "dataflow"));
   if (!bb->in_dataflow)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.dataflow: no dataflow block is open in '%s'", bb->fname);
@@ -234,11 +234,11 @@ static bool is_leaf(const rlx_relax_expr_t* e) {
   return false;
 }
 
-static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out);
+static RLX_MUST_USE rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out);
 
 /* TVM's ANF rule: a call's arguments are leaves or tuples of leaves; anything else is bound
  * to a fresh var first. Returns e or a rebuilt node. */
-static rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   if (is_leaf(e)) return *out = e, NULL;
   if (e->kind == RLX_RELAX_TUPLE) {
     rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
@@ -260,7 +260,7 @@ static rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t
 
 /* Makes the operands of e leaves (call args, tuple fields, the tuple of a TupleGetItem, the
  * condition of an If), binding nested non-leaf expressions first. */
-static rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   *out = e;
   switch (e->kind) {
@@ -319,7 +319,7 @@ static rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t
   return NULL;
 }
 
-static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
+static RLX_MUST_USE rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!expr) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL expression");
   RLX_RETURN_IF_ERROR(flatten(bb, expr, &expr));
@@ -340,14 +340,14 @@ static rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name
   return NULL;
 }
 
-rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var) {
+RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit"));
   if (bb->output)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: '%s' already emitted its output", bb->fname);
   return bind(bb, expr, name_hint, false, out_var);
 }
 
-rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
                                  rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_output"));
   if (!bb->in_dataflow)
@@ -356,7 +356,7 @@ rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const cha
   return bind(bb, expr, name_hint, true, out_var);
 }
 
-rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
                                 rlx_relax_var_t** out_var) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "match_cast"));
@@ -381,7 +381,7 @@ rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo
   return NULL;
 }
 
-rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* b) {
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* b) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_binding"));
   if (!b || !b->var || !b->value)
@@ -422,7 +422,7 @@ static bool published(const rlx_bb_t* bb, const rlx_relax_expr_t* v) {
   return false;
 }
 
-rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_func_output"));
@@ -463,7 +463,7 @@ rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, in
   return NULL;
 }
 
-static rlx_status_t* add_relax(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv) {
+static RLX_MUST_USE rlx_status_t* add_relax(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv) {
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(bb->ctx, bb->m, &f->hdr));
   const char* name = rlx_module_unique_name(bb->m, name_hint);
   rlx_module_set(bb->m, name, RLX_FUNC_RELAX, f);
@@ -472,7 +472,7 @@ static rlx_status_t* add_relax(rlx_bb_t* bb, rlx_relax_func_t* f, const char* na
 }
 
 /* Closes the open function into a normalized Function; global_symbol = symbol unless private. */
-static rlx_status_t* close_func(rlx_bb_t* bb, const char* symbol, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* close_func(rlx_bb_t* bb, const char* symbol, rlx_relax_func_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
   if (bb->in_dataflow)
@@ -491,7 +491,7 @@ static rlx_status_t* close_func(rlx_bb_t* bb, const char* symbol, rlx_relax_func
   return NULL;
 }
 
-rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
   const char* name = rlx_module_unique_name(bb->m, bb->fname);
   rlx_relax_func_t* f = NULL;
@@ -507,14 +507,14 @@ void rlx_bb_function_abandon(rlx_bb_t* bb) {
   bb->in_dataflow = false;
 }
 
-rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func) {
+RLX_MUST_USE rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func) {
   RLX_RETURN_IF_ERROR(need_func(bb, "function end"));
   RLX_RETURN_IF_ERROR(close_func(bb, bb->fname, out_func));
   bb->in_func = false;
   return NULL;
 }
 
-rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func) {
+RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func) {
   if (!name || !func) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.update_func: NULL name or function");
   rlx_module_entry_t* e = rlx_module_find(bb->m, name);
   if (!e) return rlx_status_create(RLX_NOT_FOUND, "BlockBuilder.update_func: no function '%s' in the module", name);
@@ -523,7 +523,7 @@ rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t
   return NULL;
 }
 
-rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
                               rlx_relax_expr_t** out_gv) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!func || !name_hint || !*name_hint)
@@ -584,7 +584,7 @@ static void te_fresh_cb(const rlx_expr_t* e, void* user) {
   rlx_ptrmap_put(&tm->inv, nv, (void*)e);
 }
 
-static rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
   rlx_ctx_t* ctx = bb->ctx;
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
@@ -718,7 +718,7 @@ static int te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void
   return s->out ? 1 : 0;
 }
 
-rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
   if (!f || n_args < 0 || (n_args > 0 && !args))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
@@ -731,14 +731,14 @@ rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* u
   return st;
 }
 
-rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
   te_single_t s = {f, user, NULL};
   return rlx_bb_call_te_multi(bb, te_single, &s, n_args, args, primfunc_name, out_call);
 }
 
-rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
@@ -747,7 +747,7 @@ rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* u
   return rlx_bb_emit(bb, call, name_hint, out_var);
 }
 
-rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
   te_single_t s = {f, user, NULL};

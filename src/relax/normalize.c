@@ -16,9 +16,9 @@ typedef struct {
   rlx_module_t* m;
 } norm_t;
 
-static rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e);
+static RLX_MUST_USE rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e);
 
-static rlx_status_t* fail(norm_t* n, const rlx_relax_expr_t* e, const char* fmt, const char* detail) {
+static RLX_MUST_USE rlx_status_t* fail(norm_t* n, const rlx_relax_expr_t* e, const char* fmt, const char* detail) {
   return rlx_status_create(RLX_INVALID_ARGUMENT, "struct info of %s: %s%s", rlx_relax_expr_brief(n->ctx, e), fmt,
                            detail ? detail : "");
 }
@@ -26,7 +26,7 @@ static rlx_status_t* fail(norm_t* n, const rlx_relax_expr_t* e, const char* fmt,
 /* A shape in s (a tensor's, an R.Shape's, within tuples) whose int64 arithmetic overflowed
  * (rlx_expr_is_int64_overflow: 4 * 2^62 is kept, not wrapped to 0): an error naming the call
  * and the dimension. */
-static rlx_status_t* check_overflow(norm_t* n, const rlx_relax_expr_t* e, const rlx_sinfo_t* s, const char* what) {
+static RLX_MUST_USE rlx_status_t* check_overflow(norm_t* n, const rlx_relax_expr_t* e, const rlx_sinfo_t* s, const char* what) {
   if (!s) return NULL;
   int nd = 0;
   rlx_expr_t* const* dims = NULL;
@@ -106,7 +106,7 @@ static bool is_tensor_or_tensor_tuple(const rlx_sinfo_t* s) {
 }
 
 /* call_tir(gv, args, out)[, tir_vars] and call_dps_packed(f, args, out). */
-static rlx_status_t* infer_dps(norm_t* n, rlx_relax_call_t* c, bool is_tir, rlx_sinfo_t** out) {
+static RLX_MUST_USE rlx_status_t* infer_dps(norm_t* n, rlx_relax_call_t* c, bool is_tir, rlx_sinfo_t** out) {
   const char* what = is_tir ? "R.call_tir" : "R.call_dps_packed";
   rlx_relax_expr_t* e = &c->hdr;
   if (c->n_args != 2 && !(is_tir && c->n_args == 3))
@@ -173,7 +173,7 @@ static void match_params(rlx_ptrmap_t* map, const rlx_sinfo_t* param, const rlx_
   }
 }
 
-static rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** out) {
+static RLX_MUST_USE rlx_status_t* infer_call(norm_t* n, rlx_relax_call_t* c, rlx_sinfo_t** out) {
   rlx_relax_expr_t* op = c->op;
   if (op->kind == RLX_RELAX_OP) {
     if (rlx_relax_is_op(op, RLX_OP_CALL_TIR)) return infer_dps(n, c, true, out);
@@ -230,7 +230,7 @@ static void define_whole_dims(rlx_var_t* v, bool whole_dim, void* user) {
 }
 static bool in_map(rlx_var_t* v, void* user) { return rlx_ptrmap_has(user, v); }
 
-static rlx_status_t* norm_func(norm_t* n, rlx_relax_func_t* f) {
+static RLX_MUST_USE rlx_status_t* norm_func(norm_t* n, rlx_relax_func_t* f) {
   for (int i = 0; i < f->n_params; i++)
     if (!f->params[i]->hdr.sinfo)
       return rlx_status_create(RLX_INVALID_ARGUMENT, "function parameter %s has no struct info", f->params[i]->name);
@@ -250,7 +250,7 @@ static rlx_status_t* norm_func(norm_t* n, rlx_relax_func_t* f) {
   return NULL;
 }
 
-static rlx_status_t* norm_global_var(norm_t* n, rlx_relax_global_var_t* g) {
+static RLX_MUST_USE rlx_status_t* norm_global_var(norm_t* n, rlx_relax_global_var_t* g) {
   rlx_module_entry_t* ent = n->m ? rlx_module_find(n->m, g->name) : NULL;
   if (!ent) return rlx_status_create(RLX_NOT_FOUND, "GlobalVar @%s: no such function in the module", g->name);
   switch (ent->kind) {
@@ -273,7 +273,7 @@ static rlx_status_t* norm_global_var(norm_t* n, rlx_relax_global_var_t* g) {
   return NULL;
 }
 
-static rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e) {
+static RLX_MUST_USE rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e) {
   if (!e) return rlx_status_create(RLX_INVALID_ARGUMENT, "struct info: NULL expression");
   rlx_ctx_t* ctx = n->ctx;
   switch (e->kind) {
@@ -370,7 +370,7 @@ static rlx_status_t* norm_expr(norm_t* n, rlx_relax_expr_t* e) {
   return rlx_status_create(RLX_INTERNAL, "struct info: bad expression kind %d", (int)e->kind);
 }
 
-rlx_status_t* rlx_relax_normalize(rlx_ctx_t* ctx, rlx_module_t* m, rlx_relax_expr_t* e) {
+RLX_MUST_USE rlx_status_t* rlx_relax_normalize(rlx_ctx_t* ctx, rlx_module_t* m, rlx_relax_expr_t* e) {
   norm_t n = {ctx, m};
   return norm_expr(&n, e);
 }

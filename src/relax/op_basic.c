@@ -228,7 +228,7 @@ rlx_status_t* ob_shape_arg(const rlx_relax_call_t* call, int i, int* out_n, rlx_
   return NULL;
 }
 
-static rlx_status_t* need_known_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const rlx_sinfo_t* s) {
+static RLX_MUST_USE rlx_status_t* need_known_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const rlx_sinfo_t* s) {
   if (s->kind == RLX_SINFO_TUPLE) {
     const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
     for (int k = 0; k < t->n_fields; k++) RLX_RETURN_IF_ERROR(need_known_sinfo(ctx, call, i, t->fields[k]));
@@ -346,7 +346,7 @@ static int binary_of(const char* name) {
 
 /* Broadcast struct info of tensors a and b with result dtype t (unknown rank/shape kept
  * unknown). */
-static rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_tensor_t* a,
+static RLX_MUST_USE rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_tensor_t* a,
                                      rlx_sinfo_tensor_t* b, rlx_dtype_t t, rlx_sinfo_t** out) {
   if (a->ndim < 0 || b->ndim < 0) {
     *out = rlx_sinfo_tensor(ctx, -1, NULL, t);
@@ -388,7 +388,7 @@ static rlx_expr_t* const_scalar(const rlx_relax_expr_t* a) {
 
 /* Operand i of a binary op as tensor struct info: a scalar (R.Prim) operand counts as a 0-d
  * tensor of its dtype (TVM's binary ops with a PrimValue). */
-static rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
+static RLX_MUST_USE rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
   rlx_sinfo_t* s = call->args[i]->sinfo;
   if (s && s->kind == RLX_SINFO_PRIM) {
     *out = (rlx_sinfo_tensor_t*)rlx_sinfo_tensor(ctx, 0, RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1),
@@ -531,7 +531,7 @@ rlx_status_t* ob_legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 }
 
 /* clip bounds: PrimValue args 1 and 2 (TVM's R.clip(x, min, max)) or attrs min/max. */
-static rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, double* hi) {
+static RLX_MUST_USE rlx_status_t* clip_bounds(const rlx_relax_call_t* call, double* lo, double* hi) {
   const char* keys[2] = {"min", "max"};
   double* outs[2] = {lo, hi};
   for (int k = 0; k < 2; k++) {

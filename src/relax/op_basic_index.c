@@ -194,7 +194,7 @@ static bool const_num(const rlx_expr_t* e, double* out) {
 }
 
 /* start, end, step of R.arange(start, end, step) (1 arg: end; 2: start, end). */
-static rlx_status_t* arange_args(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t** v) {
+static RLX_MUST_USE rlx_status_t* arange_args(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t** v) {
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 3));
   rlx_expr_t* got[3] = {NULL, NULL, NULL};
   for (int i = 0; i < call->n_args; i++) {
@@ -212,7 +212,7 @@ static rlx_status_t* arange_args(rlx_ctx_t* ctx, const rlx_relax_call_t* call, r
 
 /* The number of elements of arange(start, end, step): constants give a constant; an int
  * end may be symbolic when start and step are int constants. */
-static rlx_status_t* arange_length(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t* const* v,
+static RLX_MUST_USE rlx_status_t* arange_length(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_expr_t* const* v,
                                    rlx_expr_t** out) {
   double a, b, s;
   if (const_num(v[2], &s) && s == 0) return ob_error(call, "step must not be 0");
@@ -276,7 +276,7 @@ rlx_status_t* ob_legalize_arange(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 
 /* ------------------------------------------------------------------ tril / triu */
 /* k: R.prim_value arg 1 (TVM) or attr k; default 0. */
-static rlx_status_t* trilu_k(const rlx_relax_call_t* call, int64_t* k) {
+static RLX_MUST_USE rlx_status_t* trilu_k(const rlx_relax_call_t* call, int64_t* k) {
   *k = 0;
   if (call->n_args == 2) {
     rlx_expr_t* v = prim_arg(call, 1);

@@ -164,7 +164,7 @@ static rlx_te_tensor_t* te_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, i
 }
 
 /* reshape / flatten / broadcast_to: the target is the call's inferred shape. */
-static rlx_status_t* legalize_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* call, bool broadcast, const char* name,
+static RLX_MUST_USE rlx_status_t* legalize_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* call, bool broadcast, const char* name,
                                        rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
@@ -382,7 +382,7 @@ rlx_status_t* ob_legalize_concat(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
 
 /* ------------------------------------------------------------------ split */
 /* indices_or_sections: an int attr (sections) or ints (indices). */
-static rlx_status_t* split_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int64_t* sections, int* n_idx,
+static RLX_MUST_USE rlx_status_t* split_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int64_t* sections, int* n_idx,
                                  int64_t** idx, int64_t* axis) {
   const rlx_attr_t* a = rlx_attrs_get(&call->attrs, "indices_or_sections");
   *idx = NULL;
@@ -523,7 +523,7 @@ static bool const_ints_arg(rlx_ctx_t* ctx, rlx_relax_expr_t* a, int* n, int64_t*
 }
 
 /* axes, begin, end, strides (NULL = 1) from attrs or args 1..4. */
-static rlx_status_t* slice_params(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int* n, int64_t** axes, int64_t** begin,
+static RLX_MUST_USE rlx_status_t* slice_params(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int* n, int64_t** axes, int64_t** begin,
                                   int64_t** end, int64_t** strides) {
   const char* keys[4] = {"axes", "begin", "end", "strides"};
   int64_t** outs[4] = {axes, begin, end, strides};

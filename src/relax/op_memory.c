@@ -12,12 +12,12 @@
 
 static const char* op_name(const rlx_relax_call_t* call) { return ((const rlx_relax_op_t*)call->op)->name; }
 
-static rlx_status_t* bad_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const char* what) {
+static RLX_MUST_USE rlx_status_t* bad_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const char* what) {
   return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: argument %d must be %s, got %s", op_name(call), i, what,
                            rlx_relax_expr_brief(ctx, call->args[i]));
 }
 
-static rlx_status_t* check_nargs(const rlx_relax_call_t* call, int lo, int hi) {
+static RLX_MUST_USE rlx_status_t* check_nargs(const rlx_relax_call_t* call, int lo, int hi) {
   if (call->n_args >= lo && call->n_args <= hi) return NULL;
   if (lo == hi)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected %d arguments, got %d", op_name(call), lo,
@@ -29,7 +29,7 @@ static rlx_status_t* check_nargs(const rlx_relax_call_t* call, int lo, int hi) {
 static bool is_kind(const rlx_relax_expr_t* e, rlx_relax_kind_t k) { return e && e->kind == k; }
 
 /* An integer PrimValue (device index, offset). */
-static rlx_status_t* check_int_prim(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const char* what) {
+static RLX_MUST_USE rlx_status_t* check_int_prim(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, const char* what) {
   const rlx_relax_expr_t* a = call->args[i];
   if (!is_kind(a, RLX_RELAX_PRIM_VALUE) || !rlx_dtype_is_int(((const rlx_relax_prim_value_t*)a)->value->dtype))
     return bad_arg(ctx, call, i, what);
@@ -38,7 +38,7 @@ static rlx_status_t* check_int_prim(rlx_ctx_t* ctx, const rlx_relax_call_t* call
 
 /* Tensor(shape, dtype) from a shape argument (a ShapeExpr, or any value of Shape struct info)
  * and a DataTypeImm argument. */
-static rlx_status_t* tensor_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int shape_i, int dtype_i,
+static RLX_MUST_USE rlx_status_t* tensor_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int shape_i, int dtype_i,
                                rlx_sinfo_t** out) {
   const rlx_relax_expr_t* s = call->args[shape_i];
   const rlx_relax_expr_t* d = call->args[dtype_i];

@@ -55,7 +55,7 @@
 
 /* ---------------------------------------------------------------- matmul */
 /* numpy matmul struct info: see rlx_topi_matmul for the rules. */
-static rlx_status_t* infer_matmul_shapes(rlx_ctx_t* ctx, const char* op, rlx_sinfo_tensor_t* a, rlx_sinfo_tensor_t* b,
+static RLX_MUST_USE rlx_status_t* infer_matmul_shapes(rlx_ctx_t* ctx, const char* op, rlx_sinfo_tensor_t* a, rlx_sinfo_tensor_t* b,
                                          rlx_dtype_t dt, rlx_sinfo_t** out) {
   if (a->ndim < 0 || b->ndim < 0) return *out = rlx_sinfo_tensor(ctx, -1, NULL, dt), NULL;
   if (a->ndim == 0 || b->ndim == 0)
@@ -190,7 +190,7 @@ rlx_status_t* onn_legalize_softmax(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_
 
 /* ---------------------------------------------------------------- layer_norm */
 /* The normalized axes (non-negative, x's order kept as given) into axes[0..*n). */
-static rlx_status_t* ln_axes(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim, int* axes, int* n) {
+static RLX_MUST_USE rlx_status_t* ln_axes(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim, int* axes, int* n) {
   const rlx_attr_t* a = rlx_attrs_get(&c->attrs, "axes");
   *n = 0;
   if (!a) {
@@ -363,7 +363,7 @@ typedef struct {
   int ca, n_axes, axes[16];
 } gn_attrs_t;
 
-static rlx_status_t* get_gn_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim, gn_attrs_t* a) {
+static RLX_MUST_USE rlx_status_t* get_gn_attrs(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int ndim, gn_attrs_t* a) {
   const char* op = onn_op_name(c);
   a->groups = onn_attr_int(c, "num_groups", 1);
   if (a->groups < 1) return onn_fail(op, "num_groups must be >= 1, got %lld", (long long)a->groups);

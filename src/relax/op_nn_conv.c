@@ -18,7 +18,7 @@ static int op_nsp(const rlx_relax_call_t* c) {
   return 2;
 }
 
-static rlx_status_t* check_layout(const rlx_relax_call_t* c, const char* key, const char* want) {
+static RLX_MUST_USE rlx_status_t* check_layout(const rlx_relax_call_t* c, const char* key, const char* want) {
   const char* l = onn_attr_str(c, key, want);
   if (strcmp(l, want) != 0) return onn_fail(onn_op_name(c), "%s \"%s\" is not supported (only \"%s\")", key, l, want);
   return NULL;
@@ -32,7 +32,7 @@ static rlx_expr_t* window_out(rlx_ctx_t* ctx, rlx_expr_t* in, rlx_expr_t* k, int
   return rlx_ir_simplify(ctx, rlx_ir_add(ctx, rlx_ir_floordiv(ctx, num, rlx_ir_i64(ctx, stride)), rlx_ir_i64(ctx, 1)));
 }
 
-static rlx_status_t* check_positive(rlx_ctx_t* ctx, const char* op, rlx_expr_t* e, rlx_sinfo_tensor_t* x) {
+static RLX_MUST_USE rlx_status_t* check_positive(rlx_ctx_t* ctx, const char* op, rlx_expr_t* e, rlx_sinfo_tensor_t* x) {
   int64_t v;
   if (rlx_expr_is_const_int(e, &v) && v < 1)
     return onn_fail(op, "the window does not fit the padded input %s (output size %lld)", onn_shape_str(ctx, x),
@@ -47,7 +47,7 @@ typedef struct {
   rlx_dtype_t out_dtype;
 } conv_attrs_t;
 
-static rlx_status_t* get_conv_attrs(const rlx_relax_call_t* c, conv_attrs_t* a) {
+static RLX_MUST_USE rlx_status_t* get_conv_attrs(const rlx_relax_call_t* c, conv_attrs_t* a) {
   int k = a->nsp = op_nsp(c);
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "strides", k, 1, a->strides));
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "padding", 2 * k, 0, a->padding));
@@ -122,7 +122,7 @@ typedef struct {
 
 static bool is_max_pool(const rlx_relax_call_t* c) { return strstr(onn_op_name(c), "max_pool") != NULL; }
 
-static rlx_status_t* get_pool_attrs(const rlx_relax_call_t* c, pool_attrs_t* a) {
+static RLX_MUST_USE rlx_status_t* get_pool_attrs(const rlx_relax_call_t* c, pool_attrs_t* a) {
   int k = a->nsp = op_nsp(c);
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "pool_size", k, 1, a->pool_size));
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "strides", k, 1, a->strides));
@@ -178,7 +178,7 @@ rlx_status_t* onn_legalize_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_rel
 
 /* ---------------------------------------------------------------- adaptive pools */
 /* output_size into out[nsp]; *given false when absent (= the input's size). */
-static rlx_status_t* get_output_size(const rlx_relax_call_t* c, int nsp, int64_t* out, bool* given) {
+static RLX_MUST_USE rlx_status_t* get_output_size(const rlx_relax_call_t* c, int nsp, int64_t* out, bool* given) {
   *given = rlx_attrs_get(&c->attrs, "output_size") != NULL;
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "output_size", nsp, 1, out));
   RLX_RETURN_IF_ERROR(check_layout(c, "layout", data_layouts[nsp]));
@@ -243,7 +243,7 @@ typedef struct {
   rlx_dtype_t out_dtype;
 } convt_attrs_t;
 
-static rlx_status_t* get_convt_attrs(const rlx_relax_call_t* c, convt_attrs_t* a) {
+static RLX_MUST_USE rlx_status_t* get_convt_attrs(const rlx_relax_call_t* c, convt_attrs_t* a) {
   int k = a->nsp = convt_nsp(c);
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "strides", k, 1, a->strides));
   RLX_RETURN_IF_ERROR(onn_attr_ints(c, "padding", 2 * k, 0, a->padding));

@@ -461,7 +461,7 @@ bool rlx_relax_call_is_pure(const rlx_relax_call_t* call);
  * struct info take it from m (may be NULL). Function: ret_sinfo is inferred from the body
  * when NULL. Errors name the offending expression. Does not insert bindings (TVM's
  * Normalize also flattens nested calls into bindings; here the BlockBuilder's emit does). */
-rlx_status_t* rlx_relax_normalize(rlx_ctx_t* ctx, rlx_module_t* m, rlx_relax_expr_t* e);
+RLX_MUST_USE rlx_status_t* rlx_relax_normalize(rlx_ctx_t* ctx, rlx_module_t* m, rlx_relax_expr_t* e);
 /* The struct info a PrimFunc has when seen from Relax: opaque Func, impure. */
 rlx_sinfo_t* rlx_relax_prim_func_sinfo(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 
@@ -477,9 +477,9 @@ rlx_sinfo_t* rlx_relax_prim_func_sinfo(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
  * - GlobalVars name functions of m;
  * - the function body is a SeqExpr whose value is not a DataflowVar.
  * Error: "well-formed: function 'main': <problem>" naming the binding or expression. */
-rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
+RLX_MUST_USE rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
 /* The same for one function (name used in messages; m may be NULL: GlobalVars unchecked). */
-rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
                                          const rlx_relax_func_t* f);
 
 /* ------------------------------------------------------------------ structural equality (structural.c) */
@@ -519,59 +519,59 @@ rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m);
 /* Opens a function. params may be given here (n_params >= 0, params non-NULL) or at
  * rlx_bb_emit_func_output (pass params NULL here). The function is pure and public
  * ("global_symbol" = name) unless changed below. Error when a function is already open. */
-rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
 /* Options of the open function: purity (R.function(pure=False)), privacy (no
  * global_symbol), extra attributes. */
-rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
-rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
-rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
 /* Opens / closes a dataflow block in the open function (no nesting). */
-rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
-rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
+RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
 /* Normalizes expr (fills struct info; an impure call inside a dataflow block is an error
  * naming it) and binds it to a new var (a DataflowVar inside a dataflow block) named
  * name_hint ("lv" when NULL). */
-rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
+RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
 /* Inside a dataflow block: binds expr to a (non-dataflow) Var that stays visible after the
  * block ("gv" when name_hint NULL). Error outside a dataflow block (as TVM). */
-rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
                                  rlx_relax_var_t** out_var);
 /* Binds var = R.match_cast(value, sinfo): symbolic vars appearing as whole dims of sinfo that
  * are not yet defined become defined. */
-rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
                                 rlx_relax_var_t** out_var);
 /* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
  * function binding by binding (TVM's EmitNormalized). The value is normalized; a
  * DataflowVar outside a dataflow block and an impure call inside one are errors. */
-rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
 /* Sets the function's result (outside any dataflow block; once per function). params: the
  * function's params when they were not given at begin (n_params >= 0), else NULL. */
-rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params);
 /* Closes the function: normalizes it and adds it to the module under its name (made unique
  * when taken). out_gv may be NULL. */
-rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
 /* Drops the open function (after an error in it: TVM's `with bb.function()` left by an
  * exception); the module is unchanged and a new function may begin. */
 void rlx_bb_function_abandon(rlx_bb_t* bb);
 /* Closes the function like rlx_bb_function_end but returns it without adding it to the
  * module (global_symbol = the name given at begin unless private); for passes, with: */
-rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);
+RLX_MUST_USE rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);
 /* Replaces the function called name (TVM's UpdateFunction); error when there is none. Note:
  * GlobalVars in the module keep their struct info; replace a function only by one with the
  * same signature, or renormalize the callers. */
-rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func);
+RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rlx_func_kind_t kind, void* func);
 /* Adds a function (kind RLX_FUNC_TIR: rlx_tir_func_t*, RLX_FUNC_RELAX: rlx_relax_func_t*)
  * under a unique name derived from name_hint; returns its GlobalVar (with struct info). A
  * TIR function is added as a copy whose name field is the module name; one structurally
  * equal to a PrimFunc already in the module is not added again (TVM's dedup): the existing
  * function's GlobalVar is returned. */
-rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
+RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
                               rlx_relax_expr_t** out_gv);
 /* The module built so far. */
 rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
 /* Normalizes expr in the builder's module (see rlx_relax_normalize). */
-rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
+RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 
 /* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
 typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
@@ -589,21 +589,21 @@ typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
  * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
  * var named name_hint. f returns one tensor; rlx_bb_emit_te_multi (rlx.h) takes a function
  * returning several, called with a tuple out_sinfo (R.Tuple of the outputs' tensors). */
-rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
 /* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
  * normalized R.call_tir expression (for passes such as legalization, which bind it to an
  * existing var with rlx_bb_emit_binding). Needs no open function. */
-rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* Several outputs (declared in rlx.h as well): f stores its outputs' array in *outs and
  * returns their number (0 after an error); several give a tuple out_sinfo. */
 typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
                                     rlx_te_tensor_t*** outs);
-rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var);
-rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 #endif

@@ -20,8 +20,8 @@ typedef struct {
   const char* binding; /* var name of the binding being checked (messages) */
 } wf_t;
 
-static rlx_status_t* err(wf_t* w, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static rlx_status_t* err(wf_t* w, const char* fmt, ...) {
+static RLX_MUST_USE rlx_status_t* err(wf_t* w, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static RLX_MUST_USE rlx_status_t* err(wf_t* w, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   rlx_status_t* st = rlx_status_createv(RLX_INVALID_ARGUMENT, fmt, ap);
@@ -38,7 +38,7 @@ static void sym_hide_to(wf_t* w, int mark) {
   while (w->sym_scope.len > mark) rlx_ptrmap_put(&w->sym, w->sym_scope.data[--w->sym_scope.len], NULL);
 }
 
-static rlx_status_t* define_var(wf_t* w, rlx_relax_var_t* v) {
+static RLX_MUST_USE rlx_status_t* define_var(wf_t* w, rlx_relax_var_t* v) {
   if (!v) return err(w, "a binding without a variable");
   if (rlx_ptrmap_get(&w->ever, v)) return err(w, "variable %s is defined more than once", v->name);
   if (!v->hdr.sinfo) return err(w, "variable %s has no struct info", v->name);
@@ -69,7 +69,7 @@ static void use_expr_cb(const rlx_expr_t* e, void* user) {
   if (e->kind == RLX_EXPR_VAR) use_sym_cb((rlx_var_t*)e, false, user);
 }
 
-static rlx_status_t* check_sinfo_uses(wf_t* w, const rlx_sinfo_t* s, const char* where) {
+static RLX_MUST_USE rlx_status_t* check_sinfo_uses(wf_t* w, const rlx_sinfo_t* s, const char* where) {
   sym_use_t u = {w, NULL};
   rlx_sinfo_visit_vars(s, use_sym_cb, &u);
   if (u.missing)
@@ -78,7 +78,7 @@ static rlx_status_t* check_sinfo_uses(wf_t* w, const rlx_sinfo_t* s, const char*
   return NULL;
 }
 
-static rlx_status_t* check_prim_uses(wf_t* w, int n, rlx_expr_t* const* es, const char* where) {
+static RLX_MUST_USE rlx_status_t* check_prim_uses(wf_t* w, int n, rlx_expr_t* const* es, const char* where) {
   sym_use_t u = {w, NULL};
   for (int i = 0; i < n; i++) rlx_expr_visit(es[i], use_expr_cb, &u);
   if (u.missing) return err(w, "symbolic variable %s is used in %s before it is defined", u.missing->name, where);
@@ -86,10 +86,10 @@ static rlx_status_t* check_prim_uses(wf_t* w, int n, rlx_expr_t* const* es, cons
 }
 
 /* ------------------------------------------------------------------ traversal */
-static rlx_status_t* wf_expr(wf_t* w, rlx_relax_expr_t* e);
-static rlx_status_t* wf_func(wf_t* w, const rlx_relax_func_t* f);
+static RLX_MUST_USE rlx_status_t* wf_expr(wf_t* w, rlx_relax_expr_t* e);
+static RLX_MUST_USE rlx_status_t* wf_func(wf_t* w, const rlx_relax_func_t* f);
 
-static rlx_status_t* wf_call(wf_t* w, rlx_relax_call_t* c) {
+static RLX_MUST_USE rlx_status_t* wf_call(wf_t* w, rlx_relax_call_t* c) {
   if (!c->op) return err(w, "a call without a callee");
   if (c->op->kind != RLX_RELAX_OP) RLX_RETURN_IF_ERROR(wf_expr(w, c->op));
   for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(wf_expr(w, c->args[i]));
@@ -114,7 +114,7 @@ static rlx_status_t* wf_call(wf_t* w, rlx_relax_call_t* c) {
   return NULL;
 }
 
-static rlx_status_t* wf_binding(wf_t* w, rlx_relax_binding_t* b) {
+static RLX_MUST_USE rlx_status_t* wf_binding(wf_t* w, rlx_relax_binding_t* b) {
   if (!b || !b->var) return err(w, "a binding without a variable");
   w->binding = b->var->name;
   RLX_RETURN_IF_ERROR(wf_expr(w, b->value));
@@ -139,7 +139,7 @@ static rlx_status_t* wf_binding(wf_t* w, rlx_relax_binding_t* b) {
   return NULL;
 }
 
-static rlx_status_t* wf_seq(wf_t* w, rlx_relax_seq_t* s) {
+static RLX_MUST_USE rlx_status_t* wf_seq(wf_t* w, rlx_relax_seq_t* s) {
   int mark = w->scope.len;
   bool saved_df = w->in_dataflow;
   for (int bi = 0; bi < s->n_blocks; bi++) {
@@ -161,7 +161,7 @@ static rlx_status_t* wf_seq(wf_t* w, rlx_relax_seq_t* s) {
   return NULL;
 }
 
-static rlx_status_t* wf_expr(wf_t* w, rlx_relax_expr_t* e) {
+static RLX_MUST_USE rlx_status_t* wf_expr(wf_t* w, rlx_relax_expr_t* e) {
   if (!e) return err(w, "NULL expression");
   if (e->kind != RLX_RELAX_OP && !e->sinfo) return err(w, "%s has no struct info", rlx_relax_expr_brief(w->ctx, e));
   switch (e->kind) {
@@ -230,7 +230,7 @@ static rlx_status_t* wf_expr(wf_t* w, rlx_relax_expr_t* e) {
   return err(w, "bad expression kind %d", (int)e->kind);
 }
 
-static rlx_status_t* wf_func(wf_t* w, const rlx_relax_func_t* f) {
+static RLX_MUST_USE rlx_status_t* wf_func(wf_t* w, const rlx_relax_func_t* f) {
   int mark = w->scope.len, sym_mark = w->sym_scope.len;
   const rlx_attr_t* fp = rlx_attrs_get(&f->attrs, "relax.force_pure");
   bool force_pure = fp && ((fp->kind == RLX_ATTR_BOOL && fp->u.b) || (fp->kind == RLX_ATTR_INT && fp->u.i));
@@ -262,7 +262,7 @@ static rlx_status_t* wf_func(wf_t* w, const rlx_relax_func_t* f) {
   return NULL;
 }
 
-rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, const rlx_relax_func_t* f) {
+RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, const rlx_relax_func_t* f) {
   wf_t w;
   memset(&w, 0, sizeof(w));
   w.ctx = ctx;
@@ -277,7 +277,7 @@ rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const 
   return st;
 }
 
-rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m) {
+RLX_MUST_USE rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m) {
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_RELAX) continue;

@@ -35,7 +35,7 @@ static long parse_small_uint(const char** s) {
   return v;
 }
 
-rlx_status_t* rlx_dldtype_parse(const char* s, DLDataType* out_dtype) {
+RLX_MUST_USE rlx_status_t* rlx_dldtype_parse(const char* s, DLDataType* out_dtype) {
   static const struct { const char* prefix; uint8_t code; int default_bits; } kinds[] = {
       /* longest prefix first: "uint" before "int", "bfloat" before "float" */
       {"bool", kDLUInt, 1},      {"handle", kDLOpaqueHandle, 64}, {"bfloat", kDLBfloat, 16},

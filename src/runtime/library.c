@@ -29,7 +29,7 @@ static void omp_defaults(void) {
   if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY")) setenv("GOMP_SPINCOUNT", "10000", 0);
 }
 
-rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib) {
+RLX_MUST_USE rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib) {
   pthread_once(&omp_once, omp_defaults);
   if (!path || !*path) return rlx_status_create(RLX_INVALID_ARGUMENT, "library path is empty");
   /* A path without '/' is searched for by the loader, so only check real paths. */
@@ -63,7 +63,7 @@ rlx_status_t* rlx_library_load(const char* path, rlx_library_t** out_lib) {
   return NULL;
 }
 
-rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr) {
+RLX_MUST_USE rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr) {
   if (!lib || !symbol)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "library lookup: NULL library or symbol");
   dlerror();
@@ -75,7 +75,7 @@ rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, voi
   return NULL;
 }
 
-rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
+RLX_MUST_USE rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
                                        rlx_packed_fn_t* out_fn) {
   void* p = NULL;
   RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, symbol, &p));

@@ -28,7 +28,7 @@ const rlx_allocator_t* rlx_allocator_default(void) { return &default_allocator; 
 
 /* ---- shapes ---- */
 
-rlx_status_t* rlx_tensor_check_shape(const char* what, int ndim, const int64_t* shape,
+RLX_MUST_USE rlx_status_t* rlx_tensor_check_shape(const char* what, int ndim, const int64_t* shape,
                                      DLDataType dtype, size_t* out_nbytes) {
   char dts[32];
   if (ndim < 0 || (ndim > 0 && !shape))
@@ -76,7 +76,7 @@ size_t rlx_ndarray_nbytes(const DLTensor* t) {
 /* ---- lifetime ---- */
 
 /* Allocates the struct with its shape storage right behind it; data is left NULL. */
-static rlx_status_t* new_header(const char* what, int ndim, const int64_t* shape,
+static RLX_MUST_USE rlx_status_t* new_header(const char* what, int ndim, const int64_t* shape,
                                 DLDataType dtype, size_t* out_nbytes, rlx_ndarray_t** out) {
   RLX_RETURN_IF_ERROR(rlx_tensor_check_shape(what, ndim, shape, dtype, out_nbytes));
   rlx_ndarray_t* arr = calloc(1, sizeof(*arr) + sizeof(int64_t) * (size_t)ndim);
@@ -130,7 +130,7 @@ uint64_t rlx_max_alloc(void) {
   return max_alloc;
 }
 
-rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
                                  const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
@@ -156,7 +156,7 @@ rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtyp
   return NULL;
 }
 
-rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
                                     DLDataType dtype, rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
@@ -167,7 +167,7 @@ rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
   return NULL;
 }
 
-rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
                                DLDataType dtype, uint64_t byte_offset,
                                rlx_ndarray_t** out_arr) {
   size_t nbytes;
@@ -209,7 +209,7 @@ void rlx_ndarray_release(rlx_ndarray_t* arr) {
 
 /* ---- copying ---- */
 
-rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src) {
+RLX_MUST_USE rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* src) {
   if (!dst || !src) return rlx_status_create(RLX_INVALID_ARGUMENT, "ndarray copy: NULL tensor");
   bool same = rlx_dldtype_equal(dst->dtype, src->dtype) && dst->ndim == src->ndim;
   for (int i = 0; same && i < dst->ndim; i++) same = dst->shape[i] == src->shape[i];
@@ -253,7 +253,7 @@ static uint16_t half_of_k1024(int k) {
   return (uint16_t)(sign | (unsigned)(e - 10 + 15) << 10 | frac);
 }
 
-rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed) {
+RLX_MUST_USE rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed) {
   if (!t) return rlx_status_create(RLX_INVALID_ARGUMENT, "fill random: NULL tensor");
   if (t->device.device_type != kDLCPU || !rlx_tensor_is_compact(t))
     return rlx_status_create(RLX_UNSUPPORTED, "fill random: only compact CPU tensors are supported");

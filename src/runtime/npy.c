@@ -48,12 +48,12 @@ static bool accept(cursor_t* c, char ch) {
   return false;
 }
 
-static rlx_status_t* header_error(cursor_t* c, const char* what) {
+static RLX_MUST_USE rlx_status_t* header_error(cursor_t* c, const char* what) {
   return rlx_status_create(RLX_PARSE_ERROR, "'%s': malformed .npy header: %s", c->name, what);
 }
 
 /* Parses a quoted string ('...' or "...") into out (capacity n). */
-static rlx_status_t* parse_string(cursor_t* c, char* out, size_t n) {
+static RLX_MUST_USE rlx_status_t* parse_string(cursor_t* c, char* out, size_t n) {
   skip_ws(c);
   if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return header_error(c, "expected a string");
   char q = *c->p++;
@@ -68,7 +68,7 @@ static rlx_status_t* parse_string(cursor_t* c, char* out, size_t n) {
   return NULL;
 }
 
-static rlx_status_t* parse_bool(cursor_t* c, bool* out) {
+static RLX_MUST_USE rlx_status_t* parse_bool(cursor_t* c, bool* out) {
   skip_ws(c);
   size_t left = (size_t)(c->end - c->p);
   if (left >= 4 && memcmp(c->p, "True", 4) == 0) {
@@ -84,7 +84,7 @@ static rlx_status_t* parse_bool(cursor_t* c, bool* out) {
 }
 
 /* Parses "(d0, d1, )" with non-negative decimal dims (a Python 2 'L' suffix is allowed). */
-static rlx_status_t* parse_shape(cursor_t* c, npy_header_t* h) {
+static RLX_MUST_USE rlx_status_t* parse_shape(cursor_t* c, npy_header_t* h) {
   if (!accept(c, '(')) return header_error(c, "shape is not a tuple");
   h->ndim = 0;
   while (!accept(c, ')')) {
@@ -106,7 +106,7 @@ static rlx_status_t* parse_shape(cursor_t* c, npy_header_t* h) {
   return NULL;
 }
 
-static rlx_status_t* parse_header(cursor_t* c, npy_header_t* h) {
+static RLX_MUST_USE rlx_status_t* parse_header(cursor_t* c, npy_header_t* h) {
   bool seen_descr = false, seen_order = false, seen_shape = false;
   if (!accept(c, '{')) return header_error(c, "expected '{'");
   while (!accept(c, '}')) {
@@ -140,7 +140,7 @@ static rlx_status_t* parse_header(cursor_t* c, npy_header_t* h) {
 }
 
 /* Maps a descr such as '<f4' or '|b1' to a dtype. */
-static rlx_status_t* descr_to_dtype(const char* name, const char* descr, DLDataType* out) {
+static RLX_MUST_USE rlx_status_t* descr_to_dtype(const char* name, const char* descr, DLDataType* out) {
   static const struct { char kind; int size; uint8_t code; uint8_t bits; } table[] = {
       {'b', 1, kDLUInt, 1},   {'i', 1, kDLInt, 8},    {'i', 2, kDLInt, 16},
       {'i', 4, kDLInt, 32},   {'i', 8, kDLInt, 64},   {'u', 1, kDLUInt, 8},
@@ -170,7 +170,7 @@ static uint32_t read_le(const unsigned char* p, int bytes) {
   return v;
 }
 
-rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
                                        rlx_ndarray_t** out_arr) {
   const unsigned char* b = data;
   if (!name) name = "<memory>";
@@ -218,7 +218,7 @@ rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char*
   return NULL;
 }
 
-rlx_status_t* rlx_npy_load(const char* path, rlx_ndarray_t** out_arr) {
+RLX_MUST_USE rlx_status_t* rlx_npy_load(const char* path, rlx_ndarray_t** out_arr) {
   char* data;
   size_t len;
   RLX_RETURN_IF_ERROR(rlx_file_read(path, &data, &len));
@@ -246,7 +246,7 @@ static const char* dtype_to_descr(DLDataType t) {
   return NULL;
 }
 
-rlx_status_t* rlx_npy_save(const char* path, const DLTensor* t) {
+RLX_MUST_USE rlx_status_t* rlx_npy_save(const char* path, const DLTensor* t) {
   char dbuf[32];
   if (!path || !t) return rlx_status_create(RLX_INVALID_ARGUMENT, "npy save: NULL path or tensor");
   const char* descr = dtype_to_descr(t->dtype);

@@ -22,7 +22,7 @@ void TVMAPISetLastError(const char* msg) { RLXAPISetLastError(msg); }
 
 const char* rlx_last_error(void) { return last_error; }
 
-rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
+RLX_MUST_USE rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
                               int* codes, int n, rlx_value_t* ret, int* ret_code) {
   if (!fn) return rlx_status_create(RLX_INVALID_ARGUMENT, "packed call: function is NULL");
   if (n < 0 || (n > 0 && (!args || !codes)))
@@ -41,7 +41,7 @@ rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* a
                            "packed function returned %d without setting an error message", rc);
 }
 
-rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
+RLX_MUST_USE rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
                                       DLTensor** tensors, int n) {
   if (n < 0 || (n > 0 && !tensors))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "packed call: bad tensor list (n=%d)", n);

@@ -61,7 +61,7 @@ static bool maybe_grow(void) {
   return true;
 }
 
-rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
+RLX_MUST_USE rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
                                     bool override) {
   if (!name || !*name || !fn)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "registry: name and function are required");
@@ -96,7 +96,7 @@ rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* 
   return st;
 }
 
-rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
+RLX_MUST_USE rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
                                void** out_resource) {
   if (!name) return rlx_status_create(RLX_INVALID_ARGUMENT, "registry: name is NULL");
   bool found = false;
@@ -122,7 +122,7 @@ rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
                : rlx_status_create(RLX_NOT_FOUND, "no global function '%s' is registered", name);
 }
 
-rlx_status_t* rlx_registry_remove(const char* name) {
+RLX_MUST_USE rlx_status_t* rlx_registry_remove(const char* name) {
   if (!name) return rlx_status_create(RLX_INVALID_ARGUMENT, "registry: name is NULL");
   entry_t* e = NULL;
   lock();

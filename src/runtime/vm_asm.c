@@ -28,9 +28,9 @@ typedef struct {
   int line;
 } cur_t;
 
-static rlx_status_t* nomem(void) { return rlx_status_create(RLX_OUT_OF_MEMORY, "assembling"); }
+static RLX_MUST_USE rlx_status_t* nomem(void) { return rlx_status_create(RLX_OUT_OF_MEMORY, "assembling"); }
 
-static rlx_status_t* fail(const cur_t* c, const char* what) {
+static RLX_MUST_USE rlx_status_t* fail(const cur_t* c, const char* what) {
   int n = (int)(c->end - c->p);
   if (n > 40) n = 40;
   return rlx_status_create(RLX_PARSE_ERROR, "bytecode text line %d: expected %s at '%.*s'", c->line, what, n, c->p);
@@ -56,7 +56,7 @@ static bool eat(cur_t* c, const char* s) {
 }
 
 /* A token of name characters (identifiers, dotted names, dtypes). Heap string. */
-static rlx_status_t* name(cur_t* c, char** out, const char* what) {
+static RLX_MUST_USE rlx_status_t* name(cur_t* c, char** out, const char* what) {
   skip_ws(c);
   const char* b = c->p;
   while (c->p < c->end && (isalnum((unsigned char)*c->p) || *c->p == '_' || *c->p == '.' || *c->p == '-')) c->p++;
@@ -65,7 +65,7 @@ static rlx_status_t* name(cur_t* c, char** out, const char* what) {
   return *out ? NULL : nomem();
 }
 
-static rlx_status_t* integer(cur_t* c, int64_t* out, const char* what) {
+static RLX_MUST_USE rlx_status_t* integer(cur_t* c, int64_t* out, const char* what) {
   skip_ws(c);
   char* e = NULL;
   errno = 0;
@@ -84,7 +84,7 @@ static int hexval(char ch) {
 }
 
 /* "..." with \\ \" \xNN escapes. Heap string. */
-static rlx_status_t* quoted(cur_t* c, char** out) {
+static RLX_MUST_USE rlx_status_t* quoted(cur_t* c, char** out) {
   skip_ws(c);
   if (c->p >= c->end || *c->p != '"') return fail(c, "a quoted string");
   c->p++;
@@ -112,7 +112,7 @@ static rlx_status_t* quoted(cur_t* c, char** out) {
   return *out ? NULL : nomem();
 }
 
-static rlx_status_t* dtype(cur_t* c, DLDataType* out) {
+static RLX_MUST_USE rlx_status_t* dtype(cur_t* c, DLDataType* out) {
   char* s = NULL;
   RLX_RETURN_IF_ERROR(name(c, &s, "a dtype"));
   rlx_status_t* st = rlx_dldtype_parse(s, out);
@@ -125,7 +125,7 @@ static rlx_status_t* dtype(cur_t* c, DLDataType* out) {
 }
 
 /* "(2, 3)", "(5,)", "()". */
-static rlx_status_t* shape(cur_t* c, int* ndim, int64_t* dims) {
+static RLX_MUST_USE rlx_status_t* shape(cur_t* c, int* ndim, int64_t* dims) {
   if (!eat(c, "(")) return fail(c, "a shape '('");
   *ndim = 0;
   while (!eat(c, ")")) {
@@ -139,7 +139,7 @@ static rlx_status_t* shape(cur_t* c, int* ndim, int64_t* dims) {
   return NULL;
 }
 
-static rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* constant(cur_t* c, rlx_vm_exec_t* e) {
   int64_t k = 0;
   RLX_RETURN_IF_ERROR(integer(c, &k, "a constant index"));
   if (k != e->consts.len) return fail(c, "constants numbered in order");
@@ -219,7 +219,7 @@ static int find(const rlx_vm_exec_t* e, const char* name) {
   return found;
 }
 
-static rlx_status_t* func_ref(cur_t* c, const rlx_vm_exec_t* e, const char* nm, int* out) {
+static RLX_MUST_USE rlx_status_t* func_ref(cur_t* c, const rlx_vm_exec_t* e, const char* nm, int* out) {
   int f = find(e, nm);
   if (f == -1) return rlx_status_create(RLX_PARSE_ERROR, "bytecode text line %d: unknown function '%s'", c->line, nm);
   if (f == -2) return rlx_status_create(RLX_PARSE_ERROR, "bytecode text line %d: function name '%s' is ambiguous", c->line, nm);
@@ -227,7 +227,7 @@ static rlx_status_t* func_ref(cur_t* c, const rlx_vm_exec_t* e, const char* nm, 
   return NULL;
 }
 
-static rlx_status_t* reg(cur_t* c, int* out) {
+static RLX_MUST_USE rlx_status_t* reg(cur_t* c, int* out) {
   if (!eat(c, "%")) return fail(c, "a register %N");
   int64_t r = 0;
   RLX_RETURN_IF_ERROR(integer(c, &r, "a register number"));
@@ -236,7 +236,7 @@ static rlx_status_t* reg(cur_t* c, int* out) {
   return NULL;
 }
 
-static rlx_status_t* arg(cur_t* c, const rlx_vm_exec_t* e, rlx_vm_arg_t* out) {
+static RLX_MUST_USE rlx_status_t* arg(cur_t* c, const rlx_vm_exec_t* e, rlx_vm_arg_t* out) {
   skip_ws(c);
   if (c->p < c->end && *c->p == '%') {
     int r = 0;
@@ -282,7 +282,7 @@ static rlx_status_t* arg(cur_t* c, const rlx_vm_exec_t* e, rlx_vm_arg_t* out) {
   return fail(c, "an argument (%r, iN, c[k], f[name])");
 }
 
-static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
   int64_t idx = 0;
   RLX_RETURN_IF_ERROR(integer(c, &idx, "an instruction number"));
   if (!eat(c, ":")) return fail(c, "':'");
@@ -340,7 +340,7 @@ static rlx_status_t* instr(cur_t* c, rlx_vm_exec_t* e) {
 }
 
 /* `function NAME(params) registers=N` (pass 1): adds the function-table entry. */
-static rlx_status_t* func_header(cur_t* c, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* func_header(cur_t* c, rlx_vm_exec_t* e) {
   char* nm = NULL;
   RLX_RETURN_IF_ERROR(name(c, &nm, "a function name"));
   int fi = rlx_vm_exec_begin_func(e, nm, 0, NULL);
@@ -403,7 +403,7 @@ static rlx_status_t* func_header(cur_t* c, rlx_vm_exec_t* e) {
   return NULL;
 }
 
-static rlx_status_t* assemble(const char* text, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* assemble(const char* text, rlx_vm_exec_t* e) {
   /* pass 1: the function table (calls may refer forward); pass 2: constants and code */
   for (int pass = 1; pass <= 2; pass++) {
     int fi = -1, seen_funcs = 0;
@@ -480,7 +480,7 @@ static rlx_status_t* assemble(const char* text, rlx_vm_exec_t* e) {
   return NULL;
 }
 
-rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n) {
+RLX_MUST_USE rlx_status_t* rlx_vm_assemble(const char* text, void** out_bytes, size_t* out_n) {
   if (!text || !out_bytes || !out_n) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_assemble: NULL argument");
   rlx_vm_exec_t* e = rlx_vm_exec_create();
   if (!e) return nomem();

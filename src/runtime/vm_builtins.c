@@ -10,19 +10,19 @@
 
 enum { RLX_VM_MAX_NDIM_UNIQUE = 32 };
 
-static rlx_status_t* want_n(const char* who, int n, int want) {
+static RLX_MUST_USE rlx_status_t* want_n(const char* who, int n, int want) {
   if (n != want) return ERR("%s: expected %d arguments, got %d", who, want, n);
   return NULL;
 }
 
-static rlx_status_t* want_kind(const char* who, int i, const rlx_vmv_t* v, rlx_vmv_kind_t k) {
+static RLX_MUST_USE rlx_status_t* want_kind(const char* who, int i, const rlx_vmv_t* v, rlx_vmv_kind_t k) {
   if (v->kind != k)
     return ERR("%s: argument %d must be %s, got %s", who, i, rlx_vmv_kind_name(k), rlx_vmv_kind_name(v->kind));
   return NULL;
 }
 
 /* The shape heap: an int64 tensor whose slots hold the symbolic dims of one call. */
-static rlx_status_t* heap_arg(const char* who, int i, const rlx_vmv_t* v, int64_t** out, int64_t* out_n) {
+static RLX_MUST_USE rlx_status_t* heap_arg(const char* who, int i, const rlx_vmv_t* v, int64_t** out, int64_t* out_n) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
   DLTensor* t = &v->u.t->dl;
   if (t->ndim != 1 || t->dtype.code != kDLInt || t->dtype.bits != 64)
@@ -32,13 +32,13 @@ static rlx_status_t* heap_arg(const char* who, int i, const rlx_vmv_t* v, int64_
   return NULL;
 }
 
-static rlx_status_t* slot_ok(const char* who, int64_t slot, int64_t n) {
+static RLX_MUST_USE rlx_status_t* slot_ok(const char* who, int64_t slot, int64_t n) {
   if (slot < 0 || slot >= n) return ERR("%s: shape heap slot %lld out of range [0, %lld)", who, (long long)slot, (long long)n);
   return NULL;
 }
 
 /* alloc_shape_heap(i<size>) → int64 tensor of size slots, zeroed. */
-static rlx_status_t* b_alloc_shape_heap(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_alloc_shape_heap(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.alloc_shape_heap";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_INT));
@@ -53,7 +53,7 @@ static rlx_status_t* b_alloc_shape_heap(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
 }
 
 /* The dims of a tensor or shape value. */
-static rlx_status_t* dims_of(const char* who, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
+static RLX_MUST_USE rlx_status_t* dims_of(const char* who, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
   switch (v->kind) {
     case RLX_VMV_TENSOR: *ndim = v->u.t->dl.ndim; *dims = v->u.t->dl.shape; return NULL;
     case RLX_VMV_SHAPE: *ndim = v->u.shape->ndim; *dims = v->u.shape->dims; return NULL;
@@ -100,7 +100,7 @@ static void bound_names(rlx_strbuf_t* sb, const char* expected, int ndim, const 
  * store into heap slot v, 2 = must equal heap slot v, 3 = not checked. All stores happen
  * before the checks, so "(n, n)" works. Error: "<context>: expected shape <expected> with n
  * bound to 3, got (3, 5)". */
-static rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.match_shape";
   if (n < 5) return ERR("%s: expected at least 5 arguments, got %d", who, n);
   RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
@@ -152,7 +152,7 @@ static rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
 }
 
 /* make_shape(heap or i0, i<ndim>, (i<kind>, i<v>) * ndim): kind 0 = the value v, 1 = heap slot v. */
-static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.make_shape";
   if (n < 2) return ERR("%s: expected at least 2 arguments, got %d", who, n);
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
@@ -185,7 +185,7 @@ static rlx_status_t* b_make_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* 
 
 /* match_prim_value(value, heap, i<kind>, i<v>, c<context>, c<expected text>): value is an
  * int; kind as match_shape's. Error: "<context>: expected n (bound to 3), got 4". */
-static rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.match_prim_value";
   RLX_RETURN_IF_ERROR(want_n(who, n, 6));
   const char* ctx = a[4].kind == RLX_VMV_STR ? a[4].u.s : "value";
@@ -212,7 +212,7 @@ static rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
 }
 
 /* make_prim_value(heap or i0, i<kind>, i<v>): kind 0 = the value v, 1 = heap slot v. */
-static rlx_status_t* b_make_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_make_prim_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.make_prim_value";
   RLX_RETURN_IF_ERROR(want_n(who, n, 3));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
@@ -240,7 +240,7 @@ static int64_t floordiv(int64_t a, int64_t b) {
 /* shape_compute(heap, i<dst slot>, (i<op>, i<operand>)...): runs the postfix program (push
  * immediate / push slot / binary ops on int64: arithmetic, min/max, comparisons and logic
  * giving 0 or 1) and stores its one result in the slot. */
-static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.shape_compute";
   if (n < 4 || (n - 2) % 2) return ERR("%s: bad argument count %d", who, n);
   int64_t* heap = NULL;
@@ -293,7 +293,7 @@ static rlx_status_t* b_shape_compute(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
 }
 
 /* check_tensor_info(value, i<ndim or -1>, dtype constant or i0 (unknown), c<context>). */
-static rlx_status_t* b_check_tensor_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_check_tensor_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.check_tensor_info";
   RLX_RETURN_IF_ERROR(want_n(who, n, 4));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
@@ -310,7 +310,7 @@ static rlx_status_t* b_check_tensor_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_
 }
 
 /* check_tuple_info(value, i<n fields>, c<context>). */
-static rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.check_tuple_info";
   RLX_RETURN_IF_ERROR(want_n(who, n, 3));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
@@ -325,7 +325,7 @@ static rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_v
 /* check_prim_value_info(value, c<dtype>, c<context>): an int, uint or bool dtype takes an int
  * (a bool is one), a float dtype an int or a float (as TVM's check converts an int to
  * double). Error: "<context>: expected an int (R.Prim("int64")), got float". */
-static rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.check_prim_value_info";
   RLX_RETURN_IF_ERROR(want_n(who, n, 3));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_DTYPE));
@@ -342,7 +342,7 @@ static rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_t* a, int n, 
   return NULL;
 }
 
-static rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
+static RLX_MUST_USE rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* ndim, const int64_t** dims) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_SHAPE));
   *ndim = v->u.shape->ndim;
   *dims = v->u.shape->dims;
@@ -351,7 +351,7 @@ static rlx_status_t* shape_arg(const char* who, int i, const rlx_vmv_t* v, int* 
 
 /* alloc_storage(shape (nbytes,), i<device index>, c<scope str>, c<dtype>) → a 1-d uint8
  * tensor of nbytes (the storage), from the VM's pool. */
-static rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.alloc_storage";
   RLX_RETURN_IF_ERROR(want_n(who, n, 4));
   int nd = 0;
@@ -367,7 +367,7 @@ static rlx_status_t* b_alloc_storage(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
 }
 
 /* alloc_tensor(storage, i<byte offset>, shape, c<dtype>) → a view of the storage. */
-static rlx_status_t* b_alloc_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_alloc_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.alloc_tensor";
   RLX_RETURN_IF_ERROR(want_n(who, n, 4));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -386,7 +386,7 @@ static rlx_status_t* b_alloc_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t
 }
 
 /* empty(shape, c<dtype>) → a fresh tensor (uninitialized), from the VM's pool. */
-static rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.empty";
   RLX_RETURN_IF_ERROR(want_n(who, n, 2));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_DTYPE));
@@ -402,14 +402,14 @@ static rlx_status_t* b_empty(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) 
 }
 
 /* null_value() → none (writing it into a register releases what the register held). */
-static rlx_status_t* b_null_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_null_value(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   (void)a;
   (void)out;
   return want_n("vm.builtin.null_value", n, 0);
 }
 
 /* make_tuple(fields...) → tuple. */
-static rlx_status_t* b_make_tuple(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_make_tuple(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   rlx_vm_tuple_t* t = malloc(sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)n);
   if (!t) return rlx_status_create(RLX_OUT_OF_MEMORY, "vm.builtin.make_tuple");
   t->refcount = 1;
@@ -421,7 +421,7 @@ static rlx_status_t* b_make_tuple(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* 
 }
 
 /* tuple_getitem(tuple, i<index>) → field. */
-static rlx_status_t* b_tuple_getitem(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_tuple_getitem(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.tuple_getitem";
   RLX_RETURN_IF_ERROR(want_n(who, n, 2));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
@@ -433,14 +433,14 @@ static rlx_status_t* b_tuple_getitem(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_
 }
 
 /* copy(x) → x (a register move). */
-static rlx_status_t* b_copy(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_copy(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   RLX_RETURN_IF_ERROR(want_n("vm.builtin.copy", n, 1));
   *out = rlx_vmv_retain(a[0]);
   return NULL;
 }
 
 /* shape_of(tensor) → shape. */
-static rlx_status_t* b_shape_of(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_shape_of(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.shape_of";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -453,7 +453,7 @@ static rlx_status_t* b_shape_of(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* ou
 
 /* call_tir_dyn(f<kernel>, args..., shape) → calls the kernel with args followed by the
  * shape's dims as int64 arguments (a call_tir with tir_vars). */
-static rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.call_tir_dyn";
   if (n < 2) return ERR("%s: expected at least 2 arguments, got %d", who, n);
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_FUNC));
@@ -474,14 +474,14 @@ static rlx_status_t* b_call_tir_dyn(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t
 }
 
 /* A fresh int64 tensor of the given shape from the VM's pool. */
-static rlx_status_t* new_i64(rlx_vm_t* vm, int ndim, const int64_t* shape, rlx_ndarray_t** out) {
+static RLX_MUST_USE rlx_status_t* new_i64(rlx_vm_t* vm, int ndim, const int64_t* shape, rlx_ndarray_t** out) {
   rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
   return rlx_ndarray_create(ndim, shape, rlx_dldtype(kDLInt, 64, 1), &pool, out);
 }
 
 /* tensor_to_shape(t) → shape of t's values (t: 1-d integer tensor in host memory; every
  * value must be a dim, >= 0). */
-static rlx_status_t* b_tensor_to_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_tensor_to_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.tensor_to_shape";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -512,7 +512,7 @@ static rlx_status_t* b_tensor_to_shape(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 }
 
 /* shape_to_tensor(s) → 1-d int64 tensor of s's dims. */
-static rlx_status_t* b_shape_to_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_shape_to_tensor(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.shape_to_tensor";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   int nd = 0;
@@ -544,7 +544,7 @@ static bool elem_nonzero(const DLTensor* t, const char* base, int64_t i) {
 /* nonzero(x) → int64 tensor (ndim, count): the indices of x's nonzero elements in row-major
  * order, one row per dim (ONNX NonZero, numpy.nonzero stacked). The output size is known
  * only after reading x: one pass counts, a second fills the tensor allocated in between. */
-static rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.nonzero";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -576,7 +576,7 @@ static rlx_status_t* b_nonzero(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out
 }
 
 /* Element 0 of a float32/64 or integer tensor (a 0-d or 1-element one) as double. */
-static rlx_status_t* scalar_of(const char* who, int i, const rlx_vmv_t* v, double* out) {
+static RLX_MUST_USE rlx_status_t* scalar_of(const char* who, int i, const rlx_vmv_t* v, double* out) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
   const DLTensor* t = &v->u.t->dl;
   int64_t n = 1;
@@ -622,7 +622,7 @@ static double nms_iou(const double a[4], const double b[4]) {
  * int64 (count, 3) rows (batch, class, box): per batch and class, boxes with a score above
  * the threshold in decreasing score order (lower index first on ties), each kept unless its
  * IoU with a box kept before exceeds iou_threshold, at most max_per_class. */
-static rlx_status_t* b_non_max_suppression(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_non_max_suppression(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.non_max_suppression";
   RLX_RETURN_IF_ERROR(want_n(who, n, 7));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -728,7 +728,7 @@ static int uq_cmp(const uq_t* q, int64_t i, int64_t j) {
  * counts) as ONNX Unique: the distinct slices of x along axis (elements when flattened), in
  * ascending order or in order of first occurrence; the first index of each, the position in
  * y of each slice of x, and how often each occurs. Quadratic in the slice count. */
-static rlx_status_t* b_unique(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_unique(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.unique";
   RLX_RETURN_IF_ERROR(want_n(who, n, 3));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TENSOR));
@@ -836,7 +836,7 @@ static rlx_status_t* b_unique(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out)
 
 /* The position held by a 0-d or 1-element integer tensor, normalized against a sequence of
  * n (ONNX: -n..n-1, or -n..n when inserting). */
-static rlx_status_t* seq_pos(const char* who, int i, const rlx_vmv_t* v, int64_t n, bool insert, int64_t* out) {
+static RLX_MUST_USE rlx_status_t* seq_pos(const char* who, int i, const rlx_vmv_t* v, int64_t n, bool insert, int64_t* out) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
   const DLTensor* t = &v->u.t->dl;
   int64_t numel = 1;
@@ -853,7 +853,7 @@ static rlx_status_t* seq_pos(const char* who, int i, const rlx_vmv_t* v, int64_t
 }
 
 /* A copy of tensor v (argument i) from the VM's pool. */
-static rlx_status_t* seq_copy(rlx_vm_t* vm, const char* who, int i, const rlx_vmv_t* v, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* seq_copy(rlx_vm_t* vm, const char* who, int i, const rlx_vmv_t* v, rlx_vmv_t* out) {
   RLX_RETURN_IF_ERROR(want_kind(who, i, v, RLX_VMV_TENSOR));
   const DLTensor* t = &v->u.t->dl;
   rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
@@ -870,7 +870,7 @@ static rlx_status_t* seq_copy(rlx_vm_t* vm, const char* who, int i, const rlx_vm
 }
 
 /* A tuple of copies of the tensors src[0..n). */
-static rlx_status_t* seq_tuple(rlx_vm_t* vm, const char* who, const rlx_vmv_t* const* src, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* seq_tuple(rlx_vm_t* vm, const char* who, const rlx_vmv_t* const* src, int n, rlx_vmv_t* out) {
   rlx_vm_tuple_t* t = malloc(sizeof(*t) + sizeof(rlx_vmv_t) * (size_t)(n > 0 ? n : 1));
   if (!t) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
   t->refcount = 1;
@@ -889,7 +889,7 @@ static rlx_status_t* seq_tuple(rlx_vm_t* vm, const char* who, const rlx_vmv_t* c
 }
 
 /* sequence_at(tuple, pos) → a copy of field pos (ONNX SequenceAt). */
-static rlx_status_t* b_sequence_at(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_sequence_at(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_at";
   RLX_RETURN_IF_ERROR(want_n(who, n, 2));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
@@ -900,7 +900,7 @@ static rlx_status_t* b_sequence_at(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
 
 /* sequence_insert(tuple, tensor, pos) → the tuple with the tensor inserted before pos
  * (ONNX SequenceInsert; pos == length appends). */
-static rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_insert";
   if (n != 2) RLX_RETURN_IF_ERROR(want_n(who, n, 3)); /* without a position: append */
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
@@ -917,7 +917,7 @@ static rlx_status_t* b_sequence_insert(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 }
 
 /* sequence_erase(tuple, pos) → the tuple without field pos (ONNX SequenceErase). */
-static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_erase";
   if (n != 1) RLX_RETURN_IF_ERROR(want_n(who, n, 2)); /* without a position: the last one */
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
@@ -935,11 +935,11 @@ static rlx_status_t* b_sequence_erase(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv
   return st;
 }
 
-static rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out);
+static RLX_MUST_USE rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out);
 
 /* sequence_length(tuple) → a 0-d int64 tensor holding its length (ONNX SequenceLength of a
  * sequence whose length is decided at run time). */
-static rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.sequence_length";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
@@ -948,7 +948,7 @@ static rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vm
 
 /* optional_has_element(v) → a 0-d bool tensor: false for the null value (an empty ONNX
  * optional), true for anything else. */
-static rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.optional_has_element";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
   return loop_scalar(vm, rlx_dldtype(kDLUInt, 1, 1), a[0].kind != RLX_VMV_NONE, out);
@@ -956,7 +956,7 @@ static rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, r
 
 /* optional_get_element(v) → v itself; an error for the null value (ONNX OptionalGetElement
  * of an empty optional). */
-static rlx_status_t* b_optional_get_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_optional_get_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   (void)vm;
   const char* who = "vm.builtin.optional_get_element";
   RLX_RETURN_IF_ERROR(want_n(who, n, 1));
@@ -966,19 +966,19 @@ static rlx_status_t* b_optional_get_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, r
 }
 
 /* ------------------------------------------------------------------ strings (vm_strings.c) */
-static rlx_status_t* b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   return rlx_vm_b_string_normalizer(vm, a, n, out);
 }
-static rlx_status_t* b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   return rlx_vm_b_string_from(vm, a, n, out);
 }
-static rlx_status_t* b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   return rlx_vm_b_string_to(vm, a, n, out);
 }
 
 /* ------------------------------------------------------------------ loops */
 /* The truth of a loop condition: an int, or a tensor holding one value. */
-static rlx_status_t* loop_truth(const char* who, const char* what, const rlx_vmv_t* v, bool* out) {
+static RLX_MUST_USE rlx_status_t* loop_truth(const char* who, const char* what, const rlx_vmv_t* v, bool* out) {
   if (v->kind == RLX_VMV_INT) {
     *out = v->u.i != 0;
     return NULL;
@@ -997,7 +997,7 @@ static rlx_status_t* loop_truth(const char* who, const char* what, const rlx_vmv
 }
 
 /* A 0-d tensor of dtype dt holding v (int64 or bool). */
-static rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* loop_scalar(rlx_vm_t* vm, DLDataType dt, int64_t v, rlx_vmv_t* out) {
   rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
   rlx_ndarray_t* t = NULL;
   RLX_RETURN_IF_ERROR(rlx_ndarray_create(0, NULL, dt, &pool, &t));
@@ -1018,7 +1018,7 @@ typedef struct {
   size_t len, cap;
 } loop_stack_t;
 
-static rlx_status_t* loop_append(const char* who, int k, loop_stack_t* s, int64_t iter, const rlx_vmv_t* v) {
+static RLX_MUST_USE rlx_status_t* loop_append(const char* who, int k, loop_stack_t* s, int64_t iter, const rlx_vmv_t* v) {
   if (v->kind != RLX_VMV_TENSOR) return ERR("%s: scan output %d is a %s, not a tensor", who, k, rlx_vmv_kind_name(v->kind));
   const DLTensor* t = &v->u.t->dl;
   if (t->dtype.code != s->dtype.code || t->dtype.bits != s->dtype.bits || t->dtype.lanes != s->dtype.lanes)
@@ -1056,7 +1056,7 @@ static rlx_status_t* loop_append(const char* who, int k, loop_stack_t* s, int64_
  * outputs...); the carried values are fed back and scan output k of every iteration is
  * stacked along a new axis 0 (its shape must not change; zero iterations give the shape
  * argument with 0 in front). max_trip and cond: ints or one-element tensors. */
-static rlx_status_t* b_loop(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* b_loop(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.loop";
   if (n < 5) return ERR("%s: expected at least 5 arguments, got %d", who, n);
   RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_FUNC));

@@ -71,7 +71,7 @@ static void print_arg(rlx_strbuf_t* sb, const rlx_vm_exec_t* e, const rlx_vm_arg
   }
 }
 
-rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text) {
+RLX_MUST_USE rlx_status_t* rlx_vm_disassemble(const void* exec_bytes, size_t n, char** out_text) {
   rlx_vm_exec_t* e = NULL;
   RLX_RETURN_IF_ERROR(rlx_vm_exec_parse(exec_bytes, n, &e));
   rlx_strbuf_t sb = {0};

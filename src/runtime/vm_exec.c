@@ -228,7 +228,7 @@ static void put_dtype(rlx_strbuf_t* sb, DLDataType t) {
   put_u16(sb, t.lanes);
 }
 
-rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, size_t* out_n) {
+RLX_MUST_USE rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, size_t* out_n) {
   if (e->oom) return rlx_status_create(RLX_OUT_OF_MEMORY, "building the executable");
   rlx_strbuf_t sb = {0};
   put(&sb, RLX_VM_MAGIC, 8); /* includes the NUL */
@@ -309,12 +309,12 @@ typedef struct {
   size_t n, pos;
 } reader_t;
 
-static rlx_status_t* truncated(const reader_t* r, const char* what) {
+static RLX_MUST_USE rlx_status_t* truncated(const reader_t* r, const char* what) {
   return rlx_status_create(RLX_PARSE_ERROR, "executable is truncated at byte %zu (of %zu) reading %s", r->pos, r->n,
                            what);
 }
 
-static rlx_status_t* get(reader_t* r, void* out, size_t k, const char* what) {
+static RLX_MUST_USE rlx_status_t* get(reader_t* r, void* out, size_t k, const char* what) {
   if (r->n - r->pos < k) return truncated(r, what);
   memcpy(out, r->p + r->pos, k);
   r->pos += k;
@@ -323,7 +323,7 @@ static rlx_status_t* get(reader_t* r, void* out, size_t k, const char* what) {
 
 #define GET(r, v, what) RLX_RETURN_IF_ERROR(get((r), &(v), sizeof(v), (what)))
 
-static rlx_status_t* get_str(reader_t* r, char** out, const char* what) {
+static RLX_MUST_USE rlx_status_t* get_str(reader_t* r, char** out, const char* what) {
   uint32_t n = 0;
   GET(r, n, what);
   if (r->n - r->pos < n) return truncated(r, what);
@@ -342,7 +342,7 @@ static rlx_status_t* get_str(reader_t* r, char** out, const char* what) {
 
 /* Reads a dtype the text form can name: one whose name parses back to it, or, where
  * unknown is allowed (a parameter's), all zero (printed "?"). */
-static rlx_status_t* get_dtype_ex(reader_t* r, DLDataType* t, const char* what, bool unknown_ok) {
+static RLX_MUST_USE rlx_status_t* get_dtype_ex(reader_t* r, DLDataType* t, const char* what, bool unknown_ok) {
   GET(r, t->code, what);
   GET(r, t->bits, what);
   GET(r, t->lanes, what);
@@ -355,14 +355,14 @@ static rlx_status_t* get_dtype_ex(reader_t* r, DLDataType* t, const char* what, 
   return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: %s has dtype code %u, bits %u, lanes %u", what,
                            (unsigned)t->code, (unsigned)t->bits, (unsigned)t->lanes);
 }
-static rlx_status_t* get_dtype(reader_t* r, DLDataType* t, const char* what) { return get_dtype_ex(r, t, what, false); }
+static RLX_MUST_USE rlx_status_t* get_dtype(reader_t* r, DLDataType* t, const char* what) { return get_dtype_ex(r, t, what, false); }
 
-static rlx_status_t* bad(const char* fmt, const char* what, long long v, long long limit) {
+static RLX_MUST_USE rlx_status_t* bad(const char* fmt, const char* what, long long v, long long limit) {
   (void)fmt;
   return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: %s is %lld (limit %lld)", what, v, limit);
 }
 
-static rlx_status_t* parse_consts(reader_t* r, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* parse_consts(reader_t* r, rlx_vm_exec_t* e) {
   uint32_t n = 0;
   GET(r, n, "the constant count");
   if (n > r->n - r->pos) return bad(NULL, "the constant count", n, (long long)(r->n - r->pos));
@@ -414,14 +414,14 @@ static rlx_status_t* parse_consts(reader_t* r, rlx_vm_exec_t* e) {
 
 /* Function names, packed symbols and parameter names are tokens of the text form
  * (rlx_vm_assemble's names): [A-Za-z0-9_.-]+. */
-static rlx_status_t* check_name(const char* s, const char* what) {
+static RLX_MUST_USE rlx_status_t* check_name(const char* s, const char* what) {
   size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
   if (n && !s[n]) return NULL;
   return rlx_status_create(RLX_PARSE_ERROR, "executable is corrupted: %s has a name with character 0x%02x at %zu",
                            what, (unsigned)(unsigned char)s[n], n);
 }
 
-static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
   uint32_t n = 0;
   GET(r, n, "the function count");
   if (n > r->n - r->pos) return bad(NULL, "the function count", n, (long long)(r->n - r->pos));
@@ -488,7 +488,7 @@ static rlx_status_t* parse_funcs(reader_t* r, rlx_vm_exec_t* e) {
   return NULL;
 }
 
-static rlx_status_t* parse_instrs(reader_t* r, rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* parse_instrs(reader_t* r, rlx_vm_exec_t* e) {
   uint64_t n = 0;
   GET(r, n, "the instruction count");
   if (n > r->n - r->pos) return bad(NULL, "the instruction count", (long long)n, (long long)(r->n - r->pos));
@@ -562,7 +562,7 @@ static rlx_status_t* parse_instrs(reader_t* r, rlx_vm_exec_t* e) {
 static int cmp_str(const void* a, const void* b) { return strcmp(*(const char* const*)a, *(const char* const*)b); }
 
 /* Calls name functions, so two of one name would be ambiguous (the text form rejects it). */
-static rlx_status_t* check_unique_names(const rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* check_unique_names(const rlx_vm_exec_t* e) {
   if (e->funcs.len < 2) return NULL;
   const char** names = malloc(sizeof(char*) * (size_t)e->funcs.len);
   if (!names) return rlx_status_create(RLX_OUT_OF_MEMORY, "verifying the executable");
@@ -576,7 +576,7 @@ static rlx_status_t* check_unique_names(const rlx_vm_exec_t* e) {
   return st;
 }
 
-static rlx_status_t* verify(const rlx_vm_exec_t* e) {
+static RLX_MUST_USE rlx_status_t* verify(const rlx_vm_exec_t* e) {
   RLX_RETURN_IF_ERROR(check_unique_names(e));
   /* the VM functions' instructions, in table order, are the instruction list: no
    * instruction outside a function, none in two (what the text form can say) */
@@ -641,7 +641,7 @@ static rlx_status_t* verify(const rlx_vm_exec_t* e) {
   return NULL;
 }
 
-rlx_status_t* rlx_vm_exec_parse(const void* bytes, size_t n, rlx_vm_exec_t** out_exec) {
+RLX_MUST_USE rlx_status_t* rlx_vm_exec_parse(const void* bytes, size_t n, rlx_vm_exec_t** out_exec) {
   if (!bytes) return rlx_status_create(RLX_INVALID_ARGUMENT, "executable: NULL bytes");
   reader_t r = {bytes, n, 0};
   char magic[8];

@@ -174,9 +174,9 @@ static inline rlx_vm_arg_t rlx_vm_func(int64_t f) { rlx_vm_arg_t a = {RLX_VM_ARG
 
 /* ---- bytes ---- */
 /* Serializes e; *out_bytes is heap-owned by the caller. */
-rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, size_t* out_n);
+RLX_MUST_USE rlx_status_t* rlx_vm_exec_serialize(const rlx_vm_exec_t* e, void** out_bytes, size_t* out_n);
 /* Parses and verifies bytes (magic, version, every count, index, register and jump
  * target). PARSE_ERROR naming the byte offset and what was being read. */
-rlx_status_t* rlx_vm_exec_parse(const void* bytes, size_t n, rlx_vm_exec_t** out_exec);
+RLX_MUST_USE rlx_status_t* rlx_vm_exec_parse(const void* bytes, size_t n, rlx_vm_exec_t** out_exec);
 
 #endif

@@ -107,19 +107,19 @@ void rlx_vm_prof_free(rlx_vm_prof_t* p);
 
 rlx_vmv_t rlx_vmv_retain(rlx_vmv_t v);
 void rlx_vmv_release(rlx_vmv_t* v);
-rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out);
+RLX_MUST_USE rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out);
 const char* rlx_vmv_kind_name(rlx_vmv_kind_t k);
 
 /* String builtins (vm_strings.c). */
-rlx_status_t* rlx_vm_b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
-rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
-rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
 
 /* The builtin called name, or NULL. */
 rlx_vm_builtin_fn_t rlx_vm_builtin_lookup(const char* name);
 
 /* Calls function index f of the executable with args (borrowed); *out receives an owned
  * value. Used by the interpreter and by builtins that call kernels. */
-rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+RLX_MUST_USE rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
 
 #endif

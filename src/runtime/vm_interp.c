@@ -64,7 +64,7 @@ void rlx_vmv_release(rlx_vmv_t* v) {
   v->kind = RLX_VMV_NONE;
 }
 
-rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_vm_shape_new(int ndim, const int64_t* dims, rlx_vm_shape_t** out) {
   rlx_vm_shape_t* s = malloc(sizeof(*s) + sizeof(int64_t) * (size_t)(ndim > 0 ? ndim : 1));
   if (!s) return rlx_status_create(RLX_OUT_OF_MEMORY, "shape");
   s->refcount = 1;
@@ -93,7 +93,7 @@ void rlx_vm_free(rlx_vm_t* vm) {
 
 /* Finds a packed function's symbol: the model's object, the extra libraries, the
  * registry, the builtins; NOT_FOUND lists where it looked. */
-static rlx_status_t* resolve(rlx_vm_t* vm, const rlx_vm_func_t* f, rlx_vm_target_t* out) {
+static RLX_MUST_USE rlx_status_t* resolve(rlx_vm_t* vm, const rlx_vm_func_t* f, rlx_vm_target_t* out) {
   rlx_library_t* libs[1 + 64];
   int nl = 0;
   if (vm->model) libs[nl++] = vm->model;
@@ -123,7 +123,7 @@ static rlx_status_t* resolve(rlx_vm_t* vm, const rlx_vm_func_t* f, rlx_vm_target
   return st;
 }
 
-static rlx_status_t* make_consts(rlx_vm_t* vm) {
+static RLX_MUST_USE rlx_status_t* make_consts(rlx_vm_t* vm) {
   rlx_vm_exec_t* e = vm->exec;
   vm->consts = calloc((size_t)(e->consts.len ? e->consts.len : 1), sizeof(rlx_vmv_t));
   if (!vm->consts) return rlx_status_create(RLX_OUT_OF_MEMORY, "VM constants");
@@ -151,7 +151,7 @@ static rlx_status_t* make_consts(rlx_vm_t* vm) {
   return NULL;
 }
 
-static rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, int n_libs, const char* const* libs,
+static RLX_MUST_USE rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, int n_libs, const char* const* libs,
                             rlx_vm_t** out_vm) {
   rlx_vm_t* vm = calloc(1, sizeof(*vm));
   if (!vm) {
@@ -186,7 +186,7 @@ static rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, i
   return NULL;
 }
 
-rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
+RLX_MUST_USE rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
                             const char* const* libs, rlx_vm_t** out_vm) {
   if (!out_vm || (n_libs > 0 && !libs)) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_create: NULL argument");
   rlx_library_t* model = NULL;
@@ -195,7 +195,7 @@ rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel
 }
 
 /* The executable embedded in a model object. */
-static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, size_t* out_n) {
+static RLX_MUST_USE rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, size_t* out_n) {
   void *bytes = NULL, *size = NULL;
   if (rlx_library_has_symbol(lib, "rlx_vm_executable") && rlx_library_has_symbol(lib, "rlx_vm_executable_size")) {
     RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, "rlx_vm_executable", &bytes));
@@ -219,7 +219,7 @@ static rlx_status_t* embedded_exec(rlx_library_t* lib, const void** out_bytes, s
 }
 
 /* A model is a file: "model.so" means ./model.so, not a search of the loader's path. */
-static rlx_status_t* load_model_file(const char* path, rlx_library_t** out) {
+static RLX_MUST_USE rlx_status_t* load_model_file(const char* path, rlx_library_t** out) {
   if (strchr(path, '/')) return rlx_library_load(path, out);
   size_t n = strlen(path) + 3;
   char* local = malloc(n);
@@ -230,7 +230,7 @@ static rlx_status_t* load_model_file(const char* path, rlx_library_t** out) {
   return st;
 }
 
-rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm) {
+RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm) {
   if (!model_so || !out_vm || (n_libs > 0 && !libs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_load: NULL argument");
   rlx_library_t* model = NULL;
@@ -245,7 +245,7 @@ rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* l
   return rlx_status_annotate(create(bytes, n, model, n_libs, libs, out_vm), "loading '%s'", model_so);
 }
 
-rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text) {
+RLX_MUST_USE rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text) {
   rlx_library_t* model = NULL;
   RLX_RETURN_IF_ERROR(load_model_file(model_so, &model));
   const void* bytes;
@@ -270,7 +270,7 @@ const char* rlx_vm_function_name(const rlx_vm_t* vm, int i) {
   return NULL;
 }
 
-static rlx_status_t* not_found(const rlx_vm_t* vm, const char* name) {
+static RLX_MUST_USE rlx_status_t* not_found(const rlx_vm_t* vm, const char* name) {
   rlx_strbuf_t sb = {0};
   for (int i = 0; i < rlx_vm_function_count(vm); i++)
     rlx_strbuf_printf(&sb, "%s%s", i ? ", " : "", rlx_vm_function_name(vm, i));
@@ -280,7 +280,7 @@ static rlx_status_t* not_found(const rlx_vm_t* vm, const char* name) {
   return st;
 }
 
-rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info) {
+RLX_MUST_USE rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* name, rlx_vm_function_info_t* out_info) {
   int f = rlx_vm_exec_find_func(vm->exec, name);
   if (f < 0) return not_found(vm, name);
   const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
@@ -301,10 +301,10 @@ void rlx_vm_set_num_threads(rlx_vm_t* vm, int n) {
 
 /* ====================================================================== calls */
 
-static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+static RLX_MUST_USE rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
 
 /* Converts VM values to packed arguments; objects travel as RLX_ARG_OBJECT handles. */
-static rlx_status_t* to_packed(const char* who, const rlx_vmv_t* v, rlx_value_t* out, int* code) {
+static RLX_MUST_USE rlx_status_t* to_packed(const char* who, const rlx_vmv_t* v, rlx_value_t* out, int* code) {
   switch (v->kind) {
     case RLX_VMV_NONE: out->v_handle = NULL; *code = RLX_ARG_NULLPTR; return NULL;
     case RLX_VMV_INT: out->v_int64 = v->u.i; *code = RLX_ARG_INT; return NULL;
@@ -319,11 +319,11 @@ static rlx_status_t* to_packed(const char* who, const rlx_vmv_t* v, rlx_value_t*
   return rlx_status_create(RLX_UNSUPPORTED, "%s: a function cannot be passed to a packed function", who);
 }
 
-static rlx_status_t* call_packed_untimed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
+static RLX_MUST_USE rlx_status_t* call_packed_untimed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out);
 
 /* Calls a packed function or builtin; while profiling, the call is timed and counted under
  * its function index (one pointer test when profiling is off). */
-static rlx_status_t* call_packed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* call_packed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
   if (!vm->prof) return call_packed_untimed(vm, f, args, n, out);
   int64_t t0 = rlx_vm_now_ns();
   rlx_status_t* st = call_packed_untimed(vm, f, args, n, out);
@@ -332,7 +332,7 @@ static rlx_status_t* call_packed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rl
   return st;
 }
 
-static rlx_status_t* call_packed_untimed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* call_packed_untimed(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
   const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
   rlx_vm_target_t* t = &vm->targets[f];
   if (t->builtin) return rlx_status_annotate(t->builtin(vm, args, n, out), "in %s", fn->name);
@@ -368,7 +368,7 @@ static rlx_status_t* call_packed_untimed(rlx_vm_t* vm, int f, rlx_vmv_t* args, i
                            fn->name, ret_code);
 }
 
-rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_vm_call_index(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
   if (f < 0 || f >= vm->exec->funcs.len) return rlx_status_create(RLX_INVALID_ARGUMENT, "bad function index %d", f);
   switch (vm->exec->funcs.data[f].kind) {
     case RLX_VM_FUNC_VM: return run(vm, f, args, n, out);
@@ -405,7 +405,7 @@ static bool truthy(const rlx_vmv_t* v, bool* out) {
 }
 
 /* Runs VM function f on args (borrowed; retained into the frame). */
-static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t* out) {
   const rlx_vm_exec_t* e = vm->exec;
   const rlx_vm_func_t* fn = &e->funcs.data[f];
   if (n != fn->n_params)
@@ -483,7 +483,7 @@ static rlx_status_t* run(rlx_vm_t* vm, int f, rlx_vmv_t* args, int n, rlx_vmv_t*
 
 /* ====================================================================== invoke */
 
-static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor* t) {
+static RLX_MUST_USE rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor* t) {
   char b1[32], b2[32], sh[256];
   const char* pname = fn->param_names[i];
   if (!t || (t->ndim > 0 && !t->shape) || (!t->data && t->ndim >= 0 && rlx_ndarray_numel(t) > 0))
@@ -512,7 +512,7 @@ static rlx_status_t* check_param(const rlx_vm_func_t* fn, int i, const DLTensor*
  * or bool (uint1, a byte) tensor is an int (R.Prim("int64")), a 0-d float tensor a float, a
  * 1-d int64 tensor a shape (R.Shape). The function's own checks then match it against the
  * parameter's struct info. who names it in errors ("main: parameter x"). */
-static rlx_status_t* value_of(const char* who, const DLTensor* t, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* value_of(const char* who, const DLTensor* t, rlx_vmv_t* out) {
   char b[32];
   int code = t->dtype.code, bits = t->dtype.bits;
   const char* data = (const char*)t->data + t->byte_offset;
@@ -544,7 +544,7 @@ static rlx_status_t* value_of(const char* who, const DLTensor* t, rlx_vmv_t* out
 }
 
 /* A tensor argument (not copied: the VM's tensor points at the caller's data). */
-static rlx_status_t* tensor_of(const DLTensor* t, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* tensor_of(const DLTensor* t, rlx_vmv_t* out) {
   rlx_ndarray_t* nd = NULL;
   RLX_RETURN_IF_ERROR(rlx_ndarray_from_data((char*)t->data + t->byte_offset, t->ndim, t->shape, t->dtype, &nd));
   out->kind = RLX_VMV_TENSOR;
@@ -554,7 +554,7 @@ static rlx_status_t* tensor_of(const DLTensor* t, rlx_vmv_t* out) {
 
 /* A field of a tuple argument (who: "main: parameter x, field 1"), by the kind the caller
  * gives: a tensor, a value (as value_of reads it) or a nested tuple. */
-static rlx_status_t* arg_value(const char* who, const rlx_vm_input_t* a, int depth, rlx_vmv_t* out) {
+static RLX_MUST_USE rlx_status_t* arg_value(const char* who, const rlx_vm_input_t* a, int depth, rlx_vmv_t* out) {
   char sh[64];
   if (depth > 64) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: tuples nested too deeply", who);
   switch (a->kind) {
@@ -604,7 +604,7 @@ typedef RLX_VEC(rlx_ndarray_t*) outvec_t;
 
 /* A result that is not a tuple as a tensor (a new reference): ints, floats and shapes in
  * their tensor form. */
-static rlx_status_t* result_tensor(const char* fname, const rlx_vmv_t* v, rlx_ndarray_t** out) {
+static RLX_MUST_USE rlx_status_t* result_tensor(const char* fname, const rlx_vmv_t* v, rlx_ndarray_t** out) {
   rlx_ndarray_t* t = NULL;
   switch (v->kind) {
     case RLX_VMV_TENSOR: t = rlx_ndarray_retain(v->u.t); break;
@@ -634,7 +634,7 @@ static rlx_status_t* result_tensor(const char* fname, const rlx_vmv_t* v, rlx_nd
   return NULL;
 }
 
-static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
+static RLX_MUST_USE rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
   if (v->kind == RLX_VMV_TUPLE) {
     for (int i = 0; i < v->u.tuple->n; i++) RLX_RETURN_IF_ERROR(flatten(fname, &v->u.tuple->fields[i], outs));
     return NULL;
@@ -650,7 +650,7 @@ static rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outvec_t* outs) {
 
 /* One top-level argument: tensors are checked against the parameter's ndim / dtype (a
  * non-tensor parameter reads its value from the tensor form), tuples field by field. */
-static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, bool strict,
+static RLX_MUST_USE rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, bool strict,
                                  rlx_vmv_t* out) {
   rlx_strbuf_t sb = {0};
   rlx_strbuf_printf(&sb, "%s: parameter %s", fn->name, fn->param_names[i]);
@@ -687,7 +687,7 @@ static rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_in
 
 /* Runs function `name` on the inputs; *out_res receives the result (owned); *out_fn the
  * function. strict: top-level inputs are read by their kind (rlx_vm_invoke_values). */
-static rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, bool strict,
+static RLX_MUST_USE rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, bool strict,
                             const rlx_vm_func_t** out_fn, rlx_vmv_t* out_res) {
   int f = rlx_vm_exec_find_func(vm->exec, name);
   if (f < 0) return not_found(vm, name);
@@ -716,7 +716,7 @@ static rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_inputs, const 
   return st;
 }
 
-rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
                                  rlx_ndarray_t*** out_outputs) {
   if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
@@ -747,7 +747,7 @@ void rlx_vm_value_clear(rlx_vm_value_t* v) {
 }
 
 /* The result v as a value tree (see rlx_vm_value_t). */
-static rlx_status_t* to_value(const char* fname, const rlx_vmv_t* v, int depth, rlx_vm_value_t* out) {
+static RLX_MUST_USE rlx_status_t* to_value(const char* fname, const rlx_vmv_t* v, int depth, rlx_vm_value_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = RLX_VM_INPUT_NONE;
   if (depth > 64) return rlx_status_create(RLX_UNSUPPORTED, "%s: result nested too deeply", fname);
@@ -769,7 +769,7 @@ static rlx_status_t* to_value(const char* fname, const rlx_vmv_t* v, int depth, 
   return NULL;
 }
 
-rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
                                    rlx_vm_value_t* out_result) {
   if (!vm || !name || !out_result || (n_inputs > 0 && !inputs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke_values: NULL argument");
@@ -785,7 +785,7 @@ rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs,
   return st;
 }
 
-rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
                             rlx_ndarray_t*** out_outputs) {
   if (n_inputs > 0 && !inputs) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
   rlx_vm_input_t small[8] = {{0}};

@@ -94,7 +94,7 @@ void rlx_vm_prof_site(rlx_vm_t* vm, int64_t pc, int f, const rlx_vmv_t* args, in
   p->site_ns[pc] += ns;
 }
 
-rlx_status_t* rlx_vm_profile_enable(rlx_vm_t* vm, bool on) {
+RLX_MUST_USE rlx_status_t* rlx_vm_profile_enable(rlx_vm_t* vm, bool on) {
   if (!vm) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_profile_enable: NULL vm");
   rlx_vm_prof_free(vm->prof);
   vm->prof = NULL;
@@ -131,7 +131,7 @@ static int by_time(const void* a, const void* b) {
   return (x->total_ms < y->total_ms) - (x->total_ms > y->total_ms);
 }
 
-rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
                                  double* out_run_ms, int64_t* out_runs) {
   if (!vm || !out_entries || !out_n) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_profile_get: NULL argument");
   if (!vm->prof) return rlx_status_create(RLX_INVALID_ARGUMENT, "profiling is off (rlx_vm_profile_enable)");

@@ -23,7 +23,7 @@ bool rlx_ndarray_is_strings(const DLTensor* t) {
   return t && t->dtype.code == kDLOpaqueHandle && t->dtype.bits == 64 && t->dtype.lanes == 1;
 }
 
-rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
+RLX_MUST_USE rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
                                          rlx_ndarray_t** out) {
   *out = NULL;
   int64_t n = 1;
@@ -54,7 +54,7 @@ rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const c
 }
 
 /* The strings of argument i (a string tensor). */
-static rlx_status_t* want_strings(const char* who, int i, const rlx_vmv_t* v, const DLTensor** out) {
+static RLX_MUST_USE rlx_status_t* want_strings(const char* who, int i, const rlx_vmv_t* v, const DLTensor** out) {
   if (v->kind != RLX_VMV_TENSOR || !rlx_ndarray_is_strings(&v->u.t->dl))
     return ERR("%s: argument %d must be a string tensor", who, i);
   *out = &v->u.t->dl;
@@ -76,7 +76,7 @@ static bool same_text(const char* a, const char* b, bool case_sensitive) {
  * [C] or 2-d [1, C] string tensor: stopwords removed (compared ignoring ASCII case unless
  * case_sensitive), then changed to lower (action 1) or upper case (2) or left (0); nothing
  * left gives one empty string. */
-rlx_status_t* rlx_vm_b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   (void)vm;
   const char* who = "vm.builtin.string_normalizer";
   if (n < 3) return ERR("%s: expected at least 3 arguments, got %d", who, n);
@@ -153,7 +153,7 @@ static int format_real(double v, bool single, char* buf, size_t n) {
 
 /* string_from(x) → the string tensor of x's elements as text (ONNX Cast to STRING): floats
  * in their shortest round-trip form, integers in decimal, bools as "1" / "0". */
-rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   (void)vm;
   const char* who = "vm.builtin.string_from";
   if (n != 1 || a[0].kind != RLX_VMV_TENSOR) return ERR("%s: expected one tensor", who);
@@ -203,7 +203,7 @@ rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t*
 
 /* string_to(x, dtype) → a tensor of dtype (float32/64, an int) read from x's strings (ONNX
  * Cast from STRING): an element that is not a number is a run-time error naming it. */
-rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   const char* who = "vm.builtin.string_to";
   if (n != 2 || a[1].kind != RLX_VMV_DTYPE) return ERR("%s: expected a string tensor and a dtype", who);
   const DLTensor* x = NULL;

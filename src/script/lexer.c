@@ -42,7 +42,7 @@ static void adv(lx_t* l) {
   l->pos++;
 }
 
-static rlx_status_t* push(lx_t* l, py_tok_kind_t k, const char* text, rlx_span_t sp) {
+static RLX_MUST_USE rlx_status_t* push(lx_t* l, py_tok_kind_t k, const char* text, rlx_span_t sp) {
   py_tok_t t = {k, text, 0, 0, sp};
   if (!rlx_vec_push(&l->toks, t)) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory while lexing");
   return NULL;
@@ -51,7 +51,7 @@ static rlx_status_t* push(lx_t* l, py_tok_kind_t k, const char* text, rlx_span_t
 static bool is_ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static rlx_status_t* lex_string(lx_t* l) {
+static RLX_MUST_USE rlx_status_t* lex_string(lx_t* l) {
   rlx_span_t sp = here(l);
   char q = cur(l);
   bool triple = peekc(l, 1) == q && peekc(l, 2) == q;
@@ -99,7 +99,7 @@ static rlx_status_t* lex_string(lx_t* l) {
   return push(l, PY_TOK_STRING, text, sp);
 }
 
-static rlx_status_t* lex_number(lx_t* l) {
+static RLX_MUST_USE rlx_status_t* lex_number(lx_t* l) {
   rlx_span_t sp = here(l);
   size_t start = l->pos;
   bool is_float = false;
@@ -151,7 +151,7 @@ static const char* const ops2[] = {"**", "//", "==", "!=", "<=", ">=", "->", "+=
 static const char ops1[] = "()[]{},:.;@=+-*/%<>&|^~";
 
 /* Handles indentation at the start of a logical line; returns true when the line is blank. */
-static rlx_status_t* line_start(lx_t* l, bool* blank) {
+static RLX_MUST_USE rlx_status_t* line_start(lx_t* l, bool* blank) {
   int width = 0;
   rlx_span_t sp = here(l);
   for (;;) {

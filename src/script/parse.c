@@ -20,7 +20,7 @@ static void handle_import(tp_t* p, const py_stmt_t* s) {
 typedef RLX_VEC(rs_sig_t*) sig_vec_t;
 
 /* Pass 1 for one def: a PrimFunc is parsed whole; a Relax function's signature is. */
-static rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s, sig_vec_t* sigs) {
+static RLX_MUST_USE rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s, sig_vec_t* sigs) {
   if (rlx_module_find(m, s->name)) return tp_err_at(p, s->span, "expected distinct function names, got '%s' twice", s->name);
   if (rs_is_relax_def(p, p->relax_alias, s)) {
     rs_sig_t* sig;
@@ -34,13 +34,13 @@ static rlx_status_t* add_func(tp_t* p, rlx_module_t* m, const py_stmt_t* s, sig_
   return NULL;
 }
 
-static rlx_status_t* parse_bodies(tp_t* p, rlx_module_t* m, sig_vec_t* sigs) {
+static RLX_MUST_USE rlx_status_t* parse_bodies(tp_t* p, rlx_module_t* m, sig_vec_t* sigs) {
   for (int i = 0; i < sigs->len; i++) RLX_RETURN_IF_ERROR(rs_parse_body(p, m, sigs->data[i]));
   sigs->len = 0;
   return NULL;
 }
 
-static rlx_status_t* parse_class(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* parse_class(tp_t* p, rlx_module_t* m, const py_stmt_t* s) {
   bool ok = false;
   for (int i = 0; i < s->n_decorators; i++) {
     const char* d = py_dotted_name(p->ast, s->decorators[i]);
@@ -79,7 +79,7 @@ static bool is_metadata(tp_t* p, const py_stmt_t* s) {
   return callee && strcmp(callee, "tvm.ir.load_json") == 0;
 }
 
-static rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
   if (p->has_meta) return tp_err_at(p, s->span, "expected one metadata section, got a second");
   const py_expr_t* v = s->value;
   if (v->n != 1 || v->n_kw || v->items[0]->kind != PY_E_STR)
@@ -96,7 +96,7 @@ static rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
   return st;
 }
 
-rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
   if (!ctx || !out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
   uint64_t mark = rlx_alloc_failures(); /* the parse fails when an allocation did */
   rlx_arena_t arena;

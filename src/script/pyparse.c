@@ -38,10 +38,10 @@ static bool accept_kw(ps_t* p, const char* kw) {
   return true;
 }
 
-static rlx_status_t* expected(ps_t* p, const char* what) {
+static RLX_MUST_USE rlx_status_t* expected(ps_t* p, const char* what) {
   return rlx_error(RLX_PARSE_ERROR, tok(p)->span, "expected %s, got %s", what, py_tok_describe(p->arena, tok(p)));
 }
-static rlx_status_t* expect_op(ps_t* p, const char* op) {
+static RLX_MUST_USE rlx_status_t* expect_op(ps_t* p, const char* op) {
   if (accept_op(p, op)) return NULL;
   char buf[32];
   snprintf(buf, sizeof(buf), "'%s'", op);
@@ -74,14 +74,14 @@ static py_expr_t** freeze(ps_t* p, expr_vec_t* v) {
   return a;
 }
 
-static rlx_status_t* parse_expr(ps_t* p, py_expr_t** out);
-static rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out);
+static RLX_MUST_USE rlx_status_t* parse_expr(ps_t* p, py_expr_t** out);
+static RLX_MUST_USE rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out);
 
 enum { MAX_HEIGHT = 400 };
 static int hgt(const py_expr_t* e) { return e ? e->height : 0; }
 /* Sets e's height from its (already sealed) children; errors when the tree gets too deep
  * (e.g. a 100000-term sum) so that every later recursive pass is safe. */
-static rlx_status_t* seal(ps_t* p, py_expr_t* e) {
+static RLX_MUST_USE rlx_status_t* seal(ps_t* p, py_expr_t* e) {
   if (!e) return NULL;
   int h = hgt(e->a);
   if (hgt(e->b) > h) h = hgt(e->b);
@@ -105,7 +105,7 @@ static rlx_status_t* seal(ps_t* p, py_expr_t* e) {
   } while (0)
 
 /* Parses comma-separated items until `close`; kw=true allows name=value (calls). */
-static rlx_status_t* parse_items(ps_t* p, const char* close, bool kw, bool slices, py_expr_t* into, bool* trailing_comma) {
+static RLX_MUST_USE rlx_status_t* parse_items(ps_t* p, const char* close, bool kw, bool slices, py_expr_t* into, bool* trailing_comma) {
   expr_vec_t items = {0}, kwv = {0};
   str_vec_t kwn = {0};
   rlx_status_t* st = NULL;
@@ -178,7 +178,7 @@ static rlx_status_t* parse_items(ps_t* p, const char* close, bool kw, bool slice
   return st;
 }
 
-static rlx_status_t* parse_dict(ps_t* p, py_expr_t* d) {
+static RLX_MUST_USE rlx_status_t* parse_dict(ps_t* p, py_expr_t* d) {
   expr_vec_t keys = {0}, vals = {0};
   rlx_status_t* st = NULL;
   while (!is_op(p, "}")) {
@@ -202,7 +202,7 @@ static rlx_status_t* parse_dict(ps_t* p, py_expr_t* d) {
   return st;
 }
 
-static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
   py_tok_t* t = tok(p);
   py_expr_t* e = NULL;
   switch (t->kind) {
@@ -312,9 +312,9 @@ static rlx_status_t* parse_atom(ps_t* p, py_expr_t** out) {
   return NULL;
 }
 
-static rlx_status_t* parse_unary(ps_t* p, py_expr_t** out);
+static RLX_MUST_USE rlx_status_t* parse_unary(ps_t* p, py_expr_t** out);
 
-static rlx_status_t* parse_power(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_power(ps_t* p, py_expr_t** out) {
   RLX_RETURN_IF_ERROR(parse_atom(p, out));
   if (is_op(p, "**")) {
     py_expr_t* b = new_expr(p, PY_E_BINOP, tok(p)->span);
@@ -330,7 +330,7 @@ static rlx_status_t* parse_power(ps_t* p, py_expr_t** out) {
   return NULL;
 }
 
-static rlx_status_t* parse_unary(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_unary(ps_t* p, py_expr_t** out) {
   DEPTH_IN();
   rlx_status_t* st;
   if (is_op(p, "-") || is_op(p, "+") || is_op(p, "~")) {
@@ -354,7 +354,7 @@ static const char* const level_ops[][5] = {
 };
 enum { N_LEVELS = 6 };
 
-static rlx_status_t* parse_level(ps_t* p, int level, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_level(ps_t* p, int level, py_expr_t** out) {
   if (level == N_LEVELS) return parse_unary(p, out);
   RLX_RETURN_IF_ERROR(parse_level(p, level + 1, out));
   for (;;) {
@@ -383,7 +383,7 @@ static const char* compare_op(ps_t* p) {
   return NULL;
 }
 
-static rlx_status_t* parse_comparison(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_comparison(ps_t* p, py_expr_t** out) {
   py_expr_t* first;
   RLX_RETURN_IF_ERROR(parse_level(p, 0, &first));
   const char* op = compare_op(p);
@@ -417,7 +417,7 @@ static rlx_status_t* parse_comparison(ps_t* p, py_expr_t** out) {
   return st;
 }
 
-static rlx_status_t* parse_not(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_not(ps_t* p, py_expr_t** out) {
   DEPTH_IN();
   rlx_status_t* st;
   if (is_kw(p, "not")) {
@@ -435,7 +435,7 @@ static rlx_status_t* parse_not(ps_t* p, py_expr_t** out) {
   return st;
 }
 
-static rlx_status_t* parse_and(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_and(ps_t* p, py_expr_t** out) {
   RLX_RETURN_IF_ERROR(parse_not(p, out));
   while (is_kw(p, "and")) {
     py_expr_t* b = new_expr(p, PY_E_BOOLOP, (*out)->span);
@@ -450,7 +450,7 @@ static rlx_status_t* parse_and(ps_t* p, py_expr_t** out) {
   return NULL;
 }
 
-static rlx_status_t* parse_or(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_or(ps_t* p, py_expr_t** out) {
   RLX_RETURN_IF_ERROR(parse_and(p, out));
   while (is_kw(p, "or")) {
     py_expr_t* b = new_expr(p, PY_E_BOOLOP, (*out)->span);
@@ -465,7 +465,7 @@ static rlx_status_t* parse_or(ps_t* p, py_expr_t** out) {
   return NULL;
 }
 
-static rlx_status_t* parse_expr(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_expr(ps_t* p, py_expr_t** out) {
   DEPTH_IN();
   rlx_status_t* st = parse_or(p, out);
   if (!st && is_kw(p, "if")) {
@@ -484,7 +484,7 @@ static rlx_status_t* parse_expr(ps_t* p, py_expr_t** out) {
 }
 
 /* expr (',' expr)* [','] — a tuple when a comma appears. */
-static rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out) {
   py_expr_t* first;
   RLX_RETURN_IF_ERROR(parse_expr(p, &first));
   if (!is_op(p, ",")) {
@@ -517,7 +517,7 @@ static rlx_status_t* parse_exprlist(ps_t* p, py_expr_t** out) {
 }
 
 /* ------------------------------------------------------------------ statements */
-static rlx_status_t* parse_stmt(ps_t* p, py_block_t* into);
+static RLX_MUST_USE rlx_status_t* parse_stmt(ps_t* p, py_block_t* into);
 
 static py_stmt_t* new_stmt(ps_t* p, py_stmt_kind_t k, rlx_span_t sp) {
   py_stmt_t* s = rlx_arena_alloc(p->arena, sizeof(py_stmt_t));
@@ -528,7 +528,7 @@ static py_stmt_t* new_stmt(ps_t* p, py_stmt_kind_t k, rlx_span_t sp) {
   return s;
 }
 
-static rlx_status_t* add_stmt(ps_t* p, py_block_t* b, py_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* add_stmt(ps_t* p, py_block_t* b, py_stmt_t* s) {
   py_stmt_t** items = rlx_arena_alloc(p->arena, sizeof(py_stmt_t*) * (size_t)(b->n + 1));
   if (!items) return OOM();
   if (b->n) memcpy(items, b->items, sizeof(py_stmt_t*) * (size_t)b->n);
@@ -537,10 +537,10 @@ static rlx_status_t* add_stmt(ps_t* p, py_block_t* b, py_stmt_t* s) {
   return NULL;
 }
 
-static rlx_status_t* parse_simple(ps_t* p, py_block_t* into);
+static RLX_MUST_USE rlx_status_t* parse_simple(ps_t* p, py_block_t* into);
 
 /* ':' then either simple statements on the same line or an indented block. */
-static rlx_status_t* parse_suite(ps_t* p, py_block_t* out) {
+static RLX_MUST_USE rlx_status_t* parse_suite(ps_t* p, py_block_t* out) {
   RLX_RETURN_IF_ERROR(expect_op(p, ":"));
   DEPTH_IN();
   out->n = 0;
@@ -559,7 +559,7 @@ static rlx_status_t* parse_suite(ps_t* p, py_block_t* out) {
   return NULL;
 }
 
-static rlx_status_t* parse_small(ps_t* p, py_block_t* into) {
+static RLX_MUST_USE rlx_status_t* parse_small(ps_t* p, py_block_t* into) {
   rlx_span_t sp = tok(p)->span;
   py_stmt_t* s = NULL;
   if (accept_kw(p, "pass")) {
@@ -662,7 +662,7 @@ static rlx_status_t* parse_small(ps_t* p, py_block_t* into) {
   return add_stmt(p, into, s);
 }
 
-static rlx_status_t* parse_simple(ps_t* p, py_block_t* into) {
+static RLX_MUST_USE rlx_status_t* parse_simple(ps_t* p, py_block_t* into) {
   for (;;) {
     RLX_RETURN_IF_ERROR(parse_small(p, into));
     if (!accept_op(p, ";")) break;
@@ -673,7 +673,7 @@ static rlx_status_t* parse_simple(ps_t* p, py_block_t* into) {
   return NULL;
 }
 
-static rlx_status_t* parse_params(ps_t* p, py_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* parse_params(ps_t* p, py_stmt_t* s) {
   RLX_RETURN_IF_ERROR(expect_op(p, "("));
   RLX_VEC(py_param_t) prm = {0};
   rlx_status_t* st = NULL;
@@ -700,7 +700,7 @@ static rlx_status_t* parse_params(ps_t* p, py_stmt_t* s) {
   return st;
 }
 
-static rlx_status_t* parse_if_tail(ps_t* p, py_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* parse_if_tail(ps_t* p, py_stmt_t* s) {
   RLX_RETURN_IF_ERROR(parse_expr(p, &s->value));
   RLX_RETURN_IF_ERROR(parse_suite(p, &s->body));
   if (is_kw(p, "elif")) {
@@ -716,7 +716,7 @@ static rlx_status_t* parse_if_tail(ps_t* p, py_stmt_t* s) {
   return NULL;
 }
 
-static rlx_status_t* parse_stmt(ps_t* p, py_block_t* into) {
+static RLX_MUST_USE rlx_status_t* parse_stmt(ps_t* p, py_block_t* into) {
   rlx_span_t sp = tok(p)->span;
   if (tok(p)->kind == PY_TOK_INDENT) return expected(p, "a statement (unexpected indent)");
   if (tok(p)->kind == PY_TOK_NEWLINE) {

@@ -55,8 +55,8 @@ typedef struct {
 } rs_t;
 
 /* ------------------------------------------------------------------ helpers */
-static rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
+static RLX_MUST_USE rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static RLX_MUST_USE rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -66,8 +66,8 @@ static rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
   return rlx_error(RLX_PARSE_ERROR, sp, "%s", msg);
 }
 
-static rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) {
+static RLX_MUST_USE rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static RLX_MUST_USE rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -77,7 +77,7 @@ static rlx_status_t* err_at(rlx_span_t sp, const char* fmt, ...) {
 }
 
 /* Wraps a status from the IR layer (no location) with the span of the statement. */
-static rlx_status_t* at_span(rlx_status_t* st, rlx_span_t sp) {
+static RLX_MUST_USE rlx_status_t* at_span(rlx_status_t* st, rlx_span_t sp) {
   if (!st) return NULL;
   rlx_status_t* e = rlx_error(RLX_PARSE_ERROR, sp, "%s", rlx_status_message(st));
   rlx_status_free(st);
@@ -160,9 +160,9 @@ static void scope_pop(rs_t* r) {
 static bool int_lit(const py_expr_t* e, int64_t* out) { return tp_int_literal(e, out); }
 
 /* ------------------------------------------------------------------ PrimExprs (int64 shapes) */
-static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out);
+static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out);
 
-static rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
   const char* s = e->str;
   bool ident = s[0] && !(s[0] >= '0' && s[0] <= '9');
   for (const char* c = s; *c && ident; c++)
@@ -193,7 +193,7 @@ static rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** o
   return NULL;
 }
 
-static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   int64_t iv;
   if (int_lit(e, &iv)) {
@@ -315,7 +315,7 @@ static rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
              desc(r, e));
 }
 
-static rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
+static RLX_MUST_USE rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
   if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
     return err(r, e, "expected a tuple or list of dimensions, got %s", desc(r, e));
   rlx_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, e->n);
@@ -326,15 +326,15 @@ static rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t**
 }
 
 /* ------------------------------------------------------------------ struct info */
-static rlx_status_t* dtype_of(rs_t* r, const py_expr_t* e, rlx_dtype_t* out) {
+static RLX_MUST_USE rlx_status_t* dtype_of(rs_t* r, const py_expr_t* e, rlx_dtype_t* out) {
   const char* s = e->kind == PY_E_STR ? e->str : tp_tname(r->p, e);
   if (!s || !rlx_dtype_parse(s, out)) return err(r, e, "expected a dtype such as \"float32\", got %s", desc(r, e));
   return NULL;
 }
 
-static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out);
+static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out);
 
-static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_sinfo_t** out) {
+static RLX_MUST_USE rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_sinfo_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   if (strcmp(k, "Object") == 0) { /* R.Object() is R.Object, as TVM accepts both */
     if (e->n != 0) return err(r, e, "R.Object() takes no arguments, got %d", e->n);
@@ -442,7 +442,7 @@ static rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_
   return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
 }
 
-static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
+static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
   if (!e) return err(r, e, "expected struct info");
   rlx_ctx_t* ctx = r->ctx;
   const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
@@ -464,9 +464,9 @@ static rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
 }
 
 /* ------------------------------------------------------------------ expressions */
-static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
+static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
 
-static rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out, bool* is_tir) {
+static RLX_MUST_USE rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out, bool* is_tir) {
   if (e->kind != PY_E_ATTR || e->a->kind != PY_E_NAME)
     return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
   rs_sym_t* y = lookup(r, e->a->str);
@@ -479,7 +479,7 @@ static rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** 
   return NULL;
 }
 
-static rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, int* n, rlx_relax_expr_t*** out) {
+static RLX_MUST_USE rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, int* n, rlx_relax_expr_t*** out) {
   if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
     return err(r, e, "%s: expected a tuple of arguments such as (x, y), got %s", what, desc(r, e));
   rlx_relax_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, e->n);
@@ -489,7 +489,7 @@ static rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, in
   return NULL;
 }
 
-static rlx_status_t* sinfo_args(rs_t* r, const py_expr_t* e, int* n, rlx_sinfo_t*** out) {
+static RLX_MUST_USE rlx_status_t* sinfo_args(rs_t* r, const py_expr_t* e, int* n, rlx_sinfo_t*** out) {
   if (!e) {
     *n = 0;
     *out = NULL;
@@ -508,7 +508,7 @@ static rlx_status_t* sinfo_args(rs_t* r, const py_expr_t* e, int* n, rlx_sinfo_t
   return NULL;
 }
 
-static rlx_status_t* check_kwargs(rs_t* r, const py_expr_t* e, const char* what, const char* const* allowed) {
+static RLX_MUST_USE rlx_status_t* check_kwargs(rs_t* r, const py_expr_t* e, const char* what, const char* const* allowed) {
   for (int k = 0; k < e->n_kw; k++) {
     bool ok = false;
     for (int i = 0; allowed[i]; i++) ok = ok || strcmp(e->kw_names[k], allowed[i]) == 0;
@@ -517,7 +517,7 @@ static rlx_status_t* check_kwargs(rs_t* r, const py_expr_t* e, const char* what,
   return NULL;
 }
 
-static rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what, rlx_sinfo_t** out) {
+static RLX_MUST_USE rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what, rlx_sinfo_t** out) {
   const py_expr_t* o = arg(call, 2, "out_sinfo");
   if (!o) return err(r, call, "%s: expected out_sinfo=R.Tensor(...)", what);
   if (o->kind == PY_E_LIST || o->kind == PY_E_TUPLE) {
@@ -534,7 +534,7 @@ static rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what,
 /* An item of a list or dict attribute value (R.func_attr({"opt": {"a": [1, 2]}})), held as
  * TIR's attribute pseudo-calls (RLX_TIR_ATTR_LIST / RLX_TIR_ATTR_DICT): ints, floats,
  * strings, True/False, PrimExprs, and nested lists and string-keyed dicts. */
-static rlx_status_t* attr_item(rs_t* r, const char* key, const py_expr_t* v, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* attr_item(rs_t* r, const char* key, const py_expr_t* v, rlx_expr_t** out) {
   int64_t iv;
   if (v->kind == PY_E_CONST && strcmp(v->str, "None") != 0) {
     *out = rlx_ir_bool(r->ctx, strcmp(v->str, "True") == 0);
@@ -574,7 +574,7 @@ static rlx_status_t* attr_item(rs_t* r, const char* key, const py_expr_t* v, rlx
 
 /* An attribute value of an op call (nested false: lists hold ints) or of R.func_attr (nested:
  * also lists and dicts of any values, as attr_item holds them). */
-static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool nested, bool* keep,
+static RLX_MUST_USE rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool nested, bool* keep,
                                 rlx_attr_t* out) {
   int64_t iv;
   *keep = true;
@@ -630,7 +630,7 @@ static rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bo
 typedef RLX_VEC(int64_t) i64_vec_t;
 typedef RLX_VEC(double) f64_vec_t;
 
-static rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec_t* shape, f64_vec_t* vals,
+static RLX_MUST_USE rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec_t* shape, f64_vec_t* vals,
                                  bool* is_first) {
   if (e->kind == PY_E_LIST || e->kind == PY_E_TUPLE) {
     if (depth >= 32) return err(r, e, "R.const: nesting too deep");
@@ -671,7 +671,7 @@ static rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec
   return NULL;
 }
 
-static rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   const py_expr_t* v = arg(e, 0, "value");
   const py_expr_t* dt = arg(e, 1, "dtype");
   if (!v) return err(r, e, "R.const: expected a value");
@@ -736,7 +736,7 @@ static const char* const no_kw[] = {NULL};
 /* A positional op argument. Besides Relax expressions, TVM's Python op wrappers accept plain
  * values: a string naming a dtype → R.dtype(..), another string → R.str(..), an integer →
  * R.prim_value(..) (int64). The printer always writes the explicit forms. */
-static rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   int64_t iv;
   rlx_dtype_t t;
   if (e->kind == PY_E_STR) {
@@ -753,7 +753,7 @@ static rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out)
   return expr(r, e, out);
 }
 
-static rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
+static RLX_MUST_USE rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
   const py_expr_t* f = call->n ? call->items[0] : NULL;
   if (!f || f->kind != PY_E_STR)
     return err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, desc(r, f));
@@ -761,7 +761,7 @@ static rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* wha
   return NULL;
 }
 
-static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   if (strcmp(k, "call_tir") == 0) {
     static const char* const kws[] = {"out_sinfo", "tir_vars", "args", NULL};
@@ -898,14 +898,14 @@ static rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t* e, rlx_relax
   return NULL;
 }
 
-static rlx_status_t* call_args(rs_t* r, const py_expr_t* e, int* n, rlx_relax_expr_t*** out) {
+static RLX_MUST_USE rlx_status_t* call_args(rs_t* r, const py_expr_t* e, int* n, rlx_relax_expr_t*** out) {
   if (e->n_kw) return err(r, e->kw_values[0], "unexpected keyword argument '%s' in a function call", e->kw_names[0]);
   return expr_list(r, &(py_expr_t){.kind = PY_E_TUPLE, .span = e->span, .n = e->n, .items = e->items}, "call", n, out);
 }
 
 /* metadata["relax.expr.Constant"][i]: constant i of the script's metadata section; without
  * a section, an elided constant (no data, unknown shape: relax_script.h). */
-static rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   int64_t idx;
   const py_expr_t* key = e->a->n == 1 ? e->a->items[0] : NULL;
   if (!key || key->kind != PY_E_STR || strcmp(key->str, "relax.expr.Constant") != 0)
@@ -927,7 +927,7 @@ static rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_relax_expr_t*
   return NULL;
 }
 
-static rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   switch (e->kind) {
     case PY_E_NAME: {
@@ -1033,12 +1033,12 @@ static rlx_relax_var_t* new_var(rs_t* r, const char* name, rlx_sinfo_t* s) {
   return v;
 }
 
-static rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_span_t sp) {
+static RLX_MUST_USE rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_span_t sp) {
   return at_span(rlx_relax_normalize(r->ctx, r->m, v), sp);
 }
 
 /* target (: ann) = value. */
-static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
+static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
                           const py_expr_t* value, seq_b_t* sq) {
   rlx_ctx_t* ctx = r->ctx;
   const char* name = "_";
@@ -1084,10 +1084,10 @@ static rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, 
   return NULL;
 }
 
-static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch);
+static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch);
 
 /* The last statement of an if-branch: `v (: ann) = value`. */
-static rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_t sp, const char** name, const py_expr_t** ann,
+static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_t sp, const char** name, const py_expr_t** ann,
                             rlx_relax_expr_t** out) {
   if (b->n == 0) return err_at(sp, "expected a branch ending in an assignment");
   const py_stmt_t* last = b->items[b->n - 1];
@@ -1114,7 +1114,7 @@ static rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_t sp, const c
   return st;
 }
 
-static rlx_status_t* if_stmt(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+static RLX_MUST_USE rlx_status_t* if_stmt(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   rlx_relax_expr_t* cond;
   RLX_RETURN_IF_ERROR(expr(r, s->value, &cond));
   RLX_RETURN_IF_ERROR(normalize(r, cond, s->value->span));
@@ -1148,7 +1148,7 @@ static bool is_tint_decl(rs_t* r, const py_expr_t* v) {
   return t && (strcmp(t, "int64") == 0 || strcmp(t, "int32") == 0);
 }
 
-static rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+static RLX_MUST_USE rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   if (r->in_dataflow) return err_at(s->span, "expected no nested R.dataflow()");
   if (s->target) return err(r, s->target, "expected `with R.dataflow():` without `as`");
   const py_block_t* b = &s->body;
@@ -1196,11 +1196,11 @@ static rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
 }
 
 /* Statements b[0..end) of a function body, branch or dataflow block. */
-static rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig);
-static rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out);
+static RLX_MUST_USE rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig);
+static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out);
 
 /* A local function (`@R.function def g(...)` inside a body): bound to a var named g. */
-static rlx_status_t* local_func(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+static RLX_MUST_USE rlx_status_t* local_func(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   rs_sig_t sig;
   memset(&sig, 0, sizeof(sig));
   sig.s = s;
@@ -1240,7 +1240,7 @@ static rlx_status_t* local_func(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   return NULL;
 }
 
-static rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch) {
+static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* sq, int end, bool in_branch) {
   for (int i = 0; i < end; i++) {
     const py_stmt_t* s = b->items[i];
     bool top = !in_branch && !r->in_dataflow;
@@ -1337,7 +1337,7 @@ bool rs_is_relax_def(tp_t* p, const char* relax_alias, const py_stmt_t* s) {
   return false;
 }
 
-static rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig) {
+static RLX_MUST_USE rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig) {
   sig->is_pure = true;
   for (int i = 0; i < s->n_decorators; i++) {
     const py_expr_t* d = s->decorators[i];
@@ -1418,7 +1418,7 @@ rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t*
 
 /* Params are defined in r; parses the body of s into a normalized function (global_symbol
  * added unless private). */
-static rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   for (int i = 0; i < sig->n_params; i++) define(r, sig->params[i]->name, RS_RELAX, sig->params[i]);
   scope_push(r);

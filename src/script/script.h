@@ -50,7 +50,7 @@ char* rlx_script_print_relax_func(const rlx_module_t* m, const struct rlx_relax_
 /* Parses a script (standalone @T.prim_func / @R.function defs, or an @I.ir_module class)
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */
-rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
 /* attrs of a call of op without the attributes equal to the value the printer shows for an
  * absent one (TVM's defaults, relax_attr_defaults.c), so a call built with explicit defaults
  * equals the one without them; attrs itself when op has no entry. */

@@ -105,7 +105,7 @@ static bool float_literal(const py_expr_t* e, double* out) {
   return false;
 }
 
-static rlx_status_t* arity(tp_t* p, const py_expr_t* call, const char* name, int lo, int hi) {
+static RLX_MUST_USE rlx_status_t* arity(tp_t* p, const py_expr_t* call, const char* name, int lo, int hi) {
   if (call->n < lo || call->n > hi) {
     if (lo == hi) return tp_err(p, call, "expected %d argument%s to T.%s, got %d", lo, lo == 1 ? "" : "s", name, call->n);
     return tp_err(p, call, "expected %d to %d arguments to T.%s, got %d", lo, hi, name, call->n);
@@ -202,7 +202,7 @@ rlx_expr_t* tp_extent(tp_t* p, rlx_expr_t* start, rlx_expr_t* stop) {
 }
 
 /* ------------------------------------------------------------------ regions and indices */
-static rlx_status_t* subscript_items(tp_t* p, const py_expr_t* sub, int* n, py_expr_t*** items) {
+static RLX_MUST_USE rlx_status_t* subscript_items(tp_t* p, const py_expr_t* sub, int* n, py_expr_t*** items) {
   *n = sub->n;
   *items = sub->items;
   /* A[()] → no indices; A[(i, j)] → i, j */
@@ -317,13 +317,13 @@ static rlx_expr_t* binop(tp_t* p, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* 
 }
 
 /* Evaluates e, which must be numeric (not a string). */
-static rlx_status_t* eval_num(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* eval_num(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   RLX_RETURN_IF_ERROR(tp_eval(p, e, out));
   if ((*out)->kind == RLX_EXPR_STRING_IMM) return tp_err(p, e, "expected a numeric value, got a string");
   return NULL;
 }
 
-static rlx_status_t* eval_args(tp_t* p, const py_expr_t* call, int n, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* eval_args(tp_t* p, const py_expr_t* call, int n, rlx_expr_t** out) {
   for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(eval_num(p, call->items[i], &out[i]));
   return NULL;
 }
@@ -353,7 +353,7 @@ static rlx_expr_t* raw_binary(tp_t* p, rlx_expr_kind_t k, rlx_expr_t* a, rlx_exp
   return &e->hdr;
 }
 
-static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   const char* fn = tp_tname(p, e->a);
   if (!fn) {
     const char* d = py_dotted_name(p->ast, e->a);
@@ -464,7 +464,7 @@ static rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   return tp_err(p, e, "expected a known TIR function, got unknown function T.%s", fn);
 }
 
-static rlx_status_t* eval_binop(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* eval_binop(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   rlx_expr_t *a, *b;
   RLX_RETURN_IF_ERROR(tp_eval(p, e->a, &a));
   RLX_RETURN_IF_ERROR(tp_eval(p, e->b, &b));

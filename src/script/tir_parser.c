@@ -44,7 +44,7 @@ typedef struct {
   blk_t* blk;
 } sctx_t;
 
-static rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t c, rlx_tir_stmt_t** out);
+static RLX_MUST_USE rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t c, rlx_tir_stmt_t** out);
 
 static rlx_tir_stmt_t* or_nop(tp_t* p, rlx_tir_stmt_t* s) { return s ? s : rlx_tir_evaluate(p->ctx, rlx_ir_i32(p->ctx, 0)); }
 
@@ -70,7 +70,7 @@ const char* tp_stmt_desc(const py_stmt_t* s) {
 
 /* Buffer from T.Buffer / T.alloc_buffer / T.match_buffer / T.decl_buffer arguments,
  * starting at positional index `first` (shape, dtype) plus keywords. */
-static rlx_status_t* make_buffer(tp_t* p, const py_expr_t* call, int first, const char* name, rlx_tir_buffer_t** out) {
+static RLX_MUST_USE rlx_status_t* make_buffer(tp_t* p, const py_expr_t* call, int first, const char* name, rlx_tir_buffer_t** out) {
   const py_expr_t* shape_e = tp_arg(call, first, "shape");
   if (!shape_e) return tp_err(p, call, "expected a shape argument, got none");
   int n;
@@ -118,7 +118,7 @@ static rlx_status_t* make_buffer(tp_t* p, const py_expr_t* call, int first, cons
  * T.block_attr) a list or a string-keyed dict of values, held as calls of the pseudo-ops
  * RLX_TIR_ATTR_LIST (the items) and RLX_TIR_ATTR_DICT (key, value, key, value, ...), or a
  * buffer (RLX_TIR_ATTR_BUFFER of its data var). */
-static rlx_status_t* attr_value(tp_t* p, const py_expr_t* v, rlx_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* attr_value(tp_t* p, const py_expr_t* v, rlx_expr_t** out) {
   sym_t* bs = v->kind == PY_E_NAME ? tp_lookup(p, v->str) : NULL;
   if (bs && bs->kind == SYM_BUFFER) { /* a buffer: {"layout_free_placeholders": [B]} */
     rlx_tir_buffer_t* b = bs->ptr;
@@ -148,7 +148,7 @@ static rlx_status_t* attr_value(tp_t* p, const py_expr_t* v, rlx_expr_t** out) {
   return tp_eval(p, v, out);
 }
 
-static rlx_status_t* parse_dict_attrs(tp_t* p, const py_expr_t* call, const char* fn, str_vec_t* keys, expr_vec_t* vals) {
+static RLX_MUST_USE rlx_status_t* parse_dict_attrs(tp_t* p, const py_expr_t* call, const char* fn, str_vec_t* keys, expr_vec_t* vals) {
   if (call->n != 1 || call->items[0]->kind != PY_E_DICT)
     return tp_err(p, call, "expected a dict argument to T.%s, got %d argument%s of another form", fn, call->n,
                   call->n == 1 ? "" : "s");
@@ -173,7 +173,7 @@ static rlx_status_t* parse_dict_attrs(tp_t* p, const py_expr_t* call, const char
 }
 
 /* ------------------------------------------------------------------ blocks */
-static rlx_status_t* axis_single(tp_t* p, const py_expr_t* target, const py_expr_t* call, const char* fn, blk_t* bk) {
+static RLX_MUST_USE rlx_status_t* axis_single(tp_t* p, const py_expr_t* target, const py_expr_t* call, const char* fn, blk_t* bk) {
   rlx_iter_kind_t kind;
   if (strcmp(fn, "axis.spatial") == 0 || strcmp(fn, "axis.S") == 0) kind = RLX_ITER_SPATIAL;
   else if (strcmp(fn, "axis.reduce") == 0 || strcmp(fn, "axis.R") == 0) kind = RLX_ITER_REDUCE;
@@ -211,7 +211,7 @@ static rlx_status_t* axis_single(tp_t* p, const py_expr_t* target, const py_expr
   return NULL;
 }
 
-static rlx_status_t* axis_remap(tp_t* p, const py_expr_t* target, const py_expr_t* call, blk_t* bk) {
+static RLX_MUST_USE rlx_status_t* axis_remap(tp_t* p, const py_expr_t* target, const py_expr_t* call, blk_t* bk) {
   if (call->n != 2 || call->items[0]->kind != PY_E_STR ||
       (call->items[1]->kind != PY_E_LIST && call->items[1]->kind != PY_E_TUPLE))
     return tp_err(p, call, "expected T.axis.remap(\"SR...\", [loop vars]), got another form");
@@ -240,7 +240,7 @@ static rlx_status_t* axis_remap(tp_t* p, const py_expr_t* target, const py_expr_
   return NULL;
 }
 
-static rlx_status_t* regions(tp_t* p, const py_expr_t* call, region_vec_t* out) {
+static RLX_MUST_USE rlx_status_t* regions(tp_t* p, const py_expr_t* call, region_vec_t* out) {
   for (int i = 0; i < call->n; i++) {
     const py_expr_t* a = call->items[i];
     int n = (a->kind == PY_E_LIST || a->kind == PY_E_TUPLE) ? a->n : 1;
@@ -266,7 +266,7 @@ static void blk_free(blk_t* b) {
 
 #define DUPV(v) rlx_arena_memdup(&p->ctx->arena, (v).data, sizeof(*(v).data) * (size_t)(v).len)
 
-static rlx_status_t* parse_block(tp_t* p, const py_stmt_t* w, const py_expr_t* call, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_block(tp_t* p, const py_stmt_t* w, const py_expr_t* call, sctx_t c, rlx_tir_stmt_t** out) {
   const py_expr_t* ne = tp_arg(call, 0, "name_hint");
   if (ne && ne->kind != PY_E_STR) return tp_err(p, ne, "expected a block name string, got an expression");
   const char* name = ne ? ne->str : "";
@@ -315,7 +315,7 @@ static rlx_status_t* parse_block(tp_t* p, const py_stmt_t* w, const py_expr_t* c
 }
 
 /* ------------------------------------------------------------------ loops */
-static rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
   const py_expr_t* it = s->value;
   if (it->kind != PY_E_CALL) return tp_err(p, it, "expected range(...) or T.grid/serial/parallel/vectorized/unroll(...), got an expression");
   const char* d = py_dotted_name(p->ast, it->a);
@@ -388,7 +388,7 @@ static bool is_call_to(tp_t* p, const py_expr_t* e, const char* fn) {
 }
 
 /* Rest of the block as the body of a scoping statement (LetStmt, decl_buffer). */
-static rlx_status_t* rest_body(tp_t* p, const py_block_t* b, int i, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* rest_body(tp_t* p, const py_block_t* b, int i, sctx_t c, rlx_tir_stmt_t** out) {
   enum { MAX_SCOPE_NEST = 1000 }; /* bounds recursion here and in every pass over the IR */
   if (p->scope_nest >= MAX_SCOPE_NEST)
     return tp_err_at(p, b->items[i]->span, "expected at most %d nested let/decl_buffer statements in one block, got more",
@@ -402,7 +402,7 @@ static rlx_status_t* rest_body(tp_t* p, const py_block_t* b, int i, sctx_t c, rl
   return NULL;
 }
 
-static rlx_status_t* store(tp_t* p, const py_expr_t* target, rlx_expr_t* value, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* store(tp_t* p, const py_expr_t* target, rlx_expr_t* value, rlx_tir_stmt_t** out) {
   rlx_tir_buffer_t* b;
   RLX_RETURN_IF_ERROR(tp_buffer(p, target->a, &b));
   int n;
@@ -417,7 +417,7 @@ static rlx_status_t* store(tp_t* p, const py_expr_t* target, rlx_expr_t* value, 
 
 /* `name = <rhs>` where rhs may declare something; *consumed when the rest of the block
  * became the body of the produced statement. */
-static rlx_status_t* assign_name(tp_t* p, const py_block_t* blk, int i, const py_expr_t* target, const py_expr_t* v,
+static RLX_MUST_USE rlx_status_t* assign_name(tp_t* p, const py_block_t* blk, int i, const py_expr_t* target, const py_expr_t* v,
                                  sctx_t c, rlx_tir_stmt_t** out, bool* consumed) {
   const char* name = target->str;
   const char* fn = v->kind == PY_E_CALL ? tp_tname(p, v->a) : NULL;
@@ -519,7 +519,7 @@ static rlx_status_t* assign_name(tp_t* p, const py_block_t* blk, int i, const py
   return NULL;
 }
 
-static rlx_status_t* parse_with(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_with(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
   const py_expr_t* v = s->value;
   const char* fn = v->kind == PY_E_CALL ? tp_tname(p, v->a) : NULL;
   if (fn && strcmp(fn, "block") == 0) {
@@ -578,7 +578,7 @@ static rlx_status_t* parse_with(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_s
   return tp_err(p, v, "expected T.block, T.init, T.LetStmt or T.decl_buffer after 'with', got %s", d ? d : "an expression");
 }
 
-static rlx_status_t* parse_expr_stmt(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_expr_stmt(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_tir_stmt_t** out) {
   const py_expr_t* v = s->value;
   const char* fn = v->kind == PY_E_CALL ? tp_tname(p, v->a) : NULL;
   *out = NULL;
@@ -621,7 +621,7 @@ static rlx_status_t* parse_expr_stmt(tp_t* p, const py_stmt_t* s, sctx_t c, rlx_
   return NULL;
 }
 
-static rlx_status_t* parse_one(tp_t* p, const py_block_t* b, int i, sctx_t c, rlx_tir_stmt_t** out, bool* consumed) {
+static RLX_MUST_USE rlx_status_t* parse_one(tp_t* p, const py_block_t* b, int i, sctx_t c, rlx_tir_stmt_t** out, bool* consumed) {
   const py_stmt_t* s = b->items[i];
   *out = NULL;
   switch (s->kind) {
@@ -723,7 +723,7 @@ static rlx_status_t* parse_one(tp_t* p, const py_block_t* b, int i, sctx_t c, rl
   return NULL;
 }
 
-static rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t c, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t c, rlx_tir_stmt_t** out) {
   RLX_VEC(rlx_tir_stmt_t*) list = {0};
   rlx_status_t* st = NULL;
   for (int i = start; i < b->n && !st; i++) {
@@ -739,7 +739,7 @@ static rlx_status_t* parse_stmts(tp_t* p, const py_block_t* b, int start, sctx_t
 }
 
 /* ------------------------------------------------------------------ functions */
-static rlx_status_t* parse_param(tp_t* p, const py_param_t* prm, rlx_var_t** out_var, rlx_tir_buffer_t** out_buf) {
+static RLX_MUST_USE rlx_status_t* parse_param(tp_t* p, const py_param_t* prm, rlx_var_t** out_var, rlx_tir_buffer_t** out_buf) {
   const py_expr_t* a = prm->annotation;
   *out_buf = NULL;
   if (!a) return tp_err_at(p, prm->span, "expected a type annotation for parameter '%s' (T.Buffer, T.handle, T.int32...), got none", prm->name);
@@ -761,7 +761,7 @@ static rlx_status_t* parse_param(tp_t* p, const py_param_t* prm, rlx_var_t** out
                 prm->name);
 }
 
-static rlx_status_t* prim_func_decorator(tp_t* p, const py_stmt_t* s, bool* is_private) {
+static RLX_MUST_USE rlx_status_t* prim_func_decorator(tp_t* p, const py_stmt_t* s, bool* is_private) {
   *is_private = false;
   if (s->n_decorators != 1) return tp_err_at(p, s->span, "expected one @T.prim_func decorator on '%s', got %d", s->name, s->n_decorators);
   const py_expr_t* d = s->decorators[0];

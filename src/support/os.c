@@ -12,7 +12,7 @@
 
 #include "support.h"
 
-rlx_status_t* rlx_file_read(const char* path, char** out_data, size_t* out_len) {
+RLX_MUST_USE rlx_status_t* rlx_file_read(const char* path, char** out_data, size_t* out_len) {
   FILE* f = fopen(path, "rb");
   if (!f) return rlx_status_create(RLX_IO_ERROR, "cannot open '%s': %s", path, strerror(errno));
   rlx_strbuf_t sb = {0};
@@ -30,7 +30,7 @@ rlx_status_t* rlx_file_read(const char* path, char** out_data, size_t* out_len) 
   return *out_data ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "reading '%s'", path);
 }
 
-rlx_status_t* rlx_file_write(const char* path, const void* data, size_t len) {
+RLX_MUST_USE rlx_status_t* rlx_file_write(const char* path, const void* data, size_t len) {
   FILE* f = fopen(path, "wb");
   if (!f) return rlx_status_create(RLX_IO_ERROR, "cannot create '%s': %s", path, strerror(errno));
   size_t w = len ? fwrite(data, 1, len, f) : 0;
@@ -38,7 +38,7 @@ rlx_status_t* rlx_file_write(const char* path, const void* data, size_t len) {
   return bad ? rlx_status_create(RLX_IO_ERROR, "cannot write '%s'", path) : NULL;
 }
 
-rlx_status_t* rlx_mkdirs(const char* path) {
+RLX_MUST_USE rlx_status_t* rlx_mkdirs(const char* path) {
   char tmp[4096];
   size_t n = strlen(path);
   if (n == 0 || n >= sizeof(tmp)) return rlx_status_create(RLX_INVALID_ARGUMENT, "bad directory '%s'", path);
@@ -54,7 +54,7 @@ rlx_status_t* rlx_mkdirs(const char* path) {
   return NULL;
 }
 
-rlx_status_t* rlx_process_run(char* const argv[], char** out_log) {
+RLX_MUST_USE rlx_status_t* rlx_process_run(char* const argv[], char** out_log) {
   int fds[2];
   if (out_log) *out_log = NULL;
   if (pipe(fds) != 0) return rlx_status_create(RLX_IO_ERROR, "pipe: %s", strerror(errno));

@@ -13,7 +13,7 @@ struct rlx_status {
 /* Returned when allocating a status itself fails; never freed. */
 static struct rlx_status oom_status = {RLX_OUT_OF_MEMORY, "out of memory"};
 
-rlx_status_t* rlx_status_createv(rlx_status_code_t code, const char* fmt, va_list ap) {
+RLX_MUST_USE rlx_status_t* rlx_status_createv(rlx_status_code_t code, const char* fmt, va_list ap) {
   rlx_status_t* st = malloc(sizeof(*st));
   if (!st) return &oom_status;
   va_list ap2;
@@ -32,7 +32,7 @@ rlx_status_t* rlx_status_createv(rlx_status_code_t code, const char* fmt, va_lis
   return st;
 }
 
-rlx_status_t* rlx_status_create(rlx_status_code_t code, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* rlx_status_create(rlx_status_code_t code, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   rlx_status_t* st = rlx_status_createv(code, fmt, ap);
@@ -40,7 +40,7 @@ rlx_status_t* rlx_status_create(rlx_status_code_t code, const char* fmt, ...) {
   return st;
 }
 
-rlx_status_t* rlx_status_annotate(rlx_status_t* st, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* rlx_status_annotate(rlx_status_t* st, const char* fmt, ...) {
   if (!st || st == &oom_status) return st;
   char prefix[512];
   va_list ap;

@@ -102,12 +102,12 @@ void rlx_ptrmap_free(rlx_ptrmap_t* m);
 
 /* ---- files and processes ---- */
 /* Reads a whole file into a heap buffer (NUL-terminated; *out_len excludes the NUL). */
-rlx_status_t* rlx_file_read(const char* path, char** out_data, size_t* out_len);
-rlx_status_t* rlx_file_write(const char* path, const void* data, size_t len);
+RLX_MUST_USE rlx_status_t* rlx_file_read(const char* path, char** out_data, size_t* out_len);
+RLX_MUST_USE rlx_status_t* rlx_file_write(const char* path, const void* data, size_t len);
 /* Creates the directory and its parents (like mkdir -p). */
-rlx_status_t* rlx_mkdirs(const char* path);
+RLX_MUST_USE rlx_status_t* rlx_mkdirs(const char* path);
 /* Runs argv[0] with argv (NULL-terminated) and waits; stdout+stderr are captured into
  * *out_log (heap, may be NULL). Non-zero exit is an error that includes the log. */
-rlx_status_t* rlx_process_run(char* const argv[], char** out_log);
+RLX_MUST_USE rlx_status_t* rlx_process_run(char* const argv[], char** out_log);
 
 #endif

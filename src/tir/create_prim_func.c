@@ -25,7 +25,7 @@ static bool in_list(rlx_te_tensor_t* const* list, int n, const rlx_te_tensor_t* 
 }
 
 /* Post-order DFS: inputs first, then the tensor itself. */
-static rlx_status_t* visit(cpf_t* c, rlx_te_tensor_t* t, const rlx_te_tensor_t* user) {
+static RLX_MUST_USE rlx_status_t* visit(cpf_t* c, rlx_te_tensor_t* t, const rlx_te_tensor_t* user) {
   if (in_list(c->seen.data, c->seen.len, t)) return NULL;
   rlx_vec_push(&c->seen, t);
   if (t->kind == RLX_TE_PLACEHOLDER) {
@@ -157,7 +157,7 @@ static rlx_buffer_region_t point_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* b, int
 /* The block of compute t, bound to loop vars: shared (the spatial loops of a multi-output
  * compute, which has no reduction) or, when NULL, fresh ones named after the axes, returned
  * in *out_loops with their iter vars (*out_ivs, *out_n of them) for build_nest to wrap. */
-static rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const* shared, rlx_tir_stmt_t** out,
+static RLX_MUST_USE rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const* shared, rlx_tir_stmt_t** out,
                                  rlx_var_t*** out_loops, rlx_iter_var_t*** out_ivs, int* out_n) {
   rlx_ctx_t* ctx = c->ctx;
   rlx_expr_t* body = t->body;
@@ -270,7 +270,7 @@ static rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const*
 
 /* The loop nest of compute t: one block, or for a multi-output compute one block per output
  * ("B.v0", "B.v1", ...) in one nest, as TVM's create_prim_func builds it. */
-static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** out) {
+static RLX_MUST_USE rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** out) {
   rlx_var_t** loops = NULL;
   rlx_iter_var_t** ivs = NULL;
   int n = 0;
@@ -297,7 +297,7 @@ static rlx_status_t* build_nest(cpf_t* c, rlx_te_tensor_t* t, rlx_tir_stmt_t** o
   return NULL;
 }
 
-static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
+static RLX_MUST_USE rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
   rlx_ctx_t* ctx = c->ctx;
   for (int i = 0; i < c->n_args; i++) {
     if (!c->args[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "create_prim_func: argument %d is NULL", i);
@@ -355,7 +355,7 @@ static rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_func_t** out) {
   return NULL;
 }
 
-rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
                                       rlx_tir_func_t** out) {
   if (n_args < 0 || (n_args > 0 && !args))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "create_prim_func: bad argument list");

@@ -156,7 +156,7 @@ static void check_stmt(const rlx_tir_stmt_t* s, void* user) {
                 RLX_AS(const rlx_tir_store_t, s)->n_indices, pc);
 }
 
-rlx_status_t* rlx_tir_flatten_buffers(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_flatten_buffers(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   pre_check_t pc = {NULL, 0};
   rlx_tir_visitor_t v = {check_stmt, check_expr, NULL, &pc};
   rlx_tir_stmt_visit(f->body, &v);

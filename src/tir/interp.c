@@ -50,9 +50,9 @@ typedef struct {
   storage_t* last_storage;
 } interp_t;
 
-static rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...)
+static RLX_MUST_USE rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...) {
+static RLX_MUST_USE rlx_status_t* err(interp_t* in, rlx_status_code_t code, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -85,7 +85,7 @@ static bool dtype_supported(rlx_dtype_t t) {
   return t.code == RLX_DT_HANDLE;
 }
 
-static rlx_status_t* check_dtype(interp_t* in, rlx_dtype_t t) {
+static RLX_MUST_USE rlx_status_t* check_dtype(interp_t* in, rlx_dtype_t t) {
   char b[32];
   if (t.lanes > MAX_LANES) return err(in, RLX_UNSUPPORTED, "vectors of %d lanes (at most %d)", t.lanes, MAX_LANES);
   if (dtype_supported(t)) return NULL;
@@ -163,9 +163,9 @@ static void set_int(val_t* v, rlx_dtype_t t, int64_t x) {
 }
 
 /* ------------------------------------------------------------------ expressions */
-static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out);
+static RLX_MUST_USE rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out);
 
-static rlx_status_t* eval_int(interp_t* in, const rlx_expr_t* e, int64_t* out, const char* what) {
+static RLX_MUST_USE rlx_status_t* eval_int(interp_t* in, const rlx_expr_t* e, int64_t* out, const char* what) {
   if (!e) return err(in, RLX_INVALID_ARGUMENT, "%s is missing", what);
   if (e->kind == RLX_EXPR_INT_IMM) { /* fast paths: shapes and loop bounds */
     *out = RLX_AS(const rlx_int_imm_t, e)->value;
@@ -289,7 +289,7 @@ __attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const r
 }
 
 /* Address of element (lane k) of a buffer access; checks every bound. */
-static rlx_status_t* locate(interp_t* in, const rlx_tir_buffer_t* b, int n_idx, const val_t* idx, int k,
+static RLX_MUST_USE rlx_status_t* locate(interp_t* in, const rlx_tir_buffer_t* b, int n_idx, const val_t* idx, int k,
                             bool is_store, char** out_ptr) {
   const char* op = is_store ? "store to" : "load from";
   storage_t* st;
@@ -379,7 +379,7 @@ static void write_elem(rlx_dtype_t t, char* p, const val_t* v, int k) {
 }
 
 /* Evaluates n index expressions; *out_lanes is the vector width (1 when all scalar). */
-static rlx_status_t* eval_indices(interp_t* in, int n, rlx_expr_t* const* exprs, val_t* idx, int* out_lanes) {
+static RLX_MUST_USE rlx_status_t* eval_indices(interp_t* in, int n, rlx_expr_t* const* exprs, val_t* idx, int* out_lanes) {
   int lanes = 1;
   for (int d = 0; d < n; d++) {
     RLX_RETURN_IF_ERROR(eval(in, exprs[d], &idx[d]));
@@ -546,7 +546,7 @@ __attribute__((noinline)) static rlx_status_t* eval_let(interp_t* in, const rlx_
   return st;
 }
 
-static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
+static RLX_MUST_USE rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
   if (!e) return err(in, RLX_INVALID_ARGUMENT, "missing expression");
   switch (e->kind) {
     case RLX_EXPR_INT_IMM:
@@ -617,10 +617,10 @@ static rlx_status_t* eval(interp_t* in, const rlx_expr_t* e, val_t* out) {
 }
 
 /* ------------------------------------------------------------------ statements */
-static rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s);
+static RLX_MUST_USE rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s);
 
 /* Allocates zeroed storage for buffer b (its shape evaluated now) under b->data. */
-static rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t** out_old, storage_t** out_new) {
+static RLX_MUST_USE rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t** out_old, storage_t** out_new) {
   if (!b) return err(in, RLX_INVALID_ARGUMENT, "allocation without a buffer");
   if (!b->data) return err(in, RLX_INVALID_ARGUMENT, "allocated buffer '%s' has no data var", b->name);
   RLX_RETURN_IF_ERROR(check_dtype(in, b->dtype));
@@ -659,7 +659,7 @@ static void free_buffer(interp_t* in, const rlx_tir_buffer_t* b, storage_t* old,
   free(st);
 }
 
-static rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
+static RLX_MUST_USE rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
   if (!s->buffer) return err(in, RLX_INVALID_ARGUMENT, "store without a buffer");
   RLX_RETURN_IF_ERROR(check_dtype(in, s->buffer->dtype));
   val_t v;
@@ -685,7 +685,7 @@ static rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t* s) {
   return st;
 }
 
-static rlx_status_t* exec_for(interp_t* in, const rlx_tir_for_t* f) {
+static RLX_MUST_USE rlx_status_t* exec_for(interp_t* in, const rlx_tir_for_t* f) {
   int64_t mn, ext;
   RLX_RETURN_IF_ERROR(eval_int(in, f->min, &mn, "loop min"));
   RLX_RETURN_IF_ERROR(eval_int(in, f->extent, &ext, "loop extent"));
@@ -703,7 +703,7 @@ static rlx_status_t* exec_for(interp_t* in, const rlx_tir_for_t* f) {
   return st;
 }
 
-static rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br) {
+static RLX_MUST_USE rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br) {
   const rlx_tir_block_t* b = br->block;
   if (!b) return err(in, RLX_INVALID_ARGUMENT, "block realize without a block");
   if (br->n_values != b->n_iter_vars)
@@ -768,7 +768,7 @@ static rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_realize_t* br)
   return st;
 }
 
-static rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s) {
+static RLX_MUST_USE rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s) {
   if (!s) return NULL;
   switch (s->kind) {
     case RLX_STMT_BUFFER_STORE: return exec_store(in, RLX_AS(const rlx_tir_store_t, s));
@@ -817,7 +817,7 @@ static rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s) {
 
 /* ------------------------------------------------------------------ arguments */
 /* Binds var v (if unbound) to x, or checks that its value is x. */
-static rlx_status_t* bind_or_check(interp_t* in, const rlx_expr_t* e, int64_t x, const char* pname, const char* what,
+static RLX_MUST_USE rlx_status_t* bind_or_check(interp_t* in, const rlx_expr_t* e, int64_t x, const char* pname, const char* what,
                                    int dim, val_t** slots, int* n_slots, const rlx_var_t** vars) {
   if (e->kind == RLX_EXPR_VAR && !env_get(in, RLX_AS(const rlx_var_t, e))) {
     val_t v;
@@ -833,7 +833,7 @@ static rlx_status_t* bind_or_check(interp_t* in, const rlx_expr_t* e, int64_t x,
   return NULL;
 }
 
-rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args) {
+RLX_MUST_USE rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_tir_interpret: no function");
   interp_t in = {0};
   in.f = f;

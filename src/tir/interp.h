@@ -13,7 +13,7 @@
  * takes a 0-d tensor holding its value).
  * Checks ndim/dtype/shape against the buffer map and binds shape vars. Errors name the
  * parameter; an out-of-bounds access is an error, never a crash. */
-rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args);
+RLX_MUST_USE rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* const* args, int n_args);
 
 /* How many statements the interpreter would execute for s, with loop extents evaluated in env
  * (shape vars and scalar params bound): the cost estimate constant folding uses to leave large

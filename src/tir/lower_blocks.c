@@ -92,7 +92,7 @@ static rlx_tir_stmt_t* lower(lb_t* lb, rlx_tir_stmt_t* s) {
   return s;
 }
 
-rlx_status_t* rlx_tir_lower_blocks(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_blocks(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   lb_t lb = {ctx, {0}};
   rlx_tir_stmt_t* body = lower(&lb, f->body);
   body = rlx_tir_stmt_substitute(ctx, body, &lb.vmap);

@@ -182,7 +182,7 @@ static void bind_shape_var(rlx_analyzer_t* an, rlx_expr_t* e) {
   if (e && e->kind == RLX_EXPR_VAR && rlx_dtype_is_int(e->dtype)) rlx_analyzer_bind_nonneg(an, RLX_AS(rlx_var_t, e));
 }
 
-rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   sp_t sp = {ctx, rlx_analyzer_create(ctx)};
   for (int i = 0; i < f->n_params; i++) {
     const rlx_tir_buffer_t* b = f->buffer_map[i];

@@ -102,7 +102,7 @@ rlx_expr_t* rlx_te_reduce_combine(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rl
  * (rlx_ir_simplify); reductions get init `C[v] = identity` and body
  * `C[v] = combine(C[v], source)` (`if cond: ...` around it for a conditional reduction). Errors: a placeholder reached but not in args, a load of a
  * non-TE buffer, a reduction that is not the whole body, duplicate or NULL args. */
-rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
                                       rlx_tir_func_t** out);
 
 #endif

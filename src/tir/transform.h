@@ -17,27 +17,27 @@
  * become IfThenElse, a block's init runs under `if (all reduce iter vars == their min)`
  * (or was split off by decompose_reduction), alloc_buffers become ALLOCATE statements around
  * the block body (root block allocs around the whole body). Output has no blocks. */
-rlx_status_t* rlx_tir_lower_blocks(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_lower_blocks(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* Rewrites every N-D access into a 1-D access of a flat buffer that shares the original
  * buffer's data var (row-major, or the buffer's strides when given). The buffer_map keeps the
  * original N-D buffers (for argument checks); ALLOCATE statements get the flat buffers. */
-rlx_status_t* rlx_tir_flatten_buffers(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_flatten_buffers(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* Expands UNROLLED loops with a constant extent (up to a size limit) into straight-line code. */
-rlx_status_t* rlx_tir_unroll_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_unroll_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* Turns VECTORIZED loops with a constant extent and a vectorizable body into Ramp/Broadcast
  * vector expressions; others become serial loops (codegen emits them with a simd pragma). */
-rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* Simplifies every expression with loop ranges known; drops loops of extent 1 and
  * provably-true conditions. */
-rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
  * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are
  * in the buffer map or allocated. Error names the function and the first problem. */
-rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f);
+RLX_MUST_USE rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f);
 
 #endif

@@ -65,7 +65,7 @@ static rlx_tir_stmt_t* unroll_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user
   return rlx_tir_seq(ctx, (int)ext, copies);
 }
 
-rlx_status_t* rlx_tir_unroll_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_unroll_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   rlx_tir_mutator_t m = {unroll_stmt, NULL, NULL};
   rlx_tir_stmt_t* body = rlx_tir_stmt_mutate(ctx, f->body, &m);
   rlx_tir_func_t* r = rlx_tir_func_copy(ctx, f);

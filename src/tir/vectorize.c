@@ -284,7 +284,7 @@ static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* u
   return s;
 }
 
-rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   rlx_tir_mutator_t m = {vectorize_stmt, NULL, NULL};
   rlx_tir_stmt_t* body = rlx_tir_stmt_mutate(ctx, f->body, &m);
   rlx_tir_func_t* r = rlx_tir_func_copy(ctx, f);

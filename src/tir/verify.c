@@ -265,7 +265,7 @@ static void define_shape_var(const rlx_expr_t* e, void* user) {
   if (e->kind == RLX_EXPR_VAR) push(&((vstate_t*)user)->vars, e, 1);
 }
 
-rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f) {
+RLX_MUST_USE rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_tir_verify: no function");
   vstate_t st = {0};
   st.f = f;

@@ -53,7 +53,7 @@ rlx_expr_t* rlx_topi_simplify_dim(rlx_ctx_t* ctx, rlx_expr_t* e);
 void rlx_topi_broadcast_dim(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_expr_t** out);
 /* The broadcast shape of two shapes (right-aligned). Error: "<op>: cannot broadcast (2, 3)
  * and (4,)"; op names the caller in the message. out_shape is arena-allocated. */
-rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
+RLX_MUST_USE rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
                                        rlx_expr_t* const* b, int* out_ndim, rlx_expr_t*** out_shape);
 /* "(2, n, 4)" — a shape for messages (integer constants and vars print plainly). */
 const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape);
@@ -135,7 +135,7 @@ typedef enum {
 
 /* Normalizes axes (negative from the end) into a per-dim mask of x's rank; axes NULL = all
  * dims. Error: an axis out of range or repeated. mask has ndim entries. */
-rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const int64_t* axes, bool* mask);
+RLX_MUST_USE rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const int64_t* axes, bool* mask);
 /* Reduction of x over axes (NULL = all) with keepdims. sum/prod/max/min: tag comm_reduce,
  * x's dtype. mean: sum then divide by the count (two stages). argmax/argmin: the index of
  * the first extreme element along the reduced axes (row-major position when several axes),
@@ -195,7 +195,7 @@ rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int
 /* The pieces of a dim of extent dim split into sections (indices NULL; ceil-sized, the last
  * takes the rest, as numpy's array_split for divisible sizes) or at indices (ascending,
  * clamped to the extent). *out_n pieces; begins/extents are simplified int64 exprs. */
-rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
+RLX_MUST_USE rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
                                     const int64_t* indices, int* out_n, rlx_expr_t*** out_begins,
                                     rlx_expr_t*** out_extents);
 /* x split along axis per rlx_topi_split_ranges: *out_n tensors all named T_split_sections (T_split

@@ -58,7 +58,7 @@ const char* rlx_topi_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shap
   return s;
 }
 
-rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
+RLX_MUST_USE rlx_status_t* rlx_topi_broadcast_shape(rlx_ctx_t* ctx, const char* op, int na, rlx_expr_t* const* a, int nb,
                                        rlx_expr_t* const* b, int* out_ndim, rlx_expr_t*** out_shape) {
   int n = na > nb ? na : nb;
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);

@@ -1,7 +1,7 @@
 /* topi reductions: sum, mean, max, min, prod, argmax, argmin (see basic.h). */
 #include "basic.h"
 
-rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const int64_t* axes, bool* mask) {
+RLX_MUST_USE rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_axes, const int64_t* axes, bool* mask) {
   for (int d = 0; d < ndim; d++) mask[d] = axes == NULL;
   if (!axes) return NULL;
   for (int i = 0; i < n_axes; i++) {

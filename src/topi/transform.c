@@ -468,7 +468,7 @@ rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t*
 }
 
 /* ------------------------------------------------------------------ split */
-rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
+RLX_MUST_USE rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim, int64_t sections, int n_indices,
                                     const int64_t* indices, int* out_n, rlx_expr_t*** out_begins,
                                     rlx_expr_t*** out_extents) {
   rlx_expr_t* n = rlx_ir_cast(ctx, rlx_dt_int64(), dim);

@@ -34,7 +34,7 @@ typedef struct {
   const char* binding;               /* name of the binding being rewritten (messages) */
 } rw_t;
 
-static rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
+static RLX_MUST_USE rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
 
 static rlx_relax_var_t* emit(rw_t* w, const char* name, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo) {
   rlx_relax_var_t* v = rlx_relax_var(w->ctx, name, sinfo);
@@ -42,7 +42,7 @@ static rlx_relax_var_t* emit(rw_t* w, const char* name, rlx_relax_expr_t* value,
   return v;
 }
 
-static rlx_status_t* emit_alloc(rw_t* w, rlx_sinfo_t* s, int field, rlx_relax_var_t** out) {
+static RLX_MUST_USE rlx_status_t* emit_alloc(rw_t* w, rlx_sinfo_t* s, int field, rlx_relax_var_t** out) {
   rlx_ctx_t* ctx = w->ctx;
   rlx_sinfo_tensor_t* t = s && s->kind == RLX_SINFO_TENSOR ? (rlx_sinfo_tensor_t*)s : NULL;
   if (!t || !t->shape || rlx_dtype_is_void(t->dtype)) {
@@ -62,7 +62,7 @@ static rlx_status_t* emit_alloc(rw_t* w, rlx_sinfo_t* s, int field, rlx_relax_va
 
 /* c: a call_tir / call_dps_packed whose children are already rewritten. Emits the
  * allocations and the DPS call; *out gets the value that replaces c. */
-static rlx_status_t* lower_dps(rw_t* w, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* lower_dps(rw_t* w, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = w->ctx;
   if (c->n_args < 2 || c->n_sinfo_args != 1)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "call_tir_rewrite: malformed %s",
@@ -103,7 +103,7 @@ static bool is_dps_call(const rlx_relax_expr_t* e) {
 }
 
 /* e evaluated in a scope of its own (an If branch): bindings it emits go into a SeqExpr. */
-static rlx_status_t* rewrite_scoped(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* rewrite_scoped(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   RLX_VEC(rlx_relax_binding_t*) saved = {w->out.data, w->out.len, w->out.cap};
   memset(&w->out, 0, sizeof(w->out));
   rlx_relax_expr_t* v = NULL;
@@ -120,7 +120,7 @@ static rlx_status_t* rewrite_scoped(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr
   return st;
 }
 
-static rlx_status_t* rewrite_binding(rw_t* w, rlx_relax_binding_t* b) {
+static RLX_MUST_USE rlx_status_t* rewrite_binding(rw_t* w, rlx_relax_binding_t* b) {
   rlx_ctx_t* ctx = w->ctx;
   w->binding = b->var->name;
   rlx_relax_expr_t* value = NULL;
@@ -145,7 +145,7 @@ static rlx_status_t* rewrite_binding(rw_t* w, rlx_relax_binding_t* b) {
   return NULL;
 }
 
-static rlx_status_t* rewrite_seq(rw_t* w, rlx_relax_seq_t* s, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* rewrite_seq(rw_t* w, rlx_relax_seq_t* s, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = w->ctx;
   RLX_VEC(rlx_relax_binding_t*) saved = {w->out.data, w->out.len, w->out.cap};
   RLX_VEC(rlx_relax_block_t*) blocks = {0};
@@ -184,7 +184,7 @@ static rlx_attrs_t force_pure_attrs(rlx_ctx_t* ctx, const rlx_relax_func_t* f) {
   return rlx_attrs_set(ctx, f->attrs, "relax.force_pure", rlx_attr_bool(true));
 }
 
-static rlx_status_t* rewrite_func(rw_t* w, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* rewrite_func(rw_t* w, rlx_relax_func_t* f, rlx_relax_func_t** out) {
   rlx_relax_expr_t* body = NULL;
   RLX_RETURN_IF_ERROR(rewrite_scoped(w, f->body, &body));
   rlx_attrs_t attrs = force_pure_attrs(w->ctx, f);
@@ -196,7 +196,7 @@ static rlx_status_t* rewrite_func(rw_t* w, rlx_relax_func_t* f, rlx_relax_func_t
   return NULL;
 }
 
-static rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = w->ctx;
   *out = e;
   switch (e->kind) {
@@ -249,7 +249,7 @@ static rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_relax_expr_t** ou
   return rlx_status_create(RLX_INTERNAL, "call_tir_rewrite: bad expression kind %d", (int)e->kind);
 }
 
-rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = rlx_module_create(ctx);
   for (int i = 0; i < in->n_funcs; i++) rlx_module_set(m, in->funcs[i].name, in->funcs[i].kind, in->funcs[i].func);
   rw_t w;

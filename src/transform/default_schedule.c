@@ -190,7 +190,7 @@ static rlx_relax_expr_t* drop_dead_constants(rlx_ctx_t* ctx, rlx_relax_expr_t* b
 
 /* Packs the constants of every call_tir of a function with "rlx.packed_params", then drops
  * that attribute. */
-static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any, const rlx_ptrmap_t* bound) {
+static RLX_MUST_USE rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any, const rlx_ptrmap_t* bound) {
   if (!any) return NULL;
   repack_t r = {m, NULL, bound};
   for (int i = 0; i < m->n_funcs; i++) {
@@ -211,7 +211,7 @@ static rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any, con
   return NULL;
 }
 
-rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
                                                rlx_sched_func_report_t** out_reports) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   int n_rep = 0;
@@ -256,6 +256,6 @@ rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in,
   return NULL;
 }
 
-rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   return rlx_pass_default_schedule_report(ctx, in, out, NULL, NULL);
 }

@@ -70,7 +70,7 @@ bool rlx_fold_static_shape(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t max_ele
   return true;
 }
 
-rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_call_t* c,
+RLX_MUST_USE rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_call_t* c,
                                 rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
                                 rlx_relax_expr_t** out) {
   *out = NULL;
@@ -153,7 +153,7 @@ static rlx_relax_constant_t* as_const(rlx_relax_expr_t* e, void* user) {
 }
 
 /* The folded Constant of call c, or NULL (*out) when it cannot be folded. */
-static rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, fold_runner, FOLD_COMPILED_WORK, FOLD_MAX_ELEMS_COMPILED};
   return rlx_fold_call_tir(z->ctx, z->m, c, as_const, z, &lim, out);
 }
@@ -164,7 +164,7 @@ static void count_use(const rlx_relax_expr_t* e, void* user) {
   rlx_ptrmap_put(&z->uses, e, (void*)((intptr_t)rlx_ptrmap_get(&z->uses, e) + 1));
 }
 
-static rlx_status_t* fold_func(fc_t* z, const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* fold_func(fc_t* z, const rlx_relax_func_t* f, rlx_relax_func_t** out) {
   rlx_ctx_t* ctx = z->ctx;
   *out = (rlx_relax_func_t*)f;
   if (f->body->kind != RLX_RELAX_SEQ) return NULL;
@@ -221,7 +221,7 @@ static rlx_status_t* fold_func(fc_t* z, const rlx_relax_func_t* f, rlx_relax_fun
   return pass_func_with_body(ctx, z->m, f, body, out);
 }
 
-rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   fc_t z;
   memset(&z, 0, sizeof(z));

@@ -326,7 +326,7 @@ static const char* fused_name(rlx_ctx_t* ctx, blk_t* k, const int* members, int 
   return s;
 }
 
-static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, rlx_relax_block_t** out) {
+static RLX_MUST_USE rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, rlx_relax_block_t** out) {
   rlx_ctx_t* ctx = z->ctx;
   int n = blk->n_bindings;
   blk_t k = {n,
@@ -432,7 +432,7 @@ static rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, r
   return NULL;
 }
 
-static rlx_status_t* fuse_func(fz_t* z, rlx_bb_t* bb, const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* fuse_func(fz_t* z, rlx_bb_t* bb, const rlx_relax_func_t* f, rlx_relax_func_t** out) {
   rlx_ctx_t* ctx = z->ctx;
   *out = (rlx_relax_func_t*)f;
   if (f->body->kind != RLX_RELAX_SEQ) return NULL;
@@ -453,7 +453,7 @@ static rlx_status_t* fuse_func(fz_t* z, rlx_bb_t* bb, const rlx_relax_func_t* f,
   return pass_func_with_body(ctx, z->m, f, body, out);
 }
 
-rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   rlx_bb_t* bb = rlx_bb_create(ctx, m);
   fz_t z = {ctx, m, {0}};

@@ -110,7 +110,7 @@ static rlx_sinfo_tensor_t* known_tensor(const rlx_sinfo_t* s) {
 }
 
 /* Binds the member buffer's var dims from the Relax struct info at the same position. */
-static rlx_status_t* match_dims(ft_t* t, const rlx_tir_buffer_t* b, const rlx_sinfo_tensor_t* ts, const char* what) {
+static RLX_MUST_USE rlx_status_t* match_dims(ft_t* t, const rlx_tir_buffer_t* b, const rlx_sinfo_tensor_t* ts, const char* what) {
   if (b->ndim != ts->ndim)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s: buffer %s has %d dims, the Relax value %d", what,
                              b->name, b->ndim, ts->ndim);
@@ -260,7 +260,7 @@ static rlx_tir_stmt_t* copy_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) 
 }
 
 /* Adds one member: its buffers bound to fused buffers, its body copied. */
-static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last, rlx_tir_buffer_t** out_result) {
+static RLX_MUST_USE rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last, rlx_tir_buffer_t** out_result) {
   rlx_ctx_t* ctx = t->ctx;
   const rlx_tir_func_t* f = mb->func;
   const char* what = rlx_ctx_sprintf(ctx, "PrimFunc '%s'", f->name);
@@ -358,7 +358,7 @@ static rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* mb, bool last,
   return NULL;
 }
 
-static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
+static RLX_MUST_USE rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
                                rlx_tir_func_t** out_func) {
   rlx_ctx_t* ctx = t->ctx;
   (void)unique_block_name(t, "root");
@@ -403,7 +403,7 @@ static rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members,
   return NULL;
 }
 
-rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
                            rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
                            int* out_n_tir_vars, rlx_expr_t*** out_tir_vars) {
   if (n_members < 1 || !members || !name)

@@ -123,14 +123,14 @@ static rlx_sinfo_t* blk_sinfo(lt_t* z, int64_t n, int64_t c, int64_t h, int64_t 
   return rlx_sinfo_tensor_const(z->ctx, 5, d, rlx_dt_float32());
 }
 
-static rlx_status_t* emit(lt_t* z, rlx_relax_expr_t* e, const char* hint, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* emit(lt_t* z, rlx_relax_expr_t* e, const char* hint, rlx_relax_expr_t** out) {
   rlx_relax_var_t* v = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_emit(z->bb, e, hint, &v));
   *out = &v->hdr;
   return NULL;
 }
 
-static rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_expr_t** args, rlx_sinfo_t* out_sinfo,
+static RLX_MUST_USE rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_expr_t** args, rlx_sinfo_t* out_sinfo,
                                  rlx_relax_expr_t** out) {
   return emit(z, rlx_relax_call_dps_packed(z->ctx, name, n, args, out_sinfo), NULL, out);
 }
@@ -146,7 +146,7 @@ static int epilogue_args(lt_t* z, const pend_t* p, rlx_relax_expr_t** a, int n) 
 
 /* A 1x1 convolution and the 3x3 depthwise one that is its only reader, as one call
  * (rlx.nn.conv2d_dw_nchwc: x, w, bias, act, lo, hi, wd, bd, sh, sw, pt, pl, act, lo, hi, y). */
-static rlx_status_t* flush_conv_dw(lt_t* z, vinfo_t* i, pend_t* p) {
+static RLX_MUST_USE rlx_status_t* flush_conv_dw(lt_t* z, vinfo_t* i, pend_t* p) {
   const pend_t* e = p->pre;
   int64_t eshape[1] = {(e->oc + 15) / 16 * 16}, dshape[1] = {(p->oc + 15) / 16 * 16};
   rlx_relax_expr_t* a[15];
@@ -163,7 +163,7 @@ static rlx_status_t* flush_conv_dw(lt_t* z, vinfo_t* i, pend_t* p) {
 }
 
 /* Emits the pending convolution of i; i->blk gets its result. */
-static rlx_status_t* flush(lt_t* z, vinfo_t* i) {
+static RLX_MUST_USE rlx_status_t* flush(lt_t* z, vinfo_t* i) {
   pend_t* p = i->pend;
   if (!p) return NULL;
   i->pend = NULL;
@@ -189,7 +189,7 @@ static rlx_status_t* flush(lt_t* z, vinfo_t* i) {
 }
 
 /* The blocked value of var-or-expr e (converting a plain tensor of c channels once). */
-static rlx_status_t* blocked(lt_t* z, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* blocked(lt_t* z, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   vinfo_t* i = info_of(z, e);
   if (i) {
     RLX_RETURN_IF_ERROR(flush(z, i));
@@ -210,7 +210,7 @@ static rlx_status_t* blocked(lt_t* z, rlx_relax_expr_t* e, rlx_relax_expr_t** ou
 }
 
 /* Emits `v = nchwc_to_nchw(blocked)` under v's own name when v's binding was replaced. */
-static rlx_status_t* materialize(lt_t* z, rlx_relax_var_t* v) {
+static RLX_MUST_USE rlx_status_t* materialize(lt_t* z, rlx_relax_var_t* v) {
   vinfo_t* i = info_of(z, &v->hdr);
   if (!i || !i->plain_missing || (!i->blk && !i->pend)) return NULL; /* the latter: fused into its only reader */
   RLX_RETURN_IF_ERROR(flush(z, i));
@@ -226,7 +226,7 @@ static void collect_vars(const rlx_relax_expr_t* e, void* user) {
 }
 
 /* Materializes every var that e reads. */
-static rlx_status_t* materialize_uses(lt_t* z, const rlx_relax_expr_t* e) {
+static RLX_MUST_USE rlx_status_t* materialize_uses(lt_t* z, const rlx_relax_expr_t* e) {
   rlx_ptrmap_t seen = {0};
   rlx_relax_expr_visit(e, collect_vars, &seen);
   rlx_status_t* st = NULL;
@@ -268,7 +268,7 @@ static bool want_f4(const pend_t* p, int64_t ic, int64_t v16) {
  * the direct kernel; accepted when the largest difference is within 3e-5 of the output's
  * largest magnitude (measured 4e-6 to 9e-6 on ResNet-18 and SqueezeNet layers; the
  * networks' tests allow 1e-4 end to end), else F(2x2) is used. */
-static rlx_status_t* f4_accurate(const pend_t* p, const float* w, int64_t ic, int64_t v16, bool* out_ok) {
+static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, int64_t ic, int64_t v16, bool* out_ok) {
   *out_ok = false;
   rlx_nn_conv_t k;
   memset(&k, 0, sizeof(k));
@@ -329,7 +329,7 @@ static pend_t* fusable_expansion(lt_t* z, const rlx_relax_expr_t* x, const pend_
 }
 
 /* v = conv2d(x, w): a pending convolution, or false when it does not qualify. */
-static rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
   int nx, nw, ny;
   int64_t xd[6], wd[6], yd[6];
   rlx_relax_constant_t* wc = as_const(c->args[1]);
@@ -420,7 +420,7 @@ static void move_pend(lt_t* z, const rlx_relax_expr_t* from, rlx_relax_var_t* to
 }
 
 /* Epilogue ops joining a pending convolution. */
-static rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+static RLX_MUST_USE rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
   float s;
   if (is_op(c, RLX_OP_RELU) && c->n_args == 1) {
     pend_t* p = open_pend(z, c->args[0]);
@@ -469,7 +469,7 @@ static rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t*
 
 /* A blocked operand for an elementwise op on blocked tensors: the blocked var, a scalar,
  * or a per-channel constant reshaped to (1, Cb, 1, 1, 16). */
-static rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_relax_expr_t** out) {
   *out = NULL;
   float s;
   if (scalar_const(e, &s) && as_const(e)->ndim == 0) return *out = e, NULL;
@@ -493,7 +493,7 @@ static const rlx_op_id_t blocked_elementwise[] = {RLX_OP_ADD,     RLX_OP_SUBTRAC
 /* concat((conv_a(x), conv_b(x), ...), axis=1), every part a convolution of the same blocked
  * x that nothing else reads, with a multiple of 16 channels and no residual: one call that
  * writes each part into its channel blocks of the result (the concat costs nothing). */
-static rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tuple_t* t, const int64_t* yd, bool* done) {
+static RLX_MUST_USE rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tuple_t* t, const int64_t* yd, bool* done) {
   if (t->n_fields < 2 || t->n_fields > 8) return NULL;
   pend_t* parts[8];
   for (int k = 0; k < t->n_fields; k++) {
@@ -527,7 +527,7 @@ static rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tup
 }
 
 /* Elementwise ops, pools, means and concat on blocked inputs. */
-static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
+static RLX_MUST_USE rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_t* c, bool* done) {
   int ny;
   int64_t yd[6];
   if (!static_f32(&v->hdr, &ny, yd)) return NULL;
@@ -611,7 +611,7 @@ static rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rlx_relax_call_
   return NULL;
 }
 
-static rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* b) {
+static RLX_MUST_USE rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* b) {
   bool done = false;
   if (b->kind == RLX_BINDING_VAR && b->value->kind == RLX_RELAX_CALL) {
     rlx_relax_call_t* c = (rlx_relax_call_t*)b->value;
@@ -624,7 +624,7 @@ static rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* b) {
   return rlx_bb_emit_binding(z->bb, b);
 }
 
-static rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
+static RLX_MUST_USE rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
                                   rlx_relax_func_t** out) {
   *out = NULL;
   if (f->body->kind != RLX_RELAX_SEQ) return NULL;
@@ -665,7 +665,7 @@ static rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, co
   return pass_func_with_body(z->ctx, m, f, built->body, out);
 }
 
-rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   rlx_bb_t* bb = rlx_bb_create(ctx, m);
   rlx_status_t* st = NULL;

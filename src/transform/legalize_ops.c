@@ -92,7 +92,7 @@ static bool is_leaf(const rlx_relax_expr_t* e) {
 }
 
 /* e as a leaf: non-leaf expressions are bound to fresh vars first (TVM's normal form). */
-static rlx_status_t* leafify(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* leafify(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   if (is_leaf(e)) return *out = e, NULL;
   if (e->kind == RLX_RELAX_TUPLE) {
     rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
@@ -108,7 +108,7 @@ static rlx_status_t* leafify(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, 
 }
 
 /* The operands of a binding value as leaves (only what a legalization returned can need it). */
-static rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   *out = e;
   if (e->kind == RLX_RELAX_CALL) {
     rlx_relax_call_t* c = (rlx_relax_call_t*)e;
@@ -130,7 +130,7 @@ static rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_
   return NULL;
 }
 
-static rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_binding_t* b) {
+static RLX_MUST_USE rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_binding_t* b) {
   lg->where = rlx_ctx_sprintf(ctx, "binding '%s'", b->var->name);
   rlx_relax_expr_t* v = rlx_relax_expr_transform(ctx, b->value, lg_expr, lg);
   if (lg->st) return lg->st;
@@ -141,7 +141,7 @@ static rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_bindin
   return rlx_bb_emit_binding(lg->bb, nb);
 }
 
-static rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
+static RLX_MUST_USE rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
                                    const rlx_relax_func_t* f, rlx_relax_func_t** out) {
   if (f->body->kind != RLX_RELAX_SEQ)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "legalize_ops: function '%s': body is not a SeqExpr (normalize it)",
@@ -167,7 +167,7 @@ static rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m
   return pass_func_with_body(ctx, m, f, built->body, out);
 }
 
-rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   rlx_bb_t* bb = rlx_bb_create(ctx, m);
   int n = in->n_funcs; /* legalization appends PrimFuncs; only the original functions are visited */

@@ -65,7 +65,7 @@ static int slot_of_var(ls_t* s, rlx_var_t* v) {
 }
 
 /* Binds value (normalized here) to a new var and appends the binding. */
-static rlx_status_t* emit(ls_t* s, rlx_relax_expr_t* value, const char* hint, rlx_relax_var_t** out) {
+static RLX_MUST_USE rlx_status_t* emit(ls_t* s, rlx_relax_expr_t* value, const char* hint, rlx_relax_var_t** out) {
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(s->ctx, s->m, value));
   rlx_relax_var_t* v = rlx_relax_var(s->ctx, hint, value->sinfo);
   rlx_vec_push(s->out, rlx_relax_var_binding(s->ctx, v, value));
@@ -73,7 +73,7 @@ static rlx_status_t* emit(ls_t* s, rlx_relax_expr_t* value, const char* hint, rl
   return NULL;
 }
 
-static rlx_status_t* emit_builtin(ls_t* s, const char* name, exprs_t* args, rlx_sinfo_t* ret, const char* hint,
+static RLX_MUST_USE rlx_status_t* emit_builtin(ls_t* s, const char* name, exprs_t* args, rlx_sinfo_t* ret, const char* hint,
                                   rlx_relax_var_t** out) {
   rlx_relax_expr_t* call = rlx_relax_call_packed(s->ctx, name, args->len, args->data, 1, &ret);
   rlx_vec_free(args);
@@ -81,7 +81,7 @@ static rlx_status_t* emit_builtin(ls_t* s, const char* name, exprs_t* args, rlx_
 }
 
 /* Postfix program of a shape expression over slots. */
-static rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
+static RLX_MUST_USE rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
   int op = -1;
   switch (e->kind) {
     case RLX_EXPR_INT_IMM:
@@ -135,7 +135,7 @@ static rlx_status_t* program(ls_t* s, const rlx_expr_t* e, exprs_t* out) {
 
 /* A dim as (kind, value) for make_shape: constant or slot (composite dims are computed
  * into a new slot first). */
-static rlx_status_t* dim_ref(ls_t* s, rlx_expr_t* e, int64_t* kind, int64_t* val) {
+static RLX_MUST_USE rlx_status_t* dim_ref(ls_t* s, rlx_expr_t* e, int64_t* kind, int64_t* val) {
   if (e->kind == RLX_EXPR_INT_IMM) {
     *kind = 0;
     *val = ((rlx_int_imm_t*)e)->value;
@@ -184,7 +184,7 @@ static bool shape_is_const(int ndim, rlx_expr_t* const* v) {
 }
 
 /* make_shape for a symbolic ShapeExpr; a constant one stays as it is. */
-static rlx_status_t* lower_shape_expr(ls_t* s, rlx_relax_shape_expr_t* se, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* lower_shape_expr(ls_t* s, rlx_relax_shape_expr_t* se, rlx_relax_expr_t** out) {
   if (shape_is_const(se->ndim, se->values)) {
     *out = &se->hdr;
     return NULL;
@@ -223,7 +223,7 @@ static const char* shape_text(ls_t* s, int ndim, rlx_expr_t* const* dims) {
 }
 
 /* make_prim_value for a symbolic PrimValue; a constant one stays as it is. */
-static rlx_status_t* lower_prim_value(ls_t* s, rlx_relax_prim_value_t* pv, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* lower_prim_value(ls_t* s, rlx_relax_prim_value_t* pv, rlx_relax_expr_t** out) {
   if (pv->value->kind == RLX_EXPR_INT_IMM || pv->value->kind == RLX_EXPR_FLOAT_IMM) {
     *out = &pv->hdr;
     return NULL;
@@ -242,7 +242,7 @@ static rlx_status_t* lower_prim_value(ls_t* s, rlx_relax_prim_value_t* pv, rlx_r
 
 /* The checks of value against sinfo (param or match_cast). composite: when non-NULL, a
  * second pass that checks only the composite dims (after every param is matched). */
-static rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* what, bool composite_pass,
+static RLX_MUST_USE rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* what, bool composite_pass,
                            bool* out_has_composite) {
   int ndim = -1;
   rlx_expr_t** dims = NULL;
@@ -365,10 +365,10 @@ static rlx_relax_expr_t* subst(ls_t* s, rlx_relax_expr_t* e) {
   return s->vmap.len ? rlx_relax_expr_substitute(s->ctx, e, &s->vmap) : e;
 }
 
-static rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_relax_expr_t** out);
+static RLX_MUST_USE rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_relax_expr_t** out);
 
 /* Allocates the outputs of a leftover call_tir / call_dps_packed (as call_tir_rewrite). */
-static rlx_status_t* alloc_outputs(ls_t* s, rlx_sinfo_t* out_sinfo, exprs_t* allocs) {
+static RLX_MUST_USE rlx_status_t* alloc_outputs(ls_t* s, rlx_sinfo_t* out_sinfo, exprs_t* allocs) {
   int n = out_sinfo->kind == RLX_SINFO_TUPLE ? ((rlx_sinfo_tuple_t*)out_sinfo)->n_fields : 1;
   for (int i = 0; i < n; i++) {
     rlx_sinfo_t* si = out_sinfo->kind == RLX_SINFO_TUPLE ? ((rlx_sinfo_tuple_t*)out_sinfo)->fields[i] : out_sinfo;
@@ -391,7 +391,7 @@ static rlx_status_t* alloc_outputs(ls_t* s, rlx_sinfo_t* out_sinfo, exprs_t* all
 }
 
 /* Lowers one binding value; may emit bindings before it. */
-static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_expr_t** out) {
   value = subst(s, value);
   switch (value->kind) {
     case RLX_RELAX_SHAPE_EXPR: return lower_shape_expr(s, (rlx_relax_shape_expr_t*)value, out);
@@ -506,7 +506,7 @@ static rlx_status_t* lower_value(ls_t* s, rlx_relax_expr_t* value, rlx_relax_exp
   return NULL;
 }
 
-static rlx_status_t* lower_binding(ls_t* s, rlx_relax_binding_t* b) {
+static RLX_MUST_USE rlx_status_t* lower_binding(ls_t* s, rlx_relax_binding_t* b) {
   rlx_relax_var_t* var = b->var;
   if (var->hdr.kind == RLX_RELAX_DATAFLOW_VAR) {
     rlx_relax_var_t* nv = rlx_relax_var(s->ctx, var->name, var->hdr.sinfo);
@@ -540,7 +540,7 @@ static rlx_status_t* lower_binding(ls_t* s, rlx_relax_binding_t* b) {
   return NULL;
 }
 
-static rlx_status_t* lower_blocks(ls_t* s, int n, rlx_relax_block_t** blocks, bindings_t* out) {
+static RLX_MUST_USE rlx_status_t* lower_blocks(ls_t* s, int n, rlx_relax_block_t** blocks, bindings_t* out) {
   bindings_t* saved = s->out;
   s->out = out;
   rlx_status_t* st = NULL;
@@ -551,7 +551,7 @@ static rlx_status_t* lower_blocks(ls_t* s, int n, rlx_relax_block_t** blocks, bi
 }
 
 /* A nested SeqExpr (If branch) as one plain block. */
-static rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_relax_expr_t** out) {
   bindings_t bs = {0};
   rlx_status_t* st = lower_blocks(s, seq->n_blocks, seq->blocks, &bs);
   rlx_relax_expr_t* body = NULL;
@@ -570,7 +570,7 @@ static rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_relax_expr_t**
   return st;
 }
 
-static rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, rlx_relax_func_t* f,
+static RLX_MUST_USE rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, rlx_relax_func_t* f,
                                 rlx_relax_func_t** out) {
   ls_t s = {0};
   s.ctx = ctx;
@@ -625,7 +625,7 @@ static rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* nam
   return st;
 }
 
-rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = rlx_module_create(ctx);
   for (int i = 0; i < in->n_funcs; i++) rlx_module_set(m, in->funcs[i].name, in->funcs[i].kind, in->funcs[i].func);
   for (int i = 0; i < in->n_funcs; i++) {

@@ -43,7 +43,7 @@ typedef struct {
  * function (nested blocks and branches included), each allocation counted once; a size is
  * symbolic when any allocation is. Errors: func is not a Relax function of both modules
  * (RLX_NOT_FOUND); an allocation whose size cannot be read (unknown shape or dtype). */
-rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
+RLX_MUST_USE rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
                                rlx_memory_stats_t* out);
 
 /* The bytes of a tensor of the given shape and dtype: prod(shape) * bytes(dtype), simplified
@@ -53,7 +53,7 @@ rlx_expr_t* rlx_memory_tensor_bytes(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const*
 /* Reads the function's "tir_var_upper_bound" attribute (format above) into an analyzer that
  * binds each named signature variable to [0, bound]; *out_n_bound gets how many were bound
  * (may be NULL). An attribute of another kind or a malformed entry is an error naming it. */
-rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
+RLX_MUST_USE rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
                                       int* out_n_bound);
 
 #endif

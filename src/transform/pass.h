@@ -23,11 +23,11 @@ typedef struct {
 
 /* ---- the passes, in pipeline order ---- */
 /* Convolutional networks onto the NCHW16c kernels (conv + epilogue, pools, means, concat). */
-rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* High-level ops (R.add, R.matmul, R.nn.conv2d ...) → R.call_tir of TE PrimFuncs (registry). */
-rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* call_tir whose args are all constants → evaluated at compile time into a Constant. */
-rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Runs PrimFunc f on args (n DLTensors in parameter order; a scalar parameter is a 0-d
  * tensor holding its value) as compiled code. fold_constants uses it for calls too large
  * for the TIR interpreter; the compiler driver installs the C backend's (codegen's
@@ -37,9 +37,9 @@ typedef rlx_status_t* (*rlx_fold_runner_t)(rlx_ctx_t* ctx, const rlx_tir_func_t*
 void rlx_fold_set_runner(rlx_fold_runner_t run);
 /* Groups call_tirs (elementwise/injective consumers into their producers) and merges each
  * group into one PrimFunc (TVM's FuseOps + FuseTIR). */
-rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Applies the default CPU schedule to every unscheduled PrimFunc. */
-rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* The blocks default_schedule left without their real schedule in one PrimFunc. */
 typedef struct {
   const char* func;
@@ -47,20 +47,20 @@ typedef struct {
 } rlx_sched_func_report_t;
 /* rlx_pass_default_schedule, also listing (arena array, *out_n entries; both may be NULL)
  * every PrimFunc with blocks left unscheduled and why. */
-rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
+RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
                                                rlx_sched_func_report_t** out_reports);
 /* call_tir / call_dps_packed → explicit R.builtin.alloc_tensor + DPS call. */
-rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Static memory planning: alloc_tensor → storages reused across tensors with disjoint
  * lifetimes (symbolic sizes included). */
-rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Shape computations, match_cast and argument checks → VM builtin calls. */
-rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pass_lower_shapes(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 
 /* The Relax stage's input checks, run before its first pass (pipeline.c): no constant whose
  * data was left out when the module was printed, no static tensor shape whose elements or
  * bytes overflow int64; then a function returning a dataflow var its block publishes
  * returns the published var. *out is m or a copy with such functions changed. */
-rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out);
 
 #endif

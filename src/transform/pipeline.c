@@ -13,7 +13,7 @@ static void note_elided(const rlx_relax_expr_t* e, void* user) {
 /* A tensor whose static shape has more elements, or bytes, than int64 counts cannot be
  * compiled: every pass and kernel computes sizes and flat indices in int64 (an overflow
  * there wrapped, and the kernel wrote outside its buffer). The error names the tensor. */
-static rlx_status_t* check_sinfo_size(const char* fname, const char* var, const rlx_sinfo_t* s) {
+static RLX_MUST_USE rlx_status_t* check_sinfo_size(const char* fname, const char* var, const rlx_sinfo_t* s) {
   if (!s) return NULL;
   if (s->kind == RLX_SINFO_TUPLE) {
     const rlx_sinfo_tuple_t* t = (const rlx_sinfo_tuple_t*)s;
@@ -58,7 +58,7 @@ static rlx_status_t* check_sinfo_size(const char* fname, const char* var, const 
   return st;
 }
 
-static rlx_status_t* check_sizes(const rlx_module_t* m) {
+static RLX_MUST_USE rlx_status_t* check_sizes(const rlx_module_t* m) {
   for (int i = 0; i < m->n_funcs; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
     const rlx_relax_func_t* f = m->funcs[i].func;
@@ -76,7 +76,7 @@ static rlx_status_t* check_sizes(const rlx_module_t* m) {
   return NULL;
 }
 
-static rlx_status_t* check_no_elided(const rlx_module_t* m) {
+static RLX_MUST_USE rlx_status_t* check_no_elided(const rlx_module_t* m) {
   for (int i = 0; i < m->n_funcs; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
     const rlx_relax_func_t* f = m->funcs[i].func;
@@ -126,7 +126,7 @@ static rlx_module_t* publish_returns(rlx_ctx_t* ctx, rlx_module_t* m) {
   return out;
 }
 
-rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pipeline_prepare(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out) {
   RLX_RETURN_IF_ERROR(check_no_elided(m));
   RLX_RETURN_IF_ERROR(check_sizes(m));
   *out = publish_returns(ctx, m);

@@ -73,7 +73,7 @@ typedef struct {
   bool inserted_kills;
 } plan_t;
 
-static rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
+static RLX_MUST_USE rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
 
 /* ------------------------------------------------------------------ sizes */
 rlx_expr_t* rlx_memory_tensor_bytes(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype) {
@@ -95,7 +95,7 @@ static void collect_sig_var(rlx_var_t* v, bool whole_dim, void* user) {
   rlx_vec_push(&s->vars, v);
 }
 
-rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
+RLX_MUST_USE rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
                                       int* out_n_bound) {
   rlx_analyzer_t* an = rlx_analyzer_create(ctx);
   int n_bound = 0;
@@ -322,7 +322,7 @@ static storage_t* request(plan_t* p, storage_vec_t* pool, token_t* t) {
 /* ------------------------------------------------------------------ rewriting */
 typedef RLX_VEC(rlx_relax_binding_t*) bindings_t;
 
-static rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, rlx_op_id_t op, int n,
+static RLX_MUST_USE rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, rlx_op_id_t op, int n,
                                rlx_relax_expr_t* const* args, rlx_relax_var_t** out_var) {
   rlx_relax_expr_t* call = rlx_relax_op_call(p->ctx, op, n, args, (rlx_attrs_t){0});
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(p->ctx, p->m, call));
@@ -332,13 +332,13 @@ static rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, rlx
   return NULL;
 }
 
-static rlx_status_t* emit_kill_tensor(plan_t* p, bindings_t* out, token_t* t) {
+static RLX_MUST_USE rlx_status_t* emit_kill_tensor(plan_t* p, bindings_t* out, token_t* t) {
   rlx_relax_expr_t* arg = &t->var->hdr;
   p->inserted_kills = true;
   return emit_call(p, out, "_", RLX_OP_MEMORY_KILL_TENSOR, 1, &arg, NULL);
 }
 
-static rlx_status_t* rewrite_binding(plan_t* p, rlx_relax_binding_t* b, bindings_t* out) {
+static RLX_MUST_USE rlx_status_t* rewrite_binding(plan_t* p, rlx_relax_binding_t* b, bindings_t* out) {
   rlx_ctx_t* ctx = p->ctx;
   token_t* t = rlx_ptrmap_get(&p->alloc_tok, b);
   if (t && !t->discarded) {
@@ -364,7 +364,7 @@ static rlx_status_t* rewrite_binding(plan_t* p, rlx_relax_binding_t* b, bindings
   return NULL;
 }
 
-static rlx_status_t* plan_seq(plan_t* p, rlx_relax_seq_t* s, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* plan_seq(plan_t* p, rlx_relax_seq_t* s, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = p->ctx;
   storage_vec_t pool = {0};
   token_vec_t tokens = {0};
@@ -437,7 +437,7 @@ static rlx_status_t* plan_seq(plan_t* p, rlx_relax_seq_t* s, rlx_relax_expr_t** 
   return st;
 }
 
-static rlx_status_t* plan_func(plan_t* p, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* plan_func(plan_t* p, rlx_relax_func_t* f, rlx_relax_func_t** out) {
   rlx_analyzer_t* saved_bounds = p->bounds;
   bool saved_kills = p->inserted_kills;
   p->inserted_kills = false;
@@ -458,7 +458,7 @@ static rlx_status_t* plan_func(plan_t* p, rlx_relax_func_t* f, rlx_relax_func_t*
 }
 
 /* Plans every SeqExpr inside e (If branches, nested functions). */
-static rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   *out = e;
   switch (e->kind) {
     case RLX_RELAX_SEQ: return plan_seq(p, (rlx_relax_seq_t*)e, out);
@@ -495,7 +495,7 @@ static rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_relax_expr_t*
   return rlx_status_create(RLX_INTERNAL, "plan_memory: bad expression kind %d", (int)e->kind);
 }
 
-rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
   rlx_module_t* m = rlx_module_create(ctx);
   for (int i = 0; i < in->n_funcs; i++) rlx_module_set(m, in->funcs[i].name, in->funcs[i].kind, in->funcs[i].func);
   plan_t p;
@@ -576,7 +576,7 @@ static rlx_memory_size_t size_of(stats_acc_t* a) {
   return r;
 }
 
-static rlx_status_t* find_relax_func(rlx_module_t* m, const char* func, const char* which, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* find_relax_func(rlx_module_t* m, const char* func, const char* which, rlx_relax_func_t** out) {
   rlx_module_entry_t* ent = func ? rlx_module_find(m, func) : NULL;
   if (!ent || ent->kind != RLX_FUNC_RELAX)
     return rlx_status_create(RLX_NOT_FOUND, "memory stats: no Relax function '%s' in the module %s",
@@ -585,7 +585,7 @@ static rlx_status_t* find_relax_func(rlx_module_t* m, const char* func, const ch
   return NULL;
 }
 
-rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
+RLX_MUST_USE rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
                                rlx_memory_stats_t* out) {
   rlx_relax_func_t *fb = NULL, *fa = NULL;
   RLX_RETURN_IF_ERROR(find_relax_func(before_plan, func, "before planning", &fb));

@@ -118,7 +118,7 @@ static bool type_eq(const rlx_onnx_type_t* a, const rlx_onnx_type_t* b) {
 }
 
 /* The nodes of g and its result, in the open function of sub->bb. */
-static rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphProto* g, subfn_t* f) {
+static RLX_MUST_USE rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphProto* g, subfn_t* f) {
   rlx_ctx_t* ctx = sub->ctx;
   bool dataflow = !rlx_onnx_has_control_flow(g);
   if (dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(sub->bb));
@@ -146,7 +146,7 @@ static rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const Onnx__GraphPr
 
 /* Imports g as the private function f->fname (see subfn_t); f->gv then names it and
  * f->args are the outer values to pass. With f->mismatch set nothing was added. */
-static rlx_status_t* subgraph_function(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
+static RLX_MUST_USE rlx_status_t* subgraph_function(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
                                        subfn_t* f) {
   rlx_ctx_t* ctx = im->ctx;
   f->mismatch = false;
@@ -208,7 +208,7 @@ static rlx_relax_expr_t* seq_of(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const char*
 }
 
 /* A call of the branch function of g (named <output>_<suffix>). */
-static rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
+static RLX_MUST_USE rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
                                  const char* suffix, rlx_relax_expr_t** out_call, const rlx_onnx_type_t*** out_types) {
   rlx_ctx_t* ctx = im->ctx;
   if (g->n_input) return rlx_onnx_error(node, "the %s branch must not have inputs", suffix);
@@ -223,7 +223,7 @@ static rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 
 /* If: a constant condition imports the chosen branch in place; otherwise each branch is a
  * private function and the node one R.If binding calling them (outputs: its fields). */
-rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto *tg = rlx_onnx_attr_graph(node, "then_branch"), *eg = rlx_onnx_attr_graph(node, "else_branch");
@@ -300,7 +300,7 @@ static rlx_sinfo_t* fresh_dims(rlx_ctx_t* ctx, const rlx_sinfo_tensor_t* t, cons
 /* Imports the body (lead params: iteration, condition, carried values starting with the
  * initial values' struct info); when the body changes a carried tensor's dims, imports it
  * again with fresh dims for that value. carried_out: index of the first carried output. */
-static rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
+static RLX_MUST_USE rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
                                const char* const* carried_names, int carried_out, loop_t* L) {
   rlx_ctx_t* ctx = im->ctx;
   subfn_t* f = &L->f;
@@ -362,7 +362,7 @@ static rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
 }
 
 /* The scan output struct info of one iteration (scan output k of the body). */
-static rlx_status_t* scan_elem(const rlx_onnx_node_t* node, const loop_t* L, int first_scan_out, int k,
+static RLX_MUST_USE rlx_status_t* scan_elem(const rlx_onnx_node_t* node, const loop_t* L, int first_scan_out, int k,
                                rlx_sinfo_tensor_t** out) {
   rlx_sinfo_tensor_t* t = as_tensor(L->f.out_sinfo[first_scan_out + k]);
   if (!t || t->ndim < 0 || rlx_dtype_is_void(t->dtype))
@@ -375,7 +375,7 @@ static rlx_status_t* scan_elem(const rlx_onnx_node_t* node, const loop_t* L, int
  * values keep their initial struct info unless generalized (fresh dims then); scan output k
  * is (count, one iteration's dims) — count: the trip count when known (Scan), else a fresh
  * var; an iteration's symbolic dims are fresh vars. out[i]: field i. */
-static rlx_status_t* loop_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, loop_t* L, rlx_relax_expr_t* max_trip,
+static RLX_MUST_USE rlx_status_t* loop_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, loop_t* L, rlx_relax_expr_t* max_trip,
                                rlx_relax_expr_t* cond, int first_scan_out, rlx_expr_t* count, int n_extra,
                                rlx_relax_expr_t* const* extra, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = im->ctx;
@@ -442,7 +442,7 @@ static void loop_counters(rlx_ctx_t* ctx, const char* iter_name, const char* con
 }
 
 /* A tensor input that holds one value of the given dtype (Loop's M and cond). */
-static rlx_status_t* scalar_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* e, int i, rlx_dtype_t want,
+static RLX_MUST_USE rlx_status_t* scalar_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* e, int i, rlx_dtype_t want,
                                   const char* what) {
   rlx_sinfo_tensor_t* t = e ? as_tensor(e->sinfo) : NULL;
   if (!t || !rlx_dtype_eq(t->dtype, want)) return rlx_onnx_error(node, "input %d (%s) must be a %s tensor", i, what,
@@ -455,7 +455,7 @@ static rlx_status_t* scalar_input(const rlx_onnx_node_t* node, rlx_relax_expr_t*
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
@@ -511,7 +511,7 @@ typedef struct {
   const int64_t* axes;
 } scan_user_t;
 
-static rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
+static RLX_MUST_USE rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
   rlx_ctx_t* ctx = sub->ctx;
   scan_user_t* u = f->user;
   for (int j = 0; j < u->n_in; j++) {
@@ -527,14 +527,14 @@ static rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
 }
 
 /* An op call with one int attribute, emitted. */
-static rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t op, rlx_relax_expr_t* x, const char* key, rlx_attr_t v,
+static RLX_MUST_USE rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t op, rlx_relax_expr_t* x, const char* key, rlx_attr_t v,
                          rlx_relax_expr_t** out) {
   rlx_attrs_t at = key ? rlx_attrs_set(im->ctx, (rlx_attrs_t){0}, key, v) : (rlx_attrs_t){0};
   return rlx_onnx_emit(im, rlx_relax_op_call(im->ctx, op, 1, &x, at), out);
 }
 
 /* An axis attribute list of n entries (absent: zeros), each normalized against ranks[i]. */
-static rlx_status_t* scan_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key, int n,
+static RLX_MUST_USE rlx_status_t* scan_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key, int n,
                                const int* ranks, int64_t** out) {
   const int64_t* v = NULL;
   int got = rlx_onnx_attr_ints(node, key, &v);
@@ -559,7 +559,7 @@ static rlx_status_t* scan_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
  * normalized), as the loop builtin; the body function is imported once into *L (L->f.gv set
  * on the first call) and reused. res: final states then the K stacked scan outputs (axis 0,
  * in iteration order). */
-static rlx_status_t* scan_run(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
+static RLX_MUST_USE rlx_status_t* scan_run(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
                               loop_t* L, scan_user_t* u, rlx_relax_expr_t* const* states, rlx_relax_expr_t* const* xs,
                               rlx_relax_expr_t** res) {
   rlx_ctx_t* ctx = im->ctx;
@@ -597,14 +597,14 @@ static rlx_status_t* scan_run(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
 }
 
 /* The rank of tensor input e (an error naming input i when it has none). */
-static rlx_status_t* ranked(const rlx_onnx_node_t* node, rlx_relax_expr_t* e, int i, int* out) {
+static RLX_MUST_USE rlx_status_t* ranked(const rlx_onnx_node_t* node, rlx_relax_expr_t* e, int i, int* out) {
   rlx_sinfo_tensor_t* t = e ? as_tensor(e->sinfo) : NULL;
   if (!t || !t->shape) return rlx_onnx_error(node, "input %d must be a tensor of known shape", i);
   *out = t->ndim;
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
@@ -727,7 +727,7 @@ typedef struct {
   const rlx_onnx_type_t** elem; /* per input: the element type of a sequence, NULL for a tensor */
 } map_user_t;
 
-static rlx_status_t* map_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
+static RLX_MUST_USE rlx_status_t* map_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
   map_user_t* u = f->user;
   for (int j = 0; j < u->n_in; j++) {
     rlx_relax_expr_t* v = &f->tail[j]->hdr;
@@ -743,7 +743,7 @@ static rlx_status_t* map_prologue(rlx_onnx_importer_t* sub, subfn_t* f) {
   return NULL;
 }
 
-static rlx_status_t* map_epilogue(rlx_onnx_importer_t* sub, subfn_t* f, rlx_relax_expr_t** outs, int n) {
+static RLX_MUST_USE rlx_status_t* map_epilogue(rlx_onnx_importer_t* sub, subfn_t* f, rlx_relax_expr_t** outs, int n) {
   map_user_t* u = f->user;
   for (int i = 0; i < n; i++) {
     if (!as_tensor(outs[i]->sinfo))
@@ -754,7 +754,7 @@ static rlx_status_t* map_epilogue(rlx_onnx_importer_t* sub, subfn_t* f, rlx_rela
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");

@@ -44,7 +44,7 @@ rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   return &rlx_ir_var(im->ctx, name, rlx_dt_int64())->hdr;
 }
 
-rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_onnx_value_fn_t f,
+RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_onnx_value_fn_t f,
                                     void* user, int n_args, rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out) {
   rlx_ctx_t* ctx = im->ctx;
   rlx_expr_t** dims = RLX_NEW_ARRAY(ctx, rlx_expr_t*, k > 0 ? k : 1);
@@ -65,7 +65,7 @@ rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node
   return rlx_bb_match_cast(im->bb, s, rlx_sinfo_shape(ctx, k, dims), NULL, &v);
 }
 
-rlx_status_t* rlx_onnx_runtime_check(rlx_onnx_importer_t* im, rlx_expr_t* actual, rlx_expr_t* expected) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_check(rlx_onnx_importer_t* im, rlx_expr_t* actual, rlx_expr_t* expected) {
   rlx_ctx_t* ctx = im->ctx;
   if (rlx_ir_prove_equal(ctx, actual, expected)) return NULL;
   rlx_relax_var_t* v = NULL;

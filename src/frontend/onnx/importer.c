@@ -53,7 +53,7 @@ static const char* node_label(const rlx_onnx_node_t* node, char* buf, size_t n) 
   return buf;
 }
 
-rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) {
   char label[512];
   va_list ap;
   va_start(ap, fmt);
@@ -101,14 +101,14 @@ static rlx_relax_constant_t* const_arg(rlx_relax_expr_t* e, void* user) {
 
 /* Runs call_tir c (a PrimFunc of m, all args constant) with the TIR interpreter; *out gets
  * the Constant, or NULL when it cannot be folded (too large, not interpretable). */
-static rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
+static RLX_MUST_USE rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
                                    rlx_relax_expr_t** out) {
   return rlx_fold_call_tir(im->ctx, m, c, const_arg, NULL, &fold_limits, out);
 }
 
 /* Folds a call of a registered op whose arguments are all constant: legalized in a scratch
  * module (so the main module gets no PrimFunc for it), then interpreted. */
-static rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
   *out = NULL;
   if (c->op->kind != RLX_RELAX_OP) return NULL;
   const rlx_op_def_t* def = ((const rlx_relax_op_t*)c->op)->def;
@@ -133,7 +133,7 @@ static rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rlx_relax_call_
   return fold_call_tir(im, rlx_bb_get(sb), (const rlx_relax_call_t*)lowered, out);
 }
 
-rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   *out = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_normalize(im->bb, e));
   switch (e->kind) {
@@ -179,7 +179,7 @@ rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_re
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
                                rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
   *out = NULL;
   bool all_const = true;
@@ -218,7 +218,7 @@ static int64_t numel_of(int ndim, const int64_t* shape) {
   return n;
 }
 
-rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
+RLX_MUST_USE rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
                                   rlx_relax_expr_t* e, int64_t** out_vals, int* out_n) {
   *out_vals = NULL;
   *out_n = 0;
@@ -336,7 +336,7 @@ int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const flo
 }
 
 /* A decoded TensorProto as a Relax constant. */
-static rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const Onnx__TensorProto* t, const char* what,
+static RLX_MUST_USE rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const Onnx__TensorProto* t, const char* what,
                                   rlx_relax_expr_t** out) {
   rlx_onnx_decoded_t d;
   RLX_RETURN_IF_ERROR(rlx_onnx_tensor_decode(t, what, &d));
@@ -346,7 +346,7 @@ static rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const Onnx__TensorPro
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+RLX_MUST_USE rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
                                    rlx_relax_expr_t** out) {
   *out = NULL;
   const Onnx__AttributeProto* a = find_attr(node, key);
@@ -390,7 +390,7 @@ static const rlx_onnx_converter_t* converter_for(rlx_onnx_importer_t* im, const 
 }
 
 /* Every node without a converter for the model's opset, reported at once. */
-rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
   rlx_strbuf_t sb = {0};
   int n_bad = 0;
   for (size_t i = 0; i < g->n_node; i++) {
@@ -415,7 +415,7 @@ rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__Grap
   return st;
 }
 
-rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g) {
   for (size_t i = 0; i < g->n_initializer; i++) {
     const Onnx__TensorProto* t = g->initializer[i];
     rlx_relax_expr_t* k = NULL;
@@ -428,7 +428,7 @@ rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__Gra
 }
 
 /* A bound graph input as a constant, checked against its declared type. */
-static rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const rlx_sinfo_tensor_t* s,
+static RLX_MUST_USE rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const rlx_sinfo_tensor_t* s,
                                 const DLTensor* v, rlx_relax_expr_t** out) {
   rlx_dtype_t dt = rlx_dtype(v->dtype.code, v->dtype.bits, v->dtype.lanes);
   char a[32], b[32];
@@ -455,7 +455,7 @@ static bool is_string_type(const Onnx__TypeProto* tp) {
 }
 
 /* Graph inputs that are not initializers (opset < 9 models list initializers as inputs too). */
-static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
+static RLX_MUST_USE rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_var_t*** out_params) {
   const Onnx__GraphProto* g = im->model->graph;
   rlx_relax_var_t** params = RLX_NEW_ARRAY(im->ctx, rlx_relax_var_t*, (int)g->n_input);
   int n = 0;
@@ -499,7 +499,7 @@ static rlx_status_t* make_params(rlx_onnx_importer_t* im, int* out_n, rlx_relax_
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p) {
   rlx_ctx_t* ctx = im->ctx;
   rlx_onnx_node_t node;
   node.name = p->name ? p->name : "";
@@ -549,7 +549,7 @@ rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodePro
 }
 
 /* The graph output `vi` as an expression, checked against its declared element type. */
-rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
+RLX_MUST_USE rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
                                     rlx_relax_expr_t** out) {
   void* v = NULL;
   if (!rlx_onnx_strmap_get(&im->values, vi->name, &v) || v == NOT_PRODUCED)
@@ -627,7 +627,7 @@ bool rlx_onnx_has_control_flow(const Onnx__GraphProto* g) {
 
 /* The nodes and outputs of g as the body of the open function (in a dataflow block unless g
  * has control flow), ending with its result. out_n_out: the output count (may be NULL). */
-static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto* g, int* out_n_out) {
+static RLX_MUST_USE rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto* g, int* out_n_out) {
   bool dataflow = !rlx_onnx_has_control_flow(g);
   if (dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(im->bb));
   for (size_t i = 0; i < g->n_node; i++) RLX_RETURN_IF_ERROR(rlx_onnx_convert_node(im, g->node[i]));
@@ -650,7 +650,7 @@ static rlx_status_t* graph_body(rlx_onnx_importer_t* im, const Onnx__GraphProto*
   return rlx_onnx_func_result(im, n_out == 1 ? outs[0] : rlx_relax_tuple(im->ctx, n_out, outs), dataflow);
 }
 
-rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow) {
   if (result->kind != RLX_RELAX_VAR) { /* a param is returned as it is */
     rlx_relax_var_t* gv = NULL;
     RLX_RETURN_IF_ERROR(dataflow ? rlx_bb_emit_output(im->bb, result, "gv", &gv) : rlx_bb_emit(im->bb, result, "gv", &gv));
@@ -660,7 +660,7 @@ rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* re
   return rlx_bb_emit_func_output(im->bb, result, -1, NULL);
 }
 
-static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
+static RLX_MUST_USE rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   const Onnx__GraphProto* g = im->model->graph;
   RLX_RETURN_IF_ERROR(rlx_onnx_check_supported(im, g));
   RLX_RETURN_IF_ERROR(rlx_onnx_add_initializers(im, g));
@@ -701,7 +701,7 @@ static rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_module_t** out) {
   return NULL;
 }
 
-static rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name,
+static RLX_MUST_USE rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name,
                                   const rlx_onnx_import_options_t* opts, rlx_module_t** out) {
   *out = NULL;
   Onnx__ModelProto* model = NULL;
@@ -728,11 +728,11 @@ static rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, co
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name, rlx_module_t** out) {
   return import_bytes(ctx, data, n, name, NULL, out);
 }
 
-rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
                                       rlx_module_t** out) {
   *out = NULL;
   char* data = NULL;
@@ -743,6 +743,6 @@ rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rl
   return st;
 }
 
-rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_import_file(rlx_ctx_t* ctx, const char* path, rlx_module_t** out) {
   return rlx_onnx_import_file_ex(ctx, path, NULL, out);
 }

@@ -31,14 +31,14 @@ void rlx_onnx_strmap_free(rlx_onnx_strmap_t* m);
 /* Unpacks a serialized ModelProto. Every string and bytes field of the result is
  * NUL-terminated (the allocator adds a zero byte). Errors name `name`: malformed or
  * truncated data, a model without a graph. Free with rlx_onnx_model_free. */
-rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out);
 void rlx_onnx_model_free(Onnx__ModelProto* m);
 /* As above for one TensorProto (a .pb file of the test data). Free with rlx_onnx_tensor_proto_free. */
-rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out);
 void rlx_onnx_tensor_proto_free(Onnx__TensorProto* t);
 /* As above for any message of descriptor d (SequenceProto, OptionalProto of the test data);
  * free with rlx_onnx_message_free. */
-rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
+RLX_MUST_USE rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
                                       const char* name, ProtobufCMessage** out);
 void rlx_onnx_message_free(ProtobufCMessage* m);
 /* The opset the model imports for domain ("" and "ai.onnx" are the default domain); -1 when
@@ -64,7 +64,7 @@ typedef struct {
 /* Decodes t from raw_data or its typed field (float_data, int32_data, int64_data,
  * double_data, uint64_data). Errors (naming `what`, e.g. "initializer 'w'"): unsupported
  * dtype, external data, a value count that does not match the shape, negative dims. */
-rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* what, rlx_onnx_decoded_t* out);
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* what, rlx_onnx_decoded_t* out);
 
 /* A valid identifier for the printer made from an ONNX name ("input.1" → input_1, "0" → _0);
  * arena string. */
@@ -85,30 +85,30 @@ struct rlx_onnx_importer {
 };
 
 /* The type a TypeProto declares (values.c); errors name `what`. */
-rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
+RLX_MUST_USE rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
                                        const rlx_onnx_type_t** out);
 /* "tensor", "seq(T)", "opt(T)" (the texts rlx_onnx_value_load takes). */
 const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
 
 /* Struct info of a graph input/output: Tensor(shape, dtype); dim_param → a var shared by
  * name, dim_value → a constant, a missing dim → a fresh var. Errors name `what`. */
-rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                         rlx_sinfo_t** out);
 
 /* ---- pieces of the import that control flow (control.c) reuses ---- */
 /* Every node of g without a converter for the model's opset, reported at once. */
-rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
+RLX_MUST_USE rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
 /* g's initializers as constants in im->values. */
-rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
+RLX_MUST_USE rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);
 /* Converts node p, binding its outputs' names in im->values. */
-rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p);
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const Onnx__NodeProto* p);
 /* The value named by graph output vi, checked against its declared element type when it is a
  * tensor; any_kind: tuples (sequences) are accepted too, else only tensors. */
-rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
+RLX_MUST_USE rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
                                     rlx_relax_expr_t** out);
 /* Ends the open function with result (bound to a var first unless it is one; closes the
  * dataflow block when `dataflow`). */
-rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow);
+RLX_MUST_USE rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow);
 /* True when a node of g is If, Loop or Scan (the function holding it has no dataflow block). */
 bool rlx_onnx_has_control_flow(const Onnx__GraphProto* g);
 /* The expression bound to ONNX value `name`; false when it is undefined or its producer
@@ -118,14 +118,14 @@ bool rlx_onnx_value_get(rlx_onnx_importer_t* im, const char* name, rlx_relax_exp
 const Onnx__GraphProto* rlx_onnx_attr_graph(const rlx_onnx_node_t* node, const char* key);
 
 /* ONNX If, Loop, Scan (control.c; listed in the core family's table). */
-rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs);
-rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 /* SequenceMap: the body applied to each element, as vm.builtin.loop over the first input's length. */
-rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
-rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 
 #endif

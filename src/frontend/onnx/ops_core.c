@@ -9,7 +9,7 @@
 /* ------------------------------------------------------------------ Constant */
 /* Constant-1: value; -9: more dtypes; -11: sparse_value; -12: value_float(s), value_int(s),
  * value_string(s). One converter reads whichever attribute is present. */
-static rlx_status_t* cv_constant(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
+static RLX_MUST_USE rlx_status_t* cv_constant(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                                  rlx_relax_expr_t** out) {
   if (rlx_onnx_has_attr(node, "value")) return rlx_onnx_attr_tensor(im, node, "value", &out[0]);
   if (rlx_onnx_has_attr(node, "sparse_value"))
@@ -38,7 +38,7 @@ static rlx_status_t* cv_constant(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 }
 
 /* ------------------------------------------------------------------ Identity */
-static rlx_status_t* cv_identity(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
+static RLX_MUST_USE rlx_status_t* cv_identity(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                                  rlx_relax_expr_t** out) {
   if (node->n_inputs < 1 || !in[0]) return rlx_onnx_error(node, "needs one input");
   out[0] = in[0];
@@ -83,7 +83,7 @@ static rlx_te_tensor_t* te_shape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs,
 
 /* ------------------------------------------------------------------ Shape */
 /* Shape-1; Shape-15 adds start/end (clamped, negative from the end). */
-static rlx_status_t* cv_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
+static RLX_MUST_USE rlx_status_t* cv_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                               rlx_relax_expr_t** out) {
   rlx_status_t* st = NULL;
   const rlx_sinfo_tensor_t* t = tensor_sinfo(node, in[0], 0, &st);
@@ -126,7 +126,7 @@ static rlx_te_tensor_t* te_ones(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, 
  * type before): a constant for a static shape, else computed. Dropout-12 with a training_mode
  * that is not a constant false (and a ratio that is not a constant 0) drops at random
  * (rlx_onnx_dropout_training, ops_random.c). */
-static rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
+static RLX_MUST_USE rlx_status_t* cv_dropout(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* in,
                                 rlx_relax_expr_t** out) {
   rlx_status_t* st = NULL;
   const rlx_sinfo_tensor_t* t = tensor_sinfo(node, in[0], 0, &st);

@@ -125,7 +125,7 @@ static rlx_te_tensor_t* te_nll(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
 }
 
 /* Checks the inputs of an NLL (x, target[, weight]) and emits it into *out. */
-static rlx_status_t* emit_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x_e,
+static RLX_MUST_USE rlx_status_t* emit_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x_e,
                               rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *t, *w = NULL;
@@ -170,12 +170,12 @@ static rlx_status_t* emit_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return ot_emit_te(im, te_nll, &u.base, has_w ? 3 : 2, args, "nll_loss", out);
 }
 
-static rlx_status_t* convert_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   return emit_nll(im, node, inputs[0], inputs, &outputs[0]);
 }
 
-static rlx_status_t* convert_sce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert_sce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;

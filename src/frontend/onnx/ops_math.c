@@ -318,7 +318,7 @@ static rlx_te_tensor_t* te_ew(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
 }
 
 /* Emits the TE elementwise op u over args (1 or 2) as a PrimFunc called name. */
-static rlx_status_t* emit_ew(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, ew_t* u, int n,
+static RLX_MUST_USE rlx_status_t* emit_ew(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, ew_t* u, int n,
                              rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
   u->st = NULL;
   rlx_status_t* st = rlx_onnx_emit_te(im, te_ew, u, n, args, name, out);
@@ -353,7 +353,7 @@ static rlx_op_id_t lookup(const op_map_t* m, int n, const char* op) {
 
 /* Opsets < 7: with broadcast=1 and axis, B's dims line up with A's starting at axis, so B
  * gets trailing 1s; without axis B lines up with A's last dims (numpy already does that). */
-static rlx_status_t* legacy_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* legacy_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** out_b) {
   *out_b = inputs[1];
   if (!rlx_onnx_attr_int(node, "broadcast", 0) || !rlx_onnx_has_attr(node, "axis")) return NULL;
@@ -380,7 +380,7 @@ static rlx_status_t* legacy_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t
  * the two are checked equal when the model runs (as Expand's run-time path does), so a
  * symbolic dim that turns out to be 1 against another one is a run-time error, not a
  * broadcast. b itself when every pair broadcasts. */
-static rlx_status_t* align_symbolic(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+static RLX_MUST_USE rlx_status_t* align_symbolic(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
                                     rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   *out = b;
@@ -405,7 +405,7 @@ static rlx_status_t* align_symbolic(rlx_onnx_importer_t* im, rlx_relax_expr_t* a
   return NULL;
 }
 
-static rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                rlx_relax_expr_t** outputs) {
   rlx_op_id_t op = lookup(binary_ops, (int)(sizeof binary_ops / sizeof binary_ops[0]), node->op_type);
   if (op == RLX_OP_COUNT) return rlx_onnx_error(node, "not a binary op");
@@ -423,7 +423,7 @@ static rlx_status_t* cv_binary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
 
 /* Pow: the exponent may have another dtype. Float bases: the exponent is cast to the base's
  * dtype; int bases are raised in float64 and cast back. */
-static rlx_status_t* cv_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                             rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &a));
@@ -442,7 +442,7 @@ static rlx_status_t* cv_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
 }
 
 /* Mod: fmod=1 takes the dividend's sign (C fmod / %), fmod=0 the divisor's (Python). */
-static rlx_status_t* cv_mod(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_mod(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                             rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &a));
@@ -454,7 +454,7 @@ static rlx_status_t* cv_mod(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
 }
 
 /* BitShift: direction LEFT or RIGHT, unsigned ints. */
-static rlx_status_t* cv_bitshift(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_bitshift(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &a));
@@ -480,7 +480,7 @@ static const op_map_t unary_ops[] = {
     {"Not", RLX_OP_LOGICAL_NOT}, {"IsNaN", RLX_OP_ISNAN},
 };
 
-static rlx_status_t* cv_unary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_unary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
   rlx_op_id_t op = lookup(unary_ops, (int)(sizeof unary_ops / sizeof unary_ops[0]), node->op_type);
   if (op == RLX_OP_COUNT) return rlx_onnx_error(node, "not a unary op");
@@ -489,7 +489,7 @@ static rlx_status_t* cv_unary(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return om_op1(im, op, inputs[0], &outputs[0]);
 }
 
-static rlx_status_t* cv_reciprocal(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* cv_reciprocal(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -499,7 +499,7 @@ static rlx_status_t* cv_reciprocal(rlx_onnx_importer_t* im, const rlx_onnx_node_
 }
 
 /* Activations and other elementwise ops built in TE. */
-static rlx_status_t* cv_activation(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* cv_activation(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -553,7 +553,7 @@ static rlx_status_t* cv_activation(rlx_onnx_importer_t* im, const rlx_onnx_node_
 
 /* PRelu: slope broadcasts to x (numpy, unidirectional); before opset 7 a 1-D slope is per
  * channel (dim 1). */
-static rlx_status_t* cv_prelu(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_prelu(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *x, *s;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -578,7 +578,7 @@ static rlx_status_t* cv_prelu(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
 
 /* ------------------------------------------------------------------ Clip */
 /* Opsets < 11: min and max attributes. */
-static rlx_status_t* cv_clip_attrs(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* cv_clip_attrs(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -589,7 +589,7 @@ static rlx_status_t* cv_clip_attrs(rlx_onnx_importer_t* im, const rlx_onnx_node_
 }
 
 /* Opsets >= 11: optional min and max inputs (rank 0, x's dtype, any value at run time). */
-static rlx_status_t* cv_clip(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_clip(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));
@@ -612,7 +612,7 @@ static rlx_status_t* cv_clip(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
 }
 
 /* ------------------------------------------------------------------ variadic Max, Min, Sum, Mean */
-static rlx_status_t* cv_variadic(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_variadic(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   const char* op = node->op_type;
   bool mean = strcmp(op, "Mean") == 0;
@@ -647,7 +647,7 @@ static rlx_status_t* cv_variadic(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 }
 
 /* ------------------------------------------------------------------ Where, Cast, IsInf */
-static rlx_status_t* cv_where(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_where(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *c, *x, *y;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &c));
@@ -661,7 +661,7 @@ static rlx_status_t* cv_where(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
 /* x (of struct info xs) cast to t. Before opset 19, a cast of float32/float64 to bfloat16
  * truncates the mantissa (the reference implementation and the suite's data do; opset 19
  * specifies rounding to nearest even, which the code generator's conversion does). */
-static rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+static RLX_MUST_USE rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
                                       const rlx_sinfo_tensor_t* xs, rlx_dtype_t t, rlx_relax_expr_t** out) {
   if (t.code == RLX_DT_BFLOAT && xs->dtype.code == RLX_DT_FLOAT && xs->dtype.bits >= 32 && rlx_onnx_opset(im) < 19) {
     ew_t u = {.kind = EW_BF16_TRUNC};
@@ -672,7 +672,7 @@ static rlx_status_t* cast_or_truncate(rlx_onnx_importer_t* im, const rlx_onnx_no
 
 /* A cast from or to strings (ONNX STRING, 8): the VM builtins string_to / string_from on the
  * runtime's string tensors (R.Object values). to_string, else to dtype t. */
-static rlx_status_t* cast_strings(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cast_strings(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   bool to_string, rlx_dtype_t t, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   const rlx_onnx_type_t* xt = rlx_onnx_value_type(im, node->inputs[0], inputs[0]);
@@ -700,7 +700,7 @@ static bool is_string_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
          rlx_onnx_type_is_string(rlx_onnx_value_type(im, node->inputs[i], inputs[i]));
 }
 
-static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              int64_t code, rlx_relax_expr_t** out) {
   rlx_dtype_t t = rlx_dt_handle();
   if (code != 8 && !onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
@@ -710,7 +710,7 @@ static rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   return cast_or_truncate(im, node, inputs[0], x, t, out);
 }
 
-static rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              rlx_relax_expr_t** outputs) {
   if (!rlx_onnx_has_attr(node, "to")) return rlx_onnx_error(node, "needs the attribute 'to'");
   const char* s = rlx_onnx_attr_string(node, "to", NULL);
@@ -719,7 +719,7 @@ static rlx_status_t* cv_cast(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   return cast_to(im, node, inputs, code, &outputs[0]);
 }
 
-static rlx_status_t* cv_castlike(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_castlike(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *x, *like;
   if (node->n_inputs < 2 || !inputs[1]) return rlx_onnx_error(node, "needs the input 'target_type'");

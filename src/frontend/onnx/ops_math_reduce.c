@@ -28,7 +28,7 @@ static const struct {
 };
 
 /* relax reduction name(x) over axes (n_axes < 0 = all) with keepdims. */
-static rlx_status_t* reduce_op(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* x, int n_axes,
+static RLX_MUST_USE rlx_status_t* reduce_op(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* x, int n_axes,
                                int64_t* axes, bool keepdims, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t a = n_axes >= 0 ? om_attrs(ctx, "axis", rlx_attr_ints(n_axes, axes), "keepdims", rlx_attr_bool(keepdims))
@@ -213,7 +213,7 @@ static rlx_te_tensor_t* te_hardmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, i
 }
 
 /* The op of node along axis (normalized) of x. */
-static rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+static RLX_MUST_USE rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
                                    int64_t axis, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (strcmp(node->op_type, "Hardmax") == 0) {
@@ -229,7 +229,7 @@ static rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const rlx_onnx_node_
   return om_op(im, name, 1, &x, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), out);
 }
 
-static rlx_status_t* need_float(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x) {
+static RLX_MUST_USE rlx_status_t* need_float(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x) {
   if (rlx_dtype_is_float(x->dtype)) return NULL;
   return rlx_onnx_error(node, "needs a float input, got %s", rlx_sinfo_str(rlx_onnx_ctx(im), &x->hdr));
 }
@@ -271,7 +271,7 @@ rlx_status_t* om_convert_softmax(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
 
 /* ------------------------------------------------------------------ CumSum */
 /* Running sum of x along axis (flipped around it when reverse). */
-static rlx_status_t* cumsum_along(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, bool exclusive,
+static RLX_MUST_USE rlx_status_t* cumsum_along(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, bool exclusive,
                                   bool reverse, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t flip = om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0));

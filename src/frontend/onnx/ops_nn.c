@@ -141,7 +141,7 @@ _Static_assert(RLX_OP_CONV3D == RLX_OP_CONV1D + 2 && RLX_OP_CONV3D_TRANSPOSE == 
                "op.def lists the 1d, 2d and 3d ops in a row");
 
 /* Checks that attribute key (ints) has one value > 0 per spatial dim when present. */
-static rlx_status_t* positive_ints(const rlx_onnx_node_t* node, const char* key, int nsp, int64_t* v) {
+static RLX_MUST_USE rlx_status_t* positive_ints(const rlx_onnx_node_t* node, const char* key, int nsp, int64_t* v) {
   RLX_RETURN_IF_ERROR(nn_attr_ints(node, key, nsp, 1, v));
   for (int i = 0; i < nsp; i++)
     if (v[i] < 1) return rlx_onnx_error(node, "%s must be >= 1, got %lld", key, (long long)v[i]);
@@ -149,7 +149,7 @@ static rlx_status_t* positive_ints(const rlx_onnx_node_t* node, const char* key,
 }
 
 /* Adds a per-channel bias b (1-D, [C]) to y ([N, C, spatial...]). */
-static rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* y,
+static RLX_MUST_USE rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* y,
                                       rlx_relax_expr_t* b, int nsp, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* bt = nn_sinfo(b);
@@ -163,7 +163,7 @@ static rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, const rlx_onnx_no
 }
 
 /* ---------------------------------------------------------------- MatMul */
-static rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &a));
@@ -176,7 +176,7 @@ static rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node
 /* ---------------------------------------------------------------- Gemm */
 /* Y = alpha * A' B' + beta * C (C optional, broadcast to [M, N]); the legacy broadcast
  * attribute (opset < 7) is accepted: C broadcasts in both cases. */
-static rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *at, *bt;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &at));
@@ -221,7 +221,7 @@ typedef struct {
   int64_t kernel[NN_MAX_SP], strides[NN_MAX_SP], dilations[NN_MAX_SP], group;
 } conv_common_t;
 
-static rlx_status_t* conv_common(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, rlx_sinfo_tensor_t* w,
+static RLX_MUST_USE rlx_status_t* conv_common(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, rlx_sinfo_tensor_t* w,
                                  conv_common_t* a) {
   int nsp = a->nsp = x->ndim - 2;
   if (nsp < 1 || nsp > NN_MAX_SP) return nn_unsupported(node, "input of rank %d (only 1-D to 3-D convolutions)", x->ndim);
@@ -244,7 +244,7 @@ static rlx_status_t* conv_common(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t
   return NULL;
 }
 
-static rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *w;
@@ -273,7 +273,7 @@ static rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rlx_onnx_node_t
  * With output_shape (or auto_pad SAME_*, whose output shape is in * stride) the total padding
  * follows from the wanted size and is split as ONNX says (SAME_UPPER: the smaller half first;
  * otherwise the larger half first); a negative end padding becomes extra output_padding. */
-static rlx_status_t* convert_conv_transpose(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_conv_transpose(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *w;

@@ -15,12 +15,12 @@
 #include "../../topi/topi.h"
 #include "ops_nn_internal.h"
 
-static rlx_status_t* annotate(const rlx_onnx_node_t* node, rlx_status_t* st) {
+static RLX_MUST_USE rlx_status_t* annotate(const rlx_onnx_node_t* node, rlx_status_t* st) {
   return rlx_status_annotate(st, "node '%s' (%s)", node->name, node->op_type);
 }
 
 /* ---------------------------------------------------------------- BatchNormalization */
-rlx_status_t* rlx_onnx_nn_batch_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_batch_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int opset = rlx_onnx_opset(im);
@@ -54,7 +54,7 @@ rlx_status_t* rlx_onnx_nn_batch_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
 }
 
 /* ---------------------------------------------------------------- InstanceNormalization */
-rlx_status_t* rlx_onnx_nn_instance_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_instance_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *s, *b;
@@ -74,7 +74,7 @@ rlx_status_t* rlx_onnx_nn_instance_norm(rlx_onnx_importer_t* im, const rlx_onnx_
 /* ---------------------------------------------------------------- LayerNormalization */
 /* p broadcast to the normalized shape of x (dims axis..) when its shape differs (ONNX lets
  * Scale and B broadcast to it). */
-static rlx_status_t* to_norm_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x,
+static RLX_MUST_USE rlx_status_t* to_norm_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x,
                                    int axis, rlx_relax_expr_t* p, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* pt = nn_sinfo(p);
@@ -90,7 +90,7 @@ static rlx_status_t* to_norm_shape(rlx_onnx_importer_t* im, const rlx_onnx_node_
   return annotate(node, nn_call(im, RLX_OP_BROADCAST_TO, 2, (rlx_relax_expr_t*[]){p, shape}, (rlx_attrs_t){0}, out));
 }
 
-rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *s;
@@ -147,7 +147,7 @@ rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
 /* ---------------------------------------------------------------- GroupNormalization */
 /* Opset 18 gives scale and bias per group ([num_groups]), opset 21 per channel ([C]);
  * relax.nn.group_norm takes them per channel, so per-group ones are repeated C / G times. */
-static rlx_status_t* per_channel(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* p,
+static RLX_MUST_USE rlx_status_t* per_channel(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* p,
                                  int64_t groups, int64_t c, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int64_t one = 1;
@@ -163,7 +163,7 @@ static rlx_status_t* per_channel(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
                  out);
 }
 
-rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *s, *b;
@@ -198,7 +198,7 @@ rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_nod
 /* ---------------------------------------------------------------- MeanVarianceNormalization */
 /* (X - mean) / (sqrt(population variance) + 1e-9) over axes (default [0, 2, 3]), as ONNX's
  * function body computes it. */
-rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -232,7 +232,7 @@ rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
 
 /* ---------------------------------------------------------------- LpNormalization */
 /* x / ||x||_p along axis (p = 1: sum of |x|; p = 2: sqrt of the sum of squares). */
-rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -299,7 +299,7 @@ static rlx_te_tensor_t* te_lrn(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
   return rlx_te_compute(ctx, b->ndim, b->shape, lrn_out_body, l, "lrn", "");
 }
 
-rlx_status_t* rlx_onnx_nn_lrn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lrn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));

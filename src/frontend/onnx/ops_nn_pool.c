@@ -16,7 +16,7 @@ typedef struct {
   bool ceil_mode;
 } pool_attrs_t;
 
-static rlx_status_t* pool_attrs(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, bool has_dilations,
+static RLX_MUST_USE rlx_status_t* pool_attrs(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, bool has_dilations,
                                 pool_attrs_t* a) {
   int nsp = a->nsp = x->ndim - 2;
   if (nsp < 1 || nsp > NN_MAX_SP) return nn_unsupported(node, "input of rank %d (only 1-D to 3-D pools)", x->ndim);
@@ -48,7 +48,7 @@ typedef struct {
 
 /* Finds the dims where ONNX's ceil_mode drops the last window (see the file comment); the
  * pool then runs with Relax's ceil_mode and drop_windows slices those windows off. */
-static rlx_status_t* ceil_drops(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, const pool_attrs_t* a,
+static RLX_MUST_USE rlx_status_t* ceil_drops(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, const pool_attrs_t* a,
                                 pool_drop_t* d) {
   d->n = 0;
   if (!a->ceil_mode) return NULL;
@@ -74,7 +74,7 @@ static rlx_status_t* ceil_drops(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t*
   return NULL;
 }
 
-static rlx_status_t* drop_windows(rlx_onnx_importer_t* im, const pool_drop_t* d, rlx_relax_expr_t* y,
+static RLX_MUST_USE rlx_status_t* drop_windows(rlx_onnx_importer_t* im, const pool_drop_t* d, rlx_relax_expr_t* y,
                                   rlx_relax_expr_t** out) {
   if (!d->n) return *out = y, NULL;
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -99,7 +99,7 @@ static rlx_attrs_t relax_pool_attrs(rlx_ctx_t* ctx, const pool_attrs_t* a) {
  * currently rewrites max(a, b) of two unsigned values to a (it bounds a - b in the unsigned
  * dtype, so the difference looks >= 0), which would make every max the accumulator's
  * initial 0. *out = x itself for other dtypes. */
-static rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, rlx_dtype_t dt,
+static RLX_MUST_USE rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, rlx_dtype_t dt,
                                     rlx_relax_expr_t** out) {
   *out = x;
   if (dt.code != RLX_DT_UINT || dt.bits < 8 || dt.bits > 32) return NULL;
@@ -109,7 +109,7 @@ static rlx_status_t* widen_unsigned(rlx_onnx_importer_t* im, rlx_relax_expr_t* x
 }
 
 /* Casts a widened result y back to dt (no-op when y has dt). */
-static rlx_status_t* narrow_back(rlx_onnx_importer_t* im, rlx_relax_expr_t* y, rlx_dtype_t dt, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* narrow_back(rlx_onnx_importer_t* im, rlx_relax_expr_t* y, rlx_dtype_t dt, rlx_relax_expr_t** out) {
   rlx_sinfo_tensor_t* t = nn_sinfo(y);
   if (!t || (t->dtype.code == dt.code && t->dtype.bits == dt.bits)) return *out = y, NULL;
   return nn_call(im, RLX_OP_ASTYPE, 1, &y, rlx_attrs_set(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(dt)),
@@ -171,7 +171,7 @@ static rlx_te_tensor_t* te_argmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
   return rlx_te_compute(ctx, in[1]->buffer->ndim, in[1]->buffer->shape, argmax_body, am, "max_pool_indices", "");
 }
 
-rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -200,7 +200,7 @@ rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_
 }
 
 /* ---------------------------------------------------------------- AveragePool */
-rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -221,7 +221,7 @@ rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_n
 
 /* ---------------------------------------------------------------- LpPool */
 /* |x|^p for the Lp pools. */
-static rlx_status_t* abs_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
+static RLX_MUST_USE rlx_status_t* abs_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x,
                              rlx_dtype_t dt, double p, rlx_relax_expr_t** out) {
   rlx_relax_expr_t *ax, *pe;
   RLX_RETURN_IF_ERROR(nn_call(im, RLX_OP_ABS, 1, &x, (rlx_attrs_t){0}, &ax));
@@ -229,7 +229,7 @@ static rlx_status_t* abs_pow(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   return nn_call(im, RLX_OP_POWER, 2, (rlx_relax_expr_t*[]){ax, pe}, (rlx_attrs_t){0}, out);
 }
 
-static rlx_status_t* lp_p(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, double* p) {
+static RLX_MUST_USE rlx_status_t* lp_p(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, double* p) {
   if (!rlx_dtype_is_float(x->dtype)) return rlx_onnx_error(node, "the input must be a float tensor");
   /* opset 1 had a float p; later versions an int */
   *p = rlx_onnx_attr_float(node, "p", (double)rlx_onnx_attr_int(node, "p", 2));
@@ -239,7 +239,7 @@ static rlx_status_t* lp_p(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, do
 
 /* (sum over the window of |x|^p)^(1/p): an average pool counting padding (padding adds 0)
  * times the window size. */
-rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -267,7 +267,7 @@ rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 
 /* ---------------------------------------------------------------- global pools */
 /* A reduction op over every axis after the channel axis, keeping dims. */
-static rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_op_id_t op,
+static RLX_MUST_USE rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_op_id_t op,
                                     rlx_relax_expr_t* x, int ndim, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (ndim < 3) return rlx_onnx_error(node, "the input must have rank >= 3 (N, C, spatial...), got %d", ndim);
@@ -279,7 +279,7 @@ static rlx_status_t* reduce_spatial(rlx_onnx_importer_t* im, const rlx_onnx_node
   return nn_call(im, op, 1, &x, at, out);
 }
 
-rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                               rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
@@ -287,7 +287,7 @@ rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx
   return reduce_spatial(im, node, RLX_OP_MEAN, inputs[0], x->ndim, &outputs[0]);
 }
 
-rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                           rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
@@ -297,7 +297,7 @@ rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onn
   return narrow_back(im, y, x->dtype, &outputs[0]);
 }
 
-rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
@@ -325,7 +325,7 @@ static rlx_expr_t* unpool_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j
   return rlx_ir_select(ctx, ok, v, rlx_ir_i64(ctx, -1));
 }
 
-static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                     const rlx_sinfo_tensor_t* x, const int64_t* in, const int64_t* out, int nd,
                                     rlx_expr_t* const* dims, rlx_relax_expr_t** outputs);
 
@@ -333,7 +333,7 @@ static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node
  * them: over the whole output tensor). The output shape is output_shape (an input: a
  * constant, or values read at run time, each checked to be at least the unpooled size) or
  * (in - 1) * stride + kernel - pad_begin - pad_end per spatial dim; X's shape must be static. */
-rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *ix;
@@ -396,7 +396,7 @@ rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_nod
 /* X (static shape in) scattered to the flat indices I of the output, of shape dims (the
  * unpooled shape out, or output_shape: indices are positions in the output, as PyTorch's
  * max_unpool takes them). */
-static rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* unpool_scatter(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                     const rlx_sinfo_tensor_t* x, const int64_t* in, const int64_t* out, int nd,
                                     rlx_expr_t* const* dims, rlx_relax_expr_t** outputs) {
   (void)out;

@@ -104,7 +104,7 @@ static rlx_te_tensor_t* te_roi_align(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in,
   return rlx_te_compute(ctx, 4, shape, roi_avg_body, r, "roi_align", "");
 }
 
-rlx_status_t* rlx_onnx_nn_roi_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_nn_roi_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *x, *rois, *bi;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));

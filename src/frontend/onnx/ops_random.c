@@ -131,7 +131,7 @@ static rlx_te_tensor_t* te_rnd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
 }
 
 /* dtype attribute (an ONNX elem type) or dflt; floats only unless ints_ok. */
-static rlx_status_t* dtype_attr(const rlx_onnx_node_t* node, rlx_dtype_t dflt, bool any, rlx_dtype_t* out) {
+static RLX_MUST_USE rlx_status_t* dtype_attr(const rlx_onnx_node_t* node, rlx_dtype_t dflt, bool any, rlx_dtype_t* out) {
   *out = dflt;
   if (!rlx_onnx_has_attr(node, "dtype")) return NULL;
   int64_t e = rlx_onnx_attr_int(node, "dtype", 1);
@@ -148,7 +148,7 @@ static rnd_t* rnd_new(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rnd_
 }
 
 /* The (float) input 0 as a tensor of known rank and dtype. */
-static rlx_status_t* like_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rlx_sinfo_tensor_t** out) {
+static RLX_MUST_USE rlx_status_t* like_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rlx_sinfo_tensor_t** out) {
   rlx_relax_expr_t* x = node->n_inputs > 0 ? inputs[0] : NULL;
   rlx_sinfo_tensor_t* t = x && x->sinfo && x->sinfo->kind == RLX_SINFO_TENSOR ? (rlx_sinfo_tensor_t*)x->sinfo : NULL;
   if (!t || t->ndim < 0 || !t->shape || rlx_dtype_is_void(t->dtype))
@@ -157,7 +157,7 @@ static rlx_status_t* like_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* c
   return NULL;
 }
 
-static rlx_status_t* cv_random(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_random(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   bool normal = strncmp(node->op_type, "RandomNormal", 12) == 0;
@@ -186,7 +186,7 @@ static rlx_status_t* cv_random(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   return rlx_onnx_emit_te(im, te_rnd, u, 0, NULL, "random", &outputs[0]);
 }
 
-static rlx_status_t* cv_bernoulli(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* cv_bernoulli(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* t = NULL;
   RLX_RETURN_IF_ERROR(like_input(node, inputs, &t));
@@ -196,7 +196,7 @@ static rlx_status_t* cv_bernoulli(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   return rlx_onnx_emit_te(im, te_rnd, u, 1, inputs, "bernoulli", &outputs[0]);
 }
 
-rlx_status_t* rlx_onnx_dropout_training(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_dropout_training(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t* t = NULL;
   RLX_RETURN_IF_ERROR(like_input(node, inputs, &t));

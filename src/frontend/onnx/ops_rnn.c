@@ -16,11 +16,11 @@
 
 typedef enum { RNN_PLAIN, RNN_GRU, RNN_LSTM } rnn_kind_t;
 
-static rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t** out) {
   return ot_op(im, name, 1, &a, (rlx_attrs_t){0}, out);
 }
 
-static rlx_status_t* op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
+static RLX_MUST_USE rlx_status_t* op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
                          rlx_relax_expr_t** out) {
   rlx_relax_expr_t* args[2] = {a, b};
   return ot_op(im, name, 2, args, (rlx_attrs_t){0}, out);
@@ -31,7 +31,7 @@ static rlx_attrs_t one_axis(rlx_ctx_t* ctx, const char* key, int64_t axis) {
 }
 
 /* x[begin:end] along axis. */
-static rlx_status_t* slice(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, int64_t begin, int64_t end,
+static RLX_MUST_USE rlx_status_t* slice(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, int64_t begin, int64_t end,
                            rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t a = one_axis(ctx, "axes", axis);
@@ -41,16 +41,16 @@ static rlx_status_t* slice(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t
 }
 
 /* x[i] (axis 0 removed). */
-static rlx_status_t* at(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t i, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* at(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t i, rlx_relax_expr_t** out) {
   RLX_RETURN_IF_ERROR(slice(im, x, 0, i, i + 1, out));
   return ot_op(im, RLX_OP_SQUEEZE, 1, out, one_axis(rlx_onnx_ctx(im), "axis", 0), out);
 }
 
-static rlx_status_t* expand(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* expand(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, rlx_relax_expr_t** out) {
   return ot_op(im, RLX_OP_EXPAND_DIMS, 1, &x, one_axis(rlx_onnx_ctx(im), "axis", axis), out);
 }
 
-static rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** parts, int64_t axis,
+static RLX_MUST_USE rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** parts, int64_t axis,
                             rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (n == 1) {
@@ -61,7 +61,7 @@ static rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** p
   return ot_op(im, RLX_OP_CONCAT, 1, &tup, ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis)), out);
 }
 
-static rlx_status_t* permute(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n, const int64_t* axes,
+static RLX_MUST_USE rlx_status_t* permute(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n, const int64_t* axes,
                              rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   return ot_op(im, RLX_OP_PERMUTE_DIMS, 1, &x,
@@ -80,7 +80,7 @@ typedef struct {
 } rnn_t;
 
 /* a + b where b may be NULL. */
-static rlx_status_t* add_opt(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_relax_expr_t* b, rlx_relax_expr_t** out) {
+static RLX_MUST_USE rlx_status_t* add_opt(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_relax_expr_t* b, rlx_relax_expr_t** out) {
   if (!b) {
     *out = a;
     return NULL;
@@ -89,7 +89,7 @@ static rlx_status_t* add_opt(rlx_onnx_importer_t* im, rlx_relax_expr_t* a, rlx_r
 }
 
 /* One direction: Y_d [T, B, H], final h (and c). */
-static rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const rnn_t* r,
+static RLX_MUST_USE rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const rnn_t* r,
                                rlx_relax_expr_t* const* inputs, int d, bool reverse, rlx_relax_expr_t** out_y,
                                rlx_relax_expr_t** out_h, rlx_relax_expr_t** out_c) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -230,7 +230,7 @@ static rlx_op_id_t act_op(const char* name) {
   return RLX_OP_COUNT;
 }
 
-static rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              rlx_relax_expr_t** outputs, rnn_kind_t kind) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rnn_t r;

@@ -156,7 +156,7 @@ rlx_status_t* ot_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, ot_te_user_t
 }
 
 /* The values of an ints attribute or of a constant int input, whichever the opset uses. */
-static rlx_status_t* ints_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* ints_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int i, int64_t** out, int* out_n) {
   return rlx_onnx_const_ints(im, node, i, inputs[i], out, out_n);
 }
@@ -200,7 +200,7 @@ static void infer_dim(rlx_ctx_t* ctx, int xn, rlx_expr_t* const* xs, int n, rlx_
   dims[at] = rest ? rlx_topi_simplify_dim(ctx, rlx_ir_mul(ctx, rest, c)) : c;
 }
 
-static rlx_status_t* reshape_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* reshape_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int n, const int64_t* shape, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -226,7 +226,7 @@ static rlx_status_t* reshape_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   return ot_reshape(im, inputs[0], n, dims, &outputs[0]);
 }
 
-static rlx_status_t* convert_reshape_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_reshape_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = 0;
   int64_t* shape = ints_attr(rlx_onnx_ctx(im), node, "shape", &n);
@@ -234,7 +234,7 @@ static rlx_status_t* convert_reshape_v1(rlx_onnx_importer_t* im, const rlx_onnx_
   return reshape_to(im, node, inputs, n, shape, outputs);
 }
 
-static rlx_status_t* convert_reshape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_reshape(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = 0;
   int64_t* shape = NULL;
@@ -246,7 +246,7 @@ static rlx_status_t* convert_reshape(rlx_onnx_importer_t* im, const rlx_onnx_nod
 }
 
 /* ------------------------------------------------------------------ Flatten */
-static rlx_status_t* convert_flatten(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_flatten(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -260,7 +260,7 @@ static rlx_status_t* convert_flatten(rlx_onnx_importer_t* im, const rlx_onnx_nod
 }
 
 /* ------------------------------------------------------------------ Transpose */
-static rlx_status_t* convert_transpose(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_transpose(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -277,7 +277,7 @@ static rlx_status_t* convert_transpose(rlx_onnx_importer_t* im, const rlx_onnx_n
 }
 
 /* ------------------------------------------------------------------ Concat */
-static rlx_status_t* concat_axis(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* concat_axis(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                  int64_t axis, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (node->n_inputs < 1) return rlx_onnx_error(node, "needs at least one input");
@@ -294,12 +294,12 @@ static rlx_status_t* concat_axis(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   return ot_op(im, RLX_OP_CONCAT, 1, &tup, attrs, &outputs[0]);
 }
 
-static rlx_status_t* convert_concat_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_concat_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   return concat_axis(im, node, inputs, rlx_onnx_attr_int(node, "axis", 1), outputs);
 }
 
-static rlx_status_t* convert_concat(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_concat(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   if (!rlx_onnx_has_attr(node, "axis")) return rlx_onnx_error(node, "needs the axis attribute");
   return concat_axis(im, node, inputs, rlx_onnx_attr_int(node, "axis", 0), outputs);
@@ -308,7 +308,7 @@ static rlx_status_t* convert_concat(rlx_onnx_importer_t* im, const rlx_onnx_node
 /* ------------------------------------------------------------------ Split */
 /* sizes: the split sizes (n_sizes >= 0), or NULL for equal parts (ceil-sized, the last
  * smaller: opset 18's num_outputs rule, exact for divisible extents). */
-static rlx_status_t* split_into(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* split_into(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 const int64_t* sizes, int n_sizes, int64_t n_parts, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -386,7 +386,7 @@ static bool split_at_run_time(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return true;
 }
 
-static rlx_status_t* convert_split_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_split_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* sizes = NULL;
@@ -399,14 +399,14 @@ static rlx_status_t* convert_split_v1(rlx_onnx_importer_t* im, const rlx_onnx_no
   return split_into(im, node, inputs, sizes, n, node->n_outputs, outputs);
 }
 
-static rlx_status_t* convert_split_v2(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_split_v2(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* sizes = ints_attr(rlx_onnx_ctx(im), node, "split", &n);
   return split_into(im, node, inputs, sizes, n, node->n_outputs, outputs);
 }
 
-static rlx_status_t* convert_split_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_split_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* sizes = NULL;
@@ -420,7 +420,7 @@ static rlx_status_t* convert_split_v13(rlx_onnx_importer_t* im, const rlx_onnx_n
 }
 
 /* ------------------------------------------------------------------ Squeeze, Unsqueeze */
-static rlx_status_t* squeeze_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* squeeze_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   bool unsqueeze, int n, int64_t* axes, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -432,14 +432,14 @@ static rlx_status_t* squeeze_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t
   return ot_op(im, unsqueeze ? RLX_OP_EXPAND_DIMS : RLX_OP_SQUEEZE, 1, &inputs[0], attrs, &outputs[0]);
 }
 
-static rlx_status_t* convert_squeeze_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_squeeze_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* axes = ints_attr(rlx_onnx_ctx(im), node, "axes", &n);
   return squeeze_axes(im, node, inputs, false, n, axes, outputs);
 }
 
-static rlx_status_t* convert_squeeze_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_squeeze_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* axes = NULL;
@@ -450,14 +450,14 @@ static rlx_status_t* convert_squeeze_v13(rlx_onnx_importer_t* im, const rlx_onnx
   return squeeze_axes(im, node, inputs, false, n, axes, outputs);
 }
 
-static rlx_status_t* convert_unsqueeze_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_unsqueeze_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                           rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* axes = ints_attr(rlx_onnx_ctx(im), node, "axes", &n);
   return squeeze_axes(im, node, inputs, true, n, axes, outputs);
 }
 
-static rlx_status_t* convert_unsqueeze_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_unsqueeze_v13(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1;
   int64_t* axes = NULL;
@@ -469,7 +469,7 @@ static rlx_status_t* convert_unsqueeze_v13(rlx_onnx_importer_t* im, const rlx_on
 }
 
 /* ------------------------------------------------------------------ Slice */
-static rlx_status_t* slice_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* slice_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int n, int64_t* starts, int64_t* ends, int n_axes, int64_t* axes, int n_steps,
                                 int64_t* steps, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -504,7 +504,7 @@ static rlx_status_t* slice_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   return ot_op(im, RLX_OP_STRIDED_SLICE, 1, &inputs[0], attrs, &outputs[0]);
 }
 
-static rlx_status_t* convert_slice_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_slice_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int ns = -1, ne = -1, na = -1;
@@ -515,7 +515,7 @@ static rlx_status_t* convert_slice_v1(rlx_onnx_importer_t* im, const rlx_onnx_no
   return slice_with(im, node, inputs, ns, starts, ends, na, axes, 0, NULL, outputs);
 }
 
-static rlx_status_t* convert_slice(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_slice(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int ns = -1, ne = -1, na = -1, nst = -1;
   int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
@@ -534,7 +534,7 @@ static rlx_status_t* convert_slice(rlx_onnx_importer_t* im, const rlx_onnx_node_
 }
 
 /* ------------------------------------------------------------------ Expand, Tile */
-static rlx_status_t* convert_expand(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_expand(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -563,7 +563,7 @@ static rlx_status_t* convert_expand(rlx_onnx_importer_t* im, const rlx_onnx_node
   return ot_op(im, RLX_OP_BROADCAST_TO, 2, args, (rlx_attrs_t){0}, &outputs[0]);
 }
 
-static rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* x;
@@ -585,7 +585,7 @@ static rlx_status_t* convert_tile(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 /* ------------------------------------------------------------------ Pad */
 /* pads: ONNX layout (begins of the listed axes, then ends); axes NULL = every axis. Negative
  * pads crop: the positive part is padded, then the negative part sliced off. */
-static rlx_status_t* pad_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* pad_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               int n_pads, const int64_t* pads, int n_axes, int64_t* axes, const char* mode,
                               double value, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -648,7 +648,7 @@ static rlx_status_t* pad_with(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   return NULL;
 }
 
-static rlx_status_t* convert_pad_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_pad_v1(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   /* opset 1 names the attribute "paddings", opset 2 "pads" */
   const char* key = rlx_onnx_has_attr(node, "pads") ? "pads" : "paddings";
@@ -659,7 +659,7 @@ static rlx_status_t* convert_pad_v1(rlx_onnx_importer_t* im, const rlx_onnx_node
                   rlx_onnx_attr_float(node, "value", 0.0), outputs);
 }
 
-static rlx_status_t* convert_pad_v11(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_pad_v11(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   int n = -1, na = -1;
   int64_t *pads = NULL, *axes = NULL;
@@ -678,7 +678,7 @@ static rlx_status_t* convert_pad_v11(rlx_onnx_importer_t* im, const rlx_onnx_nod
 
 /* ------------------------------------------------------------------ DepthToSpace, SpaceToDepth */
 /* reshape(x, s1) → permute_dims(perm) → reshape(s2) */
-static rlx_status_t* rearrange(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n1, rlx_expr_t* const* s1,
+static RLX_MUST_USE rlx_status_t* rearrange(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n1, rlx_expr_t* const* s1,
                                const int64_t* perm, int n2, rlx_expr_t* const* s2, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_relax_expr_t* y;
@@ -689,7 +689,7 @@ static rlx_status_t* rearrange(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int
 }
 
 /* The 4-D input's dims and the block size; error unless `div` divides the dims listed. */
-static rlx_status_t* block_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* block_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 bool to_space, rlx_expr_t** d, int64_t* out_bs) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
@@ -709,7 +709,7 @@ static rlx_status_t* block_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
   return NULL;
 }
 
-static rlx_status_t* convert_depth_to_space(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_depth_to_space(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_expr_t* d[4];
@@ -729,7 +729,7 @@ static rlx_status_t* convert_depth_to_space(rlx_onnx_importer_t* im, const rlx_o
   return rearrange(im, inputs[0], 6, crd ? s1_crd : s1_dcr, crd ? perm_crd : perm_dcr, 4, s2, &outputs[0]);
 }
 
-static rlx_status_t* convert_space_to_depth(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* convert_space_to_depth(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_expr_t* d[4];

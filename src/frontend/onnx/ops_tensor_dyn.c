@@ -19,7 +19,7 @@ static rlx_expr_t* i64(rlx_ctx_t* ctx, int64_t v) { return rlx_ir_i64(ctx, v); }
 static rlx_expr_t* as_i64(rlx_ctx_t* ctx, rlx_expr_t* e) { return rlx_ir_cast(ctx, rlx_dt_int64(), e); }
 
 /* The static length of a 1-d input (a 0-d one counts as 1); error naming the node. */
-static rlx_status_t* static_len(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i, int64_t* out) {
+static RLX_MUST_USE rlx_status_t* static_len(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, int i, int64_t* out) {
   rlx_sinfo_tensor_t* t;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, i, true, &t));
   if (t->ndim == 0) {
@@ -139,7 +139,7 @@ rlx_status_t* ot_constant_of_shape_runtime(rlx_onnx_importer_t* im, const rlx_on
 /* ------------------------------------------------------------------ NonZero, Compress */
 /* builtin(args...) returning a 2-d int64 tensor whose dim count_at is known only after the
  * call (the other is `other`); that dim is bound by match_cast to a fresh var y_count. */
-static rlx_status_t* call_counted(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* builtin,
+static RLX_MUST_USE rlx_status_t* call_counted(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* builtin,
                                   int n_args, rlx_relax_expr_t* const* args, int count_at, int64_t other,
                                   rlx_relax_expr_t** out, rlx_expr_t** out_count) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -159,7 +159,7 @@ static rlx_status_t* call_counted(rlx_onnx_importer_t* im, const rlx_onnx_node_t
 }
 
 /* vm.builtin.nonzero(x): (rank, count). */
-static rlx_status_t* nonzero(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x, int rank,
+static RLX_MUST_USE rlx_status_t* nonzero(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* x, int rank,
                              rlx_relax_expr_t** out, rlx_expr_t** out_count) {
   return call_counted(im, node, "vm.builtin.nonzero", 1, &x, 1, rank, out, out_count);
 }
@@ -755,7 +755,7 @@ static rlx_te_tensor_t* te_rsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, rsum_body, u, "T_reduce_sum", "comm_reduce");
 }
 
-rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+RLX_MUST_USE rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                           rlx_relax_expr_t* const* inputs, bool keepdims, rlx_relax_expr_t** out) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));

@@ -35,7 +35,7 @@ static rlx_expr_t** idx_exprs(rlx_ctx_t* ctx, int n, rlx_var_t* const* idx) {
   return e;
 }
 
-static rlx_status_t* need_index_dtype(const rlx_onnx_node_t* node, int i, const rlx_sinfo_tensor_t* t) {
+static RLX_MUST_USE rlx_status_t* need_index_dtype(const rlx_onnx_node_t* node, int i, const rlx_sinfo_tensor_t* t) {
   if (is_index_dtype(t->dtype)) return NULL;
   char b[32];
   return rlx_onnx_error(node, "input %d (%s) must be int32 or int64, got %s", i, node->inputs[i],
@@ -45,7 +45,7 @@ static rlx_status_t* need_index_dtype(const rlx_onnx_node_t* node, int i, const 
 /* Indices for an op that reads (or writes) along an axis of extent `ext` without a range check
  * of its own: constant indices are checked now; run-time ones are clipped into [-ext, ext)
  * so that a bad index gives a wrong value, never an access outside the tensor. */
-static rlx_status_t* safe_indices(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* ind,
+static RLX_MUST_USE rlx_status_t* safe_indices(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* ind,
                                   rlx_expr_t* ext_e, rlx_relax_expr_t** out) {
   *out = ind;
   int64_t ext;
@@ -175,7 +175,7 @@ OT_CONVERTER(ot_gather_nd) {
 /* ------------------------------------------------------------------ ScatterElements, ScatterND */
 typedef enum { SC_NONE, SC_ADD, SC_MUL, SC_MAX, SC_MIN } sc_reduce_t;
 
-static rlx_status_t* scatter_reduction(const rlx_onnx_node_t* node, sc_reduce_t* out) {
+static RLX_MUST_USE rlx_status_t* scatter_reduction(const rlx_onnx_node_t* node, sc_reduce_t* out) {
   const char* r = rlx_onnx_attr_string(node, "reduction", "none");
   static const char* const names[] = {"none", "add", "mul", "max", "min"};
   for (int i = 0; i < 5; i++)

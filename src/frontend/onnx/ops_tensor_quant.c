@@ -62,7 +62,7 @@ static rlx_te_tensor_t* te_q(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, 
                         "injective");
 }
 
-static rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                             bool quantize, rlx_relax_expr_t** out) {
   rlx_sinfo_tensor_t *x, *s, *z = NULL;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
@@ -141,7 +141,7 @@ OT_CONVERTER(ot_dynamic_quantize_linear) {
 
 /* ------------------------------------------------------------------ MatMulInteger, QLinearMatMul */
 /* x as int32 minus its zero point (scalar, or 1-d: per row of A when row, per column of B). */
-static rlx_status_t* centered(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* centered(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                               int xi, int zi, bool row, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t i32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_int32()));
@@ -160,7 +160,7 @@ static rlx_status_t* centered(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
 }
 
 /* (A - a_zero_point) @ (B - b_zero_point) in int32. */
-static rlx_status_t* int_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* int_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int a, int azp, int b, int bzp, rlx_relax_expr_t** out) {
   rlx_relax_expr_t* ab[2];
   RLX_RETURN_IF_ERROR(centered(im, node, inputs, a, azp, true, &ab[0]));

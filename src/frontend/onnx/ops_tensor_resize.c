@@ -248,7 +248,7 @@ static rlx_te_tensor_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
 }
 
 /* Looks s up in names (n entries); error naming the attribute otherwise. */
-static rlx_status_t* pick(const rlx_onnx_node_t* node, const char* key, const char* s, const char* const* names, int n,
+static RLX_MUST_USE rlx_status_t* pick(const rlx_onnx_node_t* node, const char* key, const char* s, const char* const* names, int n,
                           int* out) {
   for (int i = 0; i < n; i++)
     if (strcmp(s, names[i]) == 0) return *out = i, NULL;
@@ -257,7 +257,7 @@ static rlx_status_t* pick(const rlx_onnx_node_t* node, const char* key, const ch
 
 /* Fills the output sizes and the scales (sizes / in where sizes are given); n_scales /
  * n_sizes < 0 = absent; axes (NULL = all) name the dims they describe. */
-static rlx_status_t* resize_geometry(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rs_user_t* u,
+static RLX_MUST_USE rlx_status_t* resize_geometry(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rs_user_t* u,
                                      int n_scales, const double* scales, int n_sizes, const int64_t* sizes, int n_axes,
                                      const int64_t* axes) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -304,7 +304,7 @@ static rlx_status_t* resize_geometry(rlx_onnx_importer_t* im, const rlx_onnx_nod
 }
 
 /* The constant float values of input i (any float or int dtype); n -1 when omitted or empty. */
-static rlx_status_t* const_floats(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* const_floats(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                   int i, double** out, int* out_n) {
   *out_n = -1;
   *out = NULL;
@@ -342,7 +342,7 @@ static rlx_expr_t* runtime_out_dim(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, 
 
 /* Resize with scales, sizes or roi known at run time (indices of those inputs, -1 = the
  * opset has none): every one that is given is a kernel argument, constant or not. */
-static rlx_status_t* resize_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+static RLX_MUST_USE rlx_status_t* resize_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
                                     rlx_relax_expr_t* const* inputs, rs_user_t* u, int roi_i, int scales_i, int sizes_i,
                                     int n_axes, const int64_t* axes, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
@@ -395,7 +395,7 @@ static rlx_status_t* resize_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node
   return ot_emit_te(im, te_resize, &u->base, n_args, args, "resize", out);
 }
 
-static rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rs_user_t* u,
+static RLX_MUST_USE rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rs_user_t* u,
                                   rlx_onnx_importer_t* im) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
@@ -408,7 +408,7 @@ static rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t*
   return NULL;
 }
 
-static rlx_status_t* legacy_mode(const rlx_onnx_node_t* node, rs_user_t* u) {
+static RLX_MUST_USE rlx_status_t* legacy_mode(const rlx_onnx_node_t* node, rs_user_t* u) {
   const char* mode = rlx_onnx_attr_string(node, "mode", "nearest");
   static const char* const modes[] = {"nearest", "linear"};
   int m = 0;

@@ -105,7 +105,7 @@ static rlx_te_tensor_t* te_opt(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
   return rlx_te_compute(ctx, in[2]->buffer->ndim, in[2]->buffer->shape, opt_body, u, "T_optimizer", "elemwise");
 }
 
-static rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+static RLX_MUST_USE rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              rlx_relax_expr_t** outputs, opt_kind_t kind) {
   int groups = kind == OPT_ADAM ? 4 : 3; /* X, G and the states */
   int n_state = groups - 2;

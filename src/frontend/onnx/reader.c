@@ -77,9 +77,9 @@ static ProtobufCAllocator pb_allocator(void) {
  * subgraphs of its nodes' attributes: proto2 leaves an absent string field NULL. `where`
  * says which graph ("the graph", "subgraph 'then_branch' of node #3 in the graph", ...).
  * Recursion is bounded: nesting was checked (MAX_MESSAGE_DEPTH) before unpacking. */
-static rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where);
+static RLX_MUST_USE rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where);
 
-static rlx_status_t* check_value_infos(Onnx__ValueInfoProto* const* v, size_t n, const char* name, const char* where,
+static RLX_MUST_USE rlx_status_t* check_value_infos(Onnx__ValueInfoProto* const* v, size_t n, const char* name, const char* where,
                                        const char* what) {
   for (size_t i = 0; i < n; i++)
     if (!v[i]->name || !v[i]->name[0])
@@ -87,7 +87,7 @@ static rlx_status_t* check_value_infos(Onnx__ValueInfoProto* const* v, size_t n,
   return NULL;
 }
 
-static rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name, const char* where) {
+static RLX_MUST_USE rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name, const char* where) {
   for (size_t i = 0; i < g->n_initializer; i++)
     if (!g->initializer[i]->name || !g->initializer[i]->name[0])
       return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: initializer #%zu has no name", name, where, i);
@@ -98,7 +98,7 @@ static rlx_status_t* check_graph(const Onnx__GraphProto* g, const char* name, co
   return st;
 }
 
-static rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where) {
+static RLX_MUST_USE rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where) {
   for (size_t i = 0; i < n; i++) {
     const Onnx__NodeProto* p = nodes[i];
     if (!p->op_type || !p->op_type[0])
@@ -125,7 +125,7 @@ static rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const 
 
 /* The model's graph and its local functions (which the importer does not expand, but whose
  * names must be there all the same). */
-static rlx_status_t* check_model(const Onnx__ModelProto* m, const char* name) {
+static RLX_MUST_USE rlx_status_t* check_model(const Onnx__ModelProto* m, const char* name) {
   rlx_status_t* st = check_graph(m->graph, name, "the graph");
   for (size_t i = 0; !st && i < m->n_functions; i++) {
     const Onnx__FunctionProto* f = m->functions[i];
@@ -190,7 +190,7 @@ static int message_depth(const ProtobufCMessageDescriptor* d, const uint8_t* p, 
   return deepest;
 }
 
-rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, const char* name, Onnx__ModelProto** out) {
   *out = NULL;
   if (n == 0) return rlx_status_create(RLX_PARSE_ERROR, "%s: empty file, not an ONNX model", name);
   if (message_depth(&onnx__model_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
@@ -219,7 +219,7 @@ void rlx_onnx_model_free(Onnx__ModelProto* m) {
   if (m) onnx__model_proto__free_unpacked(m, &a);
 }
 
-rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const char* name, Onnx__TensorProto** out) {
   *out = NULL;
   if (message_depth(&onnx__tensor_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
@@ -236,7 +236,7 @@ rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t n, const cha
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
+RLX_MUST_USE rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
                                       const char* name, ProtobufCMessage** out) {
   *out = NULL;
   if (message_depth(d, data, n, 0) > MAX_MESSAGE_DEPTH)
@@ -337,14 +337,14 @@ static const char* dims_str(const int64_t* dims, int n, char* buf, size_t cap) {
   return buf;
 }
 
-static rlx_status_t* count_error(const char* what, const char* field, size_t got, int64_t numel, const int64_t* dims,
+static RLX_MUST_USE rlx_status_t* count_error(const char* what, const char* field, size_t got, int64_t numel, const int64_t* dims,
                                  int ndim) {
   char s[256];
   return rlx_status_create(RLX_PARSE_ERROR, "%s: %s has %zu values, expected %lld for shape %s", what, field, got,
                            (long long)numel, dims_str(dims, ndim, s, sizeof(s)));
 }
 
-rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* what, rlx_onnx_decoded_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_decode(const Onnx__TensorProto* t, const char* what, rlx_onnx_decoded_t* out) {
   memset(out, 0, sizeof(*out));
   char tb[32];
   if (!t->has_data_type) return rlx_status_create(RLX_PARSE_ERROR, "%s: tensor has no data_type", what);
@@ -447,7 +447,7 @@ const char* rlx_onnx_ident(rlx_ctx_t* ctx, const char* s) {
   return r;
 }
 
-rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                         rlx_sinfo_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__TypeProto* tp = vi->type;

@@ -10,7 +10,7 @@
 #include "onnx_values.pb-c.h"
 
 /* A decoded TensorProto as a new NDArray. */
-static rlx_status_t* tensor_from_proto(const Onnx__TensorProto* t, const char* path, rlx_ndarray_t** out) {
+static RLX_MUST_USE rlx_status_t* tensor_from_proto(const Onnx__TensorProto* t, const char* path, rlx_ndarray_t** out) {
   *out = NULL;
   if (t->has_data_type && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING) { /* a string tensor */
     int64_t n = 1;
@@ -49,7 +49,7 @@ static rlx_status_t* tensor_from_proto(const Onnx__TensorProto* t, const char* p
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out) {
   *out = NULL;
   char* bytes = NULL;
   size_t n = 0;
@@ -65,7 +65,7 @@ rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t** out) {
 
 /* Fills p (a TensorProto pointing at t's data) for packing; a string tensor's list of strings
  * is allocated in ctx. */
-static rlx_status_t* tensor_proto_of(rlx_ctx_t* ctx, const char* path, const DLTensor* t, const char* name,
+static RLX_MUST_USE rlx_status_t* tensor_proto_of(rlx_ctx_t* ctx, const char* path, const DLTensor* t, const char* name,
                                      Onnx__TensorProto* p) {
   if (rlx_ndarray_is_strings(t)) {
     Onnx__TensorProto init = ONNX__TENSOR_PROTO__INIT;
@@ -112,7 +112,7 @@ static rlx_status_t* tensor_proto_of(rlx_ctx_t* ctx, const char* path, const DLT
 }
 
 /* Packs message m and writes it to path. */
-static rlx_status_t* write_message(const char* path, const ProtobufCMessage* m) {
+static RLX_MUST_USE rlx_status_t* write_message(const char* path, const ProtobufCMessage* m) {
   size_t n = protobuf_c_message_get_packed_size(m);
   uint8_t* buf = malloc(n ? n : 1);
   if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: %zu bytes", path, n);
@@ -122,7 +122,7 @@ static rlx_status_t* write_message(const char* path, const ProtobufCMessage* m) 
   return st;
 }
 
-rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name) {
   Onnx__TensorProto p;
   rlx_ctx_t* ctx = rlx_ctx_create();
   if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", path);
@@ -151,13 +151,13 @@ static vt_kind_t type_kind(const char* type, const char** out_inner) {
   return VT_BAD;
 }
 
-static rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
+static RLX_MUST_USE rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
                                rlx_vm_value_t* out);
-static rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
+static RLX_MUST_USE rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
                                rlx_vm_value_t* out);
 
 /* Element i of a sequence or the value of an optional, by its declared type. */
-static rlx_status_t* elem_value(const char* type, const Onnx__TensorProto* t, const Onnx__SequenceProto* s,
+static RLX_MUST_USE rlx_status_t* elem_value(const char* type, const Onnx__TensorProto* t, const Onnx__SequenceProto* s,
                                 const Onnx__OptionalProto* o, const char* path, int depth, rlx_vm_value_t* out) {
   const char* inner = NULL;
   switch (type_kind(type, &inner)) {
@@ -177,7 +177,7 @@ static rlx_status_t* elem_value(const char* type, const Onnx__TensorProto* t, co
   return rlx_status_create(RLX_UNSUPPORTED, "%s: values of type '%s' are not supported", path, type ? type : "?");
 }
 
-static rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
+static RLX_MUST_USE rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
                                rlx_vm_value_t* out) {
   const char* inner = NULL;
   vt_kind_t k = type_kind(type, &inner);
@@ -201,7 +201,7 @@ static rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, c
   return NULL;
 }
 
-static rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
+static RLX_MUST_USE rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
                                rlx_vm_value_t* out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   out->kind = RLX_VM_INPUT_NONE;
@@ -209,7 +209,7 @@ static rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, c
   return elem_value(type, m->tensor_value, m->sequence_value, m->optional_value, path, depth, out);
 }
 
-rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
                                         rlx_vm_value_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = RLX_VM_INPUT_NONE;
@@ -241,7 +241,7 @@ rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* 
   return st;
 }
 
-rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = RLX_VM_INPUT_NONE;
   char* bytes = NULL;
@@ -253,12 +253,12 @@ rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_val
 }
 
 /* Messages for v of declared type `type`, allocated in ctx (tensor data not copied). */
-static rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
+static RLX_MUST_USE rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
                                Onnx__SequenceProto** out);
-static rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
+static RLX_MUST_USE rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
                                Onnx__OptionalProto** out);
 
-static rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path, const rlx_vm_value_t* v, Onnx__TensorProto** out) {
+static RLX_MUST_USE rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path, const rlx_vm_value_t* v, Onnx__TensorProto** out) {
   if (v->kind != RLX_VM_INPUT_TENSOR || !v->tensor)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor value", path);
   *out = RLX_NEW(ctx, Onnx__TensorProto);
@@ -266,7 +266,7 @@ static rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path, const rlx_vm
 }
 
 /* Stores v (of declared type `type`) as element slot of the containers' arrays: tensor, sequence or optional. */
-static rlx_status_t* elem_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
+static RLX_MUST_USE rlx_status_t* elem_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
                                 Onnx__TensorProto** t, Onnx__SequenceProto** s, Onnx__OptionalProto** o,
                                 int32_t* out_elem) {
   const char* inner = NULL;
@@ -279,7 +279,7 @@ static rlx_status_t* elem_proto(rlx_ctx_t* ctx, const char* path, const char* ty
   return rlx_status_create(RLX_UNSUPPORTED, "%s: values of type '%s' are not supported", path, type ? type : "?");
 }
 
-static rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
+static RLX_MUST_USE rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
                                Onnx__SequenceProto** out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   if (v->kind != RLX_VM_INPUT_TUPLE) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a sequence value", path);
@@ -303,7 +303,7 @@ static rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* typ
   return NULL;
 }
 
-static rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
+static RLX_MUST_USE rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
                                Onnx__OptionalProto** out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   Onnx__OptionalProto* m = RLX_NEW(ctx, Onnx__OptionalProto);
@@ -318,7 +318,7 @@ static rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* typ
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v) {
   const char* inner = NULL;
   vt_kind_t k = type_kind(type, &inner);
   if (k == VT_TENSOR) {

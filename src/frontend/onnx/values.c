@@ -81,7 +81,7 @@ void rlx_onnx_set_value_type(rlx_onnx_importer_t* im, const char* name, const rl
   if (im->types && name && name[0]) rlx_onnx_strmap_put(im->types, rlx_ctx_strdup(im->ctx, name), (void*)t);
 }
 
-rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
+RLX_MUST_USE rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
                                        const rlx_onnx_type_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   if (!tp) return rlx_status_create(RLX_PARSE_ERROR, "%s has no type", what);
@@ -129,7 +129,7 @@ const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t) {
   return "tensor";
 }
 
-rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
+RLX_MUST_USE rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
                                  rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   *out = e;
@@ -144,7 +144,7 @@ rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
+RLX_MUST_USE rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
                                     rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out) {
   rlx_relax_var_t* v = NULL;
   RLX_RETURN_IF_ERROR(
@@ -153,7 +153,7 @@ rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin
   return NULL;
 }
 
-rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
+RLX_MUST_USE rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
                                  const rlx_onnx_type_t** out) {
   const Onnx__NodeProto* p = node->proto;
   for (size_t i = 0; i < p->n_attribute; i++)

@@ -101,7 +101,7 @@ rlx_schedule_t* rlx_schedule_create(rlx_ctx_t* ctx, const rlx_tir_func_t* f) {
   return s;
 }
 
-rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n) {
+RLX_MUST_USE rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n) {
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "get_loops");
   rlx_tir_block_realize_t* br;

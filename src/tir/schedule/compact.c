@@ -133,7 +133,7 @@ static void collect_loop(const rlx_tir_stmt_t* s, void* user) {
   rlx_vec_push((RLX_VEC(rlx_range_t)*)u[1], r);
 }
 
-rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer) {
+RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer) {
   rlx_ctx_t* ctx = s->ctx;
   rlx_status_t* st = NULL;
   find_alloc_t fa = {buffer ? buffer : "", NULL};

@@ -120,7 +120,7 @@ static rlx_tir_stmt_t* nest_root(const sched_path_t* p) {
   return r;
 }
 
-static rlx_status_t* move_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop, bool reverse) {
+static RLX_MUST_USE rlx_status_t* move_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop, bool reverse) {
   rlx_ctx_t* ctx = s->ctx;
   const char* op = reverse ? "reverse_compute_at" : "compute_at";
   sched_path_t* bp = malloc(sizeof(*bp));
@@ -306,10 +306,10 @@ done:
   return st;
 }
 
-rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop) {
   return move_at(s, block, loop, false);
 }
 
-rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop) {
   return move_at(s, block, loop, true);
 }

@@ -61,7 +61,7 @@ typedef struct {
   rlx_tir_for_t** loops; /* outermost first, the nest directly above the block */
 } nest_t;
 
-static rlx_status_t* get_nest(rlx_schedule_t* s, const char* name, nest_t* out) {
+static RLX_MUST_USE rlx_status_t* get_nest(rlx_schedule_t* s, const char* name, nest_t* out) {
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "default schedule");
   rlx_status_t* st = sched_get_block(s, name, p, &out->br);
@@ -177,7 +177,7 @@ static int64_t work(rlx_tir_for_t* const* loops, int n) {
  * indices from a fused loop costs (a transpose's strided reads: 0.115 -> ms per call).
  * (Nested loops once made ONNX's PRelu and Trilu cases wrong: a GCC 12 miscompile, avoided
  * by -fno-tree-loop-if-convert in codegen/build.c.) */
-static rlx_status_t* fuse_parallel(rlx_schedule_t* s, int n, rlx_var_t** outer, bool par) {
+static RLX_MUST_USE rlx_status_t* fuse_parallel(rlx_schedule_t* s, int n, rlx_var_t** outer, bool par) {
   if (n == 0 || !par) return NULL;
   rlx_var_t* fused = outer[0];
   if (n > 1) RLX_RETURN_IF_ERROR(rlx_sched_fuse(s, n, outer, &fused));
@@ -244,7 +244,7 @@ static void simplify_block(rlx_schedule_t* s, const char* name) {
   sched_set_body(s, sched_replace(ctx, s->func->body, &br->hdr, nbr));
 }
 
-static rlx_status_t* sched_elementwise(rlx_schedule_t* s, const char* name) {
+static RLX_MUST_USE rlx_status_t* sched_elementwise(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   simplify_block(s, name);
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
@@ -290,7 +290,7 @@ static bool binds_reduce(const rlx_tir_block_realize_t* br, const rlx_var_t* v) 
  *     S[idx] = combine(...combine(init, S_rf[0])..., S_rf[VL-1])
  * (TVM's rfactor followed by vectorization). The blocks are opaque. Changes the order of
  * the additions of a float sum. *out_done is false when the block does not fit. */
-static rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nest, bool* out_done) {
+static RLX_MUST_USE rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nest, bool* out_done) {
   rlx_ctx_t* ctx = s->ctx;
   *out_done = false;
   rlx_tir_block_realize_t* br = nest->br;
@@ -381,7 +381,7 @@ static rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name, nest_t* nes
 }
 
 /* *out_why: NULL when the block got a vectorized schedule, else why it stays scalar. */
-static rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name, const char** out_why) {
+static RLX_MUST_USE rlx_status_t* sched_reduction(rlx_schedule_t* s, const char* name, const char** out_why) {
   nest_t nest;
   *out_why = NULL;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
@@ -485,7 +485,7 @@ static void try_inline(rlx_schedule_t* s, const char* name) {
 
 /* Vectorizes the innermost loop of block `name` by 16 (or 8, 4) lanes when it walks memory
  * contiguously and its constant extent divides; no other loop is touched. */
-static rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char* name) {
+static RLX_MUST_USE rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char* name) {
   nest_t nest;
   RLX_RETURN_IF_ERROR(get_nest(s, name, &nest));
   if (nest.n == 0) return NULL;
@@ -508,7 +508,7 @@ static rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char* name) {
  * elementwise block its innermost loop vectorized. One pass per row over data in L1, and
  * one parallel loop (rows) for the whole function instead of one per block. *out_done is
  * false (and the schedule unchanged) when it does not apply. */
-static rlx_status_t* row_fuse(rlx_schedule_t* s, int n, const char** names, bool* out_done) {
+static RLX_MUST_USE rlx_status_t* row_fuse(rlx_schedule_t* s, int n, const char** names, bool* out_done) {
   *out_done = false;
   const char** live = RLX_NEW_ARRAY(s->ctx, const char*, n > 0 ? n : 1);
   int nl = 0;
@@ -610,7 +610,7 @@ bool rlx_tir_func_needs_default_schedule(const rlx_tir_func_t* f) {
   return !attr_true(f, "tir.is_scheduled") && !attr_true(f, "rlx.no_default_schedule");
 }
 
-rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
+RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
                                               rlx_sched_report_t* out_report) {
   rlx_sched_report_t rep = {0, NULL};
   if (out_report) *out_report = rep;
@@ -671,6 +671,6 @@ rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func
   return NULL;
 }
 
-rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out) {
   return rlx_tir_default_schedule_report(ctx, f, out, NULL);
 }

@@ -76,7 +76,7 @@ static rlx_tir_stmt_t* removable_root(const sched_path_t* p) {
   return r;
 }
 
-rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block) {
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "compute_inline");
@@ -169,7 +169,7 @@ static void same_idx(const rlx_expr_t* e, void* user) {
     if (!rlx_expr_equal(l->indices[i], li->idx[i])) li->differ = true;
 }
 
-rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block) {
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
   sched_path_t* pp = malloc(sizeof(*pp));

@@ -15,7 +15,7 @@
 
 static rlx_expr_t* ci(rlx_ctx_t* ctx, rlx_dtype_t t, int64_t v) { return rlx_ir_int(ctx, t, v); }
 
-rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
+RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
                               rlx_var_t** out_loops) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
@@ -83,7 +83,7 @@ rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const i
   return NULL;
 }
 
-rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop) {
   rlx_ctx_t* ctx = s->ctx;
   if (n < 1 || !loops) return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse: no loops given");
   sched_path_t* p = malloc(sizeof(*p));
@@ -138,7 +138,7 @@ rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, 
   return NULL;
 }
 
-rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops) {
+RLX_MUST_USE rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops) {
   rlx_ctx_t* ctx = s->ctx;
   if (n < 1 || !loops) return rlx_status_create(RLX_INVALID_ARGUMENT, "reorder: no loops given");
   for (int i = 0; i < n; i++)
@@ -233,7 +233,7 @@ static void check_block(const rlx_tir_stmt_t* s, void* user) {
   }
 }
 
-static rlx_status_t* set_kind(rlx_schedule_t* s, rlx_var_t* loop, rlx_for_kind_t kind, const char* op) {
+static RLX_MUST_USE rlx_status_t* set_kind(rlx_schedule_t* s, rlx_var_t* loop, rlx_for_kind_t kind, const char* op) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", op);
@@ -258,12 +258,12 @@ static rlx_status_t* set_kind(rlx_schedule_t* s, rlx_var_t* loop, rlx_for_kind_t
   return NULL;
 }
 
-rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop) {
   return set_kind(s, loop, RLX_FOR_PARALLEL, "parallel");
 }
-rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop) {
   return set_kind(s, loop, RLX_FOR_VECTORIZED, "vectorize");
 }
-rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop) {
+RLX_MUST_USE rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop) {
   return set_kind(s, loop, RLX_FOR_UNROLLED, "unroll");
 }

@@ -16,28 +16,28 @@ typedef struct rlx_schedule {
 
 rlx_schedule_t* rlx_schedule_create(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 /* Loops enclosing block `block`, outermost first. *out_loops is arena memory. */
-rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
+RLX_MUST_USE rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
 /* Splits loop into len(factors) loops; one factor may be -1 (inferred). Non-divisible or
  * symbolic extents add a predicate. out_loops (may be NULL) gets the new loop vars. */
-rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
+RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
                               rlx_var_t** out_loops);
-rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
-rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
-rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop);
-rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block);
-rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
-rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
-rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
+RLX_MUST_USE rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_vectorize(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_unroll(rlx_schedule_t* s, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const char* block);
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
+RLX_MUST_USE rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
 /* Adds a "local" cache block that `block` writes into, copied back to the original buffer;
  * out_block gets the new block's name. */
-rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
+RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
                                     const char** out_block);
-rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
+RLX_MUST_USE rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
                                    const char** out_block);
 /* Moves the init of a reduction block into its own block placed above loop. */
-rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
+RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
                                             const char** out_init_block);
 
 /* Shrinks the buffer called `buffer` (allocated by a block) to the region that one iteration
@@ -45,7 +45,7 @@ rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block
  * indexed from the region start -- TVM's CompactBufferAllocation as a primitive. Turns a
  * cache_write "local" buffer moved by reverse_compute_at into a register-sized tile. Errors when
  * no loop encloses every access or the region extent is not constant. */
-rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
+RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
 
 /* The default CPU schedule, applied to any unscheduled PrimFunc: elementwise/injective blocks
  * get fused, parallel outer loops and vectorized inner loops; reductions get a parallel
@@ -54,7 +54,7 @@ rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer);
  * with attribute "rlx.no_default_schedule" (or "tir.is_scheduled") true is returned as is.
  * Never fails on valid input: a block it cannot schedule is left as it is (and reported by
  * rlx_tir_default_schedule_report). */
-rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 /* The one place that decides whether f gets the default schedule: neither "tir.is_scheduled"
  * nor "rlx.no_default_schedule" is set true. The default_schedule pass (Relax stage) and the
  * driver's TIR stage both ask it. */
@@ -77,7 +77,7 @@ typedef struct {
 
 /* rlx_tir_default_schedule, also filling *out_report (may be NULL) with the blocks it left
  * unscheduled. An already scheduled function reports nothing. */
-rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
+RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
                                               rlx_sched_report_t* out_report);
 
 #endif
