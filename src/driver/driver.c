@@ -249,5 +249,10 @@ RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const
   out->module = cur;
   if (!sp || sp->stage != RLX_STAGE_CODEGEN) return NULL;
   /* 3. codegen: the kernels' C */
-  return rlx_ctx_check(ctx, mark, rlx_codegen_c(ctx, out->n_funcs, out->funcs, &out->c_source));
+  rlx_status_t* st = rlx_ctx_check(ctx, mark, rlx_codegen_c(ctx, out->n_funcs, out->funcs, &out->c_source));
+  if (st) { /* an allocation failed earlier: the source may be wrong, and is the caller's no more */
+    free(out->c_source);
+    out->c_source = NULL;
+  }
+  return st;
 }

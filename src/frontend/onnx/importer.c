@@ -527,6 +527,9 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const 
                                i, nm);
     ins[i] = v;
   }
+  /* every ONNX operator has at least one output, and converters name outputs[0] */
+  if (node.n_outputs < 1)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: a %s node must have at least one output", label, node.op_type);
   const rlx_onnx_converter_t* conv = converter_for(im, node.op_type, node.domain);
   if (!conv) return rlx_status_create(RLX_INTERNAL, "%s: no converter", label); /* checked before */
   rlx_relax_expr_t** outs = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, node.n_outputs);
