@@ -136,7 +136,7 @@ RLX_MUST_USE rlx_status_t* rlx_relax_memory_report(rlx_ctx_t* ctx, rlx_module_t*
 }
 
 static RLX_MUST_USE rlx_status_t* schedule_report(rlx_ctx_t* ctx, rlx_module_t* m, rlx_strbuf_t* sb) {
-  rlx_pipeline_options_t po = {false, "fuse_ops"};
+  rlx_pipeline_options_t po = {false, "fuse_tir"};
   rlx_module_t* fused = NULL;
   RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &fused));
   rlx_module_t* sched = NULL;

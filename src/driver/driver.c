@@ -8,22 +8,23 @@
 
 static const rlx_driver_pass_t passes[] = {
     /* Relax stage: module → module (src/transform/, one file per pass) */
-    {"layout_nchwc", RLX_STAGE_RELAX, rlx_pass_layout_nchwc, NULL},
-    {"legalize_ops", RLX_STAGE_RELAX, rlx_pass_legalize_ops, NULL},
-    {"fold_constants", RLX_STAGE_RELAX, rlx_pass_fold_constants, NULL},
-    {"fuse_ops", RLX_STAGE_RELAX, rlx_pass_fuse_ops, NULL},
-    {"default_schedule", RLX_STAGE_RELAX, rlx_pass_default_schedule, rlx_tir_default_schedule},
-    {"call_tir_rewrite", RLX_STAGE_RELAX, rlx_pass_call_tir_rewrite, NULL},
-    {"plan_memory", RLX_STAGE_RELAX, rlx_pass_plan_memory, NULL},
-    {"lower_shapes", RLX_STAGE_RELAX, rlx_pass_lower_shapes, NULL},
+    {"layout_nchwc", "ConvertLayout", RLX_STAGE_RELAX, rlx_pass_layout_nchwc, NULL},
+    {"legalize_ops", "LegalizeOps", RLX_STAGE_RELAX, rlx_pass_legalize_ops, NULL},
+    {"fold_constants", "FoldConstant", RLX_STAGE_RELAX, rlx_pass_fold_constants, NULL},
+    {"fuse_ops", "FuseOps", RLX_STAGE_RELAX, rlx_pass_fuse_ops, NULL},
+    {"fuse_tir", "FuseTIR", RLX_STAGE_RELAX, rlx_pass_fuse_tir, NULL},
+    {"default_schedule", "DefaultSchedule", RLX_STAGE_RELAX, rlx_pass_default_schedule, rlx_tir_default_schedule},
+    {"call_tir_rewrite", "CallTIRRewrite", RLX_STAGE_RELAX, rlx_pass_call_tir_rewrite, NULL},
+    {"plan_memory", "StaticPlanBlockMemory", RLX_STAGE_RELAX, rlx_pass_plan_memory, NULL},
+    {"lower_shapes", "VMShapeLower", RLX_STAGE_RELAX, rlx_pass_lower_shapes, NULL},
     /* TIR stage: PrimFunc → PrimFunc, on every PrimFunc (src/transform/tir/) */
-    {"lower_blocks", RLX_STAGE_TIR, NULL, rlx_tir_lower_blocks},
-    {"flatten_buffers", RLX_STAGE_TIR, NULL, rlx_tir_flatten_buffers},
-    {"unroll_loops", RLX_STAGE_TIR, NULL, rlx_tir_unroll_loops},
-    {"vectorize_loops", RLX_STAGE_TIR, NULL, rlx_tir_vectorize_loops},
-    {"simplify", RLX_STAGE_TIR, NULL, rlx_tir_simplify},
+    {"lower_blocks", "LowerOpaqueBlock", RLX_STAGE_TIR, NULL, rlx_tir_lower_blocks},
+    {"flatten_buffers", "FlattenBuffer", RLX_STAGE_TIR, NULL, rlx_tir_flatten_buffers},
+    {"unroll_loops", "UnrollLoop", RLX_STAGE_TIR, NULL, rlx_tir_unroll_loops},
+    {"vectorize_loops", "VectorizeLoop", RLX_STAGE_TIR, NULL, rlx_tir_vectorize_loops},
+    {"simplify", "Simplify", RLX_STAGE_TIR, NULL, rlx_tir_simplify},
     /* codegen: the kernels' C source (src/codegen/) */
-    {"codegen_c", RLX_STAGE_CODEGEN, NULL, NULL},
+    {"codegen_c", NULL, RLX_STAGE_CODEGEN, NULL, NULL},
 };
 enum { N_PASSES = sizeof(passes) / sizeof(passes[0]) };
 
@@ -32,9 +33,11 @@ void rlx_driver_passes(const rlx_driver_pass_t** out_passes, int* out_n) {
   *out_n = N_PASSES;
 }
 
+/* The pass called name, by its rlx or its TVM name. */
 static const rlx_driver_pass_t* find(const char* name) {
   for (int i = 0; i < N_PASSES; i++)
-    if (strcmp(passes[i].name, name) == 0) return &passes[i];
+    if (strcmp(passes[i].name, name) == 0 || (passes[i].tvm_name && strcmp(passes[i].tvm_name, name) == 0))
+      return &passes[i];
   return NULL;
 }
 
@@ -100,7 +103,7 @@ RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, con
     RLX_RETURN_IF_ERROR(rlx_pipeline_prepare(ctx, m, &m)); /* input errors first, as always */
     return unknown_pass(stop, 1u << RLX_STAGE_RELAX, false);
   }
-  return relax_stage(ctx, m, opts && opts->check_well_formed, NULL, stop, out);
+  return relax_stage(ctx, m, opts && opts->check_well_formed, NULL, p ? p->name : NULL, out);
 }
 
 /* ------------------------------------------------------------------ TIR stage */
@@ -227,6 +230,7 @@ RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const
   const char* stop = opts && opts->stop_after && strcmp(opts->stop_after, "all") != 0 ? opts->stop_after : NULL;
   const rlx_driver_pass_t* sp = stop ? find(stop) : NULL;
   if (stop && !sp) return unknown_pass(stop, ~0u, false);
+  if (sp) stop = sp->name; /* a TVM name as rlx's */
   const char* only = relax_only(opts);
   rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   uint64_t mark = rlx_alloc_failures();

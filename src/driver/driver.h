@@ -2,7 +2,7 @@
  *
  *   import        TVMScript (script/) or ONNX (frontend/onnx/)                → IRModule
  *     │
- *   Relax stage   layout_nchwc → legalize_ops → fold_constants → fuse_ops
+ *   Relax stage   layout_nchwc → legalize_ops → fold_constants → fuse_ops → fuse_tir
  *     │           → default_schedule → call_tir_rewrite → plan_memory → lower_shapes
  *     │           (module → module; skipped for a module of PrimFuncs only)
  *   TIR stage     [default_schedule of what is still unscheduled] → lower_blocks
@@ -12,7 +12,8 @@
  *                 a loaded library (codegen/build.c) or AOT C (export/mlf.c)
  *
  * Every pass name is unique and `rlx print FILE --after NAME` stops after any of them
- * (rlx_module_print_after); "codegen_c" prints the generated C. default_schedule is one
+ * (rlx_module_print_after), NAME rlx's or TVM's (FuseOps, FuseTIR ...); "codegen_c" prints
+ * the generated C. default_schedule is one
  * entry with two granularities: in a Relax module it runs as a module pass (weights packed
  * for the schedule), and the TIR stage schedules each PrimFunc still unscheduled (a module
  * of PrimFuncs only, or one built directly in call_tir form); whether a function gets it
@@ -29,7 +30,8 @@ typedef enum { RLX_STAGE_RELAX, RLX_STAGE_TIR, RLX_STAGE_CODEGEN } rlx_stage_t;
 typedef rlx_status_t* (*rlx_tir_pass_fn_t)(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 typedef struct {
-  const char* name;
+  const char* name;     /* unique */
+  const char* tvm_name; /* TVM's name of the pass (NULL: none), accepted as stop_after too */
   rlx_stage_t stage;
   rlx_pass_fn_t relax;   /* the module pass (Relax stage) */
   rlx_tir_pass_fn_t tir; /* the per-PrimFunc pass (TIR stage) */

@@ -1,5 +1,6 @@
-/* Operator fusion helpers (TVM's OpPatternKind analysis and FuseTIR), used by the fuse_ops
- * pass and available to other passes (e.g. to ask whether a PrimFunc is elementwise).
+/* Operator fusion helpers (TVM's OpPatternKind analysis and FuseTIR for one group), used by
+ * the fuse_ops pass (which groups only what rlx_fuse_tir merges) and the fuse_tir pass, and
+ * available to other passes (e.g. to ask whether a PrimFunc is elementwise).
  */
 #ifndef RLX_TRANSFORM_FUSE_H
 #define RLX_TRANSFORM_FUSE_H

@@ -1,11 +1,15 @@
-/* Pass fuse_ops (TVM's FuseOps followed by FuseTIR).
+/* Pass fuse_ops (TVM's FuseOps; fuse_tir, the next pass, merges the groups it makes).
  *
  * Requires: a well-formed module after legalize_ops: call_tir of PrimFuncs in block form.
  * Produces: inside every dataflow block, chains of call_tir are grouped and each group of
- * two or more calls becomes ONE call_tir of a new private PrimFunc named
- * "fused_<callee names joined by _>" (TVM's naming), bound to the var of the group's last
- * call at its place; the other bindings of the group disappear. PrimFuncs that no Relax
- * function calls any more are dropped from the module.
+ * two or more calls becomes ONE call of a new private Relax function named
+ * "fused_<callee names joined by _>" (TVM's naming) with the attribute "Primitive": 1,
+ * bound to the var of the group's last call at its place; the other bindings of the group
+ * disappear. The grouped function holds the group's call_tirs in one dataflow block; its
+ * params are the group's external inputs (deduplicated, in first-use order), then, when a
+ * symbolic var the calls use is not a whole dim of an input's shape, one R.Shape of those
+ * vars (the caller passes R.shape([...]) of its own). The PrimFuncs stay (the grouped
+ * functions call them).
  *
  * Grouping (a simplified form of TVM's dominator-based rule, in binding order): a call
  * joins the group of a producer (an earlier call_tir of the same dataflow block whose result
@@ -17,9 +21,8 @@
  *   consumer reduction: after an elementwise/broadcast group (exp + sum);
  *   consumer contraction or opaque: never.
  * A group holds at most one reduction or contraction. Calls with several outputs or unknown
- * shapes are left alone; members' tir_vars are carried into the fused call's tir_vars where
- * the fused function cannot bind a var from its buffers. A group FuseTIR cannot merge (see rlx_fuse_tir) is left
- * unfused.
+ * shapes are left alone. A group FuseTIR cannot merge (rlx_fuse_tir, asked here) is left
+ * ungrouped, so fuse_tir merges every group.
  */
 #include <stdint.h>
 #include <string.h>
@@ -326,6 +329,96 @@ static const char* fused_name(rlx_ctx_t* ctx, blk_t* k, const int* members, int 
   return s;
 }
 
+/* ---------------------------------------------------------------- grouped functions */
+typedef struct {
+  rlx_ptrmap_t defined; /* symbolic vars that are a whole dim of an input's shape */
+  rlx_ptrmap_t seen;
+  RLX_VEC(rlx_var_t*) missing; /* used, not defined: passed in one R.Shape param */
+} syms_t;
+
+static void sym_define(rlx_var_t* v, bool whole_dim, void* user) {
+  if (whole_dim) rlx_ptrmap_put(&((syms_t*)user)->defined, v, v);
+}
+
+static void sym_use(rlx_var_t* v, bool whole_dim, void* user) {
+  syms_t* y = user;
+  if (rlx_ptrmap_has(&y->defined, v) || rlx_ptrmap_has(&y->seen, v)) return;
+  rlx_ptrmap_put(&y->seen, v, v);
+  rlx_vec_push(&y->missing, v);
+}
+
+static void sym_use_expr(const rlx_expr_t* e, void* user) {
+  if (e->kind == RLX_EXPR_VAR) sym_use((rlx_var_t*)e, false, user);
+}
+
+/* The private Relax function of one group (see the top of this file) added to the module,
+ * and the call of it that replaces the group: *out_call, normalized. ins (n_in): the
+ * group's external inputs as rlx_fuse_tir orders them. */
+static RLX_MUST_USE rlx_status_t* group_call(fz_t* z, rlx_bb_t* bb, int cnt, const rlx_fuse_member_t* fm,
+                                             rlx_relax_call_t* const* calls, const int* members, int n_in,
+                                             rlx_relax_expr_t* const* ins, const char* name,
+                                             rlx_relax_expr_t** out_call) {
+  rlx_ctx_t* ctx = z->ctx;
+  syms_t y = {0};
+  for (int i = 0; i < n_in; i++) rlx_sinfo_visit_vars(ins[i]->sinfo, sym_define, &y);
+  for (int i = 0; i < n_in; i++) rlx_sinfo_visit_vars(ins[i]->sinfo, sym_use, &y);
+  for (int j = 0; j < cnt; j++) {
+    rlx_sinfo_visit_vars(fm[j].out_sinfo, sym_use, &y);
+    for (int t = 0; t < fm[j].n_tir_vars; t++) rlx_expr_visit(fm[j].tir_vars[t], sym_use_expr, &y);
+  }
+  int n_sym = (int)y.missing.len;
+  rlx_expr_t** sym = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n_sym > 0 ? n_sym : 1);
+  for (int i = 0; i < n_sym; i++) sym[i] = &y.missing.data[i]->hdr;
+  rlx_ptrmap_free(&y.defined);
+  rlx_ptrmap_free(&y.seen);
+  rlx_vec_free(&y.missing);
+  /* params: the inputs, then the symbolic vars; the caller's args the same */
+  int n_params = n_in + (n_sym > 0);
+  rlx_relax_var_t** params = RLX_NEW_ARRAY(ctx, rlx_relax_var_t*, n_params);
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n_params);
+  rlx_ptrmap_t vmap = {0}; /* caller's value → the grouped function's var */
+  for (int i = 0; i < n_in; i++) {
+    const char* pname = rlx_relax_is_var(ins[i]) ? ((rlx_relax_var_t*)ins[i])->name : rlx_ctx_sprintf(ctx, "p%d", i);
+    params[i] = rlx_relax_var(ctx, pname, ins[i]->sinfo);
+    args[i] = ins[i];
+    rlx_ptrmap_put(&vmap, ins[i], params[i]);
+  }
+  if (n_sym > 0) {
+    args[n_in] = rlx_relax_shape_expr(ctx, n_sym, sym);
+    params[n_in] = rlx_relax_var(ctx, "shape", rlx_sinfo_shape(ctx, n_sym, sym));
+  }
+  /* body: the group's calls, each bound to a new var (the last one the function's result) */
+  rlx_relax_binding_t** bs = RLX_NEW_ARRAY(ctx, rlx_relax_binding_t*, cnt);
+  rlx_relax_var_t* res = NULL;
+  for (int j = 0; j < cnt; j++) {
+    rlx_relax_call_t* c = calls[members[j]];
+    rlx_relax_expr_t** a = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, fm[j].n_args > 0 ? fm[j].n_args : 1);
+    for (int i = 0; i < fm[j].n_args; i++) {
+      rlx_relax_expr_t* v = rlx_ptrmap_get(&vmap, fm[j].args[i]);
+      a[i] = v ? v : fm[j].args[i];
+    }
+    rlx_relax_expr_t* inner = rlx_relax_call_tir(ctx, c->args[0], fm[j].n_args, a, fm[j].out_sinfo,
+                                                 c->n_args == 3 ? c->args[2] : NULL);
+    rlx_relax_var_t* v = j < cnt - 1 ? rlx_relax_dataflow_var(ctx, fm[j].var->name, fm[j].var->hdr.sinfo)
+                                     : rlx_relax_var(ctx, fm[j].var->name, fm[j].var->hdr.sinfo);
+    rlx_ptrmap_put(&vmap, fm[j].var, v);
+    bs[j] = rlx_relax_var_binding(ctx, v, inner);
+    res = v;
+  }
+  rlx_ptrmap_free(&vmap);
+  rlx_relax_block_t* blk = rlx_relax_block(ctx, true, cnt, bs);
+  rlx_relax_expr_t* body = rlx_relax_seq(ctx, 1, &blk, &res->hdr);
+  rlx_attrs_t attrs = rlx_attrs_set(ctx, (rlx_attrs_t){0}, "Primitive", rlx_attr_int(1));
+  rlx_relax_func_t* gf = rlx_relax_func(ctx, n_params, params, body, NULL, attrs, true);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, z->m, &gf->hdr));
+  rlx_relax_expr_t* gv = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_RELAX, gf, name, &gv));
+  rlx_relax_expr_t* call = rlx_relax_call(ctx, gv, n_params, args, (rlx_attrs_t){0}, 0, NULL);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, z->m, call));
+  *out_call = call;
+  return NULL;
+}
+
 static RLX_MUST_USE rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_block_t* blk, rlx_relax_block_t** out) {
   rlx_ctx_t* ctx = z->ctx;
   int n = blk->n_bindings;
@@ -416,12 +509,9 @@ static RLX_MUST_USE rlx_status_t* fuse_block(fz_t* z, rlx_bb_t* bb, rlx_relax_bl
       rlx_status_drop(st);
       continue;
     }
-    rlx_relax_expr_t* gv = NULL;
-    RLX_RETURN_IF_ERROR(rlx_bb_add_func(bb, RLX_FUNC_TIR, ff, name, &gv));
+    rlx_relax_expr_t* call = NULL;
+    RLX_RETURN_IF_ERROR(group_call(z, bb, cnt, fm, k.call, members, n_in, ins, name, &call));
     int last = members[cnt - 1];
-    rlx_relax_expr_t* call = rlx_relax_call_tir(ctx, gv, n_in, ins, k.call[last]->sinfo_args[0],
-                                                n_tv ? rlx_relax_shape_expr(ctx, n_tv, tv) : NULL);
-    RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, z->m, call));
     nb[last] = rlx_relax_var_binding(ctx, blk->bindings[last]->var, call);
     for (int j = 0; j < cnt - 1; j++) drop[members[j]] = true;
   }

@@ -1,10 +1,22 @@
-/* FuseTIR (TVM's FuseTIR, for one group): merges the PrimFuncs of a chain of call_tirs into
- * one PrimFunc. See fuse.h for the contract. */
+/* FuseTIR: rlx_fuse_tir merges the PrimFuncs of a chain of call_tirs (one group) into one
+ * PrimFunc (see fuse.h for the contract); the fuse_tir pass (TVM's FuseTIR, at the end) does
+ * so for every grouped function fuse_ops made.
+ *
+ * Pass fuse_tir. Requires: a well-formed module; grouped functions are private Relax
+ * functions with "Primitive": 1 whose bindings are call_tirs of PrimFuncs with one tensor
+ * result, the last one returned (fuse_ops' form). Produces: each grouped function replaced
+ * by one private PrimFunc of the same name; each binding that calls it is a call_tir of that
+ * PrimFunc (the group's external inputs, the result's struct info and tir_vars in the
+ * caller's values: symbolic vars of the params' struct info bound to the args'); PrimFuncs
+ * only the grouped functions called are dropped. A grouped function that does not merge, or
+ * is called other than as a binding's value, is an error. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tir/transform.h"
 #include "fuse.h"
+#include "pass.h"
+#include "pass_util.h"
 
 /* A set of names with a next-suffix hint per base name, so making n names unique costs O(n)
  * hash probes rather than O(n^2) comparisons. Open addressing; heap memory. */
@@ -435,4 +447,216 @@ RLX_MUST_USE rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx
   rlx_vec_free(&t.relax_order);
   if (t.st) rlx_status_drop(t.st);
   return st;
+}
+
+/* ---------------------------------------------------------------- the fuse_tir pass */
+static bool is_primitive(const rlx_module_entry_t* e) {
+  if (e->kind != RLX_FUNC_RELAX) return false;
+  const rlx_attrs_t* attrs = &((const rlx_relax_func_t*)e->func)->attrs;
+  const rlx_attr_t* a = rlx_attrs_get(attrs, "Primitive");
+  return a && ((a->kind == RLX_ATTR_INT && a->u.i) || (a->kind == RLX_ATTR_BOOL && a->u.b)) &&
+         !rlx_attrs_get(attrs, "global_symbol"); /* private */
+}
+
+/* A grouped function merged: its PrimFunc's GlobalVar, inputs and scalar args (the function's
+ * params and symbolic vars), and the result's struct info. */
+typedef struct {
+  const char* name;
+  const rlx_relax_func_t* f;
+  rlx_relax_expr_t* gv;
+  int n_in, n_tv;
+  rlx_relax_expr_t** ins;
+  rlx_expr_t** tv;
+  rlx_sinfo_t* out_sinfo;
+} group_t;
+
+/* The members of grouped function f: its bindings, each a call_tir of a PrimFunc of m with
+ * one tensor result. */
+static RLX_MUST_USE rlx_status_t* group_members(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
+                                                const rlx_relax_func_t* f, int* out_n, rlx_fuse_member_t** out) {
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  int n = 0;
+  for (int b = 0; b < seq->n_blocks; b++) n += seq->blocks[b]->n_bindings;
+  rlx_fuse_member_t* fm = RLX_NEW_ARRAY(ctx, rlx_fuse_member_t, n > 0 ? n : 1);
+  int k = 0;
+  for (int b = 0; b < seq->n_blocks; b++)
+    for (int i = 0; i < seq->blocks[b]->n_bindings; i++) {
+      rlx_relax_binding_t* bd = seq->blocks[b]->bindings[i];
+      rlx_relax_call_t* c = bd->kind == RLX_BINDING_VAR && bd->value->kind == RLX_RELAX_CALL
+                                ? (rlx_relax_call_t*)bd->value
+                                : NULL;
+      const rlx_tir_func_t* pf = c ? pass_call_tir_func(m, c) : NULL;
+      if (!pf || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1 ||
+          (c->n_args == 3 && c->args[2]->kind != RLX_RELAX_SHAPE_EXPR))
+        return rlx_status_create(RLX_INVALID_ARGUMENT,
+                                 "fuse_tir: grouped function '%s': binding %s is not a call_tir of a PrimFunc "
+                                 "with one result",
+                                 name, bd->var->name);
+      rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)c->args[1];
+      fm[k] = (rlx_fuse_member_t){pf, t->n_fields, t->fields, bd->var, c->sinfo_args[0], 0, NULL};
+      if (c->n_args == 3) {
+        fm[k].n_tir_vars = ((rlx_relax_shape_expr_t*)c->args[2])->ndim;
+        fm[k].tir_vars = ((rlx_relax_shape_expr_t*)c->args[2])->values;
+      }
+      k++;
+    }
+  if (n == 0 || seq->body != &fm[n - 1].var->hdr)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse_tir: grouped function '%s' does not return its last binding",
+                             name);
+  *out_n = n;
+  *out = fm;
+  return NULL;
+}
+
+static RLX_MUST_USE rlx_status_t* merge_group(rlx_ctx_t* ctx, rlx_module_t* m, rlx_bb_t* bb, group_t* g) {
+  const rlx_relax_func_t* f = g->f;
+  if (f->body->kind != RLX_RELAX_SEQ || ((rlx_relax_seq_t*)f->body)->n_blocks == 0)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse_tir: grouped function '%s' has no bindings", g->name);
+  int n = 0;
+  rlx_fuse_member_t* fm = NULL;
+  RLX_RETURN_IF_ERROR(group_members(ctx, m, g->name, f, &n, &fm));
+  rlx_tir_func_t* ff = NULL;
+  RLX_RETURN_IF_ERROR(rlx_fuse_tir(ctx, n, fm, g->name, &ff, &g->n_in, &g->ins, &g->n_tv, &g->tv));
+  g->out_sinfo = fm[n - 1].out_sinfo;
+  return rlx_bb_add_func(bb, RLX_FUNC_TIR, ff, g->name, &g->gv);
+}
+
+/* Binds each symbolic var of param sinfo p (a whole dim / shape value) to the caller's
+ * expression at the same place in a. */
+static void bind_syms(const rlx_sinfo_t* p, const rlx_sinfo_t* a, rlx_ptrmap_t* map) {
+  if (!p || !a || p->kind != a->kind) return;
+  int n = 0;
+  rlx_expr_t *const *pd = NULL, *const *ad = NULL;
+  if (p->kind == RLX_SINFO_TENSOR) {
+    const rlx_sinfo_tensor_t *pt = (const rlx_sinfo_tensor_t*)p, *at = (const rlx_sinfo_tensor_t*)a;
+    if (!pt->shape || !at->shape || pt->ndim != at->ndim) return;
+    n = pt->ndim, pd = pt->shape, ad = at->shape;
+  } else if (p->kind == RLX_SINFO_SHAPE) {
+    const rlx_sinfo_shape_t *ps = (const rlx_sinfo_shape_t*)p, *as = (const rlx_sinfo_shape_t*)a;
+    if (!ps->values || !as->values || ps->ndim != as->ndim) return;
+    n = ps->ndim, pd = ps->values, ad = as->values;
+  }
+  for (int i = 0; i < n; i++)
+    if (pd[i]->kind == RLX_EXPR_VAR && !rlx_ptrmap_has(map, pd[i])) rlx_ptrmap_put(map, pd[i], ad[i]);
+}
+
+/* call (of grouped function g) as the call_tir of g's PrimFunc, in the caller's values. */
+static RLX_MUST_USE rlx_status_t* group_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const group_t* g,
+                                                 const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+  const rlx_relax_func_t* f = g->f;
+  if (call->n_args != f->n_params)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse_tir: a call of '%s' passes %d args for %d params", g->name,
+                             call->n_args, f->n_params);
+  rlx_ptrmap_t args = {0}, syms = {0};
+  for (int i = 0; i < f->n_params; i++) {
+    rlx_ptrmap_put(&args, f->params[i], call->args[i]);
+    bind_syms(f->params[i]->hdr.sinfo, call->args[i]->sinfo, &syms);
+  }
+  rlx_relax_expr_t** ins = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, g->n_in > 0 ? g->n_in : 1);
+  for (int i = 0; i < g->n_in && ins; i++) {
+    ins[i] = rlx_relax_is_var(g->ins[i]) ? rlx_ptrmap_get(&args, g->ins[i]) : g->ins[i]; /* a constant stays */
+    if (!ins[i]) ins = NULL;
+  }
+  rlx_expr_t** tv = RLX_NEW_ARRAY(ctx, rlx_expr_t*, g->n_tv > 0 ? g->n_tv : 1);
+  for (int i = 0; i < g->n_tv; i++) tv[i] = rlx_expr_substitute(ctx, g->tv[i], &syms);
+  rlx_sinfo_t* out_sinfo = rlx_sinfo_substitute(ctx, g->out_sinfo, &syms);
+  rlx_ptrmap_free(&args);
+  rlx_ptrmap_free(&syms);
+  if (!ins)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse_tir: grouped function '%s' uses a variable it does not define",
+                             g->name);
+  rlx_relax_expr_t* c =
+      rlx_relax_call_tir(ctx, g->gv, g->n_in, ins, out_sinfo, g->n_tv ? rlx_relax_shape_expr(ctx, g->n_tv, tv) : NULL);
+  RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, m, c));
+  *out = c;
+  return NULL;
+}
+
+static const group_t* called_group(const rlx_relax_expr_t* v, const group_t* gs, int n) {
+  if (v->kind != RLX_RELAX_CALL) return NULL;
+  const rlx_relax_expr_t* op = ((const rlx_relax_call_t*)v)->op;
+  if (op->kind != RLX_RELAX_GLOBAL_VAR) return NULL;
+  for (int i = 0; i < n; i++)
+    if (strcmp(gs[i].name, ((const rlx_relax_global_var_t*)op)->name) == 0) return &gs[i];
+  return NULL;
+}
+
+/* Function f with every binding that calls a grouped function rewritten. */
+static RLX_MUST_USE rlx_status_t* rewrite_calls(rlx_ctx_t* ctx, rlx_module_t* m, const group_t* gs, int ng,
+                                                const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+  *out = (rlx_relax_func_t*)f;
+  if (f->body->kind != RLX_RELAX_SEQ) return NULL;
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  rlx_relax_block_t** blocks = RLX_NEW_ARRAY(ctx, rlx_relax_block_t*, seq->n_blocks > 0 ? seq->n_blocks : 1);
+  bool changed = false;
+  for (int b = 0; b < seq->n_blocks; b++) {
+    rlx_relax_block_t* blk = seq->blocks[b];
+    blocks[b] = blk;
+    rlx_relax_binding_t** nb = NULL;
+    for (int i = 0; i < blk->n_bindings; i++) {
+      rlx_relax_binding_t* bd = blk->bindings[i];
+      const group_t* g = bd->kind == RLX_BINDING_VAR ? called_group(bd->value, gs, ng) : NULL;
+      if (!g) continue;
+      if (!nb) {
+        nb = RLX_NEW_ARRAY(ctx, rlx_relax_binding_t*, blk->n_bindings);
+        memcpy(nb, blk->bindings, sizeof(*nb) * (size_t)blk->n_bindings);
+      }
+      rlx_relax_expr_t* c = NULL;
+      RLX_RETURN_IF_ERROR(group_call_tir(ctx, m, g, (rlx_relax_call_t*)bd->value, &c));
+      nb[i] = rlx_relax_var_binding(ctx, bd->var, c);
+    }
+    if (nb) {
+      blocks[b] = rlx_relax_block(ctx, blk->is_dataflow, blk->n_bindings, nb);
+      changed = true;
+    }
+  }
+  if (!changed) return NULL;
+  return pass_func_with_body(ctx, m, f, rlx_relax_seq(ctx, seq->n_blocks, blocks, seq->body), out);
+}
+
+typedef struct {
+  const group_t* gs;
+  int ng;
+  const char* name;
+} stray_t;
+
+static void stray_cb(const rlx_relax_expr_t* e, void* user) {
+  stray_t* sc = user;
+  const group_t* g = called_group(e, sc->gs, sc->ng);
+  if (g && !sc->name) sc->name = g->name;
+}
+
+RLX_MUST_USE rlx_status_t* rlx_pass_fuse_tir(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+  /* the module without its grouped functions: their PrimFuncs take their names */
+  rlx_module_t* m = rlx_module_create(ctx);
+  group_t* gs = RLX_NEW_ARRAY(ctx, group_t, in->n_funcs > 0 ? in->n_funcs : 1);
+  int ng = 0;
+  for (int i = 0; i < in->n_funcs; i++) {
+    rlx_module_entry_t* e = &in->funcs[i];
+    if (is_primitive(e)) gs[ng++] = (group_t){.name = e->name, .f = e->func};
+    else rlx_module_set(m, e->name, e->kind, e->func);
+  }
+  if (ng == 0) {
+    *out = in;
+    return NULL;
+  }
+  rlx_bb_t* bb = rlx_bb_create(ctx, m);
+  for (int i = 0; i < ng; i++) RLX_RETURN_IF_ERROR(merge_group(ctx, in, bb, &gs[i]));
+  for (int i = 0; i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    rlx_relax_func_t* nf = NULL;
+    RLX_RETURN_IF_ERROR(rlx_status_annotate(rewrite_calls(ctx, m, gs, ng, m->funcs[i].func, &nf),
+                                            "fuse_tir: function '%s'", m->funcs[i].name));
+    m->funcs[i].func = nf;
+  }
+  /* a grouped function called other than as a binding's value is an error (its name is the
+   * merged PrimFunc's now) */
+  stray_t sc = {gs, ng, NULL};
+  for (int i = 0; i < m->n_funcs && !sc.name; i++)
+    if (m->funcs[i].kind == RLX_FUNC_RELAX) rlx_relax_expr_visit(&((rlx_relax_func_t*)m->funcs[i].func)->hdr, stray_cb, &sc);
+  if (sc.name)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "fuse_tir: grouped function '%s' is called other than as a binding's value",
+                             sc.name);
+  *out = pass_module_drop_dead_tir(ctx, in, m);
+  return NULL;
 }

@@ -35,9 +35,13 @@ RLX_MUST_USE rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t*
  * the interpreter only, under its work limit. */
 typedef rlx_status_t* (*rlx_fold_runner_t)(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
 void rlx_fold_set_runner(rlx_fold_runner_t run);
-/* Groups call_tirs (elementwise/injective consumers into their producers) and merges each
- * group into one PrimFunc (TVM's FuseOps + FuseTIR). */
+/* TVM's FuseOps: groups call_tirs (elementwise/injective consumers into their producers),
+ * each group a private Relax function with "Primitive": 1 that the caller calls (fuse_ops.c). */
 RLX_MUST_USE rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
+/* TVM's FuseTIR: each grouped ("Primitive") Relax function becomes one PrimFunc of the same
+ * name (rlx_fuse_tir), its calls call_tirs of it; the grouped functions, and PrimFuncs only
+ * they called, are gone (fuse_tir.c). A module without grouped functions is returned as is. */
+RLX_MUST_USE rlx_status_t* rlx_pass_fuse_tir(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Applies the default CPU schedule to every unscheduled PrimFunc. */
 RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* The blocks default_schedule left without their real schedule in one PrimFunc. */

@@ -71,9 +71,16 @@ for n in (1, 5):
             if i < 3:
                 h = np.maximum(h, 0)
         close(np.load(path("mlp%d/output_0.npy" % n)), h, "MLP batch %d" % n)
-rc, out, err = tool.run("print", mlp, "--after", "fuse_ops")
-check(rc == 0 and "def fused_matmul_add_relu(" in out and "R.call_tir(cls.fused_matmul_add_relu" in out,
-      "print --after fuse_ops shows no fused PrimFunc:\n" + out[:3000] + err)
+# FuseOps and FuseTIR are two stages, each printable (by rlx's or TVM's name)
+for stage in ("fuse_ops", "FuseOps"):
+    rc, out, err = tool.run("print", mlp, "--after", stage)
+    check(rc == 0 and "def fused_matmul_add_relu(" in out and '"Primitive": 1' in out and
+          "= cls.fused_matmul_add_relu(" in out and "R.call_tir(cls.fused_matmul_add_relu" not in out,
+          "print --after %s shows no grouped function:\n%s%s" % (stage, out[:3000], err))
+for stage in ("fuse_tir", "FuseTIR"):
+    rc, out, err = tool.run("print", mlp, "--after", stage)
+    check(rc == 0 and "def fused_matmul_add_relu(" in out and "R.call_tir(cls.fused_matmul_add_relu" in out and
+          '"Primitive"' not in out, "print --after %s shows no fused PrimFunc:\n%s%s" % (stage, out[:3000], err))
 for stage in ("legalize_ops", "fold_constants", "default_schedule", "call_tir_rewrite", "plan_memory",
               "lower_shapes", "all"):
     rc, out, err = tool.run("print", mlp, "--after", stage)

@@ -12,7 +12,15 @@
 #include "relax/relax.h"
 #include "relax_test_util.h"
 #include "tir/interp.h"
+#include "transform/pass.h"
 #include "transform/tir/transform.h"
+
+/* fuse_ops then fuse_tir (TVM's FuseOps + FuseTIR): each group one fused PrimFunc. */
+static inline RLX_MUST_USE rlx_status_t* pass_fuse(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
+  rlx_module_t* grouped = NULL;
+  RLX_RETURN_IF_ERROR(rlx_pass_fuse_ops(ctx, in, &grouped));
+  return rlx_pass_fuse_tir(ctx, grouped, out);
+}
 
 /* ---------------------------------------------------------------- host tensors */
 typedef struct {

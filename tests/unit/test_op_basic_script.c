@@ -119,7 +119,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
       CHECK_MSG(rlx_module_find(lg, names[i]) != NULL, "PrimFunc %s", names[i]);
     check_numbers(ctx, lg, "legalized", 2);
-    CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+    CHECK_OK(pass_fuse(ctx, lg, &fz));
   }
   if (fz) {
     CHECK_OK(rlx_relax_well_formed(ctx, fz));

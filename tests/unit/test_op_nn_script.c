@@ -201,7 +201,7 @@ int main(void) {
     CHECK(rlx_module_find(lg, "conv2d") && rlx_module_find(lg, "max_pool2d") && rlx_module_find(lg, "adaptive_avg_pool2d") &&
           rlx_module_find(lg, "linear") && rlx_module_find(lg, "layer_norm") && rlx_module_find(lg, "log_softmax"));
     check_numbers(ctx, lg, "legalized", 2);
-    CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+    CHECK_OK(pass_fuse(ctx, lg, &fz));
   }
   if (fz) {
     CHECK_OK(rlx_relax_well_formed(ctx, fz));

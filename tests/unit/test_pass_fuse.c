@@ -3,6 +3,7 @@
  * fused PrimFunc params and names, symbolic batch dims unified across members, and numbers:
  * the fused module computes what the unfused chain and a plain C reference compute. */
 #include "pass_test_util.h"
+#include "script/script.h"
 #include "test.h"
 #include "transform/fuse.h"
 #include "transform/pass.h"
@@ -108,7 +109,7 @@ static void test_mlp(void) {
   CHECK_OK(rlx_relax_well_formed(ctx, m));
   int n_before = m->n_funcs;
   rlx_module_t* out = NULL;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, m, &out));
+  CHECK_OK(pass_fuse(ctx, m, &out));
   if (!out) return;
   CHECK(m->n_funcs == n_before); /* the input is left as it is */
   CHECK_OK(rlx_relax_well_formed(ctx, out));
@@ -157,7 +158,7 @@ static void test_mlp(void) {
   check_mlp_numbers(ctx, m, out, 8);
   /* fusing again changes nothing */
   rlx_module_t* again = NULL;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, out, &again));
+  CHECK_OK(pass_fuse(ctx, out, &again));
   CHECK(again && call_tir_names(again, names, 8) == 2 && count_tir_funcs(again) == 2);
   rlx_ctx_free(ctx);
 }
@@ -168,7 +169,7 @@ static void test_symbolic_batch(void) {
   rlx_expr_t* n = sym(ctx, "n");
   rlx_module_t* m = build_mlp(ctx, n);
   rlx_module_t* out = NULL;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, m, &out));
+  CHECK_OK(pass_fuse(ctx, m, &out));
   if (!out) return;
   CHECK_OK(rlx_relax_well_formed(ctx, out));
   const char* names[8];
@@ -233,7 +234,7 @@ static rlx_te_tensor_t* te_add2(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
 static void expect_fused(const char* what, rlx_module_t* m, int n_calls, const char* const* want) {
   rlx_ctx_t* ctx = m->ctx;
   rlx_module_t* out = NULL;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, m, &out));
+  CHECK_OK(pass_fuse(ctx, m, &out));
   if (!out) return;
   CHECK_OK(rlx_relax_well_formed(ctx, out));
   const char* names[16];
@@ -295,7 +296,7 @@ static void test_groupings(void) {
     rlx_module_t* m = build_chain(ctx, 3, ops, args, na);
     expect_fused("repeated PrimFunc", m, 1, (const char*[]){"fused_relu_relu_exp"});
     rlx_module_t* out = NULL;
-    CHECK_OK(rlx_pass_fuse_ops(ctx, m, &out));
+    CHECK_OK(pass_fuse(ctx, m, &out));
     rlx_module_entry_t* fe = out ? rlx_module_find(out, "fused_relu_relu_exp") : NULL;
     CHECK(fe != NULL);
     if (fe) {
@@ -311,10 +312,50 @@ static void test_groupings(void) {
   rlx_ctx_free(ctx);
 }
 
+/* fuse_tir on grouped functions it cannot merge: clear errors, nothing else changes. */
+static void test_fuse_tir_errors(void) {
+  static const char* not_call_tir =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function(private=True)\n"
+      "    def fused_add(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        R.func_attr({\"Primitive\": 1})\n"
+      "        with R.dataflow():\n"
+      "            gv = R.add(x, x)\n"
+      "            R.output(gv)\n"
+      "        return gv\n"
+      "\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        cls = Module\n"
+      "        with R.dataflow():\n"
+      "            gv = cls.fused_add(x)\n"
+      "            R.output(gv)\n"
+      "        return gv\n";
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t *m = NULL, *out = NULL;
+  CHECK_OK(rlx_script_parse(ctx, not_call_tir, "grouped.py", &m));
+  if (m) CHECK_ERR(rlx_pass_fuse_tir(ctx, m, &out), "fuse_tir: grouped function 'fused_add': binding gv is not a call_tir");
+  /* without the attribute it is an ordinary function: nothing to merge */
+  static const char* plain =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n"
+      "        return x\n";
+  m = NULL;
+  CHECK_OK(rlx_script_parse(ctx, plain, "plain.py", &m));
+  out = NULL;
+  if (m) CHECK_OK(rlx_pass_fuse_tir(ctx, m, &out));
+  CHECK(out == m);
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_patterns();
   test_mlp();
   test_symbolic_batch();
   test_groupings();
+  test_fuse_tir_errors();
   TEST_MAIN_END();
 }

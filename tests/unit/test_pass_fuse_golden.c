@@ -169,7 +169,7 @@ static void test_golden(void) {
   CHECK_OK(rlx_script_parse(ctx, BEFORE, "before.py", &before));
   CHECK_OK(rlx_script_parse(ctx, EXPECTED, "expected.py", &want));
   if (!before || !want) return;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, before, &got));
+  CHECK_OK(pass_fuse(ctx, before, &got));
   if (!got) return;
   CHECK_OK(rlx_relax_well_formed(ctx, got));
   check_same_module(got, want, "fuse_ops");

@@ -113,7 +113,7 @@ static void test_mlp(void) {
 
   /* + fuse_ops: transpose | matmul+add+relu | transpose | matmul+add */
   rlx_module_t* fz = NULL;
-  CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  CHECK_OK(pass_fuse(ctx, lg, &fz));
   if (!fz) return;
   CHECK_OK(rlx_relax_well_formed(ctx, fz));
   const char* names[8];
@@ -318,7 +318,7 @@ static void test_fused_tir_vars(void) {
   if (!m) return;
   rlx_module_t *lg = NULL, *fz = NULL;
   CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
-  if (lg) CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  if (lg) CHECK_OK(pass_fuse(ctx, lg, &fz));
   if (!fz) return;
   CHECK_OK(rlx_relax_well_formed(ctx, fz));
   const char* names[8];
@@ -440,7 +440,7 @@ static void test_cnn(void) {
   if (!m) return;
   rlx_module_t *lg = NULL, *fz = NULL;
   CHECK_OK(rlx_pass_legalize_ops(ctx, m, &lg));
-  if (lg) CHECK_OK(rlx_pass_fuse_ops(ctx, lg, &fz));
+  if (lg) CHECK_OK(pass_fuse(ctx, lg, &fz));
   if (!fz) return;
   CHECK_OK(rlx_relax_well_formed(ctx, fz));
   const char* names[16];

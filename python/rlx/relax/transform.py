@@ -1,7 +1,6 @@
 """relax.transform: rlx's passes under TVM's names, each a callable Pass(mod) -> mod.
 
-TVM name -> rlx pass (src/transform/pipeline.c). rlx's fuse_ops both groups and merges the
-fused PrimFuncs, so FuseTIR is a pass that leaves the module as it is."""
+TVM name -> rlx pass (the driver's table, src/driver/driver.c)."""
 from ctypes import byref, c_void_p
 
 from .. import _ffi
@@ -49,7 +48,7 @@ _TVM_NAMES = {
     "LegalizeOps": "legalize_ops",
     "FoldConstant": "fold_constants",
     "FuseOps": "fuse_ops",
-    "FuseTIR": None,
+    "FuseTIR": "fuse_tir",
     "DefaultSchedule": "default_schedule",
     "CallTIRRewrite": "call_tir_rewrite",
     "StaticPlanBlockMemory": "plan_memory",
@@ -62,7 +61,7 @@ def _factory(tvm_name, rlx_name):
         return Pass(tvm_name, rlx_name)
 
     make.__name__ = tvm_name
-    make.__doc__ = "TVM's relax.transform.%s (rlx pass %s)." % (tvm_name, rlx_name or "none: part of fuse_ops")
+    make.__doc__ = "TVM's relax.transform.%s (rlx pass %s)." % (tvm_name, rlx_name)
     return make
 
 
