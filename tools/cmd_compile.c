@@ -23,7 +23,7 @@ const char tool_help_compile[] =
 
 /* Prints a report (rlx_relax_memory_report, rlx_schedule_report) to f. */
 static RLX_MUST_USE rlx_status_t* print_report(rlx_status_t* (*report)(rlx_ctx_t*, rlx_module_t*, char**), rlx_ctx_t* ctx,
-                                  rlx_module_t* m, FILE* f) {
+                                               rlx_module_t* m, FILE* f) {
   char* text = NULL;
   RLX_RETURN_IF_ERROR(report(ctx, m, &text));
   fputs(text, f);

@@ -39,7 +39,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_load(const char* path, const char* type, rlx_vm_value_t* out);
 /* The same from n bytes in memory; name is used in error messages. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
-                                        rlx_vm_value_t* out);
+                                                     rlx_vm_value_t* out);
 /* Writes v (a result tree of rlx_vm_invoke_values) as the message its declared type calls for
  * (TensorProto, SequenceProto or OptionalProto). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_save(const char* path, const char* type, const rlx_vm_value_t* v);
@@ -64,7 +64,7 @@ typedef struct {
 } rlx_onnx_import_options_t;
 /* rlx_onnx_import_file with options (opts NULL = none). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
-                                      rlx_module_t** out);
+                                                   rlx_module_t** out);
 
 #ifdef __cplusplus
 }

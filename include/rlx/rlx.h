@@ -40,6 +40,7 @@ typedef struct rlx_schedule rlx_schedule_t;
 #define RLX_BOOL RLX_DTYPE(RLX_DT_UINT, 1, 1)
 
 /* ---- context ---- */
+/* NULL when out of memory. */
 rlx_ctx_t* rlx_ctx_create(void);
 void rlx_ctx_free(rlx_ctx_t* ctx);
 
@@ -77,13 +78,22 @@ rlx_expr_t* rlx_ir_cast(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* v);
 rlx_expr_t* rlx_ir_call(rlx_ctx_t* ctx, rlx_dtype_t t, const char* op, int n, rlx_expr_t* const* args);
 
 /* ---- tensor expressions (TE) ---- */
+/* Body callback: indices are the output index vars (int64 when the shape is int64, else
+ * int32); returns the value expression (possibly rlx_te_sum(...) etc.). */
 typedef rlx_expr_t* (*rlx_te_fcompute_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user);
+/* An input tensor (TVM's te.placeholder): a compact global buffer called name (the data var
+ * too) with the given shape (exprs kept as given: int32 constants, int64 vars...). */
 rlx_te_tensor_t* rlx_te_placeholder(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
                                     const char* name);
-/* compute: out[indices] = f(indices); axis vars are named i, j, k, ... */
+/* A computed tensor (TVM's te.compute): calls f once with fresh index vars (dtype of each
+ * shape dim) and records the returned expression as the body; the tensor's dtype is the
+ * body's. Output index vars are named i, j, k, l, m, n, o, p, q, r, s, t, then i12, i13, ...
+ * in order. The TE tensors the body loads become t->inputs. */
 rlx_te_tensor_t* rlx_te_compute(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                 void* user, const char* name, const char* tag);
-/* The same with explicit axis names (one per dimension). */
+/* Like rlx_te_compute, with the output index vars named axis_names[0..ndim) (TVM names them
+ * after the lambda's parameters; axis_names NULL = the default names). Loops and block iter
+ * vars created by create_prim_func take these names ("v_" + name for iter vars). */
 rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_t f,
                                       void* user, const char* name, const char* tag,
                                       const char* const* axis_names);
@@ -103,9 +113,14 @@ RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_ex
  * whose layout a later pass may change; create_prim_func lists those that are params in the
  * function attribute "layout_free_buffers". Replaces any earlier list (copied to ctx). */
 void rlx_te_tensor_set_layout_free(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_te_tensor_t* const* inputs);
+/* Load of tensor t at indices (BufferLoad of t->buffer). */
 rlx_expr_t* rlx_te_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int n, rlx_expr_t* const* indices);
+/* A reduce iter var over [min, min + extent); its var has extent's dtype and is named name
+ * ("rv" when NULL). */
 rlx_iter_var_t* rlx_te_reduce_axis(rlx_ctx_t* ctx, rlx_expr_t* min, rlx_expr_t* extent, const char* name);
 rlx_expr_t* rlx_te_axis_expr(rlx_iter_var_t* axis);
+/* Reductions over axis (RLX_EXPR_REDUCE, no condition). Identities: sum 0, max -inf (lowest int),
+ * min +inf (highest int), in source's dtype. Valid only as the whole body of a compute. */
 rlx_expr_t* rlx_te_sum(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_max(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
 rlx_expr_t* rlx_te_min(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_var_t* const* axis);
@@ -114,8 +129,22 @@ rlx_expr_t* rlx_te_min(rlx_ctx_t* ctx, rlx_expr_t* source, int n_axis, rlx_iter_
  * NULL = the combiner's identity). NULL for an unknown combiner. */
 rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr_t* source, int n_axis,
                                   rlx_iter_var_t* const* axis, rlx_expr_t* cond, rlx_expr_t* init);
-/* TVM's te.create_prim_func: args become the params in order, other computes become
- * intermediate buffers. */
+/* TVM's te.create_prim_func(args): args become params (buffers in the buffer map) in order;
+ * every other compute reachable from the outputs becomes an alloc_buffer of the root block;
+ * attrs {"tir.noalias": T.bool(True)} only (as TVM >= 0.15; the function name is `name`).
+ *
+ * Form produced: params[i] = args[i]->buffer->data (handle var named after the tensor),
+ * buffer_map[i] = args[i]->buffer. body = BlockRealize (no iter values) of a block "root"
+ * (no iter vars, no reads/writes) whose alloc_buffers are the intermediate computes' buffers
+ * and whose body is the seq of one loop nest per compute, in topological order. A nest is
+ * `for <axis> in [dom.min, dom.min+extent)` per spatial axis then per reduce axis, around a
+ * BlockRealize of a block named after the tensor (made unique with _1, _2...) with iter vars
+ * "v_<axis>" (S then R) bound to the loop vars; reads = buffers loaded by the body, writes =
+ * the output at the iter vars (a block without any axis gets one dummy
+ * spatial iter var "vi" in [0, 1) bound to 0, as TVM does); the value is simplified
+ * (rlx_ir_simplify); reductions get init `C[v] = identity` and body
+ * `C[v] = combine(C[v], source)` (`if cond: ...` around it for a conditional reduction). Errors: a placeholder reached but not in args, a load of a
+ * non-TE buffer, a reduction that is not the whole body, duplicate or NULL args. */
 RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
                                       rlx_tir_func_t** out);
 
@@ -125,19 +154,29 @@ rlx_module_t* rlx_module_create(rlx_ctx_t* ctx);
 void rlx_module_add_prim_func(rlx_module_t* m, rlx_tir_func_t* f);
 /* The PrimFunc called name, or NULL. */
 rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name);
+/* Parses a script (standalone @T.prim_func / @R.function defs, or an @I.ir_module class)
+ * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
+ * filename is used in error messages (file:line:col). */
 RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+/* Prints a module: a single PrimFunc module prints as a standalone @T.prim_func (named
+ * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
+ * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
 char* rlx_script_print_module(const rlx_module_t* m);
 /* With show_meta, large constants come with TVM's metadata section at the top of the text
  * (IRModule.script(show_meta=True)), so that rlx_script_parse reads them back; without it
  * (rlx_script_print_module), TVM's "# Metadata omitted." comment, and a module parsed from
  * such text cannot be built. Heap string. */
 char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta);
+/* Prints one PrimFunc as a standalone script (with the import header). Heap string. */
 char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
 
 /* ---- schedules (TVM's tir.Schedule; loops are named by their loop var) ---- */
 rlx_schedule_t* rlx_schedule_create(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 rlx_tir_func_t* rlx_schedule_func(const rlx_schedule_t* s);
+/* Loops enclosing block `block`, outermost first. *out_loops is arena memory. */
 RLX_MUST_USE rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* block, rlx_var_t*** out_loops, int* out_n);
+/* Splits loop into len(factors) loops; one factor may be -1 (inferred). Non-divisible or
+ * symbolic extents add a predicate. out_loops (may be NULL) gets the new loop vars. */
 RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
                               rlx_var_t** out_loops);
 RLX_MUST_USE rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
@@ -149,20 +188,29 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compute_inline(rlx_schedule_t* s, const cha
 RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_inline(rlx_schedule_t* s, const char* block);
 RLX_MUST_USE rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
 RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
+/* Adds a "local" cache block that `block` writes into, copied back to the original buffer;
+ * out_block gets the new block's name. */
 RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
                                     const char** out_block);
 RLX_MUST_USE rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
                                    const char** out_block);
+/* Moves the init of a reduction block into its own block placed above loop. */
 RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
                                             const char** out_init_block);
-/* The automatic CPU schedule that builds apply to unscheduled functions. */
+/* The default CPU schedule, applied to any unscheduled PrimFunc: elementwise/injective blocks
+ * get fused, parallel outer loops and vectorized inner loops; reductions get a parallel
+ * spatial outer loop; matmul-like contractions get register blocking, cache tiling, packing,
+ * vectorization and parallel outer loops. Sets "tir.is_scheduled" on the result. A function
+ * with attribute "rlx.no_default_schedule" (or "tir.is_scheduled") true is returned as is.
+ * Never fails on valid input: a block it cannot schedule is left as it is (and reported by
+ * rlx_tir_default_schedule_report). */
 RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
 
 /* ---- building ---- */
 /* Lowers every PrimFunc (default schedule where not scheduled), generates C, compiles it with
  * $CC (cached by content hash) and loads it. Free the library with rlx_library_free. */
 RLX_MUST_USE rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib);
-/* Symbol of the packed function for the PrimFunc called name in a built library. */
+/* Symbol of the packed wrapper for a PrimFunc named name ("main" → "rlx_fn_main"). Arena. */
 const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 
 /* ---- compiling Relax modules with external code ----
@@ -299,7 +347,9 @@ bool rlx_module_equal(const rlx_module_t* a, const rlx_module_t* b);
 uint64_t rlx_module_hash(const rlx_module_t* m);
 /* Relax well-formedness of every function (error names the function and the problem). */
 RLX_MUST_USE rlx_status_t* rlx_module_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
-/* One Relax function as a standalone @R.function script (m may be NULL). */
+/* Prints one Relax function of module m (m may be NULL) as a standalone @R.function named
+ * name, with the import header; for diffs and debugging. References to module functions
+ * print as cls.f. Heap string. */
 char* rlx_script_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const char* name);
 /* The function's return struct info. */
 rlx_sinfo_t* rlx_relax_func_ret_sinfo(const rlx_relax_func_t* f);
@@ -316,9 +366,12 @@ typedef enum {
   RLX_SINFO_KIND_TUPLE,
   RLX_SINFO_KIND_FUNC
 } rlx_sinfo_kind_code_t;
+/* Constructors (arena-owned; arrays are copied). Shapes are int64: integer constants of
+ * another width are converted. */
 rlx_sinfo_t* rlx_sinfo_object(rlx_ctx_t* ctx);
 rlx_sinfo_t* rlx_sinfo_prim(rlx_ctx_t* ctx, rlx_dtype_t dtype, rlx_expr_t* value /* NULL ok */);
 rlx_sinfo_t* rlx_sinfo_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
+/* shape NULL = unknown shape with ndim dims (ndim -1 = unknown rank); dtype may be void. */
 rlx_sinfo_t* rlx_sinfo_tensor(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype);
 rlx_sinfo_t* rlx_sinfo_tuple(rlx_ctx_t* ctx, int n, rlx_sinfo_t* const* fields);
 rlx_sinfo_kind_code_t rlx_sinfo_kind_code(const rlx_sinfo_t* s);
@@ -334,6 +387,8 @@ const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
 
 /* ---- Relax expressions ----
  * Struct info (sinfo) may be NULL where the BlockBuilder fills it in by normalization. */
+/* Constructors. Arrays are copied into the arena. sinfo may be NULL where noted: the node's
+ * struct info is then filled by normalization. */
 rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 /* Copies nbytes of row-major data (must equal prod(shape) * dtype bytes, else NULL). */
@@ -394,26 +449,44 @@ RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char*
                                         rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out);
 
 /* ---- BlockBuilder (TVM's relax.BlockBuilder; see src/relax/relax.h for the details) ---- */
+/* m NULL = a new empty module. */
 rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m /* NULL = new module */);
+/* Opens a function. params may be given here (n_params >= 0, params non-NULL) or at
+ * rlx_bb_emit_func_output (pass params NULL here). The function is pure and public
+ * ("global_symbol" = name) unless changed below. Error when a function is already open. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
 /* Sets every attribute of l on the open function. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attrs(rlx_bb_t* bb, const rlx_attr_list_t* l);
+/* Opens / closes a dataflow block in the open function (no nesting). */
 RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
 RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
+/* Normalizes expr (fills struct info; an impure call inside a dataflow block is an error
+ * naming it) and binds it to a new var (a DataflowVar inside a dataflow block) named
+ * name_hint ("lv" when NULL). */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
+/* Inside a dataflow block: binds expr to a (non-dataflow) Var that stays visible after the
+ * block ("gv" when name_hint NULL). Error outside a dataflow block (as TVM). */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
                                  rlx_relax_var_t** out_var);
+/* Binds var = R.match_cast(value, sinfo): symbolic vars appearing as whole dims of sinfo that
+ * are not yet defined become defined. */
 RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
                                 rlx_relax_var_t** out_var);
+/* Sets the function's result (outside any dataflow block; once per function). params: the
+ * function's params when they were not given at begin (n_params >= 0), else NULL. */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
                                       rlx_relax_var_t* const* params);
+/* Closes the function: normalizes it and adds it to the module under its name (made unique
+ * when taken). out_gv may be NULL. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
-/* Drops the open function (the binding calls it when Python leaves `with bb.function()` by
- * an exception); the module is unchanged. */
+/* Drops the open function (after an error in it: TVM's `with bb.function()` left by an
+ * exception); the module is unchanged and a new function may begin. */
 void rlx_bb_function_abandon(rlx_bb_t* bb);
+/* The module built so far. */
 rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
+/* Normalizes expr in the builder's module (see rlx_relax_normalize). */
 RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 /* Adds a function under a unique name from name_hint (a PrimFunc equal to one already in
  * the module is not added twice); *out_gv is its GlobalVar. */
@@ -426,9 +499,25 @@ RLX_MUST_USE rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* na
 /* emit_te: f gets one TE placeholder per arg and returns the output tensor (NULL after an
  * error of its own, which fails the call with INVALID_ARGUMENT). */
 typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+/* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
+ * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
+ * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
+ * with the caller; a placeholder is named after the arg's var (x, x_1 when repeated), else
+ * A, B, C ... by position), runs f (vars that f takes from elsewhere, e.g. through user,
+ * stay as they are), creates
+ * a private PrimFunc over [inputs..., output] (plus scalar params for tir_vars), adds it under
+ * a unique name (primfunc_name, or the output tensor's name when NULL) and emits
+ *   R.call_tir(gv, (args...), out_sinfo=R.Tensor(out shape, out dtype)[, tir_vars=R.shape([...])])
+ * where tir_vars are the symbolic vars used in the output's or inputs' shapes that are not a
+ * whole dim of any of those shapes (TVM's rule), mapped back to the caller's vars. A PrimFunc
+ * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
+ * var named name_hint. f returns one tensor; rlx_bb_emit_te_multi (rlx.h) takes a function
+ * returning several, called with a tuple out_sinfo (R.Tuple of the outputs' tensors). */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
-/* call_te: the same without the binding; *out_call is the normalized R.call_tir. */
+/* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
+ * normalized R.call_tir expression (for passes such as legalization, which bind it to an
+ * existing var with rlx_bb_emit_binding). Needs no open function. */
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* emit_te / call_te of a TE function with several outputs (TVM's emit_te of a function

@@ -43,13 +43,13 @@ const char* rlx_last_error(void);
  * the function set (or a generic one naming the return value when it set none). `ret`
  * and `ret_code` may be NULL when the caller expects no return value. */
 RLX_MUST_USE rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
-                              int* codes, int n, rlx_value_t* ret, int* ret_code);
+                                           int* codes, int n, rlx_value_t* ret, int* ret_code);
 
 /* Calls a packed function whose arguments are all tensors (destination-passing kernels:
  * inputs then outputs), passing each as RLX_ARG_DLTENSOR. The return value is ignored.
  * Errors as rlx_packed_call. */
 RLX_MUST_USE rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
-                                      DLTensor** tensors, int n);
+                                                   DLTensor** tensors, int n);
 
 /* ======================================================================================
  * Data types and shapes
@@ -129,20 +129,20 @@ typedef struct rlx_ndarray {
  * zero bits or lanes, or a size that overflows; OUT_OF_MEMORY when allocation fails or
  * the data would take more than rlx_max_alloc() bytes. */
 RLX_MUST_USE rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
-                                 const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr);
+                                              const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr);
 
 /* Wraps external CPU memory (`data`, at least nbytes long) as a tensor without taking
  * ownership: releasing the tensor never frees `data`, which must outlive it. `shape` is
  * copied. Errors as rlx_ndarray_create. */
 RLX_MUST_USE rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
-                                    DLDataType dtype, rlx_ndarray_t** out_arr);
+                                                 DLDataType dtype, rlx_ndarray_t** out_arr);
 
 /* A tensor of a new shape and dtype over base's memory, starting `byte_offset` bytes
  * into it (a reshape, or a tensor carved out of a storage buffer). The view holds a
  * reference to base. INVALID_ARGUMENT when the view does not fit inside base. */
 RLX_MUST_USE rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
-                               DLDataType dtype, uint64_t byte_offset,
-                               rlx_ndarray_t** out_arr);
+                                            DLDataType dtype, uint64_t byte_offset,
+                                            rlx_ndarray_t** out_arr);
 
 /* Adds a reference and returns arr (NULL passes through). */
 rlx_ndarray_t* rlx_ndarray_retain(rlx_ndarray_t* arr);
@@ -168,7 +168,7 @@ RLX_MUST_USE rlx_status_t* rlx_ndarray_copy_from(DLTensor* dst, const DLTensor* 
  * point into the source). rlx_ndarray_strings_create copies strs[i] (lens[i] bytes each, in
  * row-major order over shape) into a new one; the caller owns the reference. */
 RLX_MUST_USE rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
-                                         rlx_ndarray_t** out_arr);
+                                                      rlx_ndarray_t** out_arr);
 /* True for a string tensor's dtype (see above). */
 bool rlx_ndarray_is_strings(const DLTensor* t);
 
@@ -184,12 +184,12 @@ RLX_MUST_USE rlx_status_t* rlx_ndarray_fill_random(DLTensor* t, uint64_t seed);
 /* Registers `fn` under `name` (copied) with `resource` passed back on every call.
  * INVALID_ARGUMENT when the name is taken and override is false. */
 RLX_MUST_USE rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
-                                    bool override);
+                                                 bool override);
 
 /* Looks a function up. NOT_FOUND names the function. Either output may be NULL, which
  * makes this a membership test. */
 RLX_MUST_USE rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
-                               void** out_resource);
+                                            void** out_resource);
 
 /* Removes a registration; NOT_FOUND when there is none. */
 RLX_MUST_USE rlx_status_t* rlx_registry_remove(const char* name);
@@ -209,7 +209,7 @@ RLX_MUST_USE rlx_status_t* rlx_library_load(const char* path, rlx_library_t** ou
 
 /* Looks up a packed function. NOT_FOUND names the symbol and the library path. */
 RLX_MUST_USE rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
-                                       rlx_packed_fn_t* out_fn);
+                                                    rlx_packed_fn_t* out_fn);
 
 /* Looks up any symbol (data such as embedded bytecode or constants). NOT_FOUND as above. */
 RLX_MUST_USE rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char* symbol, void** out_ptr);
@@ -240,7 +240,7 @@ RLX_MUST_USE rlx_status_t* rlx_npy_load(const char* path, rlx_ndarray_t** out_ar
 
 /* As rlx_npy_load, from `len` bytes in memory; `name` is used in error messages. */
 RLX_MUST_USE rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
-                                       rlx_ndarray_t** out_arr);
+                                                    rlx_ndarray_t** out_arr);
 
 /* Writes a compact CPU tensor to `path` as .npy. UNSUPPORTED for dtypes listed above as
  * unsupported or lanes > 1; IO_ERROR naming the file when writing fails. */

@@ -47,7 +47,7 @@ RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const c
  * kernel_lib (may be NULL) plays the role of the model's own shared object. For tools and
  * tests that assemble executables by hand. */
 RLX_MUST_USE rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
-                            const char* const* libs, rlx_vm_t** out_vm);
+                                         const char* const* libs, rlx_vm_t** out_vm);
 
 /* Frees the VM, its constants and its libraries. NULL is ignored. Outputs handed out by
  * rlx_vm_invoke stay valid (they hold their own references) unless they are views of
@@ -88,7 +88,7 @@ RLX_MUST_USE rlx_status_t* rlx_vm_function_info(const rlx_vm_t* vm, const char* 
  * (n, 4) with n bound to 3, got (3, 5)"); errors of kernels and external functions carry
  * their message and the function name. */
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
-                            rlx_ndarray_t*** out_outputs);
+                                         rlx_ndarray_t*** out_outputs);
 
 /* An argument of rlx_vm_invoke_args: a tensor, a non-tensor value in the tensor form that
  * rlx_vm_invoke describes (a 0-d int / bool / float tensor for an R.Prim, a 1-d int64
@@ -108,7 +108,7 @@ typedef struct rlx_vm_input {
  * INVALID_ARGUMENT naming the parameter and the field ("main: parameter t, field 1: expected
  * a Tensor, got Tuple"). */
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
-                                 rlx_ndarray_t*** out_outputs);
+                                              rlx_ndarray_t*** out_outputs);
 
 /* A result of rlx_vm_invoke_values, kept as the function returned it: a tensor (kind
  * RLX_VM_INPUT_TENSOR; ints, floats and shapes in the tensor form rlx_vm_invoke gives them),
@@ -131,7 +131,7 @@ void rlx_vm_value_clear(rlx_vm_value_t* v);
  * TENSOR for a non-tensor parameter (R.Object: an ONNX optional holding a tensor) stays a
  * tensor, NONE passes the null value (an empty optional). Errors as rlx_vm_invoke_args'. */
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
-                                   rlx_vm_value_t* out_result);
+                                                rlx_vm_value_t* out_result);
 
 /* Sets the number of threads the model's kernels (and the extra libraries) use. */
 void rlx_vm_set_num_threads(rlx_vm_t* vm, int n);
@@ -167,7 +167,7 @@ typedef struct {
  * model's `rlx_vm_kernel_flops` table ("SYMBOL FLOPS" lines) when it has one. Errors:
  * INVALID_ARGUMENT when profiling is off. */
 RLX_MUST_USE rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
-                                 double* out_run_ms, int64_t* out_runs);
+                                              double* out_run_ms, int64_t* out_runs);
 
 /* Prints an executable as text: a header with the format version, the constants
  * (c[k] = tensor float32 (2, 3), 24 bytes 0x<hex> | int 5 | float 1.5 | str "s" | dtype

@@ -168,8 +168,8 @@ const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
-                                        rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
-                                        const char* name, rlx_relax_func_t** out) {
+                                                     rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
+                                                     const char* name, rlx_relax_func_t** out) {
   for (int i = 0; i < n_params; i++)
     if (!params[i]->hdr.sinfo)
       return rlx_status_create(RLX_INVALID_ARGUMENT, "relax.Function: parameter %s has no struct info", params[i]->name);
@@ -243,8 +243,8 @@ const char* rlx_relax_op_params(int i) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
-                                        const rlx_attr_list_t* attrs, int n_sinfo_args,
-                                        rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out) {
+                                                     const rlx_attr_list_t* attrs, int n_sinfo_args,
+                                                     rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out) {
   if (!rlx_op_lookup(name)) return rlx_status_create(RLX_NOT_FOUND, "unknown op '%s'", name);
   for (int i = 0; i < n_args; i++)
     if (!args[i]) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: argument %d is NULL", name, i);
@@ -265,7 +265,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f,
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
-                                    rlx_relax_expr_t** out_gv) {
+                                                 rlx_relax_expr_t** out_gv) {
   return rlx_bb_add_func(bb, RLX_FUNC_RELAX, f, name_hint, out_gv);
 }
 

@@ -55,7 +55,7 @@ RLX_MUST_USE rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, cons
 }
 
 RLX_MUST_USE rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
-                                   const char*** out_names, int* out_n) {
+                                                const char*** out_names, int* out_n) {
   rlx_vm_compile_options_t o;
   rlx_build_config_vm_options(c, &o);
   return rlx_vm_unresolved(ctx, m, &o, out_names, out_n);

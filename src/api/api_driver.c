@@ -25,7 +25,7 @@ RLX_MUST_USE rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* pat
 }
 
 RLX_MUST_USE rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
-                                     char** out_text) {
+                                                  char** out_text) {
   rlx_driver_result_t r = {0};
   if (pass) {
     rlx_driver_options_t o = {true, pass, NULL};
@@ -117,7 +117,7 @@ static RLX_MUST_USE rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m,
 
 /* A report written by write into a heap string; the pipeline folds as compiling does. */
 static RLX_MUST_USE rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t*, rlx_strbuf_t*), rlx_ctx_t* ctx,
-                                 rlx_module_t* m, char** out_text) {
+                                              rlx_module_t* m, char** out_text) {
   rlx_fold_set_runner(rlx_build_run_func);
   rlx_strbuf_t sb = {0};
   rlx_status_t* st = write(ctx, m, &sb);
@@ -176,7 +176,7 @@ static DLDataType to_dl(rlx_dtype_t t) {
 
 /* Binds the shape variables of buffer b from tensor t; checks ndim, dtype, constant dims. */
 static RLX_MUST_USE rlx_status_t* bind_input(const rlx_tir_func_t* f, int index, const rlx_tir_buffer_t* b, const DLTensor* t,
-                                rlx_int_env_t* env) {
+                                             rlx_int_env_t* env) {
   char want[32], got[32];
   if (!rlx_dldtype_equal(to_dl(b->dtype), t->dtype))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: input %d (%s): expected dtype %s, got %s", f->name, index,
@@ -207,7 +207,7 @@ static RLX_MUST_USE rlx_status_t* bind_input(const rlx_tir_func_t* f, int index,
 
 /* Allocates a tensor for buffer b with its shape evaluated under env. */
 static RLX_MUST_USE rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_tir_buffer_t* b, const rlx_int_env_t* env,
-                               rlx_ndarray_t** out) {
+                                            rlx_ndarray_t** out) {
   int64_t shape[16];
   if (b->ndim > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: buffer %s has more than 16 dims", f->name, b->name);
   for (int d = 0; d < b->ndim; d++) {
@@ -221,7 +221,7 @@ static RLX_MUST_USE rlx_status_t* alloc_for(const rlx_tir_func_t* f, const rlx_t
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
-                                         rlx_ndarray_t** out_outputs) {
+                                                      rlx_ndarray_t** out_outputs) {
   if (n_inputs < 0 || n_inputs > f->n_params)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s takes %d parameters, got %d inputs", f->name, f->n_params,
                              n_inputs);

@@ -248,7 +248,7 @@ const char* rlx_topi_name(int i) { return i >= 0 && i < rlx_topi_count() ? table
 const char* rlx_topi_params(int i) { return i >= 0 && i < rlx_topi_count() ? table[i].params : NULL; }
 
 RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
-                            const rlx_attr_list_t* attrs, rlx_te_tensor_t** out) {
+                                         const rlx_attr_list_t* attrs, rlx_te_tensor_t** out) {
   const topi_entry_t* e = NULL;
   for (int i = 0; i < rlx_topi_count() && !e; i++)
     if (strcmp(table[i].name, name) == 0) e = &table[i];

@@ -755,7 +755,7 @@ static void emit_header(aot_t* a, rlx_aot_result_t* r, int nv, rlx_var_t* const*
 }
 
 RLX_MUST_USE rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char* func, const rlx_aot_options_t* opts,
-                              rlx_aot_result_t* out) {
+                                           rlx_aot_result_t* out) {
   memset(out, 0, sizeof(*out));
   rlx_module_entry_t* fe = rlx_module_find(planned, func);
   if (!fe || fe->kind != RLX_FUNC_RELAX)

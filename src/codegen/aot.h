@@ -87,7 +87,7 @@ typedef struct {
 
 /* Generates the entry point of Relax function `func` of `planned`. */
 RLX_MUST_USE rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned, const char* func, const rlx_aot_options_t* opts,
-                              rlx_aot_result_t* out);
+                                           rlx_aot_result_t* out);
 
 /* Frees the heap strings of r. */
 void rlx_aot_result_free(rlx_aot_result_t* r);

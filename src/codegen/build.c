@@ -152,7 +152,7 @@ done:
 }
 
 RLX_MUST_USE rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
-                               rlx_library_t** out_lib) {
+                                            rlx_library_t** out_lib) {
   rlx_driver_options_t o = {false, "codegen_c", "none"}; /* PrimFuncs only: no Relax stage */
   rlx_driver_result_t r;
   RLX_RETURN_IF_ERROR(rlx_driver_run(ctx, m, &o, &r));

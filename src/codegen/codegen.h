@@ -24,8 +24,6 @@
 #include "../tir/tir.h"
 #include "rlx/runtime.h"
 
-/* Symbol of the packed wrapper for a PrimFunc named name ("main" → "rlx_fn_main"). Arena. */
-const char* rlx_codegen_symbol(rlx_ctx_t* ctx, const char* name);
 
 /* C source for lowered PrimFuncs (output of rlx_tir_lower). Heap string in *out_src. */
 RLX_MUST_USE rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs, char** out_src);
@@ -49,7 +47,7 @@ typedef struct {
   rlx_expr_t** out_kernel_workspace;
 } rlx_codegen_c_options_t;
 RLX_MUST_USE rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
-                               const rlx_codegen_c_options_t* opts, char** out_src);
+                                            const rlx_codegen_c_options_t* opts, char** out_src);
 
 /* The C name of a kernel in the source of rlx_codegen_c_ex (arena). */
 const char* rlx_codegen_kernel_name(rlx_ctx_t* ctx, const rlx_codegen_c_options_t* opts, const char* name);
@@ -87,7 +85,7 @@ bool rlx_cc_keep_source(void);
  * Relax functions are left alone), compiles the C and loads it. The library exports one
  * packed function per PrimFunc. */
 RLX_MUST_USE rlx_status_t* rlx_build_module(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_compile_options_t* opts,
-                               rlx_library_t** out_lib);
+                                            rlx_library_t** out_lib);
 
 /* Runs one PrimFunc as compiled code (built as rlx_build_module does, cached by source
  * hash): args in parameter order, DLTensors for buffers and 0-d int64 tensors for scalar

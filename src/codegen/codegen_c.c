@@ -759,7 +759,7 @@ RLX_MUST_USE rlx_status_t* rlx_codegen_c(rlx_ctx_t* ctx, int n, rlx_tir_func_t* 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_t* const* funcs,
-                               const rlx_codegen_c_options_t* opts, char** out_src) {
+                                            const rlx_codegen_c_options_t* opts, char** out_src) {
   bool standalone = opts && opts->standalone;
   cg_vtype_vec_t vtypes = {0};
   rlx_strbuf_t body = {0};

@@ -408,7 +408,7 @@ static void searched(rlx_strbuf_t* sb, const rlx_extern_set_t* externs, const rl
 }
 
 RLX_MUST_USE rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
-                                 const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing) {
+                                              const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing) {
   const char** names;
   const char** callers;
   int n = rlx_extern_calls(ctx, m, &names, &callers);

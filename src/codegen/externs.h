@@ -85,6 +85,6 @@ int rlx_extern_calls(rlx_ctx_t* ctx, const rlx_module_t* m, const char*** out_na
  * places searched; otherwise the missing names are returned (arena array) and the call
  * succeeds. */
 RLX_MUST_USE rlx_status_t* rlx_extern_resolve(rlx_ctx_t* ctx, const rlx_module_t* m, const rlx_extern_set_t* externs,
-                                 const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing);
+                                              const rlx_extern_lookup_t* lookup, const char*** out_missing, int* out_n_missing);
 
 #endif

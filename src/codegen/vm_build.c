@@ -42,7 +42,7 @@ static rlx_extern_lookup_t lookup_of(const rlx_vm_compile_options_t* opts) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                const char*** out_names, int* out_n) {
+                                             const char*** out_names, int* out_n) {
   rlx_extern_set_t ext;
   RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
   rlx_module_t* lowered = NULL;
@@ -78,7 +78,7 @@ static RLX_MUST_USE rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_m
 /* The driver (Relax stage, TIR stage, the kernels' C), the extern check (ext NULL: none),
  * and the executable. */
 static RLX_MUST_USE rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                 const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
+                                              const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
   uint64_t mark = rlx_alloc_failures();
   rlx_driver_options_t o = driver_options(opts, "codegen_c");
   rlx_driver_result_t r;
@@ -110,7 +110,7 @@ static RLX_MUST_USE rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, c
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                 char** out_kernels_c, void** out_exec, size_t* out_n) {
+                                              char** out_kernels_c, void** out_exec, size_t* out_n) {
   return build_parts(ctx, m, opts, NULL, out_kernels_c, out_exec, out_n);
 }
 
@@ -187,8 +187,8 @@ static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_
 }
 
 static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
-                                const rlx_vm_compile_options_t* opts, const rlx_extern_set_t* ext,
-                                const char* out_path) {
+                                             const rlx_vm_compile_options_t* opts, const rlx_extern_set_t* ext,
+                                             const char* out_path) {
   char* copy = NULL;
   char* words[MAX_CC_WORDS];
   char cuda_dir[4300];
@@ -243,7 +243,7 @@ static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernel
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                             const char* out_path) {
+                                          const char* out_path) {
   if (!ctx || !m || !out_path) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: NULL argument");
   char* src = NULL;
   void* exec = NULL;

@@ -61,12 +61,12 @@ typedef struct {
  * (plus the C++ / CUDA runtime when an extern needs it). Errors name the pass, function
  * or compiler output; no output file is left behind on error. */
 RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                             const char* out_path);
+                                          const char* out_path);
 
 /* The steps of rlx_vm_compile before linking, in memory: pipeline, kernels' C source
  * (*out_kernels_c, heap) and serialized executable (*out_exec, heap, *out_n bytes). */
 RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                 char** out_kernels_c, void** out_exec, size_t* out_n);
+                                              char** out_kernels_c, void** out_exec, size_t* out_n);
 
 /* The extern set of opts (objects + externs), compiled and checked for duplicate symbols.
  * Free with rlx_extern_set_free. */
@@ -75,6 +75,6 @@ RLX_MUST_USE rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, 
 /* The names m (before or after the pipeline) calls that are found nowhere (arena array),
  * resolved as rlx_vm_compile does; opts->passes decides the pipeline run first. */
 RLX_MUST_USE rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
-                                const char*** out_names, int* out_n);
+                                             const char*** out_names, int* out_n);
 
 #endif

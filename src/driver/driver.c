@@ -68,7 +68,7 @@ static bool listed(const char* list, const char* name) {
 /* ------------------------------------------------------------------ Relax stage */
 /* The Relax passes of the table (all, or those in `only`), stopping after `stop` (NULL: none). */
 static RLX_MUST_USE rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool wf, const char* only, const char* stop,
-                                 rlx_module_t** out) {
+                                              rlx_module_t** out) {
   uint64_t mark = rlx_alloc_failures();
   rlx_module_t* cur = m;
   if (!only) {
@@ -96,7 +96,7 @@ static RLX_MUST_USE rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, b
 }
 
 RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
-                               rlx_module_t** out) {
+                                            rlx_module_t** out) {
   const char* stop = opts && opts->stop_after && strcmp(opts->stop_after, "all") != 0 ? opts->stop_after : NULL;
   const rlx_driver_pass_t* p = stop ? find(stop) : NULL;
   if (stop && (!p || p->stage != RLX_STAGE_RELAX)) {
@@ -108,7 +108,7 @@ RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, con
 
 /* ------------------------------------------------------------------ TIR stage */
 static RLX_MUST_USE rlx_status_t* run_tir_pass(rlx_ctx_t* ctx, const char* name, rlx_tir_pass_fn_t fn, const rlx_tir_func_t* f,
-                                  rlx_tir_func_t** out) {
+                                               rlx_tir_func_t** out) {
   rlx_tir_func_t* r = NULL;
   rlx_status_t* st = fn(ctx, f, &r);
   if (st) return rlx_status_annotate(st, "lowering '%s': pass %s", f->name, name);
@@ -129,7 +129,7 @@ static RLX_MUST_USE rlx_status_t* tir_stop(const char* stop_after, const char** 
 }
 
 static RLX_MUST_USE rlx_status_t* lower_func(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool sched, const char* stop,
-                                rlx_tir_func_t** out) {
+                                             rlx_tir_func_t** out) {
   rlx_status_t* st = rlx_tir_verify(f);
   if (st) return rlx_status_annotate(st, "lowering '%s': ill-formed input", f->name);
   rlx_tir_func_t* cur = (rlx_tir_func_t*)f;
@@ -145,21 +145,21 @@ static RLX_MUST_USE rlx_status_t* lower_func(rlx_ctx_t* ctx, const rlx_tir_func_
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                                  const char* stop_after, rlx_tir_func_t** out) {
+                                               const char* stop_after, rlx_tir_func_t** out) {
   const char* stop = NULL;
   RLX_RETURN_IF_ERROR(tir_stop(stop_after, &stop));
   return lower_func(ctx, f, apply_default_schedule, stop, out);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                            rlx_tir_func_t** out) {
+                                         rlx_tir_func_t** out) {
   return lower_func(ctx, f, apply_default_schedule, NULL, out);
 }
 
 /* Every PrimFunc of m lowered (each keeping its module name) into a new module, and the
  * lowered functions in module order. */
 static RLX_MUST_USE rlx_status_t* tir_stage(rlx_ctx_t* ctx, rlx_module_t* m, bool sched, const char* stop, rlx_module_t** out,
-                               rlx_tir_func_t*** out_funcs, int* out_n) {
+                                            rlx_tir_func_t*** out_funcs, int* out_n) {
   rlx_module_t* lm = rlx_module_create(ctx);
   rlx_tir_func_t** funcs = RLX_NEW_ARRAY(ctx, rlx_tir_func_t*, m->n_funcs > 0 ? m->n_funcs : 1);
   int n = 0;
@@ -188,14 +188,14 @@ static RLX_MUST_USE rlx_status_t* tir_stage(rlx_ctx_t* ctx, rlx_module_t* m, boo
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                         const char* stop_after, rlx_module_t** out_module) {
+                                                      const char* stop_after, rlx_module_t** out_module) {
   const char* stop = NULL;
   RLX_RETURN_IF_ERROR(tir_stop(stop_after, &stop));
   return tir_stage(ctx, module, apply_default_schedule, stop, out_module, NULL, NULL);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                   rlx_module_t** out_module) {
+                                                rlx_module_t** out_module) {
   return tir_stage(ctx, module, apply_default_schedule, NULL, out_module, NULL, NULL);
 }
 
@@ -209,7 +209,7 @@ static bool has_relax(const rlx_module_t* m) {
 static const char* relax_only(const rlx_driver_options_t* opts) { return opts ? opts->relax_passes : NULL; }
 
 RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
-                                     rlx_module_t** out) {
+                                                  rlx_module_t** out) {
   const char* only = relax_only(opts);
   if (only && strcmp(only, "none") == 0) {
     *out = m;
@@ -220,12 +220,12 @@ RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
-                                          rlx_tir_func_t*** out_funcs, int* out_n) {
+                                                       rlx_tir_func_t*** out_funcs, int* out_n) {
   return tir_stage(ctx, m, true, NULL, out_module, out_funcs, out_n);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
-                             rlx_driver_result_t* out) {
+                                          rlx_driver_result_t* out) {
   memset(out, 0, sizeof(*out));
   const char* stop = opts && opts->stop_after && strcmp(opts->stop_after, "all") != 0 ? opts->stop_after : NULL;
   const rlx_driver_pass_t* sp = stop ? find(stop) : NULL;

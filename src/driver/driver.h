@@ -64,16 +64,16 @@ typedef struct {
  * function); an allocation failure during any stage makes it OUT_OF_MEMORY; an unknown
  * stop_after lists the pass names. */
 RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
-                             rlx_driver_result_t* out);
+                                          rlx_driver_result_t* out);
 
 /* The Relax stage alone as opts->relax_passes says (stop_after ignored), fold runner
  * installed: what VM codegen and extern resolution take. */
 RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
-                                     rlx_module_t** out);
+                                                  rlx_module_t** out);
 /* The TIR stage alone on every PrimFunc of m (default schedule where needed): *out_module
  * with them lowered, and the lowered functions (arena array, module order, module names). */
 RLX_MUST_USE rlx_status_t* rlx_driver_lower_prim_funcs(rlx_ctx_t* ctx, rlx_module_t* m, rlx_module_t** out_module,
-                                          rlx_tir_func_t*** out_funcs, int* out_n);
+                                                       rlx_tir_func_t*** out_funcs, int* out_n);
 
 /* ---- the Relax stage alone ---- */
 typedef struct {
@@ -83,7 +83,7 @@ typedef struct {
 /* The input checks, then the Relax passes in order. An unknown stop_after is an error listing
  * the pass names; a pass error is annotated with the pass name. */
 RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_pipeline_options_t* opts,
-                               rlx_module_t** out);
+                                            rlx_module_t** out);
 
 /* ---- the TIR stage alone, on one PrimFunc or every PrimFunc of a module ----
  * Requires: a well-formed PrimFunc (rlx_tir_verify passes). Produces: a function without
@@ -93,12 +93,12 @@ RLX_MUST_USE rlx_status_t* rlx_pipeline_run(rlx_ctx_t* ctx, rlx_module_t* m, con
  * "default_schedule" or a TIR pass name (an unknown name is an error listing them). A
  * module keeps its names and order; other functions are carried over unchanged. */
 RLX_MUST_USE rlx_status_t* rlx_tir_lower(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                            rlx_tir_func_t** out);
+                                         rlx_tir_func_t** out);
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_until(rlx_ctx_t* ctx, const rlx_tir_func_t* f, bool apply_default_schedule,
-                                  const char* stop_after, rlx_tir_func_t** out);
+                                               const char* stop_after, rlx_tir_func_t** out);
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_module(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                   rlx_module_t** out_module);
+                                                rlx_module_t** out_module);
 RLX_MUST_USE rlx_status_t* rlx_tir_lower_module_until(rlx_ctx_t* ctx, rlx_module_t* module, bool apply_default_schedule,
-                                         const char* stop_after, rlx_module_t** out_module);
+                                                      const char* stop_after, rlx_module_t** out_module);
 
 #endif

@@ -270,7 +270,7 @@ static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
 
 /* ------------------------------------------------------------------ lowering */
 static RLX_MUST_USE rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx_tir_func_t*** out, int* out_n,
-                               rlx_module_t** out_mod) {
+                                            rlx_module_t** out_mod) {
   rlx_module_t* all = NULL;
   RLX_RETURN_IF_ERROR(rlx_driver_lower_prim_funcs(ctx, m, &all, out, out_n));
   rlx_module_t* lm = rlx_module_create(ctx);
@@ -304,7 +304,7 @@ static RLX_MUST_USE rlx_status_t* add_externs(const rlx_build_config_t* c, rlx_e
 
 /* ------------------------------------------------------------------ full model */
 static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_mlf_options_t* opts,
-                                       const char* name, files_t* fs) {
+                                                    const char* name, files_t* fs) {
   const char* func = NULL;
   int n_relax = 0;
   for (int i = 0; i < m->n_funcs; i++)

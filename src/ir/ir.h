@@ -14,6 +14,7 @@
 
 #include "../support/support.h"
 #include "rlx/dtype.h"
+#include "rlx/rlx.h" /* the public API: its functions are declared there only */
 #include "rlx/status.h"
 
 /* ------------------------------------------------------------------ context */
@@ -22,9 +23,6 @@ typedef struct rlx_ctx {
   int next_id; /* for rlx_ctx_fresh_name */
 } rlx_ctx_t;
 
-/* NULL when out of memory. */
-rlx_ctx_t* rlx_ctx_create(void);
-void rlx_ctx_free(rlx_ctx_t* ctx);
 /* Allocation failure (docs/ARCHITECTURE.md, "Allocation failure"): a failed arena
  * allocation marks the context (sticky), and counts on the thread as a failed push, put or
  * append of a container does (rlx_alloc_failures). The drivers (the parser,
@@ -189,36 +187,15 @@ static inline bool rlx_expr_is_binary(rlx_expr_kind_t k) { return k >= RLX_EXPR_
 /* Constructors. They do only light folding: two constants of a binary op fold, x+0, x*1,
  * x*0 (ints) fold. Operand dtypes must agree; an int64 and an int constant mix by taking
  * the non-constant's dtype. Comparisons/logic return bool. */
-rlx_expr_t* rlx_ir_int(rlx_ctx_t* ctx, rlx_dtype_t t, int64_t v);
-rlx_expr_t* rlx_ir_i64(rlx_ctx_t* ctx, int64_t v); /* int64 constant */
-rlx_expr_t* rlx_ir_i32(rlx_ctx_t* ctx, int64_t v);
-rlx_expr_t* rlx_ir_bool(rlx_ctx_t* ctx, bool v);
-rlx_expr_t* rlx_ir_float(rlx_ctx_t* ctx, rlx_dtype_t t, double v);
-rlx_expr_t* rlx_ir_string(rlx_ctx_t* ctx, const char* s);
-rlx_var_t* rlx_ir_var(rlx_ctx_t* ctx, const char* name, rlx_dtype_t t);
 rlx_expr_t* rlx_ir_binary(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b);
 /* int64 constant arithmetic (+, -, *) whose result int64 cannot hold is not folded: the
  * node stays, and stays unsimplified, so that shape inference can report it instead of
  * wrapping (4 * 2^62 would fold to 0). True for such a node: an int64 +, - or * whose
  * operands are constants or such nodes themselves. */
 bool rlx_expr_is_int64_overflow(const rlx_expr_t* e);
-rlx_expr_t* rlx_ir_add(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_sub(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_mul(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_div(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_floordiv(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_floormod(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_min(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_max(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
 rlx_expr_t* rlx_ir_cmp(rlx_ctx_t* ctx, rlx_expr_kind_t k, rlx_expr_t* a, rlx_expr_t* b); /* EQ..GE */
-rlx_expr_t* rlx_ir_and(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_or(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b);
-rlx_expr_t* rlx_ir_not(rlx_ctx_t* ctx, rlx_expr_t* a);
-rlx_expr_t* rlx_ir_select(rlx_ctx_t* ctx, rlx_expr_t* c, rlx_expr_t* t, rlx_expr_t* f);
-rlx_expr_t* rlx_ir_cast(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* v); /* no-op when same type */
 rlx_expr_t* rlx_ir_let(rlx_ctx_t* ctx, rlx_var_t* var, rlx_expr_t* value, rlx_expr_t* body);
 rlx_expr_t* rlx_ir_load(rlx_ctx_t* ctx, struct rlx_tir_buffer* buf, int n, rlx_expr_t* const* indices);
-rlx_expr_t* rlx_ir_call(rlx_ctx_t* ctx, rlx_dtype_t t, const char* op, int n, rlx_expr_t* const* args);
 
 /* A TIR intrinsic: one line of intrin.def (the list, with what each column means). */
 typedef struct {
@@ -327,7 +304,6 @@ typedef struct rlx_module {
   rlx_module_entry_t* funcs; /* arena-owned, in insertion order */
 } rlx_module_t;
 
-rlx_module_t* rlx_module_create(rlx_ctx_t* ctx);
 /* Adds or replaces the function called name. */
 void rlx_module_set(rlx_module_t* m, const char* name, rlx_func_kind_t kind, void* func);
 rlx_module_entry_t* rlx_module_find(rlx_module_t* m, const char* name);

@@ -25,7 +25,7 @@ rlx_status_t* ob_infer_shape_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rl
 
 /* R.call_pure_packed(builtin, args..., sinfo_args=(the call's struct info,)). */
 static RLX_MUST_USE rlx_status_t* to_builtin(rlx_bb_t* bb, const rlx_relax_call_t* call, const char* builtin,
-                                rlx_relax_expr_t** out) {
+                                             rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   rlx_sinfo_t* s = call->hdr.sinfo;
   *out = rlx_relax_call_pure_packed(ctx, builtin, call->n_args, call->args, 1, &s);

@@ -39,7 +39,7 @@ static RLX_MUST_USE rlx_status_t* check_int_prim(rlx_ctx_t* ctx, const rlx_relax
 /* Tensor(shape, dtype) from a shape argument (a ShapeExpr, or any value of Shape struct info)
  * and a DataTypeImm argument. */
 static RLX_MUST_USE rlx_status_t* tensor_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int shape_i, int dtype_i,
-                               rlx_sinfo_t** out) {
+                                            rlx_sinfo_t** out) {
   const rlx_relax_expr_t* s = call->args[shape_i];
   const rlx_relax_expr_t* d = call->args[dtype_i];
   if (!is_kind(d, RLX_RELAX_DATA_TYPE_IMM)) return bad_arg(ctx, call, dtype_i, "a DataTypeImm (R.dtype(...))");

@@ -101,17 +101,8 @@ typedef struct {
 static inline rlx_dtype_t rlx_dt_void(void) { return rlx_dtype(RLX_DT_HANDLE, 0, 1); }
 static inline bool rlx_dtype_is_void(rlx_dtype_t t) { return t.code == RLX_DT_HANDLE && t.bits == 0; }
 
-/* Constructors (arena-owned; arrays are copied). Shapes are int64: integer constants of
- * another width are converted. */
-rlx_sinfo_t* rlx_sinfo_object(rlx_ctx_t* ctx);
-rlx_sinfo_t* rlx_sinfo_prim(rlx_ctx_t* ctx, rlx_dtype_t dtype, rlx_expr_t* value /* NULL ok */);
-/* values NULL = unknown values with ndim dims (ndim -1 = unknown rank). */
-rlx_sinfo_t* rlx_sinfo_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
-/* shape NULL = unknown shape with ndim dims (ndim -1 = unknown rank); dtype may be void. */
-rlx_sinfo_t* rlx_sinfo_tensor(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype);
 /* Shorthand for a tensor with constant dims. */
 rlx_sinfo_t* rlx_sinfo_tensor_const(rlx_ctx_t* ctx, int ndim, const int64_t* dims, rlx_dtype_t dtype);
-rlx_sinfo_t* rlx_sinfo_tuple(rlx_ctx_t* ctx, int n, rlx_sinfo_t* const* fields);
 rlx_sinfo_t* rlx_sinfo_func(rlx_ctx_t* ctx, int n_params, rlx_sinfo_t* const* params, rlx_sinfo_t* ret,
                             bool is_pure);
 /* A function whose params are unknown (ExternFunc, PrimFunc seen from Relax). */
@@ -140,11 +131,22 @@ void rlx_sinfo_print(const rlx_sinfo_t* s, rlx_strbuf_t* sb);
 typedef void (*rlx_sinfo_dim_fn_t)(void* user, const rlx_expr_t* e, rlx_strbuf_t* sb);
 void rlx_sinfo_print_ex(const rlx_sinfo_t* s, rlx_strbuf_t* sb, rlx_sinfo_dim_fn_t dim, void* user,
                         const char* none);
-/* The same as an arena string (for error messages). */
-const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
 /* Appends a shape PrimExpr as TVMScript writes it inside R.Tensor: 128, n, n * m, n // 2,
  * T.max(a, b) ... (int64 constants without T.int64). */
 void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb);
+/* The same with the TVMScript printer's choices (NULL hooks, or a NULL field: the form
+ * above): null_text for a NULL expression ("<null>"), a var's name (its name), a float's
+ * digits (%.17g), a string literal ("%s" unescaped); *used_tir (may be NULL) is set when a
+ * `T.` form is printed. One printer for both, so the two cannot drift apart. */
+typedef struct {
+  const char* null_text;
+  const char* (*var_name)(void* user, const rlx_var_t* v);
+  void (*put_float)(rlx_strbuf_t* sb, double v);
+  void (*put_string)(rlx_strbuf_t* sb, const char* s);
+  void* user;
+  bool* used_tir;
+} rlx_prim_print_hooks_t;
+void rlx_relax_prim_print_ex(const rlx_expr_t* e, rlx_strbuf_t* sb, const rlx_prim_print_hooks_t* hooks);
 
 /* Calls f on every symbolic variable used in s (each occurrence, in order). */
 void rlx_sinfo_visit_vars(const rlx_sinfo_t* s, void (*f)(rlx_var_t* v, bool whole_dim, void* user),
@@ -366,18 +368,7 @@ typedef struct {
   const char* global_symbol;
 } rlx_relax_extern_func_t;
 
-/* Constructors. Arrays are copied into the arena. sinfo may be NULL where noted: the node's
- * struct info is then filled by normalization. */
-rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
-rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 /* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). */
-rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
-                                     const void* data, size_t nbytes);
-rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);
-rlx_relax_expr_t* rlx_relax_tuple_get_item(rlx_ctx_t* ctx, rlx_relax_expr_t* tuple, int index);
-rlx_relax_expr_t* rlx_relax_shape_expr(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* values);
-rlx_relax_expr_t* rlx_relax_prim_value(rlx_ctx_t* ctx, rlx_expr_t* value);
-rlx_relax_expr_t* rlx_relax_string_imm(rlx_ctx_t* ctx, const char* value);
 rlx_relax_expr_t* rlx_relax_dtype_imm(rlx_ctx_t* ctx, rlx_dtype_t value);
 /* The Op node of op id. */
 rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id);
@@ -396,18 +387,9 @@ rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t*
 /* ret_sinfo NULL = inferred from the body by normalization. */
 rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                  rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, rlx_attrs_t attrs, bool is_pure);
-/* sinfo NULL = filled from the module by normalization. */
-rlx_relax_expr_t* rlx_relax_global_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
-rlx_relax_expr_t* rlx_relax_extern_func(rlx_ctx_t* ctx, const char* global_symbol);
 
 /* The bridge calls, in the forms listed at the top of this header. out_sinfo: a Tensor or a
  * Tuple of Tensors. tir_vars NULL = none (else a ShapeExpr). */
-rlx_relax_expr_t* rlx_relax_call_tir(rlx_ctx_t* ctx, rlx_relax_expr_t* gv, int n_args, rlx_relax_expr_t* const* args,
-                                     rlx_sinfo_t* out_sinfo, rlx_relax_expr_t* tir_vars);
-rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, int n_args,
-                                            rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo);
-rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
-                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
 rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
                                              rlx_relax_expr_t* const* args, int n_sinfo_args,
                                              rlx_sinfo_t* const* sinfo_args);
@@ -488,10 +470,8 @@ RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module
  * (a whole dim in a param's or a match_cast's struct info), struct info is compared
  * structurally (under the var map; no prover), GlobalVars by name, constants by bytes.
  * Names of vars are ignored. */
-bool rlx_relax_func_equal(const rlx_relax_func_t* a, const rlx_relax_func_t* b);
 bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
 /* Hashes consistent with the equalities above (equal ⇒ same hash). */
-uint64_t rlx_relax_func_hash(const rlx_relax_func_t* f);
 uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
 /* Struct info equal as trees (free symbolic vars equal iff identical). */
 bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
@@ -514,46 +494,13 @@ bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
  * call had no effect. */
 typedef struct rlx_bb rlx_bb_t;
 
-/* m NULL = a new empty module. */
-rlx_bb_t* rlx_bb_create(rlx_ctx_t* ctx, rlx_module_t* m);
-/* Opens a function. params may be given here (n_params >= 0, params non-NULL) or at
- * rlx_bb_emit_func_output (pass params NULL here). The function is pure and public
- * ("global_symbol" = name) unless changed below. Error when a function is already open. */
-RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name, int n_params, rlx_relax_var_t* const* params);
 /* Options of the open function: purity (R.function(pure=False)), privacy (no
  * global_symbol), extra attributes. */
-RLX_MUST_USE rlx_status_t* rlx_bb_function_set_pure(rlx_bb_t* bb, bool is_pure);
-RLX_MUST_USE rlx_status_t* rlx_bb_function_set_private(rlx_bb_t* bb, bool is_private);
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
-/* Opens / closes a dataflow block in the open function (no nesting). */
-RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_begin(rlx_bb_t* bb);
-RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb);
-/* Normalizes expr (fills struct info; an impure call inside a dataflow block is an error
- * naming it) and binds it to a new var (a DataflowVar inside a dataflow block) named
- * name_hint ("lv" when NULL). */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint, rlx_relax_var_t** out_var);
-/* Inside a dataflow block: binds expr to a (non-dataflow) Var that stays visible after the
- * block ("gv" when name_hint NULL). Error outside a dataflow block (as TVM). */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
-                                 rlx_relax_var_t** out_var);
-/* Binds var = R.match_cast(value, sinfo): symbolic vars appearing as whole dims of sinfo that
- * are not yet defined become defined. */
-RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
-                                rlx_relax_var_t** out_var);
 /* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
  * function binding by binding (TVM's EmitNormalized). The value is normalized; a
  * DataflowVar outside a dataflow block and an impure call inside one are errors. */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
-/* Sets the function's result (outside any dataflow block; once per function). params: the
- * function's params when they were not given at begin (n_params >= 0), else NULL. */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
-                                      rlx_relax_var_t* const* params);
-/* Closes the function: normalizes it and adds it to the module under its name (made unique
- * when taken). out_gv may be NULL. */
-RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
-/* Drops the open function (after an error in it: TVM's `with bb.function()` left by an
- * exception); the module is unchanged and a new function may begin. */
-void rlx_bb_function_abandon(rlx_bb_t* bb);
 /* Closes the function like rlx_bb_function_end but returns it without adding it to the
  * module (global_symbol = the name given at begin unless private); for passes, with: */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);
@@ -568,42 +515,8 @@ RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rl
  * function's GlobalVar is returned. */
 RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
                               rlx_relax_expr_t** out_gv);
-/* The module built so far. */
-rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
-/* Normalizes expr in the builder's module (see rlx_relax_normalize). */
-RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 
-/* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
-typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
-/* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
- * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
- * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
- * with the caller; a placeholder is named after the arg's var (x, x_1 when repeated), else
- * A, B, C ... by position), runs f (vars that f takes from elsewhere, e.g. through user,
- * stay as they are), creates
- * a private PrimFunc over [inputs..., output] (plus scalar params for tir_vars), adds it under
- * a unique name (primfunc_name, or the output tensor's name when NULL) and emits
- *   R.call_tir(gv, (args...), out_sinfo=R.Tensor(out shape, out dtype)[, tir_vars=R.shape([...])])
- * where tir_vars are the symbolic vars used in the output's or inputs' shapes that are not a
- * whole dim of any of those shapes (TVM's rule), mapped back to the caller's vars. A PrimFunc
- * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
- * var named name_hint. f returns one tensor; rlx_bb_emit_te_multi (rlx.h) takes a function
- * returning several, called with a tuple out_sinfo (R.Tuple of the outputs' tensors). */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
-/* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
- * normalized R.call_tir expression (for passes such as legalization, which bind it to an
- * existing var with rlx_bb_emit_binding). Needs no open function. */
-RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, rlx_relax_expr_t** out_call);
-/* Several outputs (declared in rlx.h as well): f stores its outputs' array in *outs and
- * returns their number (0 after an error); several give a tuple out_sinfo. */
-typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
-                                    rlx_te_tensor_t*** outs);
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
-                                   rlx_relax_var_t** out_var);
-RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
+/* The public builder calls (rlx_bb_create, emit, emit_te, call_te ...) and the TE callback
+ * types are declared in include/rlx/rlx.h only. */
 
 #endif

@@ -76,7 +76,7 @@ RLX_MUST_USE rlx_status_t* rlx_library_get_symbol(rlx_library_t* lib, const char
 }
 
 RLX_MUST_USE rlx_status_t* rlx_library_get_function(rlx_library_t* lib, const char* symbol,
-                                       rlx_packed_fn_t* out_fn) {
+                                                    rlx_packed_fn_t* out_fn) {
   void* p = NULL;
   RLX_RETURN_IF_ERROR(rlx_library_get_symbol(lib, symbol, &p));
   memcpy(out_fn, &p, sizeof(p));

@@ -29,7 +29,7 @@ const rlx_allocator_t* rlx_allocator_default(void) { return &default_allocator; 
 /* ---- shapes ---- */
 
 RLX_MUST_USE rlx_status_t* rlx_tensor_check_shape(const char* what, int ndim, const int64_t* shape,
-                                     DLDataType dtype, size_t* out_nbytes) {
+                                                  DLDataType dtype, size_t* out_nbytes) {
   char dts[32];
   if (ndim < 0 || (ndim > 0 && !shape))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bad ndim %d", what, ndim);
@@ -77,7 +77,7 @@ size_t rlx_ndarray_nbytes(const DLTensor* t) {
 
 /* Allocates the struct with its shape storage right behind it; data is left NULL. */
 static RLX_MUST_USE rlx_status_t* new_header(const char* what, int ndim, const int64_t* shape,
-                                DLDataType dtype, size_t* out_nbytes, rlx_ndarray_t** out) {
+                                             DLDataType dtype, size_t* out_nbytes, rlx_ndarray_t** out) {
   RLX_RETURN_IF_ERROR(rlx_tensor_check_shape(what, ndim, shape, dtype, out_nbytes));
   rlx_ndarray_t* arr = calloc(1, sizeof(*arr) + sizeof(int64_t) * (size_t)ndim);
   if (!arr) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: out of memory", what);
@@ -131,7 +131,7 @@ uint64_t rlx_max_alloc(void) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DLDataType dtype,
-                                 const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr) {
+                                              const rlx_allocator_t* alloc, rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
   RLX_RETURN_IF_ERROR(rlx_tensor_check_shape("ndarray create", ndim, shape, dtype, &nbytes));
@@ -157,7 +157,7 @@ RLX_MUST_USE rlx_status_t* rlx_ndarray_create(int ndim, const int64_t* shape, DL
 }
 
 RLX_MUST_USE rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int64_t* shape,
-                                    DLDataType dtype, rlx_ndarray_t** out_arr) {
+                                                 DLDataType dtype, rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
   if (!data) return rlx_status_create(RLX_INVALID_ARGUMENT, "ndarray from data: data is NULL");
@@ -168,8 +168,8 @@ RLX_MUST_USE rlx_status_t* rlx_ndarray_from_data(void* data, int ndim, const int
 }
 
 RLX_MUST_USE rlx_status_t* rlx_ndarray_view(rlx_ndarray_t* base, int ndim, const int64_t* shape,
-                               DLDataType dtype, uint64_t byte_offset,
-                               rlx_ndarray_t** out_arr) {
+                                            DLDataType dtype, uint64_t byte_offset,
+                                            rlx_ndarray_t** out_arr) {
   size_t nbytes;
   rlx_ndarray_t* arr = NULL;
   if (!base) return rlx_status_create(RLX_INVALID_ARGUMENT, "ndarray view: base is NULL");

@@ -171,7 +171,7 @@ static uint32_t read_le(const unsigned char* p, int bytes) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_npy_load_from_memory(const void* data, size_t len, const char* name,
-                                       rlx_ndarray_t** out_arr) {
+                                                    rlx_ndarray_t** out_arr) {
   const unsigned char* b = data;
   if (!name) name = "<memory>";
   if (!b && len) return rlx_status_create(RLX_INVALID_ARGUMENT, "'%s': data is NULL", name);

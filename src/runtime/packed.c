@@ -23,7 +23,7 @@ void TVMAPISetLastError(const char* msg) { RLXAPISetLastError(msg); }
 const char* rlx_last_error(void) { return last_error; }
 
 RLX_MUST_USE rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, rlx_value_t* args,
-                              int* codes, int n, rlx_value_t* ret, int* ret_code) {
+                                           int* codes, int n, rlx_value_t* ret, int* ret_code) {
   if (!fn) return rlx_status_create(RLX_INVALID_ARGUMENT, "packed call: function is NULL");
   if (n < 0 || (n > 0 && (!args || !codes)))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "packed call: bad argument list (n=%d)", n);
@@ -42,7 +42,7 @@ RLX_MUST_USE rlx_status_t* rlx_packed_call(rlx_packed_fn_t fn, void* resource, r
 }
 
 RLX_MUST_USE rlx_status_t* rlx_packed_call_tensors(rlx_packed_fn_t fn, void* resource,
-                                      DLTensor** tensors, int n) {
+                                                   DLTensor** tensors, int n) {
   if (n < 0 || (n > 0 && !tensors))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "packed call: bad tensor list (n=%d)", n);
   rlx_value_t small_args[16];

@@ -62,7 +62,7 @@ static bool maybe_grow(void) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn_t fn, void* resource,
-                                    bool override) {
+                                                 bool override) {
   if (!name || !*name || !fn)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "registry: name and function are required");
   rlx_status_t* st = NULL;
@@ -97,7 +97,7 @@ RLX_MUST_USE rlx_status_t* rlx_registry_register(const char* name, rlx_packed_fn
 }
 
 RLX_MUST_USE rlx_status_t* rlx_registry_get(const char* name, rlx_packed_fn_t* out_fn,
-                               void** out_resource) {
+                                            void** out_resource) {
   if (!name) return rlx_status_create(RLX_INVALID_ARGUMENT, "registry: name is NULL");
   bool found = false;
   lock();

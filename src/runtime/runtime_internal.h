@@ -8,7 +8,7 @@
  * the byte size of a compact tensor, failing with INVALID_ARGUMENT on overflow. `what`
  * names the tensor in messages. */
 RLX_MUST_USE rlx_status_t* rlx_tensor_check_shape(const char* what, int ndim, const int64_t* shape,
-                                     DLDataType dtype, size_t* out_nbytes);
+                                                  DLDataType dtype, size_t* out_nbytes);
 
 /* True when t is laid out compact row-major (strides NULL, or equal to the row-major
  * strides; dims of extent 1 may carry any stride). */

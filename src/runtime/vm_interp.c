@@ -152,7 +152,7 @@ static RLX_MUST_USE rlx_status_t* make_consts(rlx_vm_t* vm) {
 }
 
 static RLX_MUST_USE rlx_status_t* create(const void* bytes, size_t n, rlx_library_t* model, int n_libs, const char* const* libs,
-                            rlx_vm_t** out_vm) {
+                                         rlx_vm_t** out_vm) {
   rlx_vm_t* vm = calloc(1, sizeof(*vm));
   if (!vm) {
     rlx_library_free(model);
@@ -187,7 +187,7 @@ static RLX_MUST_USE rlx_status_t* create(const void* bytes, size_t n, rlx_librar
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_create(const void* exec_bytes, size_t n, const char* kernel_lib, int n_libs,
-                            const char* const* libs, rlx_vm_t** out_vm) {
+                                         const char* const* libs, rlx_vm_t** out_vm) {
   if (!out_vm || (n_libs > 0 && !libs)) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_create: NULL argument");
   rlx_library_t* model = NULL;
   if (kernel_lib) RLX_RETURN_IF_ERROR(rlx_library_load(kernel_lib, &model));
@@ -651,7 +651,7 @@ static RLX_MUST_USE rlx_status_t* flatten(const char* fname, rlx_vmv_t* v, outve
 /* One top-level argument: tensors are checked against the parameter's ndim / dtype (a
  * non-tensor parameter reads its value from the tensor form), tuples field by field. */
 static RLX_MUST_USE rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, const rlx_vm_input_t* a, bool strict,
-                                 rlx_vmv_t* out) {
+                                              rlx_vmv_t* out) {
   rlx_strbuf_t sb = {0};
   rlx_strbuf_printf(&sb, "%s: parameter %s", fn->name, fn->param_names[i]);
   rlx_status_t* st = NULL;
@@ -688,7 +688,7 @@ static RLX_MUST_USE rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, co
 /* Runs function `name` on the inputs; *out_res receives the result (owned); *out_fn the
  * function. strict: top-level inputs are read by their kind (rlx_vm_invoke_values). */
 static RLX_MUST_USE rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, bool strict,
-                            const rlx_vm_func_t** out_fn, rlx_vmv_t* out_res) {
+                                         const rlx_vm_func_t** out_fn, rlx_vmv_t* out_res) {
   int f = rlx_vm_exec_find_func(vm->exec, name);
   if (f < 0) return not_found(vm, name);
   const rlx_vm_func_t* fn = &vm->exec->funcs.data[f];
@@ -717,7 +717,7 @@ static RLX_MUST_USE rlx_status_t* invoke(rlx_vm_t* vm, const char* name, int n_i
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke_args(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs, int* out_n,
-                                 rlx_ndarray_t*** out_outputs) {
+                                              rlx_ndarray_t*** out_outputs) {
   if (!vm || !name || !out_n || !out_outputs || (n_inputs > 0 && !inputs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
   const rlx_vm_func_t* fn = NULL;
@@ -770,7 +770,7 @@ static RLX_MUST_USE rlx_status_t* to_value(const char* fname, const rlx_vmv_t* v
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, int n_inputs, const rlx_vm_input_t* inputs,
-                                   rlx_vm_value_t* out_result) {
+                                                rlx_vm_value_t* out_result) {
   if (!vm || !name || !out_result || (n_inputs > 0 && !inputs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke_values: NULL argument");
   memset(out_result, 0, sizeof(*out_result));
@@ -786,7 +786,7 @@ RLX_MUST_USE rlx_status_t* rlx_vm_invoke_values(rlx_vm_t* vm, const char* name, 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_invoke(rlx_vm_t* vm, const char* name, int n_inputs, DLTensor* const* inputs, int* out_n,
-                            rlx_ndarray_t*** out_outputs) {
+                                         rlx_ndarray_t*** out_outputs) {
   if (n_inputs > 0 && !inputs) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_invoke: NULL argument");
   rlx_vm_input_t small[8] = {{0}};
   rlx_vm_input_t* a = n_inputs <= 8 ? small : calloc((size_t)n_inputs, sizeof(rlx_vm_input_t));

@@ -132,7 +132,7 @@ static int by_time(const void* a, const void* b) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_profile_get(const rlx_vm_t* vm, rlx_vm_profile_entry_t** out_entries, int* out_n,
-                                 double* out_run_ms, int64_t* out_runs) {
+                                              double* out_run_ms, int64_t* out_runs) {
   if (!vm || !out_entries || !out_n) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_profile_get: NULL argument");
   if (!vm->prof) return rlx_status_create(RLX_INVALID_ARGUMENT, "profiling is off (rlx_vm_profile_enable)");
   const char* table = NULL;

@@ -24,7 +24,7 @@ bool rlx_ndarray_is_strings(const DLTensor* t) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_ndarray_strings_create(int ndim, const int64_t* shape, const char* const* strs, const size_t* lens,
-                                         rlx_ndarray_t** out) {
+                                                      rlx_ndarray_t** out) {
   *out = NULL;
   int64_t n = 1;
   for (int d = 0; d < ndim; d++) {

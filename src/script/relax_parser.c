@@ -575,7 +575,7 @@ static RLX_MUST_USE rlx_status_t* attr_item(rs_t* r, const char* key, const py_e
 /* An attribute value of an op call (nested false: lists hold ints) or of R.func_attr (nested:
  * also lists and dicts of any values, as attr_item holds them). */
 static RLX_MUST_USE rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool nested, bool* keep,
-                                rlx_attr_t* out) {
+                                             rlx_attr_t* out) {
   int64_t iv;
   *keep = true;
   if (v->kind == PY_E_CONST) {
@@ -631,7 +631,7 @@ typedef RLX_VEC(int64_t) i64_vec_t;
 typedef RLX_VEC(double) f64_vec_t;
 
 static RLX_MUST_USE rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec_t* shape, f64_vec_t* vals,
-                                 bool* is_first) {
+                                              bool* is_first) {
   if (e->kind == PY_E_LIST || e->kind == PY_E_TUPLE) {
     if (depth >= 32) return err(r, e, "R.const: nesting too deep");
     if (*is_first) {
@@ -1039,7 +1039,7 @@ static RLX_MUST_USE rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_sp
 
 /* target (: ann) = value. */
 static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
-                          const py_expr_t* value, seq_b_t* sq) {
+                                       const py_expr_t* value, seq_b_t* sq) {
   rlx_ctx_t* ctx = r->ctx;
   const char* name = "_";
   if (target) {
@@ -1088,7 +1088,7 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
 
 /* The last statement of an if-branch: `v (: ann) = value`. */
 static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_t sp, const char** name, const py_expr_t** ann,
-                            rlx_relax_expr_t** out) {
+                                         rlx_relax_expr_t** out) {
   if (b->n == 0) return err_at(sp, "expected a branch ending in an assignment");
   const py_stmt_t* last = b->items[b->n - 1];
   if ((last->kind != PY_S_ASSIGN && last->kind != PY_S_ANNASSIGN) || !last->value || last->target->kind != PY_E_NAME)

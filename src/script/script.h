@@ -31,26 +31,11 @@
 #include "../relax/relax.h"
 #include "../tir/tir.h"
 
-/* Prints one PrimFunc as a standalone script (with the import header). Heap string. */
-char* rlx_script_print_tir_func(const rlx_tir_func_t* f);
-/* Prints a module: a single PrimFunc module prints as a standalone @T.prim_func (named
- * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
- * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
-char* rlx_script_print_module(const rlx_module_t* m);
 /* The same; with show_meta, constants printed as metadata["relax.expr.Constant"][i] come
  * with TVM's metadata section at the top (`metadata = tvm.ir.load_json("""...""")`), so
  * that the text parses back to the same module; without, TVM's "# Metadata omitted."
  * comment ends the text. Heap string. */
-char* rlx_script_print_module_ex(const rlx_module_t* m, bool show_meta);
 struct rlx_relax_func; /* relax/relax.h */
-/* Prints one Relax function of module m (m may be NULL) as a standalone @R.function named
- * name, with the import header; for diffs and debugging. References to module functions
- * print as cls.f. Heap string. */
-char* rlx_script_print_relax_func(const rlx_module_t* m, const struct rlx_relax_func* f, const char* name);
-/* Parses a script (standalone @T.prim_func / @R.function defs, or an @I.ir_module class)
- * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
- * filename is used in error messages (file:line:col). */
-RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
 /* attrs of a call of op without the attributes equal to the value the printer shows for an
  * absent one (TVM's defaults, relax_attr_defaults.c), so a call built with explicit defaults
  * equals the one without them; attrs itself when op has no entry. */

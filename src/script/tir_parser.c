@@ -418,7 +418,7 @@ static RLX_MUST_USE rlx_status_t* store(tp_t* p, const py_expr_t* target, rlx_ex
 /* `name = <rhs>` where rhs may declare something; *consumed when the rest of the block
  * became the body of the produced statement. */
 static RLX_MUST_USE rlx_status_t* assign_name(tp_t* p, const py_block_t* blk, int i, const py_expr_t* target, const py_expr_t* v,
-                                 sctx_t c, rlx_tir_stmt_t** out, bool* consumed) {
+                                              sctx_t c, rlx_tir_stmt_t** out, bool* consumed) {
   const char* name = target->str;
   const char* fn = v->kind == PY_E_CALL ? tp_tname(p, v->a) : NULL;
   rlx_dtype_t dt;

@@ -158,7 +158,7 @@ static rlx_buffer_region_t point_region(rlx_ctx_t* ctx, rlx_tir_buffer_t* b, int
  * compute, which has no reduction) or, when NULL, fresh ones named after the axes, returned
  * in *out_loops with their iter vars (*out_ivs, *out_n of them) for build_nest to wrap. */
 static RLX_MUST_USE rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_var_t* const* shared, rlx_tir_stmt_t** out,
-                                 rlx_var_t*** out_loops, rlx_iter_var_t*** out_ivs, int* out_n) {
+                                              rlx_var_t*** out_loops, rlx_iter_var_t*** out_ivs, int* out_n) {
   rlx_ctx_t* ctx = c->ctx;
   rlx_expr_t* body = t->body;
   body_check_t bc = {0, NULL, NULL};
@@ -356,7 +356,7 @@ static RLX_MUST_USE rlx_status_t* create(cpf_t* c, const char* name, rlx_tir_fun
 }
 
 RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
-                                      rlx_tir_func_t** out) {
+                                                   rlx_tir_func_t** out) {
   if (n_args < 0 || (n_args > 0 && !args))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "create_prim_func: bad argument list");
   cpf_t c = {ctx, args, n_args, {0}, {0}, {0}};

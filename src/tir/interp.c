@@ -290,7 +290,7 @@ __attribute__((noinline)) static rlx_status_t* eval_binary(interp_t* in, const r
 
 /* Address of element (lane k) of a buffer access; checks every bound. */
 static RLX_MUST_USE rlx_status_t* locate(interp_t* in, const rlx_tir_buffer_t* b, int n_idx, const val_t* idx, int k,
-                            bool is_store, char** out_ptr) {
+                                         bool is_store, char** out_ptr) {
   const char* op = is_store ? "store to" : "load from";
   storage_t* st;
   if (b->data && b->data == in->last_data) {
@@ -818,7 +818,7 @@ static RLX_MUST_USE rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s) {
 /* ------------------------------------------------------------------ arguments */
 /* Binds var v (if unbound) to x, or checks that its value is x. */
 static RLX_MUST_USE rlx_status_t* bind_or_check(interp_t* in, const rlx_expr_t* e, int64_t x, const char* pname, const char* what,
-                                   int dim, val_t** slots, int* n_slots, const rlx_var_t** vars) {
+                                                int dim, val_t** slots, int* n_slots, const rlx_var_t** vars) {
   if (e->kind == RLX_EXPR_VAR && !env_get(in, RLX_AS(const rlx_var_t, e))) {
     val_t v;
     set_int(&v, e->dtype, x);

@@ -182,7 +182,6 @@ rlx_tir_func_t* rlx_tir_func_create(rlx_ctx_t* ctx, const char* name, int n_para
 /* A shallow copy (arrays copied) for building a modified function. */
 rlx_tir_func_t* rlx_tir_func_copy(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 /* Returns a copy with attribute key set (replaced if present). */
-rlx_tir_func_t* rlx_tir_func_with_attr(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* key, rlx_expr_t* v);
 rlx_expr_t* rlx_tir_func_get_attr(const rlx_tir_func_t* f, const char* key); /* NULL if absent */
 
 /* ------------------------------------------------------------------ traversal (functor.c) */
@@ -220,9 +219,7 @@ rlx_tir_block_realize_t* rlx_tir_find_block(rlx_tir_stmt_t* body, const char* na
 /* ------------------------------------------------------------------ structural (structural.c) */
 /* Structural equality of PrimFuncs / statements: params, buffers, loop vars, iter vars and
  * let vars are mapped by definition position; names are ignored. */
-bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b);
 bool rlx_tir_stmt_equal(const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b);
-uint64_t rlx_tir_func_hash(const rlx_tir_func_t* f);
 
 /* ------------------------------------------------------------------ verify (verify.c) */
 /* Well-formedness: every var used is defined (param, shape var bound by the buffer map,

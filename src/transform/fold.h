@@ -35,7 +35,7 @@ bool rlx_fold_static_shape(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t max_ele
  * interpreter/runner cannot run it: left to run time). Errors: the Constant could not be
  * built. */
 RLX_MUST_USE rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_call_t* c,
-                                rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
-                                rlx_relax_expr_t** out);
+                                             rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
+                                             rlx_relax_expr_t** out);
 
 #endif

@@ -71,8 +71,8 @@ bool rlx_fold_static_shape(rlx_ctx_t* ctx, const rlx_sinfo_t* s, int64_t max_ele
 }
 
 RLX_MUST_USE rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_call_t* c,
-                                rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
-                                rlx_relax_expr_t** out) {
+                                             rlx_fold_const_fn_t const_of, void* user, const rlx_fold_limits_t* lim,
+                                             rlx_relax_expr_t** out) {
   *out = NULL;
   rlx_tir_func_t* f = pass_call_tir_func(m, c);
   if (!f || c->args[1]->kind != RLX_RELAX_TUPLE || c->n_sinfo_args != 1) return NULL;

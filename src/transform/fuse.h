@@ -60,7 +60,7 @@ typedef struct {
  * unfused): param counts that do not match, unknown shapes, a dim var that cannot be bound,
  * a result that fails rlx_tir_verify. */
 RLX_MUST_USE rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
-                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
-                           int* out_n_tir_vars, rlx_expr_t*** out_tir_vars);
+                                        rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
+                                        int* out_n_tir_vars, rlx_expr_t*** out_tir_vars);
 
 #endif

@@ -371,7 +371,7 @@ static RLX_MUST_USE rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* m
 }
 
 static RLX_MUST_USE rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_member_t* members, const char* name,
-                               rlx_tir_func_t** out_func) {
+                                            rlx_tir_func_t** out_func) {
   rlx_ctx_t* ctx = t->ctx;
   (void)unique_block_name(t, "root");
   rlx_tir_buffer_t* result = NULL;
@@ -416,8 +416,8 @@ static RLX_MUST_USE rlx_status_t* fuse_impl(ft_t* t, int n, const rlx_fuse_membe
 }
 
 RLX_MUST_USE rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx_fuse_member_t* members, const char* name,
-                           rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
-                           int* out_n_tir_vars, rlx_expr_t*** out_tir_vars) {
+                                        rlx_tir_func_t** out_func, int* out_n_inputs, rlx_relax_expr_t*** out_inputs,
+                                        int* out_n_tir_vars, rlx_expr_t*** out_tir_vars) {
   if (n_members < 1 || !members || !name)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: empty group or no name");
   ft_t t;

@@ -131,7 +131,7 @@ static RLX_MUST_USE rlx_status_t* emit(lt_t* z, rlx_relax_expr_t* e, const char*
 }
 
 static RLX_MUST_USE rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_expr_t** args, rlx_sinfo_t* out_sinfo,
-                                 rlx_relax_expr_t** out) {
+                                              rlx_relax_expr_t** out) {
   return emit(z, rlx_relax_call_dps_packed(z->ctx, name, n, args, out_sinfo), NULL, out);
 }
 
@@ -625,7 +625,7 @@ static RLX_MUST_USE rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* 
 }
 
 static RLX_MUST_USE rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
-                                  rlx_relax_func_t** out) {
+                                               rlx_relax_func_t** out) {
   *out = NULL;
   if (f->body->kind != RLX_RELAX_SEQ) return NULL;
   rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;

@@ -74,7 +74,7 @@ static RLX_MUST_USE rlx_status_t* emit(ls_t* s, rlx_relax_expr_t* value, const c
 }
 
 static RLX_MUST_USE rlx_status_t* emit_builtin(ls_t* s, const char* name, exprs_t* args, rlx_sinfo_t* ret, const char* hint,
-                                  rlx_relax_var_t** out) {
+                                               rlx_relax_var_t** out) {
   rlx_relax_expr_t* call = rlx_relax_call_packed(s->ctx, name, args->len, args->data, 1, &ret);
   rlx_vec_free(args);
   return emit(s, call, hint, out);
@@ -243,7 +243,7 @@ static RLX_MUST_USE rlx_status_t* lower_prim_value(ls_t* s, rlx_relax_prim_value
 /* The checks of value against sinfo (param or match_cast). composite: when non-NULL, a
  * second pass that checks only the composite dims (after every param is matched). */
 static RLX_MUST_USE rlx_status_t* match(ls_t* s, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* what, bool composite_pass,
-                           bool* out_has_composite) {
+                                        bool* out_has_composite) {
   int ndim = -1;
   rlx_expr_t** dims = NULL;
   rlx_relax_var_t* tmp = NULL;
@@ -571,7 +571,7 @@ static RLX_MUST_USE rlx_status_t* lower_seq(ls_t* s, rlx_relax_seq_t* seq, rlx_r
 }
 
 static RLX_MUST_USE rlx_status_t* lower_func(rlx_ctx_t* ctx, rlx_module_t* m, const char* name, rlx_relax_func_t* f,
-                                rlx_relax_func_t** out) {
+                                             rlx_relax_func_t** out) {
   ls_t s = {0};
   s.ctx = ctx;
   s.m = m;

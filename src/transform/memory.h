@@ -44,7 +44,7 @@ typedef struct {
  * symbolic when any allocation is. Errors: func is not a Relax function of both modules
  * (RLX_NOT_FOUND); an allocation whose size cannot be read (unknown shape or dtype). */
 RLX_MUST_USE rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
-                               rlx_memory_stats_t* out);
+                                            rlx_memory_stats_t* out);
 
 /* The bytes of a tensor of the given shape and dtype: prod(shape) * bytes(dtype), simplified
  * (int64). */
@@ -54,6 +54,6 @@ rlx_expr_t* rlx_memory_tensor_bytes(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const*
  * binds each named signature variable to [0, bound]; *out_n_bound gets how many were bound
  * (may be NULL). An attribute of another kind or a malformed entry is an error naming it. */
 RLX_MUST_USE rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
-                                      int* out_n_bound);
+                                                   int* out_n_bound);
 
 #endif

@@ -52,7 +52,7 @@ typedef struct {
 /* rlx_pass_default_schedule, also listing (arena array, *out_n entries; both may be NULL)
  * every PrimFunc with blocks left unscheduled and why. */
 RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
-                                               rlx_sched_func_report_t** out_reports);
+                                                            rlx_sched_func_report_t** out_reports);
 /* call_tir / call_dps_packed → explicit R.builtin.alloc_tensor + DPS call. */
 RLX_MUST_USE rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Static memory planning: alloc_tensor → storages reused across tensors with disjoint

@@ -147,7 +147,7 @@ static RLX_MUST_USE rlx_status_t* subgraph_body(rlx_onnx_importer_t* sub, const 
 /* Imports g as the private function f->fname (see subfn_t); f->gv then names it and
  * f->args are the outer values to pass. With f->mismatch set nothing was added. */
 static RLX_MUST_USE rlx_status_t* subgraph_function(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                                       subfn_t* f) {
+                                                    subfn_t* f) {
   rlx_ctx_t* ctx = im->ctx;
   f->mismatch = false;
   rlx_onnx_strmap_t defined = {0}, seen = {0};
@@ -209,7 +209,7 @@ static rlx_relax_expr_t* seq_of(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const char*
 
 /* A call of the branch function of g (named <output>_<suffix>). */
 static RLX_MUST_USE rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                                 const char* suffix, rlx_relax_expr_t** out_call, const rlx_onnx_type_t*** out_types) {
+                                              const char* suffix, rlx_relax_expr_t** out_call, const rlx_onnx_type_t*** out_types) {
   rlx_ctx_t* ctx = im->ctx;
   if (g->n_input) return rlx_onnx_error(node, "the %s branch must not have inputs", suffix);
   subfn_t f = {0};
@@ -224,7 +224,7 @@ static RLX_MUST_USE rlx_status_t* branch_call(rlx_onnx_importer_t* im, const rlx
 /* If: a constant condition imports the chosen branch in place; otherwise each branch is a
  * private function and the node one R.If binding calling them (outputs: its fields). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                                  rlx_relax_expr_t** outputs) {
+                                               rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto *tg = rlx_onnx_attr_graph(node, "then_branch"), *eg = rlx_onnx_attr_graph(node, "else_branch");
   if (!tg || !eg) return rlx_onnx_error(node, "needs then_branch and else_branch graphs");
@@ -301,7 +301,7 @@ static rlx_sinfo_t* fresh_dims(rlx_ctx_t* ctx, const rlx_sinfo_tensor_t* t, cons
  * initial values' struct info); when the body changes a carried tensor's dims, imports it
  * again with fresh dims for that value. carried_out: index of the first carried output. */
 static RLX_MUST_USE rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                               const char* const* carried_names, int carried_out, loop_t* L) {
+                                            const char* const* carried_names, int carried_out, loop_t* L) {
   rlx_ctx_t* ctx = im->ctx;
   subfn_t* f = &L->f;
   int n_out = (int)g->n_output;
@@ -363,7 +363,7 @@ static RLX_MUST_USE rlx_status_t* loop_body(rlx_onnx_importer_t* im, const rlx_o
 
 /* The scan output struct info of one iteration (scan output k of the body). */
 static RLX_MUST_USE rlx_status_t* scan_elem(const rlx_onnx_node_t* node, const loop_t* L, int first_scan_out, int k,
-                               rlx_sinfo_tensor_t** out) {
+                                            rlx_sinfo_tensor_t** out) {
   rlx_sinfo_tensor_t* t = as_tensor(L->f.out_sinfo[first_scan_out + k]);
   if (!t || t->ndim < 0 || rlx_dtype_is_void(t->dtype))
     return rlx_onnx_error(node, "scan output %d of the body must be a tensor of known rank and dtype", k);
@@ -376,8 +376,8 @@ static RLX_MUST_USE rlx_status_t* scan_elem(const rlx_onnx_node_t* node, const l
  * is (count, one iteration's dims) — count: the trip count when known (Scan), else a fresh
  * var; an iteration's symbolic dims are fresh vars. out[i]: field i. */
 static RLX_MUST_USE rlx_status_t* loop_call(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, loop_t* L, rlx_relax_expr_t* max_trip,
-                               rlx_relax_expr_t* cond, int first_scan_out, rlx_expr_t* count, int n_extra,
-                               rlx_relax_expr_t* const* extra, rlx_relax_expr_t** out) {
+                                            rlx_relax_expr_t* cond, int first_scan_out, rlx_expr_t* count, int n_extra,
+                                            rlx_relax_expr_t* const* extra, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   int nc = L->n_carried, ns = L->n_scan;
   int n_args = 5 + 2 * ns + nc + L->f.n_args + n_extra, a = 0;
@@ -443,7 +443,7 @@ static void loop_counters(rlx_ctx_t* ctx, const char* iter_name, const char* con
 
 /* A tensor input that holds one value of the given dtype (Loop's M and cond). */
 static RLX_MUST_USE rlx_status_t* scalar_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* e, int i, rlx_dtype_t want,
-                                  const char* what) {
+                                               const char* what) {
   rlx_sinfo_tensor_t* t = e ? as_tensor(e->sinfo) : NULL;
   if (!t || !rlx_dtype_eq(t->dtype, want)) return rlx_onnx_error(node, "input %d (%s) must be a %s tensor", i, what,
                                                                  rlx_dtype_is_bool(want) ? "bool" : "int64");
@@ -456,7 +456,7 @@ static RLX_MUST_USE rlx_status_t* scalar_input(const rlx_onnx_node_t* node, rlx_
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
   if (!g) return rlx_onnx_error(node, "needs a body graph");
@@ -528,14 +528,14 @@ static RLX_MUST_USE rlx_status_t* scan_prologue(rlx_onnx_importer_t* sub, subfn_
 
 /* An op call with one int attribute, emitted. */
 static RLX_MUST_USE rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t op, rlx_relax_expr_t* x, const char* key, rlx_attr_t v,
-                         rlx_relax_expr_t** out) {
+                                      rlx_relax_expr_t** out) {
   rlx_attrs_t at = key ? rlx_attrs_set(im->ctx, (rlx_attrs_t){0}, key, v) : (rlx_attrs_t){0};
   return rlx_onnx_emit(im, rlx_relax_op_call(im->ctx, op, 1, &x, at), out);
 }
 
 /* An axis attribute list of n entries (absent: zeros), each normalized against ranks[i]. */
 static RLX_MUST_USE rlx_status_t* scan_axes(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key, int n,
-                               const int* ranks, int64_t** out) {
+                                            const int* ranks, int64_t** out) {
   const int64_t* v = NULL;
   int got = rlx_onnx_attr_ints(node, key, &v);
   if (got >= 0 && got != n) return rlx_onnx_error(node, "%s has %d entries, expected %d", key, got, n);
@@ -560,8 +560,8 @@ static RLX_MUST_USE rlx_status_t* scan_axes(rlx_onnx_importer_t* im, const rlx_o
  * on the first call) and reused. res: final states then the K stacked scan outputs (axis 0,
  * in iteration order). */
 static RLX_MUST_USE rlx_status_t* scan_run(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const Onnx__GraphProto* g,
-                              loop_t* L, scan_user_t* u, rlx_relax_expr_t* const* states, rlx_relax_expr_t* const* xs,
-                              rlx_relax_expr_t** res) {
+                                           loop_t* L, scan_user_t* u, rlx_relax_expr_t* const* states, rlx_relax_expr_t* const* xs,
+                                           rlx_relax_expr_t** res) {
   rlx_ctx_t* ctx = im->ctx;
   int n_state = u->n_state, m = u->n_in;
   rlx_expr_t* len = NULL;
@@ -605,7 +605,7 @@ static RLX_MUST_USE rlx_status_t* ranked(const rlx_onnx_node_t* node, rlx_relax_
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
   if (!g) return rlx_onnx_error(node, "needs a body graph");
@@ -755,7 +755,7 @@ static RLX_MUST_USE rlx_status_t* map_epilogue(rlx_onnx_importer_t* sub, subfn_t
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__GraphProto* g = rlx_onnx_attr_graph(node, "body");
   if (!g) return rlx_onnx_error(node, "needs a body graph");

@@ -102,7 +102,7 @@ static rlx_relax_constant_t* const_arg(rlx_relax_expr_t* e, void* user) {
 /* Runs call_tir c (a PrimFunc of m, all args constant) with the TIR interpreter; *out gets
  * the Constant, or NULL when it cannot be folded (too large, not interpretable). */
 static RLX_MUST_USE rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
-                                   rlx_relax_expr_t** out) {
+                                                rlx_relax_expr_t** out) {
   return rlx_fold_call_tir(im->ctx, m, c, const_arg, NULL, &fold_limits, out);
 }
 
@@ -180,7 +180,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
-                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
+                                            rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
   *out = NULL;
   bool all_const = true;
   for (int i = 0; i < n_args; i++) all_const &= args[i]->kind == RLX_RELAX_CONSTANT;
@@ -219,7 +219,7 @@ static int64_t numel_of(int ndim, const int64_t* shape) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
-                                  rlx_relax_expr_t* e, int64_t** out_vals, int* out_n) {
+                                               rlx_relax_expr_t* e, int64_t** out_vals, int* out_n) {
   *out_vals = NULL;
   *out_n = 0;
   const char* iname = input >= 0 && input < node->n_inputs ? node->inputs[input] : "?";
@@ -337,7 +337,7 @@ int rlx_onnx_attr_floats(const rlx_onnx_node_t* node, const char* key, const flo
 
 /* A decoded TensorProto as a Relax constant. */
 static RLX_MUST_USE rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const Onnx__TensorProto* t, const char* what,
-                                  rlx_relax_expr_t** out) {
+                                               rlx_relax_expr_t** out) {
   rlx_onnx_decoded_t d;
   RLX_RETURN_IF_ERROR(rlx_onnx_tensor_decode(t, what, &d));
   *out = rlx_onnx_make_const(im, d.dtype, d.ndim, d.shape, d.data);
@@ -347,7 +347,7 @@ static RLX_MUST_USE rlx_status_t* tensor_const(rlx_onnx_importer_t* im, const On
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
-                                   rlx_relax_expr_t** out) {
+                                                rlx_relax_expr_t** out) {
   *out = NULL;
   const Onnx__AttributeProto* a = find_attr(node, key);
   if (!a) return rlx_onnx_error(node, "missing attribute '%s'", key);
@@ -429,7 +429,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_add_initializers(rlx_onnx_importer_t* im, co
 
 /* A bound graph input as a constant, checked against its declared type. */
 static RLX_MUST_USE rlx_status_t* bind_input(rlx_onnx_importer_t* im, const char* name, const rlx_sinfo_tensor_t* s,
-                                const DLTensor* v, rlx_relax_expr_t** out) {
+                                             const DLTensor* v, rlx_relax_expr_t** out) {
   rlx_dtype_t dt = rlx_dtype(v->dtype.code, v->dtype.bits, v->dtype.lanes);
   char a[32], b[32];
   if (dt.code != s->dtype.code || dt.bits != s->dtype.bits || dt.lanes != s->dtype.lanes)
@@ -553,7 +553,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const 
 
 /* The graph output `vi` as an expression, checked against its declared element type. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
-                                    rlx_relax_expr_t** out) {
+                                                 rlx_relax_expr_t** out) {
   void* v = NULL;
   if (!rlx_onnx_strmap_get(&im->values, vi->name, &v) || v == NOT_PRODUCED)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "graph output '%s' is not computed by any node", vi->name);
@@ -705,7 +705,7 @@ static RLX_MUST_USE rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_modu
 }
 
 static RLX_MUST_USE rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name,
-                                  const rlx_onnx_import_options_t* opts, rlx_module_t** out) {
+                                               const rlx_onnx_import_options_t* opts, rlx_module_t** out) {
   *out = NULL;
   Onnx__ModelProto* model = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_model_unpack(data, n, name, &model));
@@ -736,7 +736,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_import_bytes(rlx_ctx_t* ctx, const void* dat
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_import_file_ex(rlx_ctx_t* ctx, const char* path, const rlx_onnx_import_options_t* opts,
-                                      rlx_module_t** out) {
+                                                   rlx_module_t** out) {
   *out = NULL;
   char* data = NULL;
   size_t n = 0;

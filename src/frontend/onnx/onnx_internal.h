@@ -39,7 +39,7 @@ void rlx_onnx_tensor_proto_free(Onnx__TensorProto* t);
 /* As above for any message of descriptor d (SequenceProto, OptionalProto of the test data);
  * free with rlx_onnx_message_free. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
-                                      const char* name, ProtobufCMessage** out);
+                                                   const char* name, ProtobufCMessage** out);
 void rlx_onnx_message_free(ProtobufCMessage* m);
 /* The opset the model imports for domain ("" and "ai.onnx" are the default domain); -1 when
  * the model does not import it. */
@@ -86,14 +86,14 @@ struct rlx_onnx_importer {
 
 /* The type a TypeProto declares (values.c); errors name `what`. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
-                                       const rlx_onnx_type_t** out);
+                                                    const rlx_onnx_type_t** out);
 /* "tensor", "seq(T)", "opt(T)" (the texts rlx_onnx_value_load takes). */
 const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
 
 /* Struct info of a graph input/output: Tensor(shape, dtype); dim_param → a var shared by
  * name, dim_value → a constant, a missing dim → a fresh var. Errors name `what`. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
-                                        rlx_sinfo_t** out);
+                                                     rlx_sinfo_t** out);
 
 /* ---- pieces of the import that control flow (control.c) reuses ---- */
 /* Every node of g without a converter for the model's opset, reported at once. */
@@ -105,7 +105,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_convert_node(rlx_onnx_importer_t* im, const 
 /* The value named by graph output vi, checked against its declared element type when it is a
  * tensor; any_kind: tuples (sequences) are accepted too, else only tensors. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_graph_output(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, bool any_kind,
-                                    rlx_relax_expr_t** out);
+                                                 rlx_relax_expr_t** out);
 /* Ends the open function with result (bound to a var first unless it is one; closes the
  * dataflow block when `dataflow`). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_func_result(rlx_onnx_importer_t* im, rlx_relax_expr_t* result, bool dataflow);
@@ -119,13 +119,13 @@ const Onnx__GraphProto* rlx_onnx_attr_graph(const rlx_onnx_node_t* node, const c
 
 /* ONNX If, Loop, Scan (control.c; listed in the core family's table). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_if(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                                  rlx_relax_expr_t** outputs);
+                                               rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_loop(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 /* SequenceMap: the body applied to each element, as vm.builtin.loop over the first input's length. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_sequence_map(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_convert_scan(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 
 #endif

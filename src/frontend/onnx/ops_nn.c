@@ -150,7 +150,7 @@ static RLX_MUST_USE rlx_status_t* positive_ints(const rlx_onnx_node_t* node, con
 
 /* Adds a per-channel bias b (1-D, [C]) to y ([N, C, spatial...]). */
 static RLX_MUST_USE rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* y,
-                                      rlx_relax_expr_t* b, int nsp, rlx_relax_expr_t** out) {
+                                                   rlx_relax_expr_t* b, int nsp, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t* bt = nn_sinfo(b);
   if (!bt || bt->ndim != 1) return rlx_onnx_error(node, "the bias (input 2) must be 1-D");
@@ -164,7 +164,7 @@ static RLX_MUST_USE rlx_status_t* add_channel_bias(rlx_onnx_importer_t* im, cons
 
 /* ---------------------------------------------------------------- MatMul */
 static RLX_MUST_USE rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *a, *b;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &a));
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 1, &b));
@@ -177,7 +177,7 @@ static RLX_MUST_USE rlx_status_t* convert_matmul(rlx_onnx_importer_t* im, const 
 /* Y = alpha * A' B' + beta * C (C optional, broadcast to [M, N]); the legacy broadcast
  * attribute (opset < 7) is accepted: C broadcasts in both cases. */
 static RLX_MUST_USE rlx_status_t* convert_gemm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                               rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_sinfo_tensor_t *at, *bt;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &at));
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 1, &bt));
@@ -222,7 +222,7 @@ typedef struct {
 } conv_common_t;
 
 static RLX_MUST_USE rlx_status_t* conv_common(const rlx_onnx_node_t* node, rlx_sinfo_tensor_t* x, rlx_sinfo_tensor_t* w,
-                                 conv_common_t* a) {
+                                              conv_common_t* a) {
   int nsp = a->nsp = x->ndim - 2;
   if (nsp < 1 || nsp > NN_MAX_SP) return nn_unsupported(node, "input of rank %d (only 1-D to 3-D convolutions)", x->ndim);
   if (w->ndim != x->ndim) return rlx_onnx_error(node, "W has rank %d, X rank %d", w->ndim, x->ndim);
@@ -245,7 +245,7 @@ static RLX_MUST_USE rlx_status_t* conv_common(const rlx_onnx_node_t* node, rlx_s
 }
 
 static RLX_MUST_USE rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                                  rlx_relax_expr_t** outputs) {
+                                               rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *w;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));
@@ -274,7 +274,7 @@ static RLX_MUST_USE rlx_status_t* convert_conv(rlx_onnx_importer_t* im, const rl
  * follows from the wanted size and is split as ONNX says (SAME_UPPER: the smaller half first;
  * otherwise the larger half first); a negative end padding becomes extra output_padding. */
 static RLX_MUST_USE rlx_status_t* convert_conv_transpose(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                            rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
+                                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_tensor_t *x, *w;
   RLX_RETURN_IF_ERROR(nn_tensor(node, inputs, 0, &x));

@@ -43,34 +43,34 @@ rlx_op_id_t nn_op_dims(rlx_op_id_t op_1d, int nsp);
 
 /* Converters defined in ops_nn_pool.c, ops_nn_norm.c and ops_nn_roi.c. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                   rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                               rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_average_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                              rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                           rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                          rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                       rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_global_lp_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                         rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                      rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_batch_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_instance_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_layer_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_group_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_max_unpool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_mvn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                              rlx_relax_expr_t** outputs);
+                                           rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lp_norm(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                  rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                               rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_roi_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                    rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                 rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lrn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                              rlx_relax_expr_t** outputs);
+                                           rlx_relax_expr_t** outputs);
 
 #endif

@@ -21,7 +21,7 @@ static RLX_MUST_USE rlx_status_t* op1(rlx_onnx_importer_t* im, rlx_op_id_t name,
 }
 
 static RLX_MUST_USE rlx_status_t* op2(rlx_onnx_importer_t* im, rlx_op_id_t name, rlx_relax_expr_t* a, rlx_relax_expr_t* b,
-                         rlx_relax_expr_t** out) {
+                                      rlx_relax_expr_t** out) {
   rlx_relax_expr_t* args[2] = {a, b};
   return ot_op(im, name, 2, args, (rlx_attrs_t){0}, out);
 }
@@ -32,7 +32,7 @@ static rlx_attrs_t one_axis(rlx_ctx_t* ctx, const char* key, int64_t axis) {
 
 /* x[begin:end] along axis. */
 static RLX_MUST_USE rlx_status_t* slice(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int64_t axis, int64_t begin, int64_t end,
-                           rlx_relax_expr_t** out) {
+                                        rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_attrs_t a = one_axis(ctx, "axes", axis);
   a = ot_attr(ctx, a, "begin", rlx_attr_ints(1, ot_copy_ints(ctx, 1, &begin)));
@@ -51,7 +51,7 @@ static RLX_MUST_USE rlx_status_t* expand(rlx_onnx_importer_t* im, rlx_relax_expr
 }
 
 static RLX_MUST_USE rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_relax_expr_t** parts, int64_t axis,
-                            rlx_relax_expr_t** out) {
+                                         rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (n == 1) {
     *out = parts[0];
@@ -62,7 +62,7 @@ static RLX_MUST_USE rlx_status_t* concat(rlx_onnx_importer_t* im, int n, rlx_rel
 }
 
 static RLX_MUST_USE rlx_status_t* permute(rlx_onnx_importer_t* im, rlx_relax_expr_t* x, int n, const int64_t* axes,
-                             rlx_relax_expr_t** out) {
+                                          rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   return ot_op(im, RLX_OP_PERMUTE_DIMS, 1, &x,
                ot_attr(ctx, (rlx_attrs_t){0}, "axes", rlx_attr_ints(n, ot_copy_ints(ctx, n, axes))), out);
@@ -90,8 +90,8 @@ static RLX_MUST_USE rlx_status_t* add_opt(rlx_onnx_importer_t* im, rlx_relax_exp
 
 /* One direction: Y_d [T, B, H], final h (and c). */
 static RLX_MUST_USE rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const rnn_t* r,
-                               rlx_relax_expr_t* const* inputs, int d, bool reverse, rlx_relax_expr_t** out_y,
-                               rlx_relax_expr_t** out_h, rlx_relax_expr_t** out_c) {
+                                            rlx_relax_expr_t* const* inputs, int d, bool reverse, rlx_relax_expr_t** out_y,
+                                            rlx_relax_expr_t** out_h, rlx_relax_expr_t** out_c) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   int64_t H = r->H, G = r->G;
   rlx_relax_expr_t *w, *rr, *wt[4], *rt[4], *wb[4] = {0}, *rb[4] = {0}, *p[3] = {0};
@@ -231,7 +231,7 @@ static rlx_op_id_t act_op(const char* name) {
 }
 
 static RLX_MUST_USE rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                             rlx_relax_expr_t** outputs, rnn_kind_t kind) {
+                                          rlx_relax_expr_t** outputs, rnn_kind_t kind) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rnn_t r;
   memset(&r, 0, sizeof(r));

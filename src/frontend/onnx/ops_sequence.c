@@ -20,7 +20,7 @@
 
 /* The elements of sequence input i. */
 static RLX_MUST_USE rlx_status_t* elems_of(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                              int i, int* out_n, rlx_relax_expr_t*** out) {
+                                           int i, int* out_n, rlx_relax_expr_t*** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_relax_expr_t* s = i < node->n_inputs ? inputs[i] : NULL;
   if (!s) return rlx_onnx_error(node, "input %d (a sequence) is missing", i);
@@ -41,14 +41,14 @@ static RLX_MUST_USE rlx_status_t* elems_of(rlx_onnx_importer_t* im, const rlx_on
 }
 
 static RLX_MUST_USE rlx_status_t* with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
-                               rlx_relax_expr_t** out) {
+                                            rlx_relax_expr_t** out) {
   return rlx_onnx_with_dims(im, node, e, out);
 }
 
 /* ---- lists: sequences whose length is decided at run time (struct info R.Object) ---- */
 /* The element type of list input i (a tensor type; an error when it is known not to be). */
 static RLX_MUST_USE rlx_status_t* list_elem(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                               int i, const rlx_onnx_type_t** out) {
+                                            int i, const rlx_onnx_type_t** out) {
   const rlx_onnx_type_t* t = rlx_onnx_value_type(im, node->inputs[i], inputs[i]);
   if (t->kind == RLX_ONNX_T_OPT) t = t->elem; /* an optional sequence, known to hold one here */
   if (t->kind != RLX_ONNX_T_SEQ && t->kind != RLX_ONNX_T_UNKNOWN)
@@ -62,7 +62,7 @@ static RLX_MUST_USE rlx_status_t* list_elem(rlx_onnx_importer_t* im, const rlx_o
 
 /* The result of an op on list input 0: a list (R.Object) of elements of type el, recorded. */
 static RLX_MUST_USE rlx_status_t* list_result(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* builtin, int n_args,
-                                 rlx_relax_expr_t* const* args, const rlx_onnx_type_t* el, rlx_relax_expr_t** out) {
+                                              rlx_relax_expr_t* const* args, const rlx_onnx_type_t* el, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, builtin, n_args, args, rlx_sinfo_object(ctx), out));
   rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, el));
@@ -78,7 +78,7 @@ static const rlx_onnx_type_t* tensor_type(rlx_onnx_importer_t* im, const rlx_onn
 /* The struct info covering every candidate: theirs when all are equal, else a tensor of their
  * common rank and dtype with unknown dims. */
 static RLX_MUST_USE rlx_status_t* join(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int n, rlx_relax_expr_t* const* e,
-                          rlx_sinfo_t** out) {
+                                       rlx_sinfo_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (n < 1) return rlx_onnx_error(node, "the sequence is empty");
   bool same = true;
@@ -104,7 +104,7 @@ static RLX_MUST_USE rlx_status_t* join(rlx_onnx_importer_t* im, const rlx_onnx_n
 /* Position input i: *is_const and its value normalized against len (ONNX: -len..len-1, or
  * -len..len when inserting); not constant: *is_const false. */
 static RLX_MUST_USE rlx_status_t* position(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
-                              int i, int64_t len, bool insert, bool* is_const, int64_t* out) {
+                                           int i, int64_t len, bool insert, bool* is_const, int64_t* out) {
   rlx_onnx_tensor_t c;
   rlx_sinfo_tensor_t* t;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, i, false, &t));
@@ -121,7 +121,7 @@ static RLX_MUST_USE rlx_status_t* position(rlx_onnx_importer_t* im, const rlx_on
 
 /* builtin(args) returning a sequence of n elements of struct info el. */
 static RLX_MUST_USE rlx_status_t* call_seq(rlx_onnx_importer_t* im, const char* builtin, int n_args, rlx_relax_expr_t* const* args,
-                              int n, rlx_sinfo_t* el, rlx_relax_expr_t** out) {
+                                           int n, rlx_sinfo_t* el, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n > 0 ? n : 1);
   for (int k = 0; k < n; k++) f[k] = el;

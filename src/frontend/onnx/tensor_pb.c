@@ -66,7 +66,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_load(const char* path, rlx_ndarray_t*
 /* Fills p (a TensorProto pointing at t's data) for packing; a string tensor's list of strings
  * is allocated in ctx. */
 static RLX_MUST_USE rlx_status_t* tensor_proto_of(rlx_ctx_t* ctx, const char* path, const DLTensor* t, const char* name,
-                                     Onnx__TensorProto* p) {
+                                                  Onnx__TensorProto* p) {
   if (rlx_ndarray_is_strings(t)) {
     Onnx__TensorProto init = ONNX__TENSOR_PROTO__INIT;
     *p = init;
@@ -152,13 +152,13 @@ static vt_kind_t type_kind(const char* type, const char** out_inner) {
 }
 
 static RLX_MUST_USE rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
-                               rlx_vm_value_t* out);
+                                            rlx_vm_value_t* out);
 static RLX_MUST_USE rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
-                               rlx_vm_value_t* out);
+                                            rlx_vm_value_t* out);
 
 /* Element i of a sequence or the value of an optional, by its declared type. */
 static RLX_MUST_USE rlx_status_t* elem_value(const char* type, const Onnx__TensorProto* t, const Onnx__SequenceProto* s,
-                                const Onnx__OptionalProto* o, const char* path, int depth, rlx_vm_value_t* out) {
+                                             const Onnx__OptionalProto* o, const char* path, int depth, rlx_vm_value_t* out) {
   const char* inner = NULL;
   switch (type_kind(type, &inner)) {
     case VT_TENSOR:
@@ -178,7 +178,7 @@ static RLX_MUST_USE rlx_status_t* elem_value(const char* type, const Onnx__Tenso
 }
 
 static RLX_MUST_USE rlx_status_t* seq_value(const Onnx__SequenceProto* m, const char* type, const char* path, int depth,
-                               rlx_vm_value_t* out) {
+                                            rlx_vm_value_t* out) {
   const char* inner = NULL;
   vt_kind_t k = type_kind(type, &inner);
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
@@ -202,7 +202,7 @@ static RLX_MUST_USE rlx_status_t* seq_value(const Onnx__SequenceProto* m, const 
 }
 
 static RLX_MUST_USE rlx_status_t* opt_value(const Onnx__OptionalProto* m, const char* type, const char* path, int depth,
-                               rlx_vm_value_t* out) {
+                                            rlx_vm_value_t* out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   out->kind = RLX_VM_INPUT_NONE;
   if (!m->tensor_value && !m->sequence_value && !m->optional_value) return NULL; /* empty */
@@ -210,7 +210,7 @@ static RLX_MUST_USE rlx_status_t* opt_value(const Onnx__OptionalProto* m, const 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_load_bytes(const void* data, size_t n, const char* type, const char* name,
-                                        rlx_vm_value_t* out) {
+                                                     rlx_vm_value_t* out) {
   memset(out, 0, sizeof(*out));
   out->kind = RLX_VM_INPUT_NONE;
   const char* inner = NULL;
@@ -254,9 +254,9 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_value_load(const char* path, const char* typ
 
 /* Messages for v of declared type `type`, allocated in ctx (tensor data not copied). */
 static RLX_MUST_USE rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
-                               Onnx__SequenceProto** out);
+                                            Onnx__SequenceProto** out);
 static RLX_MUST_USE rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
-                               Onnx__OptionalProto** out);
+                                            Onnx__OptionalProto** out);
 
 static RLX_MUST_USE rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path, const rlx_vm_value_t* v, Onnx__TensorProto** out) {
   if (v->kind != RLX_VM_INPUT_TENSOR || !v->tensor)
@@ -267,8 +267,8 @@ static RLX_MUST_USE rlx_status_t* tensor_proto(rlx_ctx_t* ctx, const char* path,
 
 /* Stores v (of declared type `type`) as element slot of the containers' arrays: tensor, sequence or optional. */
 static RLX_MUST_USE rlx_status_t* elem_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
-                                Onnx__TensorProto** t, Onnx__SequenceProto** s, Onnx__OptionalProto** o,
-                                int32_t* out_elem) {
+                                             Onnx__TensorProto** t, Onnx__SequenceProto** s, Onnx__OptionalProto** o,
+                                             int32_t* out_elem) {
   const char* inner = NULL;
   switch (type_kind(type, &inner)) {
     case VT_TENSOR: *out_elem = 1; return tensor_proto(ctx, path, v, t);
@@ -280,7 +280,7 @@ static RLX_MUST_USE rlx_status_t* elem_proto(rlx_ctx_t* ctx, const char* path, c
 }
 
 static RLX_MUST_USE rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
-                               Onnx__SequenceProto** out) {
+                                            Onnx__SequenceProto** out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   if (v->kind != RLX_VM_INPUT_TUPLE) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a sequence value", path);
   Onnx__SequenceProto* m = RLX_NEW(ctx, Onnx__SequenceProto);
@@ -304,7 +304,7 @@ static RLX_MUST_USE rlx_status_t* seq_proto(rlx_ctx_t* ctx, const char* path, co
 }
 
 static RLX_MUST_USE rlx_status_t* opt_proto(rlx_ctx_t* ctx, const char* path, const char* type, const rlx_vm_value_t* v, int depth,
-                               Onnx__OptionalProto** out) {
+                                            Onnx__OptionalProto** out) {
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: values nested too deeply", path);
   Onnx__OptionalProto* m = RLX_NEW(ctx, Onnx__OptionalProto);
   Onnx__OptionalProto init = ONNX__OPTIONAL_PROTO__INIT;

@@ -82,7 +82,7 @@ void rlx_onnx_set_value_type(rlx_onnx_importer_t* im, const char* name, const rl
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_type_from_proto(rlx_onnx_importer_t* im, const Onnx__TypeProto* tp, const char* what, int depth,
-                                       const rlx_onnx_type_t** out) {
+                                                    const rlx_onnx_type_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   if (!tp) return rlx_status_create(RLX_PARSE_ERROR, "%s has no type", what);
   if (depth > 16) return rlx_status_create(RLX_UNSUPPORTED, "%s: types nested too deeply", what);
@@ -130,7 +130,7 @@ const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
-                                 rlx_relax_expr_t** out) {
+                                              rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   *out = e;
   if (!e->sinfo || e->sinfo->kind != RLX_SINFO_TENSOR) return NULL;
@@ -145,7 +145,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
-                                    rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out) {
+                                                 rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out) {
   rlx_relax_var_t* v = NULL;
   RLX_RETURN_IF_ERROR(
       rlx_bb_emit(im->bb, rlx_relax_call_pure_packed(im->ctx, builtin, n_args, args, 1, &s), NULL, &v));
@@ -154,7 +154,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
-                                 const rlx_onnx_type_t** out) {
+                                              const rlx_onnx_type_t** out) {
   const Onnx__NodeProto* p = node->proto;
   for (size_t i = 0; i < p->n_attribute; i++)
     if (strcmp(p->attribute[i]->name, key) == 0 && p->attribute[i]->tp)

@@ -50,7 +50,7 @@ static rlx_tir_buffer_t* clone_buffer(rlx_ctx_t* ctx, const rlx_tir_buffer_t* x,
 typedef enum { CACHE_READ, CACHE_WRITE } cache_kind_t;
 
 static RLX_MUST_USE rlx_status_t* cache(rlx_schedule_t* s, const char* block, int index, const char* scope, cache_kind_t kind,
-                           const char** out_block) {
+                                        const char** out_block) {
   rlx_ctx_t* ctx = s->ctx;
   const char* op = kind == CACHE_READ ? "cache_read" : "cache_write";
   sched_path_t* p = malloc(sizeof(*p));
@@ -131,11 +131,11 @@ done:
 }
 
 RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
-                                    const char** out_block) {
+                                                 const char** out_block) {
   return cache(s, block, write_index, scope, CACHE_WRITE, out_block);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
-                                   const char** out_block) {
+                                                const char** out_block) {
   return cache(s, block, read_index, scope, CACHE_READ, out_block);
 }

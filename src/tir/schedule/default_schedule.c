@@ -611,7 +611,7 @@ bool rlx_tir_func_needs_default_schedule(const rlx_tir_func_t* f) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_tir_default_schedule_report(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out,
-                                              rlx_sched_report_t* out_report) {
+                                                           rlx_sched_report_t* out_report) {
   rlx_sched_report_t rep = {0, NULL};
   if (out_report) *out_report = rep;
   if (!rlx_tir_func_needs_default_schedule(f)) {

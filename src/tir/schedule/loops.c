@@ -16,7 +16,7 @@
 static rlx_expr_t* ci(rlx_ctx_t* ctx, rlx_dtype_t t, int64_t v) { return rlx_ir_int(ctx, t, v); }
 
 RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
-                              rlx_var_t** out_loops) {
+                                           rlx_var_t** out_loops) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
   if (!p) return rlx_status_create(RLX_OUT_OF_MEMORY, "split");

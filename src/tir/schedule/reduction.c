@@ -29,7 +29,7 @@ static rlx_expr_t* keep_conjuncts(rlx_ctx_t* ctx, rlx_expr_t* pred, rlx_var_t* c
 }
 
 RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
-                                            const char** out_init_block) {
+                                                         const char** out_init_block) {
   rlx_ctx_t* ctx = s->ctx;
   sched_path_t* p = malloc(sizeof(*p));
   rlx_status_t* st = NULL;
