@@ -213,18 +213,25 @@ static RLX_MUST_USE rlx_status_t* ln_axes(rlx_ctx_t* ctx, const rlx_relax_call_t
   return NULL;
 }
 
-rlx_status_t* onn_infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+/* The args of layer_norm and group_norm: data (float), gamma and beta, of one dtype (*dt). */
+static RLX_MUST_USE rlx_status_t* norm_args(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_tensor_t** x,
+                                            rlx_sinfo_tensor_t** g, rlx_sinfo_tensor_t** b, rlx_dtype_t* dt) {
   const char* op = onn_op_name(c);
   RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 3));
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, x));
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, g));
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 2, b));
+  if (!rlx_dtype_is_void((*x)->dtype) && !rlx_dtype_is_float((*x)->dtype))
+    return onn_fail(op, "input dtype must be float, got %s", onn_dt_str(ctx, (*x)->dtype));
+  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, (*x)->dtype, (*g)->dtype, dt));
+  return onn_same_dtype(ctx, op, (*x)->dtype, (*b)->dtype, dt);
+}
+
+rlx_status_t* onn_infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  const char* op = onn_op_name(c);
   rlx_sinfo_tensor_t *x, *g, *b;
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &g));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 2, &b));
-  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
-    return onn_fail(op, "input dtype must be float, got %s", onn_dt_str(ctx, x->dtype));
   rlx_dtype_t dt;
-  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, g->dtype, &dt));
-  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, b->dtype, &dt));
+  RLX_RETURN_IF_ERROR(norm_args(ctx, c, &x, &g, &b, &dt));
   int axes[16], n;
   RLX_RETURN_IF_ERROR(ln_axes(ctx, c, x->ndim, axes, &n));
   rlx_sinfo_tensor_t* ps[2] = {g, b};
@@ -399,16 +406,9 @@ static RLX_MUST_USE rlx_status_t* get_gn_attrs(rlx_ctx_t* ctx, const rlx_relax_c
 
 rlx_status_t* onn_infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
-  RLX_RETURN_IF_ERROR(onn_check_arity(c, 3, 3));
   rlx_sinfo_tensor_t *x, *g, *b;
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &g));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 2, &b));
-  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
-    return onn_fail(op, "input dtype must be float, got %s", onn_dt_str(ctx, x->dtype));
   rlx_dtype_t dt;
-  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, g->dtype, &dt));
-  RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, b->dtype, &dt));
+  RLX_RETURN_IF_ERROR(norm_args(ctx, c, &x, &g, &b, &dt));
   gn_attrs_t a;
   RLX_RETURN_IF_ERROR(get_gn_attrs(ctx, c, x->ndim, &a));
   int64_t cv;

@@ -66,22 +66,38 @@ static RLX_MUST_USE rlx_status_t* get_conv_attrs(const rlx_relax_call_t* c, conv
   return NULL;
 }
 
+/* The data and weight of a convolution (two tensor args). */
+static RLX_MUST_USE rlx_status_t* conv_operands(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_tensor_t** x,
+                                                rlx_sinfo_tensor_t** w) {
+  RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, x));
+  return onn_tensor_arg(ctx, c, 1, w);
+}
+
+/* A convolution's result dtype (out_dtype, or the operands' common one when void) and its
+ * operands' ranks (k spatial dims + 2; the weight in kernel_layout). */
+static RLX_MUST_USE rlx_status_t* conv_dtype_rank(rlx_ctx_t* ctx, const char* op, const rlx_sinfo_tensor_t* x,
+                                                  const rlx_sinfo_tensor_t* w, int k, rlx_dtype_t out_dtype,
+                                                  const char* kernel_layout, rlx_dtype_t* dt) {
+  int nd = k + 2;
+  if (rlx_dtype_is_void(out_dtype)) RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, w->dtype, dt));
+  else *dt = out_dtype;
+  if (x->ndim >= 0 && x->ndim != nd)
+    return onn_fail(op, "data must be %d-D (%s), got %s", nd, data_layouts[k], onn_shape_str(ctx, x));
+  if (w->ndim >= 0 && w->ndim != nd)
+    return onn_fail(op, "weight must be %d-D (%s), got %s", nd, kernel_layout, onn_shape_str(ctx, w));
+  return NULL;
+}
+
 rlx_status_t* onn_infer_conv(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
-  RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
   rlx_sinfo_tensor_t *x, *w;
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &w));
+  RLX_RETURN_IF_ERROR(conv_operands(ctx, c, &x, &w));
   conv_attrs_t a;
   RLX_RETURN_IF_ERROR(get_conv_attrs(c, &a));
   int k = a.nsp, nd = k + 2;
   rlx_dtype_t dt;
-  if (rlx_dtype_is_void(a.out_dtype)) RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, w->dtype, &dt));
-  else dt = a.out_dtype;
-  if (x->ndim >= 0 && x->ndim != nd)
-    return onn_fail(op, "data must be %d-D (%s), got %s", nd, data_layouts[k], onn_shape_str(ctx, x));
-  if (w->ndim >= 0 && w->ndim != nd)
-    return onn_fail(op, "weight must be %d-D (%s), got %s", nd, kernel_layouts[k], onn_shape_str(ctx, w));
+  RLX_RETURN_IF_ERROR(conv_dtype_rank(ctx, op, x, w, k, a.out_dtype, kernel_layouts[k], &dt));
   if (!x->shape || !w->shape) return *out = rlx_sinfo_tensor(ctx, nd, NULL, dt), NULL;
   rlx_expr_t* g = rlx_ir_i64(ctx, a.groups);
   if (onn_provably_ne(ctx, x->shape[1], rlx_ir_simplify(ctx, rlx_ir_mul(ctx, w->shape[1], g))))
@@ -269,20 +285,13 @@ static RLX_MUST_USE rlx_status_t* get_convt_attrs(const rlx_relax_call_t* c, con
 
 rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
   const char* op = onn_op_name(c);
-  RLX_RETURN_IF_ERROR(onn_check_arity(c, 2, 2));
   rlx_sinfo_tensor_t *x, *w;
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
-  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &w));
+  RLX_RETURN_IF_ERROR(conv_operands(ctx, c, &x, &w));
   convt_attrs_t a;
   RLX_RETURN_IF_ERROR(get_convt_attrs(c, &a));
   int k = a.nsp, nd = k + 2;
   rlx_dtype_t dt;
-  if (rlx_dtype_is_void(a.out_dtype)) RLX_RETURN_IF_ERROR(onn_same_dtype(ctx, op, x->dtype, w->dtype, &dt));
-  else dt = a.out_dtype;
-  if (x->ndim >= 0 && x->ndim != nd)
-    return onn_fail(op, "data must be %d-D (%s), got %s", nd, data_layouts[k], onn_shape_str(ctx, x));
-  if (w->ndim >= 0 && w->ndim != nd)
-    return onn_fail(op, "weight must be %d-D (%s), got %s", nd, tkernel_layouts[k], onn_shape_str(ctx, w));
+  RLX_RETURN_IF_ERROR(conv_dtype_rank(ctx, op, x, w, k, a.out_dtype, tkernel_layouts[k], &dt));
   if (!x->shape || !w->shape) return *out = rlx_sinfo_tensor(ctx, nd, NULL, dt), NULL;
   if (onn_provably_ne(ctx, x->shape[1], w->shape[0]))
     return onn_fail(op, "data channels %s != weight in-channels %s (shapes %s and %s; the weight is %s)",

@@ -256,42 +256,62 @@ static const char* infix(rlx_expr_kind_t k) {
   }
 }
 
-static void print_operand(const rlx_expr_t* e, int min_prec, rlx_strbuf_t* sb) {
+static void prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb, const rlx_prim_print_hooks_t* h);
+
+static void print_operand(const rlx_expr_t* e, int min_prec, rlx_strbuf_t* sb, const rlx_prim_print_hooks_t* h) {
   bool paren = prec(e) < min_prec;
   if (paren) rlx_strbuf_append(sb, "(");
-  rlx_relax_prim_print(e, sb);
+  prim_print(e, sb, h);
   if (paren) rlx_strbuf_append(sb, ")");
 }
 
-void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb) {
+/* "T." forms note themselves in *h->used_tir. */
+static void used_tir(const rlx_prim_print_hooks_t* h) {
+  if (h->used_tir) *h->used_tir = true;
+}
+
+static void prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb, const rlx_prim_print_hooks_t* h) {
   char buf[32];
   if (!e) {
-    rlx_strbuf_append(sb, "<null>");
+    rlx_strbuf_append(sb, h->null_text ? h->null_text : "<null>");
     return;
   }
   const char* op = infix(e->kind);
   if (op) {
     const rlx_binary_t* b = (const rlx_binary_t*)e;
     int p = prec(e);
-    print_operand(b->a, p, sb);
+    print_operand(b->a, p, sb, h);
     rlx_strbuf_append(sb, op);
     /* left-associative: an equal-precedence right operand needs parentheses */
-    print_operand(b->b, p + 1, sb);
+    print_operand(b->b, p + 1, sb, h);
     return;
   }
   switch (e->kind) {
     case RLX_EXPR_INT_IMM: {
       int64_t v = ((const rlx_int_imm_t*)e)->value;
-      if (rlx_dtype_eq(e->dtype, rlx_dt_int64())) rlx_strbuf_printf(sb, "%lld", (long long)v);
-      else if (rlx_dtype_is_bool(e->dtype)) rlx_strbuf_append(sb, v ? "T.bool(True)" : "T.bool(False)");
+      if (rlx_dtype_eq(e->dtype, rlx_dt_int64())) {
+        rlx_strbuf_printf(sb, "%lld", (long long)v);
+        return;
+      }
+      if (rlx_dtype_is_bool(e->dtype)) rlx_strbuf_append(sb, v ? "T.bool(True)" : "T.bool(False)");
       else rlx_strbuf_printf(sb, "T.%s(%lld)", rlx_dtype_str(e->dtype, buf), (long long)v);
+      used_tir(h);
       return;
     }
     case RLX_EXPR_FLOAT_IMM:
-      rlx_strbuf_printf(sb, "T.%s(%.17g)", rlx_dtype_str(e->dtype, buf), ((const rlx_float_imm_t*)e)->value);
+      rlx_strbuf_printf(sb, "T.%s(", rlx_dtype_str(e->dtype, buf));
+      if (h->put_float) h->put_float(sb, ((const rlx_float_imm_t*)e)->value);
+      else rlx_strbuf_printf(sb, "%.17g", ((const rlx_float_imm_t*)e)->value);
+      rlx_strbuf_append(sb, ")");
+      used_tir(h);
       return;
-    case RLX_EXPR_STRING_IMM: rlx_strbuf_printf(sb, "\"%s\"", ((const rlx_string_imm_t*)e)->value); return;
-    case RLX_EXPR_VAR: rlx_strbuf_append(sb, ((const rlx_var_t*)e)->name); return;
+    case RLX_EXPR_STRING_IMM:
+      if (h->put_string) h->put_string(sb, ((const rlx_string_imm_t*)e)->value);
+      else rlx_strbuf_printf(sb, "\"%s\"", ((const rlx_string_imm_t*)e)->value);
+      return;
+    case RLX_EXPR_VAR:
+      rlx_strbuf_append(sb, h->var_name ? h->var_name(h->user, (const rlx_var_t*)e) : ((const rlx_var_t*)e)->name);
+      return;
     case RLX_EXPR_DIV:
     case RLX_EXPR_MOD:
     case RLX_EXPR_MIN:
@@ -302,45 +322,56 @@ void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb) {
                          : e->kind == RLX_EXPR_MIN ? "T.min"
                                                    : "T.max";
       rlx_strbuf_printf(sb, "%s(", name);
-      rlx_relax_prim_print(b->a, sb);
+      prim_print(b->a, sb, h);
       rlx_strbuf_append(sb, ", ");
-      rlx_relax_prim_print(b->b, sb);
+      prim_print(b->b, sb, h);
       rlx_strbuf_append(sb, ")");
+      used_tir(h);
       return;
     }
     case RLX_EXPR_NOT:
       rlx_strbuf_append(sb, "not ");
-      print_operand(((const rlx_not_t*)e)->a, 9, sb);
+      print_operand(((const rlx_not_t*)e)->a, 9, sb, h);
       return;
     case RLX_EXPR_SELECT: {
       const rlx_select_t* s = (const rlx_select_t*)e;
       rlx_strbuf_append(sb, "T.Select(");
-      rlx_relax_prim_print(s->cond, sb);
+      prim_print(s->cond, sb, h);
       rlx_strbuf_append(sb, ", ");
-      rlx_relax_prim_print(s->t, sb);
+      prim_print(s->t, sb, h);
       rlx_strbuf_append(sb, ", ");
-      rlx_relax_prim_print(s->f, sb);
+      prim_print(s->f, sb, h);
       rlx_strbuf_append(sb, ")");
+      used_tir(h);
       return;
     }
     case RLX_EXPR_CAST:
       rlx_strbuf_printf(sb, "T.Cast(\"%s\", ", rlx_dtype_str(e->dtype, buf));
-      rlx_relax_prim_print(((const rlx_cast_t*)e)->value, sb);
+      prim_print(((const rlx_cast_t*)e)->value, sb, h);
       rlx_strbuf_append(sb, ")");
+      used_tir(h);
       return;
     case RLX_EXPR_CALL: {
       const rlx_call_t* c = (const rlx_call_t*)e;
       rlx_strbuf_printf(sb, "T.%s(", c->op);
       for (int i = 0; i < c->n_args; i++) {
         if (i) rlx_strbuf_append(sb, ", ");
-        rlx_relax_prim_print(c->args[i], sb);
+        prim_print(c->args[i], sb, h);
       }
       rlx_strbuf_append(sb, ")");
+      used_tir(h);
       return;
     }
     default: rlx_strbuf_printf(sb, "<%s>", rlx_expr_kind_name(e->kind)); return;
   }
 }
+
+void rlx_relax_prim_print_ex(const rlx_expr_t* e, rlx_strbuf_t* sb, const rlx_prim_print_hooks_t* hooks) {
+  static const rlx_prim_print_hooks_t none = {0};
+  prim_print(e, sb, hooks ? hooks : &none);
+}
+
+void rlx_relax_prim_print(const rlx_expr_t* e, rlx_strbuf_t* sb) { rlx_relax_prim_print_ex(e, sb, NULL); }
 
 /* The dims of a shape: through the caller's dim printer, else as Relax prints PrimExprs. */
 typedef struct {

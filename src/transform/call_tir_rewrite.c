@@ -25,6 +25,7 @@
 
 #include "../relax/op.h"
 #include "pass.h"
+#include "pass_util.h"
 
 typedef struct {
   rlx_ctx_t* ctx;
@@ -249,23 +250,17 @@ static RLX_MUST_USE rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_rela
   return rlx_status_create(RLX_INTERNAL, "call_tir_rewrite: bad expression kind %d", (int)e->kind);
 }
 
+static rlx_status_t* rewrite_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+  return rewrite_func(user, f, out);
+}
+
 RLX_MUST_USE rlx_status_t* rlx_pass_call_tir_rewrite(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
-  rlx_module_t* m = rlx_module_create(ctx);
-  for (int i = 0; i < in->n_funcs; i++) rlx_module_set(m, in->funcs[i].name, in->funcs[i].kind, in->funcs[i].func);
+  rlx_module_t* m = pass_module_copy(ctx, in);
   rw_t w;
   memset(&w, 0, sizeof(w));
   w.ctx = ctx;
   w.m = m;
-  rlx_status_t* st = NULL;
-  for (int i = 0; i < m->n_funcs && !st; i++) {
-    rlx_module_entry_t* ent = &m->funcs[i];
-    if (ent->kind != RLX_FUNC_RELAX) continue;
-    rlx_relax_func_t* f = NULL;
-    st = rewrite_func(&w, ent->func, &f);
-    if (!st && f != ent->func) st = rlx_relax_normalize(ctx, m, &f->hdr);
-    if (st) st = rlx_status_annotate(st, "call_tir_rewrite: function '%s'", ent->name);
-    else ent->func = f;
-  }
+  rlx_status_t* st = pass_map_relax_funcs(ctx, m, "call_tir_rewrite", rewrite_entry, &w);
   rlx_ptrmap_free(&w.vmap);
   rlx_vec_free(&w.out);
   if (st) return st;

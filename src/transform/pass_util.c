@@ -63,3 +63,16 @@ rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_rel
   *out = nf;
   return NULL;
 }
+
+rlx_status_t* pass_map_relax_funcs(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, pass_func_fn_t fn, void* user) {
+  for (int i = 0; i < m->n_funcs; i++) {
+    rlx_module_entry_t* ent = &m->funcs[i];
+    if (ent->kind != RLX_FUNC_RELAX) continue;
+    rlx_relax_func_t* f = NULL;
+    rlx_status_t* st = fn(user, ent->func, &f);
+    if (!st && f != ent->func) st = rlx_relax_normalize(ctx, m, &f->hdr);
+    if (st) return rlx_status_annotate(st, "%s: function '%s'", pass, ent->name);
+    ent->func = f;
+  }
+  return NULL;
+}

@@ -36,6 +36,7 @@
 
 #include "../relax/op.h"
 #include "memory.h"
+#include "pass_util.h"
 
 enum { TO_END = 1 << 30, MATCH_RANGE = 16 };
 
@@ -96,7 +97,7 @@ static void collect_sig_var(rlx_var_t* v, bool whole_dim, void* user) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_memory_upper_bounds(rlx_ctx_t* ctx, const rlx_relax_func_t* f, rlx_analyzer_t** out,
-                                      int* out_n_bound) {
+                                                   int* out_n_bound) {
   rlx_analyzer_t* an = rlx_analyzer_create(ctx);
   int n_bound = 0;
   const rlx_attr_t* a = rlx_attrs_get(&f->attrs, "tir_var_upper_bound");
@@ -323,7 +324,7 @@ static storage_t* request(plan_t* p, storage_vec_t* pool, token_t* t) {
 typedef RLX_VEC(rlx_relax_binding_t*) bindings_t;
 
 static RLX_MUST_USE rlx_status_t* emit_call(plan_t* p, bindings_t* out, const char* name, rlx_op_id_t op, int n,
-                               rlx_relax_expr_t* const* args, rlx_relax_var_t** out_var) {
+                                            rlx_relax_expr_t* const* args, rlx_relax_var_t** out_var) {
   rlx_relax_expr_t* call = rlx_relax_op_call(p->ctx, op, n, args, (rlx_attrs_t){0});
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(p->ctx, p->m, call));
   rlx_relax_var_t* v = rlx_relax_var(p->ctx, name, call->sinfo);
@@ -495,23 +496,17 @@ static RLX_MUST_USE rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_
   return rlx_status_create(RLX_INTERNAL, "plan_memory: bad expression kind %d", (int)e->kind);
 }
 
+static rlx_status_t* plan_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+  return plan_func(user, f, out);
+}
+
 RLX_MUST_USE rlx_status_t* rlx_pass_plan_memory(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {
-  rlx_module_t* m = rlx_module_create(ctx);
-  for (int i = 0; i < in->n_funcs; i++) rlx_module_set(m, in->funcs[i].name, in->funcs[i].kind, in->funcs[i].func);
+  rlx_module_t* m = pass_module_copy(ctx, in);
   plan_t p;
   memset(&p, 0, sizeof(p));
   p.ctx = ctx;
   p.m = m;
-  rlx_status_t* st = NULL;
-  for (int i = 0; i < m->n_funcs && !st; i++) {
-    rlx_module_entry_t* ent = &m->funcs[i];
-    if (ent->kind != RLX_FUNC_RELAX) continue;
-    rlx_relax_func_t* f = NULL;
-    st = plan_func(&p, ent->func, &f);
-    if (!st && f != ent->func) st = rlx_relax_normalize(ctx, m, &f->hdr);
-    if (st) st = rlx_status_annotate(st, "plan_memory: function '%s'", ent->name);
-    else ent->func = f;
-  }
+  rlx_status_t* st = pass_map_relax_funcs(ctx, m, "plan_memory", plan_entry, &p);
   rlx_ptrmap_free(&p.var_toks);
   rlx_ptrmap_free(&p.alloc_tok);
   if (st) return st;
@@ -586,7 +581,7 @@ static RLX_MUST_USE rlx_status_t* find_relax_func(rlx_module_t* m, const char* f
 }
 
 RLX_MUST_USE rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before_plan, rlx_module_t* after_plan, const char* func,
-                               rlx_memory_stats_t* out) {
+                                            rlx_memory_stats_t* out) {
   rlx_relax_func_t *fb = NULL, *fa = NULL;
   RLX_RETURN_IF_ERROR(find_relax_func(before_plan, func, "before planning", &fb));
   RLX_RETURN_IF_ERROR(find_relax_func(after_plan, func, "after planning", &fa));

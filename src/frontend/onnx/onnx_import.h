@@ -68,7 +68,7 @@ extern const rlx_onnx_converter_t rlx_onnx_ops_random[];   /* RandomUniform/Norm
 /* Dropout-12 in training mode (training_mode input 2 given, not a constant false): random
  * drops with the seeded stream of ops_random.c; outputs[1], when named, is the mask. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_dropout_training(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                        rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
+                                                     rlx_relax_expr_t* const* inputs, rlx_relax_expr_t** outputs);
 /* The converter for op_type (default domain) at the model's opset: the entry with the largest
  * since_version <= opset over all families (earlier families win a tie); NULL when none. A
  * converter that also serves later revisions of its op reads rlx_onnx_opset (e.g. Split-18's
@@ -87,7 +87,7 @@ int rlx_onnx_opset(const rlx_onnx_importer_t* im);
 RLX_MUST_USE rlx_status_t* rlx_onnx_emit(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
 /* emit_te for ops without a Relax op (see rlx_bb_emit_te); folded like rlx_onnx_emit. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, void* user, int n_args,
-                               rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
+                                            rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
 
 /* A host view of a constant tensor (data in the arena, C order). */
 typedef struct {
@@ -102,7 +102,7 @@ bool rlx_onnx_const(rlx_onnx_importer_t* im, rlx_relax_expr_t* e, rlx_onnx_tenso
  * and the input when it is not a constant ("Reshape 'r1': input 1 (shape) must be a
  * constant"). *out_vals is arena memory. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_const_ints(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, int input,
-                                  rlx_relax_expr_t* e, int64_t** out_vals, int* out_n);
+                                               rlx_relax_expr_t* e, int64_t** out_vals, int* out_n);
 /* A Relax constant from host data (copied). */
 rlx_relax_expr_t* rlx_onnx_make_const(rlx_onnx_importer_t* im, rlx_dtype_t dtype, int ndim, const int64_t* shape,
                                       const void* data);
@@ -117,7 +117,7 @@ typedef rlx_expr_t* (*rlx_onnx_value_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
  * output); constants when every arg is a constant. Each value must be a dim (>= 0): the VM
  * reports a negative one. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_onnx_value_fn_t f,
-                                    void* user, int n_args, rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out);
+                                                 void* user, int n_args, rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out);
 /* A fresh int64 symbolic var named after the node's first output and suffix ("y_count"). */
 rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* suffix);
 /* Emits a run-time check that the int64 PrimExpr actual equals expected (a match_cast of a
@@ -126,7 +126,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_check(rlx_onnx_importer_t* im, rlx_e
 /* ReduceSum over axes given at run time (input 1, a 1-d tensor of static length), with
  * keepdims or not (ops_tensor_dyn.c). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
-                                          rlx_relax_expr_t* const* inputs, bool keepdims, rlx_relax_expr_t** out);
+                                                       rlx_relax_expr_t* const* inputs, bool keepdims, rlx_relax_expr_t** out);
 /* Element j of an integer placeholder (0-d: its value) as int64. */
 rlx_expr_t* rlx_onnx_load_int(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t j);
 
@@ -164,17 +164,20 @@ bool rlx_onnx_is_object(const rlx_relax_expr_t* e);
 /* e itself when it is not a tensor of unknown dims, else e match_cast to fresh dims named
  * after the node's output (what follows is symbolic again). */
 RLX_MUST_USE rlx_status_t* rlx_onnx_with_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* e,
-                                 rlx_relax_expr_t** out);
+                                              rlx_relax_expr_t** out);
 /* A TypeProto attribute (Optional's `type`); an error naming the node when absent. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_attr_type(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
-                                 const rlx_onnx_type_t** out);
+                                              const rlx_onnx_type_t** out);
 /* Emits R.call_pure_packed(builtin, args) with result struct info s; *out: its var. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_call_builtin(rlx_onnx_importer_t* im, const char* builtin, int n_args,
-                                    rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out);
+                                                 rlx_relax_expr_t* const* args, rlx_sinfo_t* s, rlx_relax_expr_t** out);
 
 /* ---- attributes (defaults when absent) ---- */
 bool rlx_onnx_has_attr(const rlx_onnx_node_t* node, const char* key);
 int64_t rlx_onnx_attr_int(const rlx_onnx_node_t* node, const char* key, int64_t dflt);
+/* The rlx dtype of an ONNX TensorProto.DataType code given as an int attribute (Cast's "to",
+ * EyeLike's "dtype"); false for string, complex and unknown codes (reader.c). */
+bool rlx_onnx_dtype_from_attr(int64_t code, rlx_dtype_t* out);
 double rlx_onnx_attr_float(const rlx_onnx_node_t* node, const char* key, double dflt);
 const char* rlx_onnx_attr_string(const rlx_onnx_node_t* node, const char* key, const char* dflt);
 /* Count of the ints attribute (-1 when absent); *out points into the proto. */
@@ -185,7 +188,7 @@ int rlx_onnx_attr_strings_count(const rlx_onnx_node_t* node, const char* key);
 const char* rlx_onnx_attr_string_at(const rlx_onnx_node_t* node, const char* key, int i);
 /* A tensor attribute (Constant's value, ConstantOfShape's value) as a Relax constant. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_attr_tensor(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* key,
-                                   rlx_relax_expr_t** out);
+                                                rlx_relax_expr_t** out);
 
 /* An error naming the node: "node 'conv1' (Conv): <message>". */
 RLX_MUST_USE rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -129,26 +129,6 @@ rlx_status_t* om_axis(const rlx_onnx_node_t* node, int64_t axis, int ndim, int64
   return NULL;
 }
 
-/* ONNX TensorProto.DataType → rlx dtype; false for strings, complex and unknown codes. */
-static bool onnx_dtype(int64_t code, rlx_dtype_t* out) {
-  switch (code) {
-    case 1: *out = rlx_dt_float32(); return true;
-    case 2: *out = rlx_dtype(RLX_DT_UINT, 8, 1); return true;
-    case 3: *out = rlx_dtype(RLX_DT_INT, 8, 1); return true;
-    case 4: *out = rlx_dtype(RLX_DT_UINT, 16, 1); return true;
-    case 5: *out = rlx_dtype(RLX_DT_INT, 16, 1); return true;
-    case 6: *out = rlx_dt_int32(); return true;
-    case 7: *out = rlx_dt_int64(); return true;
-    case 9: *out = rlx_dt_bool(); return true;
-    case 10: *out = rlx_dtype(RLX_DT_FLOAT, 16, 1); return true;
-    case 11: *out = rlx_dt_float64(); return true;
-    case 12: *out = rlx_dtype(RLX_DT_UINT, 32, 1); return true;
-    case 13: *out = rlx_dtype(RLX_DT_UINT, 64, 1); return true;
-    case 16: *out = rlx_dtype(RLX_DT_BFLOAT, 16, 1); return true;
-    default: return false;
-  }
-}
-
 /* Cast-1 names its target as a string. */
 static int64_t onnx_dtype_code(const char* s) {
   static const char* const names[] = {"", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
@@ -703,7 +683,7 @@ static bool is_string_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node
 static RLX_MUST_USE rlx_status_t* cast_to(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                              int64_t code, rlx_relax_expr_t** out) {
   rlx_dtype_t t = rlx_dt_handle();
-  if (code != 8 && !onnx_dtype(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
+  if (code != 8 && !rlx_onnx_dtype_from_attr(code, &t)) return rlx_onnx_error(node, "unsupported target dtype %lld", (long long)code);
   if (code == 8 || is_string_input(im, node, inputs, 0)) return cast_strings(im, node, inputs, code == 8, t, out);
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(om_tensor(node, inputs, 0, &x));

@@ -431,31 +431,13 @@ static rlx_te_tensor_t* te_eye(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
   return rlx_te_compute(ctx, 2, in[0]->buffer->shape, eye_body, user, "T_eye_like", "injective");
 }
 
-/* The rlx dtype of an ONNX TensorProto.DataType code; false when rlx has none. */
-static bool onnx_dtype(int64_t code, rlx_dtype_t* out) {
-  switch (code) {
-    case 1: *out = rlx_dt_float32(); return true;
-    case 2: *out = rlx_dtype(RLX_DT_UINT, 8, 1); return true;
-    case 3: *out = rlx_dtype(RLX_DT_INT, 8, 1); return true;
-    case 4: *out = rlx_dtype(RLX_DT_UINT, 16, 1); return true;
-    case 5: *out = rlx_dtype(RLX_DT_INT, 16, 1); return true;
-    case 6: *out = rlx_dt_int32(); return true;
-    case 7: *out = rlx_dt_int64(); return true;
-    case 9: *out = rlx_dt_bool(); return true;
-    case 10: *out = rlx_dtype(RLX_DT_FLOAT, 16, 1); return true;
-    case 11: *out = rlx_dt_float64(); return true;
-    case 12: *out = rlx_dtype(RLX_DT_UINT, 32, 1); return true;
-    case 13: *out = rlx_dtype(RLX_DT_UINT, 64, 1); return true;
-    default: return false;
-  }
-}
-
 OT_CONVERTER(ot_eye_like) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   if (x->ndim != 2) return rlx_onnx_error(node, "needs a 2-D input, got rank %d", x->ndim);
   eye_user_t u = {{NULL}, rlx_onnx_attr_int(node, "k", 0), x->dtype};
-  if (rlx_onnx_has_attr(node, "dtype") && !onnx_dtype(rlx_onnx_attr_int(node, "dtype", 0), &u.dtype))
+  if (rlx_onnx_has_attr(node, "dtype") && (!rlx_onnx_dtype_from_attr(rlx_onnx_attr_int(node, "dtype", 0), &u.dtype) ||
+                                            u.dtype.code == RLX_DT_BFLOAT)) /* no bfloat16 eye */
     return rlx_onnx_error(node, "dtype %lld is not supported", (long long)rlx_onnx_attr_int(node, "dtype", 0));
   return ot_emit_te(im, te_eye, &u.base, 1, inputs, "eye_like", &outputs[0]);
 }

@@ -80,7 +80,7 @@ static ProtobufCAllocator pb_allocator(void) {
 static RLX_MUST_USE rlx_status_t* check_nodes(Onnx__NodeProto* const* nodes, size_t n, const char* name, const char* where);
 
 static RLX_MUST_USE rlx_status_t* check_value_infos(Onnx__ValueInfoProto* const* v, size_t n, const char* name, const char* where,
-                                       const char* what) {
+                                                    const char* what) {
   for (size_t i = 0; i < n; i++)
     if (!v[i]->name || !v[i]->name[0])
       return rlx_status_create(RLX_PARSE_ERROR, "%s: %s: %s #%zu has no name", name, where, what, i);
@@ -237,7 +237,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescriptor* d, const void* data, size_t n,
-                                      const char* name, ProtobufCMessage** out) {
+                                                   const char* name, ProtobufCMessage** out) {
   *out = NULL;
   if (message_depth(d, data, n, 0) > MAX_MESSAGE_DEPTH)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
@@ -291,6 +291,10 @@ bool rlx_onnx_dtype_from_elem(int32_t elem_type, rlx_dtype_t* out) {
   }
 }
 
+bool rlx_onnx_dtype_from_attr(int64_t code, rlx_dtype_t* out) {
+  return code >= INT32_MIN && code <= INT32_MAX && rlx_onnx_dtype_from_elem((int32_t)code, out);
+}
+
 int32_t rlx_onnx_elem_from_dtype(rlx_dtype_t t) {
   if (t.lanes != 1) return 0;
   switch (t.code) {
@@ -338,7 +342,7 @@ static const char* dims_str(const int64_t* dims, int n, char* buf, size_t cap) {
 }
 
 static RLX_MUST_USE rlx_status_t* count_error(const char* what, const char* field, size_t got, int64_t numel, const int64_t* dims,
-                                 int ndim) {
+                                              int ndim) {
   char s[256];
   return rlx_status_create(RLX_PARSE_ERROR, "%s: %s has %zu values, expected %lld for shape %s", what, field, got,
                            (long long)numel, dims_str(dims, ndim, s, sizeof(s)));
@@ -448,7 +452,7 @@ const char* rlx_onnx_ident(rlx_ctx_t* ctx, const char* s) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
-                                        rlx_sinfo_t** out) {
+                                                     rlx_sinfo_t** out) {
   rlx_ctx_t* ctx = im->ctx;
   const Onnx__TypeProto* tp = vi->type;
   if (!tp) return rlx_status_create(RLX_PARSE_ERROR, "%s has no type", what);
