@@ -22,7 +22,8 @@
  *   consumer contraction or opaque: never.
  * A group holds at most one reduction or contraction. Calls with several outputs or unknown
  * shapes are left alone. A group FuseTIR cannot merge (rlx_fuse_tir, asked here) is left
- * ungrouped, so fuse_tir merges every group.
+ * ungrouped, so fuse_tir merges every group. Functions that are groups already ("Primitive")
+ * are left to fuse_tir.
  */
 #include <stdint.h>
 #include <string.h>
@@ -549,7 +550,9 @@ RLX_MUST_USE rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, r
   fz_t z = {ctx, m, {0}};
   int n = in->n_funcs;
   for (int i = 0; i < n; i++) {
-    if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
+    /* a grouped function (fuse_ops' own output, TVM's "Primitive") is fuse_tir's to merge */
+    if (m->funcs[i].kind != RLX_FUNC_RELAX || rlx_attrs_get(&((rlx_relax_func_t*)m->funcs[i].func)->attrs, "Primitive"))
+      continue;
     rlx_relax_func_t* nf = NULL;
     RLX_RETURN_IF_ERROR(
         rlx_status_annotate(fuse_func(&z, bb, m->funcs[i].func, &nf), "fuse_ops: function '%s'", m->funcs[i].name));
