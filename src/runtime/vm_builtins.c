@@ -975,6 +975,9 @@ static RLX_MUST_USE rlx_status_t* b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int 
 static RLX_MUST_USE rlx_status_t* b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   return rlx_vm_b_string_to(vm, a, n, out);
 }
+static RLX_MUST_USE rlx_status_t* b_string_index(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  return rlx_vm_b_string_index(vm, a, n, out);
+}
 
 /* ------------------------------------------------------------------ loops */
 /* The truth of a loop condition: an int, or a tensor holding one value. */
