@@ -217,7 +217,12 @@ static void test_convs(void) {
       {1, 20, 10, 9, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 4},
       {1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 4},
   };
-  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+  const int before = rlx_nn_num_threads();
+  for (int threads = 1; threads <= 2; threads++) { /* items split differently with several threads */
+    rlx_nn_set_num_threads(threads);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+  }
+  rlx_nn_set_num_threads(before);
 }
 
 static void test_pool_mean(void) {
@@ -343,6 +348,7 @@ static void dwconv_conv_case(const dwc_case_t* k) {
   int64_t wds[4] = {cb, 3, 3, 16}, ws[6] = {ocb / k->v, cb, 1, 1, 16, k->v * 16}, bds[1] = {cb * 16}, bs[1] = {ocb * 16};
   DLTensor tx = dlt(x, 5, xs), tm = dlt(mid, 5, ms), tya = dlt(ya, 5, ys), tyb = dlt(yb, 5, ys);
   DLTensor twd = dlt(wd, 4, wds), tw = dlt(w, 6, ws), tbd = dlt(bd, 1, bds), tb = dlt(b, 1, bs), tr = dlt(r, 5, ys);
+  const int before = rlx_nn_num_threads();
   rlx_nn_set_num_threads(k->threads);
   DLTensor* t1[3] = {&tx, &twd, &tbd};
   double v1[9] = {(double)k->s, (double)k->s, 1, 1, 1, 1, RLX_NN_ACT_CLIP, 0, 6};
@@ -379,7 +385,7 @@ static void dwconv_conv_case(const dwc_case_t* k) {
   if (k->res) { /* one argument short: a clear error */
     CHECK(fn(a, c, n - 4, &ret, &rc, NULL) != 0 && strstr(rlx_last_error(), "expected 16 or 17 arguments") != NULL);
   }
-  rlx_nn_set_num_threads(1);
+  rlx_nn_set_num_threads(before);
   free(x), free(wd0), free(w0), free(bd), free(b), free(r), free(wd), free(w), free(mid), free(ya), free(yb);
 }
 
