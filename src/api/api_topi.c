@@ -14,76 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../topi/basic.h"
-#include "../topi/nn.h"
-#include "attr_list.h"
-#include "rlx/rlx.h"
-
-typedef struct {
-  rlx_ctx_t* ctx;
-  int n;                          /* tensors given */
-  rlx_te_tensor_t* const* t;      /* one slot per tensor parameter (ts: all of them) */
-  const rlx_attrs_t* a;
-  int code;                       /* the unary / binary / reduce op of generic entries */
-} targs_t;
-
-typedef rlx_te_tensor_t* (*adapter_t)(const targs_t* x, rlx_status_t** st);
-/* Several outputs: *n tensors in the returned (arena) array. */
-typedef rlx_te_tensor_t** (*multi_adapter_t)(const targs_t* x, int* n, rlx_status_t** st);
-
-typedef struct {
-  const char* name;
-  const char* params;
-  adapter_t fn;
-  int code;
-  multi_adapter_t multi; /* set (and fn NULL) for functions returning a list */
-} topi_entry_t;
-
-/* ------------------------------------------------------------------ argument readers */
-static const rlx_attr_t* attr(const targs_t* x, const char* key) { return x->a ? rlx_attrs_get(x->a, key) : NULL; }
-
-static int64_t get_int(const targs_t* x, const char* key, int64_t dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_INT ? a->u.i : a && a->kind == RLX_ATTR_BOOL ? a->u.b : dflt;
-}
-
-static bool get_bool(const targs_t* x, const char* key, bool dflt) { return get_int(x, key, dflt) != 0; }
-
-static double get_float(const targs_t* x, const char* key, double dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  if (!a) return dflt;
-  return a->kind == RLX_ATTR_FLOAT ? a->u.f : a->kind == RLX_ATTR_INT ? (double)a->u.i : dflt;
-}
-
-static rlx_dtype_t get_dtype(const targs_t* x, const char* key) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_DTYPE ? a->u.dtype : rlx_dt_void();
-}
-
-/* ints attribute: *n (-1 when absent) and the values. */
-static const int64_t* get_ints(const targs_t* x, const char* key, int* n) {
-  const rlx_attr_t* a = attr(x, key);
-  if (a && a->kind == RLX_ATTR_INTS) {
-    *n = a->u.ints.n;
-    return a->u.ints.v;
-  }
-  if (a && a->kind == RLX_ATTR_INT) {
-    *n = 1;
-    return &a->u.i;
-  }
-  *n = -1;
-  return NULL;
-}
-
-static const char* get_str(const targs_t* x, const char* key, const char* dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_STR ? a->u.s : dflt;
-}
-
-static rlx_te_tensor_t* fail(rlx_status_t** st, const char* fmt, const char* what) {
-  *st = rlx_status_create(RLX_INVALID_ARGUMENT, fmt, what);
-  return NULL;
-}
+#include "api_topi.h"
 
 /* ------------------------------------------------------------------ adapters */
 static rlx_te_tensor_t* a_unary(const targs_t* x, rlx_status_t** st) {
@@ -167,10 +98,6 @@ static rlx_te_tensor_t* a_squeeze(const targs_t* x, rlx_status_t** st) {
 
 static rlx_te_tensor_t* a_concatenate(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_concat(x->ctx, x->n, x->t, get_int(x, "axis", 0), st);
-}
-
-static rlx_te_tensor_t* a_matmul(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_matmul(x->ctx, x->t[0], x->t[1], get_dtype(x, "out_dtype"), st);
 }
 
 static rlx_te_tensor_t* a_dense(const targs_t* x, rlx_status_t** st) {
@@ -272,31 +199,6 @@ static rlx_te_tensor_t* a_take(const targs_t* x, rlx_status_t** st) {
                        get_str(x, "mode", "clip"), st);
 }
 
-/* A scalar PrimExpr attribute as a constant (or cast) of dtype t. */
-static rlx_expr_t* scalar_as(rlx_ctx_t* ctx, const rlx_attr_t* a, rlx_dtype_t t, double dflt) {
-  double v = dflt;
-  if (a && a->kind == RLX_ATTR_EXPR) {
-    int64_t i;
-    if (rlx_expr_is_const_int(a->u.expr, &i)) {
-      v = (double)i;
-    } else if (a->u.expr->kind == RLX_EXPR_FLOAT_IMM) {
-      v = ((const rlx_float_imm_t*)a->u.expr)->value;
-    } else {
-      return rlx_ir_cast(ctx, t, a->u.expr);
-    }
-  } else if (a && (a->kind == RLX_ATTR_FLOAT || a->kind == RLX_ATTR_INT || a->kind == RLX_ATTR_BOOL)) {
-    v = a->kind == RLX_ATTR_FLOAT ? a->u.f : a->kind == RLX_ATTR_INT ? (double)a->u.i : a->u.b;
-  }
-  if (rlx_dtype_is_float(t)) return rlx_ir_float(ctx, t, v);
-  if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, v != 0);
-  return rlx_ir_int(ctx, t, (int64_t)v);
-}
-
-static rlx_expr_t* copy_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  rlx_te_tensor_t* t = user;
-  return rlx_te_load(ctx, t, t->buffer->ndim, (rlx_expr_t* const*)idx);
-}
-
 /* TVM's nn.pad: pad_after defaults to pad_before; the compute is named name ("PadInput"). */
 static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
   int nb, na;
@@ -372,7 +274,6 @@ static const topi_entry_t fixed[] = {
     {"tile", "a:t reps:ints", a_tile, 0, NULL},
     {"flip", "a:t axis:int?", a_flip, 0, NULL},
     {"cumsum", "data:t axis:int? dtype:dtype? exclusive:bool?", a_cumsum, 0, NULL},
-    {"matmul", "tensor_a:t tensor_b:t out_dtype:dtype?", a_matmul, 0, NULL},
     {"nn.dense", "data:t weight:t bias:t? out_dtype:dtype?", a_dense, 0, NULL},
     {"nn.relu", "x:t", a_unary, RLX_TOPI_RELU, NULL},
     {"nn.softmax", "x:t axis:int?", a_softmax, 0, NULL},
@@ -381,13 +282,17 @@ static const topi_entry_t fixed[] = {
     {"nn.conv2d_nchw", "Input:t Filter:t stride:ints padding:ints dilation:ints out_dtype:dtype?", a_conv2d_nchw, 0, NULL},
 };
 
-enum { N_FIXED = sizeof(fixed) / sizeof(fixed[0]), N_ALL = N_FIXED + RLX_TOPI_UNARY_COUNT + RLX_TOPI_BINARY_COUNT };
+enum {
+  N_FIXED = sizeof(fixed) / sizeof(fixed[0]),
+  N_ALL = N_FIXED + RLX_API_TOPI_NN_COUNT + RLX_TOPI_UNARY_COUNT + RLX_TOPI_BINARY_COUNT
+};
 static topi_entry_t table[N_ALL];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void) {
   int k = 0;
   for (int i = 0; i < N_FIXED; i++) table[k++] = fixed[i];
+  for (int i = 0; i < rlx_api_topi_nn_count; i++) table[k++] = rlx_api_topi_nn_entries[i];
   for (int i = 0; i < RLX_TOPI_UNARY_COUNT; i++)
     table[k++] = (topi_entry_t){rlx_topi_unary_name((rlx_topi_unary_t)i), "x:t", a_unary, i, NULL};
   for (int i = 0; i < RLX_TOPI_BINARY_COUNT; i++)
