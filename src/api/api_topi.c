@@ -112,34 +112,6 @@ static rlx_te_tensor_t* a_log_softmax(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_nn_log_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), st);
 }
 
-/* TVM's stride / dilation (one value or two) and padding (one, two or four values). */
-static bool pair(const targs_t* x, const char* key, int64_t out[2]) {
-  int n;
-  const int64_t* v = get_ints(x, key, &n);
-  if (n != 1 && n != 2) return false;
-  out[0] = v[0];
-  out[1] = v[n - 1];
-  return true;
-}
-
-static rlx_te_tensor_t* a_conv2d_nchw(const targs_t* x, rlx_status_t** st) {
-  int64_t stride[2], dilation[2], pad[4];
-  if (!pair(x, "stride", stride)) return fail(st, "topi.nn.conv2d_nchw: %s must be 1 or 2 integers", "stride");
-  if (!pair(x, "dilation", dilation)) return fail(st, "topi.nn.conv2d_nchw: %s must be 1 or 2 integers", "dilation");
-  int n;
-  const int64_t* p = get_ints(x, "padding", &n);
-  if (n == 1 || n == 2) {
-    pad[0] = pad[2] = p[0];
-    pad[1] = pad[3] = p[n - 1];
-  } else if (n == 4) {
-    memcpy(pad, p, sizeof(pad));
-  } else {
-    return fail(st, "topi.nn.conv2d_nchw: %s must be 1, 2 or 4 integers", "padding");
-  }
-  return rlx_topi_nn_conv2d_nchw(x->ctx, x->t[0], x->t[1], stride, pad, dilation, 1, get_dtype(x, "out_dtype"), st);
-}
-
-
 /* TVM's split: an int is a number of sections, a list the indices to split at. */
 static rlx_te_tensor_t** a_split(const targs_t* x, int* n, rlx_status_t** st) {
   const rlx_attr_t* a = attr(x, "indices_or_sections");
@@ -279,7 +251,6 @@ static const topi_entry_t fixed[] = {
     {"nn.softmax", "x:t axis:int?", a_softmax, 0, NULL},
     {"nn.log_softmax", "x:t axis:int?", a_log_softmax, 0, NULL},
     {"nn.pad", "data:t pad_before:ints pad_after:ints? pad_value:expr? name:str?", a_nn_pad, 0, NULL},
-    {"nn.conv2d_nchw", "Input:t Filter:t stride:ints padding:ints dilation:ints out_dtype:dtype?", a_conv2d_nchw, 0, NULL},
 };
 
 enum {

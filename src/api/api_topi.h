@@ -1,6 +1,6 @@
 /* Internal to src/api: the adapter table behind "topi by name" (api_topi.c: the table, the
  * elementwise / reduce / shape entries and rlx_topi_call*; api_topi_nn.c: the topi.nn entries
- * beyond dense/relu/softmax/conv2d_nchw and the index entries gather, one_hot, ...). An adapter
+ * beyond dense/relu/softmax/pad and the index entries gather, one_hot, ...). An adapter
  * reads TVM's parameters (tensors by position in x->t, the rest from the attribute list keyed
  * by parameter name), applies TVM's defaults and calls the C topi function. */
 #ifndef RLX_API_TOPI_H
@@ -106,7 +106,7 @@ static inline rlx_expr_t* copy_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void*
 
 /* The entries of api_topi_nn.c (merged into the table by api_topi.c; a static assertion there
  * keeps the count right). */
-#define RLX_API_TOPI_NN_COUNT 32
+#define RLX_API_TOPI_NN_COUNT 33
 extern const topi_entry_t rlx_api_topi_nn_entries[];
 extern const int rlx_api_topi_nn_count;
 

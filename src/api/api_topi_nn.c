@@ -97,7 +97,7 @@ static bool layout_ok(const targs_t* x, const char* key, int nsp, bool kernel, r
 /* ------------------------------------------------------------------ convolutions */
 enum { F_NSP = 3, F_DEPTHWISE = 4, F_TRANSPOSE = 8, F_LAYOUTS = 16 };
 
-/* conv1d_ncw, conv2d, group_conv2d_nchw, depthwise_conv2d_nchw, conv3d_ncdhw and the
+/* conv1d_ncw, conv2d, conv2d_nchw, group_conv2d_nchw, depthwise_conv2d_nchw, conv3d_ncdhw and the
  * transposed ones; code = spatial dims | flags. Depthwise: TVM's filter is (C, multiplier,
  * k...), which read row-major is the grouped (C * multiplier, 1, k...) filter with C groups. */
 static rlx_te_tensor_t* a_conv(const targs_t* x, rlx_status_t** st) {
@@ -387,6 +387,7 @@ const topi_entry_t rlx_api_topi_nn_entries[] = {
     {"nn.conv1d_ncw", "data:t kernel:t strides:ints? padding:ints? dilation:ints? out_dtype:dtype?", a_conv, 1, NULL},
     {"nn.conv2d", "input:t filter:t strides:ints " CONV_COMMON " data_layout:str? kernel_layout:str? out_dtype:dtype?",
      a_conv, 2 | F_LAYOUTS, NULL},
+    {"nn.conv2d_nchw", "Input:t Filter:t stride:ints " CONV_COMMON " out_dtype:dtype?", a_conv, 2, NULL},
     {"nn.group_conv2d_nchw", "Input:t Filter:t stride:ints " CONV_COMMON " groups:int out_dtype:dtype?", a_conv, 2, NULL},
     {"nn.depthwise_conv2d_nchw", "Input:t Filter:t stride:ints " CONV_COMMON " out_dtype:dtype?", a_conv,
      2 | F_DEPTHWISE, NULL},

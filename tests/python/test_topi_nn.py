@@ -35,6 +35,10 @@ def t64(a):
     (lambda d, k: topi.nn.conv1d_ncw(d, k), lambda x, w: F.conv1d(x, w), (1, 2, 7), (3, 2, 2)),  # VALID default
     (lambda d, k: topi.nn.conv2d(d, k, 1, "SAME", 1), lambda x, w: F.conv2d(x, w, padding=1),
      (1, 3, 6, 6), (4, 3, 3, 3)),
+    (lambda d, k: topi.nn.conv2d_nchw(d, k, 2, [1, 2], 1), lambda x, w: F.conv2d(x, w, stride=2, padding=(1, 2)),
+     (1, 3, 7, 6), (4, 3, 3, 3)),
+    (lambda d, k: topi.nn.conv2d_nchw(d, k, 1, "VALID", 2), lambda x, w: F.conv2d(x, w, dilation=2),
+     (1, 2, 7, 7), (2, 2, 3, 3)),
     (lambda d, k: topi.nn.conv2d(d, k, [2, 1], [1, 0, 0, 2], [1, 2]),
      lambda x, w: F.conv2d(F.pad(x, (0, 2, 1, 0)), w, stride=(2, 1), dilation=(1, 2)), (1, 2, 7, 8), (3, 2, 3, 2)),
     (lambda d, k: topi.nn.group_conv2d_nchw(d, k, 1, 1, 1, 2), lambda x, w: F.conv2d(x, w, padding=1, groups=2),
