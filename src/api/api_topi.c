@@ -117,8 +117,12 @@ static rlx_te_tensor_t** a_split(const targs_t* x, int* n, rlx_status_t** st) {
   const rlx_attr_t* a = attr(x, "indices_or_sections");
   int64_t axis = get_int(x, "axis", 0);
   if (a && a->kind == RLX_ATTR_INT) {
-    if (a->u.i < 1) {
-      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be >= 1)", (long long)a->u.i);
+    int64_t extent = 0;
+    int nd = rlx_te_tensor_ndim(x->t[0]);
+    bool known = axis >= -nd && axis < nd && rlx_expr_is_const_int(x->t[0]->buffer->shape[axis < 0 ? axis + nd : axis], &extent);
+    if (a->u.i < 1 || a->u.i > (known ? (extent > 1 ? extent : 1) : 65536)) {
+      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be 1 to %lld)", (long long)a->u.i,
+                              (long long)(known ? (extent > 1 ? extent : 1) : 65536));
       return NULL;
     }
     return rlx_topi_split(x->ctx, x->t[0], a->u.i, 0, NULL, axis, n, st);
@@ -152,6 +156,7 @@ static rlx_te_tensor_t* a_strided_slice(const targs_t* x, rlx_status_t** st) {
   for (int i = 0; i < n; i++) {
     ax[i] = axes ? axes[i] : i;
     s[i] = !size_mode && strides && i < ns ? strides[i] : 1;
+    if (!in_limit(s[i])) return fail(st, "topi.strided_slice: %s", "a stride is out of range");
     if (i >= ne) {
       e[i] = s[i] > 0 ? INT64_MAX : INT64_MIN;
     } else if (size_mode) {
@@ -185,6 +190,9 @@ static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
   bool any = false;
   for (int d = 0; d < nd; d++) {
     if (before[d] < 0 || after[d] < 0) return fail(st, "topi.nn.pad: %s must be >= 0", "padding");
+    if (before[d] > RLX_API_TOPI_LIMIT || after[d] > RLX_API_TOPI_LIMIT ||
+        !dim_fits(x->t[0]->buffer->shape[d], 1, before[d] + after[d]))
+      return fail(st, "topi.nn.pad: %s is out of range", "padding");
     any = any || before[d] || after[d];
   }
   const char* name = get_str(x, "name", "PadInput");
@@ -198,6 +206,13 @@ static rlx_te_tensor_t* a_tile(const targs_t* x, rlx_status_t** st) {
   int n;
   const int64_t* reps = get_ints(x, "reps", &n);
   if (n < 0) return fail(st, "topi.%s: reps is required", "tile");
+  if (n > 32) return fail(st, "topi.%s: more than 32 reps", "tile");
+  int nd = rlx_te_tensor_ndim(x->t[0]);
+  for (int i = 0; i < n; i++) {
+    int d = nd - n + i; /* the dim this rep multiplies (reps are right-aligned) */
+    if (reps[i] > 65536 || (d >= 0 && !dim_fits(x->t[0]->buffer->shape[d], reps[i], 0)))
+      return fail(st, "topi.%s: a repeat count is out of range (at most 65536, and the result must fit its dim)", "tile");
+  }
   return rlx_topi_tile(x->ctx, x->t[0], n, reps, st);
 }
 

@@ -74,6 +74,21 @@ static inline const char* get_str(const targs_t* x, const char* key, const char*
   return a && a->kind == RLX_ATTR_STR ? a->u.s : dflt;
 }
 
+/* The bound on sizes, strides, paddings, groups, axes and counts the adapters pass on: TVM
+ * keeps them in int32, and beyond it the C library's int64 shape arithmetic could overflow. */
+#define RLX_API_TOPI_LIMIT ((int64_t)1 << 31)
+
+static inline bool in_limit(int64_t v) { return v >= -RLX_API_TOPI_LIMIT && v <= RLX_API_TOPI_LIMIT; }
+
+/* False when the constant dim dim * mul + add would not fit dim's dtype (int32 dims stay
+ * int32 in TE); a symbolic dim passes. mul, add within RLX_API_TOPI_LIMIT. */
+static inline bool dim_fits(const rlx_expr_t* dim, int64_t mul, int64_t add) {
+  int64_t v;
+  if (!rlx_expr_is_const_int(dim, &v)) return true;
+  int64_t max = dim->dtype.bits <= 32 ? INT32_MAX : INT64_MAX / 4;
+  return v <= (max - add) / (mul > 0 ? mul : 1);
+}
+
 static inline rlx_te_tensor_t* fail(rlx_status_t** st, const char* fmt, const char* what) {
   *st = rlx_status_create(RLX_INVALID_ARGUMENT, fmt, what);
   return NULL;

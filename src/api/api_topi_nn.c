@@ -39,7 +39,13 @@ static bool spatial(const targs_t* x, const char* key, const char* alt, int nsp,
     bad(st, "%s must be one int or %d ints", key, nsp);
     return false;
   }
-  for (int i = 0; i < nsp; i++) out[i] = v[n == 1 ? 0 : i];
+  for (int i = 0; i < nsp; i++) {
+    out[i] = v[n == 1 ? 0 : i];
+    if (!in_limit(out[i])) {
+      bad(st, "%s value %lld is out of range", key, (long long)out[i]);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -56,7 +62,7 @@ static bool padding(const targs_t* x, int nsp, rlx_te_tensor_t* kernel, const in
         out[i] = out[nsp + i] = 0;
         continue;
       }
-      if (!rlx_expr_is_const_int(kernel->buffer->shape[2 + i], &k)) {
+      if (!rlx_expr_is_const_int(kernel->buffer->shape[2 + i], &k) || !in_limit(k)) {
         bad(st, "padding \"SAME\" needs a constant kernel size");
         return false;
       }
@@ -79,6 +85,10 @@ static bool padding(const targs_t* x, int nsp, rlx_te_tensor_t* kernel, const in
   for (int i = 0; i < nsp; i++) {
     out[i] = n == 2 * nsp ? v[i] : v[n == 1 ? 0 : i];
     out[nsp + i] = n == 2 * nsp ? v[nsp + i] : out[i];
+    if (!in_limit(out[i]) || !in_limit(out[nsp + i])) {
+      bad(st, "padding value %lld is out of range", (long long)(in_limit(out[i]) ? out[nsp + i] : out[i]));
+      return false;
+    }
   }
   return true;
 }
@@ -113,6 +123,7 @@ static rlx_te_tensor_t* a_conv(const targs_t* x, rlx_status_t** st) {
       !padding(x, nsp, kernel, dilation, "VALID", pad, st))
     return NULL;
   int64_t groups = get_int(x, "groups", 1);
+  if (!in_limit(groups)) return bad(st, "groups %lld is out of range", (long long)groups);
   rlx_dtype_t out_dtype = get_dtype(x, "out_dtype");
   if (x->code & F_TRANSPOSE) {
     if (!spatial(x, "output_padding", NULL, nsp, 0, out_pad, st)) return NULL;
@@ -120,8 +131,9 @@ static rlx_te_tensor_t* a_conv(const targs_t* x, rlx_status_t** st) {
   }
   if (x->code & F_DEPTHWISE) {
     int64_t c, m;
-    if (!rlx_expr_is_const_int(kernel->buffer->shape[0], &c) || !rlx_expr_is_const_int(kernel->buffer->shape[1], &m))
-      return bad(st, "the filter's channel and multiplier dims must be constants");
+    if (!rlx_expr_is_const_int(kernel->buffer->shape[0], &c) || !rlx_expr_is_const_int(kernel->buffer->shape[1], &m) ||
+        c < 1 || m < 1 || !in_limit(c) || !in_limit(m))
+      return bad(st, "the filter's channel and multiplier dims must be constants from 1 to 2^31");
     rlx_expr_t* shape[5] = {rlx_ir_int(x->ctx, kernel->buffer->shape[0]->dtype, c * m),
                             rlx_ir_int(x->ctx, kernel->buffer->shape[1]->dtype, 1)};
     for (int i = 0; i < nsp; i++) shape[2 + i] = kernel->buffer->shape[2 + i];
@@ -175,7 +187,13 @@ static bool int_axes(const targs_t* x, const char* key, int* n, int* out, rlx_st
     bad(st, "%s must be 1 to 8 axes", key);
     return false;
   }
-  for (int i = 0; i < *n; i++) out[i] = (int)v[i];
+  for (int i = 0; i < *n; i++) {
+    if (!in_limit(v[i])) {
+      bad(st, "%s %lld is out of range", key, (long long)v[i]);
+      return false;
+    }
+    out[i] = (int)v[i];
+  }
   return true;
 }
 
@@ -194,6 +212,7 @@ static rlx_te_tensor_t* a_rms_norm(const targs_t* x, rlx_status_t** st) {
 static rlx_te_tensor_t* a_group_norm(const targs_t* x, rlx_status_t** st) {
   int n, axes[8];
   if (!int_axes(x, "axes", &n, axes, st)) return NULL;
+  if (!in_limit(get_int(x, "channel_axis", 1))) return bad(st, "channel_axis is out of range");
   return rlx_topi_nn_group_norm(x->ctx, x->t[0], x->t[1], x->t[2], get_int(x, "num_groups", 0),
                                 (int)get_int(x, "channel_axis", 1), n, axes, get_float(x, "epsilon", 1e-5), st);
 }
@@ -202,6 +221,7 @@ static rlx_te_tensor_t* a_group_norm(const targs_t* x, rlx_status_t** st) {
  * statistics; without, TVM hands back its inputs, here copies of them (an output must be a
  * computed tensor). */
 static rlx_te_tensor_t** a_batch_norm(const targs_t* x, int* n, rlx_status_t** st) {
+  if (!in_limit(get_int(x, "axis", 1))) return bad(st, "axis %lld is out of range", (long long)get_int(x, "axis", 1));
   int axis = (int)get_int(x, "axis", 1);
   double eps = get_float(x, "epsilon", 1e-5);
   rlx_te_tensor_t* gamma = get_bool(x, "scale", true) ? x->t[1] : NULL;
@@ -280,6 +300,7 @@ static rlx_te_tensor_t* a_mirror_pad(const targs_t* x, rlx_status_t** st) {
   if (nb != nd || na != nd) return bad(st, "pad_before and pad_after must have one entry per dimension of data");
   int64_t* width = RLX_NEW_ARRAY(x->ctx, int64_t, 2 * nd);
   for (int d = 0; d < nd; d++) {
+    if (!in_limit(before[d]) || !in_limit(after[d])) return bad(st, "padding on axis %d is out of range", d);
     width[2 * d] = before[d];
     width[2 * d + 1] = after[d];
   }
@@ -324,6 +345,7 @@ static rlx_te_tensor_t* a_arange(const targs_t* x, rlx_status_t** st) {
   rlx_expr_t* length;
   if ((!start || const_number(start, &s0)) && const_number(stop, &s1)) {
     double n = (s1 - s0) / step;
+    if (!(n <= (double)RLX_API_TOPI_LIMIT)) return bad(st, "the length (stop - start) / step = %g is out of range", n);
     int64_t len = n <= 0 ? 0 : (int64_t)n + ((double)(int64_t)n < n);
     length = rlx_ir_i64(x->ctx, len);
   } else {
@@ -331,7 +353,8 @@ static rlx_te_tensor_t* a_arange(const targs_t* x, rlx_status_t** st) {
     for (int i = 0; i < 2; i++)
       if (sym[i] && (sym[i]->kind != RLX_ATTR_EXPR || !rlx_dtype_is_int(sym[i]->u.expr->dtype)))
         return bad(st, "symbolic start and stop must be integer PrimExprs");
-    if (step != (double)(int64_t)step || step < 1) return bad(st, "with symbolic bounds step must be a positive int");
+    if (step < 1 || step > (double)RLX_API_TOPI_LIMIT || step != (double)(int64_t)step)
+      return bad(st, "with symbolic bounds step must be a positive int");
     rlx_expr_t* e_stop = rlx_ir_cast(x->ctx, rlx_dt_int64(), stop->u.expr);
     rlx_expr_t* e_start = start ? rlx_ir_cast(x->ctx, rlx_dt_int64(), start->u.expr) : rlx_ir_i64(x->ctx, 0);
     rlx_expr_t* span = rlx_ir_add(x->ctx, rlx_ir_sub(x->ctx, e_stop, e_start), rlx_ir_i64(x->ctx, (int64_t)step - 1));
@@ -347,6 +370,7 @@ static rlx_te_tensor_t* a_trilu(const targs_t* x, rlx_status_t** st) {
 static rlx_te_tensor_t* a_one_hot(const targs_t* x, rlx_status_t** st) {
   rlx_dtype_t dt = get_dtype(x, "dtype");
   if (rlx_dtype_is_void(dt)) return bad(st, "dtype is required");
+  if (!in_limit(get_int(x, "depth", 0))) return bad(st, "depth %lld is out of range", (long long)get_int(x, "depth", 0));
   return rlx_topi_one_hot(x->ctx, x->t[0], scalar_as(x->ctx, attr(x, "on_value"), dt, 1),
                           scalar_as(x->ctx, attr(x, "off_value"), dt, 0), get_int(x, "depth", 0),
                           get_int(x, "axis", -1), st);
@@ -370,7 +394,7 @@ static rlx_te_tensor_t* a_full(const targs_t* x, rlx_status_t** st) {
   if (n < 0 || rlx_dtype_is_void(dt)) return bad(st, "shape and dtype are required");
   rlx_expr_t** shape = RLX_NEW_ARRAY(x->ctx, rlx_expr_t*, n);
   for (int i = 0; i < n; i++) {
-    if (s[i] < 0) return bad(st, "shape dim %d is negative (%lld)", i, (long long)s[i]);
+    if (s[i] < 0 || !in_limit(s[i])) return bad(st, "shape dim %d is out of range (%lld)", i, (long long)s[i]);
     shape[i] = rlx_ir_i64(x->ctx, s[i]);
   }
   return rlx_topi_full(x->ctx, n, shape, dt, &v, NULL, st);

@@ -232,8 +232,16 @@ def test_full_and_full_like():
     (lambda d, k: topi.nn.mirror_pad(d, [0, 0, 1, 1]), 'topi.nn.mirror_pad: mode "SYMMETRIC" is not supported'),
     (lambda d, k: topi.arange(0, 5, 0), "topi.arange: step must not be 0"),
     (lambda d, k: topi.one_hot(k, 1, 0, 3, -1, "float32"), "topi.one_hot"),
-    (lambda d, k: topi.full((2, -1), "float32", 0), "topi.full: shape dim 1 is negative (-1)"),
+    (lambda d, k: topi.full((2, -1), "float32", 0), "topi.full: shape dim 1 is out of range (-1)"),
     (lambda d, k: topi.scatter_elements(d, d, d, reduction="xor"), "topi.scatter_elements"),
+    # values the C shape arithmetic could overflow on are refused up front
+    (lambda d, k: topi.nn.conv2d(d, k, 1, 2 ** 62, 1), "topi.nn.conv2d: padding value 4611686018427387904 is out of range"),
+    (lambda d, k: topi.nn.conv2d(d, k, 1, "SAME", 2 ** 62), "topi.nn.conv2d: dilation value 4611686018427387904 is out"),
+    (lambda d, k: topi.nn.pool2d(d, 2, 2 ** 40, 1, 0, "max"), "topi.nn.pool2d: stride value 1099511627776 is out of range"),
+    (lambda d, k: topi.nn.group_conv2d_nchw(d, k, 1, 0, 1, 2 ** 62), "topi.nn.group_conv2d_nchw: groups 46116"),
+    (lambda d, k: topi.nn.layer_norm(d, None, None, [2 ** 32]), "topi.nn.layer_norm: axis 4294967296 is out of range"),
+    (lambda d, k: topi.one_hot(ph((2,), "i", "int32"), 1, 0, 2 ** 40, -1, "float32"), "topi.one_hot: depth 1099511627776"),
+    (lambda d, k: topi.arange(0, 1e30, 1e-30), "topi.arange: the length (stop - start) / step = 1e+60 is out of range"),
 ])
 def test_bad_arguments_raise_the_c_message(call, msg):
     d, k = ph((1, 2, 4, 4), "data"), ph((3, 2, 3, 3), "kernel")
