@@ -82,6 +82,7 @@ struct rlx_onnx_importer {
   int n_fresh_dims;
   const rlx_onnx_import_options_t* opts; /* NULL = none */
   rlx_onnx_strmap_t* types; /* value name → rlx_onnx_type_t* of lists and optionals (shared by subgraphs) */
+  double* fold_work_left;   /* interpreter statements import-time folding may still run (shared by subgraphs) */
 };
 
 /* The type a TypeProto declares (values.c); errors name `what`. */
@@ -94,6 +95,9 @@ const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
  * name, dim_value → a constant, a missing dim → a fresh var. Errors name `what`. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                         rlx_sinfo_t** out);
+
+/* The model's main graph (Gradient differentiates its nodes). */
+static inline const Onnx__GraphProto* rlx_onnx_model_graph(const rlx_onnx_importer_t* im) { return im->model->graph; }
 
 /* ---- pieces of the import that control flow (control.c) reuses ---- */
 /* Every node of g without a converter for the model's opset, reported at once. */
