@@ -577,8 +577,11 @@ rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
 /* Normalizes expr in the builder's module (see rlx_relax_normalize). */
 RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 
-/* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
-typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+/* TE callback of emit_te: inputs are placeholders made from the args' struct info; f sets
+ * *out to the output tensor or returns an error, which emit_te returns as it is (the
+ * callback convention: status return, result through the last parameter). */
+typedef rlx_status_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                        rlx_te_tensor_t** out);
 /* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
  * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
  * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
@@ -601,9 +604,9 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* 
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* Several outputs (declared in rlx.h as well): f stores its outputs' array in *outs and
- * returns their number (0 after an error); several give a tuple out_sinfo. */
-typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
-                                    rlx_te_tensor_t*** outs);
+ * their number in *out_n, or returns an error; several give a tuple out_sinfo. */
+typedef rlx_status_t* (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                              int* out_n, rlx_te_tensor_t*** outs);
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var);
