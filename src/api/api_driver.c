@@ -47,15 +47,13 @@ static void print_size(rlx_strbuf_t* sb, const char* what, const rlx_memory_size
   else rlx_strbuf_printf(sb, "%s=%s", what, s->str);
 }
 
-/* The packed function a call binds (R.call_packed / R.call_pure_packed / a direct extern
- * call), or NULL. */
+/* The packed function a call binds (R.call_pure_packed or a direct extern call), or NULL. */
 static const char* packed_callee(const rlx_relax_expr_t* v) {
   if (v->kind != RLX_RELAX_CALL) return NULL;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)v;
   const rlx_relax_expr_t* f = c->op;
-  if (f->kind == RLX_RELAX_OP && c->n_args > 0) {
-    const char* op = ((const rlx_relax_op_t*)f)->name;
-    if (strcmp(op, "relax.call_pure_packed") != 0 && strcmp(op, "relax.call_packed") != 0) return NULL;
+  if (f->kind == RLX_RELAX_OP) {
+    if (!rlx_relax_is_op(f, RLX_OP_CALL_PURE_PACKED) || c->n_args == 0) return NULL;
     f = c->args[0];
   }
   return f->kind == RLX_RELAX_EXTERN_FUNC ? ((const rlx_relax_extern_func_t*)f)->global_symbol : NULL;

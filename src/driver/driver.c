@@ -16,7 +16,7 @@ static const rlx_driver_pass_t passes[] = {
     {"call_tir_rewrite", RLX_STAGE_RELAX, rlx_pass_call_tir_rewrite, NULL},
     {"plan_memory", RLX_STAGE_RELAX, rlx_pass_plan_memory, NULL},
     {"lower_shapes", RLX_STAGE_RELAX, rlx_pass_lower_shapes, NULL},
-    /* TIR stage: PrimFunc → PrimFunc, on every PrimFunc (src/tir/) */
+    /* TIR stage: PrimFunc → PrimFunc, on every PrimFunc (src/transform/tir/) */
     {"lower_blocks", RLX_STAGE_TIR, NULL, rlx_tir_lower_blocks},
     {"flatten_buffers", RLX_STAGE_TIR, NULL, rlx_tir_flatten_buffers},
     {"unroll_loops", RLX_STAGE_TIR, NULL, rlx_tir_unroll_loops},

@@ -21,7 +21,7 @@
 #ifndef RLX_DRIVER_H
 #define RLX_DRIVER_H
 
-#include "../tir/transform.h"
+#include "../transform/tir/transform.h"
 #include "../transform/pass.h"
 
 typedef enum { RLX_STAGE_RELAX, RLX_STAGE_TIR, RLX_STAGE_CODEGEN } rlx_stage_t;

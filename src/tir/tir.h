@@ -224,4 +224,10 @@ bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b);
 bool rlx_tir_stmt_equal(const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b);
 uint64_t rlx_tir_func_hash(const rlx_tir_func_t* f);
 
+/* ------------------------------------------------------------------ verify (verify.c) */
+/* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
+ * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are
+ * in the buffer map or allocated. Error names the function and the first problem. */
+RLX_MUST_USE rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f);
+
 #endif

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transform.h"
+#include "tir.h"
 
 typedef struct {
   const rlx_tir_func_t* f;

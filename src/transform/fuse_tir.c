@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tir/transform.h"
+#include "tir/transform.h"
 #include "fuse.h"
 
 /* A set of names with a next-suffix hint per base name, so making n names unique costs O(n)

@@ -10,7 +10,7 @@
 #include "rlx/runtime.h"
 #include "test.h"
 #include "tir/tir.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 static rlx_ctx_t* ctx_;
 

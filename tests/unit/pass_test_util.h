@@ -12,7 +12,7 @@
 #include "relax/relax.h"
 #include "relax_test_util.h"
 #include "tir/interp.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 /* ---------------------------------------------------------------- host tensors */
 typedef struct {

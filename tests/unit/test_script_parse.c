@@ -8,7 +8,7 @@
 #include "script/script.h"
 #include "test.h"
 #include "tir/te.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 typedef struct {
   rlx_te_tensor_t *a, *b, *c;

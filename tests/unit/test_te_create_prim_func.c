@@ -8,7 +8,7 @@
 #include "test.h"
 #include "tir/interp.h"
 #include "tir/te.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 /* ------------------------------------------------------------------ helpers */
 static DLTensor dl(void* data, int ndim, int64_t* shape, uint8_t code, uint8_t bits) {

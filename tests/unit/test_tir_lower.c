@@ -10,7 +10,7 @@
 #include "tir/interp.h"
 #include "tir/schedule/schedule.h"
 #include "tir/te.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 static DLTensor dl(void* data, int ndim, int64_t* shape, uint8_t code, uint8_t bits) {
   DLTensor t;

@@ -3,7 +3,7 @@
  * (and block) name. */
 #include "test.h"
 #include "test_tir_interp_builders.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 int main(void) {
   rlx_ctx_t* c = rlx_ctx_create();

@@ -10,7 +10,7 @@
 #include "test_tir_interp_builders.h"
 #include "tir/interp.h"
 #include "tir/schedule/schedule.h"
-#include "tir/transform.h"
+#include "transform/tir/transform.h"
 
 static uint32_t rng = 5;
 static float frand(void) {

@@ -1,6 +1,6 @@
-/* TIR lowering passes, applied in this order by the driver's TIR stage (src/driver/driver.h:
- * rlx_tir_lower, the table in driver.c):
- *   1. (optional) default schedule             -- schedule/schedule.h
+/* TIR lowering passes (src/transform/tir/), applied in this order by the driver's TIR stage
+ * (src/driver/driver.h: rlx_tir_lower, the table in driver.c):
+ *   1. (optional) default schedule             -- src/tir/schedule/schedule.h
  *   2. rlx_tir_lower_blocks: blocks → loops     -- lower_blocks.c
  *   3. rlx_tir_flatten_buffers: N-D → 1-D       -- flatten.c
  *   4. rlx_tir_unroll_loops                     -- unroll.c
@@ -11,7 +11,7 @@
 #ifndef RLX_TIR_TRANSFORM_H
 #define RLX_TIR_TRANSFORM_H
 
-#include "tir.h"
+#include "../../tir/tir.h"
 
 /* Removes BlockRealize/Block: iter vars are substituted by their bound values, predicates
  * become IfThenElse, a block's init runs under `if (all reduce iter vars == their min)`
@@ -34,10 +34,5 @@ RLX_MUST_USE rlx_status_t* rlx_tir_vectorize_loops(rlx_ctx_t* ctx, const rlx_tir
 /* Simplifies every expression with loop ranges known; drops loops of extent 1 and
  * provably-true conditions. */
 RLX_MUST_USE rlx_status_t* rlx_tir_simplify(rlx_ctx_t* ctx, const rlx_tir_func_t* f, rlx_tir_func_t** out);
-
-/* Well-formedness: every var used is defined (param, shape var bound by the buffer map,
- * loop var, iter var, let), block iter values only use loop vars in scope, buffers used are
- * in the buffer map or allocated. Error names the function and the first problem. */
-RLX_MUST_USE rlx_status_t* rlx_tir_verify(const rlx_tir_func_t* f);
 
 #endif
