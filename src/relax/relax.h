@@ -370,7 +370,8 @@ typedef struct {
  * struct info is then filled by normalization. */
 rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
-/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). */
+/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). NULL too when the
+ * copy cannot be allocated (the arena has failed; callers report OUT_OF_MEMORY). */
 rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
                                      const void* data, size_t nbytes);
 rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);

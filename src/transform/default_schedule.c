@@ -96,6 +96,7 @@ static rlx_relax_expr_t* pack_constant(rlx_ctx_t* ctx, const rlx_relax_constant_
   int64_t K = c->shape[kdim], N = c->shape[jdim], NO = (N + nr - 1) / nr;
   size_t n = (size_t)(NO * K * nr);
   float* out = rlx_ctx_alloc(ctx, n * sizeof(float) + 1);
+  if (!out) return NULL; /* out of memory: the caller's error, turned into OUT_OF_MEMORY by the check */
   const float* in = c->data;
   for (int64_t jo = 0; jo < NO; jo++)
     for (int64_t k = 0; k < K; k++)
