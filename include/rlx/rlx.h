@@ -448,7 +448,8 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn
 
 /* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
  * params(i): TVM's parameter names in order with kinds, "data:t weight:t bias:t? out_dtype:dtype?"
- * (t tensor, te tensor or scalar, ts tuple of tensors, int, ints, bool, float, dtype; ? optional).
+ * (t tensor, te tensor or scalar, ts tuple of tensors, int, ints (a list, or one int), bool,
+ * float, str, expr (a scalar PrimExpr), dtype; ? optional).
  * rlx_topi_call takes one tensor slot per tensor parameter in order (NULL for an absent optional
  * one or a scalar given as an attribute; a ts parameter takes all the slots) and the other
  * parameters as attributes keyed by name. NOT_FOUND for an unknown name. */
@@ -457,6 +458,15 @@ const char* rlx_topi_name(int i);
 const char* rlx_topi_params(int i);
 RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
                             const rlx_attr_list_t* attrs, rlx_te_tensor_t** out);
+/* True when function i returns a list of tensors (TVM's split): call it with
+ * rlx_topi_call_multi (rlx_topi_call refuses it with INVALID_ARGUMENT). */
+bool rlx_topi_returns_list(int i);
+/* rlx_topi_call for any function: *out_n output tensors in *out, an array in ctx's arena (one
+ * tensor for a function that returns one; a list function may also give one, e.g. split into
+ * one section). Errors as rlx_topi_call. */
+RLX_MUST_USE rlx_status_t* rlx_topi_call_multi(rlx_ctx_t* ctx, const char* name, int n_tensors,
+                                  rlx_te_tensor_t* const* tensors, const rlx_attr_list_t* attrs, int* out_n,
+                                  rlx_te_tensor_t*** out);
 
 /* ---- passes by name (the pipeline's names: legalize_ops, fold_constants, fuse_ops, ...) ---- */
 int rlx_transform_pass_count(void);

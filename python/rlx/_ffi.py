@@ -243,6 +243,8 @@ _PROTOS = {
     "rlx_topi_name": (c_char_p, [c_int]),
     "rlx_topi_params": (c_char_p, [c_int]),
     "rlx_topi_call": (ST, [H, c_char_p, c_int, POINTER(H), H, POINTER(H)]),
+    "rlx_topi_returns_list": (c_bool, [c_int]),
+    "rlx_topi_call_multi": (ST, [H, c_char_p, c_int, POINTER(H), H, POINTER(c_int), POINTER(POINTER(H))]),
     # passes
     "rlx_transform_pass_count": (c_int, []),
     "rlx_transform_pass_name": (c_char_p, [c_int]),

@@ -1,8 +1,9 @@
 """rlx.topi: the C topi library under TVM's names and parameter names, generated at import
 from the C table (rlx_topi_count / rlx_topi_name / rlx_topi_params): topi.add,
-topi.nn.dense, topi.nn.relu, topi.nn.conv2d_nchw, topi.reshape, ... Usable in TE code and
-in BlockBuilder.emit_te."""
-from ctypes import byref, c_void_p
+topi.nn.dense, topi.nn.relu, topi.nn.conv2d_nchw, topi.reshape, topi.split, ... Usable in TE
+code and in BlockBuilder.emit_te. A function that returns several tensors in TVM (split)
+returns a list of te.Tensor (rlx_topi_returns_list / rlx_topi_call_multi)."""
+from ctypes import POINTER, byref, c_int, c_void_p
 
 from . import _ffi
 from . import tir as _tir
@@ -19,7 +20,7 @@ def _parse(spec):
     return out
 
 
-def _make(name, spec):
+def _make(name, spec, returns_list=False):
     params = _parse(spec)
     names = [p[0] for p in params]
 
@@ -61,7 +62,12 @@ def _make(name, spec):
                 else:
                     raise TypeError("topi.%s: %s must be a te.Tensor, got %s" % (name, pname, type(v).__name__))
             elif kind == "ints":
-                attrs.append((pname, [int(x) for x in v] if isinstance(v, (list, tuple)) else [int(v)]))
+                # a list, or one int (split tells sections from indices by it); a string
+                # (TVM's padding="SAME") goes to C as it is
+                if isinstance(v, str):
+                    attrs.append((pname, v))
+                else:
+                    attrs.append((pname, [int(x) for x in v] if isinstance(v, (list, tuple)) else int(v)))
             elif kind == "int":
                 attrs.append((pname, int(v)))
             elif kind == "bool":
@@ -70,6 +76,10 @@ def _make(name, spec):
                 attrs.append((pname, float(v)))
             elif kind == "dtype":
                 attrs.append((pname, str(v)))
+            elif kind == "str":
+                attrs.append((pname, str(v)))
+            elif kind == "expr":
+                attrs.append((pname, _tir.convert(v)))
         ctx = _ffi.ctx_for(*objs, *[v for _, v in attrs if isinstance(v, _tir.PrimExpr)])
         from .relax.block_builder import set_attr
         al = lib.rlx_attr_list_create(ctx.ptr)
@@ -79,6 +89,11 @@ def _make(name, spec):
             else:
                 set_attr(ctx, al, k, v)
         arr, n = harray(tensors)
+        if returns_list:
+            count = c_int()
+            outs = POINTER(c_void_p)()
+            check(lib.rlx_topi_call_multi(ctx.ptr, cstr(name), len(tensors), arr, al, byref(count), byref(outs)))
+            return [Tensor(outs[i], ctx) for i in range(count.value)]
         out = c_void_p()
         check(lib.rlx_topi_call(ctx.ptr, cstr(name), len(tensors), arr, al, byref(out)))
         return Tensor(out.value, ctx)
@@ -98,4 +113,4 @@ for _i in range(lib.rlx_topi_count()):
     _parts = _name.split(".")
     _ns = _ffi.submodule(__name__, _parts[:-1])
     if not hasattr(_ns, _parts[-1]):
-        setattr(_ns, _parts[-1], _make(_name, lib.rlx_topi_params(_i).decode()))
+        setattr(_ns, _parts[-1], _make(_name, lib.rlx_topi_params(_i).decode(), bool(lib.rlx_topi_returns_list(_i))))

@@ -6,7 +6,11 @@
  *
  * Parameter kinds in the `params` strings: t tensor, t? optional tensor, te tensor or scalar
  * PrimExpr (attribute of the same name), ts tuple of tensors (all the tensors given), int,
- * ints (list of int64), bool, float, dtype; a trailing ? marks an optional parameter. */
+ * ints (list of int64; one int is also accepted, and split tells the two apart), bool, float,
+ * str, expr (a scalar PrimExpr), dtype; a trailing ? marks an optional parameter.
+ *
+ * Functions that return several tensors (TVM returns a list: split) have a multi adapter and
+ * are called through rlx_topi_call_multi. */
 #include <pthread.h>
 #include <string.h>
 
@@ -24,12 +28,15 @@ typedef struct {
 } targs_t;
 
 typedef rlx_te_tensor_t* (*adapter_t)(const targs_t* x, rlx_status_t** st);
+/* Several outputs: *n tensors in the returned (arena) array. */
+typedef rlx_te_tensor_t** (*multi_adapter_t)(const targs_t* x, int* n, rlx_status_t** st);
 
 typedef struct {
   const char* name;
   const char* params;
   adapter_t fn;
   int code;
+  multi_adapter_t multi; /* set (and fn NULL) for functions returning a list */
 } topi_entry_t;
 
 /* ------------------------------------------------------------------ argument readers */
@@ -66,6 +73,11 @@ static const int64_t* get_ints(const targs_t* x, const char* key, int* n) {
   }
   *n = -1;
   return NULL;
+}
+
+static const char* get_str(const targs_t* x, const char* key, const char* dflt) {
+  const rlx_attr_t* a = attr(x, key);
+  return a && a->kind == RLX_ATTR_STR ? a->u.s : dflt;
 }
 
 static rlx_te_tensor_t* fail(rlx_status_t** st, const char* fmt, const char* what) {
@@ -200,29 +212,173 @@ static rlx_te_tensor_t* a_conv2d_nchw(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_nn_conv2d_nchw(x->ctx, x->t[0], x->t[1], stride, pad, dilation, 1, get_dtype(x, "out_dtype"), st);
 }
 
+
+/* TVM's split: an int is a number of sections, a list the indices to split at. */
+static rlx_te_tensor_t** a_split(const targs_t* x, int* n, rlx_status_t** st) {
+  const rlx_attr_t* a = attr(x, "indices_or_sections");
+  int64_t axis = get_int(x, "axis", 0);
+  if (a && a->kind == RLX_ATTR_INT) {
+    if (a->u.i < 1) {
+      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be >= 1)", (long long)a->u.i);
+      return NULL;
+    }
+    return rlx_topi_split(x->ctx, x->t[0], a->u.i, 0, NULL, axis, n, st);
+  }
+  if (a && a->kind == RLX_ATTR_INTS) return rlx_topi_split(x->ctx, x->t[0], 0, a->u.ints.n, a->u.ints.v, axis, n, st);
+  *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: indices_or_sections must be an int or a list of ints");
+  return NULL;
+}
+
+/* TVM's strided_slice: begin/end/strides over axes (default: the first len(begin) dims);
+ * missing ends run to the end of the dim, missing strides are 1. slice_mode "size": end holds
+ * sizes (-1 = the rest) and strides are ignored. assume_inbound only tells TVM's codegen that
+ * indices are in range; the slice here is clamped either way. */
+static rlx_te_tensor_t* a_strided_slice(const targs_t* x, rlx_status_t** st) {
+  int nb, ne, ns, na;
+  const int64_t* begin = get_ints(x, "begin", &nb);
+  const int64_t* end = get_ints(x, "end", &ne);
+  const int64_t* strides = get_ints(x, "strides", &ns);
+  const int64_t* axes = get_ints(x, "axes", &na);
+  const char* mode = get_str(x, "slice_mode", "end");
+  bool size_mode = strcmp(mode, "size") == 0;
+  if (!size_mode && strcmp(mode, "end") != 0) return fail(st, "topi.strided_slice: slice_mode '%s' is not 'end' or 'size'", mode);
+  if (nb < 0 || ne < 0) return fail(st, "topi.strided_slice: %s are required", "begin and end");
+  int n = na >= 0 ? na : nb;
+  if (nb != n || ne > n || ns > n || (na >= 0 && (ne != n || (ns >= 0 && ns != n))))
+    return fail(st, "topi.strided_slice: %s", "begin, end, strides and axes must have the same length (end and strides "
+                                              "may be shorter without axes)");
+  int64_t* ax = RLX_NEW_ARRAY(x->ctx, int64_t, n);
+  int64_t* e = RLX_NEW_ARRAY(x->ctx, int64_t, n);
+  int64_t* s = RLX_NEW_ARRAY(x->ctx, int64_t, n);
+  for (int i = 0; i < n; i++) {
+    ax[i] = axes ? axes[i] : i;
+    s[i] = !size_mode && strides && i < ns ? strides[i] : 1;
+    if (i >= ne) {
+      e[i] = s[i] > 0 ? INT64_MAX : INT64_MIN;
+    } else if (size_mode) {
+      if (end[i] < -1) return fail(st, "topi.strided_slice: %s", "a size must be >= 0 or -1 (the rest)");
+      e[i] = end[i] == -1 || begin[i] > INT64_MAX - end[i] ? INT64_MAX : begin[i] + end[i];
+      if (begin[i] < 0 && e[i] >= 0 && end[i] != -1) e[i] = INT64_MAX; /* a negative begin counts from the end */
+    } else {
+      e[i] = end[i];
+    }
+  }
+  return rlx_topi_strided_slice(x->ctx, x->t[0], n, ax, begin, e, s, st);
+}
+
+static rlx_te_tensor_t* a_take(const targs_t* x, rlx_status_t** st) {
+  if (get_int(x, "batch_dims", 0) != 0) return fail(st, "topi.%s: batch_dims other than 0 is not supported", "take");
+  return rlx_topi_take(x->ctx, x->t[0], x->t[1], attr(x, "axis") != NULL, get_int(x, "axis", 0),
+                       get_str(x, "mode", "clip"), st);
+}
+
+/* A scalar PrimExpr attribute as a constant (or cast) of dtype t. */
+static rlx_expr_t* scalar_as(rlx_ctx_t* ctx, const rlx_attr_t* a, rlx_dtype_t t, double dflt) {
+  double v = dflt;
+  if (a && a->kind == RLX_ATTR_EXPR) {
+    int64_t i;
+    if (rlx_expr_is_const_int(a->u.expr, &i)) {
+      v = (double)i;
+    } else if (a->u.expr->kind == RLX_EXPR_FLOAT_IMM) {
+      v = ((const rlx_float_imm_t*)a->u.expr)->value;
+    } else {
+      return rlx_ir_cast(ctx, t, a->u.expr);
+    }
+  } else if (a && (a->kind == RLX_ATTR_FLOAT || a->kind == RLX_ATTR_INT || a->kind == RLX_ATTR_BOOL)) {
+    v = a->kind == RLX_ATTR_FLOAT ? a->u.f : a->kind == RLX_ATTR_INT ? (double)a->u.i : a->u.b;
+  }
+  if (rlx_dtype_is_float(t)) return rlx_ir_float(ctx, t, v);
+  if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, v != 0);
+  return rlx_ir_int(ctx, t, (int64_t)v);
+}
+
+static rlx_expr_t* copy_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  rlx_te_tensor_t* t = user;
+  return rlx_te_load(ctx, t, t->buffer->ndim, (rlx_expr_t* const*)idx);
+}
+
+/* TVM's nn.pad: pad_after defaults to pad_before; the compute is named name ("PadInput"). */
+static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
+  int nb, na;
+  const int64_t* before = get_ints(x, "pad_before", &nb);
+  const int64_t* after = get_ints(x, "pad_after", &na);
+  if (na < 0) {
+    after = before;
+    na = nb;
+  }
+  int nd = rlx_te_tensor_ndim(x->t[0]);
+  if (nb != nd || na != nd) return fail(st, "topi.nn.pad: %s must have one entry per dimension of data", "pad_before and pad_after");
+  bool any = false;
+  for (int d = 0; d < nd; d++) {
+    if (before[d] < 0 || after[d] < 0) return fail(st, "topi.nn.pad: %s must be >= 0", "padding");
+    any = any || before[d] || after[d];
+  }
+  const char* name = get_str(x, "name", "PadInput");
+  if (!any) /* TVM still makes the (copying) compute */
+    return rlx_te_compute(x->ctx, nd, x->t[0]->buffer->shape, copy_body, x->t[0], name, "injective,pad");
+  rlx_expr_t* value = scalar_as(x->ctx, attr(x, "pad_value"), x->t[0]->buffer->dtype, 0.0);
+  return rlx_topi_nn_pad(x->ctx, x->t[0], before, after, value, name);
+}
+
+static rlx_te_tensor_t* a_tile(const targs_t* x, rlx_status_t** st) {
+  int n;
+  const int64_t* reps = get_ints(x, "reps", &n);
+  if (n < 0) return fail(st, "topi.%s: reps is required", "tile");
+  return rlx_topi_tile(x->ctx, x->t[0], n, reps, st);
+}
+
+static rlx_te_tensor_t* a_flip(const targs_t* x, rlx_status_t** st) {
+  return rlx_topi_flip(x->ctx, x->t[0], get_int(x, "axis", 0), st);
+}
+
+/* TVM's cumsum: axis None sums over the flattened data; dtype None keeps data's. */
+static rlx_te_tensor_t* a_cumsum(const targs_t* x, rlx_status_t** st) {
+  rlx_te_tensor_t* t = x->t[0];
+  if (!attr(x, "axis")) {
+    rlx_expr_t* count = NULL;
+    for (int d = 0; d < t->buffer->ndim; d++)
+      count = count ? rlx_ir_mul(x->ctx, count, t->buffer->shape[d]) : t->buffer->shape[d];
+    if (!count) count = rlx_ir_i64(x->ctx, 1);
+    count = rlx_topi_simplify_dim(x->ctx, count);
+    t = rlx_topi_reshape(x->ctx, t, 1, &count, st);
+    if (!t) return NULL;
+  }
+  rlx_dtype_t dt = get_dtype(x, "dtype");
+  return rlx_topi_cumsum(x->ctx, t, get_int(x, "axis", 0), rlx_dtype_is_void(dt) ? t->buffer->dtype : dt,
+                         get_bool(x, "exclusive", false), st);
+}
+
 /* ------------------------------------------------------------------ the table */
 static const topi_entry_t fixed[] = {
-    {"cast", "x:t dtype:dtype", a_cast, 0},
-    {"clip", "x:t a_min:float a_max:float", a_clip, 0},
-    {"where", "condition:t x:t y:t", a_where, 0},
-    {"broadcast_to", "data:t shape:ints", a_broadcast_to, 0},
-    {"sum", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_SUM},
-    {"max", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_MAX},
-    {"min", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_MIN},
-    {"prod", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_PROD},
-    {"argmax", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_ARGMAX},
-    {"argmin", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_ARGMIN},
-    {"reshape", "a:t newshape:ints", a_reshape, 0},
-    {"transpose", "a:t axes:ints?", a_transpose, 0},
-    {"expand_dims", "a:t axis:int num_newaxis:int?", a_expand_dims, 0},
-    {"squeeze", "a:t axis:ints?", a_squeeze, 0},
-    {"concatenate", "a_tuple:ts axis:int?", a_concatenate, 0},
-    {"matmul", "tensor_a:t tensor_b:t out_dtype:dtype?", a_matmul, 0},
-    {"nn.dense", "data:t weight:t bias:t? out_dtype:dtype?", a_dense, 0},
-    {"nn.relu", "x:t", a_unary, RLX_TOPI_RELU},
-    {"nn.softmax", "x:t axis:int?", a_softmax, 0},
-    {"nn.log_softmax", "x:t axis:int?", a_log_softmax, 0},
-    {"nn.conv2d_nchw", "Input:t Filter:t stride:ints padding:ints dilation:ints out_dtype:dtype?", a_conv2d_nchw, 0},
+    {"cast", "x:t dtype:dtype", a_cast, 0, NULL},
+    {"clip", "x:t a_min:float a_max:float", a_clip, 0, NULL},
+    {"where", "condition:t x:t y:t", a_where, 0, NULL},
+    {"broadcast_to", "data:t shape:ints", a_broadcast_to, 0, NULL},
+    {"sum", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_SUM, NULL},
+    {"max", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_MAX, NULL},
+    {"min", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_MIN, NULL},
+    {"prod", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_PROD, NULL},
+    {"argmax", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_ARGMAX, NULL},
+    {"argmin", "data:t axis:ints? keepdims:bool?", a_reduce, RLX_TOPI_REDUCE_ARGMIN, NULL},
+    {"reshape", "a:t newshape:ints", a_reshape, 0, NULL},
+    {"transpose", "a:t axes:ints?", a_transpose, 0, NULL},
+    {"expand_dims", "a:t axis:int num_newaxis:int?", a_expand_dims, 0, NULL},
+    {"squeeze", "a:t axis:ints?", a_squeeze, 0, NULL},
+    {"concatenate", "a_tuple:ts axis:int?", a_concatenate, 0, NULL},
+    {"split", "ary:t indices_or_sections:ints axis:int?", NULL, 0, a_split},
+    {"strided_slice", "a:t begin:ints end:ints strides:ints? axes:ints? slice_mode:str? assume_inbound:bool?",
+     a_strided_slice, 0, NULL},
+    {"take", "a:t indices:t axis:int? batch_dims:int? mode:str?", a_take, 0, NULL},
+    {"tile", "a:t reps:ints", a_tile, 0, NULL},
+    {"flip", "a:t axis:int?", a_flip, 0, NULL},
+    {"cumsum", "data:t axis:int? dtype:dtype? exclusive:bool?", a_cumsum, 0, NULL},
+    {"matmul", "tensor_a:t tensor_b:t out_dtype:dtype?", a_matmul, 0, NULL},
+    {"nn.dense", "data:t weight:t bias:t? out_dtype:dtype?", a_dense, 0, NULL},
+    {"nn.relu", "x:t", a_unary, RLX_TOPI_RELU, NULL},
+    {"nn.softmax", "x:t axis:int?", a_softmax, 0, NULL},
+    {"nn.log_softmax", "x:t axis:int?", a_log_softmax, 0, NULL},
+    {"nn.pad", "data:t pad_before:ints pad_after:ints? pad_value:expr? name:str?", a_nn_pad, 0, NULL},
+    {"nn.conv2d_nchw", "Input:t Filter:t stride:ints padding:ints dilation:ints out_dtype:dtype?", a_conv2d_nchw, 0, NULL},
 };
 
 enum { N_FIXED = sizeof(fixed) / sizeof(fixed[0]), N_ALL = N_FIXED + RLX_TOPI_UNARY_COUNT + RLX_TOPI_BINARY_COUNT };
@@ -233,9 +389,9 @@ static void fill(void) {
   int k = 0;
   for (int i = 0; i < N_FIXED; i++) table[k++] = fixed[i];
   for (int i = 0; i < RLX_TOPI_UNARY_COUNT; i++)
-    table[k++] = (topi_entry_t){rlx_topi_unary_name((rlx_topi_unary_t)i), "x:t", a_unary, i};
+    table[k++] = (topi_entry_t){rlx_topi_unary_name((rlx_topi_unary_t)i), "x:t", a_unary, i, NULL};
   for (int i = 0; i < RLX_TOPI_BINARY_COUNT; i++)
-    table[k++] = (topi_entry_t){rlx_topi_binary_name((rlx_topi_binary_t)i), "lhs:te rhs:te", a_binary, i};
+    table[k++] = (topi_entry_t){rlx_topi_binary_name((rlx_topi_binary_t)i), "lhs:te rhs:te", a_binary, i, NULL};
 }
 
 int rlx_topi_count(void) {
@@ -247,8 +403,13 @@ const char* rlx_topi_name(int i) { return i >= 0 && i < rlx_topi_count() ? table
 
 const char* rlx_topi_params(int i) { return i >= 0 && i < rlx_topi_count() ? table[i].params : NULL; }
 
-RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
-                            const rlx_attr_list_t* attrs, rlx_te_tensor_t** out) {
+bool rlx_topi_returns_list(int i) { return i >= 0 && i < rlx_topi_count() && table[i].multi != NULL; }
+
+RLX_MUST_USE rlx_status_t* rlx_topi_call_multi(rlx_ctx_t* ctx, const char* name, int n_tensors,
+                                               rlx_te_tensor_t* const* tensors, const rlx_attr_list_t* attrs,
+                                               int* out_n, rlx_te_tensor_t*** out) {
+  if (!ctx || !name || !out_n || !out || (n_tensors > 0 && !tensors))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_topi_call: NULL argument");
   const topi_entry_t* e = NULL;
   for (int i = 0; i < rlx_topi_count() && !e; i++)
     if (strcmp(table[i].name, name) == 0) e = &table[i];
@@ -259,11 +420,51 @@ RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n
   bool tuple = strstr(e->params, ":ts") != NULL;
   if ((!tuple && n_tensors != need) || (tuple && n_tensors < 1))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s(%s): got %d tensor slot(s)", name, e->params, n_tensors);
+  /* every required tensor parameter needs its tensor (an optional one may be NULL) */
+  int slot = 0;
+  for (const char* p = e->params; !tuple && (p = strchr(p, ':')) != NULL; p++) {
+    if (p[1] != 't') continue;
+    bool required = p[2] == ' ' || p[2] == '\0'; /* "t", not "t?", "te" or "te?" */
+    if (required && !tensors[slot]) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: tensor argument %d is missing", name, slot + 1);
+    slot++;
+  }
   targs_t x = {ctx, n_tensors, tensors, attrs ? &attrs->attrs : NULL, e->code};
   rlx_status_t* st = NULL;
-  rlx_te_tensor_t* t = e->fn(&x, &st);
-  if (st) return rlx_status_annotate(st, "topi.%s", name);
-  if (!t) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: no result", name);
-  *out = t;
+  rlx_te_tensor_t* one = NULL;
+  rlx_te_tensor_t** ts = NULL;
+  int n = 0;
+  if (e->multi) {
+    ts = e->multi(&x, &n, &st);
+  } else {
+    one = e->fn(&x, &st);
+    ts = &one;
+    n = one ? 1 : 0;
+  }
+  if (st) { /* topi's messages mostly name the function already ("topi.split: ...") */
+    const char* m = rlx_status_message(st);
+    size_t k = strlen(name);
+    if (strncmp(m, "topi.", 5) == 0 && strncmp(m + 5, name, k) == 0 && m[5 + k] == ':') return st;
+    return rlx_status_annotate(st, "topi.%s", name);
+  }
+  if (!ts || n < 1) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: no result", name);
+  if (!e->multi) {
+    ts = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 1);
+    ts[0] = one;
+  }
+  *out_n = n;
+  *out = ts;
+  return NULL;
+}
+
+RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
+                                         const rlx_attr_list_t* attrs, rlx_te_tensor_t** out) {
+  if (!out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_topi_call: NULL argument");
+  int n = 0;
+  rlx_te_tensor_t** ts = NULL;
+  RLX_RETURN_IF_ERROR(rlx_topi_call_multi(ctx, name, n_tensors, tensors, attrs, &n, &ts));
+  for (int i = 0; i < rlx_topi_count(); i++)
+    if (strcmp(table[i].name, name) == 0 && table[i].multi)
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s returns a list of tensors: call rlx_topi_call_multi", name);
+  *out = ts[0];
   return NULL;
 }

@@ -946,6 +946,69 @@ static RLX_MUST_USE rlx_status_t* b_sequence_length(rlx_vm_t* vm, rlx_vmv_t* a, 
   return loop_scalar(vm, rlx_dldtype(kDLInt, 64, 1), a[0].u.tuple->n, out);
 }
 
+/* sequence_concat(tuple, i<axis>, i<new_axis>) → ONNX ConcatFromSequence of a sequence whose
+ * length is decided at run time: the fields (tensors of one dtype and rank r) joined along
+ * axis (-r..r-1; with new_axis, stacked along a new axis, -r-1..r, and all of one shape).
+ * Every other dim must agree; an empty sequence is an error. */
+static RLX_MUST_USE rlx_status_t* b_sequence_concat(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.sequence_concat";
+  RLX_RETURN_IF_ERROR(want_n(who, n, 3));
+  RLX_RETURN_IF_ERROR(want_kind(who, 0, &a[0], RLX_VMV_TUPLE));
+  RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
+  RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
+  const rlx_vm_tuple_t* t = a[0].u.tuple;
+  if (t->n == 0) return ERR("%s: the sequence is empty", who);
+  for (int k = 0; k < t->n; k++) RLX_RETURN_IF_ERROR(want_kind(who, 0, &t->fields[k], RLX_VMV_TENSOR));
+  const DLTensor* f0 = &t->fields[0].u.t->dl;
+  int r = f0->ndim, ro = r + (a[2].u.i != 0);
+  if (ro > RLX_VM_MAX_NDIM_UNIQUE) return ERR("%s: rank %d is too large", who, r);
+  int64_t axis = a[1].u.i;
+  if (axis < -ro || axis >= ro) return ERR("%s: axis %lld is out of range for rank %d", who, (long long)axis, ro);
+  if (axis < 0) axis += ro;
+  /* each field as (outer, its extent along axis, inner); the output's extent is their sum */
+  int64_t oshape[RLX_VM_MAX_NDIM_UNIQUE], total = 0;
+  for (int k = 0; k < t->n; k++) {
+    const DLTensor* f = &t->fields[k].u.t->dl;
+    if (f->ndim != r || f->dtype.code != f0->dtype.code || f->dtype.bits != f0->dtype.bits || f->dtype.lanes != f0->dtype.lanes)
+      return ERR("%s: element %d's dtype or rank differs from element 0's", who, k);
+    if (f->strides) return ERR("%s: element %d is not contiguous", who, k);
+    for (int d = 0, e = 0; d < ro; d++) {
+      bool at_axis = d == axis;
+      if (at_axis && a[2].u.i) continue; /* the new axis */
+      int64_t ext = f->shape[e], want = f0->shape[e];
+      e++;
+      if (at_axis) {
+        if (total > INT64_MAX - ext) return ERR("%s: the result is too large", who);
+        total += ext;
+      } else if (ext != want) {
+        return ERR("%s: element %d has dim %lld where element 0 has %lld (axis %d)", who, k, (long long)ext,
+                   (long long)want, d);
+      } else {
+        oshape[d] = ext;
+      }
+    }
+  }
+  oshape[axis] = a[2].u.i ? t->n : total;
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  rlx_ndarray_t* y = NULL;
+  RLX_RETURN_IF_ERROR(rlx_ndarray_create(ro, oshape, f0->dtype, &pool, &y));
+  int64_t outer = 1, inner = (int64_t)rlx_dldtype_bytes(f0->dtype); /* bytes after the axis, per unit of it */
+  for (int d = 0; d < axis; d++) outer *= oshape[d];
+  for (int d = (int)axis + 1; d < ro; d++) inner *= oshape[d];
+  int64_t row = oshape[axis] * inner, at = 0; /* bytes per outer index in y; this field's offset in a row */
+  for (int k = 0; k < t->n; k++) {
+    const DLTensor* f = &t->fields[k].u.t->dl;
+    int64_t part = (a[2].u.i ? 1 : f->shape[axis]) * inner;
+    const uint8_t* src = (const uint8_t*)f->data + f->byte_offset;
+    uint8_t* dst = (uint8_t*)y->dl.data;
+    for (int64_t o = 0; o < outer && part > 0; o++) memcpy(dst + o * row + at, src + o * part, (size_t)part);
+    at += part;
+  }
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = y;
+  return NULL;
+}
+
 /* optional_has_element(v) → a 0-d bool tensor: false for the null value (an empty ONNX
  * optional), true for anything else. */
 static RLX_MUST_USE rlx_status_t* b_optional_has_element(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
@@ -974,6 +1037,9 @@ static RLX_MUST_USE rlx_status_t* b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int 
 }
 static RLX_MUST_USE rlx_status_t* b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
   return rlx_vm_b_string_to(vm, a, n, out);
+}
+static RLX_MUST_USE rlx_status_t* b_string_index(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  return rlx_vm_b_string_index(vm, a, n, out);
 }
 
 /* ------------------------------------------------------------------ loops */

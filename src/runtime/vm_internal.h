@@ -114,6 +114,7 @@ const char* rlx_vmv_kind_name(rlx_vmv_kind_t k);
 RLX_MUST_USE rlx_status_t* rlx_vm_b_string_normalizer(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
 RLX_MUST_USE rlx_status_t* rlx_vm_b_string_from(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
 RLX_MUST_USE rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_index(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out);
 
 /* The builtin called name, or NULL. */
 rlx_vm_builtin_fn_t rlx_vm_builtin_lookup(const char* name);

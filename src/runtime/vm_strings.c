@@ -1,5 +1,5 @@
 /* String tensors in the runtime and the VM builtins on them (ONNX StringNormalizer, casts to
- * and from strings).
+ * and from strings, the string lookup of TfIdfVectorizer).
  *
  * A string tensor is an rlx_ndarray_t of dtype handle (kDLOpaqueHandle, 64 bits) whose
  * elements are `const char*`, NUL-terminated, pointing into the same allocation: one uint8
@@ -240,6 +240,58 @@ RLX_MUST_USE rlx_status_t* rlx_vm_b_string_to(rlx_vm_t* vm, rlx_vmv_t* a, int n,
       return ERR("%s: element %lld (\"%.64s\") is not a number", who, (long long)i, s);
     }
   }
+  out->kind = RLX_VMV_TENSOR;
+  out->u.t = r;
+  return NULL;
+}
+
+/* qsort / bsearch over the argument strings, by index into the argument array. */
+typedef struct {
+  const char* s;
+  int64_t index;
+} keyed_t;
+
+static int keyed_cmp(const void* a, const void* b) {
+  const keyed_t *x = a, *y = b;
+  int c = strcmp(x->s, y->s);
+  return c ? c : (x->index > y->index) - (x->index < y->index); /* the first of equal strings first */
+}
+
+/* string_index(x, s_0, ..., s_{V-1}) → an int64 tensor of x's shape: for each string of x the
+ * smallest k with s_k equal to it, or -1 (ONNX TfIdfVectorizer over strings: the tokens become
+ * the indices of a string pool, and the n-gram count runs on integers). The strings are sorted
+ * once, so the cost is (V + numel(x)) log V comparisons. */
+RLX_MUST_USE rlx_status_t* rlx_vm_b_string_index(rlx_vm_t* vm, rlx_vmv_t* a, int n, rlx_vmv_t* out) {
+  const char* who = "vm.builtin.string_index";
+  if (n < 1) return ERR("%s: expected a string tensor and strings", who);
+  const DLTensor* x = NULL;
+  RLX_RETURN_IF_ERROR(want_strings(who, 0, &a[0], &x));
+  for (int k = 1; k < n; k++)
+    if (a[k].kind != RLX_VMV_STR) return ERR("%s: argument %d must be a string", who, k);
+  keyed_t* keys = malloc(sizeof(keyed_t) * (size_t)(n > 1 ? n - 1 : 1));
+  if (!keys) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", who);
+  for (int k = 1; k < n; k++) keys[k - 1] = (keyed_t){a[k].u.s, k - 1};
+  if (n > 1) qsort(keys, (size_t)(n - 1), sizeof(keyed_t), keyed_cmp);
+  rlx_allocator_t pool = rlx_vm_pool_allocator(vm->pool);
+  rlx_ndarray_t* r = NULL;
+  rlx_status_t* st = rlx_ndarray_create(x->ndim, x->shape, rlx_dldtype(kDLInt, 64, 1), &pool, &r);
+  if (st) {
+    free(keys);
+    return st;
+  }
+  int64_t count = rlx_ndarray_numel(x);
+  int64_t* y = (int64_t*)r->dl.data;
+  for (int64_t i = 0; i < count; i++) {
+    const char* t = str_at(x, i);
+    int64_t lo = 0, hi = n - 1; /* the first key >= t */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (strcmp(keys[mid].s, t) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    y[i] = lo < n - 1 && strcmp(keys[lo].s, t) == 0 ? keys[lo].index : -1;
+  }
+  free(keys);
   out->kind = RLX_VMV_TENSOR;
   out->u.t = r;
   return NULL;

@@ -8,7 +8,8 @@
 
 /* How much one fold may cost. A call whose output has more than max_elems elements, or
  * whose PrimFunc the interpreter would run for more than max_work innermost statements
- * (about 0.1 us each), is not folded by the interpreter; with a runner (NULL: none) such
+ * (about 0.1 us each; 20 times that in a sanitizer build), or more than *work_left, is not
+ * folded by the interpreter; with a runner (NULL: none) such
  * a call, or one above compiled_work statements, runs compiled instead, up to
  * max_elems_compiled elements. */
 typedef struct {
@@ -17,6 +18,9 @@ typedef struct {
   rlx_fold_runner_t runner;
   double compiled_work;
   int64_t max_elems_compiled;
+  /* NULL, or the interpreter statements left for all the folds of one caller (the ONNX
+   * importer's whole import): a fold above it is not done, a fold done subtracts its work. */
+  double* work_left;
 } rlx_fold_limits_t;
 
 /* The Constant that argument e stands for (e itself, or what a var is bound to), or NULL

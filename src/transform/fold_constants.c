@@ -124,13 +124,14 @@ RLX_MUST_USE rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, co
   double work = rlx_tir_interp_work(f->body, &env);
   rlx_int_env_free(&env);
   bool compiled = runner && (work < 0 || work > lim->compiled_work || numel > lim->max_elems);
-  if (!compiled && (work < 0 || work > lim->max_work)) return NULL;
+  if (!compiled && (work < 0 || work > lim->max_work || (lim->work_left && work > *lim->work_left))) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
   void* data = calloc(1, nbytes ? nbytes : 1);
   if (!data) return NULL;
   dl[t->n_fields].data = data;
   for (int i = 0; i < n; i++) args[i] = &dl[i];
   rlx_status_t* st = compiled ? runner(ctx, f, args, n) : rlx_tir_interpret(f, args, n);
+  if (!compiled && lim->work_left) *lim->work_left -= work;
   if (st) { /* it cannot run here: leave the call */
     rlx_status_free(st);
     free(data);
@@ -154,7 +155,7 @@ static rlx_relax_constant_t* as_const(rlx_relax_expr_t* e, void* user) {
 
 /* The folded Constant of call c, or NULL (*out) when it cannot be folded. */
 static RLX_MUST_USE rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, fold_runner, FOLD_COMPILED_WORK, FOLD_MAX_ELEMS_COMPILED};
+  rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, fold_runner, FOLD_COMPILED_WORK, FOLD_MAX_ELEMS_COMPILED, NULL};
   return rlx_fold_call_tir(z->ctx, z->m, c, as_const, z, &lim, out);
 }
 

@@ -3,7 +3,8 @@
 random weights, BatchNorm calibrated so activations stay O(1), batch 1) go through the NCHW16c kernels entirely: after `layout_nchwc` no
 R.nn.conv2d, R.nn.max_pool2d or R.concat is left, every ONNX Conv became an rlx.nn.*
 convolution (Winograd for the 3x3 stride-1 layers with enough tiles; SqueezeNet's expand
-pairs one call writing both halves of their concat), activations are converted to NCHW16c
+pairs one call writing both halves of their concat, MobileNet's depthwise convs inside their
+1x1 projection's call), activations are converted to NCHW16c
 once at the input and back once before the classifier, `rlx compile --stats` reports no block
 left unscheduled, and the outputs match PyTorch within 1e-4 of the output scale at 1 and 2
 threads. A small TVMScript module checks the epilogue folding (bias, residual, clip) and the
@@ -47,14 +48,18 @@ for name, make, shape in onnx_models.MODELS:
     calls = re.findall(r'R\.call_dps_packed\("(rlx\.nn\.[a-z0-9_]+)"', text)
     # a fire module's two expand convs are one call writing both halves of the concat, and
     # so are an expansion and its depthwise conv where the expanded tensor exceeds 2 MB
-    convs = [c for c in calls if "conv2d" in c] + [c for c in calls if c in ("rlx.nn.conv2d_concat_nchwc",
-                                                                              "rlx.nn.conv2d_dw_nchwc")]
+    # as are a depthwise conv and the 1x1 conv that reads it
+    convs = [c for c in calls if "conv" in c] + [c for c in calls if c in ("rlx.nn.conv2d_concat_nchwc",
+                                                                            "rlx.nn.conv2d_dw_nchwc",
+                                                                            "rlx.nn.dwconv_conv_nchwc")]
     check(len(convs) == n_conv, "%s: %d Conv nodes, %d kernel convolutions" % (name, n_conv, len(convs)))
     check(calls.count("rlx.nn.nchw_to_nchwc") <= 1 and calls.count("rlx.nn.nchwc_to_nchw") == 1,
           "%s: one conversion in and one out, got %d in, %d out" % (
               name, calls.count("rlx.nn.nchw_to_nchwc"), calls.count("rlx.nn.nchwc_to_nchw")))
-    print("%s: %d convolutions (%d Winograd, %d depthwise, %d concat pairs), %d epilogue ops folded" % (
+    print("%s: %d convolutions (%d Winograd, %d depthwise, %d depthwise+1x1, %d concat pairs), %d epilogue ops "
+          "folded" % (
         name, len(convs), calls.count("rlx.nn.conv2d_winograd_nchwc"), calls.count("rlx.nn.dwconv2d_nchwc"),
+        calls.count("rlx.nn.dwconv_conv_nchwc"),
         calls.count("rlx.nn.conv2d_concat_nchwc"),
         len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", rc == 0 and tool.run("print", onnx_path)[1] or ""))
         - len(re.findall(r"= R\.(add|nn\.relu|maximum|minimum)\(", text))))
@@ -62,6 +67,8 @@ for name, make, shape in onnx_models.MODELS:
         check(calls.count("rlx.nn.conv2d_dw_nchwc") == 1, "mobilenet_v2: the 16->96 expansion at 112x112 (4.8 MB) "
               "runs inside its depthwise conv's call, the smaller ones apart; got %d fused pairs"
               % calls.count("rlx.nn.conv2d_dw_nchwc"))
+        check(calls.count("rlx.nn.dwconv_conv_nchwc") == 16, "mobilenet_v2: the 16 depthwise convs outside that "
+              "call run inside their 1x1 projection's call; got %d" % calls.count("rlx.nn.dwconv_conv_nchwc"))
     if name == "resnet18":
         check(calls.count("rlx.nn.conv2d_winograd_nchwc") == 10, "resnet18: the ten 3x3 stride-1 convs of stages 1-3 "
               "run Winograd, got %d" % calls.count("rlx.nn.conv2d_winograd_nchwc"))

@@ -12,10 +12,15 @@ in and out), against numpy:
   optional sequence;
 - string tensors: StringNormalizer (stopwords ignoring case, lower case, nothing left), Cast
   of floats to strings (numpy's shortest form) and back, strings to int64;
-- errors: a string that is not a number, OptionalGetElement of an empty optional (a run-time error), ConcatFromSequence of a
-  run-time-length sequence (one clear import error), a value file that is not a SequenceProto,
-  an out-of-range position (the builtin's message).
-Values are compared exactly (the models only move data, add and multiply once).
+- ConcatFromSequence of run-time-length sequences: a graph input of 1, 3 and 5 elements of
+  different lengths (axis -1), stacked with new_axis (axis -1 and 0), and a Loop accumulating
+  1, 2 and 4 elements (M and the element length given at run time) then concatenated and
+  stacked, against numpy's concatenate / stack;
+- errors: a string that is not a number, OptionalGetElement of an empty optional (a run-time
+  error), ConcatFromSequence of mismatched dims and of an empty sequence (run-time errors), a
+  value file that is not a SequenceProto, an out-of-range position (the builtin's message).
+Values are compared exactly (the models only move data, add and multiply once), except
+the Loop's i * x + i (rtol 1e-6: a fused multiply-add).
 
     test_onnx_sequences.py RLX"""
 import os
@@ -216,10 +221,55 @@ if res:
 res, err = run(path, [np.array(["7", "x1", "0"], dtype=object)], "string_to_int_bad", expect_ok=False)
 check(res is None and 'element 1 ("x1") is not a number' in err, "a string that is not a number: %r" % err)
 
-# --- a run-time-length sequence where only a static one will do ----------------------------
-path = model("concat_list", [helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)],
-             [seq_vi("s", F, [2])], [vi("y", F, None)])
-tool.fails(["run", path, "-i", save("concat_list", 0, [x[:2]]), "-o", os.path.join(tool.tmp, "o")],
-           ["ConcatFromSequence", "decided at run time"], "ConcatFromSequence of a list")
+# --- ConcatFromSequence of a run-time-length sequence (vm.builtin.sequence_concat) ----------
+# a graph input: rows of different lengths joined along axis -1, and stacked along a new
+# last axis (new_axis 1, axis -1) and a new first one (axis 0)
+path = model("concat_list", [helper.make_node("ConcatFromSequence", ["s"], ["cat"], axis=-1),
+                             helper.make_node("ConcatFromSequence", ["t"], ["stk"], axis=-1, new_axis=1),
+                             helper.make_node("ConcatFromSequence", ["t"], ["stk0"], axis=0, new_axis=1),
+                             helper.make_node("Shape", ["cat"], ["cat_shape"])],
+             [seq_vi("s", F, [2, None]), seq_vi("t", I64, [3])],
+             [vi("cat", F, None), vi("stk", I64, None), vi("stk0", I64, None), vi("cat_shape", I64, [2])])
+for n in (1, 3, 5):
+    parts = [rng.standard_normal((2, k + 1)).astype(np.float32) for k in range(n)]
+    rows = [np.arange(3, dtype=np.int64) * 10 + k for k in range(n)]
+    res, _ = run(path, [parts, rows], "concat_list_%d" % n)
+    if res:
+        same(res[0], np.concatenate(parts, axis=-1), "ConcatFromSequence axis -1 of %d elements" % n)
+        same(res[1], np.stack(rows, axis=-1), "ConcatFromSequence new_axis axis -1 of %d elements" % n)
+        same(res[2], np.stack(rows, axis=0), "ConcatFromSequence new_axis axis 0 of %d elements" % n)
+        same(res[3], np.array([2, n * (n + 1) // 2], np.int64), "the shape of the concatenation (symbolic dims)")
+res, err = run(path, [[np.ones((2, 2), np.float32), np.ones((3, 1), np.float32)], rows], "concat_list_bad", expect_ok=False)
+check(res is None and "element 1 has dim 3 where element 0 has 2" in err, "ConcatFromSequence of mismatched dims: %r" % err)
+res, err = run(path, [[], rows], "concat_list_empty", expect_ok=False)
+check(res is None and "sequence_concat: the sequence is empty" in err, "ConcatFromSequence of an empty list: %r" % err)
+
+# a Loop accumulating a sequence for M iterations (M at run time), then concatenated and
+# stacked: element i is i * x + i (x a graph input of run-time length)
+body = helper.make_graph(
+    [helper.make_node("Cast", ["i"], ["f"], to=F),
+     helper.make_node("Mul", ["xin", "f"], ["xf"]),
+     helper.make_node("Add", ["xf", "f"], ["e"]),
+     helper.make_node("SequenceInsert", ["acc", "e"], ["acc2"]),
+     helper.make_node("Identity", ["c"], ["c2"])],
+    "cat_body", [vi("i", I64, []), vi("c", B, []), seq_vi("acc", F, None)],
+    [vi("c2", B, []), seq_vi("acc2", F, None)])
+path = model("loop_concat", [helper.make_node("Identity", ["x"], ["xin"]),
+                             helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+                             helper.make_node("Loop", ["m", "", "empty"], ["acc"], body=body),
+                             helper.make_node("ConcatFromSequence", ["acc"], ["cat"], axis=0),
+                             helper.make_node("ConcatFromSequence", ["acc"], ["stk"], axis=-2, new_axis=1)],
+             [vi("m", I64, []), vi("x", F, ["n"])], [vi("cat", F, None), vi("stk", F, None)], opset=16)
+xs = rng.standard_normal(6).astype(np.float32)
+for m, xv in ((2, xs[:4]), (4, xs), (1, xs[:1])):
+    res, _ = run(path, [np.array(m, np.int64), xv], "loop_concat_%d" % m)
+    if res:
+        # i * x + i may be one fused multiply-add in the compiled body: within 1e-6 relative
+        elems = [np.float32(i) * xv + np.float32(i) for i in range(m)]
+        for got, want, what in ((res[0], np.concatenate(elems, axis=0), ""), (res[1], np.stack(elems, axis=0), " new_axis")):
+            check(got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=1e-6),
+                  "Loop of %d then ConcatFromSequence%s: got %r, expected %r" % (m, what, got, want))
+res, err = run(path, [np.array(0, np.int64), xs], "loop_concat_0", expect_ok=False)
+check(res is None and "the sequence is empty" in err, "ConcatFromSequence after zero iterations: %r" % err)
 
 finish()

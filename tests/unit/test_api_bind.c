@@ -148,6 +148,30 @@ static void test_topi_by_name(void) {
   CHECK_ERR(rlx_topi_call(ctx, "nn.nope", 1, &a, NULL, &out), "unknown topi function 'nn.nope'");
   CHECK_ERR(rlx_topi_call(ctx, "add", 1, &a, NULL, &out), "tensor slot");
   CHECK_ERR(rlx_topi_call(ctx, "cast", 1, &a, NULL, &out), "dtype is required");
+  /* several outputs: split into 2 sections along axis 1 (6 -> 3 + 3), at indices [1, 4] (3 pieces) */
+  int n_split = -1;
+  bool split_listed = false;
+  for (int i = 0; i < rlx_topi_count(); i++)
+    if (!strcmp(rlx_topi_name(i), "split")) split_listed = rlx_topi_returns_list(i);
+  CHECK(split_listed);
+  rlx_attr_list_t* sl = rlx_attr_list_create(ctx);
+  rlx_attr_list_set_int(sl, "indices_or_sections", 2);
+  rlx_attr_list_set_int(sl, "axis", 1);
+  rlx_te_tensor_t** outs = NULL;
+  CHECK_OK(rlx_topi_call_multi(ctx, "split", 1, &a, sl, &n_split, &outs));
+  CHECK(n_split == 2 && outs[0] != outs[1]);
+  int64_t at[2] = {1, 4};
+  rlx_attr_list_set_ints(sl, "indices_or_sections", 2, at);
+  CHECK_OK(rlx_topi_call_multi(ctx, "split", 1, &a, sl, &n_split, &outs));
+  CHECK(n_split == 3);
+  CHECK_ERR(rlx_topi_call(ctx, "split", 1, &a, sl, &out), "topi.split returns a list of tensors: call rlx_topi_call_multi");
+  /* a one-output function through the multi entry gives one tensor */
+  CHECK_OK(rlx_topi_call_multi(ctx, "nn.relu", 1, &a, NULL, &n_split, &outs));
+  CHECK(n_split == 1 && rlx_te_tensor_ndim(outs[0]) == 2);
+  rlx_te_tensor_t* none = NULL;
+  CHECK_ERR(rlx_topi_call_multi(ctx, "nn.relu", 1, &none, NULL, &n_split, &outs), "topi.nn.relu: tensor argument 1 is missing");
+  rlx_attr_list_set_int(sl, "axis", 5);
+  CHECK_ERR(rlx_topi_call_multi(ctx, "split", 1, &a, sl, &n_split, &outs), "topi.split: axis 5 is out of range for rank 2");
   rlx_ctx_free(ctx);
 }
 

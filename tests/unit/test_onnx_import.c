@@ -431,6 +431,47 @@ static void test_shared_dims_and_constants(void) {
   rlx_ctx_free(ctx);
 }
 
+/* Import folds only small things, within a budget for the whole import (so that any model
+ * imports quickly: a fuzz input folding 736K zeros timed out): ConstantOfShape of constant
+ * shapes — (8, 8) is folded, (512, 512) is over the per-fold limit, and of six (240, 256)
+ * (61440 statements each) the first four fit the import's 256K and the rest are left to
+ * run time. */
+static void test_fold_limits(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  pb_t g = {0}, vi;
+  const char* names[8] = {"small", "big", "c0", "c1", "c2", "c3", "c4", "c5"};
+  int64_t two = 2, small[2] = {8, 8}, big[2] = {512, 512}, mid[2] = {240, 256};
+  for (int i = 0; i < 8; i++) {
+    pb_t n = node("ConstantOfShape", NULL, i == 0 ? "s_small" : i == 1 ? "s_big" : "s_mid", names[i]);
+    pb_msg(&g, 1, &n);
+  }
+  pb_str(&g, 2, "g");
+  pb_t t = tensor_ints("s_small", INT64, 7, 1, &two, small, 2);
+  pb_msg(&g, 5, &t);
+  t = tensor_ints("s_big", INT64, 7, 1, &two, big, 2);
+  pb_msg(&g, 5, &t);
+  t = tensor_ints("s_mid", INT64, 7, 1, &two, mid, 2);
+  pb_msg(&g, 5, &t);
+  for (int i = 0; i < 8; i++) {
+    vi = value_info(names[i], FLOAT, 0, NULL, NULL);
+    pb_msg(&g, 12, &vi);
+  }
+  pb_t m = model(&g, 13);
+  rlx_module_t* mod = NULL;
+  CHECK_OK(import(ctx, &m, &mod));
+  rlx_relax_func_t* f = main_of(mod);
+  rlx_relax_expr_t* r = f ? result_value(f) : NULL;
+  CHECK(r && r->kind == RLX_RELAX_TUPLE && ((rlx_relax_tuple_t*)r)->n_fields == 8);
+  if (r && r->kind == RLX_RELAX_TUPLE) {
+    rlx_relax_expr_t** fs = ((rlx_relax_tuple_t*)r)->fields;
+    bool folded[8] = {true, false, true, true, true, true, false, false};
+    for (int i = 0; i < 8; i++)
+      CHECK_MSG((fs[i]->kind == RLX_RELAX_CONSTANT) == folded[i], "%s: kind %d", names[i], (int)fs[i]->kind);
+  }
+  free(m.p);
+  rlx_ctx_free(ctx);
+}
+
 static void test_errors(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* mod = NULL;
@@ -552,6 +593,7 @@ int main(void) {
   test_tensors();
   test_shape_model();
   test_shared_dims_and_constants();
+  test_fold_limits();
   test_errors();
   test_tables();
   unlink(tmp_path);

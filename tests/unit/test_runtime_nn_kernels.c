@@ -3,7 +3,8 @@
  * (V = 1..3, rows shorter and longer than a tile, strides 1/2/3, padding, dilation, a plain
  * NCHW first layer, the padded-image path for large weights), Winograd F(2x2) and F(4x4),
  * depthwise, max pool, channel means, layout transforms, the epilogue (bias, residual, relu,
- * clip), concat in place, and malformed calls. Tolerance: 1e-4 relative to the output's
+ * clip), concat in place, a depthwise convolution and its 1x1 reader in one call, and
+ * malformed calls. Tolerance: 1e-4 relative to the output's
  * scale (float32 sums of up to a few thousand products). */
 #include <stdlib.h>
 
@@ -216,7 +217,12 @@ static void test_convs(void) {
       {1, 20, 10, 9, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 4},
       {1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 4},
   };
-  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+  const int before = rlx_nn_num_threads();
+  for (int threads = 1; threads <= 2; threads++) { /* items split differently with several threads */
+    rlx_nn_set_num_threads(threads);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+  }
+  rlx_nn_set_num_threads(before);
 }
 
 static void test_pool_mean(void) {
@@ -314,6 +320,83 @@ static void test_concat(void) {
   free(x), free(xb), free(wa), free(wb), free(ba), free(bb), free(pa), free(pb), free(y), free(ya), free(yb);
 }
 
+/* rlx.nn.dwconv_conv_nchwc against its two parts called one after the other (each checked
+ * against the NCHW reference above): a 3x3 depthwise convolution (stride 1 or 2, clip) and a
+ * 1x1 convolution of its output (bias, residual or not), for rows of 7 (two rows per item),
+ * odd widths, a batch of 2, weights over 256 KB (one item per thread) and 1 and 2 threads. */
+typedef struct {
+  int64_t n, c, h, oc, s, v;
+  int res, threads;
+} dwc_case_t;
+
+static void dwconv_conv_case(const dwc_case_t* k) {
+  const int64_t cb = (k->c + 15) / 16, ocb = (k->oc + 15) / 16, oh = (k->h + 2 - 3) / k->s + 1;
+  float* x = rand_buf(k->n * cb * k->h * k->h * 16, 11);
+  float* wd0 = rand_buf(k->c * 9, 12);
+  float* w0 = rand_buf(k->oc * k->c, 13);
+  float* bd = rand_buf(cb * 16, 14);
+  float* b = rand_buf(ocb * 16, 15);
+  float* r = rand_buf(k->n * ocb * oh * oh * 16, 16);
+  float* wd = malloc((size_t)(cb * 9 * 16) * sizeof(float));
+  float* w = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->c, 1, 1, 16) * sizeof(float));
+  rlx_nn_dw_pack_weight(wd0, k->c, 3, 3, wd);
+  rlx_nn_conv_pack_weight(w0, k->oc, k->c, 1, 1, 16, k->v, w);
+  float* mid = malloc((size_t)(k->n * cb * oh * oh * 16) * sizeof(float));
+  float* ya = malloc((size_t)(k->n * ocb * oh * oh * 16) * sizeof(float));
+  float* yb = malloc((size_t)(k->n * ocb * oh * oh * 16) * sizeof(float));
+  int64_t xs[5] = {k->n, cb, k->h, k->h, 16}, ms[5] = {k->n, cb, oh, oh, 16}, ys[5] = {k->n, ocb, oh, oh, 16};
+  int64_t wds[4] = {cb, 3, 3, 16}, ws[6] = {ocb / k->v, cb, 1, 1, 16, k->v * 16}, bds[1] = {cb * 16}, bs[1] = {ocb * 16};
+  DLTensor tx = dlt(x, 5, xs), tm = dlt(mid, 5, ms), tya = dlt(ya, 5, ys), tyb = dlt(yb, 5, ys);
+  DLTensor twd = dlt(wd, 4, wds), tw = dlt(w, 6, ws), tbd = dlt(bd, 1, bds), tb = dlt(b, 1, bs), tr = dlt(r, 5, ys);
+  const int before = rlx_nn_num_threads();
+  rlx_nn_set_num_threads(k->threads);
+  DLTensor* t1[3] = {&tx, &twd, &tbd};
+  double v1[9] = {(double)k->s, (double)k->s, 1, 1, 1, 1, RLX_NN_ACT_CLIP, 0, 6};
+  CHECK(call("rlx.nn.dwconv2d_nchwc", t1, 3, "iiiiiiiff", v1, &tm) == 0);
+  DLTensor* t2[4] = {&tm, &tw, &tb, &tr};
+  double v2[9] = {1, 1, 0, 0, 1, 1, RLX_NN_ACT_NONE, 0, 0};
+  CHECK(call("rlx.nn.conv2d_nchwc", t2, k->res ? 4 : 3, "iiiiiiiff", v2, &tya) == 0);
+  DLTensor* t3[6] = {&tx, &twd, &tbd, &tw, &tb, &tr};
+  double v3[7] = {(double)k->s, (double)k->s, 1, 1, RLX_NN_ACT_CLIP, 0, 6};
+  /* x, wd, bd, sh, sw, pt, pl, act, lo, hi, w, bias, [res,] act, lo, hi, y: built by hand */
+  rlx_packed_fn_t fn = NULL;
+  rlx_status_t* st = rlx_registry_get("rlx.nn.dwconv_conv_nchwc", &fn, NULL);
+  CHECK(st == NULL);
+  rlx_status_free(st);
+  rlx_value_t a[20];
+  int c[20], n = 0;
+  for (int i = 0; i < 3; i++) a[n].v_handle = t3[i], c[n++] = RLX_ARG_DLTENSOR;
+  for (int i = 0; i < 7; i++) {
+    if (i < 5) a[n].v_int64 = (int64_t)v3[i], c[n++] = RLX_ARG_INT;
+    else a[n].v_float64 = v3[i], c[n++] = RLX_ARG_FLOAT;
+  }
+  for (int i = 3; i < (k->res ? 6 : 5); i++) a[n].v_handle = t3[i], c[n++] = RLX_ARG_DLTENSOR;
+  a[n].v_int64 = RLX_NN_ACT_NONE, c[n++] = RLX_ARG_INT;
+  a[n].v_float64 = 0, c[n++] = RLX_ARG_FLOAT;
+  a[n].v_float64 = 0, c[n++] = RLX_ARG_FLOAT;
+  a[n].v_handle = &tyb, c[n++] = RLX_ARG_DLTENSOR;
+  rlx_value_t ret;
+  int rc = 0;
+  CHECK_MSG(fn && fn(a, c, n, &ret, &rc, NULL) == 0, "dwconv_conv: %s", rlx_last_error());
+  double e = max_err(yb, ya, k->n * ocb * oh * oh * 16);
+  CHECK_MSG(e < 1e-5, "dwconv_conv n%lld c%lld %lldx%lld s%lld oc%lld v%lld res%d threads%d: error %g", (long long)k->n,
+            (long long)k->c, (long long)k->h, (long long)k->h, (long long)k->s, (long long)k->oc, (long long)k->v, k->res,
+            k->threads, e);
+  if (k->res) { /* one argument short: a clear error */
+    CHECK(fn(a, c, n - 4, &ret, &rc, NULL) != 0 && strstr(rlx_last_error(), "expected 16 or 17 arguments") != NULL);
+  }
+  rlx_nn_set_num_threads(before);
+  free(x), free(wd0), free(w0), free(bd), free(b), free(r), free(wd), free(w), free(mid), free(ya), free(yb);
+}
+
+static void test_dwconv_conv(void) {
+  static const dwc_case_t cases[] = {
+      {1, 40, 9, 24, 1, 2, 1, 1},  {2, 48, 7, 32, 1, 1, 0, 2},  {1, 32, 15, 48, 2, 3, 0, 1},
+      {1, 64, 14, 16, 2, 1, 1, 2}, {1, 512, 7, 160, 1, 2, 1, 2}, {1, 512, 7, 160, 1, 2, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) dwconv_conv_case(&cases[i]);
+}
+
 static void test_errors(void) {
   float buf[64] = {0};
   int64_t s5[5] = {1, 1, 2, 2, 16}, s4[4] = {1, 16, 2, 2}, s1[1] = {16};
@@ -341,6 +424,7 @@ int main(void) {
   test_convs();
   test_pool_mean();
   test_concat();
+  test_dwconv_conv();
   test_errors();
   TEST_MAIN_END();
 }

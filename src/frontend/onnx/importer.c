@@ -62,9 +62,18 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_error(const rlx_onnx_node_t* node, const cha
   return rlx_status_annotate(st, "%s", node_label(node, label, sizeof(label)));
 }
 
-/* Folding limits (rlx_fold_limits_t): output elements, and statement executions of the TIR
- * interpreter, so a large constant matmul is left to fold_constants / run time. */
-static const rlx_fold_limits_t fold_limits = {1024 * 1024, 16.0 * 1024 * 1024, NULL, 0, 0};
+/* Folding limits (rlx_fold_limits_t). Import folds so that the next converter can read a
+ * shape or an axis computed from constants: the ONNX suite's largest such fold is 80
+ * elements. Anything larger is left to the fold_constants pass (which can run it compiled)
+ * or to run time, so the limits are small: 64K output elements and 64K interpreter
+ * statements per fold, 256K for the whole import (subgraphs included). Every import then
+ * finishes quickly whatever the model (fuzz_onnx: a MaxUnpool of 736K zeros folded at
+ * import took 29 s under its sanitizers and a loaded machine, over libFuzzer's limit). */
+enum { FOLD_MAX_ELEMS = 64 * 1024, FOLD_MAX_WORK = 64 * 1024, FOLD_IMPORT_WORK = 256 * 1024 };
+
+static rlx_fold_limits_t fold_limits(rlx_onnx_importer_t* im) {
+  return (rlx_fold_limits_t){FOLD_MAX_ELEMS, FOLD_MAX_WORK, NULL, 0, 0, im->fold_work_left};
+}
 
 /* A constant argument: a Constant, a ShapeExpr / PrimValue of constants, an immediate, or a
  * Tuple of those. */
@@ -103,7 +112,8 @@ static rlx_relax_constant_t* const_arg(rlx_relax_expr_t* e, void* user) {
  * the Constant, or NULL when it cannot be folded (too large, not interpretable). */
 static RLX_MUST_USE rlx_status_t* fold_call_tir(rlx_onnx_importer_t* im, rlx_module_t* m, const rlx_relax_call_t* c,
                                    rlx_relax_expr_t** out) {
-  return rlx_fold_call_tir(im->ctx, m, c, const_arg, NULL, &fold_limits, out);
+  rlx_fold_limits_t lim = fold_limits(im);
+  return rlx_fold_call_tir(im->ctx, m, c, const_arg, NULL, &lim, out);
 }
 
 /* Folds a call of a registered op whose arguments are all constant: legalized in a scratch
@@ -117,7 +127,7 @@ static RLX_MUST_USE rlx_status_t* fold_op_call(rlx_onnx_importer_t* im, const rl
     if (!is_const_arg(c->args[i])) return NULL;
   int64_t* shape = NULL;
   int64_t numel = 0;
-  if (!rlx_fold_static_shape(im->ctx, c->hdr.sinfo, fold_limits.max_elems, &shape, &numel)) return NULL;
+  if (!rlx_fold_static_shape(im->ctx, c->hdr.sinfo, FOLD_MAX_ELEMS, &shape, &numel)) return NULL;
   rlx_bb_t* sb = rlx_bb_create(im->ctx, NULL);
   rlx_relax_expr_t* lowered = NULL;
   rlx_status_t* st = def->legalize(sb, c, &lowered);
@@ -717,6 +727,8 @@ static RLX_MUST_USE rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data,
   im.opts = opts;
   rlx_onnx_strmap_t types = {0};
   im.types = &types;
+  double fold_work_left = FOLD_IMPORT_WORK;
+  im.fold_work_left = &fold_work_left;
   im.opset = rlx_onnx_model_opset(model, "");
   if (im.opset < 0) im.opset = 1; /* models of IR version 1 may not say; opset 1 then */
   rlx_status_t* st = import_graph(&im, out);

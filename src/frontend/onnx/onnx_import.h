@@ -141,9 +141,13 @@ typedef enum { RLX_ONNX_T_UNKNOWN, RLX_ONNX_T_TENSOR, RLX_ONNX_T_SEQ, RLX_ONNX_T
 typedef struct rlx_onnx_type {
   rlx_onnx_type_kind_t kind;
   rlx_dtype_t dtype; /* TENSOR: void when unknown */
-  int ndim;          /* TENSOR: -1 when unknown */
+  int ndim;          /* TENSOR: -1 when unknown, RLX_ONNX_NDIM_NONE for an empty sequence's elements */
   const struct rlx_onnx_type* elem; /* SEQ, OPT: the element's type (UNKNOWN for an empty sequence) */
 } rlx_onnx_type_t;
+/* The rank of the elements of a sequence that has none yet (SequenceEmpty: only the dtype is
+ * given): unknown like -1, but a join with a known rank gives that rank, so a Loop that
+ * starts from an empty sequence and inserts rank-k tensors yields a list of rank-k tensors. */
+enum { RLX_ONNX_NDIM_NONE = -2 };
 /* The type of value `name` bound to e: a tensor's from its struct info, a tuple's from its
  * elements (joined), else the type recorded for the name; an UNKNOWN type when none is. */
 const rlx_onnx_type_t* rlx_onnx_value_type(rlx_onnx_importer_t* im, const char* name, const rlx_relax_expr_t* e);

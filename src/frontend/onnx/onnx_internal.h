@@ -82,6 +82,7 @@ struct rlx_onnx_importer {
   int n_fresh_dims;
   const rlx_onnx_import_options_t* opts; /* NULL = none */
   rlx_onnx_strmap_t* types; /* value name → rlx_onnx_type_t* of lists and optionals (shared by subgraphs) */
+  double* fold_work_left;   /* interpreter statements import-time folding may still run (shared by subgraphs) */
 };
 
 /* The type a TypeProto declares (values.c); errors name `what`. */

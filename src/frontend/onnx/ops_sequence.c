@@ -9,9 +9,10 @@
  * tuple (vm.builtin.sequence_at / _insert / _erase, which copy the elements); the result's
  * elements then have the join of the candidates' struct info, and an element whose dims
  * are not known is match_cast to fresh vars (named after the node's output) so what follows
- * is symbolic. A sequence whose length depends on data (a Loop accumulating one) is not
- * representable this way and is not supported; graph inputs and outputs of sequence type are
- * not either.
+ * is symbolic. A sequence whose length only the run decides (a graph input, a Loop's
+ * accumulator, SequenceMap's outputs, an insert or erase on one) is a VM list (R.Object):
+ * every op above, ConcatFromSequence included, is then a builtin on the list
+ * (vm.builtin.sequence_at / _insert / _erase / _length / _concat).
  */
 #include <string.h>
 
@@ -138,7 +139,7 @@ static OT_CONVERTER(cv_sequence_empty) {
   rlx_dtype_t dt = rlx_dt_float32();
   int64_t elem = rlx_onnx_attr_int(node, "dtype", 1);
   if (!rlx_onnx_dtype_from_elem((int32_t)elem, &dt)) return rlx_onnx_error(node, "dtype %lld is not supported", (long long)elem);
-  rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, rlx_onnx_type_tensor(ctx, dt, -1)));
+  rlx_onnx_set_value_type(im, node->outputs[0], rlx_onnx_type_wrap(ctx, RLX_ONNX_T_SEQ, rlx_onnx_type_tensor(ctx, dt, RLX_ONNX_NDIM_NONE)));
   outputs[0] = rlx_relax_tuple(ctx, 0, NULL);
   return NULL;
 }
@@ -260,18 +261,38 @@ static OT_CONVERTER(cv_sequence_erase) {
   return NULL;
 }
 
+/* ConcatFromSequence of a list: vm.builtin.sequence_concat, whose result (rank r, or r + 1
+ * with new_axis) is match_cast to fresh dims. The elements' rank must be known here (to check
+ * the axis and type the result); the builtin checks their dims when it runs. */
+static RLX_MUST_USE rlx_status_t* concat_list(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
+                                              int64_t axis, bool new_axis, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  const rlx_onnx_type_t* el = NULL;
+  RLX_RETURN_IF_ERROR(list_elem(im, node, inputs, 0, &el));
+  if (el->ndim < 0 || rlx_dtype_is_void(el->dtype))
+    return rlx_onnx_error(node, "the dtype and rank of the sequence's elements are not known at import");
+  int ro = el->ndim + (new_axis ? 1 : 0);
+  int64_t a = 0;
+  RLX_RETURN_IF_ERROR(ot_axis(node, "axis", axis, ro, &a));
+  rlx_relax_expr_t* args[3] = {inputs[0], rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, a)),
+                               rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, new_axis))};
+  rlx_relax_expr_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.sequence_concat", 3, args,
+                                            rlx_sinfo_tensor(ctx, ro, NULL, el->dtype), &v));
+  return with_dims(im, node, v, out);
+}
+
 static OT_CONVERTER(cv_concat_from_sequence) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
-  if (rlx_onnx_is_object(inputs[0]))
-    return rlx_onnx_error(node, "a sequence whose length is decided at run time is not supported here (only "
-                                "SequenceAt/Insert/Erase/Length/Map and Loop take one)");
+  if (!rlx_onnx_has_attr(node, "axis")) return rlx_onnx_error(node, "needs the axis attribute");
+  int64_t axis = rlx_onnx_attr_int(node, "axis", 0);
+  bool new_axis = rlx_onnx_attr_int(node, "new_axis", 0) != 0;
+  if (ot_has_input(node, inputs, 0) && rlx_onnx_is_object(inputs[0]))
+    return concat_list(im, node, inputs, axis, new_axis, &outputs[0]);
   int n = 0;
   rlx_relax_expr_t** e = NULL;
   RLX_RETURN_IF_ERROR(elems_of(im, node, inputs, 0, &n, &e));
   if (n < 1) return rlx_onnx_error(node, "the sequence is empty");
-  if (!rlx_onnx_has_attr(node, "axis")) return rlx_onnx_error(node, "needs the axis attribute");
-  int64_t axis = rlx_onnx_attr_int(node, "axis", 0);
-  bool new_axis = rlx_onnx_attr_int(node, "new_axis", 0) != 0;
   rlx_relax_expr_t** parts = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n);
   for (int k = 0; k < n; k++) {
     if (!e[k]->sinfo || e[k]->sinfo->kind != RLX_SINFO_TENSOR || ((rlx_sinfo_tensor_t*)e[k]->sinfo)->ndim < 0)

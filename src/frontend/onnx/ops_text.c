@@ -1,5 +1,5 @@
-/* ONNX converters, family "text": TfIdfVectorizer over integer tokens; StringNormalizer (the VM
- * builtin vm.builtin.string_normalizer on the runtime's string tensors).
+/* ONNX converters, family "text": TfIdfVectorizer; StringNormalizer (the VM builtin
+ * vm.builtin.string_normalizer on the runtime's string tensors).
  *
  * The pool of n-grams is static (attributes), so it becomes constant tensors: the items of
  * each n-gram of a level in [min_gram_length, max_gram_length] (pool [K, N], padded), its
@@ -7,7 +7,9 @@
  * skip s, start i): an n-gram k of column c matches at i with gaps of s tokens when
  * x[i + j * (s + 1)] == pool[k, j] for j < n_k, inside the row; 1-grams count once, not per
  * skip. IDF and TFIDF then weight the counts per column (weights default to 1). String
- * pools and inputs are not supported.
+ * tokens (pool_strings) are first turned into integers at run time: each token becomes the
+ * first position of an equal string in pool_strings, or -1 (vm.builtin.string_index), and
+ * the pool becomes those positions, so the count is the same kernel.
  */
 #include <string.h>
 
@@ -63,11 +65,54 @@ static RLX_MUST_USE rlx_status_t* te_tfidf(rlx_ctx_t* ctx, rlx_te_tensor_t* cons
   return *out = rlx_te_compute(ctx, r, shape, tfidf_body, u, "T_tfidf", "reduction"), NULL;
 }
 
+/* String tokens: the pool's strings as ids (each string's first position in pool_strings,
+ * *out_pool) and X as the int64 tensor of those ids (vm.builtin.string_index; -1 for a
+ * token outside the pool), *out_x. */
+static RLX_MUST_USE rlx_status_t* tfidf_string_ids(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                                   rlx_relax_expr_t* x, const rlx_onnx_type_t* xt, int np,
+                                                   int64_t** out_pool, rlx_relax_expr_t** out_x) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (xt->ndim != 1 && xt->ndim != 2) return rlx_onnx_error(node, "X must be 1-d or 2-d");
+  int64_t* ids = RLX_NEW_ARRAY(ctx, int64_t, np > 0 ? np : 1);
+  rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, np + 1);
+  args[0] = x;
+  for (int k = 0; k < np; k++) {
+    const char* p = rlx_onnx_attr_string_at(node, "pool_strings", k);
+    ids[k] = k;
+    for (int j = 0; j < k; j++)
+      if (strcmp(p, rlx_onnx_attr_string_at(node, "pool_strings", j)) == 0) {
+        ids[k] = j;
+        break;
+      }
+    args[k + 1] = rlx_relax_string_imm(ctx, p);
+  }
+  rlx_relax_expr_t* v;
+  RLX_RETURN_IF_ERROR(rlx_onnx_call_builtin(im, "vm.builtin.string_index", np + 1, args,
+                                            rlx_sinfo_tensor(ctx, xt->ndim, NULL, rlx_dt_int64()), &v));
+  *out_pool = ids;
+  return rlx_onnx_with_dims(im, node, v, out_x);
+}
+
 static OT_CONVERTER(cv_tfidf) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (!ot_has_input(node, inputs, 0)) return rlx_onnx_error(node, "input 0 is missing");
+  const rlx_onnx_type_t* xt = rlx_onnx_value_type(im, node->inputs[0], inputs[0]);
+  bool strings = rlx_onnx_is_object(inputs[0]) && rlx_onnx_type_is_string(xt);
+  bool has_ps = rlx_onnx_has_attr(node, "pool_strings"), has_pi = rlx_onnx_has_attr(node, "pool_int64s");
+  if (has_ps == has_pi) return rlx_onnx_error(node, "needs exactly one of pool_strings and pool_int64s");
+  if (strings != has_ps)
+    return rlx_onnx_error(node, strings ? "string tokens need pool_strings" : "pool_strings needs string tokens");
+  const int64_t *pool = NULL, *counts, *indexes;
+  int np = has_ps ? rlx_onnx_attr_strings_count(node, "pool_strings") : rlx_onnx_attr_ints(node, "pool_int64s", &pool);
+  rlx_relax_expr_t* xv = inputs[0];
+  if (strings) {
+    int64_t* ids = NULL;
+    RLX_RETURN_IF_ERROR(tfidf_string_ids(im, node, inputs[0], xt, np, &ids, &xv));
+    pool = ids;
+  }
   rlx_sinfo_tensor_t* x;
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
-  if (!rlx_dtype_is_int(x->dtype)) return rlx_onnx_error(node, "only integer tokens are supported (not strings)");
+  RLX_RETURN_IF_ERROR(ot_tensor(node, (rlx_relax_expr_t* const[]){xv}, 0, true, &x));
+  if (!rlx_dtype_is_int(x->dtype)) return rlx_onnx_error(node, "X must be a tensor of integers or strings");
   if (x->ndim != 1 && x->ndim != 2) return rlx_onnx_error(node, "X must be 1-d or 2-d");
   const char* mode = rlx_onnx_attr_string(node, "mode", "");
   int m = strcmp(mode, "TF") == 0 ? 0 : strcmp(mode, "IDF") == 0 ? 1 : strcmp(mode, "TFIDF") == 0 ? 2 : -1;
@@ -77,12 +122,9 @@ static OT_CONVERTER(cv_tfidf) {
   if (lo < 1 || hi < lo || hi > 16 || skip < 0 || skip > 1024)
     return rlx_onnx_error(node, "bad n-gram lengths [%lld, %lld] or skip count %lld", (long long)lo, (long long)hi,
                           (long long)skip);
-  if (rlx_onnx_has_attr(node, "pool_strings")) return rlx_onnx_error(node, "string pools are not supported");
-  const int64_t *pool, *counts, *indexes;
-  int np = rlx_onnx_attr_ints(node, "pool_int64s", &pool);
   int nc = rlx_onnx_attr_ints(node, "ngram_counts", &counts);
   int ni = rlx_onnx_attr_ints(node, "ngram_indexes", &indexes);
-  if (np < 0 || nc < 1 || ni < 0) return rlx_onnx_error(node, "needs pool_int64s, ngram_counts and ngram_indexes");
+  if (np < 0 || nc < 1 || ni < 0) return rlx_onnx_error(node, "needs a pool, ngram_counts and ngram_indexes");
   const float* weights = NULL;
   int nw = rlx_onnx_attr_floats(node, "weights", &weights);
   if (nw >= 0 && nw != ni) return rlx_onnx_error(node, "%d weights for %d n-grams", nw, ni);
@@ -98,7 +140,7 @@ static OT_CONVERTER(cv_tfidf) {
   for (int lev = 1; lev <= nc; lev++) {
     int64_t start = counts[lev - 1], end = lev < nc ? counts[lev] : np;
     if (start < 0 || end < start || end > np || (end - start) % lev)
-      return rlx_onnx_error(node, "ngram_counts do not describe pool_int64s");
+      return rlx_onnx_error(node, "ngram_counts do not describe the pool");
     for (int64_t p = start; p < end; p += lev, g++) {
       if (g >= ni) return rlx_onnx_error(node, "more n-grams in the pool than ngram_indexes");
       if (lev < lo || lev > hi) continue;
@@ -115,7 +157,7 @@ static OT_CONVERTER(cv_tfidf) {
     K = 1;
   }
   int64_t ps[2] = {K, hi};
-  rlx_relax_expr_t* args[4] = {inputs[0], rlx_onnx_make_const(im, rlx_dt_int64(), 2, ps, gp),
+  rlx_relax_expr_t* args[4] = {xv, rlx_onnx_make_const(im, rlx_dt_int64(), 2, ps, gp),
                                rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gl),
                                rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gc)};
   tfidf_user_t u = {K, hi, skip + 1, C, NULL};

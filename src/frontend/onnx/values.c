@@ -33,9 +33,9 @@ const rlx_onnx_type_t* rlx_onnx_type_join(rlx_ctx_t* ctx, const rlx_onnx_type_t*
   if (b->kind == RLX_ONNX_T_OPT && a->kind != RLX_ONNX_T_OPT) return rlx_onnx_type_join(ctx, b, a);
   if (a->kind != b->kind) return &unknown_type;
   if (a->kind == RLX_ONNX_T_TENSOR) {
-    if (rlx_dtype_eq(a->dtype, b->dtype) && a->ndim == b->ndim) return a;
-    return rlx_onnx_type_tensor(ctx, rlx_dtype_eq(a->dtype, b->dtype) ? a->dtype : rlx_dt_void(),
-                                a->ndim == b->ndim ? a->ndim : -1);
+    int an = a->ndim == RLX_ONNX_NDIM_NONE ? b->ndim : a->ndim, bn = b->ndim == RLX_ONNX_NDIM_NONE ? a->ndim : b->ndim;
+    if (rlx_dtype_eq(a->dtype, b->dtype) && an == bn) return an == a->ndim ? a : b;
+    return rlx_onnx_type_tensor(ctx, rlx_dtype_eq(a->dtype, b->dtype) ? a->dtype : rlx_dt_void(), an == bn ? an : -1);
   }
   return rlx_onnx_type_wrap(ctx, a->kind, rlx_onnx_type_join(ctx, a->elem, b->elem));
 }
@@ -45,7 +45,8 @@ bool rlx_onnx_type_is_string(const rlx_onnx_type_t* t) {
 }
 
 rlx_sinfo_t* rlx_onnx_type_sinfo(rlx_ctx_t* ctx, const rlx_onnx_type_t* t) {
-  if (t && t->kind == RLX_ONNX_T_TENSOR && t->dtype.code != RLX_DT_HANDLE) return rlx_sinfo_tensor(ctx, t->ndim, NULL, t->dtype);
+  if (t && t->kind == RLX_ONNX_T_TENSOR && t->dtype.code != RLX_DT_HANDLE)
+    return rlx_sinfo_tensor(ctx, t->ndim < 0 ? -1 : t->ndim, NULL, t->dtype);
   return rlx_sinfo_object(ctx);
 }
 

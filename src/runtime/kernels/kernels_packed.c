@@ -12,6 +12,9 @@
  *   rlx.nn.conv2d_dw_nchwc (x, w, bias, act, lo, hi, wd, bd, sh, sw, pt, pl, act, lo, hi, y)
  *       a 1x1 stride-1 convolution (w packed 6-D) and the 3x3 depthwise convolution of its
  *       result (wd [Cb, 3, 3, 16], stride sh = sw of 1 or 2), the intermediate never stored
+ *   rlx.nn.dwconv_conv_nchwc (x, wd, bd, sh, sw, pt, pl, act, lo, hi, w, bias, [res,] act, lo, hi, y)
+ *       a 3x3 depthwise convolution (wd [Cb, 3, 3, 16], stride 1 or 2) and the 1x1 stride-1
+ *       convolution of its result (w packed 6-D), the intermediate never stored
  *   rlx.nn.max_pool2d_nchwc (x, kh, kw, sh, sw, pt, pl, dh, dw, y)
  *   rlx.nn.mean_hw_nchwc  (x, y)          y [N, Cb, 1, 1, 16]
  *   rlx.nn.nchw_to_nchwc  (x, y)          x [N, C, H, W] → y [N, ceil(C/16), H, W, 16]
@@ -261,6 +264,56 @@ int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t
   return 0;
 }
 
+int rlx_nn_packed_dwconv_conv_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
+  const char* who = "rlx.nn.dwconv_conv_nchwc";
+  if (n != 16 && n != 17) return fail(who, "expected 16 or 17 arguments");
+  const bool has_res = n == 17;
+  const int k = has_res ? 13 : 12; /* the 1x1 convolution's act */
+  const DLTensor* tx = tensor(a, codes, 0);
+  const DLTensor* td = tensor(a, codes, 1);
+  const DLTensor* tbd = tensor(a, codes, 2);
+  const DLTensor* tw = tensor(a, codes, 10);
+  const DLTensor* tb = tensor(a, codes, 11);
+  const DLTensor* tr = has_res ? tensor(a, codes, 12) : NULL;
+  const DLTensor* ty = tensor(a, codes, n - 1);
+  int64_t g[5], pact;
+  if (!tx || !td || !tbd || !tw || !tb || !ty || (has_res && !tr)) return fail(who, "tensors must be float32");
+  if (!ints(a, codes, 3, 5, g) || !is_float(codes[8]) || !is_float(codes[9]) || !ints(a, codes, k, 1, &pact) ||
+      !is_float(codes[k + 1]) || !is_float(codes[k + 2]))
+    return fail(who, "expected sh, sw, pt, pl, act, lo, hi, then act, lo, hi (ints and floats)");
+  if (tx->ndim != 5 || tx->shape[4] != 16 || ty->ndim != 5 || ty->shape[4] != 16 || tx->shape[0] != ty->shape[0])
+    return fail(who, "x and y must be NCHW16c with the same batch");
+  rlx_nn_conv_t q, p;
+  memset(&q, 0, sizeof(q));
+  q.n = tx->shape[0], q.ic = q.oc = tx->shape[1] * 16, q.h = tx->shape[2], q.w = tx->shape[3];
+  q.oh = ty->shape[2], q.ow = ty->shape[3], q.kh = q.kw = 3, q.dh = q.dw = 1, q.cbi = 16;
+  q.sh = g[0], q.sw = g[1], q.pt = g[2], q.pl = g[3], q.act = (int)g[4];
+  q.lo = (float)a[8].v_float64, q.hi = (float)a[9].v_float64;
+  if (td->ndim != 4 || td->shape[0] * 16 != q.ic || td->shape[1] != 3 || td->shape[2] != 3 || td->shape[3] != 16 ||
+      tbd->ndim != 1 || tbd->shape[0] != q.ic)
+    return fail(who, "wd must be [Cb, 3, 3, 16] and bd [Cb*16] for x");
+  if (q.sh != q.sw || (q.sh != 1 && q.sh != 2) || q.pt < 0 || q.pl < 0 || q.w > 512 ||
+      (q.act != RLX_NN_ACT_NONE && q.act != RLX_NN_ACT_CLIP) || (pact != RLX_NN_ACT_NONE && pact != RLX_NN_ACT_CLIP))
+    return fail(who, "the depthwise stride must be 1 or 2 both ways, paddings >= 0, width <= 512, activations known");
+  if ((q.oh - 1) * q.sh - q.pt >= q.h || (q.ow - 1) * q.sw - q.pl >= q.w || q.oh < 1 || q.ow < 1)
+    return fail(who, "output is larger than the padded input allows");
+  memset(&p, 0, sizeof(p));
+  p.n = q.n, p.ic = q.oc, p.h = p.oh = q.oh, p.w = p.ow = q.ow, p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
+  if (tw->ndim != 6 || tw->shape[2] != 1 || tw->shape[3] != 1 || tw->shape[4] != 16 || tw->shape[1] * 16 != p.ic ||
+      tw->shape[5] % 16 || tw->shape[5] < 16 || tw->shape[5] > 48)
+    return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, 16, V*16] for the depthwise output");
+  p.v = tw->shape[5] / 16, p.oc = tw->shape[0] * tw->shape[5];
+  p.act = (int)pact, p.lo = (float)a[k + 1].v_float64, p.hi = (float)a[k + 2].v_float64;
+  if (ty->shape[1] * 16 != p.oc || tb->ndim != 1 || tb->shape[0] != p.oc)
+    return fail(who, "y and bias [OCb*16] must have w's output channels");
+  if (tr && (tr->ndim != 5 || memcmp(tr->shape, ty->shape, 5 * sizeof(int64_t)) != 0))
+    return fail(who, "residual must have the output's shape");
+  if (rlx_nn_dwconv_conv_nchwc(&q, &p, tx->data, td->data, tbd->data, tw->data, tb->data, tr ? tr->data : NULL,
+                               ty->data))
+    return fail(who, "out of memory for the scratch rows");
+  return 0;
+}
+
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
   rlx_nn_conv_t p;
   const float *x, *w, *b, *r;
@@ -344,6 +397,8 @@ static const rlx_kernel_info_t table[] = {
      rlx_nn_packed_conv2d_concat_nchwc},
     {"rlx.nn.conv2d_dw_nchwc", "rlx_nn_packed_conv2d_dw_nchwc", "kernels_packed.c", rlx_nn_packed_conv2d_dw_nchwc},
     {"rlx.nn.dwconv2d_nchwc", "rlx_nn_packed_dwconv2d_nchwc", "kernels_packed.c", rlx_nn_packed_dwconv2d_nchwc},
+    {"rlx.nn.dwconv_conv_nchwc", "rlx_nn_packed_dwconv_conv_nchwc", "kernels_packed.c",
+     rlx_nn_packed_dwconv_conv_nchwc},
     {"rlx.nn.max_pool2d_nchwc", "rlx_nn_packed_max_pool2d_nchwc", "kernels_packed.c", rlx_nn_packed_max_pool2d_nchwc},
     {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},
     {"rlx.nn.nchw_to_nchwc", "rlx_nn_packed_nchw_to_nchwc", "kernels_packed.c", rlx_nn_packed_nchw_to_nchwc},
@@ -384,6 +439,10 @@ double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt) {
   if (strcmp(name, "rlx.nn.conv2d_dw_nchwc") == 0 && nt == 6 && t[3]->ndim == 4) { /* x, w, bias, wd, bd, y */
     const double conv = conv_part_flops(t[1], t[0]); /* the 1x1 convolution over x's pixels */
     return conv < 0 ? -1 : conv + 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(y->shape[1] * 16) * 9.0;
+  }
+  if (strcmp(name, "rlx.nn.dwconv_conv_nchwc") == 0 && nt >= 6 && t[1]->ndim == 4) { /* x, wd, bd, w, bias, [res,] y */
+    const double conv = conv_part_flops(t[3], y);
+    return conv < 0 ? -1 : conv + 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(t[1]->shape[0] * 16) * 9.0;
   }
   if (strcmp(name, "rlx.nn.conv2d_concat_nchwc") == 0) { /* x, (w, bias) per part, y */
     double f = 0;

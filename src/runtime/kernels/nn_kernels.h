@@ -62,6 +62,15 @@ int rlx_nn_conv2d_dw_nchwc(const rlx_nn_conv_t* p, const rlx_nn_conv_t* q, const
  * 16 values or NULL. */
 void rlx_nn_dw3_row(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, const float* bias, float* yr);
 
+/* y = act(conv1x1(dw(x)) + bias + res) without storing the depthwise output: q is a 3x3
+ * depthwise convolution as in rlx_nn_conv2d_dw_nchwc (weight wd, bias bd, its own clip; no
+ * residual), p a 1x1 stride-1 convolution over its output (p->ic = q->oc, p->h, p->w =
+ * q->oh, q->ow; no concat offset) with weight w packed by rlx_nn_conv_pack_weight (cbi 16),
+ * bias and residual res (NULL or y's shape); y NCHW16c [N, OCb, q->oh, q->ow, 16]. Returns
+ * 0, or -1 when the scratch could not be allocated. */
+int rlx_nn_dwconv_conv_nchwc(const rlx_nn_conv_t* q, const rlx_nn_conv_t* p, const float* x, const float* wd,
+                             const float* bd, const float* w, const float* bias, const float* res, float* y);
+
 /* The same convolution by Winograd F(m x m, 3x3), m = 2 or 4, for 3x3 windows with stride 1
  * and dilation 1 over an NCHW16c input: tiles of m x m outputs, (m+2)^2 batched GEMMs on
  * the same register tiles as the direct kernel, the output transform fused with the
@@ -150,6 +159,7 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
                                          void* rh);
 int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_dwconv_conv_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_dwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
