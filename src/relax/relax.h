@@ -370,7 +370,8 @@ typedef struct {
  * struct info is then filled by normalization. */
 rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
-/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). */
+/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). NULL too when the
+ * copy cannot be allocated (the arena has failed; callers report OUT_OF_MEMORY). */
 rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
                                      const void* data, size_t nbytes);
 rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);
@@ -435,9 +436,13 @@ const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e);
  * rebuilt SeqExpr keeps every binding var (only values change). */
 rlx_relax_expr_t* rlx_relax_expr_rebuild(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t* const* kids);
 /* Post-order rewrite: children are transformed first, the node is rebuilt, then f(node)
- * returns its replacement (return the node itself to keep it). f may be NULL (identity). */
-typedef rlx_relax_expr_t* (*rlx_relax_expr_fn_t)(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user);
-rlx_relax_expr_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user);
+ * sets *out to its replacement (the node itself to keep it) or returns an error, which
+ * stops the walk and is returned as it is (the callback convention: a callback that can
+ * fail returns a status and its result through its last parameter; no side channel in
+ * user). f may be NULL (identity). */
+typedef rlx_status_t* (*rlx_relax_expr_fn_t)(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out);
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user,
+                                                    rlx_relax_expr_t** out);
 /* Replaces uses of Relax vars per vmap (rlx_relax_var_t* → rlx_relax_expr_t*). Definitions
  * (params, binding vars) are not touched. Returns e when unchanged; rebuilt nodes need
  * normalization. */
@@ -573,8 +578,11 @@ rlx_module_t* rlx_bb_get(rlx_bb_t* bb);
 /* Normalizes expr in the builder's module (see rlx_relax_normalize). */
 RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr);
 
-/* TE callback of emit_te: inputs are placeholders made from the args' struct info. */
-typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+/* TE callback of emit_te: inputs are placeholders made from the args' struct info; f sets
+ * *out to the output tensor or returns an error, which emit_te returns as it is (the
+ * callback convention: status return, result through the last parameter). */
+typedef rlx_status_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                        rlx_te_tensor_t** out);
 /* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
  * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
  * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
@@ -597,9 +605,9 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* 
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* Several outputs (declared in rlx.h as well): f stores its outputs' array in *outs and
- * returns their number (0 after an error); several give a tuple out_sinfo. */
-typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
-                                    rlx_te_tensor_t*** outs);
+ * their number in *out_n, or returns an error; several give a tuple out_sinfo. */
+typedef rlx_status_t* (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                              int* out_n, rlx_te_tensor_t*** outs);
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var);

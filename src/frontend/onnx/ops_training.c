@@ -25,7 +25,6 @@
 typedef enum { OPT_ADAGRAD, OPT_MOMENTUM, OPT_ADAM } opt_kind_t;
 
 typedef struct {
-  ot_te_user_t base;
   opt_kind_t kind;
   int out; /* 0: X_new, 1: first state (H or V), 2: Adam's H_new */
   bool nesterov;
@@ -99,11 +98,13 @@ static rlx_expr_t* opt_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_cast(ctx, u->in[2]->buffer->dtype, y);
 }
 
-static rlx_te_tensor_t* te_opt(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_opt(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)n;
   opt_user_t* u = user;
   u->in = in;
-  return rlx_te_compute(ctx, in[2]->buffer->ndim, in[2]->buffer->shape, opt_body, u, "T_optimizer", "elemwise");
+  *out = rlx_te_compute(ctx, in[2]->buffer->ndim, in[2]->buffer->shape, opt_body, u, "T_optimizer", "elemwise");
+  return NULL;
 }
 
 static RLX_MUST_USE rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -142,7 +143,7 @@ static RLX_MUST_USE rlx_status_t* convert(rlx_onnx_importer_t* im, const rlx_onn
     rlx_relax_expr_t* args[6] = {inputs[0], inputs[1], inputs[2 + k], inputs[2 + n + k], inputs[2 + 2 * n + k],
                                  kind == OPT_ADAM ? inputs[2 + 3 * n + k] : NULL};
     u.out = which;
-    RLX_RETURN_IF_ERROR(ot_emit_te(im, te_opt, &u.base, kind == OPT_ADAM ? 6 : 5, args, "optimizer", &outputs[o]));
+    RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_opt, &u, kind == OPT_ADAM ? 6 : 5, args, "optimizer", &outputs[o]));
   }
   return NULL;
 }
