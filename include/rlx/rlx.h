@@ -391,7 +391,8 @@ const char* rlx_sinfo_str(rlx_ctx_t* ctx, const rlx_sinfo_t* s);
  * struct info is then filled by normalization. */
 rlx_relax_var_t* rlx_relax_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
 rlx_relax_var_t* rlx_relax_dataflow_var(rlx_ctx_t* ctx, const char* name, rlx_sinfo_t* sinfo);
-/* Copies nbytes of row-major data (must equal prod(shape) * dtype bytes, else NULL). */
+/* Copies nbytes of row-major data (must equal prod(shape) * dtype bytes, else NULL). NULL
+ * too when the copy cannot be allocated (the arena has failed; callers report OUT_OF_MEMORY). */
 rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim, const int64_t* shape,
                                      const void* data, size_t nbytes);
 rlx_relax_expr_t* rlx_relax_tuple(rlx_ctx_t* ctx, int n, rlx_relax_expr_t* const* fields);
@@ -496,9 +497,11 @@ RLX_MUST_USE rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t*
 /* Replaces the function called name; NOT_FOUND when there is none. */
 RLX_MUST_USE rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f);
 RLX_MUST_USE rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f);
-/* emit_te: f gets one TE placeholder per arg and returns the output tensor (NULL after an
- * error of its own, which fails the call with INVALID_ARGUMENT). */
-typedef rlx_te_tensor_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user);
+/* emit_te: f gets one TE placeholder per arg and sets *out to the output tensor, or returns
+ * an error of its own, which the call returns as it is (f leaving *out NULL without an error
+ * fails the call with INVALID_ARGUMENT). */
+typedef rlx_status_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                        rlx_te_tensor_t** out);
 /* TVM's bb.emit_te: makes one TE placeholder per arg (each arg must be a Tensor with known
  * shape and dtype; its shape becomes the placeholder's shape, with every symbolic var
  * replaced by a fresh PrimFunc-side var of the same name, so the PrimFunc shares no vars
@@ -522,10 +525,11 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* 
                              const char* primfunc_name, rlx_relax_expr_t** out_call);
 /* emit_te / call_te of a TE function with several outputs (TVM's emit_te of a function
  * returning a list): f stores in *outs an array of its outputs (read before the call returns;
- * the array stays f's) and returns their number (0 after an error of its own). One output
- * gives R.call_tir with a tensor out_sinfo, several a tuple (out_sinfo=[...]). */
-typedef int (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
-                                    rlx_te_tensor_t*** outs);
+ * the array stays f's) and their number in *out_n, or returns an error of its own (returned
+ * by the call as it is). One output gives R.call_tir with a tensor out_sinfo, several a
+ * tuple (out_sinfo=[...]). */
+typedef rlx_status_t* (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                              int* out_n, rlx_te_tensor_t*** outs);
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
                                    rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
                                    rlx_relax_var_t** out_var);

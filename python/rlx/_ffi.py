@@ -66,7 +66,10 @@ VMArg._fields_ = [("kind", c_int), ("tensor", c_void_p), ("n_fields", c_int), ("
 PACKED_FN = CFUNCTYPE(c_int, POINTER(Value), POINTER(c_int), c_int, POINTER(Value), POINTER(c_int), c_void_p)
 FCOMPUTE = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_void_p)
 FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, POINTER(c_void_p))
-TE_MULTI_FN = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(POINTER(c_void_p)))
+# emit_te's callback (rlx_bb_te_multi_fn_t): returns a status (NULL = ok), its outputs' count
+# and array through the last two parameters.
+TE_MULTI_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(c_int),
+                        POINTER(POINTER(c_void_p)))
 
 H = c_void_p
 ST = c_void_p  # rlx_status_t*
@@ -77,6 +80,8 @@ _PROTOS = {
     "rlx_status_code": (c_int, [ST]),
     "rlx_status_message": (c_char_p, [ST]),
     "rlx_status_free": (None, [ST]),
+    # variadic; called only as rlx_status_create(code, "%s", message)
+    "rlx_status_create": (ST, [c_int, c_char_p, c_char_p]),
     "RLXAPISetLastError": (None, [c_char_p]),
     "rlx_last_error": (c_char_p, []),
     # context

@@ -14,76 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../topi/basic.h"
-#include "../topi/nn.h"
-#include "attr_list.h"
-#include "rlx/rlx.h"
-
-typedef struct {
-  rlx_ctx_t* ctx;
-  int n;                          /* tensors given */
-  rlx_te_tensor_t* const* t;      /* one slot per tensor parameter (ts: all of them) */
-  const rlx_attrs_t* a;
-  int code;                       /* the unary / binary / reduce op of generic entries */
-} targs_t;
-
-typedef rlx_te_tensor_t* (*adapter_t)(const targs_t* x, rlx_status_t** st);
-/* Several outputs: *n tensors in the returned (arena) array. */
-typedef rlx_te_tensor_t** (*multi_adapter_t)(const targs_t* x, int* n, rlx_status_t** st);
-
-typedef struct {
-  const char* name;
-  const char* params;
-  adapter_t fn;
-  int code;
-  multi_adapter_t multi; /* set (and fn NULL) for functions returning a list */
-} topi_entry_t;
-
-/* ------------------------------------------------------------------ argument readers */
-static const rlx_attr_t* attr(const targs_t* x, const char* key) { return x->a ? rlx_attrs_get(x->a, key) : NULL; }
-
-static int64_t get_int(const targs_t* x, const char* key, int64_t dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_INT ? a->u.i : a && a->kind == RLX_ATTR_BOOL ? a->u.b : dflt;
-}
-
-static bool get_bool(const targs_t* x, const char* key, bool dflt) { return get_int(x, key, dflt) != 0; }
-
-static double get_float(const targs_t* x, const char* key, double dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  if (!a) return dflt;
-  return a->kind == RLX_ATTR_FLOAT ? a->u.f : a->kind == RLX_ATTR_INT ? (double)a->u.i : dflt;
-}
-
-static rlx_dtype_t get_dtype(const targs_t* x, const char* key) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_DTYPE ? a->u.dtype : rlx_dt_void();
-}
-
-/* ints attribute: *n (-1 when absent) and the values. */
-static const int64_t* get_ints(const targs_t* x, const char* key, int* n) {
-  const rlx_attr_t* a = attr(x, key);
-  if (a && a->kind == RLX_ATTR_INTS) {
-    *n = a->u.ints.n;
-    return a->u.ints.v;
-  }
-  if (a && a->kind == RLX_ATTR_INT) {
-    *n = 1;
-    return &a->u.i;
-  }
-  *n = -1;
-  return NULL;
-}
-
-static const char* get_str(const targs_t* x, const char* key, const char* dflt) {
-  const rlx_attr_t* a = attr(x, key);
-  return a && a->kind == RLX_ATTR_STR ? a->u.s : dflt;
-}
-
-static rlx_te_tensor_t* fail(rlx_status_t** st, const char* fmt, const char* what) {
-  *st = rlx_status_create(RLX_INVALID_ARGUMENT, fmt, what);
-  return NULL;
-}
+#include "api_topi.h"
 
 /* ------------------------------------------------------------------ adapters */
 static rlx_te_tensor_t* a_unary(const targs_t* x, rlx_status_t** st) {
@@ -169,10 +100,6 @@ static rlx_te_tensor_t* a_concatenate(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_concat(x->ctx, x->n, x->t, get_int(x, "axis", 0), st);
 }
 
-static rlx_te_tensor_t* a_matmul(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_matmul(x->ctx, x->t[0], x->t[1], get_dtype(x, "out_dtype"), st);
-}
-
 static rlx_te_tensor_t* a_dense(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_nn_dense(x->ctx, x->t[0], x->t[1], x->t[2], get_dtype(x, "out_dtype"), st);
 }
@@ -185,41 +112,17 @@ static rlx_te_tensor_t* a_log_softmax(const targs_t* x, rlx_status_t** st) {
   return rlx_topi_nn_log_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), st);
 }
 
-/* TVM's stride / dilation (one value or two) and padding (one, two or four values). */
-static bool pair(const targs_t* x, const char* key, int64_t out[2]) {
-  int n;
-  const int64_t* v = get_ints(x, key, &n);
-  if (n != 1 && n != 2) return false;
-  out[0] = v[0];
-  out[1] = v[n - 1];
-  return true;
-}
-
-static rlx_te_tensor_t* a_conv2d_nchw(const targs_t* x, rlx_status_t** st) {
-  int64_t stride[2], dilation[2], pad[4];
-  if (!pair(x, "stride", stride)) return fail(st, "topi.nn.conv2d_nchw: %s must be 1 or 2 integers", "stride");
-  if (!pair(x, "dilation", dilation)) return fail(st, "topi.nn.conv2d_nchw: %s must be 1 or 2 integers", "dilation");
-  int n;
-  const int64_t* p = get_ints(x, "padding", &n);
-  if (n == 1 || n == 2) {
-    pad[0] = pad[2] = p[0];
-    pad[1] = pad[3] = p[n - 1];
-  } else if (n == 4) {
-    memcpy(pad, p, sizeof(pad));
-  } else {
-    return fail(st, "topi.nn.conv2d_nchw: %s must be 1, 2 or 4 integers", "padding");
-  }
-  return rlx_topi_nn_conv2d_nchw(x->ctx, x->t[0], x->t[1], stride, pad, dilation, 1, get_dtype(x, "out_dtype"), st);
-}
-
-
 /* TVM's split: an int is a number of sections, a list the indices to split at. */
 static rlx_te_tensor_t** a_split(const targs_t* x, int* n, rlx_status_t** st) {
   const rlx_attr_t* a = attr(x, "indices_or_sections");
   int64_t axis = get_int(x, "axis", 0);
   if (a && a->kind == RLX_ATTR_INT) {
-    if (a->u.i < 1) {
-      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be >= 1)", (long long)a->u.i);
+    int64_t extent = 0;
+    int nd = rlx_te_tensor_ndim(x->t[0]);
+    bool known = axis >= -nd && axis < nd && rlx_expr_is_const_int(x->t[0]->buffer->shape[axis < 0 ? axis + nd : axis], &extent);
+    if (a->u.i < 1 || a->u.i > (known ? (extent > 1 ? extent : 1) : 65536)) {
+      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be 1 to %lld)", (long long)a->u.i,
+                              (long long)(known ? (extent > 1 ? extent : 1) : 65536));
       return NULL;
     }
     return rlx_topi_split(x->ctx, x->t[0], a->u.i, 0, NULL, axis, n, st);
@@ -253,6 +156,7 @@ static rlx_te_tensor_t* a_strided_slice(const targs_t* x, rlx_status_t** st) {
   for (int i = 0; i < n; i++) {
     ax[i] = axes ? axes[i] : i;
     s[i] = !size_mode && strides && i < ns ? strides[i] : 1;
+    if (!in_limit(s[i])) return fail(st, "topi.strided_slice: %s", "a stride is out of range");
     if (i >= ne) {
       e[i] = s[i] > 0 ? INT64_MAX : INT64_MIN;
     } else if (size_mode) {
@@ -272,31 +176,6 @@ static rlx_te_tensor_t* a_take(const targs_t* x, rlx_status_t** st) {
                        get_str(x, "mode", "clip"), st);
 }
 
-/* A scalar PrimExpr attribute as a constant (or cast) of dtype t. */
-static rlx_expr_t* scalar_as(rlx_ctx_t* ctx, const rlx_attr_t* a, rlx_dtype_t t, double dflt) {
-  double v = dflt;
-  if (a && a->kind == RLX_ATTR_EXPR) {
-    int64_t i;
-    if (rlx_expr_is_const_int(a->u.expr, &i)) {
-      v = (double)i;
-    } else if (a->u.expr->kind == RLX_EXPR_FLOAT_IMM) {
-      v = ((const rlx_float_imm_t*)a->u.expr)->value;
-    } else {
-      return rlx_ir_cast(ctx, t, a->u.expr);
-    }
-  } else if (a && (a->kind == RLX_ATTR_FLOAT || a->kind == RLX_ATTR_INT || a->kind == RLX_ATTR_BOOL)) {
-    v = a->kind == RLX_ATTR_FLOAT ? a->u.f : a->kind == RLX_ATTR_INT ? (double)a->u.i : a->u.b;
-  }
-  if (rlx_dtype_is_float(t)) return rlx_ir_float(ctx, t, v);
-  if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, v != 0);
-  return rlx_ir_int(ctx, t, (int64_t)v);
-}
-
-static rlx_expr_t* copy_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  rlx_te_tensor_t* t = user;
-  return rlx_te_load(ctx, t, t->buffer->ndim, (rlx_expr_t* const*)idx);
-}
-
 /* TVM's nn.pad: pad_after defaults to pad_before; the compute is named name ("PadInput"). */
 static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
   int nb, na;
@@ -311,6 +190,9 @@ static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
   bool any = false;
   for (int d = 0; d < nd; d++) {
     if (before[d] < 0 || after[d] < 0) return fail(st, "topi.nn.pad: %s must be >= 0", "padding");
+    if (before[d] > RLX_API_TOPI_LIMIT || after[d] > RLX_API_TOPI_LIMIT ||
+        !dim_fits(x->t[0]->buffer->shape[d], 1, before[d] + after[d]))
+      return fail(st, "topi.nn.pad: %s is out of range", "padding");
     any = any || before[d] || after[d];
   }
   const char* name = get_str(x, "name", "PadInput");
@@ -324,6 +206,13 @@ static rlx_te_tensor_t* a_tile(const targs_t* x, rlx_status_t** st) {
   int n;
   const int64_t* reps = get_ints(x, "reps", &n);
   if (n < 0) return fail(st, "topi.%s: reps is required", "tile");
+  if (n > 32) return fail(st, "topi.%s: more than 32 reps", "tile");
+  int nd = rlx_te_tensor_ndim(x->t[0]);
+  for (int i = 0; i < n; i++) {
+    int d = nd - n + i; /* the dim this rep multiplies (reps are right-aligned) */
+    if (reps[i] > 65536 || (d >= 0 && !dim_fits(x->t[0]->buffer->shape[d], reps[i], 0)))
+      return fail(st, "topi.%s: a repeat count is out of range (at most 65536, and the result must fit its dim)", "tile");
+  }
   return rlx_topi_tile(x->ctx, x->t[0], n, reps, st);
 }
 
@@ -372,22 +261,24 @@ static const topi_entry_t fixed[] = {
     {"tile", "a:t reps:ints", a_tile, 0, NULL},
     {"flip", "a:t axis:int?", a_flip, 0, NULL},
     {"cumsum", "data:t axis:int? dtype:dtype? exclusive:bool?", a_cumsum, 0, NULL},
-    {"matmul", "tensor_a:t tensor_b:t out_dtype:dtype?", a_matmul, 0, NULL},
     {"nn.dense", "data:t weight:t bias:t? out_dtype:dtype?", a_dense, 0, NULL},
     {"nn.relu", "x:t", a_unary, RLX_TOPI_RELU, NULL},
     {"nn.softmax", "x:t axis:int?", a_softmax, 0, NULL},
     {"nn.log_softmax", "x:t axis:int?", a_log_softmax, 0, NULL},
     {"nn.pad", "data:t pad_before:ints pad_after:ints? pad_value:expr? name:str?", a_nn_pad, 0, NULL},
-    {"nn.conv2d_nchw", "Input:t Filter:t stride:ints padding:ints dilation:ints out_dtype:dtype?", a_conv2d_nchw, 0, NULL},
 };
 
-enum { N_FIXED = sizeof(fixed) / sizeof(fixed[0]), N_ALL = N_FIXED + RLX_TOPI_UNARY_COUNT + RLX_TOPI_BINARY_COUNT };
+enum {
+  N_FIXED = sizeof(fixed) / sizeof(fixed[0]),
+  N_ALL = N_FIXED + RLX_API_TOPI_NN_COUNT + RLX_TOPI_UNARY_COUNT + RLX_TOPI_BINARY_COUNT
+};
 static topi_entry_t table[N_ALL];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill(void) {
   int k = 0;
   for (int i = 0; i < N_FIXED; i++) table[k++] = fixed[i];
+  for (int i = 0; i < rlx_api_topi_nn_count; i++) table[k++] = rlx_api_topi_nn_entries[i];
   for (int i = 0; i < RLX_TOPI_UNARY_COUNT; i++)
     table[k++] = (topi_entry_t){rlx_topi_unary_name((rlx_topi_unary_t)i), "x:t", a_unary, i, NULL};
   for (int i = 0; i < RLX_TOPI_BINARY_COUNT; i++)

@@ -27,10 +27,14 @@ typedef struct rlx_ctx {
  * allocation marks the context (sticky), and counts on the thread as a failed push, put or
  * append of a container does (rlx_alloc_failures). The drivers (the parser,
  * the pass pipeline, the code generators, the printers) read the count when they start a
- * stage and call rlx_ctx_check when it ends, so nothing built after a failure is used.
- * Code between two checks only has to avoid crashing: after a failure rlx_ctx_alloc serves
- * from the arena's spare chunk, and returns NULL only when that is gone too (or for one
- * request over 64 KiB). */
+ * stage and call rlx_ctx_check when it ends, so nothing built after a failure is used: the
+ * failure reaches the caller as an OUT_OF_MEMORY status.
+ * rlx_ctx_alloc CAN return NULL: after a failure it serves from the arena's spare chunk,
+ * and returns NULL when that is gone too, and at once for one request over 64 KiB. Code
+ * that asks for a size the data decides (a constant's bytes, a packed weight, a state
+ * tensor) checks for NULL and returns OUT_OF_MEMORY (or NULL from a constructor that has no
+ * status, as rlx_relax_constant); small fixed-size nodes and arrays are not checked one by
+ * one (the spare serves them until the next check). */
 void* rlx_ctx_alloc(rlx_ctx_t* ctx, size_t size); /* zeroed */
 bool rlx_ctx_failed(const rlx_ctx_t* ctx);
 /* st, or (freeing st) an OUT_OF_MEMORY status when the context has failed or an allocation

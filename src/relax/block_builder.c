@@ -619,7 +619,8 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
     ins[i] = rlx_te_placeholder(ctx, ts->ndim, shape, ts->dtype, uname);
   }
   rlx_te_tensor_t** got = NULL;
-  int n_out = f(ctx, ins, n_args, user, &got);
+  int n_out = 0;
+  RLX_RETURN_IF_ERROR(f(ctx, ins, n_args, user, &n_out, &got));
   if (n_out <= 0 || !got) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
   rlx_te_tensor_t** outs = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_out); /* the callback's array is its own */
   for (int k = 0; k < n_out; k++) {
@@ -711,11 +712,13 @@ typedef struct {
   rlx_te_tensor_t* out;
 } te_single_t;
 
-static int te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user, rlx_te_tensor_t*** outs) {
+static RLX_MUST_USE rlx_status_t* te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                             int* out_n, rlx_te_tensor_t*** outs) {
   te_single_t* s = user;
-  s->out = s->f(ctx, inputs, n, s->user);
   *outs = &s->out;
-  return s->out ? 1 : 0;
+  RLX_RETURN_IF_ERROR(s->f(ctx, inputs, n, s->user, &s->out));
+  *out_n = s->out ? 1 : 0;
+  return NULL;
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,

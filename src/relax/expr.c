@@ -97,6 +97,7 @@ rlx_relax_expr_t* rlx_relax_constant(rlx_ctx_t* ctx, rlx_dtype_t dtype, int ndim
   c->ndim = ndim;
   c->shape = copy_array(ctx, shape, ndim, sizeof(int64_t));
   c->data = rlx_ctx_alloc(ctx, nbytes ? nbytes : 1);
+  if (!c->data) return NULL; /* out of memory (a request over the arena's spare chunk) */
   if (nbytes) memcpy(c->data, data, nbytes);
   c->nbytes = nbytes;
   c->hdr.sinfo = rlx_sinfo_tensor_const(ctx, ndim, shape, dtype);

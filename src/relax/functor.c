@@ -64,28 +64,36 @@ rlx_relax_expr_t* rlx_relax_expr_rebuild(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rl
   return e;
 }
 
-rlx_relax_expr_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user) {
-  if (!e) return e;
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user,
+                                                    rlx_relax_expr_t** out) {
+  *out = e;
+  if (!e) return NULL;
   int n = n_children(e);
   rlx_relax_expr_t* node = e;
   if (n > 0) {
     rlx_relax_expr_t** kids = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n);
     rlx_relax_expr_children(e, kids, n);
-    for (int i = 0; i < n; i++) kids[i] = rlx_relax_expr_transform(ctx, kids[i], f, user);
+    for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(rlx_relax_expr_transform(ctx, kids[i], f, user, &kids[i]));
     node = rlx_relax_expr_rebuild(ctx, e, kids);
   }
-  return f ? f(ctx, node, user) : node;
+  *out = node;
+  return f ? f(ctx, node, user, out) : NULL;
 }
 
-static rlx_relax_expr_t* subst_fn(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
-  (void)ctx;
-  if (!rlx_relax_is_var(e)) return e;
-  rlx_relax_expr_t* r = rlx_ptrmap_get(user, e);
-  return r ? r : e;
-}
-
+/* Post-order substitution (cannot fail: a walk of its own rather than a transform whose
+ * status would always be NULL). */
 rlx_relax_expr_t* rlx_relax_expr_substitute(rlx_ctx_t* ctx, rlx_relax_expr_t* e, const rlx_ptrmap_t* vmap) {
-  return rlx_relax_expr_transform(ctx, e, subst_fn, (void*)vmap);
+  if (!e) return e;
+  if (rlx_relax_is_var(e)) {
+    rlx_relax_expr_t* r = rlx_ptrmap_get(vmap, e);
+    return r ? r : e;
+  }
+  int n = n_children(e);
+  if (n == 0) return e;
+  rlx_relax_expr_t** kids = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, n);
+  rlx_relax_expr_children(e, kids, n);
+  for (int i = 0; i < n; i++) kids[i] = rlx_relax_expr_substitute(ctx, kids[i], vmap);
+  return rlx_relax_expr_rebuild(ctx, e, kids);
 }
 
 void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user) {

@@ -248,20 +248,6 @@ rlx_status_t* ob_need_known(rlx_ctx_t* ctx, const rlx_relax_call_t* call) {
   return NULL;
 }
 
-rlx_status_t* ob_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, ob_te_base_t* base, int n_args, rlx_relax_expr_t* const* args,
-                         const char* primfunc_name, rlx_relax_expr_t** out) {
-  rlx_status_t* st = rlx_bb_call_te(bb, f, base, n_args, args, primfunc_name, out);
-  if (st && base->st) {
-    rlx_status_free(st);
-    st = base->st;
-    base->st = NULL;
-  } else if (base->st) {
-    rlx_status_free(base->st);
-    base->st = NULL;
-  }
-  return st;
-}
-
 /* Pairs the vars of relax-side expr r with those of the builder's copy t (same structure). */
 static void pair_vars(rlx_ptrmap_t* map, rlx_expr_t* r, rlx_expr_t* t) {
   if (!r || !t || r->kind != t->kind) return;
@@ -318,22 +304,24 @@ rlx_status_t* ob_infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
 }
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   int op;
   rlx_dtype_t dtype;
   double lo, hi;
 } ew_user_t;
 
-static rlx_te_tensor_t* te_unary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_unary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  return rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], &st), st;
 }
 
 rlx_status_t* ob_legalize_unary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, unary_of(call), {0}, 0, 0};
-  return ob_call_te(bb, te_unary, &u.base, 1, call->args, rlx_topi_unary_name((rlx_topi_unary_t)u.op), out);
+  ew_user_t u = {call, unary_of(call), {0}, 0, 0};
+  return rlx_bb_call_te(bb, te_unary, &u, 1, call->args, rlx_topi_unary_name((rlx_topi_unary_t)u.op), out);
 }
 
 /* ------------------------------------------------------------------ binary */
@@ -425,17 +413,19 @@ rlx_status_t* ob_infer_binary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 }
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   int op;
   rlx_expr_t* scalar; /* a constant scalar operand, or NULL */
   bool scalar_first;
 } bin_user_t;
 
-static rlx_te_tensor_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   bin_user_t* u = user;
+  rlx_status_t* st = NULL;
   if (u->scalar)
-    return rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &u->base.st);
-  return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &u->base.st);
+    return *out = rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &st), st;
+  return *out = rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &st), st;
 }
 
 /* True for a float constant exponent equal to 2 that does not broadcast x to a bigger shape:
@@ -458,13 +448,13 @@ static bool exponent_is_two(const rlx_relax_call_t* call) {
 rlx_status_t* ob_legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  bin_user_t u = {{NULL, call, ctx}, binary_of(ob_name(call)), NULL, false};
+  bin_user_t u = {call, binary_of(ob_name(call)), NULL, false};
   if (u.op == RLX_TOPI_POWER && call->args[0]->sinfo && call->args[0]->sinfo->kind == RLX_SINFO_TENSOR &&
       exponent_is_two(call)) {
     /* x ** 2 as x * x: no powf call per element (LayerNorm's variance) */
     rlx_relax_expr_t* xx[2] = {call->args[0], call->args[0]};
     u.op = RLX_TOPI_MULTIPLY;
-    return ob_call_te(bb, te_binary, &u.base, 2, xx, "multiply", out);
+    return rlx_bb_call_te(bb, te_binary, &u, 2, xx, "multiply", out);
   }
   const char* name = rlx_topi_binary_name((rlx_topi_binary_t)u.op);
   for (int i = 0; i < 2; i++) {
@@ -472,9 +462,9 @@ rlx_status_t* ob_legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
     u.scalar = const_scalar(call->args[i]);
     if (!u.scalar) return ob_error(call, "legalization supports only constant scalar (R.prim_value) operands");
     u.scalar_first = i == 0;
-    return ob_call_te(bb, te_binary, &u.base, 1, &call->args[1 - i], name, out);
+    return rlx_bb_call_te(bb, te_binary, &u, 1, &call->args[1 - i], name, out);
   }
-  return ob_call_te(bb, te_binary, &u.base, 2, call->args, name, out);
+  return rlx_bb_call_te(bb, te_binary, &u, 2, call->args, name, out);
 }
 
 /* ------------------------------------------------------------------ where, astype, clip */
@@ -493,16 +483,18 @@ rlx_status_t* ob_infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
   return broadcast_sinfo(ctx, call, c, (rlx_sinfo_tensor_t*)xy, t, out);
 }
 
-static rlx_te_tensor_t* te_where(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
-  ew_user_t* u = user;
-  return rlx_topi_where(ctx, in[0], in[1], in[2], &u->base.st);
+static RLX_MUST_USE rlx_status_t* te_where(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
+  (void)user;
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_where(ctx, in[0], in[1], in[2], &st), st;
 }
 
 rlx_status_t* ob_legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
-  return ob_call_te(bb, te_where, &u.base, 3, call->args, "where", out);
+  ew_user_t u = {call, 0, {0}, 0, 0};
+  return rlx_bb_call_te(bb, te_where, &u, 3, call->args, "where", out);
 }
 
 rlx_status_t* ob_infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
@@ -517,17 +509,19 @@ rlx_status_t* ob_infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
   return NULL;
 }
 
-static rlx_te_tensor_t* te_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  return rlx_topi_cast(ctx, in[0], u->dtype, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_cast(ctx, in[0], u->dtype, &st), st;
 }
 
 rlx_status_t* ob_legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
+  ew_user_t u = {call, 0, {0}, 0, 0};
   if (!ob_attr_dtype(call, "dtype", &u.dtype)) return ob_error(call, "needs a dtype attribute");
-  return ob_call_te(bb, te_cast, &u.base, 1, call->args, "cast", out);
+  return rlx_bb_call_te(bb, te_cast, &u, 1, call->args, "cast", out);
 }
 
 /* clip bounds: PrimValue args 1 and 2 (TVM's R.clip(x, min, max)) or attrs min/max. */
@@ -563,15 +557,17 @@ rlx_status_t* ob_infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  return rlx_topi_clip(ctx, in[0], u->lo, u->hi, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_clip(ctx, in[0], u->lo, u->hi, &st), st;
 }
 
 rlx_status_t* ob_legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ew_user_t u = {{NULL, call, ctx}, 0, {0}, 0, 0};
+  ew_user_t u = {call, 0, {0}, 0, 0};
   RLX_RETURN_IF_ERROR(clip_bounds(call, &u.lo, &u.hi));
-  return ob_call_te(bb, te_clip, &u.base, 1, call->args, "clip", out);
+  return rlx_bb_call_te(bb, te_clip, &u, 1, call->args, "clip", out);
 }

@@ -13,7 +13,7 @@
 #include "op_basic_internal.h"
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   int n;
   int64_t* v;
   int64_t axis;
@@ -56,17 +56,19 @@ rlx_status_t* ob_infer_tile(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  return rlx_topi_tile(ctx, in[0], u->n, u->v, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_tile(ctx, in[0], u->n, u->v, &st), st;
 }
 
 rlx_status_t* ob_legalize_tile(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ix_user_t u = {call, 0, NULL, 0, false, false, {0}};
   if (!ob_attr_ints(ctx, call, "repeats", &u.n, &u.v)) return ob_error(call, "needs the repeats attribute");
-  return ob_call_te(bb, te_tile, &u.base, 1, call->args, "tile", out);
+  return rlx_bb_call_te(bb, te_tile, &u, 1, call->args, "tile", out);
 }
 
 /* ------------------------------------------------------------------ flip */
@@ -83,17 +85,19 @@ rlx_status_t* ob_infer_flip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  return rlx_topi_flip(ctx, in[0], u->axis, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_flip(ctx, in[0], u->axis, &st), st;
 }
 
 rlx_status_t* ob_legalize_flip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ix_user_t u = {call, 0, NULL, 0, false, false, {0}};
   if (!ob_attr_int(call, "axis", &u.axis)) return ob_error(call, "needs the axis attribute");
-  return ob_call_te(bb, te_flip, &u.base, 1, call->args, "flip", out);
+  return rlx_bb_call_te(bb, te_flip, &u, 1, call->args, "flip", out);
 }
 
 /* ------------------------------------------------------------------ cumsum */
@@ -118,28 +122,30 @@ rlx_status_t* ob_infer_cumsum(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
   return NULL;
 }
 
-static rlx_te_tensor_t* te_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   ix_user_t* u = user;
+  rlx_status_t* st = NULL;
   rlx_te_tensor_t* x = in[0];
   if (!u->has_axis) {
     rlx_expr_t* p = rlx_ir_i64(ctx, 1);
     for (int d = 0; d < x->buffer->ndim; d++)
       p = rlx_ir_mul(ctx, p, rlx_ir_cast(ctx, rlx_dt_int64(), x->buffer->shape[d]));
     p = rlx_topi_simplify_dim(ctx, p);
-    x = rlx_topi_reshape(ctx, x, 1, &p, &u->base.st);
-    if (!x) return NULL;
+    x = rlx_topi_reshape(ctx, x, 1, &p, &st);
+    if (!x) return st;
   }
-  return rlx_topi_cumsum(ctx, x, u->has_axis ? u->axis : 0, u->dtype, u->flag, &u->base.st);
+  return *out = rlx_topi_cumsum(ctx, x, u->has_axis ? u->axis : 0, u->dtype, u->flag, &st), st;
 }
 
 rlx_status_t* ob_legalize_cumsum(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, ((rlx_sinfo_tensor_t*)call->args[0]->sinfo)->dtype};
+  ix_user_t u = {call, 0, NULL, 0, false, false, ((rlx_sinfo_tensor_t*)call->args[0]->sinfo)->dtype};
   u.has_axis = ob_attr_int(call, "axis", &u.axis);
   u.flag = ob_attr_bool(call, "exclusive", false);
   ob_attr_dtype(call, "dtype", &u.dtype);
-  return ob_call_te(bb, te_cumsum, &u.base, 1, call->args, "cumsum", out);
+  return rlx_bb_call_te(bb, te_cumsum, &u, 1, call->args, "cumsum", out);
 }
 
 /* ------------------------------------------------------------------ gather_elements */
@@ -163,17 +169,19 @@ rlx_status_t* ob_infer_gather_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* c
   return NULL;
 }
 
-static rlx_te_tensor_t* te_gather(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_gather(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  return rlx_topi_gather_elements(ctx, in[0], in[1], u->axis, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_gather_elements(ctx, in[0], in[1], u->axis, &st), st;
 }
 
 rlx_status_t* ob_legalize_gather_elements(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ix_user_t u = {call, 0, NULL, 0, false, false, {0}};
   ob_attr_int(call, "axis", &u.axis);
-  return ob_call_te(bb, te_gather, &u.base, 2, call->args, "gather_elements", out);
+  return rlx_bb_call_te(bb, te_gather, &u, 2, call->args, "gather_elements", out);
 }
 
 /* ------------------------------------------------------------------ arange */
@@ -250,16 +258,18 @@ rlx_status_t* ob_infer_arange(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 }
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   rlx_expr_t* start;
   rlx_expr_t* step;
   rlx_expr_t* length;
   rlx_dtype_t dtype;
 } ar_user_t;
 
-static rlx_te_tensor_t* te_arange(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_arange(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   ar_user_t* u = user;
-  return rlx_topi_arange(ctx, u->start, u->step, u->length, u->dtype, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_arange(ctx, u->start, u->step, u->length, u->dtype, &st), st;
 }
 
 rlx_status_t* ob_legalize_arange(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -270,8 +280,8 @@ rlx_status_t* ob_legalize_arange(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
   /* start and step enter the PrimFunc body, which has no params for them */
   if (!const_num(v[0], &c) || !const_num(v[2], &c)) return ob_error(call, "legalization needs constant start and step");
   rlx_sinfo_tensor_t* o = (rlx_sinfo_tensor_t*)call->hdr.sinfo;
-  ar_user_t u = {{NULL, call, ctx}, v[0], v[2], o->shape[0], o->dtype};
-  return ob_call_te(bb, te_arange, &u.base, 0, NULL, "arange", out);
+  ar_user_t u = {call, v[0], v[2], o->shape[0], o->dtype};
+  return rlx_bb_call_te(bb, te_arange, &u, 0, NULL, "arange", out);
 }
 
 /* ------------------------------------------------------------------ tril / triu */
@@ -300,18 +310,20 @@ rlx_status_t* ob_infer_trilu(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
   return NULL;
 }
 
-static rlx_te_tensor_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  return rlx_topi_trilu(ctx, in[0], u->axis, u->flag, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_trilu(ctx, in[0], u->axis, u->flag, &st), st;
 }
 
 rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ix_user_t u = {call, 0, NULL, 0, false, false, {0}};
   RLX_RETURN_IF_ERROR(trilu_k(call, &u.axis));
   u.flag = rlx_relax_call_op_id(call) == RLX_OP_TRIU;
-  return ob_call_te(bb, te_trilu, &u.base, 1, call->args, u.flag ? "triu" : "tril", out);
+  return rlx_bb_call_te(bb, te_trilu, &u, 1, call->args, u.flag ? "triu" : "tril", out);
 }
 
 /* ------------------------------------------------------------------ one_hot */
@@ -356,28 +368,30 @@ rlx_status_t* ob_infer_one_hot(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
 }
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   rlx_expr_t* on;
   rlx_expr_t* off;
   int64_t depth, axis;
 } oh_user_t;
 
-static rlx_te_tensor_t* te_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                             rlx_te_tensor_t** out) {
   oh_user_t* u = user;
-  return rlx_topi_one_hot(ctx, in[0], u->on, u->off, u->depth, u->axis, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_one_hot(ctx, in[0], u->on, u->off, u->depth, u->axis, &st), st;
 }
 
 rlx_status_t* ob_legalize_one_hot(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  oh_user_t u = {{NULL, call, ctx}, prim_arg(call, 1), prim_arg(call, 2), 0, -1};
+  oh_user_t u = {call, prim_arg(call, 1), prim_arg(call, 2), 0, -1};
   double c;
   /* the values enter the PrimFunc body, which has no params for them */
   if (!u.on || !u.off || !const_num(u.on, &c) || !const_num(u.off, &c))
     return ob_error(call, "legalization needs constant on_value and off_value");
   ob_attr_int(call, "depth", &u.depth);
   ob_attr_int(call, "axis", &u.axis);
-  return ob_call_te(bb, te_one_hot, &u.base, 1, call->args, "one_hot", out);
+  return rlx_bb_call_te(bb, te_one_hot, &u, 1, call->args, "one_hot", out);
 }
 
 /* ------------------------------------------------------------------ scatter_elements */
@@ -414,16 +428,19 @@ rlx_status_t* ob_infer_scatter_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* 
   return NULL;
 }
 
-static rlx_te_tensor_t* te_scatter(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_scatter(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                             rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  return rlx_topi_scatter_elements(ctx, in[0], in[1], in[2], u->axis, ob_attr_str(u->base.call, "reduction", "update"),
-                                   &u->base.st);
+  rlx_status_t* st = NULL;
+  *out = rlx_topi_scatter_elements(ctx, in[0], in[1], in[2], u->axis, ob_attr_str(u->call, "reduction", "update"),
+                                   &st);
+  return st;
 }
 
 rlx_status_t* ob_legalize_scatter_elements(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  ix_user_t u = {{NULL, call, ctx}, 0, NULL, 0, false, false, {0}};
+  ix_user_t u = {call, 0, NULL, 0, false, false, {0}};
   ob_attr_int(call, "axis", &u.axis);
-  return ob_call_te(bb, te_scatter, &u.base, 3, call->args, "scatter_elements", out);
+  return rlx_bb_call_te(bb, te_scatter, &u, 3, call->args, "scatter_elements", out);
 }

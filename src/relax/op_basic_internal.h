@@ -40,20 +40,9 @@ bool ob_attr_dtype(const rlx_relax_call_t* call, const char* key, rlx_dtype_t* o
  * NULL when the values are unknown; *out_n -1 when the rank is unknown. */
 rlx_status_t* ob_shape_arg(const rlx_relax_call_t* call, int i, int* out_n, rlx_expr_t*** out_v);
 
-/* Legalization. A TE callback's user data starts with this, so ob_call_te can report the
- * topi error instead of the builder's generic one. */
-typedef struct {
-  rlx_status_t* st;
-  const rlx_relax_call_t* call;
-  rlx_ctx_t* ctx;
-} ob_te_base_t;
 /* Every tensor arg (and tensor tuple fields) has a known shape and dtype, else an error
  * "relax.x: legalization needs known shapes and dtypes". */
 rlx_status_t* ob_need_known(rlx_ctx_t* ctx, const rlx_relax_call_t* call);
-/* rlx_bb_call_te(bb, f, base, ...) with the topi error (base->st) as the result when f
- * failed. */
-rlx_status_t* ob_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, ob_te_base_t* base, int n_args, rlx_relax_expr_t* const* args,
-                         const char* primfunc_name, rlx_relax_expr_t** out);
 /* Maps Relax-side shape exprs (in the caller's vars) into a TE callback's vars: pairs the
  * vars of the Relax struct-info shapes of the args with those of the placeholders the
  * builder made from them; vars not found stay. */

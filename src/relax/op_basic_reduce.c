@@ -53,26 +53,28 @@ rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 }
 
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   int op;
   int n_axes;
   int64_t* axes;
   bool keepdims;
 } red_user_t;
 
-static rlx_te_tensor_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   red_user_t* u = user;
+  rlx_status_t* st = NULL;
   if (u->op >= VARIANCE)
-    return rlx_topi_variance(ctx, in[0], u->n_axes, u->axes, u->keepdims, u->op == STD, &u->base.st);
-  return rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, &u->base.st);
+    return *out = rlx_topi_variance(ctx, in[0], u->n_axes, u->axes, u->keepdims, u->op == STD, &st), st;
+  return *out = rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, &st), st;
 }
 
 rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_bb_get(bb)->ctx;
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
-  red_user_t u = {{NULL, call, ctx}, reduce_of(call), 0, NULL, false};
+  red_user_t u = {call, reduce_of(call), 0, NULL, false};
   if (u.op < 0) return ob_error(call, "not a reduction");
   if (!ob_attr_ints(ctx, call, "axis", &u.n_axes, &u.axes)) u.axes = NULL;
   u.keepdims = ob_attr_bool(call, "keepdims", false);
-  return ob_call_te(bb, te_reduce, &u.base, 1, call->args, legal_names[u.op], out);
+  return rlx_bb_call_te(bb, te_reduce, &u, 1, call->args, legal_names[u.op], out);
 }

@@ -16,7 +16,7 @@
 
 /* User data of the TE callbacks of this file; each op uses the fields it needs. */
 typedef struct {
-  ob_te_base_t base;
+  const rlx_relax_call_t* call;
   int n;                   /* length of v (and v2..v4) */
   int64_t* v;              /* axes (permute_dims, expand_dims, squeeze, strided_slice), pad_width */
   int64_t* v2;             /* strided_slice: begin */
@@ -35,8 +35,7 @@ typedef struct {
 static sh_user_t sh_user(rlx_ctx_t* ctx, const rlx_relax_call_t* call) {
   sh_user_t u;
   memset(&u, 0, sizeof(u));
-  u.base.call = call;
-  u.base.ctx = ctx;
+  u.call = call;
   return u;
 }
 
@@ -79,9 +78,11 @@ rlx_status_t* ob_infer_permute_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call
   return NULL;
 }
 
-static rlx_te_tensor_t* te_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                               rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  return rlx_topi_transpose(ctx, in[0], u->v, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_transpose(ctx, in[0], u->v, &st), st;
 }
 
 rlx_status_t* ob_legalize_permute_dims(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -89,7 +90,7 @@ rlx_status_t* ob_legalize_permute_dims(rlx_bb_t* bb, const rlx_relax_call_t* cal
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   sh_user_t u = sh_user(ctx, call);
   if (!ob_attr_ints(ctx, call, "axes", &u.n, &u.v)) u.v = NULL;
-  return ob_call_te(bb, te_transpose, &u.base, 1, call->args, "transpose", out);
+  return rlx_bb_call_te(bb, te_transpose, &u, 1, call->args, "transpose", out);
 }
 
 /* ------------------------------------------------------------------ reshape, flatten, broadcast_to */
@@ -156,11 +157,13 @@ rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
   return NULL;
 }
 
-static rlx_te_tensor_t* te_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                             rlx_te_tensor_t** out) {
   sh_user_t* u = user;
+  rlx_status_t* st = NULL;
   rlx_expr_t** s = ob_to_te_shape(ctx, 1, u->args, in, u->ndim, u->shape);
-  if (u->flag) return rlx_topi_broadcast_to(ctx, in[0], u->ndim, s, &u->base.st);
-  return rlx_topi_reshape(ctx, in[0], u->ndim, s, &u->base.st);
+  if (u->flag) return *out = rlx_topi_broadcast_to(ctx, in[0], u->ndim, s, &st), st;
+  return *out = rlx_topi_reshape(ctx, in[0], u->ndim, s, &st), st;
 }
 
 /* reshape / flatten / broadcast_to: the target is the call's inferred shape. */
@@ -176,7 +179,7 @@ static RLX_MUST_USE rlx_status_t* legalize_to_shape(rlx_bb_t* bb, const rlx_rela
   u.shape = o->shape;
   u.flag = broadcast;
   u.args = call->args;
-  return ob_call_te(bb, te_reshape, &u.base, 1, call->args, name, out);
+  return rlx_bb_call_te(bb, te_reshape, &u, 1, call->args, name, out);
 }
 
 rlx_status_t* ob_legalize_reshape(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -250,10 +253,12 @@ rlx_status_t* ob_infer_expand_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call,
   return NULL;
 }
 
-static rlx_te_tensor_t* te_expand(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_expand(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  if (u->flag) return rlx_topi_squeeze(ctx, in[0], u->n, u->v, &u->base.st);
-  return rlx_topi_expand_dims(ctx, in[0], u->n, u->v, &u->base.st);
+  rlx_status_t* st = NULL;
+  if (u->flag) return *out = rlx_topi_squeeze(ctx, in[0], u->n, u->v, &st), st;
+  return *out = rlx_topi_expand_dims(ctx, in[0], u->n, u->v, &st), st;
 }
 
 rlx_status_t* ob_legalize_expand_dims(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -261,7 +266,7 @@ rlx_status_t* ob_legalize_expand_dims(rlx_bb_t* bb, const rlx_relax_call_t* call
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   sh_user_t u = sh_user(ctx, call);
   if (!ob_attr_ints(ctx, call, "axis", &u.n, &u.v)) return ob_error(call, "needs the axis attribute");
-  return ob_call_te(bb, te_expand, &u.base, 1, call->args, "expand_dims", out);
+  return rlx_bb_call_te(bb, te_expand, &u, 1, call->args, "expand_dims", out);
 }
 
 rlx_status_t* ob_infer_squeeze(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
@@ -302,7 +307,7 @@ rlx_status_t* ob_legalize_squeeze(rlx_bb_t* bb, const rlx_relax_call_t* call, rl
   sh_user_t u = sh_user(ctx, call);
   if (!ob_attr_ints(ctx, call, "axis", &u.n, &u.v)) u.v = NULL;
   u.flag = true;
-  return ob_call_te(bb, te_expand, &u.base, 1, call->args, "squeeze", out);
+  return rlx_bb_call_te(bb, te_expand, &u, 1, call->args, "squeeze", out);
 }
 
 /* ------------------------------------------------------------------ concat */
@@ -360,9 +365,11 @@ rlx_status_t* ob_infer_concat(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
   return NULL;
 }
 
-static rlx_te_tensor_t* te_concat(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_concat(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  return rlx_topi_concat(ctx, n, in, u->k, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_concat(ctx, n, in, u->k, &st), st;
 }
 
 rlx_status_t* ob_legalize_concat(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -377,7 +384,7 @@ rlx_status_t* ob_legalize_concat(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
     fields[k] = a->kind == RLX_RELAX_TUPLE ? ((rlx_relax_tuple_t*)a)->fields[k] : rlx_relax_tuple_get_item(ctx, a, k);
     RLX_RETURN_IF_ERROR(rlx_bb_normalize(bb, fields[k]));
   }
-  return ob_call_te(bb, te_concat, &u.base, n, fields, "concatenate", out);
+  return rlx_bb_call_te(bb, te_concat, &u, n, fields, "concatenate", out);
 }
 
 /* ------------------------------------------------------------------ split */
@@ -584,9 +591,11 @@ rlx_status_t* ob_infer_strided_slice(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
   return NULL;
 }
 
-static rlx_te_tensor_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  return rlx_topi_strided_slice(ctx, in[0], u->n, u->v, u->v2, u->v3, u->v4, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_strided_slice(ctx, in[0], u->n, u->v, u->v2, u->v3, u->v4, &st), st;
 }
 
 rlx_status_t* ob_legalize_strided_slice(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -594,7 +603,7 @@ rlx_status_t* ob_legalize_strided_slice(rlx_bb_t* bb, const rlx_relax_call_t* ca
   RLX_RETURN_IF_ERROR(ob_need_known(ctx, call));
   sh_user_t u = sh_user(ctx, call);
   RLX_RETURN_IF_ERROR(slice_params(ctx, call, &u.n, &u.v, &u.v2, &u.v3, &u.v4));
-  return ob_call_te(bb, te_slice, &u.base, 1, call->args, "strided_slice", out);
+  return rlx_bb_call_te(bb, te_slice, &u, 1, call->args, "strided_slice", out);
 }
 
 /* ------------------------------------------------------------------ take */
@@ -635,9 +644,11 @@ rlx_status_t* ob_infer_take(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_take(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_take(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  return rlx_topi_take(ctx, in[0], in[1], u->flag, u->k, u->mode, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_take(ctx, in[0], in[1], u->flag, u->k, u->mode, &st), st;
 }
 
 rlx_status_t* ob_legalize_take(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -646,7 +657,7 @@ rlx_status_t* ob_legalize_take(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
   sh_user_t u = sh_user(ctx, call);
   u.flag = ob_attr_int(call, "axis", &u.k);
   u.mode = ob_attr_str(call, "mode", "fast");
-  return ob_call_te(bb, te_take, &u.base, 2, call->args, "take", out);
+  return rlx_bb_call_te(bb, te_take, &u, 2, call->args, "take", out);
 }
 
 /* ------------------------------------------------------------------ pad */
@@ -685,10 +696,12 @@ rlx_status_t* ob_infer_pad(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sin
   return NULL;
 }
 
-static rlx_te_tensor_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  if (u->mode && strcmp(u->mode, "constant") != 0) return rlx_topi_pad_mode(ctx, in[0], u->v, u->mode, &u->base.st);
-  return rlx_topi_pad(ctx, in[0], u->v, u->value, &u->base.st);
+  rlx_status_t* st = NULL;
+  if (u->mode && strcmp(u->mode, "constant") != 0) return *out = rlx_topi_pad_mode(ctx, in[0], u->v, u->mode, &st), st;
+  return *out = rlx_topi_pad(ctx, in[0], u->v, u->value, &st), st;
 }
 
 rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -699,7 +712,7 @@ rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_re
   u.value = 0;
   ob_attr_float(call, "pad_value", &u.value);
   u.mode = ob_attr_str(call, "pad_mode", "constant");
-  return ob_call_te(bb, te_pad, &u.base, 1, call->args, "pad", out);
+  return rlx_bb_call_te(bb, te_pad, &u, 1, call->args, "pad", out);
 }
 
 /* ------------------------------------------------------------------ zeros, ones, full */
@@ -723,9 +736,11 @@ rlx_status_t* ob_infer_full(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_full(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_full(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  return rlx_topi_full(ctx, u->ndim, u->shape, u->dtype, n ? NULL : &u->value, n ? in[0] : NULL, &u->base.st);
+  rlx_status_t* st = NULL;
+  return *out = rlx_topi_full(ctx, u->ndim, u->shape, u->dtype, n ? NULL : &u->value, n ? in[0] : NULL, &st), st;
 }
 
 rlx_status_t* ob_legalize_full(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -741,5 +756,5 @@ rlx_status_t* ob_legalize_full(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
   const char* name = ob_name(call) + 6;
   u.value = strcmp(name, "ones") == 0 ? 1.0 : 0.0;
   bool is_full = strcmp(name, "full") == 0;
-  return ob_call_te(bb, te_full, &u.base, is_full ? 1 : 0, is_full ? call->args + 1 : NULL, name, out);
+  return rlx_bb_call_te(bb, te_full, &u, is_full ? 1 : 0, is_full ? call->args + 1 : NULL, name, out);
 }

@@ -104,11 +104,12 @@ rlx_status_t* onn_infer_matmul(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_si
   return infer_matmul_shapes(ctx, onn_op_name(c), a, b, dt, out);
 }
 
-static rlx_te_tensor_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                  rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                            const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   rlx_dtype_t od;
-  if ((*st = onn_attr_out_dtype(c, &od))) return NULL;
-  return rlx_topi_matmul(ctx, in[0], in[1], od, st);
+  RLX_RETURN_IF_ERROR(onn_attr_out_dtype(c, &od));
+  return *out = rlx_topi_matmul(ctx, in[0], in[1], od, &st), st;
 }
 
 rlx_status_t* onn_legalize_matmul(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -151,11 +152,12 @@ rlx_status_t* onn_infer_linear(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_si
   return NULL;
 }
 
-static rlx_te_tensor_t* te_linear(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                  rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_linear(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                            const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   rlx_dtype_t od;
-  if ((*st = onn_attr_out_dtype(c, &od))) return NULL;
-  return rlx_topi_nn_dense(ctx, in[0], in[1], n > 2 ? in[2] : NULL, od, st);
+  RLX_RETURN_IF_ERROR(onn_attr_out_dtype(c, &od));
+  return *out = rlx_topi_nn_dense(ctx, in[0], in[1], n > 2 ? in[2] : NULL, od, &st), st;
 }
 
 rlx_status_t* onn_legalize_linear(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -176,11 +178,12 @@ rlx_status_t* onn_infer_softmax(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_s
   return NULL;
 }
 
-static rlx_te_tensor_t* te_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                   rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                             const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   int axis = (int)onn_attr_int(c, "axis", -1);
-  if (rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX) return rlx_topi_nn_log_softmax(ctx, in[0], axis, st);
-  return rlx_topi_nn_softmax(ctx, in[0], axis, st);
+  if (rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX) return *out = rlx_topi_nn_log_softmax(ctx, in[0], axis, &st), st;
+  return *out = rlx_topi_nn_softmax(ctx, in[0], axis, &st), st;
 }
 
 rlx_status_t* onn_legalize_softmax(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -249,21 +252,20 @@ rlx_status_t* onn_infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
   return NULL;
 }
 
-static rlx_te_tensor_t* te_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                      rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   int axes[16], na;
-  if ((*st = ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na))) return NULL;
+  RLX_RETURN_IF_ERROR(ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na));
   double eps = onn_attr_float(c, "epsilon", 1e-5);
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
   /* topi wants gamma's dims in x's order: with unsorted axes, the legalization keeps the
    * order given, which topi accepts only when sorted. */
   for (int i = 1; i < na; i++)
-    if (axes[i] < axes[i - 1]) {
-      *st = rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
-      return NULL;
-    }
-  return rlx_topi_nn_layer_norm(ctx, in[0], g, b, na, axes, eps, st);
+    if (axes[i] < axes[i - 1])
+      return rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
+  return *out = rlx_topi_nn_layer_norm(ctx, in[0], g, b, na, axes, eps, &st), st;
 }
 
 rlx_status_t* onn_legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -314,10 +316,12 @@ rlx_status_t* onn_infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx
   return NULL;
 }
 
-static rlx_te_tensor_t* te_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                     rlx_status_t** st) {
-  return rlx_topi_nn_attention(ctx, in[0], in[1], in[2], n > 3 ? in[3] : NULL, onn_attr_float(c, "scale", 0.0),
-                               onn_attr_str(c, "causal_mask", NULL), st);
+static RLX_MUST_USE rlx_status_t* te_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                               const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
+  *out = rlx_topi_nn_attention(ctx, in[0], in[1], in[2], n > 3 ? in[3] : NULL, onn_attr_float(c, "scale", 0.0),
+                               onn_attr_str(c, "causal_mask", NULL), &st);
+  return st;
 }
 
 rlx_status_t* onn_legalize_attention(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -348,16 +352,15 @@ rlx_status_t* onn_infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_
   return NULL;
 }
 
-static rlx_te_tensor_t* te_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                    rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                              const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   int axes[16], na;
-  if ((*st = ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na))) return NULL;
+  RLX_RETURN_IF_ERROR(ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na));
   for (int i = 1; i < na; i++)
-    if (axes[i] < axes[i - 1]) {
-      *st = rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
-      return NULL;
-    }
-  return rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, onn_attr_float(c, "epsilon", 1e-5), st);
+    if (axes[i] < axes[i - 1])
+      return rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
+  return *out = rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, onn_attr_float(c, "epsilon", 1e-5), &st), st;
 }
 
 rlx_status_t* onn_legalize_rms_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -426,19 +429,20 @@ rlx_status_t* onn_infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
   return NULL;
 }
 
-static rlx_te_tensor_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                      rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   gn_attrs_t a;
-  if ((*st = get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a))) return NULL;
+  RLX_RETURN_IF_ERROR(get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a));
   if (rlx_relax_call_op_id(c) == RLX_OP_INSTANCE_NORM &&
       !rlx_expr_is_const_int(in[0]->buffer->shape[a.ca], &a.groups)) { /* one group per channel */
-    *st = rlx_status_create(RLX_UNSUPPORTED, "a symbolic channel count is not supported");
-    return NULL;
+    return rlx_status_create(RLX_UNSUPPORTED, "a symbolic channel count is not supported");
   }
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
-  return rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, onn_attr_float(c, "epsilon", 1e-5),
-                                st);
+  *out = rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, onn_attr_float(c, "epsilon", 1e-5),
+                                &st);
+  return st;
 }
 
 rlx_status_t* onn_legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -464,9 +468,11 @@ static rlx_expr_t* ones_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
                                               : rlx_ir_int(ctx, x->buffer->dtype, 1);
 }
 
-static rlx_te_tensor_t* te_ones_like(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                     rlx_status_t** st) {
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, ones_body, in[0], "T_full", "elemwise");
+static RLX_MUST_USE rlx_status_t* te_ones_like(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                               const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, ones_body, in[0], "T_full", "elemwise");
+  return st;
 }
 
 /* Inference: the data passes through; the mask is all ones (every element kept). */
@@ -510,12 +516,14 @@ rlx_status_t* onn_infer_batch_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
   return NULL;
 }
 
-static rlx_te_tensor_t* te_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                      rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
-  return rlx_topi_nn_batch_norm(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
-                                onn_attr_float(c, "epsilon", 1e-5), st);
+  *out = rlx_topi_nn_batch_norm(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
+                                onn_attr_float(c, "epsilon", 1e-5), &st);
+  return st;
 }
 
 /* training=True: the batch's statistics (TVM's topi.nn.batch_norm with training). */
@@ -527,17 +535,20 @@ static rlx_te_tensor_t* te_bn_train(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, 
                                       onn_attr_float(c, "epsilon", 1e-5), onn_attr_float(c, "momentum", 0.1), which,
                                       st);
 }
-static rlx_te_tensor_t* te_bn_train_out(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                        rlx_status_t** st) {
-  return te_bn_train(ctx, in, c, 0, st);
+static RLX_MUST_USE rlx_status_t* te_bn_train_out(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                  const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
+  return *out = te_bn_train(ctx, in, c, 0, &st), st;
 }
-static rlx_te_tensor_t* te_bn_train_mean(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                         rlx_status_t** st) {
-  return te_bn_train(ctx, in, c, 1, st);
+static RLX_MUST_USE rlx_status_t* te_bn_train_mean(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                   const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
+  return *out = te_bn_train(ctx, in, c, 1, &st), st;
 }
-static rlx_te_tensor_t* te_bn_train_var(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                        rlx_status_t** st) {
-  return te_bn_train(ctx, in, c, 2, st);
+static RLX_MUST_USE rlx_status_t* te_bn_train_var(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                  const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
+  return *out = te_bn_train(ctx, in, c, 2, &st), st;
 }
 
 /* Inference (training absent or False): (normalized data, moving_mean, moving_var) as TVM's

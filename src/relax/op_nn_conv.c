@@ -117,11 +117,13 @@ rlx_status_t* onn_infer_conv(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinf
   return NULL;
 }
 
-static rlx_te_tensor_t* te_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                          rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   conv_attrs_t a;
-  if ((*st = get_conv_attrs(c, &a))) return NULL;
-  return rlx_topi_nn_conv(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.dilation, a.groups, a.out_dtype, st);
+  RLX_RETURN_IF_ERROR(get_conv_attrs(c, &a));
+  *out = rlx_topi_nn_conv(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.dilation, a.groups, a.out_dtype, &st);
+  return st;
 }
 
 rlx_status_t* onn_legalize_conv(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -179,12 +181,14 @@ rlx_status_t* onn_infer_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinf
   return NULL;
 }
 
-static rlx_te_tensor_t* te_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                          rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   pool_attrs_t a;
-  if ((*st = get_pool_attrs(c, &a))) return NULL;
-  return rlx_topi_nn_pool(ctx, in[0], is_max_pool(c) ? RLX_TOPI_POOL_MAX : RLX_TOPI_POOL_AVG, a.nsp, a.pool_size,
-                          a.strides, a.dilation, a.padding, a.ceil_mode, a.count_include_pad, st);
+  RLX_RETURN_IF_ERROR(get_pool_attrs(c, &a));
+  *out = rlx_topi_nn_pool(ctx, in[0], is_max_pool(c) ? RLX_TOPI_POOL_MAX : RLX_TOPI_POOL_AVG, a.nsp, a.pool_size,
+                          a.strides, a.dilation, a.padding, a.ceil_mode, a.count_include_pad, &st);
+  return st;
 }
 
 rlx_status_t* onn_legalize_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -225,18 +229,17 @@ rlx_status_t* onn_infer_adaptive_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c,
   return NULL;
 }
 
-static rlx_te_tensor_t* te_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                         rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                   const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   int k = op_nsp(c);
   int64_t os[3];
   bool given;
-  if ((*st = get_output_size(c, k, os, &given))) return NULL;
+  RLX_RETURN_IF_ERROR(get_output_size(c, k, os, &given));
   for (int i = 0; i < k && !given; i++)
-    if (!rlx_expr_is_const_int(in[0]->buffer->shape[2 + i], &os[i])) {
-      *st = rlx_status_create(RLX_UNSUPPORTED, "output_size is needed with a symbolic input size");
-      return NULL;
-    }
-  return rlx_topi_nn_adaptive_pool(ctx, in[0], RLX_TOPI_POOL_AVG, k, os, st);
+    if (!rlx_expr_is_const_int(in[0]->buffer->shape[2 + i], &os[i]))
+      return rlx_status_create(RLX_UNSUPPORTED, "output_size is needed with a symbolic input size");
+  return *out = rlx_topi_nn_adaptive_pool(ctx, in[0], RLX_TOPI_POOL_AVG, k, os, &st), st;
 }
 
 rlx_status_t* onn_legalize_adaptive_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -314,12 +317,14 @@ rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c
   return NULL;
 }
 
-static rlx_te_tensor_t* te_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                          rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                                    const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  rlx_status_t* st = NULL;
   convt_attrs_t a;
-  if ((*st = get_convt_attrs(c, &a))) return NULL;
-  return rlx_topi_nn_conv_transpose(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.output_padding, a.dilation,
-                                    a.groups, a.out_dtype, st);
+  RLX_RETURN_IF_ERROR(get_convt_attrs(c, &a));
+  *out = rlx_topi_nn_conv_transpose(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.output_padding, a.dilation,
+                                    a.groups, a.out_dtype, &st);
+  return st;
 }
 
 rlx_status_t* onn_legalize_conv_transpose(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {

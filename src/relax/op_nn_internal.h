@@ -39,12 +39,11 @@ rlx_status_t* onn_attr_ints(const rlx_relax_call_t* c, const char* key, int want
 rlx_sinfo_t* onn_tensor_like(rlx_ctx_t* ctx, int ndim, rlx_expr_t** shape, rlx_dtype_t dt);
 
 /* ---- legalization through TE: fn builds the TE output from the inputs and the call's attrs. */
-typedef rlx_te_tensor_t* (*onn_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
-                                        rlx_status_t** st);
+typedef rlx_status_t* (*onn_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
+                                     rlx_te_tensor_t** out);
 typedef struct {
   const rlx_relax_call_t* call;
   onn_te_fn_t fn;
-  rlx_status_t* st;
 } onn_te_user_t;
 
 /* R.call_tir of the TE function fn over args; the call itself when an operand's shape or

@@ -148,9 +148,10 @@ rlx_sinfo_t* onn_tensor_like(rlx_ctx_t* ctx, int ndim, rlx_expr_t** shape, rlx_d
   return rlx_sinfo_tensor(ctx, ndim, shape, dt);
 }
 
-static rlx_te_tensor_t* te_trampoline(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_trampoline(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                                rlx_te_tensor_t** out) {
   onn_te_user_t* u = user;
-  return u->fn(ctx, in, n, u->call, &u->st);
+  return rlx_status_annotate(u->fn(ctx, in, n, u->call, out), "%s", onn_op_name(u->call));
 }
 
 static bool known_tensor(const rlx_relax_expr_t* e) {
@@ -168,11 +169,6 @@ rlx_status_t* onn_legalize_te(rlx_bb_t* bb, const rlx_relax_call_t* c, onn_te_fn
       *out = (rlx_relax_expr_t*)&c->hdr;
       return NULL;
     }
-  onn_te_user_t u = {c, fn, NULL};
-  rlx_status_t* st = rlx_bb_call_te(bb, te_trampoline, &u, n_args, args, name, out);
-  if (u.st) {
-    rlx_status_free(st);
-    return rlx_status_annotate(u.st, "%s", onn_op_name(c));
-  }
-  return st;
+  onn_te_user_t u = {c, fn};
+  return rlx_bb_call_te(bb, te_trampoline, &u, n_args, args, name, out);
 }

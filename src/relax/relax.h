@@ -368,7 +368,6 @@ typedef struct {
   const char* global_symbol;
 } rlx_relax_extern_func_t;
 
-/* Copies nbytes of data (must equal prod(shape) * dtype bytes, else NULL). */
 rlx_relax_expr_t* rlx_relax_dtype_imm(rlx_ctx_t* ctx, rlx_dtype_t value);
 /* The Op node of op id. */
 rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id);
@@ -417,9 +416,13 @@ const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e);
  * rebuilt SeqExpr keeps every binding var (only values change). */
 rlx_relax_expr_t* rlx_relax_expr_rebuild(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t* const* kids);
 /* Post-order rewrite: children are transformed first, the node is rebuilt, then f(node)
- * returns its replacement (return the node itself to keep it). f may be NULL (identity). */
-typedef rlx_relax_expr_t* (*rlx_relax_expr_fn_t)(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user);
-rlx_relax_expr_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user);
+ * sets *out to its replacement (the node itself to keep it) or returns an error, which
+ * stops the walk and is returned as it is (the callback convention: a callback that can
+ * fail returns a status and its result through its last parameter; no side channel in
+ * user). f may be NULL (identity). */
+typedef rlx_status_t* (*rlx_relax_expr_fn_t)(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out);
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_transform(rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_fn_t f, void* user,
+                                                    rlx_relax_expr_t** out);
 /* Replaces uses of Relax vars per vmap (rlx_relax_var_t* → rlx_relax_expr_t*). Definitions
  * (params, binding vars) are not touched. Returns e when unchanged; rebuilt nodes need
  * normalization. */

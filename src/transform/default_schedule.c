@@ -96,6 +96,7 @@ static rlx_relax_expr_t* pack_constant(rlx_ctx_t* ctx, const rlx_relax_constant_
   int64_t K = c->shape[kdim], N = c->shape[jdim], NO = (N + nr - 1) / nr;
   size_t n = (size_t)(NO * K * nr);
   float* out = rlx_ctx_alloc(ctx, n * sizeof(float) + 1);
+  if (!out) return NULL; /* out of memory: the caller's error, turned into OUT_OF_MEMORY by the check */
   const float* in = c->data;
   for (int64_t jo = 0; jo < NO; jo++)
     for (int64_t k = 0; k < K; k++)
@@ -109,19 +110,19 @@ static rlx_relax_expr_t* pack_constant(rlx_ctx_t* ctx, const rlx_relax_constant_
 
 typedef struct {
   rlx_module_t* m;
-  rlx_status_t* err;
   const rlx_ptrmap_t* bound;
 } repack_t;
 
 /* A call_tir of a PrimFunc with "rlx.packed_params": its constant arguments packed. */
-static rlx_relax_expr_t* repack_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* repack_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out) {
   repack_t* r = user;
-  if (e->kind != RLX_RELAX_CALL || r->err) return e;
+  *out = e;
+  if (e->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)e;
   rlx_tir_func_t* f = pass_call_tir_func(r->m, c);
   rlx_expr_t* spec = f ? rlx_tir_func_get_attr(f, "rlx.packed_params") : NULL;
   rlx_relax_tuple_t* t = call_tir_args(c);
-  if (!spec || spec->kind != RLX_EXPR_STRING_IMM || !t) return e;
+  if (!spec || spec->kind != RLX_EXPR_STRING_IMM || !t) return NULL;
   rlx_relax_expr_t** fields = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t->n_fields);
   for (int i = 0; i < t->n_fields; i++) fields[i] = t->fields[i];
   for (const char* p = RLX_AS(rlx_string_imm_t, spec)->value; *p;) {
@@ -134,17 +135,16 @@ static rlx_relax_expr_t* repack_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* 
     rlx_relax_expr_t* packed = NULL;
     const rlx_relax_constant_t* k = v[0] >= 0 && v[0] < t->n_fields ? constant_of(r->bound, t->fields[v[0]]) : NULL;
     if (k) packed = pack_constant(ctx, k, (int)v[1], (int)v[2], v[3]);
-    if (!packed) {
-      r->err = rlx_status_create(RLX_INTERNAL, "default_schedule: cannot pack argument %ld of a call to '%s'", v[0],
-                                 f->name);
-      return e;
-    }
+    if (!packed)
+      return rlx_status_create(RLX_INTERNAL, "default_schedule: cannot pack argument %ld of a call to '%s'", v[0],
+                               f->name);
     fields[v[0]] = packed;
   }
   rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, c->n_args);
   for (int i = 0; i < c->n_args; i++) args[i] = c->args[i];
   args[1] = rlx_relax_tuple(ctx, t->n_fields, fields);
-  return rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+  *out = rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
+  return NULL;
 }
 
 static rlx_tir_func_t* without_attr(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const char* key) {
@@ -192,13 +192,13 @@ static rlx_relax_expr_t* drop_dead_constants(rlx_ctx_t* ctx, rlx_relax_expr_t* b
  * that attribute. */
 static RLX_MUST_USE rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, bool any, const rlx_ptrmap_t* bound) {
   if (!any) return NULL;
-  repack_t r = {m, NULL, bound};
+  repack_t r = {m, bound};
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* e = &m->funcs[i];
     if (e->kind != RLX_FUNC_RELAX) continue;
     rlx_relax_func_t* f = e->func;
-    rlx_relax_expr_t* body = rlx_relax_expr_transform(ctx, f->body, repack_call, &r);
-    if (r.err) return r.err;
+    rlx_relax_expr_t* body = NULL;
+    RLX_RETURN_IF_ERROR(rlx_relax_expr_transform(ctx, f->body, repack_call, &r, &body));
     if (body == f->body) continue;
     body = drop_dead_constants(ctx, body);
     rlx_relax_func_t* nf = NULL;

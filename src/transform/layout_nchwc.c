@@ -133,6 +133,8 @@ static RLX_MUST_USE rlx_status_t* emit(lt_t* z, rlx_relax_expr_t* e, const char*
 
 static RLX_MUST_USE rlx_status_t* emit_packed(lt_t* z, const char* name, int n, rlx_relax_expr_t** args, rlx_sinfo_t* out_sinfo,
                                               rlx_relax_expr_t** out) {
+  for (int i = 0; i < n; i++) /* a packed weight or bias whose data could not be allocated */
+    if (!args[i]) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: a constant of %s could not be allocated", name);
   return emit(z, rlx_relax_call_dps_packed(z->ctx, name, n, args, out_sinfo), NULL, out);
 }
 
@@ -521,10 +523,10 @@ static RLX_MUST_USE rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int6
   if (k) {
     int64_t cb = (c + 15) / 16, shape[5] = {1, cb, 1, 1, 16};
     float* buf = RLX_NEW_ARRAY(z->ctx, float, cb * 16);
-    memset(buf, 0, (size_t)(cb * 16) * 4);
+    if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: blocking a per-channel constant");
     memcpy(buf, k, (size_t)c * 4);
     *out = rlx_relax_constant(z->ctx, rlx_dt_float32(), 5, shape, buf, (size_t)(cb * 16) * 4);
-    return NULL;
+    return *out ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: blocking a per-channel constant");
   }
   vinfo_t* i = info_of(z, e);
   if (i && (i->blk || i->pend) && i->c == c) return blocked(z, e, out);

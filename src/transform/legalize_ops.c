@@ -26,7 +26,6 @@ typedef struct {
   rlx_module_t* m;
   const char* fname;
   const char* where; /* "binding lv0" / "the function result" */
-  rlx_status_t* st;
 } lg_t;
 
 static bool is_bridge_op(rlx_op_id_t id) {
@@ -34,31 +33,28 @@ static bool is_bridge_op(rlx_op_id_t id) {
 }
 
 /* Post-order callback: legalizes one call (its operands are already legalized). */
-static rlx_relax_expr_t* lg_expr(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* lg_expr(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out) {
   lg_t* lg = user;
-  if (lg->st || e->kind != RLX_RELAX_CALL) return e;
+  *out = e;
+  if (e->kind != RLX_RELAX_CALL) return NULL;
   rlx_relax_call_t* c = (rlx_relax_call_t*)e;
-  if (c->op->kind != RLX_RELAX_OP) return e;
+  if (c->op->kind != RLX_RELAX_OP) return NULL;
   const char* name = ((rlx_relax_op_t*)c->op)->name;
-  if (is_bridge_op(rlx_relax_call_op_id(c))) return e;
+  if (is_bridge_op(rlx_relax_call_op_id(c))) return NULL;
   const rlx_op_def_t* def = ((rlx_relax_op_t*)c->op)->def;
   if (def && def->family == RLX_OP_FAMILY_BRIDGE) def = NULL; /* print, assert_op ...: not legalizable */
-  if (!def) {
-    lg->st = rlx_status_create(RLX_NOT_FOUND, "legalize_ops: function '%s', %s: unknown op '%s'", lg->fname, lg->where,
-                               name);
-    return e;
-  }
-  if (!def->legalize) return e;
+  if (!def)
+    return rlx_status_create(RLX_NOT_FOUND, "legalize_ops: function '%s', %s: unknown op '%s'", lg->fname, lg->where,
+                             name);
+  if (!def->legalize) return NULL;
   rlx_status_t* st = rlx_relax_normalize(ctx, lg->m, e); /* a rebuilt call has no struct info yet */
   rlx_relax_expr_t* r = NULL;
   if (!st) st = def->legalize(lg->bb, c, &r);
   if (!st && !r) st = rlx_status_create(RLX_INTERNAL, "the legalize function returned nothing");
   if (!st) st = rlx_relax_normalize(ctx, lg->m, r);
-  if (st) {
-    lg->st = rlx_status_annotate(st, "legalize_ops: function '%s', %s: op '%s'", lg->fname, lg->where, name);
-    return e;
-  }
-  return r;
+  if (st) return rlx_status_annotate(st, "legalize_ops: function '%s', %s: op '%s'", lg->fname, lg->where, name);
+  *out = r;
+  return NULL;
 }
 
 static bool is_leaf(const rlx_relax_expr_t* e) {
@@ -132,8 +128,8 @@ static RLX_MUST_USE rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rl
 
 static RLX_MUST_USE rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_binding_t* b) {
   lg->where = rlx_ctx_sprintf(ctx, "binding '%s'", b->var->name);
-  rlx_relax_expr_t* v = rlx_relax_expr_transform(ctx, b->value, lg_expr, lg);
-  if (lg->st) return lg->st;
+  rlx_relax_expr_t* v = NULL;
+  RLX_RETURN_IF_ERROR(rlx_relax_expr_transform(ctx, b->value, lg_expr, lg, &v));
   if (v == b->value) return rlx_bb_emit_binding(lg->bb, b);
   RLX_RETURN_IF_ERROR(flatten_value(lg->bb, ctx, v, &v));
   rlx_relax_binding_t* nb = b->kind == RLX_BINDING_MATCH_CAST ? rlx_relax_match_cast(ctx, b->var, v, b->sinfo)
@@ -146,7 +142,7 @@ static RLX_MUST_USE rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rl
   if (f->body->kind != RLX_RELAX_SEQ)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "legalize_ops: function '%s': body is not a SeqExpr (normalize it)",
                              name);
-  lg_t lg = {bb, m, name, NULL, NULL};
+  lg_t lg = {bb, m, name, NULL};
   rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
   rlx_relax_var_t* none[1] = {NULL}; /* params given at begin, even when there are none */
   RLX_RETURN_IF_ERROR(rlx_bb_function_begin(bb, name, f->n_params, f->n_params ? f->params : none));
@@ -158,8 +154,8 @@ static RLX_MUST_USE rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rl
     if (blk->is_dataflow) RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(bb));
   }
   lg.where = "the function result";
-  rlx_relax_expr_t* body = rlx_relax_expr_transform(ctx, seq->body, lg_expr, &lg);
-  if (lg.st) return lg.st;
+  rlx_relax_expr_t* body = NULL;
+  RLX_RETURN_IF_ERROR(rlx_relax_expr_transform(ctx, seq->body, lg_expr, &lg, &body));
   RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(bb, body, 0, NULL));
   rlx_relax_func_t* built = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_function_finish(bb, &built));

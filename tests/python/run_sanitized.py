@@ -21,8 +21,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def ours(report, lib_dir):
-    frames = re.findall(r"#\d+ 0x[0-9a-f]+ (?:in (\S+) )?\(?(\S+?)(?:\+0x[0-9a-f]+\))?$", report, re.M)
-    return any(lib_dir in loc or loc.startswith(os.path.join(ROOT, "src")) for _, loc in frames)
+    """True when librlx made the allocation: walking out from malloc, a frame of librlx (or of
+    the source tree) comes before any frame of the interpreter, ctypes or libffi. Python objects
+    that a callback from rlx (emit_te's TE function) allocates, and the interpreter never frees
+    at exit, have rlx frames further out; they are the interpreter's."""
+    frames = re.findall(r"#\d+ 0x[0-9a-f]+\s+(?:in (\S+) )?\(?(\S+?)(?:\+0x[0-9a-f]+\))?$", report, re.M)
+    for _, loc in frames:
+        if lib_dir in loc or loc.startswith(os.path.join(ROOT, "src")):
+            return True
+        if "python3" in loc or "_ctypes" in loc or "libffi" in loc:
+            return False
+    return False
 
 
 def main():

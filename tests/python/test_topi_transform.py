@@ -185,7 +185,7 @@ def test_new_functions_in_emit_te_run_on_the_vm():
 
 # ---------------------------------------------------------------- errors carry the C message
 @pytest.mark.parametrize("call, msg", [
-    (lambda A, I: topi.split(A, 0), "topi.split: 0 sections (must be >= 1)"),
+    (lambda A, I: topi.split(A, 0), "topi.split: 0 sections (must be 1 to 4)"),
     (lambda A, I: topi.split(A, 2, axis=3), "topi.split: axis 3 is out of range for rank 2"),
     (lambda A, I: topi.split(A, "x"), "indices_or_sections must be an int or a list of ints"),
     (lambda A, I: topi.strided_slice(A, [0, 0], [1]), None),
@@ -200,6 +200,10 @@ def test_new_functions_in_emit_te_run_on_the_vm():
     (lambda A, I: topi.tile(A, [-1, 2]), "topi.tile: negative repeat count -1"),
     (lambda A, I: topi.flip(A, 2), "topi.flip: axis 2 is out of range for rank 2"),
     (lambda A, I: topi.cumsum(A, axis=-3), "topi.cumsum: axis -3 is out of range for rank 2"),
+    (lambda A, I: topi.split(A, 5), "topi.split: 5 sections (must be 1 to 4)"),
+    (lambda A, I: topi.strided_slice(A, [2 ** 62], [-2 ** 63], [-2 ** 63]), "topi.strided_slice: a stride is out of range"),
+    (lambda A, I: topi.nn.pad(A, [2 ** 31 - 8, 0]), "topi.nn.pad: padding is out of range"),
+    (lambda A, I: topi.tile(A, [2 ** 20, 1]), "topi.tile: a repeat count is out of range"),
 ])
 def test_bad_arguments_raise_the_c_message(call, msg):
     A = te.placeholder((4, 6), name="A")

@@ -185,13 +185,14 @@ static inline rlx_expr_t* bias_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void*
   return rlx_ir_add(ctx, rlx_te_load(ctx, in[0], 2, ia), rlx_te_load(ctx, in[1], 1, ib));
 }
 /* te_bias_add(A (n, m), B (m,)): A[i, j] + B[j] (broadcast). */
-static inline rlx_te_tensor_t* te_bias_add(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_bias_add(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                        rlx_te_tensor_t** out) {
   (void)user;
   if (n != 2) return NULL;
   rlx_te_tensor_t** u = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
   u[0] = in[0];
   u[1] = in[1];
-  return rlx_te_compute(ctx, 2, in[0]->buffer->shape, bias_body, u, "add", "broadcast");
+  return *out = rlx_te_compute(ctx, 2, in[0]->buffer->shape, bias_body, u, "add", "broadcast"), NULL;
 }
 
 static inline rlx_expr_t* exp_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -201,10 +202,12 @@ static inline rlx_expr_t* exp_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* 
   rlx_expr_t* l = rlx_te_load(ctx, a, a->buffer->ndim, ix);
   return rlx_ir_call(ctx, l->dtype, "exp", 1, &l);
 }
-static inline rlx_te_tensor_t* te_exp(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_exp(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                   rlx_te_tensor_t** out) {
   (void)user;
-  return n == 1 ? rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, exp_body, in[0], "exp", "elemwise")
+  *out = n == 1 ? rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, exp_body, in[0], "exp", "elemwise")
                 : NULL;
+  return NULL;
 }
 
 typedef struct {
@@ -217,13 +220,14 @@ static inline rlx_expr_t* rowsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, voi
   return rlx_te_sum(ctx, rlx_te_load(ctx, u->a, 2, ia), 1, &u->k);
 }
 /* te_rowsum(A (n, m)) = sum_j A[i, j], shape (n,). */
-static inline rlx_te_tensor_t* te_rowsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_rowsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                      rlx_te_tensor_t** out) {
   (void)user;
   if (n != 1) return NULL;
   rowsum_user_t* u = RLX_NEW(ctx, rowsum_user_t);
   u->a = in[0];
   u->k = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), in[0]->buffer->shape[1], "k");
-  return rlx_te_compute(ctx, 1, in[0]->buffer->shape, rowsum_body, u, "sum", "");
+  return *out = rlx_te_compute(ctx, 1, in[0]->buffer->shape, rowsum_body, u, "sum", ""), NULL;
 }
 
 static inline rlx_expr_t* transpose_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -231,11 +235,12 @@ static inline rlx_expr_t* transpose_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, 
   return rlx_te_load(ctx, (rlx_te_tensor_t*)user, 2, ia);
 }
 /* te_transpose(A (n, m)) = A^T. */
-static inline rlx_te_tensor_t* te_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)user;
   if (n != 1) return NULL;
   rlx_expr_t* shape[2] = {in[0]->buffer->shape[1], in[0]->buffer->shape[0]};
-  return rlx_te_compute(ctx, 2, shape, transpose_body, in[0], "transpose", "injective");
+  return *out = rlx_te_compute(ctx, 2, shape, transpose_body, in[0], "transpose", "injective"), NULL;
 }
 
 /* ---------------------------------------------------------------- IR helpers */

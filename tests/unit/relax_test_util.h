@@ -21,7 +21,8 @@ static inline rlx_expr_t* mm_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* u
 }
 
 /* te_matmul(A, B): matmul[i, j] = sum_k A[i, k] * B[k, j]. */
-static inline rlx_te_tensor_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                      rlx_te_tensor_t** out) {
   (void)user;
   if (n != 2) return NULL;
   mm_user_t* u = RLX_NEW(ctx, mm_user_t);
@@ -29,7 +30,7 @@ static inline rlx_te_tensor_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const*
   u->b = in[1];
   u->k = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), in[0]->buffer->shape[1], "k");
   rlx_expr_t* shape[2] = {in[0]->buffer->shape[0], in[1]->buffer->shape[1]};
-  return rlx_te_compute(ctx, 2, shape, mm_body, u, "matmul", "");
+  return *out = rlx_te_compute(ctx, 2, shape, mm_body, u, "matmul", ""), NULL;
 }
 
 static inline rlx_expr_t* relu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -40,10 +41,12 @@ static inline rlx_expr_t* relu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void*
 }
 
 /* te_relu(A): relu[...] = max(A[...], 0). */
-static inline rlx_te_tensor_t* te_relu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_relu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                    rlx_te_tensor_t** out) {
   (void)user;
   if (n != 1) return NULL;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, relu_body, in[0], "relu", "elemwise");
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, relu_body, in[0], "relu", "elemwise");
+  return NULL;
 }
 
 typedef struct {
@@ -57,10 +60,11 @@ static inline rlx_expr_t* fill_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void*
 }
 
 /* te_fill(A) with the 1-d output shape user (an rlx_expr_t*): out[i] = A[0]. */
-static inline rlx_te_tensor_t* te_fill(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_fill(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                    rlx_te_tensor_t** out) {
   if (n != 1) return NULL;
   rlx_expr_t* len = user;
-  return rlx_te_compute(ctx, 1, &len, fill_body, in[0], "fill", "");
+  return *out = rlx_te_compute(ctx, 1, &len, fill_body, in[0], "fill", ""), NULL;
 }
 
 static inline rlx_sinfo_t* t2(rlx_ctx_t* ctx, rlx_expr_t* a, rlx_expr_t* b, rlx_dtype_t dt) {

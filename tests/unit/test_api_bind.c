@@ -15,12 +15,14 @@ static rlx_expr_t* relu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_max(ctx, rlx_te_load(ctx, a, 2, ix), rlx_ir_float(ctx, RLX_FLOAT32, 0.0));
 }
 
-static rlx_te_tensor_t* te_relu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_status_t* te_relu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   rlx_expr_t* shape[2] = {rlx_te_tensor_dim(in[0], 0), rlx_te_tensor_dim(in[0], 1)};
-  return rlx_te_compute(ctx, 2, shape, relu_body, in[0], "relu", "");
+  return *out = rlx_te_compute(ctx, 2, shape, relu_body, in[0], "relu", ""), NULL;
 }
 
-static rlx_te_tensor_t* te_fails(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) { return NULL; }
+static rlx_status_t* te_fails(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
+  return NULL; /* no tensor and no error of its own */
+}
 
 static rlx_module_t* build_module(rlx_ctx_t* ctx, rlx_relax_var_t** out_x) {
   rlx_var_t* n = rlx_ir_var(ctx, "n", RLX_INT64);

@@ -6,7 +6,7 @@
 #include "test.h"
 #include "transform/pass.h"
 
-static rlx_te_tensor_t* te_add1(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user);
+static rlx_status_t* te_add1(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out);
 
 static rlx_expr_t* add1_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   rlx_te_tensor_t** in = user;
@@ -14,13 +14,13 @@ static rlx_expr_t* add1_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_add(ctx, rlx_te_load(ctx, in[0], 1, &i), rlx_te_load(ctx, in[1], 1, &i));
 }
 
-static rlx_te_tensor_t* te_add1(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_status_t* te_add1(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   (void)user;
   if (n != 2) return NULL;
   rlx_te_tensor_t** u = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
   u[0] = in[0];
   u[1] = in[1];
-  return rlx_te_compute(ctx, 1, in[0]->buffer->shape, add1_body, u, "add", "elemwise");
+  return *out = rlx_te_compute(ctx, 1, in[0]->buffer->shape, add1_body, u, "add", "elemwise"), NULL;
 }
 
 static void test_fold_chain(void) {

@@ -200,7 +200,7 @@ static void test_symbolic_batch(void) {
 
 /* Builds main(a (4, 6)) from a list of unary TE ops (each taking the previous value, or a
  * when arg[i] is -1, or value arg[i]); returns the module. The last value is the output. */
-typedef rlx_te_tensor_t* (*te1_t)(rlx_ctx_t*, rlx_te_tensor_t* const*, int, void*);
+typedef rlx_bb_te_fn_t te1_t;
 static rlx_module_t* build_chain(rlx_ctx_t* ctx, int n, const te1_t* ops, const int (*args)[2], int* out_nargs) {
   rlx_relax_var_t* a = rlx_relax_var(ctx, "a", rlx_sinfo_tensor_const(ctx, 2, (int64_t[]){4, 6}, F32()));
   rlx_bb_t* bb = rlx_bb_create(ctx, NULL);
@@ -227,13 +227,13 @@ static rlx_expr_t* add2_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
 }
 
 /* te_add2(A, B) = A + B (same shapes). */
-static rlx_te_tensor_t* te_add2(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_status_t* te_add2(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   (void)user;
   if (n != 2) return NULL;
   rlx_te_tensor_t** u = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
   u[0] = in[0];
   u[1] = in[1];
-  return rlx_te_compute(ctx, 2, in[0]->buffer->shape, add2_body, u, "add", "elemwise");
+  return *out = rlx_te_compute(ctx, 2, in[0]->buffer->shape, add2_body, u, "add", "elemwise"), NULL;
 }
 
 static void expect_fused(const char* what, rlx_module_t* m, int n_calls, const char* const* want) {

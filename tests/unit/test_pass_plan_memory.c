@@ -223,11 +223,11 @@ static rlx_expr_t* half_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_load(ctx, a, 2, ix);
 }
 /* te_half(A (n, k)) → (n, k / 2): out[i, j] = A[i, j]. */
-static rlx_te_tensor_t* te_half(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_status_t* te_half(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   if (n != 1) return NULL;
   rlx_expr_t* shape[2] = {in[0]->buffer->shape[0],
                           rlx_ir_floordiv(ctx, in[0]->buffer->shape[1], rlx_ir_i64(ctx, 2))};
-  return rlx_te_compute(ctx, 2, shape, half_body, in[0], "half", "");
+  return *out = rlx_te_compute(ctx, 2, shape, half_body, in[0], "half", ""), NULL;
 }
 
 /* x (n, 128): relu x 4 then an output relu. Equal symbolic sizes (n * 512) share storage. */

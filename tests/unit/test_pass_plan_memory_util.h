@@ -255,13 +255,14 @@ static inline rlx_expr_t* add_first_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, 
 }
 
 /* te_add_first(A, B) with the 1-d output length user (an rlx_expr_t*): out[i] = A[0] + B[0]. */
-static inline rlx_te_tensor_t* te_add_first(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static inline rlx_status_t* te_add_first(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   if (n != 2) return NULL;
   pair_user_t* u = RLX_NEW(ctx, pair_user_t);
   u->a = in[0];
   u->b = in[1];
   rlx_expr_t* len = user;
-  return rlx_te_compute(ctx, 1, &len, add_first_body, u, "add_first", "");
+  return *out = rlx_te_compute(ctx, 1, &len, add_first_body, u, "add_first", ""), NULL;
 }
 
 #endif

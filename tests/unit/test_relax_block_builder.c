@@ -294,11 +294,11 @@ static rlx_expr_t* add_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   rlx_expr_t* i0 = &idx[0]->hdr;
   return rlx_ir_add(ctx, rlx_te_load(ctx, in[0], 1, &i0), rlx_te_load(ctx, in[1], 1, &i0));
 }
-static rlx_te_tensor_t* te_add(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static rlx_status_t* te_add(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   rlx_te_tensor_t** keep = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 2);
   keep[0] = in[0];
   keep[1] = in[1];
-  return n == 2 ? rlx_te_compute(ctx, 1, in[0]->buffer->shape, add_body, keep, "add", "elemwise") : NULL;
+  return *out = n == 2 ? rlx_te_compute(ctx, 1, in[0]->buffer->shape, add_body, keep, "add", "elemwise") : NULL, NULL;
 }
 
 /* Placeholder names: the Relax var's name, made unique (x, x_1); A, B ... for non-vars. */

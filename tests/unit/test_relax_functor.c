@@ -28,9 +28,18 @@ static void count_calls(const rlx_relax_expr_t* e, void* user) {
   if (e->kind == RLX_RELAX_CALL) ++*(int*)user;
 }
 
-static rlx_relax_expr_t* rename_ext(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user) {
-  if (e->kind == RLX_RELAX_EXTERN_FUNC) return rlx_relax_extern_func(ctx, user);
-  return e;
+static rlx_status_t* rename_ext(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out) {
+  *out = e->kind == RLX_RELAX_EXTERN_FUNC ? rlx_relax_extern_func(ctx, user) : e;
+  return NULL;
+}
+
+/* Fails on the first Call it sees, counting the nodes it was given. */
+static rlx_status_t* fail_on_call(rlx_ctx_t* ctx, rlx_relax_expr_t* e, void* user, rlx_relax_expr_t** out) {
+  (void)ctx;
+  ++*(int*)user;
+  *out = e;
+  if (e->kind == RLX_RELAX_CALL) return rlx_status_create(RLX_INVALID_ARGUMENT, "no calls here");
+  return NULL;
 }
 
 static void test_visit_substitute(void) {
@@ -41,7 +50,9 @@ static void test_visit_substitute(void) {
   int calls = 0;
   rlx_relax_expr_visit(&f->hdr, count_calls, &calls);
   CHECK(calls == 2);
-  CHECK(rlx_relax_expr_transform(ctx, &f->hdr, NULL, NULL) == &f->hdr); /* identity keeps the node */
+  rlx_relax_expr_t* same = NULL;
+  CHECK_OK(rlx_relax_expr_transform(ctx, &f->hdr, NULL, NULL, &same));
+  CHECK(same == &f->hdr); /* identity keeps the node */
 
   rlx_ptrmap_t vmap = {0};
   rlx_ptrmap_put(&vmap, A, &B->hdr);
@@ -66,12 +77,22 @@ static void test_visit_substitute(void) {
   rlx_relax_var_t* x = rlx_relax_var(ctx, "x", t4);
   rlx_relax_expr_t* xe = &x->hdr;
   rlx_relax_expr_t* call = rlx_relax_call_dps_packed(ctx, "old_name", 1, &xe, t4);
-  rlx_relax_expr_t* renamed = rlx_relax_expr_transform(ctx, call, rename_ext, (void*)"new_name");
+  rlx_relax_expr_t* renamed = NULL;
+  CHECK_OK(rlx_relax_expr_transform(ctx, call, rename_ext, (void*)"new_name", &renamed));
   CHECK(renamed != call);
   CHECK_STREQ(rlx_relax_expr_brief(ctx, renamed), "Call(relax.call_dps_packed, ExternFunc \"new_name\")");
   CHECK(renamed->sinfo == NULL);
   CHECK_OK(rlx_relax_normalize(ctx, m, renamed));
   CHECK(renamed->sinfo == t4);
+
+  /* a failing callback stops the walk: its status comes back as it is */
+  int seen = 0;
+  rlx_relax_expr_t* r = NULL;
+  rlx_status_t* st = rlx_relax_expr_transform(ctx, call, fail_on_call, &seen, &r);
+  CHECK(st && rlx_status_code(st) == RLX_INVALID_ARGUMENT);
+  CHECK_STREQ(rlx_status_message(st), "no calls here");
+  CHECK(seen == 5); /* the op, the extern func, the var, the tuple of args, then the call */
+  rlx_status_free(st);
   rlx_ctx_free(ctx);
 }
 

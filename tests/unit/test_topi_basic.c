@@ -79,8 +79,11 @@ static void test_topi_errors(void) {
   rlx_ctx_free(ctx);
 }
 
-static rlx_te_tensor_t* te_add_cb(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
-  return rlx_topi_add(ctx, in[0], in[1], (rlx_status_t**)user);
+static rlx_status_t* te_add_cb(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
+  (void)user;
+  rlx_status_t* st = NULL;
+  *out = rlx_topi_add(ctx, in[0], in[1], &st);
+  return st;
 }
 
 /* bb.emit_te(topi.add, x, y) with x: (n, 4), y: (4,). */
@@ -94,7 +97,8 @@ static void test_emit_te_add(void) {
   rlx_status_t* st = NULL;
   rlx_relax_var_t* lv = NULL;
   CHECK_OK(rlx_bb_function_begin(bb, "main", 2, (rlx_relax_var_t*[]){x, y}));
-  CHECK_OK(rlx_bb_emit_te(bb, te_add_cb, &st, 2, ARGS(&x->hdr, &y->hdr), "add", NULL, &lv));
+  st = rlx_bb_emit_te(bb, te_add_cb, NULL, 2, ARGS(&x->hdr, &y->hdr), "add", NULL, &lv);
+  CHECK_OK(st);
   if (lv) {
     CHECK_OK(rlx_bb_emit_func_output(bb, &lv->hdr, -1, NULL));
     CHECK_OK(rlx_bb_function_end(bb, NULL));

@@ -219,7 +219,7 @@ class BlockBuilder:
 
         keep = []  # the output array handed to C, alive until the C call has copied it
 
-        def body(cctx, inputs, n, user, outs):
+        def body(cctx, inputs, n, user, n_outs, outs):
             try:
                 ins = [_te.Tensor(inputs[i], self._ctx) for i in range(n)]
                 out = func(*[subst(a, ins) for a in targs], **{k: subst(v, ins) for k, v in tkw.items()})
@@ -233,10 +233,12 @@ class BlockBuilder:
                 arr = (c_void_p * len(many))(*[t._h for t in many])
                 keep.append(arr)
                 outs[0] = ctypes.cast(arr, ctypes.POINTER(c_void_p))
-                return len(many)
+                n_outs[0] = len(many)
+                return None
             except BaseException as e:  # noqa: B902 - re-raised below
                 failure.append(e)
-                return 0
+                # the callback's error, returned by emit_te (freed below: the exception is raised)
+                return lib.rlx_status_create(1, b"%s", ("emit_te: %s" % type(e).__name__).encode())  # INVALID_ARGUMENT
 
         cb = TE_MULTI_FN(body)
         self._use(*exprs)

@@ -30,12 +30,13 @@ static rlx_expr_t* dims_compute(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return e;
 }
 
-static rlx_te_tensor_t* dims_te(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* dims_te(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   (void)n;
   dims_user_t* u = user;
   u->ins = in;
   rlx_expr_t* len = rlx_ir_i64(ctx, u->k);
-  return rlx_te_compute(ctx, 1, &len, dims_compute, u, "dims", "injective");
+  return *out = rlx_te_compute(ctx, 1, &len, dims_compute, u, "dims", "injective"), NULL;
 }
 
 rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, const char* suffix) {

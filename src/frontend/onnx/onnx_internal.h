@@ -96,6 +96,9 @@ const char* rlx_onnx_type_text(rlx_ctx_t* ctx, const rlx_onnx_type_t* t);
 RLX_MUST_USE rlx_status_t* rlx_onnx_value_info_sinfo(rlx_onnx_importer_t* im, const Onnx__ValueInfoProto* vi, const char* what,
                                                      rlx_sinfo_t** out);
 
+/* The model's main graph (Gradient differentiates its nodes). */
+static inline const Onnx__GraphProto* rlx_onnx_model_graph(const rlx_onnx_importer_t* im) { return im->model->graph; }
+
 /* ---- pieces of the import that control flow (control.c) reuses ---- */
 /* Every node of g without a converter for the model's opset, reported at once. */
 RLX_MUST_USE rlx_status_t* rlx_onnx_check_supported(rlx_onnx_importer_t* im, const Onnx__GraphProto* g);

@@ -74,11 +74,12 @@ static rlx_expr_t* shape_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return r;
 }
 
-static rlx_te_tensor_t* te_shape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_shape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   te_user_t* u = user;
   u->input = inputs[0];
   rlx_expr_t* len = rlx_ir_i64(ctx, u->n);
-  return rlx_te_compute(ctx, 1, &len, shape_body, u, "shape", "injective");
+  return *out = rlx_te_compute(ctx, 1, &len, shape_body, u, "shape", "injective"), NULL;
 }
 
 /* ------------------------------------------------------------------ Shape */
@@ -117,9 +118,10 @@ static rlx_expr_t* ones_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_int(ctx, u->dtype, 1);
 }
 
-static rlx_te_tensor_t* te_ones(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_ones(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   const rlx_tir_buffer_t* b = inputs[0]->buffer;
-  return rlx_te_compute(ctx, b->ndim, b->shape, ones_body, user, "mask", "injective");
+  return *out = rlx_te_compute(ctx, b->ndim, b->shape, ones_body, user, "mask", "injective"), NULL;
 }
 
 /* Inference: output = input; the optional mask is all ones (bool from opset 10, the input's

@@ -16,7 +16,6 @@
 typedef enum { LOSS_NONE, LOSS_SUM, LOSS_MEAN } loss_reduction_t;
 
 typedef struct {
-  ot_te_user_t base;
   loss_reduction_t reduction;
   bool has_weight;
   bool has_ignore;
@@ -102,7 +101,8 @@ static rlx_expr_t* nll_mean_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
   return rlx_ir_div(ctx, rlx_te_load(ctx, u->lsum, 0, NULL), rlx_te_load(ctx, u->wsum, 0, NULL));
 }
 
-static rlx_te_tensor_t* te_nll(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_nll(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   nll_user_t* u = user;
   u->x = in[0];
   u->target = in[1];
@@ -112,14 +112,14 @@ static rlx_te_tensor_t* te_nll(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
   u->loss = rlx_te_compute(ctx, q, shape, nll_loss_body, u, "T_nll", "injective");
   switch (u->reduction) {
     case LOSS_NONE:
-      return u->loss;
+      return *out = u->loss, NULL;
     case LOSS_SUM:
-      return rlx_te_compute(ctx, 0, NULL, nll_lsum_body, u, "T_nll_sum", "");
+      return *out = rlx_te_compute(ctx, 0, NULL, nll_lsum_body, u, "T_nll_sum", ""), NULL;
     case LOSS_MEAN:
       u->lsum = rlx_te_compute(ctx, 0, NULL, nll_lsum_body, u, "T_nll_sum", "");
       u->wt = rlx_te_compute(ctx, q, shape, nll_w_body, u, "T_nll_weight", "injective");
       u->wsum = rlx_te_compute(ctx, 0, NULL, nll_wsum_body, u, "T_nll_weight_sum", "");
-      return rlx_te_compute(ctx, 0, NULL, nll_mean_body, u, "T_nll_mean", "");
+      return *out = rlx_te_compute(ctx, 0, NULL, nll_mean_body, u, "T_nll_mean", ""), NULL;
   }
   return NULL;
 }
@@ -167,7 +167,7 @@ static RLX_MUST_USE rlx_status_t* emit_nll(rlx_onnx_importer_t* im, const rlx_on
   u.has_ignore = rlx_onnx_has_attr(node, "ignore_index");
   u.ignore_index = rlx_onnx_attr_int(node, "ignore_index", 0);
   rlx_relax_expr_t* args[3] = {x_e, inputs[1], has_w ? inputs[2] : NULL};
-  return ot_emit_te(im, te_nll, &u.base, has_w ? 3 : 2, args, "nll_loss", out);
+  return rlx_onnx_emit_te(im, te_nll, &u, has_w ? 3 : 2, args, "nll_loss", out);
 }
 
 static RLX_MUST_USE rlx_status_t* convert_nll(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,

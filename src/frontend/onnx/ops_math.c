@@ -164,7 +164,7 @@ typedef enum {
 typedef struct {
   ew_kind_t kind;
   double alpha, beta, gamma; /* the op's float attributes; ISINF: detect_positive/negative */
-  rlx_status_t* st;
+  const rlx_onnx_node_t* node; /* for messages; set by emit_ew */
   rlx_te_tensor_t* const* in; /* filled by te_ew */
   int n, ndim;
 } ew_t;
@@ -282,31 +282,28 @@ static rlx_expr_t* ew_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return ew_expr(ctx, u, v);
 }
 
-static rlx_te_tensor_t* te_ew(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_ew(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                        rlx_te_tensor_t** out) {
   ew_t* u = user;
   int ndim = in[0]->buffer->ndim;
   rlx_expr_t** shape = in[0]->buffer->shape;
   if (n == 2) {
-    u->st = rlx_topi_broadcast_shape(ctx, "onnx", in[0]->buffer->ndim, in[0]->buffer->shape, in[1]->buffer->ndim,
-                                     in[1]->buffer->shape, &ndim, &shape);
-    if (u->st) return NULL;
+    rlx_status_t* st = rlx_topi_broadcast_shape(ctx, "onnx", in[0]->buffer->ndim, in[0]->buffer->shape,
+                                                in[1]->buffer->ndim, in[1]->buffer->shape, &ndim, &shape);
+    if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
   }
   u->in = in;
   u->n = n;
   u->ndim = ndim;
-  return rlx_te_compute(ctx, ndim, shape, ew_body, u, "compute", n == 2 ? "broadcast" : "elemwise");
+  *out = rlx_te_compute(ctx, ndim, shape, ew_body, u, "compute", n == 2 ? "broadcast" : "elemwise");
+  return NULL;
 }
 
 /* Emits the TE elementwise op u over args (1 or 2) as a PrimFunc called name. */
 static RLX_MUST_USE rlx_status_t* emit_ew(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, ew_t* u, int n,
                              rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
-  u->st = NULL;
-  rlx_status_t* st = rlx_onnx_emit_te(im, te_ew, u, n, args, name, out);
-  if (u->st) {
-    if (st) rlx_status_free(st);
-    return rlx_status_annotate(u->st, "node '%s' (%s)", node->name, node->op_type);
-  }
-  return st;
+  u->node = node;
+  return rlx_onnx_emit_te(im, te_ew, u, n, args, name, out);
 }
 
 /* ------------------------------------------------------------------ binary arithmetic and logic */

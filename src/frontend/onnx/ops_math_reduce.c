@@ -136,8 +136,8 @@ rlx_status_t* om_convert_reduce(rlx_onnx_importer_t* im, const rlx_onnx_node_t* 
 typedef struct {
   int64_t axis;
   bool keepdims, is_min;
-  rlx_status_t* st;
-  rlx_expr_t* last; /* extent - 1, int64 */
+  const rlx_onnx_node_t* node; /* for messages */
+  rlx_expr_t* last;            /* extent - 1, int64 */
   rlx_te_tensor_t* am;
 } arg_last_t;
 
@@ -149,15 +149,19 @@ static rlx_expr_t* arg_last_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
   return rlx_ir_sub(ctx, u->last, rlx_ir_cast(ctx, rlx_dt_int64(), rlx_te_load(ctx, u->am, nd, ix)));
 }
 
-static rlx_te_tensor_t* te_arg_last(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_arg_last(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                              rlx_te_tensor_t** out) {
   arg_last_t* u = user;
-  rlx_te_tensor_t* f = rlx_topi_flip(ctx, in[0], u->axis, &u->st);
-  if (!f) return NULL;
-  u->am = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis, u->keepdims,
-                          &u->st);
-  if (!u->am) return NULL;
+  rlx_status_t* st = NULL;
+  rlx_te_tensor_t* f = rlx_topi_flip(ctx, in[0], u->axis, &st);
+  if (f)
+    u->am = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis,
+                            u->keepdims, &st);
+  if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
+  if (!f || !u->am) return NULL;
   u->last = rlx_ir_sub(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), in[0]->buffer->shape[u->axis]), rlx_ir_i64(ctx, 1));
-  return rlx_te_compute(ctx, u->am->buffer->ndim, u->am->buffer->shape, arg_last_body, u, "T_arg_last", "injective");
+  *out = rlx_te_compute(ctx, u->am->buffer->ndim, u->am->buffer->shape, arg_last_body, u, "T_arg_last", "injective");
+  return NULL;
 }
 
 rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -170,14 +174,8 @@ rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
   bool keepdims = rlx_onnx_attr_int(node, "keepdims", 1) != 0;
   bool is_min = strcmp(node->op_type, "ArgMin") == 0;
   if (rlx_onnx_attr_int(node, "select_last_index", 0) != 0) {
-    arg_last_t u = {axis, keepdims, is_min, NULL, NULL, NULL};
-    rlx_status_t* st = rlx_onnx_emit_te(im, te_arg_last, &u, 1, inputs, is_min ? "argmin_last" : "argmax_last",
-                                        &outputs[0]);
-    if (u.st) {
-      if (st) rlx_status_free(st);
-      return rlx_status_annotate(u.st, "node '%s' (%s)", node->name, node->op_type);
-    }
-    return st;
+    arg_last_t u = {axis, keepdims, is_min, node, NULL, NULL};
+    return rlx_onnx_emit_te(im, te_arg_last, &u, 1, inputs, is_min ? "argmin_last" : "argmax_last", &outputs[0]);
   }
   rlx_relax_expr_t* v = inputs[0];
   return om_op(im, is_min ? RLX_OP_ARGMIN : RLX_OP_ARGMAX, 1, &v,
@@ -187,7 +185,7 @@ rlx_status_t* om_convert_arg(rlx_onnx_importer_t* im, const rlx_onnx_node_t* nod
 /* ------------------------------------------------------------------ Softmax, LogSoftmax, Hardmax */
 typedef struct {
   int64_t axis;
-  rlx_status_t* st;
+  const rlx_onnx_node_t* node; /* for messages */
   rlx_te_tensor_t* x;
   rlx_te_tensor_t* am;
 } hardmax_t;
@@ -204,12 +202,16 @@ static rlx_expr_t* hardmax_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
                        rlx_ir_cast(ctx, t, rlx_ir_float(ctx, f, 0)));
 }
 
-static rlx_te_tensor_t* te_hardmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_hardmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                             rlx_te_tensor_t** out) {
   hardmax_t* u = user;
   u->x = in[0];
-  u->am = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_ARGMAX, in[0], 1, &u->axis, true, &u->st);
+  rlx_status_t* st = NULL;
+  u->am = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_ARGMAX, in[0], 1, &u->axis, true, &st);
+  if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
   if (!u->am) return NULL;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, hardmax_body, u, "T_hardmax", "injective");
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, hardmax_body, u, "T_hardmax", "injective");
+  return NULL;
 }
 
 /* The op of node along axis (normalized) of x. */
@@ -217,13 +219,8 @@ static RLX_MUST_USE rlx_status_t* softmax_along(rlx_onnx_importer_t* im, const r
                                    int64_t axis, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = rlx_onnx_ctx(im);
   if (strcmp(node->op_type, "Hardmax") == 0) {
-    hardmax_t u = {axis, NULL, NULL, NULL};
-    rlx_status_t* st = rlx_onnx_emit_te(im, te_hardmax, &u, 1, &x, "hardmax", out);
-    if (u.st) {
-      if (st) rlx_status_free(st);
-      return rlx_status_annotate(u.st, "node '%s' (%s)", node->name, node->op_type);
-    }
-    return st;
+    hardmax_t u = {axis, node, NULL, NULL};
+    return rlx_onnx_emit_te(im, te_hardmax, &u, 1, &x, "hardmax", out);
   }
   rlx_op_id_t name = strcmp(node->op_type, "LogSoftmax") == 0 ? RLX_OP_LOG_SOFTMAX : RLX_OP_SOFTMAX;
   return om_op(im, name, 1, &x, om_attrs(ctx, "axis", rlx_attr_int(axis), NULL, rlx_attr_int(0)), out);
@@ -341,7 +338,6 @@ typedef struct {
   rlx_expr_t* extent[256];
   rlx_iter_var_t* raxis[EINSUM_MAX_DIMS];
   rlx_te_tensor_t* const* in;
-  rlx_status_t* st;
 } einsum_t;
 
 /* Letters in term [s, end) and whether it has an ellipsis. */
@@ -389,7 +385,8 @@ static rlx_expr_t* einsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return u->n_red ? rlx_te_sum(ctx, prod, u->n_red, u->raxis) : prod;
 }
 
-static rlx_te_tensor_t* te_einsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_einsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   einsum_t* u = user;
   u->in = in;
   for (int t = 0; t < n; t++)
@@ -401,7 +398,8 @@ static rlx_te_tensor_t* te_einsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
     rlx_expr_t* e = u->extent[u->red[i]];
     u->raxis[i] = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, e->dtype, 0), e, rlx_ctx_sprintf(ctx, "k%d", i));
   }
-  return rlx_te_compute(ctx, u->n_out, shape, einsum_body, u, "T_einsum", u->n_red ? "comm_reduce" : "injective");
+  *out = rlx_te_compute(ctx, u->n_out, shape, einsum_body, u, "T_einsum", u->n_red ? "comm_reduce" : "injective");
+  return NULL;
 }
 
 /* Einsum: one TE compute over the output labels, summing the product of the inputs over the

@@ -291,12 +291,13 @@ static rlx_expr_t* lrn_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return rlx_ir_div(ctx, rlx_te_load(ctx, l->x, nd, ix), p);
 }
 
-static rlx_te_tensor_t* te_lrn(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_lrn(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   lrn_t* l = user;
   l->x = in[0];
   rlx_tir_buffer_t* b = in[0]->buffer;
   l->sq = rlx_te_compute(ctx, b->ndim, b->shape, lrn_sq_body, l, "lrn_sqsum", "");
-  return rlx_te_compute(ctx, b->ndim, b->shape, lrn_out_body, l, "lrn", "");
+  return *out = rlx_te_compute(ctx, b->ndim, b->shape, lrn_out_body, l, "lrn", ""), NULL;
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_lrn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,

@@ -164,11 +164,13 @@ static rlx_expr_t* argmax_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_te_min(ctx, rlx_ir_select(ctx, hit, flat, rlx_ir_i64(ctx, INT64_MAX)), nsp, r);
 }
 
-static rlx_te_tensor_t* te_argmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_argmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   argmax_t* am = user;
   am->x = in[0];
   am->y = in[1];
-  return rlx_te_compute(ctx, in[1]->buffer->ndim, in[1]->buffer->shape, argmax_body, am, "max_pool_indices", "");
+  *out = rlx_te_compute(ctx, in[1]->buffer->ndim, in[1]->buffer->shape, argmax_body, am, "max_pool_indices", "");
+  return NULL;
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_max_pool(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,

@@ -92,7 +92,8 @@ static rlx_expr_t* roi_avg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return rlx_ir_div(ctx, rlx_te_load(ctx, r->acc, 4, li), fconst(ctx, r, (double)(r->sr * r->sr)));
 }
 
-static rlx_te_tensor_t* te_roi_align(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n_in, void* user) {
+static RLX_MUST_USE rlx_status_t* te_roi_align(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n_in, void* user,
+                                               rlx_te_tensor_t** out) {
   roi_t* r = user;
   r->x = in[0];
   r->rois = in[1];
@@ -100,8 +101,8 @@ static rlx_te_tensor_t* te_roi_align(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in,
   rlx_expr_t* shape[4] = {in[1]->buffer->shape[0], in[0]->buffer->shape[1], rlx_ir_i64(ctx, r->oh),
                           rlx_ir_i64(ctx, r->ow)};
   r->acc = rlx_te_compute(ctx, 4, shape, roi_body, r, r->is_max ? "roi_align" : "roi_align_sum", "");
-  if (r->is_max) return r->acc;
-  return rlx_te_compute(ctx, 4, shape, roi_avg_body, r, "roi_align", "");
+  if (r->is_max) return *out = r->acc, NULL;
+  return *out = rlx_te_compute(ctx, 4, shape, roi_avg_body, r, "roi_align", ""), NULL;
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_nn_roi_align(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,

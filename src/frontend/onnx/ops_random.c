@@ -119,7 +119,8 @@ static rlx_expr_t* rnd_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return r;
 }
 
-static rlx_te_tensor_t* te_rnd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_rnd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   rnd_t* u = user;
   u->in = in;
   u->n_in = n;
@@ -127,7 +128,7 @@ static rlx_te_tensor_t* te_rnd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
     u->ndim = in[0]->buffer->ndim;
     u->shape = in[0]->buffer->shape;
   }
-  return rlx_te_compute(ctx, u->ndim, u->shape, rnd_body, u, "random", "injective");
+  return *out = rlx_te_compute(ctx, u->ndim, u->shape, rnd_body, u, "random", "injective"), NULL;
 }
 
 /* dtype attribute (an ONNX elem type) or dflt; floats only unless ints_ok. */

@@ -119,9 +119,10 @@ static RLX_MUST_USE rlx_status_t* direction(rlx_onnx_importer_t* im, const rlx_o
   }
   int64_t bh[2] = {r->B, H};
   size_t zbytes = (size_t)(r->B * H) * (size_t)(r->dt.bits / 8);
-  void* zeros = rlx_ctx_alloc(ctx, zbytes ? zbytes : 1);
-  memset(zeros, 0, zbytes);
+  void* zeros = rlx_ctx_alloc(ctx, zbytes ? zbytes : 1); /* zeroed */
+  if (!zeros) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: the initial state of %zu bytes", node->op_type, zbytes);
   rlx_relax_expr_t* zero = rlx_onnx_make_const(im, r->dt, 2, bh, zeros);
+  if (!zero) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s: the initial state of %zu bytes", node->op_type, zbytes);
   rlx_relax_expr_t *h = zero, *c = zero;
   if (ot_has_input(node, inputs, 5)) RLX_RETURN_IF_ERROR(at(im, inputs[5], d, &h));
   if (r->kind == RNN_LSTM && ot_has_input(node, inputs, 6)) RLX_RETURN_IF_ERROR(at(im, inputs[6], d, &c));

@@ -40,7 +40,6 @@ static rlx_expr_t* dft_term(rlx_ctx_t* ctx, rlx_expr_t* xr, rlx_expr_t* xi, rlx_
 
 /* ------------------------------------------------------------------ DFT */
 typedef struct {
-  ot_te_user_t base;
   int axis;
   int64_t L, M; /* transform length, output bins */
   bool inverse;
@@ -76,7 +75,8 @@ static rlx_expr_t* dft_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_te_sum(ctx, t, 1, &rv);
 }
 
-static rlx_te_tensor_t* te_dft(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_dft(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)n;
   dft_user_t* u = user;
   u->x = in[0];
@@ -85,7 +85,7 @@ static rlx_te_tensor_t* te_dft(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n
   for (int j = 0; j < r; j++) shape[j] = in[0]->buffer->shape[j];
   shape[u->axis] = rlx_ir_i64(ctx, u->M);
   shape[r - 1] = rlx_ir_i64(ctx, 2);
-  return rlx_te_compute(ctx, r, shape, dft_body, u, "T_dft", "reduction");
+  return *out = rlx_te_compute(ctx, r, shape, dft_body, u, "T_dft", "reduction"), NULL;
 }
 
 static OT_CONVERTER(cv_dft) {
@@ -115,7 +115,7 @@ static OT_CONVERTER(cv_dft) {
   if (u.L < 1) return rlx_onnx_error(node, "dft_length %lld must be positive", (long long)u.L);
   u.M = onesided ? u.L / 2 + 1 : u.L;
   rlx_relax_expr_t* y;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dft, &u.base, 1, inputs, "dft", &y));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_dft, &u, 1, inputs, "dft", &y));
   (void)ctx;
   rlx_attrs_t a = ot_attr(rlx_onnx_ctx(im), (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(x->dtype));
   return ot_op(im, RLX_OP_ASTYPE, 1, &y, a, &outputs[0]);
@@ -123,7 +123,6 @@ static OT_CONVERTER(cv_dft) {
 
 /* ------------------------------------------------------------------ STFT */
 typedef struct {
-  ot_te_user_t base;
   int win_arg, len_arg; /* argument index of the window / frame_length, 0 = none */
   int64_t fl;           /* static frame length, or -1 */
   rlx_expr_t *frames, *flen, *bins;
@@ -171,12 +170,13 @@ static rlx_expr_t* stft_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_sum(ctx, t, 1, &rv);
 }
 
-static rlx_te_tensor_t* te_stft(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_stft(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   (void)n;
   stft_user_t* u = user;
   u->in = in;
   rlx_expr_t* shape[4] = {in[0]->buffer->shape[0], u->frames, u->bins, rlx_ir_i64(ctx, 2)};
-  return rlx_te_compute(ctx, 4, shape, stft_body, u, "T_stft", "reduction");
+  return *out = rlx_te_compute(ctx, 4, shape, stft_body, u, "T_stft", "reduction"), NULL;
 }
 
 static OT_CONVERTER(cv_stft) {
@@ -223,14 +223,13 @@ static OT_CONVERTER(cv_stft) {
   u.flen = dims[1];
   u.bins = onesided ? rlx_ir_add(ctx, rlx_ir_floordiv(ctx, u.flen, rlx_ir_i64(ctx, 2)), rlx_ir_i64(ctx, 1)) : u.flen;
   rlx_relax_expr_t* y;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_stft, &u.base, n_args, args, "stft", &y));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_stft, &u, n_args, args, "stft", &y));
   rlx_attrs_t a = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(s->dtype));
   return ot_op(im, RLX_OP_ASTYPE, 1, &y, a, &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Det */
 typedef struct {
-  ot_te_user_t base;
   int n, n_perm;
   const int* perms; /* n_perm x n */
   const int* signs;
@@ -258,11 +257,13 @@ static rlx_expr_t* det_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return sum;
 }
 
-static rlx_te_tensor_t* te_det(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_det(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)n;
   det_user_t* u = user;
   u->x = in[0];
-  return rlx_te_compute(ctx, in[0]->buffer->ndim - 2, in[0]->buffer->shape, det_body, u, "T_det", "injective");
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim - 2, in[0]->buffer->shape, det_body, u, "T_det", "injective");
+  return NULL;
 }
 
 /* Appends the permutations of a[k..n) after a[0..k) with their signs (recursive swaps). */
@@ -294,14 +295,14 @@ static OT_CONVERTER(cv_det) {
   if (n < 1 || n > 5) return rlx_onnx_error(node, "matrices of size %lld are not supported (1 to 5)", (long long)n);
   int total = 1;
   for (int i = 2; i <= n; i++) total *= i;
-  det_user_t u = {{NULL}, (int)n, 0, NULL, NULL, NULL};
+  det_user_t u = {(int)n, 0, NULL, NULL, NULL};
   int* perms = RLX_NEW_ARRAY(ctx, int, total * n);
   int* signs = RLX_NEW_ARRAY(ctx, int, total);
   int a[5] = {0, 1, 2, 3, 4};
   permute_all(a, 0, (int)n, 1, perms, signs, &u.n_perm);
   u.perms = perms;
   u.signs = signs;
-  return ot_emit_te(im, te_det, &u.base, 1, inputs, "det", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_det, &u, 1, inputs, "det", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ MelWeightMatrix */
@@ -362,11 +363,12 @@ typedef struct {
   rlx_expr_t* dims[2];
 } mel_user_t;
 
-static rlx_te_tensor_t* te_mel(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_mel(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)n;
   mel_user_t* u = user;
   u->m.in = in;
-  return rlx_te_compute(ctx, 2, u->dims, mel_body, &u->m, "mel", "injective");
+  return *out = rlx_te_compute(ctx, 2, u->dims, mel_body, &u->m, "mel", "injective"), NULL;
 }
 
 /* Output dim j: D / 2 + 1 rows, M columns (-1, reported by the VM, when negative). */

@@ -143,18 +143,6 @@ rlx_expr_t* ot_scalar_expr(rlx_ctx_t* ctx, rlx_dtype_t t, double v) {
   return rlx_ir_int(ctx, t, (int64_t)v);
 }
 
-rlx_status_t* ot_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, ot_te_user_t* user, int n_args,
-                         rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
-  user->st = NULL;
-  rlx_status_t* st = rlx_onnx_emit_te(im, f, user, n_args, args, name, out);
-  if (user->st) {
-    rlx_status_free(st);
-    st = user->st;
-    user->st = NULL;
-  }
-  return st;
-}
-
 /* The values of an ints attribute or of a constant int input, whichever the opset uses. */
 static RLX_MUST_USE rlx_status_t* ints_input(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
                                 int i, int64_t** out, int* out_n) {

@@ -205,7 +205,6 @@ static rlx_expr_t* range_len(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j,
 }
 
 typedef struct {
-  ot_te_user_t base;
   rlx_expr_t* n;
   rlx_te_tensor_t* const* ins;
 } range_user_t;
@@ -219,11 +218,12 @@ static rlx_expr_t* range_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_ir_add(ctx, start, rlx_ir_mul(ctx, rlx_ir_cast(ctx, t, &idx[0]->hdr), delta));
 }
 
-static rlx_te_tensor_t* te_range(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_range(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   (void)n;
   range_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, 1, &u->n, range_body, u, "T_range", "injective");
+  return *out = rlx_te_compute(ctx, 1, &u->n, range_body, u, "T_range", "injective"), NULL;
 }
 
 rlx_status_t* ot_range_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -235,13 +235,12 @@ rlx_status_t* ot_range_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   }
   rlx_expr_t** n = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, range_len, NULL, 3, inputs, 1, &n));
-  range_user_t u = {{NULL}, n[0], NULL};
-  return ot_emit_te(im, te_range, &u.base, 3, inputs, "range", &outputs[0]);
+  range_user_t u = {n[0], NULL};
+  return rlx_onnx_emit_te(im, te_range, &u, 3, inputs, "range", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ OneHot */
 typedef struct {
-  ot_te_user_t base;
   int axis; /* in the output */
   rlx_expr_t* depth;
   rlx_te_tensor_t* const* ins; /* indices, depth, values */
@@ -271,14 +270,15 @@ static rlx_expr_t* onehot_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_EQ, v, as_i64(ctx, &idx[u->axis]->hdr)), on, off);
 }
 
-static rlx_te_tensor_t* te_onehot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_onehot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   (void)n;
   onehot_user_t* u = user;
   u->ins = in;
   int r = in[0]->buffer->ndim;
   rlx_expr_t** s = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r + 1);
   for (int d = 0, k = 0; d <= r; d++) s[d] = d == u->axis ? u->depth : in[0]->buffer->shape[k++];
-  return rlx_te_compute(ctx, r + 1, s, onehot_body, u, "T_one_hot", "injective");
+  return *out = rlx_te_compute(ctx, r + 1, s, onehot_body, u, "T_one_hot", "injective"), NULL;
 }
 
 rlx_status_t* ot_one_hot_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -292,7 +292,7 @@ rlx_status_t* ot_one_hot_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
   int64_t axis = 0;
   RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", -1), ind->ndim + 1, &axis));
   rlx_onnx_tensor_t k;
-  onehot_user_t u = {{NULL}, (int)axis, NULL, NULL};
+  onehot_user_t u = {(int)axis, NULL, NULL};
   if (rlx_onnx_const(im, inputs[1], &k)) {
     if (ot_numel(&k) != 1) return rlx_onnx_error(node, "depth must hold one value");
     u.depth = i64(rlx_onnx_ctx(im), ot_elem_i64(&k, 0));
@@ -302,12 +302,11 @@ rlx_status_t* ot_one_hot_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
     u.depth = d[0];
   }
   rlx_relax_expr_t* args[3] = {inputs[0], inputs[1], inputs[2]};
-  return ot_emit_te(im, te_onehot, &u.base, 3, args, "one_hot", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_onehot, &u, 3, args, "one_hot", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Tile */
 typedef struct {
-  ot_te_user_t base;
   int n;
   rlx_expr_t** dims;
   rlx_te_tensor_t* x;
@@ -326,11 +325,12 @@ static rlx_expr_t* tile_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_load(ctx, u->x, u->n, p);
 }
 
-static rlx_te_tensor_t* te_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   (void)n;
   tile_user_t* u = user;
   u->x = in[0];
-  return rlx_te_compute(ctx, u->n, u->dims, tile_body, u, "T_tile", "injective");
+  return *out = rlx_te_compute(ctx, u->n, u->dims, tile_body, u, "T_tile", "injective"), NULL;
 }
 
 rlx_status_t* ot_tile_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -340,9 +340,9 @@ rlx_status_t* ot_tile_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* no
   int64_t n = 0;
   RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &n));
   if (n != x->ndim) return rlx_onnx_error(node, "repeats has %lld values for an input of rank %d", (long long)n, x->ndim);
-  tile_user_t u = {{NULL}, x->ndim, NULL, NULL};
+  tile_user_t u = {x->ndim, NULL, NULL};
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, tile_dim, NULL, 2, inputs, (int)n, &u.dims));
-  return ot_emit_te(im, te_tile, &u.base, 1, inputs, "tile", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_tile, &u, 1, inputs, "tile", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Squeeze, Unsqueeze */
@@ -410,7 +410,6 @@ rlx_status_t* ot_squeeze_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t*
  * entry i whose axis is d gives start, end and step (else 0, the extent, 1), clamped as
  * ONNX says; the lengths become symbolic vars, the kernel recomputes start and step. */
 typedef struct {
-  ot_te_user_t base;
   int n;            /* entries in starts / ends */
   int axes_arg;     /* argument index of axes (0: axes are 0..n-1) */
   int steps_arg;    /* of steps (0: all 1) */
@@ -468,11 +467,12 @@ static rlx_expr_t* slice_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_load(ctx, u->ins[0], r, p);
 }
 
-static rlx_te_tensor_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   (void)n;
   slice_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->len, slice_body, u, "T_slice", "injective");
+  return *out = rlx_te_compute(ctx, in[0]->buffer->ndim, u->len, slice_body, u, "T_slice", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_slice_runtime) {
@@ -482,7 +482,7 @@ OT_CONVERTER(ot_slice_runtime) {
   RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &ns));
   RLX_RETURN_IF_ERROR(static_len(node, inputs, 2, &ne));
   if (ns != ne) return rlx_onnx_error(node, "starts has %lld values, ends %lld", (long long)ns, (long long)ne);
-  slice_user_t u = {{NULL}, (int)ns, 0, 0, NULL, NULL};
+  slice_user_t u = {(int)ns, 0, 0, NULL, NULL};
   rlx_relax_expr_t* args[5] = {inputs[0], inputs[1], inputs[2], NULL, NULL};
   int n_args = 3;
   for (int i = 3; i <= 4; i++) {
@@ -494,14 +494,13 @@ OT_CONVERTER(ot_slice_runtime) {
     args[n_args++] = inputs[i];
   }
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, slice_len, &u, n_args, args, x->ndim, &u.len));
-  return ot_emit_te(im, te_slice, &u.base, n_args, args, "slice", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_slice, &u, n_args, args, "slice", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Split */
 /* Split with the part sizes known at run time: each size is a symbolic var (their sum is
  * checked against the axis extent), part t reads x from the sum of the sizes before it. */
 typedef struct {
-  ot_te_user_t base;
   int axis, part;
   rlx_expr_t** shape;
   rlx_te_tensor_t* const* ins; /* x, split */
@@ -516,11 +515,12 @@ static rlx_expr_t* split_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_load(ctx, u->ins[0], r, p);
 }
 
-static rlx_te_tensor_t* te_split(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_split(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   (void)n;
   split_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, split_body, u, "T_split", "injective");
+  return *out = rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, split_body, u, "T_split", "injective"), NULL;
 }
 
 rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -538,9 +538,9 @@ rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   for (int t = 0; t < k; t++) total = rlx_ir_add(ctx, total, sizes[t]);
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_check(im, total, x->shape[axis]));
   for (int t = 0; t < k; t++) {
-    split_user_t u = {{NULL}, (int)axis, t, RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), NULL};
+    split_user_t u = {(int)axis, t, RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), NULL};
     for (int d = 0; d < x->ndim; d++) u.shape[d] = d == axis ? sizes[t] : x->shape[d];
-    RLX_RETURN_IF_ERROR(ot_emit_te(im, te_split, &u.base, 2, inputs, "split", &outputs[t]));
+    RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_split, &u, 2, inputs, "split", &outputs[t]));
   }
   return NULL;
 }
@@ -552,7 +552,6 @@ rlx_status_t* ot_split_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
 typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_WRAP } pad_mode_t;
 
 typedef struct {
-  ot_te_user_t base;
   pad_mode_t mode;
   int n;         /* axes the pads describe */
   int value_arg; /* argument index of the fill value (0: 0) */
@@ -615,11 +614,12 @@ static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_select(ctx, inside, v, fill);
 }
 
-static rlx_te_tensor_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
   (void)n;
   pad_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, pad_body, u, "T_pad", "injective");
+  return *out = rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, pad_body, u, "T_pad", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_pad_runtime) {
@@ -627,7 +627,7 @@ OT_CONVERTER(ot_pad_runtime) {
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   static const char* const modes[] = {"constant", "edge", "reflect", "wrap"};
   const char* mode = rlx_onnx_attr_string(node, "mode", "constant");
-  pad_user_t u = {{NULL}, PAD_CONSTANT, x->ndim, 0, 0, NULL, NULL};
+  pad_user_t u = {PAD_CONSTANT, x->ndim, 0, 0, NULL, NULL};
   int m = 0;
   while (m < 4 && strcmp(mode, modes[m]) != 0) m++;
   if (m == 4) return rlx_onnx_error(node, "mode '%s' is not supported", mode);
@@ -648,7 +648,7 @@ OT_CONVERTER(ot_pad_runtime) {
     args[n_args++] = inputs[2];
   }
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, pad_dim, &u, n_args, args, x->ndim, &u.shape));
-  return ot_emit_te(im, te_pad, &u.base, n_args, args, "pad", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_pad, &u, n_args, args, "pad", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ NonMaxSuppression */
@@ -713,7 +713,6 @@ OT_CONVERTER(ot_unique) {
  * numel(x) steps per output element, fine for the small inputs such models feed here); then
  * a reshape dropping the reduced dims unless keepdims. */
 typedef struct {
-  ot_te_user_t base;
   int k;
   rlx_expr_t** shape;
   rlx_te_tensor_t* const* ins; /* x, axes */
@@ -748,11 +747,12 @@ static rlx_expr_t* rsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_reduce(ctx, RLX_REDUCE_SUM, rlx_te_load(ctx, x, r, p), r, ax, keep);
 }
 
-static rlx_te_tensor_t* te_rsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_rsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   (void)n;
   rsum_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, rsum_body, u, "T_reduce_sum", "comm_reduce");
+  return *out = rlx_te_compute(ctx, in[0]->buffer->ndim, u->shape, rsum_body, u, "T_reduce_sum", "comm_reduce"), NULL;
 }
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
@@ -762,10 +762,10 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, 
   int64_t k = 0;
   RLX_RETURN_IF_ERROR(static_len(node, inputs, 1, &k));
   if (k > x->ndim) return rlx_onnx_error(node, "%lld axes for an input of rank %d", (long long)k, x->ndim);
-  rsum_user_t u = {{NULL}, (int)k, NULL, NULL};
+  rsum_user_t u = {(int)k, NULL, NULL};
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, rsum_dim, &u, 2, inputs, x->ndim, &u.shape));
   rlx_relax_expr_t* y = NULL;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_rsum, &u.base, 2, inputs, "reduce_sum", &y));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_rsum, &u, 2, inputs, "reduce_sum", &y));
   if (keepdims) {
     *out = y;
     return NULL;
@@ -779,7 +779,6 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_reduce_sum_runtime(rlx_onnx_importer_t* im, 
  * a2 cos(4 pi n / N), N = size (periodic) or size - 1 (symmetric), in float64 cast to
  * output_datatype; the size may arrive at run time (a symbolic extent). */
 typedef struct {
-  ot_te_user_t base;
   double a0, a1, a2;
   bool periodic;
   rlx_dtype_t dtype;
@@ -804,17 +803,18 @@ static rlx_expr_t* window_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_ir_cast(ctx, u->dtype, w);
 }
 
-static rlx_te_tensor_t* te_window(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_window(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   (void)in;
   (void)n;
   window_user_t* u = user;
-  return rlx_te_compute(ctx, 1, &u->n, window_body, u, "T_window", "injective");
+  return *out = rlx_te_compute(ctx, 1, &u->n, window_body, u, "T_window", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_window) {
   rlx_sinfo_tensor_t* s;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &s));
-  window_user_t u = {{NULL}, 0.5, 0.5, 0, rlx_onnx_attr_int(node, "periodic", 1) != 0, rlx_dt_float32(), NULL};
+  window_user_t u = {0.5, 0.5, 0, rlx_onnx_attr_int(node, "periodic", 1) != 0, rlx_dt_float32(), NULL};
   if (strcmp(node->op_type, "HammingWindow") == 0) {
     u.a0 = 25.0 / 46.0;
     u.a1 = 21.0 / 46.0;
@@ -828,5 +828,5 @@ OT_CONVERTER(ot_window) {
   rlx_expr_t** n = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, window_len, NULL, 1, inputs, 1, &n));
   u.n = n[0];
-  return ot_emit_te(im, te_window, &u.base, 1, inputs, "window", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_window, &u, 1, inputs, "window", &outputs[0]);
 }

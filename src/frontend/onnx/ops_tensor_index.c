@@ -117,7 +117,6 @@ OT_CONVERTER(ot_gather_elements) {
 
 /* ------------------------------------------------------------------ GatherND */
 typedef struct {
-  ot_te_user_t base;
   int64_t batch_dims;
   int64_t m; /* indices' last extent */
   rlx_te_tensor_t *data, *ind;
@@ -139,7 +138,8 @@ static rlx_expr_t* gather_nd_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* u
   return rlx_te_load(ctx, u->data, r, di);
 }
 
-static rlx_te_tensor_t* te_gather_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_gather_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                               rlx_te_tensor_t** out) {
   gnd_user_t* u = user;
   u->data = in[0];
   u->ind = in[1];
@@ -148,7 +148,7 @@ static rlx_te_tensor_t* te_gather_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in,
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, on);
   for (int d = 0; d < q - 1; d++) shape[d] = in[1]->buffer->shape[d];
   for (int d = (int)(u->batch_dims + u->m); d < r; d++) shape[q - 1 + d - (int)(u->batch_dims + u->m)] = in[0]->buffer->shape[d];
-  return rlx_te_compute(ctx, on, shape, gather_nd_body, u, "T_gather_nd", "injective");
+  return *out = rlx_te_compute(ctx, on, shape, gather_nd_body, u, "T_gather_nd", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_gather_nd) {
@@ -156,7 +156,7 @@ OT_CONVERTER(ot_gather_nd) {
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &ind));
   RLX_RETURN_IF_ERROR(need_index_dtype(node, 1, ind));
-  gnd_user_t u = {{NULL}, rlx_onnx_attr_int(node, "batch_dims", 0), 0, NULL, NULL};
+  gnd_user_t u = {rlx_onnx_attr_int(node, "batch_dims", 0), 0, NULL, NULL};
   int r = x->ndim, q = ind->ndim;
   if (q < 1 || r < 1) return rlx_onnx_error(node, "data and indices need rank >= 1");
   if (!rlx_expr_is_const_int(ind->shape[q - 1], &u.m))
@@ -169,7 +169,7 @@ OT_CONVERTER(ot_gather_nd) {
   for (int d = 0; d < b; d++)
     if (!rlx_ir_prove_equal(ctx, x->shape[d], ind->shape[d]))
       return rlx_onnx_error(node, "batch dim %d differs between data and indices", d);
-  return ot_emit_te(im, te_gather_nd, &u.base, 2, inputs, "gather_nd", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_gather_nd, &u, 2, inputs, "gather_nd", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ ScatterElements, ScatterND */
@@ -197,7 +197,6 @@ static rlx_reduce_kind_t sc_combiner(sc_reduce_t r) {
 /* ScatterND: updates[u..., p[k:]] goes to data[indices[u..., :], p[k:]] for every index
  * position u (the reduce axes rv). */
 typedef struct {
-  ot_te_user_t base;
   int64_t k; /* indices' last extent */
   sc_reduce_t red;
   rlx_te_tensor_t *data, *ind, *upd, *acc;
@@ -266,14 +265,15 @@ static rlx_expr_t* sc_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, acc, i64(ctx, 0)), newv, old);
 }
 
-static rlx_te_tensor_t* te_scatter_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_scatter_nd(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                                rlx_te_tensor_t** out) {
   sc_user_t* u = user;
   u->data = in[0];
   u->ind = in[1];
   u->upd = in[2];
   rlx_tir_buffer_t* b = in[0]->buffer;
   u->acc = rlx_te_compute(ctx, b->ndim, b->shape, sc_acc_body, u, "scatter_acc", "");
-  return rlx_te_compute(ctx, b->ndim, b->shape, sc_out_body, u, "T_scatter_nd", "injective");
+  return *out = rlx_te_compute(ctx, b->ndim, b->shape, sc_out_body, u, "T_scatter_nd", "injective"), NULL;
 }
 
 /* True when the tensor provably has no elements. */
@@ -331,7 +331,7 @@ OT_CONVERTER(ot_scatter_nd) {
     outputs[0] = inputs[0];
     return NULL;
   }
-  return ot_emit_te(im, te_scatter_nd, &u.base, 3, inputs, "scatter_nd", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_scatter_nd, &u, 3, inputs, "scatter_nd", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ OneHot */
@@ -364,7 +364,6 @@ OT_CONVERTER(ot_one_hot) {
 /* ------------------------------------------------------------------ Trilu */
 /* With k known at run time only: keep where (j - i <= k) for tril, (j - i >= k) for triu. */
 typedef struct {
-  ot_te_user_t base;
   bool upper;
   rlx_te_tensor_t *x, *k;
 } trilu_user_t;
@@ -381,12 +380,14 @@ static rlx_expr_t* trilu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_ir_select(ctx, keep, rlx_te_load(ctx, u->x, r, p), ot_scalar_expr(ctx, u->x->buffer->dtype, 0));
 }
 
-static rlx_te_tensor_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   trilu_user_t* u = user;
   u->x = in[0];
   u->k = in[1];
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, trilu_body, u, u->upper ? "T_triu" : "T_tril",
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, trilu_body, u, u->upper ? "T_triu" : "T_tril",
                         "injective");
+  return NULL;
 }
 
 OT_CONVERTER(ot_trilu) {
@@ -405,8 +406,8 @@ OT_CONVERTER(ot_trilu) {
     int64_t n;
     if (!rlx_expr_is_const_int(ot_prod(ctx, ks->ndim, ks->shape), &n) || n != 1)
       return rlx_onnx_error(node, "k must hold one value");
-    trilu_user_t u = {{NULL}, upper, NULL, NULL};
-    return ot_emit_te(im, te_trilu, &u.base, 2, inputs, upper ? "triu" : "tril", &outputs[0]);
+    trilu_user_t u = {upper, NULL, NULL};
+    return rlx_onnx_emit_te(im, te_trilu, &u, 2, inputs, upper ? "triu" : "tril", &outputs[0]);
   }
   if (ot_has_input(node, inputs, 1)) RLX_RETURN_IF_ERROR(ot_const_scalar(im, node, 1, inputs[1], &k));
   rlx_attrs_t attrs = ot_attr(ctx, (rlx_attrs_t){0}, "k", rlx_attr_int((int64_t)k));
@@ -415,7 +416,6 @@ OT_CONVERTER(ot_trilu) {
 
 /* ------------------------------------------------------------------ EyeLike */
 typedef struct {
-  ot_te_user_t base;
   int64_t k;
   rlx_dtype_t dtype;
 } eye_user_t;
@@ -427,19 +427,20 @@ static rlx_expr_t* eye_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
                        ot_scalar_expr(ctx, u->dtype, 0));
 }
 
-static rlx_te_tensor_t* te_eye(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
-  return rlx_te_compute(ctx, 2, in[0]->buffer->shape, eye_body, user, "T_eye_like", "injective");
+static RLX_MUST_USE rlx_status_t* te_eye(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                         rlx_te_tensor_t** out) {
+  return *out = rlx_te_compute(ctx, 2, in[0]->buffer->shape, eye_body, user, "T_eye_like", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_eye_like) {
   rlx_sinfo_tensor_t* x;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   if (x->ndim != 2) return rlx_onnx_error(node, "needs a 2-D input, got rank %d", x->ndim);
-  eye_user_t u = {{NULL}, rlx_onnx_attr_int(node, "k", 0), x->dtype};
+  eye_user_t u = {rlx_onnx_attr_int(node, "k", 0), x->dtype};
   if (rlx_onnx_has_attr(node, "dtype") && (!rlx_onnx_dtype_from_attr(rlx_onnx_attr_int(node, "dtype", 0), &u.dtype) ||
                                             u.dtype.code == RLX_DT_BFLOAT)) /* no bfloat16 eye */
     return rlx_onnx_error(node, "dtype %lld is not supported", (long long)rlx_onnx_attr_int(node, "dtype", 0));
-  return ot_emit_te(im, te_eye, &u.base, 1, inputs, "eye_like", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_eye, &u, 1, inputs, "eye_like", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ Range */
@@ -468,7 +469,6 @@ OT_CONVERTER(ot_range) {
 
 /* ------------------------------------------------------------------ Size */
 typedef struct {
-  ot_te_user_t base;
   rlx_te_tensor_t* x;
 } size_user_t;
 
@@ -477,9 +477,10 @@ static rlx_expr_t* size_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return ot_prod(ctx, x->buffer->ndim, x->buffer->shape);
 }
 
-static rlx_te_tensor_t* te_size(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_size(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   ((size_user_t*)user)->x = in[0];
-  return rlx_te_compute(ctx, 0, NULL, size_body, user, "T_size", "injective");
+  return *out = rlx_te_compute(ctx, 0, NULL, size_body, user, "T_size", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_size) {
@@ -491,8 +492,8 @@ OT_CONVERTER(ot_size) {
     outputs[0] = rlx_onnx_make_const(im, rlx_dt_int64(), 0, NULL, &n);
     return NULL;
   }
-  size_user_t u = {{NULL}, NULL};
-  return ot_emit_te(im, te_size, &u.base, 1, inputs, "size", &outputs[0]);
+  size_user_t u = {NULL};
+  return rlx_onnx_emit_te(im, te_size, &u, 1, inputs, "size", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ ConstantOfShape */
@@ -588,7 +589,6 @@ OT_CONVERTER(ot_non_zero) {
  * lower index; smaller for largest=0); indices[o] = the j whose rank is o[axis]; values =
  * x at indices. Quadratic in the axis length: used for large k and int inputs. */
 typedef struct {
-  ot_te_user_t base;
   int64_t axis, k;
   rlx_expr_t* k_e; /* k when it arrives at run time (a symbolic var), else NULL */
   bool largest, want_indices;
@@ -628,7 +628,8 @@ static rlx_expr_t* topk_val_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
   return rlx_te_load(ctx, u->x, r, q);
 }
 
-static rlx_te_tensor_t* te_topk(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_topk(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                          rlx_te_tensor_t** out) {
   topk_user_t* u = user;
   u->x = in[0];
   rlx_tir_buffer_t* b = in[0]->buffer;
@@ -637,8 +638,8 @@ static rlx_te_tensor_t* te_topk(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int 
   for (int d = 0; d < b->ndim; d++) os[d] = b->shape[d];
   os[u->axis] = u->k_e ? u->k_e : i64(ctx, u->k);
   u->ind = rlx_te_compute(ctx, b->ndim, os, topk_ind_body, u, "T_topk_indices", "comm_reduce");
-  if (u->want_indices) return u->ind;
-  return rlx_te_compute(ctx, b->ndim, os, topk_val_body, u, "T_topk_values", "injective");
+  if (u->want_indices) return *out = u->ind, NULL;
+  return *out = rlx_te_compute(ctx, b->ndim, os, topk_val_body, u, "T_topk_values", "injective"), NULL;
 }
 
 /* Small k on floats: k selection rounds, each two reductions over the axis (O(k n) instead of
@@ -696,7 +697,8 @@ static rlx_expr_t* topk_pick_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* u
   return v;
 }
 
-static rlx_te_tensor_t* te_topk_small(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_topk_small(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                                rlx_te_tensor_t** out) {
   topk_user_t* u = user;
   u->x = in[0];
   rlx_tir_buffer_t* b = in[0]->buffer;
@@ -716,8 +718,9 @@ static rlx_te_tensor_t* te_topk_small(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in
     r->val[t] = rlx_te_compute(ctx, b->ndim, s1, topk_round_val, rt, "topk_val", "comm_reduce");
     r->ind[t] = rlx_te_compute(ctx, b->ndim, s1, topk_round_ind, rt, "topk_ind", "comm_reduce");
   }
-  return rlx_te_compute(ctx, b->ndim, os, topk_pick_body, r, u->want_indices ? "T_topk_indices" : "T_topk_values",
+  *out = rlx_te_compute(ctx, b->ndim, os, topk_pick_body, r, u->want_indices ? "T_topk_indices" : "T_topk_values",
                         "injective");
+  return NULL;
 }
 
 static rlx_expr_t* topk_k(rlx_ctx_t* ctx, rlx_te_tensor_t* const* ins, int j, void* user) {
@@ -740,10 +743,10 @@ OT_CONVERTER(ot_top_k) {
     RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, topk_k, NULL, 1, &inputs[1], 1, &k));
     u.k_e = k[0];
     u.largest = rlx_onnx_attr_int(node, "largest", 1) != 0;
-    RLX_RETURN_IF_ERROR(ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_values", &outputs[0]));
+    RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_topk, &u, 1, inputs, "topk_values", &outputs[0]));
     if (node->n_outputs < 2) return NULL;
     u.want_indices = true;
-    return ot_emit_te(im, te_topk, &u.base, 1, inputs, "topk_indices", &outputs[1]);
+    return rlx_onnx_emit_te(im, te_topk, &u, 1, inputs, "topk_indices", &outputs[1]);
   }
   if (rlx_onnx_opset(im) < 10) {
     u.k = rlx_onnx_attr_int(node, "k", -1);
@@ -759,15 +762,14 @@ OT_CONVERTER(ot_top_k) {
     return rlx_onnx_error(node, "k = %lld exceeds the axis extent %lld", (long long)u.k, (long long)ext);
   /* floats only: a max-reduction's identity for ints (INT64_MIN) trips UBSan in the simplifier */
   rlx_bb_te_fn_t f = u.k >= 1 && u.k <= 8 && rlx_dtype_is_float(x->dtype) ? te_topk_small : te_topk;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, f, &u.base, 1, inputs, "topk_values", &outputs[0]));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, f, &u, 1, inputs, "topk_values", &outputs[0]));
   if (node->n_outputs < 2) return NULL;
   u.want_indices = true;
-  return ot_emit_te(im, f, &u.base, 1, inputs, "topk_indices", &outputs[1]);
+  return rlx_onnx_emit_te(im, f, &u, 1, inputs, "topk_indices", &outputs[1]);
 }
 
 /* ------------------------------------------------------------------ ReverseSequence */
 typedef struct {
-  ot_te_user_t base;
   int64_t batch_axis, time_axis;
   rlx_te_tensor_t *x, *lens;
 } rev_user_t;
@@ -785,11 +787,13 @@ static rlx_expr_t* rev_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_te_load(ctx, u->x, r, p);
 }
 
-static rlx_te_tensor_t* te_reverse_sequence(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_reverse_sequence(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                                      rlx_te_tensor_t** out) {
   rev_user_t* u = user;
   u->x = in[0];
   u->lens = in[1];
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, rev_body, u, "T_reverse_sequence", "injective");
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, rev_body, u, "T_reverse_sequence", "injective");
+  return NULL;
 }
 
 OT_CONVERTER(ot_reverse_sequence) {
@@ -805,5 +809,5 @@ OT_CONVERTER(ot_reverse_sequence) {
   if (u.batch_axis == u.time_axis) return rlx_onnx_error(node, "batch_axis and time_axis must differ");
   if (lens->ndim != 1 || !rlx_ir_prove_equal(rlx_onnx_ctx(im), lens->shape[0], x->shape[u.batch_axis]))
     return rlx_onnx_error(node, "sequence_lens must be 1-D with the batch extent");
-  return ot_emit_te(im, te_reverse_sequence, &u.base, 2, inputs, "reverse_sequence", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_reverse_sequence, &u, 2, inputs, "reverse_sequence", &outputs[0]);
 }

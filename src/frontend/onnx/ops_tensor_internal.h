@@ -47,13 +47,6 @@ int64_t ot_numel(const rlx_onnx_tensor_t* t);
 /* A PrimExpr constant of dtype t holding v (int or float). */
 rlx_expr_t* ot_scalar_expr(rlx_ctx_t* ctx, rlx_dtype_t t, double v);
 
-/* emit_te with error capture: TE callbacks receive an ot_te_user_t* first member and set
- * st when they fail (returning NULL); that status is returned instead of emit_te's. */
-typedef struct {
-  rlx_status_t* st;
-} ot_te_user_t;
-rlx_status_t* ot_emit_te(rlx_onnx_importer_t* im, rlx_bb_te_fn_t f, ot_te_user_t* user, int n_args,
-                         rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out);
 
 #define OT_CONVERTER(fn)                                                                                    \
   rlx_status_t* fn(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, \

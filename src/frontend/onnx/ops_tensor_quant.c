@@ -20,7 +20,6 @@
 #include "ops_tensor_internal.h"
 
 typedef struct {
-  ot_te_user_t base;
   bool quantize;
   int axis;        /* of x, for 1-d scale / zero_point */
   bool has_zp;
@@ -54,12 +53,14 @@ static rlx_expr_t* q_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_cast(ctx, u->out, q);
 }
 
-static rlx_te_tensor_t* te_q(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_q(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                       rlx_te_tensor_t** out) {
   (void)n;
   q_user_t* u = user;
   u->ins = in;
-  return rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, q_body, u, u->quantize ? "T_quantize" : "T_dequantize",
+  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, q_body, u, u->quantize ? "T_quantize" : "T_dequantize",
                         "injective");
+  return NULL;
 }
 
 static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -67,7 +68,7 @@ static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx
   rlx_sinfo_tensor_t *x, *s, *z = NULL;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &s));
-  q_user_t u = {{NULL}, quantize, 0, ot_has_input(node, inputs, 2), rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
+  q_user_t u = {quantize, 0, ot_has_input(node, inputs, 2), rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
   if (u.has_zp) {
     RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, true, &z));
     if (quantize) u.out = z->dtype;
@@ -81,7 +82,7 @@ static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx
   bool per_axis = s->ndim == 1 && !(rlx_expr_is_const_int(s->shape[0], &ns) && ns == 1);
   if (per_axis) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 1), x->ndim, &axis));
   u.axis = (int)axis;
-  return ot_emit_te(im, te_q, &u.base, u.has_zp ? 3 : 2, inputs, quantize ? "quantize" : "dequantize", out);
+  return rlx_onnx_emit_te(im, te_q, &u, u.has_zp ? 3 : 2, inputs, quantize ? "quantize" : "dequantize", out);
 }
 
 OT_CONVERTER(ot_quantize_linear) { return linear(im, node, inputs, true, &outputs[0]); }
@@ -90,7 +91,6 @@ OT_CONVERTER(ot_dequantize_linear) { return linear(im, node, inputs, false, &out
 /* DynamicQuantizeLinear: the scale and zero point from x's range (including 0), then
  * QuantizeLinear with them. */
 typedef struct {
-  ot_te_user_t base;
   bool zp;
   rlx_te_tensor_t *lo, *hi;
 } dq_user_t;
@@ -110,12 +110,13 @@ static rlx_expr_t* dq_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_cast(ctx, rlx_dtype(RLX_DT_UINT, 8, 1), z);
 }
 
-static rlx_te_tensor_t* te_dq(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_dq(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                        rlx_te_tensor_t** out) {
   (void)n;
   dq_user_t* u = user;
   u->lo = in[0];
   u->hi = in[1];
-  return rlx_te_compute(ctx, 0, NULL, dq_body, u, u->zp ? "T_zero_point" : "T_scale", "injective");
+  return *out = rlx_te_compute(ctx, 0, NULL, dq_body, u, u->zp ? "T_zero_point" : "T_scale", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_dynamic_quantize_linear) {
@@ -126,14 +127,14 @@ OT_CONVERTER(ot_dynamic_quantize_linear) {
   rlx_attrs_t none = {0};
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MIN, 1, &inputs[0], none, &mm[0]));
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MAX, 1, &inputs[0], none, &mm[1]));
-  dq_user_t u = {{NULL}, false, NULL, NULL};
+  dq_user_t u = {false, NULL, NULL};
   rlx_relax_expr_t *scale, *zp;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dq, &u.base, 2, mm, "dq_scale", &scale));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_dq, &u, 2, mm, "dq_scale", &scale));
   u.zp = true;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_dq, &u.base, 2, mm, "dq_zero_point", &zp));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_dq, &u, 2, mm, "dq_zero_point", &zp));
   rlx_relax_expr_t* q_in[3] = {inputs[0], scale, zp};
-  q_user_t q = {{NULL}, true, 0, true, rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]));
+  q_user_t q = {true, 0, true, rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]));
   if (node->n_outputs > 1) outputs[1] = scale;
   if (node->n_outputs > 2) outputs[2] = zp;
   return NULL;
@@ -187,11 +188,11 @@ OT_CONVERTER(ot_qlinear_matmul) {
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &c));
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
-  q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};
+  q_user_t q = {true, 0, true, z->dtype, NULL};
   if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
     return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
   rlx_relax_expr_t* q_in[3] = {c, inputs[6], inputs[7]};
-  return ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ ConvInteger */
@@ -257,9 +258,9 @@ OT_CONVERTER(ot_qlinear_conv) {
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &y));
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
-  q_user_t q = {{NULL}, true, 0, true, z->dtype, NULL};
+  q_user_t q = {true, 0, true, z->dtype, NULL};
   if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
     return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
   rlx_relax_expr_t* q_in[3] = {y, inputs[6], inputs[7]};
-  return ot_emit_te(im, te_q, &q.base, 3, q_in, "quantize", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]);
 }

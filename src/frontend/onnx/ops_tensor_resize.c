@@ -28,7 +28,6 @@ typedef enum {
 typedef enum { RS_ROUND_PREFER_FLOOR, RS_ROUND_PREFER_CEIL, RS_FLOOR, RS_CEIL } rs_nearest_t;
 
 typedef struct {
-  ot_te_user_t base;
   int r;
   rs_method_t method;
   rs_coord_t coord;
@@ -219,7 +218,8 @@ static rlx_expr_t* load_f64(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int64_t k) {
   return rlx_ir_cast(ctx, rlx_dt_float64(), rlx_te_load(ctx, t, 1, &i));
 }
 
-static rlx_te_tensor_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                            rlx_te_tensor_t** out) {
   rs_user_t* u = user;
   u->x = in[0];
   int r = u->r;
@@ -244,7 +244,7 @@ static rlx_te_tensor_t* te_resize(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, in
       u->e_e[d] = f64(ctx, u->roi ? u->roi[d + r] : 1);
     }
   }
-  return rlx_te_compute(ctx, r, shape, resize_body, u, "T_resize", "injective");
+  return *out = rlx_te_compute(ctx, r, shape, resize_body, u, "T_resize", "injective"), NULL;
 }
 
 /* Looks s up in names (n entries); error naming the attribute otherwise. */
@@ -392,7 +392,7 @@ static RLX_MUST_USE rlx_status_t* resize_runtime(rlx_onnx_importer_t* im, const 
     args[n_args++] = inputs[roi_i];
   }
   RLX_RETURN_IF_ERROR(rlx_onnx_runtime_dims(im, node, runtime_out_dim, u, 1, &inputs[geom], r, &u->out_e));
-  return ot_emit_te(im, te_resize, &u->base, n_args, args, "resize", out);
+  return rlx_onnx_emit_te(im, te_resize, u, n_args, args, "resize", out);
 }
 
 static RLX_MUST_USE rlx_status_t* resize_input(const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs, rs_user_t* u,
@@ -440,7 +440,7 @@ OT_CONVERTER(ot_upsample) {
     RLX_RETURN_IF_ERROR(const_floats(im, node, inputs, 1, &scales, &n));
   }
   RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n, scales, -1, NULL, -1, NULL));
-  return ot_emit_te(im, te_resize, &u.base, 1, inputs, "resize", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_resize, &u, 1, inputs, "resize", &outputs[0]);
 }
 
 OT_CONVERTER(ot_resize) {
@@ -512,7 +512,7 @@ OT_CONVERTER(ot_resize) {
     }
   }
   RLX_RETURN_IF_ERROR(resize_geometry(im, node, &u, n_scales, scales, n_sizes, sizes, n_axes, axes));
-  return ot_emit_te(im, te_resize, &u.base, 1, inputs, "resize", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_resize, &u, 1, inputs, "resize", &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ GridSample */
@@ -525,7 +525,6 @@ typedef enum { GS_BILINEAR, GS_NEAREST, GS_BICUBIC } gs_mode_t;
 typedef enum { GS_ZEROS, GS_BORDER, GS_REFLECTION } gs_pad_t;
 
 typedef struct {
-  ot_te_user_t base;
   gs_mode_t mode;
   gs_pad_t pad;
   bool align;
@@ -631,13 +630,14 @@ static rlx_expr_t* gs_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_cast(ctx, u->x->buffer->dtype, acc);
 }
 
-static rlx_te_tensor_t* te_grid_sample(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_grid_sample(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                                 rlx_te_tensor_t** out) {
   gs_user_t* u = user;
   u->x = in[0];
   u->grid = in[1];
   rlx_expr_t* shape[4] = {in[0]->buffer->shape[0], in[0]->buffer->shape[1], in[1]->buffer->shape[1],
                           in[1]->buffer->shape[2]};
-  return rlx_te_compute(ctx, 4, shape, gs_body, u, "T_grid_sample", "injective");
+  return *out = rlx_te_compute(ctx, 4, shape, gs_body, u, "T_grid_sample", "injective"), NULL;
 }
 
 OT_CONVERTER(ot_grid_sample) {
@@ -661,5 +661,5 @@ OT_CONVERTER(ot_grid_sample) {
   u.mode = (gs_mode_t)m;
   u.pad = (gs_pad_t)p;
   u.align = rlx_onnx_attr_int(node, "align_corners", 0) != 0;
-  return ot_emit_te(im, te_grid_sample, &u.base, 2, inputs, "grid_sample", &outputs[0]);
+  return rlx_onnx_emit_te(im, te_grid_sample, &u, 2, inputs, "grid_sample", &outputs[0]);
 }

@@ -16,7 +16,6 @@
 #include "ops_tensor_internal.h"
 
 typedef struct {
-  ot_te_user_t base;
   int64_t K, N, S, C;
   rlx_te_tensor_t* const* in; /* x, pool, nlen, col */
 } tfidf_user_t;
@@ -55,14 +54,15 @@ static rlx_expr_t* tfidf_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_sum(ctx, term, 3, rv);
 }
 
-static rlx_te_tensor_t* te_tfidf(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user) {
+static RLX_MUST_USE rlx_status_t* te_tfidf(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
+                                           rlx_te_tensor_t** out) {
   (void)n;
   tfidf_user_t* u = user;
   u->in = in;
   int r = in[0]->buffer->ndim;
   rlx_expr_t* shape[2] = {in[0]->buffer->shape[0], rlx_ir_i64(ctx, u->C)};
   if (r == 1) shape[0] = shape[1];
-  return rlx_te_compute(ctx, r, shape, tfidf_body, u, "T_tfidf", "reduction");
+  return *out = rlx_te_compute(ctx, r, shape, tfidf_body, u, "T_tfidf", "reduction"), NULL;
 }
 
 /* String tokens: the pool's strings as ids (each string's first position in pool_strings,
@@ -160,9 +160,9 @@ static OT_CONVERTER(cv_tfidf) {
   rlx_relax_expr_t* args[4] = {xv, rlx_onnx_make_const(im, rlx_dt_int64(), 2, ps, gp),
                                rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gl),
                                rlx_onnx_make_const(im, rlx_dt_int64(), 1, &K, gc)};
-  tfidf_user_t u = {{NULL}, K, hi, skip + 1, C, NULL};
+  tfidf_user_t u = {K, hi, skip + 1, C, NULL};
   rlx_relax_expr_t* cnt;
-  RLX_RETURN_IF_ERROR(ot_emit_te(im, te_tfidf, &u.base, 4, args, "tfidf", &cnt));
+  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_tfidf, &u, 4, args, "tfidf", &cnt));
   if (m == 0) {
     outputs[0] = cnt;
     return NULL;
