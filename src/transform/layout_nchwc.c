@@ -147,19 +147,24 @@ static int epilogue_args(lt_t* z, const pend_t* p, rlx_relax_expr_t** a, int n) 
   return n;
 }
 
+/* The bias constant of a pending convolution: [OCb*16], padded channels zero. */
+static rlx_relax_expr_t* bias_const(lt_t* z, const pend_t* p) {
+  int64_t shape[1] = {(p->oc + 15) / 16 * 16};
+  return rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, shape, p->bias, (size_t)shape[0] * 4);
+}
+
 /* A 1x1 convolution and the 3x3 depthwise one that is its only reader, as one call
  * (rlx.nn.conv2d_dw_nchwc: x, w, bias, act, lo, hi, wd, bd, sh, sw, pt, pl, act, lo, hi, y). */
 static RLX_MUST_USE rlx_status_t* flush_conv_dw(lt_t* z, vinfo_t* i, pend_t* p) {
   const pend_t* e = p->pre;
-  int64_t eshape[1] = {(e->oc + 15) / 16 * 16}, dshape[1] = {(p->oc + 15) / 16 * 16};
   rlx_relax_expr_t* a[15];
   int n = 0;
   a[n++] = e->x;
   a[n++] = e->w;
-  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, eshape, e->bias, (size_t)eshape[0] * 4);
+  a[n++] = bias_const(z, e);
   n = epilogue_args(z, e, a, n);
   a[n++] = p->w;
-  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, dshape, p->bias, (size_t)dshape[0] * 4);
+  a[n++] = bias_const(z, p);
   for (int k = 0; k < 4; k++) a[n++] = prim_i(z, p->g[k]);
   n = epilogue_args(z, p, a, n);
   return emit_packed(z, "rlx.nn.conv2d_dw_nchwc", n, a, blk_sinfo(z, p->n, p->oc, p->oh, p->ow), &i->blk);
@@ -169,16 +174,15 @@ static RLX_MUST_USE rlx_status_t* flush_conv_dw(lt_t* z, vinfo_t* i, pend_t* p) 
  * (rlx.nn.dwconv_conv_nchwc: x, wd, bd, sh, sw, pt, pl, act, lo, hi, w, bias, [res,] act, lo, hi, y). */
 static RLX_MUST_USE rlx_status_t* flush_dw_conv(lt_t* z, vinfo_t* i, pend_t* p) {
   const pend_t* e = p->dwpre;
-  int64_t eshape[1] = {(e->oc + 15) / 16 * 16}, bshape[1] = {(p->oc + 15) / 16 * 16};
   rlx_relax_expr_t* a[16];
   int n = 0;
   a[n++] = e->x;
   a[n++] = e->w;
-  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, eshape, e->bias, (size_t)eshape[0] * 4);
+  a[n++] = bias_const(z, e);
   for (int k = 0; k < 4; k++) a[n++] = prim_i(z, e->g[k]);
   n = epilogue_args(z, e, a, n);
   a[n++] = p->w;
-  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)bshape[0] * 4);
+  a[n++] = bias_const(z, p);
   if (p->res) a[n++] = p->res;
   n = epilogue_args(z, p, a, n);
   return emit_packed(z, "rlx.nn.dwconv_conv_nchwc", n, a, blk_sinfo(z, p->n, p->oc, p->oh, p->ow), &i->blk);
@@ -189,14 +193,13 @@ static RLX_MUST_USE rlx_status_t* flush(lt_t* z, vinfo_t* i) {
   pend_t* p = i->pend;
   if (!p) return NULL;
   i->pend = NULL;
-  int64_t ocb = (p->oc + 15) / 16, bshape[1] = {ocb * 16};
   if (p->pre) return flush_conv_dw(z, i, p);
   if (p->dwpre) return flush_dw_conv(z, i, p);
   rlx_relax_expr_t* a[14];
   int n = 0;
   a[n++] = p->x;
   a[n++] = p->w;
-  a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)(ocb * 16) * 4);
+  a[n++] = bias_const(z, p);
   if (p->res) a[n++] = p->res;
   if (p->winograd) {
     a[n++] = prim_i(z, p->g[2]);
@@ -558,9 +561,8 @@ static RLX_MUST_USE rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, 
   a[n++] = parts[0]->x;
   for (int k = 0; k < t->n_fields; k++) {
     pend_t* p = parts[k];
-    int64_t bshape[1] = {p->oc};
     a[n++] = p->w;
-    a[n++] = rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, bshape, p->bias, (size_t)p->oc * 4);
+    a[n++] = bias_const(z, p);
     a[n++] = prim_i(z, p->winograd ? 1 : 0);
     for (int g = 0; g < 6; g++) a[n++] = prim_i(z, p->g[g]);
     n = epilogue_args(z, p, a, n);

@@ -221,6 +221,17 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
   return 0;
 }
 
+/* The checks both fused depthwise kernels make of the 3x3 depthwise part q and the other
+ * convolution's activation act. */
+static int dw3_fused_check(const char* who, const rlx_nn_conv_t* q, int act) {
+  if (q->sh != q->sw || (q->sh != 1 && q->sh != 2) || q->pt < 0 || q->pl < 0 || q->w > 512 ||
+      (act != RLX_NN_ACT_NONE && act != RLX_NN_ACT_CLIP) || (q->act != RLX_NN_ACT_NONE && q->act != RLX_NN_ACT_CLIP))
+    return fail(who, "the depthwise stride must be 1 or 2 both ways, paddings >= 0, width <= 512, activations known");
+  if ((q->oh - 1) * q->sh - q->pt >= q->h || (q->ow - 1) * q->sw - q->pl >= q->w || q->oh < 1 || q->ow < 1)
+    return fail(who, "output is larger than the padded input allows");
+  return 0;
+}
+
 int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh) {
   const char* who = "rlx.nn.conv2d_dw_nchwc";
   if (n != 16) return fail(who, "expected 16 arguments");
@@ -254,11 +265,7 @@ int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t
       td->shape[2] != 3 || td->shape[3] != 16 || tb->ndim != 1 || tb->shape[0] != p.oc || tbd->ndim != 1 ||
       tbd->shape[0] != p.oc)
     return fail(who, "y, wd [Cb, 3, 3, 16] and both biases [OCb*16] must have w's output channels");
-  if (q.sh != q.sw || (q.sh != 1 && q.sh != 2) || q.pt < 0 || q.pl < 0 || q.w > 512 ||
-      (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP) || (q.act != RLX_NN_ACT_NONE && q.act != RLX_NN_ACT_CLIP))
-    return fail(who, "the depthwise stride must be 1 or 2 both ways, paddings >= 0, width <= 512, activations known");
-  if ((q.oh - 1) * q.sh - q.pt >= q.h || (q.ow - 1) * q.sw - q.pl >= q.w || q.oh < 1 || q.ow < 1)
-    return fail(who, "output is larger than the padded input allows");
+  if (dw3_fused_check(who, &q, p.act)) return -1;
   if (rlx_nn_conv2d_dw_nchwc(&p, &q, tx->data, tw->data, tb->data, td->data, tbd->data, ty->data))
     return fail(who, "out of memory for the scratch rows");
   return 0;
@@ -292,11 +299,7 @@ int rlx_nn_packed_dwconv_conv_nchwc(rlx_value_t* a, int* codes, int n, rlx_value
   if (td->ndim != 4 || td->shape[0] * 16 != q.ic || td->shape[1] != 3 || td->shape[2] != 3 || td->shape[3] != 16 ||
       tbd->ndim != 1 || tbd->shape[0] != q.ic)
     return fail(who, "wd must be [Cb, 3, 3, 16] and bd [Cb*16] for x");
-  if (q.sh != q.sw || (q.sh != 1 && q.sh != 2) || q.pt < 0 || q.pl < 0 || q.w > 512 ||
-      (q.act != RLX_NN_ACT_NONE && q.act != RLX_NN_ACT_CLIP) || (pact != RLX_NN_ACT_NONE && pact != RLX_NN_ACT_CLIP))
-    return fail(who, "the depthwise stride must be 1 or 2 both ways, paddings >= 0, width <= 512, activations known");
-  if ((q.oh - 1) * q.sh - q.pt >= q.h || (q.ow - 1) * q.sw - q.pl >= q.w || q.oh < 1 || q.ow < 1)
-    return fail(who, "output is larger than the padded input allows");
+  if (dw3_fused_check(who, &q, (int)pact)) return -1;
   memset(&p, 0, sizeof(p));
   p.n = q.n, p.ic = q.oc, p.h = p.oh = q.oh, p.w = p.ow = q.ow, p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = 1, p.cbi = 16;
   if (tw->ndim != 6 || tw->shape[2] != 1 || tw->shape[3] != 1 || tw->shape[4] != 16 || tw->shape[1] * 16 != p.ic ||
