@@ -921,6 +921,8 @@ RLX_MUST_USE rlx_status_t* rlx_aot_codegen(rlx_ctx_t* ctx, rlx_module_t* planned
     rlx_strbuf_free(&c);
     emit_consts(&a, out);
     emit_header(&a, out, vars.len, vars.data);
+    if (!a.err && (!out->entry_c || !out->consts_c || !out->header)) /* a text's buffer could not grow */
+      a.err = rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory generating the AOT entry point");
     if (a.err) rlx_aot_result_free(out);
   }
   out->n_consts = a.const_list.len;

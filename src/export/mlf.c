@@ -44,16 +44,25 @@ typedef struct {
 
 typedef struct {
   RLX_VEC(entry_t) entries;
+  bool failed; /* an entry was left out: out of memory (rlx_export_mlf fails, no archive) */
 } files_t;
 
-static void add_file(files_t* fs, const char* path, char* data, size_t len) {
+/* Adds the entry path with data (heap, taken; NULL: its allocation failed) of len bytes;
+ * false when out of memory (the entry left out, fs->failed set). */
+static bool add_file(files_t* fs, const char* path, char* data, size_t len) {
   entry_t e = {strdup(path), data, len};
-  rlx_vec_push(&fs->entries, e);
+  if (e.path && data && rlx_vec_push(&fs->entries, e)) return true;
+  free(e.path);
+  free(data);
+  fs->failed = true;
+  return false;
 }
 
-static void add_text(files_t* fs, const char* path, const char* text) {
-  add_file(fs, path, strdup(text), strlen(text));
-}
+/* A heap string (taken; NULL: its allocation failed). */
+static bool add_str(files_t* fs, const char* path, char* text) { return add_file(fs, path, text, text ? strlen(text) : 0); }
+
+/* A copy of text (NULL: a failed allocation of its maker). */
+static bool add_text(files_t* fs, const char* path, const char* text) { return add_str(fs, path, text ? strdup(text) : NULL); }
 
 static void files_free(files_t* fs) {
   for (int i = 0; i < fs->entries.len; i++) {
@@ -66,6 +75,7 @@ static void files_free(files_t* fs) {
 static RLX_MUST_USE rlx_status_t* write_tar(const files_t* fs, const char* out_path) {
   size_t n = strlen(out_path) + 32;
   char* tmp = malloc(n);
+  if (!tmp) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory writing '%s'", out_path);
   snprintf(tmp, n, "%s.tmp.%d", out_path, (int)getpid());
   struct archive* a = archive_write_new();
   rlx_status_t* st = NULL;
@@ -222,8 +232,7 @@ static RLX_MUST_USE rlx_status_t* add_disk_file(files_t* fs, const char* arc_pat
   char* data = NULL;
   size_t len = 0;
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_file_read(disk_path, &data, &len), "export"));
-  add_file(fs, arc_path, data, len);
-  return NULL;
+  return add_file(fs, arc_path, data, len) ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory");
 }
 
 /* Every source and header of the runtime kernels' folder, with the shims they need. */
@@ -251,6 +260,10 @@ static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
           "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";
       entry_t* e = &fs->entries.data[fs->entries.len - 1];
       char* data = malloc(sizeof(pre) - 1 + e->len + 1);
+      if (!data) {
+        st = rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory");
+        break;
+      }
       memcpy(data, pre, sizeof(pre) - 1);
       memcpy(data + sizeof(pre) - 1, e->data, e->len + 1);
       free(e->data);
@@ -337,6 +350,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   for (int i = 0; i < n; i++) kws_names[i] = funcs[i]->name;
   rlx_codegen_c_options_t co = {true, NULL, true, NULL, true, kws};
   if (!st) st = rlx_codegen_c_ex(ctx, n, funcs, &co, &kernels);
+  if (!st && !kernels) st = rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory generating the kernels");
   rlx_aot_options_t ao = {name, NULL, opts->n_output_names, opts->output_names, &ext, lowered, n, kws_names, kws};
   rlx_aot_result_t r;
   memset(&r, 0, sizeof(r));
@@ -362,9 +376,9 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   const char* cn = r.c_name;
   char path[512];
   snprintf(path, sizeof(path), "codegen/host/src/%s_lib0.c", cn);
-  add_file(fs, path, src, strlen(src));
+  add_str(fs, path, src);
   snprintf(path, sizeof(path), "codegen/host/src/%s_lib1.c", cn);
-  add_file(fs, path, r.consts_c, strlen(r.consts_c));
+  add_str(fs, path, r.consts_c);
   r.consts_c = NULL;
   snprintf(path, sizeof(path), "codegen/host/include/tvmgen_%s.h", cn);
   add_text(fs, path, r.header);
@@ -380,10 +394,8 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   params_file(&r, &pdata, &plen);
   snprintf(path, sizeof(path), "parameters/%s.params", cn);
   add_file(fs, path, pdata, plen);
-  char* relax_txt = rlx_script_print_module_ex(m, true); /* with the metadata section: it parses back */
-  add_file(fs, "src/relax.txt", relax_txt, strlen(relax_txt));
-  char* tir_txt = rlx_script_print_module(lowered);
-  add_file(fs, "src/tir-cpu.txt", tir_txt, strlen(tir_txt));
+  add_str(fs, "src/relax.txt", rlx_script_print_module_ex(m, true)); /* with the metadata section: it parses back */
+  add_str(fs, "src/tir-cpu.txt", rlx_script_print_module(lowered));
 
   /* metadata.json */
   cJSON* mod = module_json(name, "full-model");
@@ -423,8 +435,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
     cJSON_AddItemToArray(ops, op);
   }
   cJSON_AddItemToObject(mod, "external_dependencies", deps);
-  char* meta = metadata_text(name, mod);
-  add_file(fs, "metadata.json", meta, strlen(meta));
+  add_str(fs, "metadata.json", metadata_text(name, mod));
   rlx_aot_result_free(&r);
   return NULL;
 }
@@ -446,9 +457,8 @@ static RLX_MUST_USE rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t*
   RLX_RETURN_IF_ERROR(rlx_codegen_c_ex(ctx, n, funcs, &co, &src));
   char path[512];
   snprintf(path, sizeof(path), "codegen/host/src/%s_lib0.c", cn);
-  add_file(fs, path, src, strlen(src));
-  char* tir_txt = rlx_script_print_module(m);
-  add_file(fs, "src/tir-cpu.txt", tir_txt, strlen(tir_txt));
+  add_str(fs, path, src);
+  add_str(fs, "src/tir-cpu.txt", rlx_script_print_module(m));
 
   rlx_strbuf_t h = {0};
   char* U = (char*)rlx_ctx_strdup(ctx, cn);
@@ -503,6 +513,11 @@ static RLX_MUST_USE rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t*
   rlx_strbuf_append(&h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
   /* C type names: rlx_dtype_str gives float32; the header needs C types */
   char* ht = rlx_strbuf_take(&h);
+  if (!ht) { /* out of memory: rlx_export_mlf fails */
+    cJSON_Delete(mod);
+    fs->failed = true;
+    return NULL;
+  }
   rlx_strbuf_t fixed = {0};
   static const char* const map[][2] = {{"float32*", "float*"},   {"float64*", "double*"}, {"int32*", "int32_t*"},
                                        {"int64*", "int64_t*"},   {"int8*", "int8_t*"},    {"uint8*", "uint8_t*"},
@@ -527,8 +542,7 @@ static RLX_MUST_USE rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t*
   add_text(fs, path, rlx_strbuf_cstr(&fixed));
   rlx_strbuf_free(&fixed);
   cJSON_AddItemToObject(mod, "external_dependencies", cJSON_CreateArray());
-  char* meta = metadata_text(name, mod);
-  add_file(fs, "metadata.json", meta, strlen(meta));
+  add_str(fs, "metadata.json", metadata_text(name, mod));
   return NULL;
 }
 
@@ -537,11 +551,15 @@ RLX_MUST_USE rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const
   const char* style = opts->style ? opts->style : "full-model";
   const char* name = opts->name ? opts->name : "default";
   if (!*name) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf: --name is empty");
-  files_t fs = {{0}};
+  files_t fs = {{0}, false};
+  uint64_t mark = rlx_alloc_failures();
   rlx_status_t* st = NULL;
   if (strcmp(style, "full-model") == 0) st = export_full_model(ctx, m, opts, name, &fs);
   else if (strcmp(style, "operator") == 0) st = export_operators(ctx, m, name, &fs);
   else st = rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf: unknown style '%s' (full-model or operator)", style);
+  /* an entry left out or anything built after a failed allocation: no archive */
+  if (!st && fs.failed) st = rlx_status_create(RLX_OUT_OF_MEMORY, "export-mlf: out of memory");
+  st = rlx_ctx_check(ctx, mark, st);
   if (!st) st = write_tar(&fs, out_tar);
   files_free(&fs);
   return st;

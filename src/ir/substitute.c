@@ -24,7 +24,10 @@ void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), vo
     return;
   }
   rlx_expr_t** kids = malloc(sizeof(*kids) * (size_t)n);
-  if (!kids) return;
+  if (!kids) { /* the children go unvisited: counted, so the stage fails (rlx_ctx_check) */
+    rlx_alloc_failed();
+    return;
+  }
   rlx_expr_children(e, kids, n);
   for (int i = 0; i < n; i++) rlx_expr_visit(kids[i], f, user);
   free(kids);

@@ -103,7 +103,10 @@ void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_e
   if (n == 0) return;
   rlx_relax_expr_t* small[8];
   rlx_relax_expr_t** kids = n <= 8 ? small : malloc(sizeof(*kids) * (size_t)n);
-  if (!kids) return;
+  if (!kids) { /* the children go unvisited: counted, so the stage fails (rlx_ctx_check) */
+    rlx_alloc_failed();
+    return;
+  }
   rlx_relax_expr_children(e, kids, n);
   for (int i = 0; i < n; i++) rlx_relax_expr_visit(kids[i], f, user);
   if (kids != small) free(kids);

@@ -119,8 +119,10 @@ static RLX_MUST_USE rlx_status_t* parse_items(ps_t* p, const char* close, bool k
       next(p);
       st = parse_expr(p, &e);
       if (st) break;
-      rlx_vec_push(&kwn, name);
-      rlx_vec_push(&kwv, e);
+      if (!rlx_vec_push(&kwn, name) || !rlx_vec_push(&kwv, e)) { /* the two stay the same length */
+        st = OOM();
+        break;
+      }
     } else {
       if (kwn.len && kw) {
         st = expected(p, "a keyword argument (positional argument follows keyword argument)");
@@ -186,8 +188,10 @@ static RLX_MUST_USE rlx_status_t* parse_dict(ps_t* p, py_expr_t* d) {
     if ((st = parse_expr(p, &k))) break;
     if ((st = expect_op(p, ":"))) break;
     if ((st = parse_expr(p, &v))) break;
-    rlx_vec_push(&keys, k);
-    rlx_vec_push(&vals, v);
+    if (!rlx_vec_push(&keys, k) || !rlx_vec_push(&vals, v)) { /* the two stay the same length */
+      st = OOM();
+      break;
+    }
     if (!accept_op(p, ",")) break;
   }
   if (!st && !accept_op(p, "}")) st = expected(p, "',' or '}'");
@@ -393,15 +397,16 @@ static RLX_MUST_USE rlx_status_t* parse_comparison(ps_t* p, py_expr_t** out) {
   }
   expr_vec_t items = {0};
   str_vec_t ops = {0};
-  rlx_vec_push(&items, first);
-  rlx_status_t* st = NULL;
-  while ((op = compare_op(p))) {
+  rlx_status_t* st = rlx_vec_push(&items, first) ? NULL : OOM();
+  while (!st && (op = compare_op(p))) {
     next(p);
     if (strcmp(op, "is not") == 0 || strcmp(op, "not in") == 0) next(p);
     py_expr_t* e;
     if ((st = parse_level(p, 0, &e))) break;
-    rlx_vec_push(&items, e);
-    rlx_vec_push(&ops, op);
+    if (!rlx_vec_push(&items, e) || !rlx_vec_push(&ops, op)) { /* one op between two items */
+      st = OOM();
+      break;
+    }
   }
   py_expr_t* c = st ? NULL : new_expr(p, PY_E_COMPARE, first->span);
   if (!st && !c) st = OOM();

@@ -61,6 +61,13 @@ static RLX_MUST_USE rlx_status_t* err(interp_t* in, rlx_status_code_t code, cons
   return rlx_status_create(code, "interpreting PrimFunc '%s': %s", in->f->name, msg);
 }
 
+/* A failed allocation: counted (rlx_alloc_failed), so that a caller that gives the
+ * evaluation up (constant folding) still fails its stage with out of memory. */
+static RLX_MUST_USE rlx_status_t* oom(interp_t* in, const char* what) {
+  rlx_alloc_failed();
+  return err(in, RLX_OUT_OF_MEMORY, "out of memory (%s)", what);
+}
+
 static const char* dts(rlx_dtype_t t, char buf[32]) { return rlx_dtype_str(t, buf); }
 
 /* ------------------------------------------------------------------ scalars */
@@ -398,7 +405,7 @@ __attribute__((noinline)) static rlx_status_t* eval_load(interp_t* in, const rlx
   RLX_RETURN_IF_ERROR(check_dtype(in, l->buffer->dtype));
   val_t small[4];
   val_t* idx = l->n_indices <= 4 ? small : malloc(sizeof(val_t) * (size_t)l->n_indices);
-  if (!idx) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!idx) return oom(in, "interpreter state");
   int lanes;
   rlx_status_t* st = eval_indices(in, l->n_indices, l->indices, idx, &lanes);
   int bl = l->buffer->dtype.lanes ? l->buffer->dtype.lanes : 1;
@@ -540,7 +547,7 @@ __attribute__((noinline)) static rlx_status_t* eval_let(interp_t* in, const rlx_
   RLX_RETURN_IF_ERROR(eval(in, l->value, &v));
   val_t* slot;
   val_t* old = env_push(in, l->var, &v, &slot);
-  if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!slot) return oom(in, "interpreter state");
   rlx_status_t* st = eval(in, l->body, out);
   env_pop(in, l->var, slot, old);
   return st;
@@ -639,7 +646,8 @@ static RLX_MUST_USE rlx_status_t* alloc_buffer(interp_t* in, const rlx_tir_buffe
   if (!st || !data) {
     free(st);
     free(data);
-    return err(in, RLX_OUT_OF_MEMORY, "allocation of buffer '%s' (%lld bytes)", b->name, (long long)bytes);
+    rlx_alloc_failed(); /* as oom() */
+    return err(in, RLX_OUT_OF_MEMORY, "out of memory (allocation of buffer '%s', %lld bytes)", b->name, (long long)bytes);
   }
   st->data = data;
   st->nbytes = bytes;
@@ -666,7 +674,7 @@ static RLX_MUST_USE rlx_status_t* exec_store(interp_t* in, const rlx_tir_store_t
   RLX_RETURN_IF_ERROR(eval(in, s->value, &v));
   val_t small[4];
   val_t* idx = s->n_indices <= 4 ? small : malloc(sizeof(val_t) * (size_t)s->n_indices);
-  if (!idx) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!idx) return oom(in, "interpreter state");
   int lanes;
   rlx_status_t* st = eval_indices(in, s->n_indices, s->indices, idx, &lanes);
   if (!st && v.t.lanes != lanes && v.t.lanes != 1)
@@ -693,7 +701,7 @@ static RLX_MUST_USE rlx_status_t* exec_for(interp_t* in, const rlx_tir_for_t* f)
   set_int(&v, f->var->hdr.dtype, mn);
   val_t* slot;
   val_t* old = env_push(in, f->var, &v, &slot);
-  if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!slot) return oom(in, "interpreter state");
   rlx_status_t* st = NULL;
   for (int64_t i = 0; i < ext && !st; i++) {
     set_int(slot, f->var->hdr.dtype, mn + i);
@@ -726,7 +734,7 @@ static RLX_MUST_USE rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_r
   storage_t** allocs = big_alloc ? calloc((size_t)b->n_alloc_buffers, sizeof(storage_t*)) : allocs_s;
   storage_t** old_allocs = big_alloc ? calloc((size_t)b->n_alloc_buffers, sizeof(storage_t*)) : old_allocs_s;
   rlx_status_t* st = NULL;
-  if (!vals || !slots || !olds || !allocs || !old_allocs) st = err(in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!vals || !slots || !olds || !allocs || !old_allocs) st = oom(in, "interpreter state");
   for (int i = 0; i < n && !st; i++) {
     st = eval(in, br->iter_values[i], &vals[i]);
     if (!st && (vals[i].t.lanes != 1 || is_float(vals[i].t)))
@@ -744,7 +752,7 @@ static RLX_MUST_USE rlx_status_t* exec_block(interp_t* in, const rlx_tir_block_r
   for (; bound < n && !st; bound++) {
     set_int(&vals[bound], b->iter_vars[bound]->var->hdr.dtype, vals[bound].u.i[0]);
     olds[bound] = env_push(in, b->iter_vars[bound]->var, &vals[bound], &slots[bound]);
-    if (!slots[bound]) st = err(in, RLX_OUT_OF_MEMORY, "out of memory");
+    if (!slots[bound]) st = oom(in, "interpreter state");
   }
   int n_alloc = 0;
   for (; n_alloc < b->n_alloc_buffers && !st; n_alloc++)
@@ -792,7 +800,7 @@ static RLX_MUST_USE rlx_status_t* exec(interp_t* in, const rlx_tir_stmt_t* s) {
       RLX_RETURN_IF_ERROR(eval(in, l->value, &v));
       val_t* slot;
       val_t* old = env_push(in, l->var, &v, &slot);
-      if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+      if (!slot) return oom(in, "interpreter state");
       rlx_status_t* st = exec(in, l->body);
       env_pop(in, l->var, slot, old);
       return st;
@@ -824,7 +832,7 @@ static RLX_MUST_USE rlx_status_t* bind_or_check(interp_t* in, const rlx_expr_t* 
     set_int(&v, e->dtype, x);
     val_t* slot;
     env_push(in, RLX_AS(const rlx_var_t, e), &v, &slot);
-    if (!slot) return err(in, RLX_OUT_OF_MEMORY, "out of memory");
+    if (!slot) return oom(in, "interpreter state");
     vars[*n_slots] = RLX_AS(const rlx_var_t, e);
     slots[(*n_slots)++] = slot;
     if (x < 0) return err(in, RLX_INVALID_ARGUMENT, "parameter '%s': %s[%d] = %lld is negative", pname, what, dim, (long long)x);
@@ -848,7 +856,7 @@ RLX_MUST_USE rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* 
   storage_t* stores = calloc((size_t)(f->n_params + 1), sizeof(storage_t));
   int n_slots = 0;
   rlx_status_t* st = NULL;
-  if (!slots || !vars || !stores) st = err(&in, RLX_OUT_OF_MEMORY, "out of memory");
+  if (!slots || !vars || !stores) st = oom(&in, "interpreter state");
   /* pass 0: scalar params (no buffer) come as 0-d tensors holding their value */
   for (int i = 0; i < f->n_params && !st; i++) {
     if (f->buffer_map[i]) continue;
@@ -875,7 +883,7 @@ RLX_MUST_USE rlx_status_t* rlx_tir_interpret(const rlx_tir_func_t* f, DLTensor* 
     val_t* slot;
     env_push(&in, p, &cv, &slot);
     if (!slot) {
-      st = err(&in, RLX_OUT_OF_MEMORY, "out of memory");
+      st = oom(&in, "interpreter state");
       break;
     }
     vars[n_slots] = p;

@@ -127,12 +127,16 @@ RLX_MUST_USE rlx_status_t* rlx_fold_call_tir(rlx_ctx_t* ctx, rlx_module_t* m, co
   if (!compiled && (work < 0 || work > lim->max_work || (lim->work_left && work > *lim->work_left))) return NULL;
   size_t nbytes = (size_t)numel * (size_t)rlx_dtype_bytes(ts->dtype);
   void* data = calloc(1, nbytes ? nbytes : 1);
-  if (!data) return NULL;
+  if (!data) { /* the call stays, and the stage fails with out of memory (rlx_ctx_check) */
+    rlx_alloc_failed();
+    return NULL;
+  }
   dl[t->n_fields].data = data;
   for (int i = 0; i < n; i++) args[i] = &dl[i];
   rlx_status_t* st = compiled ? runner(ctx, f, args, n) : rlx_tir_interpret(f, args, n);
   if (!compiled && lim->work_left) *lim->work_left -= work;
-  if (st) { /* it cannot run here: leave the call */
+  if (st) { /* it cannot run here: leave the call (a failed allocation of the interpreter was
+             * counted: the stage fails with out of memory) */
     rlx_status_free(st);
     free(data);
     return NULL;

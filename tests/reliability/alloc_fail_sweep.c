@@ -13,9 +13,16 @@
  *
  * Scenarios of the runtime: "load_run" (rlx_vm_load of a model compiled at start, invoke,
  * release), "vm_text" (its executable disassembled and assembled back), "npy" (a .npy
- * read from memory). Of the compiler: "parse" (rlx_script_parse of a Relax + TIR module and printing it back), "compile"
+ * read from memory), "cnn_run" (the CNN below compiled at start, run, against PyTorch).
+ * Of the compiler: "parse" (rlx_script_parse of a Relax + TIR module and printing it back), "compile"
  * (parse, then every pass of the pipeline and the VM code generation, up to the C
- * sources and executable bytes; not the C compiler, a separate process).
+ * sources and executable bytes; not the C compiler, a separate process), "fold"
+ * (fold_constants evaluating a chain of constant calls), "mlf_ops" (rlx_export_mlf,
+ * operator style). Of the small CNN that make_sweep_onnx.py writes (--onnx PATH): "onnx"
+ * (rlx_onnx_import_bytes, printed back), "cnn" (imported with failures paused, then the
+ * pipeline — layout_nchwc, the NCHW16c kernels' calls, a grouped convolution's
+ * legalization — up to the C sources and executable bytes), "mlf" (rlx_export_mlf
+ * full-model: AOT entry point, runtime kernel sources, parameters; the archive read back).
  *
  * A failure must end in the right result or in an error that says "out of memory" (code
  * OUT_OF_MEMORY, or a kernel's message): an error the failure caused, such as a parse
@@ -23,8 +30,11 @@
  * compared whole with those of a run without failures (the printed modules, the kernels'
  * C source, the executable's bytes).
  *
- * Usage: alloc_fail_sweep [--runtime | --compiler] [--stride S] [SCENARIO [K]]   (every k
- * by default, every S-th with --stride; --runtime / --compiler: only those scenarios). */
+ * Usage: alloc_fail_sweep [--group G[,G...]] [--onnx SWEEP_CNN.onnx] [--stride S] [SCENARIO [K]]
+ * (every k by default, every S-th with --stride; groups runtime, compiler, onnx, cnn, mlf —
+ * one ctest each; --runtime / --compiler are --group runtime / compiler). */
+#include <archive.h>
+#include <archive_entry.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -34,6 +44,7 @@
 #include <unistd.h>
 
 #include "driver/driver.h"
+#include "rlx/onnx.h"
 #include "rlx/rlx.h"
 #include "rlx/vm.h"
 #include "codegen/vm_build.h"
@@ -58,6 +69,7 @@ static atomic_llong seen;  /* allocations since arm() */
 static long long fail_at;  /* the one to fail (1-based); 0 = none */
 static atomic_bool armed;
 static atomic_llong failed;
+static atomic_bool paused; /* a scenario's preparation (importing the model it then compiles) */
 
 void* __real_malloc(size_t n);
 void* __real_calloc(size_t a, size_t b);
@@ -71,7 +83,7 @@ void* __real_aligned_alloc(size_t align, size_t n);
 __attribute__((noinline)) void failing_here(void) { __asm__ volatile(""); }
 
 static bool fail_now(void) {
-  if (!atomic_load(&armed)) return false;
+  if (!atomic_load(&armed) || atomic_load(&paused)) return false;
   long long k = atomic_fetch_add(&seen, 1) + 1;
   if (k != fail_at) return false;
   atomic_fetch_add(&failed, 1);
@@ -97,6 +109,7 @@ static void arm(long long k) {
 }
 static long long disarm(void) {
   atomic_store(&armed, false);
+  atomic_store(&paused, false);
   return atomic_load(&seen);
 }
 
@@ -183,9 +196,7 @@ static rlx_status_t* run_load_run(bool* ok_result) {
 /* What the compiler's scenarios give without failures (computed by main, before the sweep):
  * the parsed module printed, the module after the pipeline printed, the kernels' C source
  * and the serialized executable. A run with a failure must give these or an error. */
-static char *want_parse, *want_lowered, *want_kernels;
-static void* want_exec;
-static size_t want_exec_n;
+static char* want_parse;
 
 static bool verbose_run; /* one k in the foreground: show a wrong text */
 
@@ -214,39 +225,6 @@ static rlx_status_t* run_parse(bool* ok_result) {
   rlx_status_t* st = parse_print(&text);
   if (!st) *ok_result = same_text(text, want_parse);
   free(text);
-  return st;
-}
-
-/* Parses, runs the pipeline and prints the result, then generates the kernels' C and the
- * executable from it (rlx_vm_build_parts without passes: everything rlx_vm_compile does
- * before it starts the C compiler). */
-static rlx_status_t* compile_parts(char** out_lowered, char** out_kernels, void** out_exec, size_t* out_n) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
-  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
-  rlx_module_t *m = NULL, *lowered = NULL;
-  rlx_status_t* st = rlx_script_parse(ctx, model_text, "model.py", &m);
-  if (!st) st = rlx_pipeline_run(ctx, m, NULL, &lowered);
-  if (!st) {
-    *out_lowered = rlx_script_print_module(lowered);
-    if (!*out_lowered) st = rlx_status_create(RLX_OUT_OF_MEMORY, "printing");
-  }
-  rlx_vm_compile_options_t opts = {.passes = "none"};
-  if (!st) st = rlx_vm_build_parts(ctx, lowered, &opts, out_kernels, out_exec, out_n);
-  rlx_ctx_free(ctx);
-  return st;
-}
-
-static rlx_status_t* run_compile(bool* ok_result) {
-  char *lowered = NULL, *kernels = NULL;
-  void* exec = NULL;
-  size_t n = 0;
-  rlx_status_t* st = compile_parts(&lowered, &kernels, &exec, &n);
-  if (!st)
-    *ok_result = same_text(lowered, want_lowered) && same_text(kernels, want_kernels) && exec &&
-                 (!want_exec || (n == want_exec_n && memcmp(exec, want_exec, n) == 0));
-  free(lowered);
-  free(kernels);
-  free(exec);
   return st;
 }
 
@@ -280,18 +258,277 @@ static rlx_status_t* run_npy(bool* ok_result) {
   return st;
 }
 
+/* ---------------------------------------------------------------- ONNX, layout_nchwc, folding, MLF */
+
+/* The convolutional network of tests/reliability/make_sweep_onnx.py (written at test time:
+ * --onnx PATH; its scenarios are skipped without it). */
+static char* onnx_bytes;
+static size_t onnx_len;
+static char *want_onnx, *want_fold, *want_mlf, *want_mlf_ops;
+static char work_dir[64]; /* the MLF archives are written there */
+
+/* Imports the ONNX model into ctx with the failures paused (a scenario that compiles it). */
+static rlx_status_t* import_paused(rlx_ctx_t* ctx, rlx_module_t** m) {
+  bool was = atomic_exchange(&paused, true);
+  rlx_status_t* st = rlx_onnx_import_bytes(ctx, onnx_bytes, onnx_len, "sweep_cnn.onnx", m);
+  atomic_store(&paused, was);
+  return st;
+}
+
+/* The ONNX importer (its converters, constant folding of the Shape / Gather / Concat and
+ * Mul parts) and the module printed back with its constants. */
+static rlx_status_t* onnx_print(char** out_text) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_onnx_import_bytes(ctx, onnx_bytes, onnx_len, "sweep_cnn.onnx", &m);
+  if (!st) {
+    *out_text = rlx_script_print_module_ex(m, true);
+    if (!*out_text) st = rlx_status_create(RLX_OUT_OF_MEMORY, "printing");
+  }
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_onnx(bool* ok_result) {
+  char* text = NULL;
+  rlx_status_t* st = onnx_print(&text);
+  if (!st) *ok_result = same_text(text, want_onnx);
+  free(text);
+  return st;
+}
+
+/* What a compile scenario gives: the module after the pipeline printed (with its
+ * constants), the kernels' C source, the serialized executable. */
+typedef struct {
+  char *lowered, *kernels;
+  void* exec;
+  size_t n;
+} parts_t;
+static parts_t want_parts[2]; /* compile, cnn */
+
+static void parts_free(parts_t* p) {
+  free(p->lowered);
+  free(p->kernels);
+  free(p->exec);
+}
+
+/* The first model parsed (cnn false) or the network imported with failures paused (cnn:
+ * layout_nchwc and its packed weights, the NCHW16c kernels' calls, the grouped
+ * convolution's and the other ops' legalization and schedules), the whole pipeline, the
+ * result printed, then rlx_vm_build_parts without passes: everything rlx_vm_compile does
+ * before it starts the C compiler. */
+static rlx_status_t* compile_parts(bool cnn, parts_t* out) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t *m = NULL, *lowered = NULL;
+  rlx_status_t* st = cnn ? import_paused(ctx, &m) : rlx_script_parse(ctx, model_text, "model.py", &m);
+  if (!st) st = rlx_pipeline_run(ctx, m, NULL, &lowered);
+  if (!st) {
+    out->lowered = rlx_script_print_module_ex(lowered, true);
+    if (!out->lowered) st = rlx_status_create(RLX_OUT_OF_MEMORY, "printing");
+  }
+  rlx_vm_compile_options_t opts = {.passes = "none"};
+  if (!st) st = rlx_vm_build_parts(ctx, lowered, &opts, &out->kernels, &out->exec, &out->n);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_parts(bool cnn, bool* ok_result) {
+  parts_t got = {0};
+  const parts_t* want = &want_parts[cnn];
+  rlx_status_t* st = compile_parts(cnn, &got);
+  if (!st)
+    *ok_result = same_text(got.lowered, want->lowered) && same_text(got.kernels, want->kernels) && got.exec &&
+                 (!want->exec || (got.n == want->n && memcmp(got.exec, want->exec, got.n) == 0));
+  parts_free(&got);
+  return st;
+}
+
+static rlx_status_t* run_compile(bool* ok_result) { return run_parts(false, ok_result); }
+static rlx_status_t* run_cnn(bool* ok_result) { return run_parts(true, ok_result); }
+
+/* fold_constants: a chain of calls on constants (add, permute_dims, relu, sum, matmul)
+ * evaluated at compile time by the TIR interpreter; the module printed after the pass with
+ * the folded constant's data. */
+static const char* fold_text =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import relax as R\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), dtype=\"float32\"):\n"
+    "        with R.dataflow():\n"
+    "            a: R.Tensor((2, 3), dtype=\"float32\") = R.add(R.const([[1, 2, 3], [4, 5, 6]], \"float32\"), R.const([[0.5, -1, 2], [0, 3, -4]], \"float32\"))\n"
+    "            b: R.Tensor((3, 2), dtype=\"float32\") = R.permute_dims(a, axes=[1, 0])\n"
+    "            c: R.Tensor((3, 2), dtype=\"float32\") = R.nn.relu(b)\n"
+    "            d: R.Tensor((1, 2), dtype=\"float32\") = R.sum(c, axis=[0], keepdims=True)\n"
+    "            e: R.Tensor((2, 3), dtype=\"float32\") = R.matmul(R.permute_dims(d, axes=[1, 0]), R.const([[1, 0.5, 0.25]], \"float32\"))\n"
+    "            f: R.Tensor((2, 3), dtype=\"float32\") = R.multiply(x, e)\n"
+    "            g: R.Tensor((2, 3), dtype=\"float32\") = R.exp(f)\n"
+    "            R.output(g)\n"
+    "        return g\n";
+
+static rlx_status_t* fold_print(char** out_text) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, fold_text, "fold.py", &m);
+  if (!st) st = rlx_module_print_after(ctx, m, "fold_constants", true, out_text);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_fold(bool* ok_result) {
+  char* text = NULL;
+  rlx_status_t* st = fold_print(&text);
+  if (!st) *ok_result = same_text(text, want_fold);
+  free(text);
+  return st;
+}
+
+/* The network compiled (at start, into work_dir) and run: the NCHW16c kernels' calls —
+ * conv2d_nchwc with its bias / residual / relu epilogue, max_pool2d_nchwc, mean_hw_nchwc,
+ * the layout conversion — their scratch and the VM's allocations, against PyTorch's output
+ * (make_sweep_onnx.py writes it next to the model). */
+static char cnn_so[128];
+static float cnn_y[4];
+
+static rlx_status_t* compile_cnn(const char* onnx_path) {
+  snprintf(cnn_so, sizeof cnn_so, "%s/cnn.so", work_dir);
+  char ypath[1024];
+  snprintf(ypath, sizeof ypath, "%.*s_y.npy", (int)(strlen(onnx_path) - strlen(".onnx")), onnx_path);
+  rlx_ndarray_t* y = NULL;
+  rlx_status_t* st = rlx_npy_load(ypath, &y);
+  if (!st && (y->dl.ndim != 2 || y->dl.shape[0] != 1 || y->dl.shape[1] != 4))
+    st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a 1 x 4 output", ypath);
+  if (!st) memcpy(cnn_y, y->dl.data, sizeof cnn_y);
+  rlx_ndarray_release(y);
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t* m = NULL;
+  if (!st) st = rlx_onnx_import_bytes(ctx, onnx_bytes, onnx_len, "sweep_cnn.onnx", &m);
+  if (!st) st = rlx_relax_build(ctx, m, NULL, cnn_so);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_cnn_run(bool* ok_result) {
+  rlx_vm_t* vm = NULL;
+  rlx_ndarray_t* x = NULL;
+  int64_t xs[4] = {1, 3, 8, 8};
+  rlx_status_t* st = rlx_vm_load(cnn_so, 0, NULL, &vm);
+  if (!st) st = rlx_ndarray_create(4, xs, rlx_dldtype(kDLFloat, 32, 1), NULL, &x);
+  int n = 0;
+  rlx_ndarray_t** outs = NULL;
+  if (!st) {
+    float* xd = x->dl.data;
+    for (int i = 0; i < 192; i++) xd[i] = (float)((i * 5) % 11 - 5) / 10.0f;
+    st = rlx_vm_invoke(vm, "main", 1, (DLTensor*[]){&x->dl}, &n, &outs);
+  }
+  if (!st) {
+    const rlx_ndarray_t* y = n == 1 ? outs[0] : NULL;
+    *ok_result = y && y->dl.ndim == 2 && y->dl.shape[0] == 1 && y->dl.shape[1] == 4;
+    for (int i = 0; i < 4 && *ok_result; i++) *ok_result = fabsf(((const float*)y->dl.data)[i] - cnn_y[i]) <= 1e-5f;
+  }
+  for (int i = 0; i < n; i++) rlx_ndarray_release(outs[i]);
+  free(outs);
+  rlx_ndarray_release(x);
+  rlx_vm_free(vm);
+  return st;
+}
+
+/* The archive's entries as one text: per entry its path, size and bytes (not the mtime). */
+static rlx_status_t* read_tar(const char* path, char** out_text) {
+  struct archive* a = archive_read_new();
+  archive_read_support_format_tar(a);
+  rlx_status_t* st = NULL;
+  if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+    st = rlx_status_create(RLX_IO_ERROR, "cannot read '%s': %s", path, archive_error_string(a));
+  } else {
+    rlx_strbuf_t sb = {0};
+    struct archive_entry* e;
+    char buf[8192];
+    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+      rlx_strbuf_printf(&sb, "==== %s %lld\n", archive_entry_pathname(e), (long long)archive_entry_size(e));
+      la_ssize_t r;
+      while ((r = archive_read_data(a, buf, sizeof buf)) > 0) rlx_strbuf_appendn(&sb, buf, (size_t)r);
+    }
+    *out_text = rlx_strbuf_take(&sb);
+    /* metadata.json's export_datetime is the time of the run */
+    char* when = strstr(*out_text, "\"export_datetime\":");
+    for (char* q = when ? strchr(when + 18, '"') + 1 : NULL; q && *q && *q != '"'; q++) *q = 'T';
+  }
+  archive_read_free(a);
+  return st;
+}
+
+/* rlx_export_mlf of the network (full-model: the pipeline up to plan_memory, lowering, the
+ * kernels' C, the AOT entry point, the runtime kernels' sources, metadata.json, the
+ * parameters) or of the first model's PrimFunc (operator style); the archive read back. An
+ * error must leave no archive. */
+static rlx_status_t* mlf_text(bool operator_style, char** out_text) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "context");
+  rlx_module_t* m = NULL;
+  rlx_status_t* st;
+  if (operator_style) {
+    bool was = atomic_exchange(&paused, true);
+    st = rlx_script_parse(ctx, model_text, "model.py", &m);
+    atomic_store(&paused, was);
+  } else {
+    st = import_paused(ctx, &m);
+  }
+  char tar[128];
+  snprintf(tar, sizeof tar, "%s/sweep.tar", work_dir);
+  rlx_mlf_options_t o = {.style = operator_style ? "operator" : NULL, .name = "sweep"};
+  if (!st) st = rlx_export_mlf(ctx, m, &o, tar);
+  if (!st) { /* reading it back is the test's, not rlx's */
+    bool was = atomic_exchange(&paused, true);
+    st = read_tar(tar, out_text);
+    atomic_store(&paused, was);
+  }
+  else if (access(tar, F_OK) == 0) st = rlx_status_create(RLX_INTERNAL, "an archive was left behind after: %s", rlx_status_message(st));
+  unlink(tar);
+  rlx_ctx_free(ctx);
+  return st;
+}
+
+static rlx_status_t* run_mlf(bool* ok_result) {
+  char* text = NULL;
+  rlx_status_t* st = mlf_text(false, &text);
+  if (!st) *ok_result = same_text(text, want_mlf);
+  free(text);
+  return st;
+}
+
+static rlx_status_t* run_mlf_ops(bool* ok_result) {
+  char* text = NULL;
+  rlx_status_t* st = mlf_text(true, &text);
+  if (!st) *ok_result = same_text(text, want_mlf_ops);
+  free(text);
+  return st;
+}
+
 typedef struct {
   const char* name;
   rlx_status_t* (*run)(bool* ok_result);
-  bool runtime; /* only runtime code (--runtime); the others are the compiler's (--compiler) */
+  const char* group; /* --group NAME runs a group's scenarios (one ctest each) */
+  bool needs_onnx;   /* needs --onnx */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
-    {"load_run", run_load_run, true},
-    {"vm_text", run_vm_text, true},
-    {"npy", run_npy, true},
-    {"parse", run_parse, false},
-    {"compile", run_compile, false},
+    {"load_run", run_load_run, "runtime", false},
+    {"vm_text", run_vm_text, "runtime", false},
+    {"npy", run_npy, "runtime", false},
+    {"cnn_run", run_cnn_run, "runtime", true},
+    {"parse", run_parse, "compiler", false},
+    {"compile", run_compile, "compiler", false},
+    {"fold", run_fold, "compiler", false},
+    {"onnx", run_onnx, "onnx", true},
+    {"cnn", run_cnn, "cnn", true},
+    {"mlf", run_mlf, "mlf", true},
+    {"mlf_ops", run_mlf_ops, "compiler", false},
 };
 enum { N_SCENARIOS = sizeof(scenarios) / sizeof(scenarios[0]) };
 
@@ -397,32 +634,67 @@ static void remove_model(void) {
   }
 }
 
+static bool in_group(const char* groups, const char* g) {
+  size_t n = strlen(g);
+  for (const char* p = groups; (p = strstr(p, g)) != NULL; p += n)
+    if ((p == groups || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return true;
+  return false;
+}
+
 int main(int argc, char** argv) {
   long long stride = 1;
-  bool runtime_only = false, compiler_only = false;
+  const char* groups = NULL; /* comma-separated; NULL: all */
+  const char* onnx_path = NULL;
   int a = 1;
   for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
-    if (strcmp(argv[a], "--runtime") == 0) runtime_only = true;
-    else if (strcmp(argv[a], "--compiler") == 0) compiler_only = true;
+    if (strcmp(argv[a], "--runtime") == 0) groups = "runtime";
+    else if (strcmp(argv[a], "--compiler") == 0) groups = "compiler";
+    else if (strcmp(argv[a], "--group") == 0 && a + 1 < argc) groups = argv[++a];
+    else if (strcmp(argv[a], "--onnx") == 0 && a + 1 < argc) onnx_path = argv[++a];
     else if (strcmp(argv[a], "--stride") == 0 && a + 1 < argc) stride = atoll(argv[++a]);
     else {
-      fprintf(stderr, "usage: %s [--runtime | --compiler] [--stride S] [SCENARIO [K]]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--group runtime|compiler|onnx|cnn|mlf[,...]] [--runtime | --compiler] [--onnx "
+              "SWEEP_CNN.onnx] [--stride S] [SCENARIO [K]]\n",
+              argv[0]);
       return 2;
     }
   }
   if (stride < 1) stride = 1;
-  if (!compiler_only) CHECK_OK(compile_model());
+  const char* only = a < argc ? argv[a] : NULL;
+  bool want_group[N_SCENARIOS], any_runtime = false, any_compiler = false;
+  for (int i = 0; i < N_SCENARIOS; i++) {
+    const scenario_t* s = &scenarios[i];
+    want_group[i] = (!groups || in_group(groups, s->group)) && (!only || strcmp(only, s->name) == 0);
+    if (want_group[i] && s->needs_onnx && !onnx_path) {
+      printf("%s: skipped (no --onnx)\n", s->name);
+      want_group[i] = false;
+    }
+    if (want_group[i] && strcmp(s->group, "runtime") == 0) any_runtime = true;
+    else if (want_group[i]) any_compiler = true;
+  }
+  if (any_runtime) CHECK_OK(compile_model());
   CHECK_OK(rlx_file_read("tests/fuzz/corpus/npy/f32_2x3.npy", &npy_bytes, &npy_len));
-  if (!runtime_only) { /* the compiler scenarios' results without failures */
+  if (onnx_path) CHECK_OK(rlx_file_read(onnx_path, &onnx_bytes, &onnx_len));
+  snprintf(work_dir, sizeof work_dir, "/tmp/rlx-alloc-sweep-w-XXXXXX");
+  CHECK(mkdtemp(work_dir) != NULL);
+  if (any_runtime && onnx_path) CHECK_OK(compile_cnn(onnx_path));
+  if (any_compiler) { /* the compiler scenarios' results without failures */
     CHECK_OK(parse_print(&want_parse));
-    CHECK_OK(compile_parts(&want_lowered, &want_kernels, &want_exec, &want_exec_n));
+    CHECK_OK(compile_parts(false, &want_parts[0]));
+    CHECK_OK(fold_print(&want_fold));
+    CHECK_OK(mlf_text(true, &want_mlf_ops));
+    if (onnx_path) {
+      CHECK_OK(onnx_print(&want_onnx));
+      CHECK_OK(compile_parts(true, &want_parts[1]));
+      CHECK_OK(mlf_text(false, &want_mlf));
+    }
   }
   if (test_failed_) TEST_MAIN_END();
   for (int i = 0; i < N_SCENARIOS; i++) {
     const scenario_t* s = &scenarios[i];
-    if (a < argc && strcmp(argv[a], s->name) != 0) continue;
-    if ((runtime_only && !s->runtime) || (compiler_only && s->runtime)) continue;
-    if (a + 1 < argc) { /* one k in the foreground, for a debugger */
+    if (!want_group[i]) continue;
+    if (only && a + 1 < argc) { /* one k in the foreground, for a debugger */
       verbose_run = true;
       int rc = run_one(s, atoll(argv[a + 1]), true, NULL);
       CHECK_MSG(rc == CHILD_OK, "code %d", rc);
@@ -431,11 +703,17 @@ int main(int argc, char** argv) {
     long long points = 0;
     sweep(s, stride, &points);
   }
-  remove_model();
+  if (any_runtime) remove_model();
+  if (cnn_so[0]) unlink(cnn_so);
+  rmdir(work_dir);
   free(npy_bytes);
+  free(onnx_bytes);
   free(want_parse);
-  free(want_lowered);
-  free(want_kernels);
-  free(want_exec);
+  parts_free(&want_parts[0]);
+  parts_free(&want_parts[1]);
+  free(want_fold);
+  free(want_mlf_ops);
+  free(want_onnx);
+  free(want_mlf);
   TEST_MAIN_END();
 }

@@ -717,6 +717,7 @@ static RLX_MUST_USE rlx_status_t* import_graph(rlx_onnx_importer_t* im, rlx_modu
 static RLX_MUST_USE rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data, size_t n, const char* name,
                                                const rlx_onnx_import_options_t* opts, rlx_module_t** out) {
   *out = NULL;
+  uint64_t mark = rlx_alloc_failures();
   Onnx__ModelProto* model = NULL;
   RLX_RETURN_IF_ERROR(rlx_onnx_model_unpack(data, n, name, &model));
   rlx_onnx_importer_t im;
@@ -736,6 +737,8 @@ static RLX_MUST_USE rlx_status_t* import_bytes(rlx_ctx_t* ctx, const void* data,
   rlx_onnx_strmap_free(&im.dims);
   rlx_onnx_strmap_free(&types);
   rlx_onnx_model_free(model);
+  /* a failed allocation (a lost map entry, a dropped push) fails the import, whatever it gave */
+  st = rlx_ctx_check(ctx, mark, st);
   if (st) {
     *out = NULL;
     return rlx_status_annotate(st, "%s", name);

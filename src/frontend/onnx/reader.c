@@ -15,7 +15,10 @@ static uint64_t str_hash(const char* s) { return rlx_hash_bytes(s, strlen(s), 0x
 static void strmap_grow(rlx_onnx_strmap_t* m) {
   int cap = m->cap ? m->cap * 2 : 64;
   rlx_onnx_strmap_slot_t* slots = calloc((size_t)cap, sizeof(*slots));
-  if (!slots) return; /* the old table stays valid */
+  if (!slots) { /* the old table stays valid; the import fails with out of memory (rlx_ctx_check) */
+    rlx_alloc_failed();
+    return;
+  }
   for (int i = 0; i < m->cap; i++) {
     if (!m->slots[i].key) continue;
     uint64_t h = str_hash(m->slots[i].key);
@@ -39,7 +42,10 @@ void rlx_onnx_strmap_put(rlx_onnx_strmap_t* m, const char* key, void* val) {
     }
     k = (k + 1) & (m->cap - 1);
   }
-  if ((m->len + 1) * 8 > m->cap * 7) return; /* growth failed and the table is full */
+  if ((m->len + 1) * 8 > m->cap * 7) { /* growth failed and the table is full */
+    rlx_alloc_failed();
+    return;
+  }
   m->slots[k].key = key;
   m->slots[k].val = val;
   m->len++;
@@ -65,13 +71,25 @@ void rlx_onnx_strmap_free(rlx_onnx_strmap_t* m) {
 
 /* ------------------------------------------------------------------ unpacking */
 /* Every allocation gets one extra zero byte, so bytes fields (attribute strings) are
- * NUL-terminated C strings. */
-static void* pb_alloc(void* user, size_t size) { return calloc(1, size + 1); }
+ * NUL-terminated C strings. A failed one sets *user (a bool, when given): protobuf-c then
+ * returns NULL as for malformed data, and the caller reports out of memory instead. */
+static void* pb_alloc(void* user, size_t size) {
+  void* p = calloc(1, size + 1);
+  if (!p && user) *(bool*)user = true;
+  return p;
+}
 static void pb_free(void* user, void* p) { free(p); }
 static ProtobufCAllocator pb_allocator(void) {
   ProtobufCAllocator a = {pb_alloc, pb_free, NULL};
   return a;
 }
+/* The allocator for unpacking (*failed set when an allocation fails). */
+static ProtobufCAllocator pb_unpack_allocator(bool* failed) {
+  *failed = false;
+  ProtobufCAllocator a = {pb_alloc, pb_free, failed};
+  return a;
+}
+#define UNPACK_OOM(name) rlx_status_create(RLX_OUT_OF_MEMORY, "%s: out of memory unpacking the protobuf data", name)
 
 /* Every name the importer looks up (in its string maps, by strcmp) present, in g and in the
  * subgraphs of its nodes' attributes: proto2 leaves an absent string field NULL. `where`
@@ -196,8 +214,10 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_model_unpack(const void* data, size_t n, con
   if (message_depth(&onnx__model_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep (subgraphs in subgraphs)",
                              name, MAX_MESSAGE_DEPTH);
-  ProtobufCAllocator a = pb_allocator();
+  bool failed;
+  ProtobufCAllocator a = pb_unpack_allocator(&failed);
   Onnx__ModelProto* m = onnx__model_proto__unpack(&a, n, data);
+  if (!m && failed) return UNPACK_OOM(name);
   if (!m)
     return rlx_status_create(RLX_PARSE_ERROR,
                              "%s: not a valid ONNX model (the protobuf data is malformed or truncated)", name);
@@ -223,8 +243,10 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_proto_unpack(const void* data, size_t
   *out = NULL;
   if (message_depth(&onnx__tensor_proto__descriptor, data, n, 0) > MAX_MESSAGE_DEPTH)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
-  ProtobufCAllocator a = pb_allocator();
+  bool failed;
+  ProtobufCAllocator a = pb_unpack_allocator(&failed);
   *out = onnx__tensor_proto__unpack(&a, n, data);
+  if (!*out && failed) return UNPACK_OOM(name);
   if (!*out)
     return rlx_status_create(RLX_PARSE_ERROR,
                              "%s: not a valid TensorProto (the protobuf data is malformed or truncated)", name);
@@ -241,8 +263,10 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_message_unpack(const ProtobufCMessageDescrip
   *out = NULL;
   if (message_depth(d, data, n, 0) > MAX_MESSAGE_DEPTH)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: messages nested more than %d levels deep", name, MAX_MESSAGE_DEPTH);
-  ProtobufCAllocator a = pb_allocator();
+  bool failed;
+  ProtobufCAllocator a = pb_unpack_allocator(&failed);
   *out = protobuf_c_message_unpack(d, &a, n, data);
+  if (!*out && failed) return UNPACK_OOM(name);
   if (!*out)
     return rlx_status_create(RLX_PARSE_ERROR, "%s: not a valid %s (the protobuf data is malformed or truncated)", name,
                              d->short_name);

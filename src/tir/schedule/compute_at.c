@@ -27,8 +27,7 @@ static void collect_loops(const rlx_tir_stmt_t* s, void* user) {
   if (s->kind != RLX_STMT_FOR) return;
   const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
   rlx_range_t r = {f->min, f->extent};
-  rlx_vec_push(&d->vars, f->var);
-  rlx_vec_push(&d->ranges, r);
+  if (rlx_vec_push(&d->vars, f->var) && !rlx_vec_push(&d->ranges, r)) d->vars.len--; /* same length (counted) */
 }
 
 /* Region of accesses to x (loads or stores) by the blocks under s, over one iteration of the

@@ -75,7 +75,11 @@ RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, cons
       continue;
     }
     kept[nl++] = f;
-    rlx_ptrmap_put(&lm, f->var, rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "%s_init", f->var->name), f->var->hdr.dtype));
+    if (!rlx_ptrmap_put(&lm, f->var, rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "%s_init", f->var->name), f->var->hdr.dtype))) {
+      st = rlx_status_create(RLX_OUT_OF_MEMORY, "decompose_reduction: out of memory"); /* the init loop needs its var */
+      rlx_ptrmap_free(&lm);
+      goto done;
+    }
   }
   /* init block: spatial iter vars only */
   rlx_tir_block_t* ib = RLX_NEW(ctx, rlx_tir_block_t);
