@@ -430,6 +430,10 @@ rlx_relax_expr_t* rlx_relax_expr_substitute(rlx_ctx_t* ctx, rlx_relax_expr_t* e,
 /* Calls f on e and every sub-expression, pre-order (binding values and nested function
  * bodies included; binding vars and params are not visited as expressions). */
 void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user);
+/* The same walk with a callback that can fail: it stops at the first error f returns and
+ * returns it as it is (issue 13's convention). */
+typedef rlx_status_t* (*rlx_relax_expr_try_fn_t)(const rlx_relax_expr_t* e, void* user);
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_try_visit(const rlx_relax_expr_t* e, rlx_relax_expr_try_fn_t f, void* user);
 /* Struct info with symbolic vars replaced per map (rlx_var_t* → rlx_expr_t*), dims
  * simplified; s itself when nothing changes. */
 rlx_sinfo_t* rlx_sinfo_substitute(rlx_ctx_t* ctx, rlx_sinfo_t* s, const rlx_ptrmap_t* map);
