@@ -260,7 +260,7 @@ static RLX_MUST_USE rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx
 
 /* Makes the operands of e leaves (call args, tuple fields, the tuple of a TupleGetItem, the
  * condition of an If), binding nested non-leaf expressions first. */
-static RLX_MUST_USE rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_bb_bind_operands(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   *out = e;
   switch (e->kind) {
@@ -322,7 +322,7 @@ static RLX_MUST_USE rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx
 static RLX_MUST_USE rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!expr) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL expression");
-  RLX_RETURN_IF_ERROR(flatten(bb, expr, &expr));
+  RLX_RETURN_IF_ERROR(rlx_bb_bind_operands(bb, expr, &expr));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, expr), "BlockBuilder.emit in '%s'", bb->fname));
   if (bb->in_dataflow && expr->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)expr))
     return rlx_status_create(RLX_INVALID_ARGUMENT,
@@ -451,7 +451,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_
                              "BlockBuilder.emit_func_output in '%s': output is DataflowVar %s, which is not visible "
                              "outside its dataflow block (use emit_output)",
                              bb->fname, ((rlx_relax_var_t*)output)->name);
-  RLX_RETURN_IF_ERROR(flatten(bb, output, &output)); /* nested operands are bound first */
+  RLX_RETURN_IF_ERROR(rlx_bb_bind_operands(bb, output, &output)); /* nested operands are bound first */
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, output), "BlockBuilder.emit_func_output in '%s'",
                                           bb->fname));
   if (params) {

@@ -508,6 +508,11 @@ RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* ke
  * function binding by binding (TVM's EmitNormalized). The value is normalized; a
  * DataflowVar outside a dataflow block and an impure call inside one are errors. */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
+/* e with its operands made leaves (TVM's ANF rule, what emit does before binding): call
+ * arguments, tuple fields, the tuple of a TupleGetItem and the condition of an If that are
+ * not leaves or tuples of leaves are bound to fresh vars first; e itself when nothing
+ * changes. For passes that rebuild a binding's value before rlx_bb_emit_binding. */
+RLX_MUST_USE rlx_status_t* rlx_bb_bind_operands(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
 /* Closes the function like rlx_bb_function_end but returns it without adding it to the
  * module (global_symbol = the name given at begin unless private); for passes, with: */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);

@@ -99,6 +99,17 @@ typedef struct {
 bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const sched_dom_t* dom,
                          rlx_expr_t** out_min, rlx_expr_t** out_max);
 
+/* The region of buffer x (per dimension, lo..hi inclusive, *out_lo / *out_hi in ctx) that
+ * the accesses under s touch in one iteration of the loops enclosing s: the loops inside s
+ * are bound in an (the caller has bound the enclosing ones) and range over their domains,
+ * each access's block bindings are substituted. which: SCHED_LOADS, SCHED_STORES or both.
+ * simplify: simplify the running min / max after each access (else the caller simplifies
+ * the result). False when there is no such access or one cannot be bounded (an index count
+ * that is not x's rank, a load outside any block, an index sched_eval_interval cannot tell). */
+enum { SCHED_LOADS = 1, SCHED_STORES = 2 };
+bool sched_access_region(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* x,
+                         unsigned which, bool simplify, rlx_expr_t*** out_lo, rlx_expr_t*** out_hi);
+
 /* Default schedule of one matmul-like block (default_matmul.c). *out_applied is false (and
  * the schedule unchanged, or a run-time fallback installed for symbolic extents) when the
  * block does not fit the pattern; then *out_why says why when the block is a contraction
