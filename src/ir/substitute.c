@@ -39,7 +39,7 @@ typedef struct {
   void* user;
 } visit_all_t;
 
-static rlx_status_t* visit_all(const rlx_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* visit_all(const rlx_expr_t* e, void* user) {
   const visit_all_t* v = user;
   v->f(e, v->user);
   return NULL;

@@ -469,7 +469,7 @@ rlx_sinfo_t* rlx_relax_prim_func_sinfo(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 RLX_MUST_USE rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
 /* The same for one function (name used in messages; m may be NULL: GlobalVars unchecked). */
 RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
-                                         const rlx_relax_func_t* f);
+                                                      const rlx_relax_func_t* f);
 
 /* ------------------------------------------------------------------ structural equality (structural.c) */
 /* Structural equality of two Relax functions / expressions: Relax vars are mapped by their
@@ -526,7 +526,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rl
  * equal to a PrimFunc already in the module is not added again (TVM's dedup): the existing
  * function's GlobalVar is returned. */
 RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
-                              rlx_relax_expr_t** out_gv);
+                                           rlx_relax_expr_t** out_gv);
 
 /* The public builder calls (rlx_bb_create, emit, emit_te, call_te ...) and the TE callback
  * types are declared in include/rlx/rlx.h only. */

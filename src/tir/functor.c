@@ -72,19 +72,19 @@ RLX_MUST_USE rlx_status_t* rlx_tir_stmt_try_visit(const rlx_tir_stmt_t* s, const
 }
 
 /* The visitor that cannot fail: the one walk above, through callbacks that return NULL. */
-static rlx_status_t* all_stmt(const rlx_tir_stmt_t* s, void* user) {
+static RLX_MUST_USE rlx_status_t* all_stmt(const rlx_tir_stmt_t* s, void* user) {
   const rlx_tir_visitor_t* v = user;
   v->f_stmt(s, v->user);
   return NULL;
 }
 
-static rlx_status_t* all_expr(const rlx_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* all_expr(const rlx_expr_t* e, void* user) {
   const rlx_tir_visitor_t* v = user;
   v->f_expr(e, v->user);
   return NULL;
 }
 
-static rlx_status_t* all_block(const rlx_tir_block_t* b, void* user) {
+static RLX_MUST_USE rlx_status_t* all_block(const rlx_tir_block_t* b, void* user) {
   const rlx_tir_visitor_t* v = user;
   v->f_block(b, v->user);
   return NULL;

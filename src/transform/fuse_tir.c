@@ -191,20 +191,20 @@ static RLX_MUST_USE rlx_status_t* known_buffer(const ft_t* t, const rlx_tir_buff
                                     : rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s unknown buffer %s", how, b->name);
 }
 
-static rlx_status_t* known_load(const rlx_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* known_load(const rlx_expr_t* e, void* user) {
   return e->kind == RLX_EXPR_BUFFER_LOAD ? known_buffer(user, RLX_AS(const rlx_buffer_load_t, e)->buffer, "load of")
                                          : NULL;
 }
 
-static rlx_status_t* known_loads(const rlx_expr_t* e, void* user) { return rlx_expr_try_visit(e, known_load, user); }
+static RLX_MUST_USE rlx_status_t* known_loads(const rlx_expr_t* e, void* user) { return rlx_expr_try_visit(e, known_load, user); }
 
-static rlx_status_t* known_stmt(const rlx_tir_stmt_t* s, void* user) {
+static RLX_MUST_USE rlx_status_t* known_stmt(const rlx_tir_stmt_t* s, void* user) {
   if (s->kind == RLX_STMT_BUFFER_STORE) return known_buffer(user, RLX_AS(const rlx_tir_store_t, s)->buffer, "access to");
   if (s->kind == RLX_STMT_ALLOCATE) return known_buffer(user, RLX_AS(const rlx_tir_allocate_t, s)->buffer, "access to");
   return NULL;
 }
 
-static rlx_status_t* known_block(const rlx_tir_block_t* b, void* user) {
+static RLX_MUST_USE rlx_status_t* known_block(const rlx_tir_block_t* b, void* user) {
   for (int i = 0; i < b->n_reads; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->reads[i].buffer, "access to"));
   for (int i = 0; i < b->n_writes; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->writes[i].buffer, "access to"));
   for (int i = 0; i < b->n_alloc_buffers; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->alloc_buffers[i], "access to"));

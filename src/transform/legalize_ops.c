@@ -69,7 +69,7 @@ static RLX_MUST_USE rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx
 }
 
 static RLX_MUST_USE rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
-                                   const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+                                                const rlx_relax_func_t* f, rlx_relax_func_t** out) {
   if (f->body->kind != RLX_RELAX_SEQ)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "legalize_ops: function '%s': body is not a SeqExpr (normalize it)",
                              name);

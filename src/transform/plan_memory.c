@@ -496,7 +496,7 @@ static RLX_MUST_USE rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_
   return rlx_status_create(RLX_INTERNAL, "plan_memory: bad expression kind %d", (int)e->kind);
 }
 
-static rlx_status_t* plan_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* plan_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
   return plan_func(user, f, out);
 }
 
@@ -528,7 +528,7 @@ static void add_bytes(stats_acc_t* a, rlx_expr_t* bytes) {
   else a->sym_sum = a->sym_sum ? rlx_ir_add(a->ctx, a->sym_sum, bytes) : bytes;
 }
 
-static rlx_status_t* stats_cb(const rlx_relax_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* stats_cb(const rlx_relax_expr_t* e, void* user) {
   stats_acc_t* a = user;
   if (e->kind != RLX_RELAX_CALL) return NULL;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;

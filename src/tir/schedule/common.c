@@ -69,8 +69,8 @@ bool sched_path_to_stmt(rlx_tir_stmt_t* root, const rlx_tir_stmt_t* target, sche
   return walk_path(root, match_ptr, target, out);
 }
 
-rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
-                              rlx_tir_block_realize_t** out_br) {
+RLX_MUST_USE rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
+                                           rlx_tir_block_realize_t** out_br) {
   if (!name || !sched_path_to_block(s->func->body, name, path))
     return rlx_status_create(RLX_NOT_FOUND, "schedule: no block named '%s' in function '%s'", name ? name : "(null)",
                              s->func->name);
@@ -78,8 +78,8 @@ rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t*
   return NULL;
 }
 
-rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
-                             rlx_tir_for_t** out_for) {
+RLX_MUST_USE rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
+                                          rlx_tir_for_t** out_for) {
   if (!loop || !sched_path_to_loop(s->func->body, loop, path))
     return rlx_status_create(RLX_NOT_FOUND, "%s: loop '%s' is not in function '%s'", op,
                              loop ? loop->name : "(null)", s->func->name);
