@@ -78,6 +78,8 @@ static int runtime_allocs(rlx_ctx_t* ctx, rlx_strbuf_t* sb, const char* fname, c
       const rlx_sinfo_t* si = bd->var->hdr.sinfo;
       bool list = si && si->kind == RLX_SINFO_OBJECT && callee && strstr(callee, "sequence"); /* a VM list */
       if (!callee || !si || (si->kind != RLX_SINFO_TENSOR && si->kind != RLX_SINFO_TUPLE && !list)) continue;
+      /* R.Tuple(): a destination-passing call (the rlx.nn kernels) returns nothing */
+      if (si->kind == RLX_SINFO_TUPLE && ((const rlx_sinfo_tuple_t*)si)->n_fields == 0) continue;
       if (strncmp(callee, "vm.builtin.", 11) == 0 && strncmp(callee, "vm.builtin.alloc", 16) == 0) continue;
       rlx_strbuf_printf(sb, "run-time allocation %s: %s = %s(...) -> %s (sized by the callee when it runs)\n", fname,
                         bd->var->name, callee, rlx_sinfo_str(ctx, si));

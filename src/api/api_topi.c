@@ -18,38 +18,54 @@
 
 /* ------------------------------------------------------------------ adapters */
 static rlx_te_tensor_t* a_unary(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_unary(x->ctx, (rlx_topi_unary_t)x->code, x->t[0], st);
+  rlx_te_tensor_t* t = NULL;
+  *st = rlx_topi_unary(x->ctx, (rlx_topi_unary_t)x->code, x->t[0], &t);
+  return t;
 }
 
 static rlx_te_tensor_t* a_binary(const targs_t* x, rlx_status_t** st) {
   rlx_topi_binary_t op = (rlx_topi_binary_t)x->code;
-  if (x->t[0] && x->t[1]) return rlx_topi_binary(x->ctx, op, x->t[0], x->t[1], st);
   const rlx_attr_t* lhs = attr(x, "lhs");
   const rlx_attr_t* rhs = attr(x, "rhs");
-  if (x->t[0] && rhs && rhs->kind == RLX_ATTR_EXPR) return rlx_topi_binary_scalar(x->ctx, op, x->t[0], rhs->u.expr, false, st);
-  if (x->t[1] && lhs && lhs->kind == RLX_ATTR_EXPR) return rlx_topi_binary_scalar(x->ctx, op, x->t[1], lhs->u.expr, true, st);
-  return fail(st, "topi.%s: expected a tensor and a tensor or scalar", rlx_topi_binary_name(op));
+  rlx_te_tensor_t* t = NULL;
+  if (x->t[0] && x->t[1])
+    *st = rlx_topi_binary(x->ctx, op, x->t[0], x->t[1], &t);
+  else if (x->t[0] && rhs && rhs->kind == RLX_ATTR_EXPR)
+    *st = rlx_topi_binary_scalar(x->ctx, op, x->t[0], rhs->u.expr, false, &t);
+  else if (x->t[1] && lhs && lhs->kind == RLX_ATTR_EXPR)
+    *st = rlx_topi_binary_scalar(x->ctx, op, x->t[1], lhs->u.expr, true, &t);
+  else
+    return fail(st, "topi.%s: expected a tensor and a tensor or scalar", rlx_topi_binary_name(op));
+  return t;
 }
 
 static rlx_te_tensor_t* a_reduce(const targs_t* x, rlx_status_t** st) {
   int n;
   const int64_t* axes = get_ints(x, "axis", &n);
-  return rlx_topi_reduce(x->ctx, (rlx_topi_reduce_t)x->code, x->t[0], n < 0 ? 0 : n, axes,
-                         get_bool(x, "keepdims", false), st);
+  rlx_te_tensor_t* t = NULL;
+  *st = rlx_topi_reduce(x->ctx, (rlx_topi_reduce_t)x->code, x->t[0], n < 0 ? 0 : n, axes,
+                        get_bool(x, "keepdims", false), &t);
+  return t;
 }
 
 static rlx_te_tensor_t* a_cast(const targs_t* x, rlx_status_t** st) {
   rlx_dtype_t t = get_dtype(x, "dtype");
   if (rlx_dtype_is_void(t)) return fail(st, "topi.%s: dtype is required", "cast");
-  return rlx_topi_cast(x->ctx, x->t[0], t, st);
+  rlx_te_tensor_t* r = NULL;
+  *st = rlx_topi_cast(x->ctx, x->t[0], t, &r);
+  return r;
 }
 
 static rlx_te_tensor_t* a_clip(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_clip(x->ctx, x->t[0], get_float(x, "a_min", 0), get_float(x, "a_max", 0), st);
+  rlx_te_tensor_t* r = NULL;
+  *st = rlx_topi_clip(x->ctx, x->t[0], get_float(x, "a_min", 0), get_float(x, "a_max", 0), &r);
+  return r;
 }
 
 static rlx_te_tensor_t* a_where(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_where(x->ctx, x->t[0], x->t[1], x->t[2], st);
+  rlx_te_tensor_t* r = NULL;
+  *st = rlx_topi_where(x->ctx, x->t[0], x->t[1], x->t[2], &r);
+  return r;
 }
 
 static rlx_expr_t** int64_exprs(rlx_ctx_t* ctx, int n, const int64_t* v) {
@@ -62,7 +78,9 @@ static rlx_te_tensor_t* a_broadcast_to(const targs_t* x, rlx_status_t** st) {
   int n;
   const int64_t* s = get_ints(x, "shape", &n);
   if (n < 0) return fail(st, "topi.%s: shape is required", "broadcast_to");
-  return rlx_topi_broadcast_to(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), st);
+  rlx_te_tensor_t* r = NULL;
+  *st = rlx_topi_broadcast_to(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), &r);
+  return r;
 }
 
 static rlx_te_tensor_t* a_reshape(const targs_t* x, rlx_status_t** st) {

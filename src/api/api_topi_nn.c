@@ -270,7 +270,11 @@ static rlx_te_tensor_t* a_matmul(const targs_t* x, rlx_status_t** st) {
   if (ta && !(a = swap_last(x->ctx, a, st))) return NULL;
   if (tb && !(b = swap_last(x->ctx, b, st))) return NULL;
   rlx_te_tensor_t* out = rlx_topi_matmul(x->ctx, a, b, get_dtype(x, "out_dtype"), st);
-  if (out && x->n > 2 && x->t[2]) out = rlx_topi_binary(x->ctx, RLX_TOPI_ADD, out, x->t[2], st);
+  if (out && x->n > 2 && x->t[2]) {
+    rlx_te_tensor_t* sum = NULL;
+    *st = rlx_topi_binary(x->ctx, RLX_TOPI_ADD, out, x->t[2], &sum);
+    out = sum;
+  }
   return out;
 }
 
@@ -386,7 +390,9 @@ static rlx_te_tensor_t* a_full(const targs_t* x, rlx_status_t** st) {
   double v = get_float(x, "fill_value", 0);
   if (x->n == 1) {
     rlx_te_tensor_t* t = x->t[0];
-    return rlx_topi_full(x->ctx, rlx_te_tensor_ndim(t), t->buffer->shape, t->buffer->dtype, &v, NULL, st);
+    rlx_te_tensor_t* r = NULL;
+    *st = rlx_topi_full(x->ctx, rlx_te_tensor_ndim(t), t->buffer->shape, t->buffer->dtype, &v, NULL, &r);
+    return r;
   }
   int n;
   const int64_t* s = get_ints(x, "shape", &n);
@@ -397,7 +403,9 @@ static rlx_te_tensor_t* a_full(const targs_t* x, rlx_status_t** st) {
     if (s[i] < 0 || !in_limit(s[i])) return bad(st, "shape dim %d is out of range (%lld)", i, (long long)s[i]);
     shape[i] = rlx_ir_i64(x->ctx, s[i]);
   }
-  return rlx_topi_full(x->ctx, n, shape, dt, &v, NULL, st);
+  rlx_te_tensor_t* r = NULL;
+  *st = rlx_topi_full(x->ctx, n, shape, dt, &v, NULL, &r);
+  return r;
 }
 
 /* ------------------------------------------------------------------ the entries */

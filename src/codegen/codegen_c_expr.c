@@ -417,7 +417,35 @@ static bool emit_vector_math(cg_t* g, const rlx_call_t* c) {
   return true;
 }
 
+/* T.prefetch(T.address_of(B[i]), rw, locality, cache_type): __builtin_prefetch of the element's
+ * address (rw and locality constants, as the builtin needs); a buffer held in registers has
+ * no address to prefetch. */
+static void emit_prefetch(cg_t* g, const rlx_call_t* c) {
+  const rlx_call_t* a = c->args[0]->kind == RLX_EXPR_CALL ? RLX_AS(const rlx_call_t, c->args[0]) : NULL;
+  int64_t rw, loc;
+  if (!a || strcmp(a->op, "address_of") != 0 || a->n_args != 1 || a->args[0]->kind != RLX_EXPR_BUFFER_LOAD ||
+      !cg_const_eval(c->args[1], &rw) || !cg_const_eval(c->args[2], &loc) || rw < 0 || rw > 1 || loc < 0 || loc > 3) {
+    cg_fail(g, RLX_UNSUPPORTED, "%s: T.prefetch takes T.address_of(B[i]) and constant rw (0-1) and locality (0-3)", g->fname);
+    P("0");
+    return;
+  }
+  const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, a->args[0]);
+  if (rlx_ptrmap_get(&g->scalar, l->buffer->data)) {
+    P("0");
+    return;
+  }
+  P("__builtin_prefetch(&");
+  emit_ptr(g, l->buffer);
+  P("[");
+  cg_expr(g, cg_flat_index(g, l->buffer, l->n_indices, l->indices));
+  PF("], %d, %d)", (int)rw, (int)loc);
+}
+
 static void emit_call(cg_t* g, const rlx_call_t* c) {
+  if (strcmp(c->op, "prefetch") == 0 && c->n_args == 4) {
+    emit_prefetch(g, c);
+    return;
+  }
   if (c->hdr.dtype.lanes > 1 && emit_vector_math(g, c)) return;
   char* tmpl = intrin_template(c);
   if (!tmpl) {

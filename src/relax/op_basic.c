@@ -313,8 +313,7 @@ typedef struct {
 static RLX_MUST_USE rlx_status_t* te_unary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                            rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], &st), st;
+  return rlx_topi_unary(ctx, (rlx_topi_unary_t)u->op, in[0], out);
 }
 
 rlx_status_t* ob_legalize_unary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -422,10 +421,8 @@ typedef struct {
 static RLX_MUST_USE rlx_status_t* te_binary(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   bin_user_t* u = user;
-  rlx_status_t* st = NULL;
-  if (u->scalar)
-    return *out = rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, &st), st;
-  return *out = rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], &st), st;
+  if (u->scalar) return rlx_topi_binary_scalar(ctx, (rlx_topi_binary_t)u->op, in[0], u->scalar, u->scalar_first, out);
+  return rlx_topi_binary(ctx, (rlx_topi_binary_t)u->op, in[0], in[1], out);
 }
 
 /* True for a float constant exponent equal to 2 that does not broadcast x to a bigger shape:
@@ -486,8 +483,7 @@ rlx_status_t* ob_infer_where(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
 static RLX_MUST_USE rlx_status_t* te_where(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                            rlx_te_tensor_t** out) {
   (void)user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_where(ctx, in[0], in[1], in[2], &st), st;
+  return rlx_topi_where(ctx, in[0], in[1], in[2], out);
 }
 
 rlx_status_t* ob_legalize_where(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -512,8 +508,7 @@ rlx_status_t* ob_infer_astype(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 static RLX_MUST_USE rlx_status_t* te_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_cast(ctx, in[0], u->dtype, &st), st;
+  return rlx_topi_cast(ctx, in[0], u->dtype, out);
 }
 
 rlx_status_t* ob_legalize_astype(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -560,8 +555,7 @@ rlx_status_t* ob_infer_clip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
 static RLX_MUST_USE rlx_status_t* te_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   ew_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_clip(ctx, in[0], u->lo, u->hi, &st), st;
+  return rlx_topi_clip(ctx, in[0], u->lo, u->hi, out);
 }
 
 rlx_status_t* ob_legalize_clip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {

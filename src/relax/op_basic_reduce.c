@@ -63,10 +63,8 @@ typedef struct {
 static RLX_MUST_USE rlx_status_t* te_reduce(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   red_user_t* u = user;
-  rlx_status_t* st = NULL;
-  if (u->op >= VARIANCE)
-    return *out = rlx_topi_variance(ctx, in[0], u->n_axes, u->axes, u->keepdims, u->op == STD, &st), st;
-  return *out = rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, &st), st;
+  if (u->op >= VARIANCE) return rlx_topi_variance(ctx, in[0], u->n_axes, u->axes, u->keepdims, u->op == STD, out);
+  return rlx_topi_reduce(ctx, (rlx_topi_reduce_t)u->op, in[0], u->n_axes, u->axes, u->keepdims, out);
 }
 
 rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {

@@ -162,7 +162,7 @@ static RLX_MUST_USE rlx_status_t* te_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* co
   sh_user_t* u = user;
   rlx_status_t* st = NULL;
   rlx_expr_t** s = ob_to_te_shape(ctx, 1, u->args, in, u->ndim, u->shape);
-  if (u->flag) return *out = rlx_topi_broadcast_to(ctx, in[0], u->ndim, s, &st), st;
+  if (u->flag) return rlx_topi_broadcast_to(ctx, in[0], u->ndim, s, out);
   return *out = rlx_topi_reshape(ctx, in[0], u->ndim, s, &st), st;
 }
 
@@ -739,8 +739,7 @@ rlx_status_t* ob_infer_full(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
 static RLX_MUST_USE rlx_status_t* te_full(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_full(ctx, u->ndim, u->shape, u->dtype, n ? NULL : &u->value, n ? in[0] : NULL, &st), st;
+  return rlx_topi_full(ctx, u->ndim, u->shape, u->dtype, n ? NULL : &u->value, n ? in[0] : NULL, out);
 }
 
 rlx_status_t* ob_legalize_full(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {

@@ -458,6 +458,12 @@ static RLX_MUST_USE rlx_status_t* eval_call(tp_t* p, const py_expr_t* e, rlx_exp
       args[1] = RLX_AS(rlx_select_t, sel)->f;
     }
     rlx_dtype_t rt = in->returns_bool ? rlx_dtype_with_lanes(rlx_dt_bool(), args[0]->dtype.lanes) : args[0]->dtype;
+    if (strcmp(fn, "address_of") == 0) {
+      if (args[0]->kind != RLX_EXPR_BUFFER_LOAD) return tp_err(p, e->items[0], "expected a buffer element B[i] in T.address_of, got an expression");
+      rt = rlx_dt_handle();
+    } else if (strcmp(fn, "prefetch") == 0) {
+      rt = rlx_dt_int32();
+    }
     *out = rlx_ir_call(p->ctx, rt, fn, in->n_args, args);
     return NULL;
   }

@@ -430,6 +430,11 @@ __attribute__((noinline)) static rlx_status_t* eval_call(interp_t* in, const rlx
     for (int k = 0; k < cond.t.lanes; k++) out->u.i[k] = cond.u.i[k] ? a.u.i[k] : b.u.i[k];
     return NULL;
   }
+  if (strcmp(op, "prefetch") == 0) { /* a hint: nothing to do */
+    out->t = rlx_dt_int32();
+    out->u.i[0] = 0;
+    return NULL;
+  }
   val_t args[3];
   if (c->n_args > 3) return err(in, RLX_UNSUPPORTED, "intrinsic '%s' with %d arguments", op, c->n_args);
   int lanes = 1;

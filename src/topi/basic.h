@@ -7,9 +7,11 @@
  *
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
- * - On bad input (ranks, axes, dtypes, incompatible shapes) a function returns NULL and sets
- *   *out_st to an error naming the op ("topi.add: cannot broadcast (2, 3) and (4,)"); it
- *   never crashes. out_st must not be NULL; it is left untouched on success.
+ * - A function that can fail returns a status (NULL = success) and stores its result in *out,
+ *   its last parameter, only on success. On bad input (ranks, axes, dtypes, incompatible
+ *   shapes) it returns an error naming the op ("topi.add: cannot broadcast (2, 3) and (4,)")
+ *   and never crashes. (transform.c and transform_index.c still take the older form: they
+ *   return the tensor, or NULL with *out_st set; being converted.)
  * - Output tensors are named as TVM's topi names them (T_add, T_transpose, compute ...) and
  *   tagged "elemwise", "broadcast", "injective" or "comm_reduce".
  * - Axes are plain ints; negative axes count from the end. Shape dims are PrimExprs (int64
@@ -35,15 +37,17 @@ bool rlx_topi_unary_float_only(rlx_topi_unary_t op);
  * is the erf form 0.5*x*(1+erf(x/sqrt(2))), gelu_tanh the tanh approximation; round rounds
  * half to even (the nearbyint intrinsic, as numpy and TVM's LLVM lowering); floor, ceil,
  * round and trunc of ints are the identity. Error: a float-only op on a non-float x. */
-rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x,
+                                          rlx_te_tensor_t** out);
 /* x cast to dtype elementwise (T_cast; TVM's topi.cast). */
-rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_te_tensor_t** out);
 /* min(max(x, lo), hi) with lo/hi converted to x's dtype (compute, tag elemwise). */
-rlx_te_tensor_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi,
+                                         rlx_te_tensor_t** out);
 /* A tensor of the given shape filled with value (T_full); value NULL = fill from the 0-d
  * tensor fill (its value cast to dtype). */
-rlx_te_tensor_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
-                               const double* value, rlx_te_tensor_t* fill, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
+                                         const double* value, rlx_te_tensor_t* fill, rlx_te_tensor_t** out);
 
 /* ------------------------------------------------------------------ broadcast.c */
 /* A shape dim simplified knowing that every integer var in it (a shape var) is >= 0. */
@@ -106,21 +110,21 @@ bool rlx_topi_binary_int_only(rlx_topi_binary_t op);
  * for ints (TVM's tir.Div); floor_divide: floor(a / b) / floordiv; mod: the remainder with
  * a's sign (fmod, C %); floor_mod: with b's sign (numpy's mod); bitwise ops: ints and bools
  * only. */
-rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
-                                 rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
+                                           rlx_te_tensor_t** out);
 /* op(x, scalar) (or op(scalar, x) when scalar_first) elementwise: the scalar is a PrimExpr
  * (TVM's binary ops with a PrimValue operand). A constant of another dtype is converted to
  * x's; a non-constant must have x's dtype (logical ops: any). Tag "elemwise". */
-rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x, rlx_expr_t* scalar,
-                                        bool scalar_first, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x,
+                                                  rlx_expr_t* scalar, bool scalar_first, rlx_te_tensor_t** out);
 /* topi.add: a + b with broadcasting (for builders). */
-rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_te_tensor_t** out);
 /* where(cond, x, y), three-way broadcasting; cond nonzero selects x. x, y same dtype. */
-rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
-                                rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
+                                          rlx_te_tensor_t** out);
 /* x broadcast to shape (x right-aligned; each dim of x is 1 or equals the target's). */
-rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
-                                       rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                                 rlx_te_tensor_t** out);
 
 /* ------------------------------------------------------------------ reduce.c */
 typedef enum {
@@ -140,13 +144,13 @@ RLX_MUST_USE rlx_status_t* rlx_topi_reduce_axes(const char* op, int ndim, int n_
  * x's dtype. mean: sum then divide by the count (two stages). argmax/argmin: the index of
  * the first extreme element along the reduced axes (row-major position when several axes),
  * int64. */
-rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
-                                 const int64_t* axes, bool keepdims, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
+                                           const int64_t* axes, bool keepdims, rlx_te_tensor_t** out);
 
 /* Variance over axes (NULL = all) with keepdims: mean((x - mean(x))^2), several stages;
  * std: its square root. Float tensors only. */
-rlx_te_tensor_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes, bool keepdims,
-                                   bool std, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                             bool keepdims, bool std, rlx_te_tensor_t** out);
 
 /* ------------------------------------------------------------------ transform.c */
 /* x with its dims permuted: out.shape[i] = x.shape[axes[i]] (axes NULL = reversed);

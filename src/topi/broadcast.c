@@ -205,64 +205,55 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return x;
 }
 
-rlx_te_tensor_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
-                                 rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
+                                           rlx_te_tensor_t** out) {
   if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !a || !b) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op or NULL input");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op or NULL input");
   }
   const char* name = binary_names[op];
   bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
   if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(a->buffer->dtype)) {
     char x[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", name,
-                                rlx_dtype_str(a->buffer->dtype, x));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", name,
+                             rlx_dtype_str(a->buffer->dtype, x));
   }
   if (!logical && !rlx_dtype_eq(a->buffer->dtype, b->buffer->dtype)) {
     char x[32], y[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", name,
-                                rlx_dtype_str(a->buffer->dtype, x), rlx_dtype_str(b->buffer->dtype, y));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", name,
+                             rlx_dtype_str(a->buffer->dtype, x), rlx_dtype_str(b->buffer->dtype, y));
   }
   int n = 0;
   rlx_expr_t** shape = NULL;
-  rlx_status_t* st = rlx_topi_broadcast_shape(ctx, rlx_ctx_sprintf(ctx, "topi.%s", name), a->buffer->ndim,
-                                              a->buffer->shape, b->buffer->ndim, b->buffer->shape, &n, &shape);
-  if (st) {
-    *out_st = st;
-    return NULL;
-  }
+  RLX_RETURN_IF_ERROR(rlx_topi_broadcast_shape(ctx, rlx_ctx_sprintf(ctx, "topi.%s", name), a->buffer->ndim,
+                                               a->buffer->shape, b->buffer->ndim, b->buffer->shape, &n, &shape));
   bin_user_t* u = RLX_NEW(ctx, bin_user_t);
   u->op = op;
   u->a = a;
   u->b = b;
   u->ndim = n;
   u->shape = shape;
-  return rlx_te_compute_named(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast",
+  *out = rlx_te_compute_named(ctx, n, shape, binary_body, u, rlx_ctx_sprintf(ctx, "T_%s", name), "broadcast",
                               rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x, rlx_expr_t* scalar,
-                                        bool scalar_first, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x,
+                                                  rlx_expr_t* scalar, bool scalar_first, rlx_te_tensor_t** out) {
   if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !x || !scalar || scalar->dtype.lanes != 1) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op, NULL input or non-scalar value");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op, NULL input or non-scalar value");
   }
   rlx_dtype_t t = x->buffer->dtype;
   bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
   if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(t)) {
     char b[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", binary_names[op],
-                                rlx_dtype_str(t, b));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs int or bool tensors, got %s", binary_names[op],
+                             rlx_dtype_str(t, b));
   }
   if (!logical && !rlx_dtype_eq(scalar->dtype, t)) {
     if (scalar->kind != RLX_EXPR_INT_IMM && scalar->kind != RLX_EXPR_FLOAT_IMM) {
       char a[32], b[32];
-      *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", binary_names[op],
-                                  rlx_dtype_str(t, a), rlx_dtype_str(scalar->dtype, b));
-      return NULL;
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: operand dtypes differ: %s and %s", binary_names[op],
+                               rlx_dtype_str(t, a), rlx_dtype_str(scalar->dtype, b));
     }
     scalar = rlx_ir_cast(ctx, t, scalar); /* a constant takes the tensor's dtype */
   }
@@ -276,13 +267,14 @@ rlx_te_tensor_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rl
     u->sb = scalar;
   u->ndim = x->buffer->ndim;
   u->shape = x->buffer->shape;
-  return rlx_te_compute_named(ctx, u->ndim, x->buffer->shape, binary_body, u,
+  *out = rlx_te_compute_named(ctx, u->ndim, x->buffer->shape, binary_body, u,
                               rlx_ctx_sprintf(ctx, "T_%s", binary_names[op]), "elemwise",
                               rlx_topi_axis_names(ctx, u->ndim, "ax"));
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_status_t** out_st) {
-  return rlx_topi_binary(ctx, RLX_TOPI_ADD, a, b, out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_add(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_te_tensor_t** out) {
+  return rlx_topi_binary(ctx, RLX_TOPI_ADD, a, b, out);
 }
 
 static rlx_expr_t* where_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -292,34 +284,30 @@ static rlx_expr_t* where_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
                        rlx_topi_broadcast_load(ctx, u->b, u->ndim, u->shape, idx));
 }
 
-rlx_te_tensor_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
-                                rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
+                                          rlx_te_tensor_t** out) {
   if (!cond || !x || !y) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: NULL input");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: NULL input");
   }
   if (!rlx_dtype_eq(x->buffer->dtype, y->buffer->dtype)) {
     char a[32], b[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: x and y dtypes differ: %s and %s",
-                                rlx_dtype_str(x->buffer->dtype, a), rlx_dtype_str(y->buffer->dtype, b));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: x and y dtypes differ: %s and %s",
+                             rlx_dtype_str(x->buffer->dtype, a), rlx_dtype_str(y->buffer->dtype, b));
   }
   int n1 = 0, n = 0;
   rlx_expr_t **s1 = NULL, **s = NULL;
   rlx_status_t* st = rlx_topi_broadcast_shape(ctx, "topi.where", x->buffer->ndim, x->buffer->shape, y->buffer->ndim,
                                               y->buffer->shape, &n1, &s1);
   if (!st) st = rlx_topi_broadcast_shape(ctx, "topi.where", cond->buffer->ndim, cond->buffer->shape, n1, s1, &n, &s);
-  if (st) {
-    *out_st = st;
-    return NULL;
-  }
+  if (st) return st;
   bin_user_t* u = RLX_NEW(ctx, bin_user_t);
   u->a = x;
   u->b = y;
   u->c = cond;
   u->ndim = n;
   u->shape = s;
-  return rlx_te_compute_named(ctx, n, s, where_body, u, "T_where", "broadcast", rlx_topi_axis_names(ctx, n, "ax"));
+  *out = rlx_te_compute_named(ctx, n, s, where_body, u, "T_where", "broadcast", rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }
 
 static rlx_expr_t* bto_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -327,26 +315,25 @@ static rlx_expr_t* bto_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_topi_broadcast_load(ctx, u->a, u->ndim, u->shape, idx);
 }
 
-rlx_te_tensor_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
-                                       rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                                 rlx_te_tensor_t** out) {
   if (!x || ndim < x->buffer->ndim) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast rank %d to rank %d",
-                                x ? x->buffer->ndim : -1, ndim);
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast rank %d to rank %d",
+                             x ? x->buffer->ndim : -1, ndim);
   }
   int xn = x->buffer->ndim;
   for (int d = 0; d < xn; d++) {
     rlx_expr_t* xd = x->buffer->shape[d];
     rlx_expr_t* td = shape[d + ndim - xn];
     if (is_one(xd) || xd == td || rlx_ir_prove_equal(ctx, xd, td)) continue;
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast %s to %s",
-                                rlx_topi_shape_str(ctx, xn, x->buffer->shape), rlx_topi_shape_str(ctx, ndim, shape));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast %s to %s",
+                             rlx_topi_shape_str(ctx, xn, x->buffer->shape), rlx_topi_shape_str(ctx, ndim, shape));
   }
   bin_user_t* u = RLX_NEW(ctx, bin_user_t);
   u->a = x;
   u->ndim = ndim;
   u->shape = (rlx_expr_t**)shape;
-  return rlx_te_compute_named(ctx, ndim, shape, bto_body, u, "T_broadcast_to", "broadcast",
+  *out = rlx_te_compute_named(ctx, ndim, shape, bto_body, u, "T_broadcast_to", "broadcast",
                               rlx_topi_axis_names(ctx, ndim, "ax"));
+  return NULL;
 }

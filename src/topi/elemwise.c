@@ -134,17 +134,16 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return v;
 }
 
-rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x,
+                                          rlx_te_tensor_t** out) {
   if ((unsigned)op >= RLX_TOPI_UNARY_COUNT || !x) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.unary: bad op or NULL input");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.unary: bad op or NULL input");
   }
   rlx_dtype_t t = x->buffer->dtype;
   if (unary_float_only[op] && !rlx_dtype_is_float(t)) {
     char b[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", unary_names[op],
-                                rlx_dtype_str(t, b));
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", unary_names[op],
+                             rlx_dtype_str(t, b));
   }
   unary_user_t* u = RLX_NEW(ctx, unary_user_t);
   u->op = op;
@@ -154,8 +153,9 @@ rlx_te_tensor_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tens
    * "T_<name>" over ax0, ax1, ... */
   bool cpp = op == RLX_TOPI_ERF || op == RLX_TOPI_SIGN || op == RLX_TOPI_LOGICAL_NOT;
   const char* name = cpp ? rlx_ctx_sprintf(ctx, "T_%s", unary_names[op]) : "compute";
-  return rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, unary_body, u, name, "elemwise",
+  *out = rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, unary_body, u, name, "elemwise",
                               rlx_topi_axis_names(ctx, x->buffer->ndim, cpp ? "ax" : "i"));
+  return NULL;
 }
 
 typedef struct {
@@ -174,16 +174,16 @@ static rlx_expr_t* cast_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_cast(ctx, u->t, v);
 }
 
-rlx_te_tensor_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_te_tensor_t** out) {
   if (!x || dtype.code == RLX_DT_HANDLE) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cast: NULL input or bad target dtype");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cast: NULL input or bad target dtype");
   }
   cast_user_t* u = RLX_NEW(ctx, cast_user_t);
   u->x = x;
   u->t = dtype;
-  return rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, cast_body, u, "T_cast", "elemwise",
+  *out = rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, cast_body, u, "T_cast", "elemwise",
                               rlx_topi_axis_names(ctx, x->buffer->ndim, "ax"));
+  return NULL;
 }
 
 /* A double as a constant of dtype t (ints: truncated toward zero, saturated). */
@@ -210,16 +210,17 @@ static rlx_expr_t* clip_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_min(ctx, rlx_ir_max(ctx, v, const_of(ctx, v->dtype, u->lo)), const_of(ctx, v->dtype, u->hi));
 }
 
-rlx_te_tensor_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi,
+                                         rlx_te_tensor_t** out) {
   if (!x || rlx_dtype_is_bool(x->buffer->dtype)) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.clip: needs a numeric tensor");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.clip: needs a numeric tensor");
   }
   cast_user_t* u = RLX_NEW(ctx, cast_user_t);
   u->x = x;
   u->lo = lo;
   u->hi = hi;
-  return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, clip_body, u, "compute", "elemwise");
+  *out = rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, clip_body, u, "compute", "elemwise");
+  return NULL;
 }
 
 typedef struct {
@@ -240,20 +241,19 @@ static rlx_expr_t* full_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_cast(ctx, u->t, v);
 }
 
-rlx_te_tensor_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
-                               const double* value, rlx_te_tensor_t* fill, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
+                                         const double* value, rlx_te_tensor_t* fill, rlx_te_tensor_t** out) {
   if (ndim < 0 || (ndim > 0 && !shape) || (!value && !fill) || dtype.code == RLX_DT_HANDLE) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: bad shape, dtype or fill value");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: bad shape, dtype or fill value");
   }
   if (fill && fill->buffer->ndim != 0) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: the fill value must be a 0-d tensor, got rank %d",
-                                fill->buffer->ndim);
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: the fill value must be a 0-d tensor, got rank %d",
+                             fill->buffer->ndim);
   }
   full_user_t* u = RLX_NEW(ctx, full_user_t);
   u->t = dtype;
   u->value = value ? *value : 0;
   u->fill = value ? NULL : fill;
-  return rlx_te_compute(ctx, ndim, shape, full_body, u, "T_full", "elemwise");
+  *out = rlx_te_compute(ctx, ndim, shape, full_body, u, "T_full", "elemwise");
+  return NULL;
 }

@@ -91,23 +91,17 @@ static rlx_expr_t* mean_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
 
 static const char* const reduce_names[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
 
-rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
-                                 const int64_t* axes, bool keepdims, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
+                                           const int64_t* axes, bool keepdims, rlx_te_tensor_t** out) {
   if (!x || (unsigned)op > RLX_TOPI_REDUCE_ARGMIN) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reduce: bad op or NULL input");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reduce: bad op or NULL input");
   }
   const char* opname = rlx_ctx_sprintf(ctx, "topi.%s", reduce_names[op]);
   int n = x->buffer->ndim;
   bool* mask = RLX_NEW_ARRAY(ctx, bool, n);
-  rlx_status_t* st = rlx_topi_reduce_axes(opname, n, n_axes, axes, mask);
-  if (st) {
-    *out_st = st;
-    return NULL;
-  }
+  RLX_RETURN_IF_ERROR(rlx_topi_reduce_axes(opname, n, n_axes, axes, mask));
   if (rlx_dtype_is_bool(x->buffer->dtype) && op != RLX_TOPI_REDUCE_MAX && op != RLX_TOPI_REDUCE_MIN) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bool tensors are not supported", opname);
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bool tensors are not supported", opname);
   }
   red_user_t* u = RLX_NEW(ctx, red_user_t);
   u->op = op;
@@ -134,11 +128,13 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
     case RLX_TOPI_REDUCE_MAX:
     case RLX_TOPI_REDUCE_MIN:
     case RLX_TOPI_REDUCE_PROD:
-      return rlx_te_compute(ctx, on, oshape, reduce_body, u, rlx_ctx_sprintf(ctx, "%s_red", reduce_names[op]),
+      *out = rlx_te_compute(ctx, on, oshape, reduce_body, u, rlx_ctx_sprintf(ctx, "%s_red", reduce_names[op]),
                             "comm_reduce");
+      return NULL;
     case RLX_TOPI_REDUCE_MEAN:
       u->sum = rlx_te_compute(ctx, on, oshape, reduce_body, u, "sum_red", "comm_reduce");
-      return rlx_te_compute(ctx, on, oshape, mean_body, u, "T_divide", "elemwise");
+      *out = rlx_te_compute(ctx, on, oshape, mean_body, u, "T_divide", "elemwise");
+      return NULL;
     case RLX_TOPI_REDUCE_ARGMAX:
     case RLX_TOPI_REDUCE_ARGMIN: {
       u->extreme = rlx_te_compute(ctx, on, oshape, reduce_body, u, op == RLX_TOPI_REDUCE_ARGMAX ? "max_red" : "min_red",
@@ -149,26 +145,27 @@ rlx_te_tensor_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_te
       u2->rv = RLX_NEW_ARRAY(ctx, rlx_iter_var_t*, n);
       for (int r = 0; r < u->n_red; r++)
         u2->rv[r] = rlx_te_reduce_axis(ctx, u->rv[r]->dom.min, u->rv[r]->dom.extent, u->rv[r]->var->name);
-      return rlx_te_compute(ctx, on, oshape, arg_body, u2, op == RLX_TOPI_REDUCE_ARGMAX ? "T_argmax" : "T_argmin",
+      *out = rlx_te_compute(ctx, on, oshape, arg_body, u2, op == RLX_TOPI_REDUCE_ARGMAX ? "T_argmax" : "T_argmin",
                             "comm_reduce");
+      return NULL;
     }
   }
   return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes, bool keepdims,
-                                   bool std, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                             bool keepdims, bool std, rlx_te_tensor_t** out) {
   if (!x || !rlx_dtype_is_float(x->buffer->dtype)) {
     char b[32];
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", std ? "std" : "variance",
-                                x ? rlx_dtype_str(x->buffer->dtype, b) : "NULL");
-    return NULL;
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", std ? "std" : "variance",
+                             x ? rlx_dtype_str(x->buffer->dtype, b) : "NULL");
   }
   /* mean((x - mean(x, keepdims))^2), sqrt for std (TVM's topi.variance / std) */
-  rlx_te_tensor_t* m = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, x, n_axes, axes, true, out_st);
-  rlx_te_tensor_t* d = m ? rlx_topi_binary(ctx, RLX_TOPI_SUBTRACT, x, m, out_st) : NULL;
-  rlx_te_tensor_t* sq = d ? rlx_topi_unary(ctx, RLX_TOPI_SQUARE, d, out_st) : NULL;
-  rlx_te_tensor_t* v = sq ? rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, sq, n_axes, axes, keepdims, out_st) : NULL;
-  if (!v || !std) return v;
-  return rlx_topi_unary(ctx, RLX_TOPI_SQRT, v, out_st);
+  rlx_te_tensor_t *m, *d, *sq, *v;
+  RLX_RETURN_IF_ERROR(rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, x, n_axes, axes, true, &m));
+  RLX_RETURN_IF_ERROR(rlx_topi_binary(ctx, RLX_TOPI_SUBTRACT, x, m, &d));
+  RLX_RETURN_IF_ERROR(rlx_topi_unary(ctx, RLX_TOPI_SQUARE, d, &sq));
+  if (!std) return rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, sq, n_axes, axes, keepdims, out);
+  RLX_RETURN_IF_ERROR(rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MEAN, sq, n_axes, axes, keepdims, &v));
+  return rlx_topi_unary(ctx, RLX_TOPI_SQRT, v, out);
 }

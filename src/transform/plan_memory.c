@@ -23,8 +23,9 @@
  * keep R.builtin.alloc_tensor.
  *
  * Lifetimes: from the allocating binding to the last binding of the same block that passes
- * the tensor to a PrimFunc; a tensor passed to an external function lives to the end of its
- * block (it may be retained). A storage freed at binding i can hold a tensor allocated after
+ * the tensor to a PrimFunc or to a kernel of the runtime's library (rlx.nn.*, which keep no
+ * reference); a tensor passed to any other external function lives to the end of its block
+ * (it may be retained). A storage freed at binding i can hold a tensor allocated after
  * i. Storages are shared by all blocks of a SeqExpr.
  *
  * Sizes: prod(shape) * bytes(dtype). A symbolic dim with an upper bound from the function's
@@ -35,6 +36,7 @@
 #include <string.h>
 
 #include "../relax/op.h"
+#include "../runtime/kernels/nn_kernels.h"
 #include "memory.h"
 #include "pass_util.h"
 
@@ -226,6 +228,14 @@ static bool is_prim_func(plan_t* p, const rlx_relax_expr_t* op) {
   return ent && ent->kind == RLX_FUNC_TIR;
 }
 
+/* A kernel of the runtime's library (rlx.nn.*: layout_nchwc's convolutions, pools, layout
+ * changes): destination-passing, it reads its inputs and writes its output during the call
+ * and keeps no reference, so its arguments' lifetimes end there as for a PrimFunc. */
+static bool is_library_kernel(const rlx_relax_expr_t* op) {
+  return op && op->kind == RLX_RELAX_EXTERN_FUNC &&
+         rlx_kernel_lookup(((const rlx_relax_extern_func_t*)op)->global_symbol) != NULL;
+}
+
 /* A planned allocation: alloc_tensor with a known shape (ShapeExpr) and dtype. */
 static bool plannable_alloc(const rlx_relax_binding_t* b) {
   if (b->kind != RLX_BINDING_VAR || b->value->kind != RLX_RELAX_CALL) return false;
@@ -262,7 +272,7 @@ static void analyze_block(plan_t* p, const rlx_relax_block_t* blk, int bi, token
     }
     if (v->kind == RLX_RELAX_CALL) {
       rlx_relax_call_t* c = (rlx_relax_call_t*)v;
-      bool prim = is_prim_func(p, c->op);
+      bool prim = is_prim_func(p, c->op) || is_library_kernel(c->op);
       bool ext = c->op->kind == RLX_RELAX_EXTERN_FUNC || rlx_relax_is_op(c->op, RLX_OP_CALL_PURE_PACKED);
       if (prim || ext) {
         if (c->op->kind != RLX_RELAX_OP) discard_in(p, c->op);

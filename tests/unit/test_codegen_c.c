@@ -536,6 +536,20 @@ static void test_errors(void) {
   rlx_expr_t* arg = LD(X, I32(0));
   rlx_tir_func_t* h = make_func("bad2", 1, &X, ST(X, I32(0), rlx_ir_call(ctx_, rlx_dt_int32(), "no_such_op", 1, &arg)));
   CHECK_ERR(rlx_codegen_c(ctx_, 1, &h, &src), "intrinsic 'no_such_op'");
+  /* T.prefetch needs T.address_of(B[i]) and constant rw / locality */
+  rlx_expr_t* pa[4] = {arg, I32(0), I32(2), I32(1)};
+  rlx_tir_func_t* p1 = make_func("bad3", 1, &X, rlx_tir_evaluate(ctx_, rlx_ir_call(ctx_, rlx_dt_int32(), "prefetch", 4, pa)));
+  CHECK_ERR(rlx_codegen_c(ctx_, 1, &p1, &src), "bad3: T.prefetch takes T.address_of(B[i]) and constant rw (0-1) and locality (0-3)");
+  pa[0] = rlx_ir_call(ctx_, rlx_dt_handle(), "address_of", 1, &arg);
+  pa[2] = arg;
+  rlx_tir_func_t* p2 = make_func("bad4", 1, &X, rlx_tir_evaluate(ctx_, rlx_ir_call(ctx_, rlx_dt_int32(), "prefetch", 4, pa)));
+  CHECK_ERR(rlx_codegen_c(ctx_, 1, &p2, &src), "bad4: T.prefetch takes");
+  pa[2] = I32(2);
+  rlx_tir_func_t* p3 = make_func("pf", 1, &X, rlx_tir_evaluate(ctx_, rlx_ir_call(ctx_, rlx_dt_int32(), "prefetch", 4, pa)));
+  CHECK_OK(rlx_codegen_c(ctx_, 1, &p3, &src));
+  CHECK(src && strstr(src, "__builtin_prefetch(&X[") != NULL);
+  free(src);
+  src = NULL;
   /* compiler errors come back with the compiler's output */
   char* path = NULL;
   rlx_compile_options_t opts = {0};

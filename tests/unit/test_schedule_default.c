@@ -67,6 +67,31 @@ static void test_matmuls(void) {
   check_mm(1, 40, 33, 0, false, false, true, true);
   check_mm(3, 5, 7, 2, false, true, false, true);
   check_mm(13, 200, 24, 0, true, false, false, true);
+  /* B >= 128 KB: the next panel is prefetched (the interpreter skips the hint) */
+  check_mm(72, 256, 160, 0, false, false, true, true);
+  check_mm(100, 200, 200, 0, true, false, false, true);
+}
+
+/* The scheduled f's text has the prefetch of the next panel of B (the element expression
+ * `want`, NULL: any) or none. Printed and parsed back, the text is the same. */
+static void check_prefetch(rlx_ctx_t* ctx, const rlx_tir_func_t* g, bool expect, const char* want) {
+  char* text = rlx_script_print_tir_func(g);
+  CHECK(text);
+  const char* pf = strstr(text, "T.prefetch(T.address_of(");
+  CHECK_MSG((pf != NULL) == expect, "%s: prefetch %s expected", g->name, expect ? "" : "not");
+  if (pf && want) CHECK_MSG(strstr(pf, want) == pf + strlen("T.prefetch(T.address_of("), "got %.300s", pf);
+  if (pf) CHECK(strstr(pf, "), 0, 2, 1)") != NULL);
+  rlx_module_t* m = NULL;
+  rlx_status_t* st = rlx_script_parse(ctx, text, "prefetch.py", &m);
+  CHECK_MSG(!st, "parse back: %s", st ? rlx_status_message(st) : "");
+  rlx_status_free(st);
+  if (m) {
+    rlx_tir_func_t* h = rlx_module_get_prim_func(m, g->name);
+    char* again = h ? rlx_script_print_tir_func(h) : NULL;
+    CHECK(again && strcmp(again, text) == 0);
+    free(again);
+  }
+  free(text);
 }
 
 static void test_matmul_structure(void) {
@@ -93,16 +118,26 @@ static void test_matmul_structure(void) {
   f = make_matmul(ctx, c64(ctx, 256), 128, 64, 0, false, false, false);
   g = sched(ctx, f);
   CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 1);
-  /* 256 x 512 x 256: B (512 KB) read in place, one parallel loop over row blocks x panels */
+  check_prefetch(ctx, g, false, NULL); /* B of 32 KB stays in L2 */
+  /* 256 x 512 x 256: B (512 KB) read in place, one parallel loop over row blocks x panels;
+   * every k step prefetches one line of the next tile's panel (16 panels, 8 row tiles per
+   * block: element (ib*256 + k) * 32 // 8 of it, row-major in B) */
   f = make_matmul(ctx, c64(ctx, 256), 512, 256, 0, false, false, false);
   g = sched(ctx, f);
   CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 1 && !rlx_tir_find_block(g->body, "B_pack"));
+  check_prefetch(ctx, g, true, "B[(ib * T.int64(256) + k) * T.int64(32) // T.int64(8) // T.int64(32), (tile % T.int64(16) + "
+                 "T.int64(1)) % T.int64(16) * T.int64(32) + (ib * T.int64(256) + k) * T.int64(32) // T.int64(8) % "
+                 "T.int64(32)]");
+  /* M = 8 (one row tile per panel) and one panel (N = 32): nothing to prefetch ahead */
+  check_prefetch(ctx, sched(ctx, make_matmul(ctx, c64(ctx, 8), 512, 256, 0, false, false, false)), false, NULL);
+  check_prefetch(ctx, sched(ctx, make_matmul(ctx, c64(ctx, 256), 32, 2048, 0, false, false, false)), false, NULL);
   /* 256 x 1024 x 1024: B (4 MB) packed, in parallel too */
   f = make_matmul(ctx, c64(ctx, 256), 1024, 1024, 0, false, false, false);
   g = sched(ctx, f);
   CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 2 && rlx_tir_find_block(g->body, "B_pack"));
   root = RLX_AS(rlx_tir_block_realize_t, g->body)->block;
   CHECK(root->n_alloc_buffers == 1 && strcmp(root->alloc_buffers[0]->name, "B_packed") == 0);
+  check_prefetch(ctx, g, true, "B_packed[");
   rlx_ctx_free(ctx);
 }
 
@@ -510,6 +545,17 @@ static void test_compiled(void) {
     tshape_t sh[3] = {{3, {3, 67, 64}}, {3, {3, 64, 80}}, {3, {3, 67, 80}}};
     double d = compare_compiled(ctx, f, 3, sh, 2);
     CHECK_MSG(d >= 0 && d < 1e-4, "compiled batched: %g", d);
+  }
+  {
+    /* prefetching the next panel (B 160 KB): in place with a row tail, packed with a column tail */
+    rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 75), 256, 160, 0, false, false, true);
+    tshape_t sh[3] = {{2, {75, 160}}, {2, {160, 256}}, {2, {75, 256}}};
+    double d = compare_compiled(ctx, f, 3, sh, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled 75x256x160 (prefetch): %g", d);
+    f = make_matmul(ctx, c64(ctx, 100), 200, 200, 0, false, false, false);
+    tshape_t sh2[3] = {{2, {100, 200}}, {2, {200, 200}}, {2, {100, 200}}};
+    d = compare_compiled(ctx, f, 3, sh2, 2);
+    CHECK_MSG(d >= 0 && d < 1e-4, "compiled 100x200x200 (prefetch, packed): %g", d);
   }
   {
     rlx_var_t* nv = rlx_ir_var(ctx, "n", rlx_dt_int64());

@@ -27,19 +27,15 @@ static void test_topi_errors(void) {
   rlx_te_tensor_t* b = ph(ctx, "b", 1, s4, F32);
   rlx_te_tensor_t* ai = ph(ctx, "ai", 2, s23, I32);
   rlx_status_t* st = NULL;
-  CHECK(rlx_topi_add(ctx, a, b, &st) == NULL);
-  CHECK_ERR(st, "topi.add: cannot broadcast (2, 3) and (4,)");
-  st = NULL;
-  CHECK(rlx_topi_binary(ctx, RLX_TOPI_MULTIPLY, a, ai, &st) == NULL);
-  CHECK_ERR(st, "topi.multiply: operand dtypes differ: float32 and int32");
-  st = NULL;
-  CHECK(rlx_topi_unary(ctx, RLX_TOPI_EXP, ai, &st) == NULL);
-  CHECK_ERR(st, "topi.exp: needs a float tensor, got int32");
-  st = NULL;
+  rlx_te_tensor_t* t = NULL;
+  CHECK_ERR(rlx_topi_add(ctx, a, b, &t), "topi.add: cannot broadcast (2, 3) and (4,)");
+  CHECK_ERR(rlx_topi_binary(ctx, RLX_TOPI_MULTIPLY, a, ai, &t),
+            "topi.multiply: operand dtypes differ: float32 and int32");
+  CHECK_ERR(rlx_topi_unary(ctx, RLX_TOPI_EXP, ai, &t), "topi.exp: needs a float tensor, got int32");
   const int64_t ax[1] = {2};
-  CHECK(rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_SUM, a, 1, ax, false, &st) == NULL);
-  CHECK_ERR(st, "topi.sum: axis 2 is out of range for a tensor of rank 2");
-  st = NULL;
+  CHECK_ERR(rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_SUM, a, 1, ax, false, &t),
+            "topi.sum: axis 2 is out of range for a tensor of rank 2");
+  CHECK(t == NULL); /* untouched on error */
   const int64_t perm[2] = {0, 0};
   CHECK(rlx_topi_transpose(ctx, a, perm, &st) == NULL);
   CHECK_ERR(st, "topi.transpose: axes are not a permutation");
@@ -63,15 +59,15 @@ static void test_topi_errors(void) {
   CHECK_ERR(st, "split: the number of sections must be positive");
   /* names and tags */
   st = NULL;
-  rlx_te_tensor_t* t = rlx_topi_add(ctx, a, a, &st);
+  CHECK_OK(rlx_topi_add(ctx, a, a, &t));
   CHECK(t && strcmp(t->name, "T_add") == 0 && strcmp(t->tag, "broadcast") == 0);
   CHECK(strcmp(t->axis[0]->var->name, "ax0") == 0); /* TVM's C++ topi: ax0, ax1, ... */
-  t = rlx_topi_unary(ctx, RLX_TOPI_EXP, a, &st); /* TVM's topi/math.py: te.compute(lambda *i) */
+  CHECK_OK(rlx_topi_unary(ctx, RLX_TOPI_EXP, a, &t)); /* TVM's topi/math.py: te.compute(lambda *i) */
   CHECK(t && strcmp(t->name, "compute") == 0 && strcmp(t->tag, "elemwise") == 0);
   CHECK(strcmp(t->axis[0]->var->name, "i0") == 0);
-  t = rlx_topi_unary(ctx, RLX_TOPI_ERF, a, &st); /* C++ in TVM */
+  CHECK_OK(rlx_topi_unary(ctx, RLX_TOPI_ERF, a, &t)); /* C++ in TVM */
   CHECK(t && strcmp(t->name, "T_erf") == 0 && strcmp(t->axis[0]->var->name, "ax0") == 0);
-  t = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MAX, a, 0, NULL, false, &st);
+  CHECK_OK(rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_MAX, a, 0, NULL, false, &t));
   CHECK(t && strcmp(t->tag, "comm_reduce") == 0 && t->buffer->ndim == 0);
   t = rlx_topi_transpose(ctx, a, NULL, &st);
   CHECK(t && strcmp(t->name, "T_transpose") == 0 && strcmp(t->tag, "injective") == 0);
@@ -81,9 +77,7 @@ static void test_topi_errors(void) {
 
 static rlx_status_t* te_add_cb(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user, rlx_te_tensor_t** out) {
   (void)user;
-  rlx_status_t* st = NULL;
-  *out = rlx_topi_add(ctx, in[0], in[1], &st);
-  return st;
+  return rlx_topi_add(ctx, in[0], in[1], out);
 }
 
 /* bb.emit_te(topi.add, x, y) with x: (n, 4), y: (4,). */

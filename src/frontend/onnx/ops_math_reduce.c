@@ -155,10 +155,10 @@ static RLX_MUST_USE rlx_status_t* te_arg_last(rlx_ctx_t* ctx, rlx_te_tensor_t* c
   rlx_status_t* st = NULL;
   rlx_te_tensor_t* f = rlx_topi_flip(ctx, in[0], u->axis, &st);
   if (f)
-    u->am = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis,
-                            u->keepdims, &st);
+    st = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis, u->keepdims,
+                         &u->am);
   if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
-  if (!f || !u->am) return NULL;
+  if (!f) return NULL;
   u->last = rlx_ir_sub(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), in[0]->buffer->shape[u->axis]), rlx_ir_i64(ctx, 1));
   *out = rlx_te_compute(ctx, u->am->buffer->ndim, u->am->buffer->shape, arg_last_body, u, "T_arg_last", "injective");
   return NULL;
@@ -206,10 +206,8 @@ static RLX_MUST_USE rlx_status_t* te_hardmax(rlx_ctx_t* ctx, rlx_te_tensor_t* co
                                              rlx_te_tensor_t** out) {
   hardmax_t* u = user;
   u->x = in[0];
-  rlx_status_t* st = NULL;
-  u->am = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_ARGMAX, in[0], 1, &u->axis, true, &st);
+  rlx_status_t* st = rlx_topi_reduce(ctx, RLX_TOPI_REDUCE_ARGMAX, in[0], 1, &u->axis, true, &u->am);
   if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
-  if (!u->am) return NULL;
   *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, hardmax_body, u, "T_hardmax", "injective");
   return NULL;
 }

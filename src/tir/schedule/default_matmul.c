@@ -22,6 +22,8 @@
  *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
  *             C_local[ii, jv*VL+jl] = 0
  *         for k:
+ *           [B >= 128 KB, several panels, M > 8] T.prefetch(T.address_of(<B of panel jo+1,
+ *               element (ib*K + k)*NR // MB>), 0, 2, 1)
  *           for ii (unrolled), jv (unrolled), jl (vectorized):   block "<C>_update"
  *             C_local[ii, jv*VL+jl] += A[.., min(io*MR+ii, M-1), k] * Bp[.., jo, k, jv*VL+jl]
  *                                       (or B[.., k, jo*NR+jv*VL+jl] in place)
@@ -56,6 +58,7 @@
 #define PACK_MIN_TILES 4 /* row tiles per panel of B from which B is packed */
 #define PACK_MIN_BYTES (2 << 20) /* ... and the size of B (per batch) */
 #define MAX_ABSORB 8
+#define PF_MIN_BYTES (128 << 10) /* B from which the next panel is prefetched */
 
 typedef struct {
   rlx_tir_block_realize_t* br;
@@ -489,6 +492,49 @@ static rlx_expr_t* ext_of(rlx_ctx_t* ctx, rlx_dtype_t t, const rlx_iter_var_t* i
   return iv ? as_t(ctx, t, iv->dom.extent) : ci(ctx, t, 1);
 }
 
+/* Where the update reads B: the constant parameter already packed (bpp: [NO, K, NR]), the
+ * buffer packed at run time (bp: [batch of B.., NO, K, NR]), or B in place. */
+typedef struct {
+  const mm_t* m;
+  rlx_dtype_t t;
+  int64_t nr;
+  rlx_tir_buffer_t* bpp;
+  rlx_tir_buffer_t* bp;
+  int nbb;                 /* batch axes of B (bp's leading dims) */
+  rlx_iter_var_t** bbatch;
+  rlx_expr_t** bexpr;      /* each batch axis of m as a function of the tile */
+} b_src_t;
+
+/* B's element of panel jo, row k, panel column lcol, in whichever layout the update reads. */
+static rlx_expr_t* b_element(rlx_ctx_t* ctx, const b_src_t* s, rlx_expr_t* jo, rlx_expr_t* k, rlx_expr_t* lcol) {
+  const mm_t* m = s->m;
+  if (s->bpp) {
+    rlx_expr_t* idx[3] = {jo, k, lcol};
+    return rlx_ir_load(ctx, s->bpp, 3, idx);
+  }
+  if (s->bp) {
+    rlx_expr_t** idx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, s->nbb + 3);
+    for (int d = 0; d < s->nbb; d++) {
+      int q = 0;
+      while (m->batch[q] != s->bbatch[d]) q++;
+      idx[d] = s->bexpr[q];
+    }
+    idx[s->nbb] = jo;
+    idx[s->nbb + 1] = k;
+    idx[s->nbb + 2] = lcol;
+    return rlx_ir_load(ctx, s->bp, s->nbb + 3, idx);
+  }
+  rlx_ptrmap_t vm = {0};
+  for (int d = 0; d < m->nb; d++) rlx_ptrmap_put(&vm, m->batch[d]->var, as_t(ctx, m->batch[d]->var->hdr.dtype, s->bexpr[d]));
+  for (int d = 0; d < m->nu; d++) rlx_ptrmap_put(&vm, m->unit[d]->var, ci(ctx, m->unit[d]->var->hdr.dtype, 0));
+  rlx_ptrmap_put(&vm, m->k->var, as_t(ctx, m->k->var->hdr.dtype, k));
+  rlx_expr_t* col = rlx_ir_add(ctx, rlx_ir_mul(ctx, jo, ci(ctx, s->t, s->nr)), lcol);
+  rlx_ptrmap_put(&vm, m->j->var, as_t(ctx, m->j->var->hdr.dtype, col));
+  rlx_expr_t* v = rlx_expr_substitute(ctx, &m->b->hdr, &vm);
+  rlx_ptrmap_free(&vm);
+  return v;
+}
+
 static rlx_expr_t* ceil_div(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* a, int64_t b) {
   int64_t v;
   if (rlx_expr_is_const_int(a, &v)) return ci(ctx, t, (v + b - 1) / b);
@@ -666,6 +712,7 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
     rlx_expr_t* shp[2] = {ci(ctx, t, mr), ci(ctx, t, nr)};
     cl = rlx_tir_buffer_create(ctx, rlx_ctx_sprintf(ctx, "%s_local", m.c->name), rlx_dt_float32(), 2, shp, "local");
   }
+  const b_src_t be = {&m, t, nr, bpp, pack ? bp : NULL, nbb, bbatch, bexpr};
   rlx_tir_stmt_t* stage[3];
   const char* stage_name[3] = {"init", "update", "store"};
   rlx_tir_stmt_t* absorbed[MAX_ABSORB];
@@ -690,27 +737,8 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
       if (m.i) rlx_ptrmap_put(&am, m.i->var, as_t(ctx, m.i->var->hdr.dtype, arow));
       rlx_ptrmap_put(&am, m.k->var, as_t(ctx, m.k->var->hdr.dtype, &kk->hdr));
       rlx_expr_t* aval = rlx_expr_substitute(ctx, &m.a->hdr, &am);
-      rlx_expr_t* bv;
-      if (bpp) {
-        rlx_expr_t* bidx[3] = {jo, &kk->hdr, lcol};
-        bv = rlx_ir_load(ctx, bpp, 3, bidx);
-      } else if (pack) {
-        rlx_expr_t** bidx = RLX_NEW_ARRAY(ctx, rlx_expr_t*, npl);
-        for (int d = 0; d < nbb; d++) {
-          int q = 0;
-          while (batch[q] != bbatch[d]) q++;
-          bidx[d] = bexpr[q];
-        }
-        bidx[nbb] = jo;
-        bidx[nbb + 1] = &kk->hdr;
-        bidx[nbb + 2] = lcol;
-        bv = rlx_ir_load(ctx, bp, npl, bidx);
-      } else {
-        rlx_ptrmap_put(&am, m.j->var, as_t(ctx, m.j->var->hdr.dtype, col));
-        bv = rlx_expr_substitute(ctx, &m.b->hdr, &am);
-      }
       rlx_ptrmap_free(&am);
-      rlx_expr_t* prod = rlx_ir_mul(ctx, aval, bv);
+      rlx_expr_t* prod = rlx_ir_mul(ctx, aval, b_element(ctx, &be, jo, &kk->hdr, lcol));
       body = rlx_tir_store(ctx, cl, rlx_ir_add(ctx, rlx_ir_load(ctx, cl, 2, lidx), prod), 2, lidx);
     } else {
       epi_t e;
@@ -745,6 +773,24 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
     }
     const char* nm = sched_unique_block_name(s, rlx_ctx_sprintf(ctx, "%s_%s", b->name, stage_name[sg]));
     stage[sg] = wrap(ctx, 3, tv, text, tk, opaque(ctx, nm, body, pred, 0, NULL));
+  }
+  /* Prefetch of the next panel of B: a tile's row blocks read its panel from L1/L2 after the
+   * first, but the first waits on L3 or memory for every line, as weights do not stay in L2
+   * between a network's layers. So each k step of every row tile also prefetches (into L2)
+   * one line of the panel the next tile reads: over the mb x K steps of a tile, the element
+   * floor((ib*K + k) * nr / mb) of the next panel, which covers it. Only for weights that
+   * are not in L2 anyway (>= PF_MIN_BYTES, one matrix for all batches) and tiles of several
+   * row blocks; M <= 8 (a GEMV) reads each panel once, and the hardware prefetcher follows. */
+  int64_t no_n;
+  if (all_const && mb >= 2 && nbb == 0 && b_bytes >= PF_MIN_BYTES && rlx_expr_is_const_int(NOx, &no_n) && no_n > 1) {
+    rlx_expr_t* jn = rlx_ir_floormod(ctx, rlx_ir_add(ctx, jo, ci(ctx, t, 1)), NOx);
+    rlx_expr_t* q = rlx_ir_add(ctx, rlx_ir_mul(ctx, &ib->hdr, Kx), &kk->hdr);
+    rlx_expr_t* f = rlx_ir_floordiv(ctx, rlx_ir_mul(ctx, q, ci(ctx, t, nr)), ci(ctx, t, mb));
+    rlx_expr_t* el = b_element(ctx, &be, jn, rlx_ir_floordiv(ctx, f, ci(ctx, t, nr)), rlx_ir_floormod(ctx, f, ci(ctx, t, nr)));
+    rlx_expr_t* addr = rlx_ir_call(ctx, rlx_dt_handle(), "address_of", 1, &el);
+    rlx_expr_t* args[4] = {addr, rlx_ir_i32(ctx, 0), rlx_ir_i32(ctx, 2), rlx_ir_i32(ctx, 1)};
+    rlx_tir_stmt_t* two[2] = {rlx_tir_evaluate(ctx, rlx_ir_call(ctx, rlx_dt_int32(), "prefetch", 4, args)), stage[1]};
+    stage[1] = rlx_tir_seq(ctx, 2, two);
   }
   stage[1] = rlx_tir_for(ctx, kk, ci(ctx, t, 0), Kx, RLX_FOR_SERIAL, stage[1]);
   rlx_tir_buffer_t** allocs = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, 1);
