@@ -127,7 +127,7 @@ static int cmp_double(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-rlx_status_t* tool_cmd_bench(const options_t* o) {
+RLX_MUST_USE rlx_status_t* tool_cmd_bench(const options_t* o) {
   session_t s;
   rlx_status_t* st = tool_session_prepare(o, true, &s);
   double* times = calloc((size_t)o->repeat, sizeof(double));

@@ -31,7 +31,7 @@ static RLX_MUST_USE rlx_status_t* print_report(rlx_status_t* (*report)(rlx_ctx_t
   return NULL;
 }
 
-rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path) {
+RLX_MUST_USE rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path) {
   rlx_build_config_t* c = NULL;
   RLX_RETURN_IF_ERROR(tool_build_config(ctx, o, &c));
   const char* dbg = getenv("RLX_SCHED_DEBUG");
@@ -39,7 +39,7 @@ rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* 
   return rlx_relax_build(ctx, m, c, out_path);
 }
 
-rlx_status_t* tool_cmd_compile(const options_t* o) {
+RLX_MUST_USE rlx_status_t* tool_cmd_compile(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "compile needs -o MODEL.so");
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t* m = NULL;

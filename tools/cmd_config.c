@@ -16,7 +16,7 @@ const char tool_help_config[] =
     "  rlx config --cflags|--libs|--version  compiler flags for extern sources (-I for rlx/*.h and\n"
     "                                         tvm/runtime/*.h), link flags for librlx_runtime\n";
 
-rlx_status_t* tool_cmd_config(int argc, char** argv) {
+RLX_MUST_USE rlx_status_t* tool_cmd_config(int argc, char** argv) {
   if (argc < 3)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "config needs --cflags, --libs or --version (rlx config --help)");
   char line[8192];

@@ -17,7 +17,7 @@ const char tool_help_export_mlf[] =
     "                                         metadata.json, src/relax.txt, src/tir-cpu.txt,\n"
     "                                         parameters/NAME.params; NAME defaults to 'default'\n";
 
-rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
+RLX_MUST_USE rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
   if (tool_is_model(o->file))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf exports a source file (TVMScript or ONNX), not a compiled model");

@@ -13,7 +13,7 @@ const char tool_help_print[] =
     "                                         files: the TIR lowering passes); a compiled model\n"
     "                                         (.so) prints as VM bytecode\n";
 
-rlx_status_t* tool_cmd_print(const options_t* o) {
+RLX_MUST_USE rlx_status_t* tool_cmd_print(const options_t* o) {
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_build_config_t* c = NULL; /* --extern is checked; linked only by compile / run / bench */
   rlx_status_t* st = tool_build_config(ctx, o, &c);

@@ -22,7 +22,7 @@ static bool outputs_as_pb(const options_t* o) {
   return false;
 }
 
-rlx_status_t* tool_cmd_run(const options_t* o) {
+RLX_MUST_USE rlx_status_t* tool_cmd_run(const options_t* o) {
   bool pb = outputs_as_pb(o);
   session_t s;
   rlx_status_t* st = tool_session_prepare(o, false, &s);

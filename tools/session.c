@@ -165,7 +165,7 @@ static RLX_MUST_USE rlx_status_t* prepare_vm(const options_t* o, bool random, se
   return NULL;
 }
 
-rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s) {
+RLX_MUST_USE rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s) {
   memset(s, 0, sizeof(*s));
   s->ctx = rlx_ctx_create();
   s->vm_func = o->entry ? o->entry : "main";
@@ -230,7 +230,7 @@ static void free_input(rlx_vm_input_t* in) {
   free((void*)in->fields);
 }
 
-rlx_status_t* tool_session_call(session_t* s) {
+RLX_MUST_USE rlx_status_t* tool_session_call(session_t* s) {
   if (s->structured) {
     rlx_vm_input_t in[MAX_INPUTS];
     rlx_status_t* st = NULL;

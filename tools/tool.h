@@ -54,38 +54,38 @@ typedef struct {
 /* ---- the commands: help text (usage lines) and entry point ---- */
 extern const char tool_help_print[], tool_help_compile[], tool_help_run[], tool_help_bench[],
     tool_help_export_mlf[], tool_help_config[];
-rlx_status_t* tool_cmd_print(const options_t* o);   /* cmd_print.c */
-rlx_status_t* tool_cmd_compile(const options_t* o); /* cmd_compile.c */
-rlx_status_t* tool_cmd_run(const options_t* o);     /* cmd_run.c */
-rlx_status_t* tool_cmd_bench(const options_t* o);   /* cmd_bench.c */
+RLX_MUST_USE rlx_status_t* tool_cmd_print(const options_t* o);   /* cmd_print.c */
+RLX_MUST_USE rlx_status_t* tool_cmd_compile(const options_t* o); /* cmd_compile.c */
+RLX_MUST_USE rlx_status_t* tool_cmd_run(const options_t* o);     /* cmd_run.c */
+RLX_MUST_USE rlx_status_t* tool_cmd_bench(const options_t* o);   /* cmd_bench.c */
 /* rlx export-mlf FILE -o OUT.tar [--style S] [--name N] [--extern X]... cmd_export_mlf.c. */
-rlx_status_t* tool_cmd_export_mlf(const options_t* o);
+RLX_MUST_USE rlx_status_t* tool_cmd_export_mlf(const options_t* o);
 /* rlx config --cflags | --libs | --version (argv as main got it). cmd_config.c. */
-rlx_status_t* tool_cmd_config(int argc, char** argv);
+RLX_MUST_USE rlx_status_t* tool_cmd_config(int argc, char** argv);
 
 /* ---- helpers (tool_util.c) ---- */
 bool tool_ends_with(const char* s, const char* suffix);
 /* True for a compiled model (.so). */
 bool tool_is_model(const char* path);
 /* A tensor from a .pb TensorProto or a .npy file (the caller releases it). */
-rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out);
+RLX_MUST_USE rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out);
 /* FILE as a module: TVMScript, or ONNX (.onnx, with o->binds; o->out_output_names, when set,
  * receives the graph output names). */
-rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out);
+RLX_MUST_USE rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out);
 /* True when m has a Relax function. */
 bool tool_has_relax(const rlx_module_t* m);
 /* mkdir -p path. */
-rlx_status_t* tool_mkdirs(const char* path);
+RLX_MUST_USE rlx_status_t* tool_mkdirs(const char* path);
 /* Runs argv[0] with argv, waiting for it; its output (stdout and stderr) goes into the error
  * when it fails. */
-rlx_status_t* tool_run_process(char* const* argv);
+RLX_MUST_USE rlx_status_t* tool_run_process(char* const* argv);
 /* The options' --extern / --lib / --defer-extern as a build configuration in ctx. */
-rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out);
+RLX_MUST_USE rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out);
 
 /* Compiles m (a module with Relax functions) into the model out_path with the options'
  * externs and libraries; RLX_SCHED_DEBUG=1 first prints the schedule report on stderr.
  * cmd_compile.c. */
-rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path);
+RLX_MUST_USE rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, rlx_module_t* m, const char* out_path);
 
 /* ---- one callable entry with its arguments (session.c), for run and bench ----
  * Either a PrimFunc compiled on the fly (inputs and outputs are its parameters) or a Relax
@@ -121,9 +121,9 @@ typedef struct {
 
 /* Loads FILE (source or compiled model) and prepares the entry's arguments: from -i, and
  * for bench (random) the rest filled with random values when their shapes are constant. */
-rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s);
+RLX_MUST_USE rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s);
 /* One call of the entry (VM outputs replace the previous call's). */
-rlx_status_t* tool_session_call(session_t* s);
+RLX_MUST_USE rlx_status_t* tool_session_call(session_t* s);
 void tool_session_free(session_t* s);
 
 #endif

@@ -17,7 +17,7 @@ bool tool_ends_with(const char* s, const char* suffix) {
 
 bool tool_is_model(const char* path) { return tool_ends_with(path, ".so"); }
 
-rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out) {
+RLX_MUST_USE rlx_status_t* tool_load_tensor(const char* path, rlx_ndarray_t** out) {
   return tool_ends_with(path, ".pb") ? rlx_onnx_tensor_load(path, out) : rlx_npy_load(path, out);
 }
 
@@ -52,7 +52,7 @@ static RLX_MUST_USE rlx_status_t* load_onnx(rlx_ctx_t* ctx, const options_t* o, 
   return st;
 }
 
-rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
+RLX_MUST_USE rlx_status_t* tool_load_module(rlx_ctx_t* ctx, const options_t* o, rlx_module_t** out) {
   if (tool_ends_with(o->file, ".onnx")) return load_onnx(ctx, o, out);
   if (o->n_binds) return rlx_status_create(RLX_INVALID_ARGUMENT, "--bind applies to ONNX models (.onnx)");
   return rlx_script_parse_file(ctx, o->file, out);
@@ -64,7 +64,7 @@ bool tool_has_relax(const rlx_module_t* m) {
   return false;
 }
 
-rlx_status_t* tool_mkdirs(const char* path) {
+RLX_MUST_USE rlx_status_t* tool_mkdirs(const char* path) {
   if (mkdir(path, 0755) == 0 || errno == EEXIST) return NULL;
   if (errno == ENOENT) { /* make the parent first */
     char parent[4096];
@@ -79,7 +79,7 @@ rlx_status_t* tool_mkdirs(const char* path) {
   return rlx_status_create(RLX_IO_ERROR, "cannot create directory '%s': %s", path, strerror(errno));
 }
 
-rlx_status_t* tool_run_process(char* const* argv) {
+RLX_MUST_USE rlx_status_t* tool_run_process(char* const* argv) {
   /* the child's output goes to our stderr, where the user sees it next to the error */
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -97,7 +97,7 @@ rlx_status_t* tool_run_process(char* const* argv) {
                            WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
 }
 
-rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
+RLX_MUST_USE rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
   rlx_build_config_t* c = rlx_build_config_create(ctx);
   for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));
   for (int i = 0; i < o->n_libs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_lib(c, o->libs[i]));

@@ -106,9 +106,10 @@ rlx_te_tensor_t* rlx_te_compute_named(rlx_ctx_t* ctx, int ndim, rlx_expr_t* cons
 #define RLX_TE_MAX_OUTPUTS 64
 typedef int (*rlx_te_fcompute_multi_t)(rlx_ctx_t* ctx, rlx_var_t* const* indices, void* user, int max,
                                        rlx_expr_t** out_bodies);
-RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
-                                   void* user, const char* name, const char* tag, const char* const* axis_names,
-                                   int* out_n, rlx_te_tensor_t*** out_tensors);
+RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape,
+                                                rlx_te_fcompute_multi_t f, void* user, const char* name,
+                                                const char* tag, const char* const* axis_names, int* out_n,
+                                                rlx_te_tensor_t*** out_tensors);
 /* TVM's te.compute(..., attrs={"layout_free_placeholders": [B]}): the inputs of compute t
  * whose layout a later pass may change; create_prim_func lists those that are params in the
  * function attribute "layout_free_buffers". Replaces any earlier list (copied to ctx). */
@@ -145,8 +146,8 @@ rlx_expr_t* rlx_te_reduce_by_name(rlx_ctx_t* ctx, const char* combiner, rlx_expr
  * (rlx_ir_simplify); reductions get init `C[v] = identity` and body
  * `C[v] = combine(C[v], source)` (`if cond: ...` around it for a conditional reduction). Errors: a placeholder reached but not in args, a load of a
  * non-TE buffer, a reduction that is not the whole body, duplicate or NULL args. */
-RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args, const char* name,
-                                      rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* rlx_te_create_prim_func(rlx_ctx_t* ctx, int n_args, rlx_te_tensor_t* const* args,
+                                                   const char* name, rlx_tir_func_t** out);
 
 /* ---- modules and TVMScript ---- */
 rlx_module_t* rlx_module_create(rlx_ctx_t* ctx);
@@ -178,7 +179,7 @@ RLX_MUST_USE rlx_status_t* rlx_sched_get_loops(rlx_schedule_t* s, const char* bl
 /* Splits loop into len(factors) loops; one factor may be -1 (inferred). Non-divisible or
  * symbolic extents add a predicate. out_loops (may be NULL) gets the new loop vars. */
 RLX_MUST_USE rlx_status_t* rlx_sched_split(rlx_schedule_t* s, rlx_var_t* loop, int n, const int64_t* factors,
-                              rlx_var_t** out_loops);
+                                           rlx_var_t** out_loops);
 RLX_MUST_USE rlx_status_t* rlx_sched_fuse(rlx_schedule_t* s, int n, rlx_var_t* const* loops, rlx_var_t** out_loop);
 RLX_MUST_USE rlx_status_t* rlx_sched_reorder(rlx_schedule_t* s, int n, rlx_var_t* const* loops);
 RLX_MUST_USE rlx_status_t* rlx_sched_parallel(rlx_schedule_t* s, rlx_var_t* loop);
@@ -190,13 +191,13 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compute_at(rlx_schedule_t* s, const char* b
 RLX_MUST_USE rlx_status_t* rlx_sched_reverse_compute_at(rlx_schedule_t* s, const char* block, rlx_var_t* loop);
 /* Adds a "local" cache block that `block` writes into, copied back to the original buffer;
  * out_block gets the new block's name. */
-RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index, const char* scope,
-                                    const char** out_block);
+RLX_MUST_USE rlx_status_t* rlx_sched_cache_write(rlx_schedule_t* s, const char* block, int write_index,
+                                                 const char* scope, const char** out_block);
 RLX_MUST_USE rlx_status_t* rlx_sched_cache_read(rlx_schedule_t* s, const char* block, int read_index, const char* scope,
-                                   const char** out_block);
+                                                const char** out_block);
 /* Moves the init of a reduction block into its own block placed above loop. */
 RLX_MUST_USE rlx_status_t* rlx_sched_decompose_reduction(rlx_schedule_t* s, const char* block, rlx_var_t* loop,
-                                            const char** out_init_block);
+                                                         const char** out_init_block);
 /* The default CPU schedule, applied to any unscheduled PrimFunc: elementwise/injective blocks
  * get fused, parallel outer loops and vectorized inner loops; reductions get a parallel
  * spatial outer loop; matmul-like contractions get register blocking, cache tiling, packing,
@@ -234,7 +235,7 @@ RLX_MUST_USE rlx_status_t* rlx_build_config_defer(rlx_build_config_t* c, const c
 RLX_MUST_USE rlx_status_t* rlx_relax_build(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c, const char* out_so);
 /* The names m calls that c does not resolve (*out_names in the arena, *out_n of them). */
 RLX_MUST_USE rlx_status_t* rlx_relax_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_build_config_t* c,
-                                   const char*** out_names, int* out_n);
+                                                const char*** out_names, int* out_n);
 
 /* ---- Model Library Format (TVM's MLF, version 7) ----
  * Writes the tar archive out_tar: metadata.json, codegen/host/src/ C files (plain C11 needing only
@@ -265,7 +266,7 @@ RLX_MUST_USE rlx_status_t* rlx_script_parse_file(rlx_ctx_t* ctx, const char* pat
  * pass names; a pass error names the pass. The fold runner is the C backend's (as when the
  * module is compiled), so large constants fold the same way. */
 RLX_MUST_USE rlx_status_t* rlx_module_print_after(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, bool show_meta,
-                                     char** out_text);
+                                                  char** out_text);
 /* The memory plan of every Relax function of m as text (*out_text, heap; `rlx compile
  * --stats`): per function one line "memory F: unplanned_bytes=... planned_bytes=..." (sizes
  * as formulas when symbolic), one line per tensor a packed function allocates when it runs
@@ -287,7 +288,7 @@ bool rlx_tir_func_param_is_buffer(const rlx_tir_func_t* f, int i);
  * caller releases each). INVALID_ARGUMENT names the function, the input and what differs;
  * nothing is left allocated on error. */
 RLX_MUST_USE rlx_status_t* rlx_tir_func_alloc_outputs(const rlx_tir_func_t* f, int n_inputs, DLTensor* const* inputs,
-                                         rlx_ndarray_t** out_outputs);
+                                                      rlx_ndarray_t** out_outputs);
 
 /* ======================================================================================
  * Language bindings (python/rlx uses exactly these): inspecting expressions, TE tensors
@@ -422,8 +423,8 @@ const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e);
 /* A Relax function built from params and a body (normalized: ret_sinfo NULL = inferred);
  * public under name (global_symbol) unless name is NULL. */
 RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
-                                        rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
-                                        const char* name, rlx_relax_func_t** out);
+                                                     rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
+                                                     const char* name, rlx_relax_func_t** out);
 
 /* ---- attributes of op calls and functions (key → value, insertion order) ---- */
 rlx_attr_list_t* rlx_attr_list_create(rlx_ctx_t* ctx);
@@ -445,9 +446,10 @@ const char* rlx_relax_op_name(int i);
 const char* rlx_relax_op_params(int i);
 /* A call of the registered op name (attrs may be NULL; sinfo_args for ops that take them).
  * NOT_FOUND for an unknown op. Struct info is inferred when the call is emitted. */
-RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
-                                        const rlx_attr_list_t* attrs, int n_sinfo_args,
-                                        rlx_sinfo_t* const* sinfo_args, rlx_relax_expr_t** out);
+RLX_MUST_USE rlx_status_t* rlx_relax_op_call_by_name(rlx_ctx_t* ctx, const char* name, int n_args,
+                                                     rlx_relax_expr_t* const* args, const rlx_attr_list_t* attrs,
+                                                     int n_sinfo_args, rlx_sinfo_t* const* sinfo_args,
+                                                     rlx_relax_expr_t** out);
 
 /* ---- BlockBuilder (TVM's relax.BlockBuilder; see src/relax/relax.h for the details) ---- */
 /* m NULL = a new empty module. */
@@ -470,15 +472,15 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, con
 /* Inside a dataflow block: binds expr to a (non-dataflow) Var that stays visible after the
  * block ("gv" when name_hint NULL). Error outside a dataflow block (as TVM). */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
-                                 rlx_relax_var_t** out_var);
+                                              rlx_relax_var_t** out_var);
 /* Binds var = R.match_cast(value, sinfo): symbolic vars appearing as whole dims of sinfo that
  * are not yet defined become defined. */
-RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
-                                rlx_relax_var_t** out_var);
+RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
+                                             const char* name_hint, rlx_relax_var_t** out_var);
 /* Sets the function's result (outside any dataflow block; once per function). params: the
  * function's params when they were not given at begin (n_params >= 0), else NULL. */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
-                                      rlx_relax_var_t* const* params);
+                                                   rlx_relax_var_t* const* params);
 /* Closes the function: normalizes it and adds it to the module under its name (made unique
  * when taken). out_gv may be NULL. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_end(rlx_bb_t* bb, rlx_relax_expr_t** out_gv);
@@ -493,7 +495,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_normalize(rlx_bb_t* bb, rlx_relax_expr_t* expr
  * the module is not added twice); *out_gv is its GlobalVar. */
 RLX_MUST_USE rlx_status_t* rlx_bb_add_prim_func(rlx_bb_t* bb, rlx_tir_func_t* f, const char* name_hint, rlx_relax_expr_t** out_gv);
 RLX_MUST_USE rlx_status_t* rlx_bb_add_relax_func(rlx_bb_t* bb, rlx_relax_func_t* f, const char* name_hint,
-                                    rlx_relax_expr_t** out_gv);
+                                                 rlx_relax_expr_t** out_gv);
 /* Replaces the function called name; NOT_FOUND when there is none. */
 RLX_MUST_USE rlx_status_t* rlx_bb_update_prim_func(rlx_bb_t* bb, const char* name, rlx_tir_func_t* f);
 RLX_MUST_USE rlx_status_t* rlx_bb_update_relax_func(rlx_bb_t* bb, const char* name, rlx_relax_func_t* f);
@@ -516,13 +518,15 @@ typedef rlx_status_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* 
  * structurally equal to one already in the module is reused (TVM's dedup). Bound to a new
  * var named name_hint. f returns one tensor; rlx_bb_emit_te_multi (rlx.h) takes a function
  * returning several, called with a tuple out_sinfo (R.Tuple of the outputs' tensors). */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var);
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                          rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                          const char* name_hint, rlx_relax_var_t** out_var);
 /* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
  * normalized R.call_tir expression (for passes such as legalization, which bind it to an
  * existing var with rlx_bb_emit_binding). Needs no open function. */
-RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, rlx_relax_expr_t** out_call);
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                          rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                          rlx_relax_expr_t** out_call);
 /* emit_te / call_te of a TE function with several outputs (TVM's emit_te of a function
  * returning a list): f stores in *outs an array of its outputs (read before the call returns;
  * the array stays f's) and their number in *out_n, or returns an error of its own (returned
@@ -531,10 +535,11 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* 
 typedef rlx_status_t* (*rlx_bb_te_multi_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
                                               int* out_n, rlx_te_tensor_t*** outs);
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
-                                   rlx_relax_var_t** out_var);
+                                                rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                                const char* name_hint, rlx_relax_var_t** out_var);
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call);
+                                                rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                                rlx_relax_expr_t** out_call);
 
 /* ---- topi by name (TVM's names: "add", "nn.dense", "nn.conv2d_nchw", ...) ----
  * params(i): TVM's parameter names in order with kinds, "data:t weight:t bias:t? out_dtype:dtype?"
@@ -546,8 +551,9 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn
 int rlx_topi_count(void);
 const char* rlx_topi_name(int i);
 const char* rlx_topi_params(int i);
-RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors, rlx_te_tensor_t* const* tensors,
-                            const rlx_attr_list_t* attrs, rlx_te_tensor_t** out);
+RLX_MUST_USE rlx_status_t* rlx_topi_call(rlx_ctx_t* ctx, const char* name, int n_tensors,
+                                         rlx_te_tensor_t* const* tensors, const rlx_attr_list_t* attrs,
+                                         rlx_te_tensor_t** out);
 /* True when function i returns a list of tensors (TVM's split): call it with
  * rlx_topi_call_multi (rlx_topi_call refuses it with INVALID_ARGUMENT). */
 bool rlx_topi_returns_list(int i);
@@ -555,8 +561,8 @@ bool rlx_topi_returns_list(int i);
  * tensor for a function that returns one; a list function may also give one, e.g. split into
  * one section). Errors as rlx_topi_call. */
 RLX_MUST_USE rlx_status_t* rlx_topi_call_multi(rlx_ctx_t* ctx, const char* name, int n_tensors,
-                                  rlx_te_tensor_t* const* tensors, const rlx_attr_list_t* attrs, int* out_n,
-                                  rlx_te_tensor_t*** out);
+                                               rlx_te_tensor_t* const* tensors, const rlx_attr_list_t* attrs,
+                                               int* out_n, rlx_te_tensor_t*** out);
 
 /* ---- passes by name (the pipeline's names: legalize_ops, fold_constants, fuse_ops, ...) ---- */
 int rlx_transform_pass_count(void);

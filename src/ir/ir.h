@@ -279,6 +279,10 @@ uint64_t rlx_expr_hash(const rlx_expr_t* e);
 rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_t* vmap);
 /* Calls f on every sub-expression, pre-order (including e). */
 void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), void* user);
+/* rlx_expr_visit with a callback that can fail: the walk stops at the first error f returns
+ * and returns it as it is (issue 13's convention for callbacks that can fail). */
+typedef rlx_status_t* (*rlx_expr_try_fn_t)(const rlx_expr_t* e, void* user);
+RLX_MUST_USE rlx_status_t* rlx_expr_try_visit(const rlx_expr_t* e, rlx_expr_try_fn_t f, void* user);
 bool rlx_expr_uses_var(const rlx_expr_t* e, const rlx_var_t* v);
 
 /* ------------------------------------------------------------------ evaluation (eval.c) */

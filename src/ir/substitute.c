@@ -14,20 +14,40 @@ rlx_expr_t* rlx_expr_substitute(rlx_ctx_t* ctx, rlx_expr_t* e, const rlx_ptrmap_
   return rlx_expr_transform(ctx, e, subst_one, (void*)vmap);
 }
 
-void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), void* user) {
-  if (!e) return;
-  f(e, user);
+RLX_MUST_USE rlx_status_t* rlx_expr_try_visit(const rlx_expr_t* e, rlx_expr_try_fn_t f, void* user) {
+  if (!e) return NULL;
+  RLX_RETURN_IF_ERROR(f(e, user));
   rlx_expr_t* small[8];
   int n = rlx_expr_children(e, small, 8);
-  if (n <= 8) {
-    for (int i = 0; i < n; i++) rlx_expr_visit(small[i], f, user);
-    return;
+  rlx_expr_t** kids = small;
+  if (n > 8) {
+    kids = malloc(sizeof(*kids) * (size_t)n);
+    if (!kids) {
+      rlx_alloc_failed(); /* the children are not visited; the pipeline's check fails */
+      return NULL;
+    }
+    rlx_expr_children(e, kids, n);
   }
-  rlx_expr_t** kids = malloc(sizeof(*kids) * (size_t)n);
-  if (!kids) return;
-  rlx_expr_children(e, kids, n);
-  for (int i = 0; i < n; i++) rlx_expr_visit(kids[i], f, user);
-  free(kids);
+  rlx_status_t* st = NULL;
+  for (int i = 0; i < n && !st; i++) st = rlx_expr_try_visit(kids[i], f, user);
+  if (kids != small) free(kids);
+  return st;
+}
+
+typedef struct {
+  void (*f)(const rlx_expr_t*, void*);
+  void* user;
+} visit_all_t;
+
+static RLX_MUST_USE rlx_status_t* visit_all(const rlx_expr_t* e, void* user) {
+  const visit_all_t* v = user;
+  v->f(e, v->user);
+  return NULL;
+}
+
+void rlx_expr_visit(const rlx_expr_t* e, void (*f)(const rlx_expr_t*, void*), void* user) {
+  visit_all_t v = {f, user};
+  rlx_status_free(rlx_expr_try_visit(e, visit_all, &v)); /* NULL: visit_all cannot fail */
 }
 
 typedef struct {

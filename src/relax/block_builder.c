@@ -260,7 +260,7 @@ static RLX_MUST_USE rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx
 
 /* Makes the operands of e leaves (call args, tuple fields, the tuple of a TupleGetItem, the
  * condition of an If), binding nested non-leaf expressions first. */
-static RLX_MUST_USE rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* rlx_bb_bind_operands(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   *out = e;
   switch (e->kind) {
@@ -322,7 +322,7 @@ static RLX_MUST_USE rlx_status_t* flatten(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx
 static RLX_MUST_USE rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!expr) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit: NULL expression");
-  RLX_RETURN_IF_ERROR(flatten(bb, expr, &expr));
+  RLX_RETURN_IF_ERROR(rlx_bb_bind_operands(bb, expr, &expr));
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, expr), "BlockBuilder.emit in '%s'", bb->fname));
   if (bb->in_dataflow && expr->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)expr))
     return rlx_status_create(RLX_INVALID_ARGUMENT,
@@ -348,7 +348,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit(rlx_bb_t* bb, rlx_relax_expr_t* expr, con
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name_hint,
-                                 rlx_relax_var_t** out_var) {
+                                              rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_output"));
   if (!bb->in_dataflow)
     return rlx_status_create(RLX_INVALID_ARGUMENT,
@@ -356,8 +356,8 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit_output(rlx_bb_t* bb, rlx_relax_expr_t* ex
   return bind(bb, expr, name_hint, true, out_var);
 }
 
-RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo, const char* name_hint,
-                                rlx_relax_var_t** out_var) {
+RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* value, rlx_sinfo_t* sinfo,
+                                             const char* name_hint, rlx_relax_var_t** out_var) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "match_cast"));
   if (!value || !sinfo) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast: NULL value or struct info");
@@ -423,7 +423,7 @@ static bool published(const rlx_bb_t* bb, const rlx_relax_expr_t* v) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_t* output, int n_params,
-                                      rlx_relax_var_t* const* params) {
+                                                   rlx_relax_var_t* const* params) {
   rlx_ctx_t* ctx = bb->ctx;
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_func_output"));
   if (bb->output)
@@ -451,7 +451,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_emit_func_output(rlx_bb_t* bb, rlx_relax_expr_
                              "BlockBuilder.emit_func_output in '%s': output is DataflowVar %s, which is not visible "
                              "outside its dataflow block (use emit_output)",
                              bb->fname, ((rlx_relax_var_t*)output)->name);
-  RLX_RETURN_IF_ERROR(flatten(bb, output, &output)); /* nested operands are bound first */
+  RLX_RETURN_IF_ERROR(rlx_bb_bind_operands(bb, output, &output)); /* nested operands are bound first */
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, output), "BlockBuilder.emit_func_output in '%s'",
                                           bb->fname));
   if (params) {
@@ -524,7 +524,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rl
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
-                              rlx_relax_expr_t** out_gv) {
+                                           rlx_relax_expr_t** out_gv) {
   rlx_ctx_t* ctx = bb->ctx;
   if (!func || !name_hint || !*name_hint)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.add_func: NULL function or empty name");
@@ -584,8 +584,9 @@ static void te_fresh_cb(const rlx_expr_t* e, void* user) {
   rlx_ptrmap_put(&tm->inv, nv, (void*)e);
 }
 
-static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                  rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
+static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_bb_te_multi_fn_t f, void* user,
+                                               int n_args, rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                               rlx_relax_expr_t** out_call) {
   rlx_ctx_t* ctx = bb->ctx;
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
   for (int i = 0; i < n_args; i++) {
@@ -713,7 +714,7 @@ typedef struct {
 } te_single_t;
 
 static RLX_MUST_USE rlx_status_t* te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* const* inputs, int n, void* user,
-                                             int* out_n, rlx_te_tensor_t*** outs) {
+                                            int* out_n, rlx_te_tensor_t*** outs) {
   te_single_t* s = user;
   *outs = &s->out;
   RLX_RETURN_IF_ERROR(s->f(ctx, inputs, n, s->user, &s->out));
@@ -722,7 +723,8 @@ static RLX_MUST_USE rlx_status_t* te_single(rlx_ctx_t* ctx, rlx_te_tensor_t* con
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, rlx_relax_expr_t** out_call) {
+                                                rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                                rlx_relax_expr_t** out_call) {
   if (!f || n_args < 0 || (n_args > 0 && !args))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
   te_map_t tm;
@@ -734,24 +736,26 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn
   return st;
 }
 
-RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, rlx_relax_expr_t** out_call) {
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                          rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                          rlx_relax_expr_t** out_call) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
   te_single_t s = {f, user, NULL};
   return rlx_bb_call_te_multi(bb, te_single, &s, n_args, args, primfunc_name, out_call);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn_t f, void* user, int n_args,
-                                   rlx_relax_expr_t* const* args, const char* primfunc_name, const char* name_hint,
-                                   rlx_relax_var_t** out_var) {
+                                                rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                                const char* name_hint, rlx_relax_var_t** out_var) {
   RLX_RETURN_IF_ERROR(need_func(bb, "emit_te"));
   rlx_relax_expr_t* call = NULL;
   RLX_RETURN_IF_ERROR(rlx_bb_call_te_multi(bb, f, user, n_args, args, primfunc_name, &call));
   return rlx_bb_emit(bb, call, name_hint, out_var);
 }
 
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args, rlx_relax_expr_t* const* args,
-                             const char* primfunc_name, const char* name_hint, rlx_relax_var_t** out_var) {
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                          rlx_relax_expr_t* const* args, const char* primfunc_name,
+                                          const char* name_hint, rlx_relax_var_t** out_var) {
   if (!f) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: NULL function or arguments");
   te_single_t s = {f, user, NULL};
   return rlx_bb_emit_te_multi(bb, te_single, &s, n_args, args, primfunc_name, name_hint, out_var);

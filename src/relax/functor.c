@@ -96,17 +96,38 @@ rlx_relax_expr_t* rlx_relax_expr_substitute(rlx_ctx_t* ctx, rlx_relax_expr_t* e,
   return rlx_relax_expr_rebuild(ctx, e, kids);
 }
 
-void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user) {
-  if (!e) return;
-  f(e, user);
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_try_visit(const rlx_relax_expr_t* e, rlx_relax_expr_try_fn_t f, void* user) {
+  if (!e) return NULL;
+  RLX_RETURN_IF_ERROR(f(e, user));
   int n = n_children(e);
-  if (n == 0) return;
+  if (n == 0) return NULL;
   rlx_relax_expr_t* small[8];
   rlx_relax_expr_t** kids = n <= 8 ? small : malloc(sizeof(*kids) * (size_t)n);
-  if (!kids) return;
+  if (!kids) {
+    rlx_alloc_failed(); /* the children are not visited; the pipeline's check fails */
+    return NULL;
+  }
   rlx_relax_expr_children(e, kids, n);
-  for (int i = 0; i < n; i++) rlx_relax_expr_visit(kids[i], f, user);
+  rlx_status_t* st = NULL;
+  for (int i = 0; i < n && !st; i++) st = rlx_relax_expr_try_visit(kids[i], f, user);
   if (kids != small) free(kids);
+  return st;
+}
+
+typedef struct {
+  void (*f)(const rlx_relax_expr_t* e, void* user);
+  void* user;
+} visit_all_t;
+
+static RLX_MUST_USE rlx_status_t* visit_all(const rlx_relax_expr_t* e, void* user) {
+  const visit_all_t* v = user;
+  v->f(e, v->user);
+  return NULL;
+}
+
+void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user) {
+  visit_all_t v = {f, user};
+  rlx_status_free(rlx_relax_expr_try_visit(e, visit_all, &v)); /* NULL: visit_all cannot fail */
 }
 
 static rlx_expr_t** subst_dims(rlx_ctx_t* ctx, int n, rlx_expr_t* const* dims, const rlx_ptrmap_t* map, bool* changed) {

@@ -55,10 +55,10 @@ rlx_relax_expr_t* rlx_relax_op_call_named(rlx_ctx_t* ctx, const char* name, int 
 
 /* The inference and legalization functions op.def names. */
 #define RLX_OP(ID, NAME, FAMILY, INFER, LEGALIZE, PURITY, PARAMS)                            \
-  rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
-  rlx_status_t* LEGALIZE(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
+  RLX_MUST_USE rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
+  RLX_MUST_USE rlx_status_t* LEGALIZE(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 #define RLX_OP_INFER_ONLY(ID, NAME, FAMILY, INFER, PURITY, PARAMS) \
-  rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
+  RLX_MUST_USE rlx_status_t* INFER(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
 #define RLX_OP_BRIDGE(ID, NAME, PURITY)
 #include "op.def"
 

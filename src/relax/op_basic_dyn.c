@@ -14,7 +14,7 @@
 
 #include "op_basic_internal.h"
 
-rlx_status_t* ob_infer_shape_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* ob_infer_shape_of(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* x;
@@ -32,7 +32,7 @@ static RLX_MUST_USE rlx_status_t* to_builtin(rlx_bb_t* bb, const rlx_relax_call_
   return NULL;
 }
 
-rlx_status_t* ob_legalize_shape_of(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* ob_legalize_shape_of(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   rlx_sinfo_shape_t* s = (rlx_sinfo_shape_t*)call->hdr.sinfo;
   if (s && s->hdr.kind == RLX_SINFO_SHAPE && s->values) {
     *out = rlx_relax_shape_expr(rlx_bb_get(bb)->ctx, s->ndim, s->values);
@@ -41,7 +41,7 @@ rlx_status_t* ob_legalize_shape_of(rlx_bb_t* bb, const rlx_relax_call_t* call, r
   return to_builtin(bb, call, "vm.builtin.shape_of", out);
 }
 
-rlx_status_t* ob_infer_tensor_to_shape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* ob_infer_tensor_to_shape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   rlx_sinfo_tensor_t* t;
@@ -55,11 +55,11 @@ rlx_status_t* ob_infer_tensor_to_shape(rlx_ctx_t* ctx, const rlx_relax_call_t* c
   return NULL;
 }
 
-rlx_status_t* ob_legalize_tensor_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* ob_legalize_tensor_to_shape(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   return to_builtin(bb, call, "vm.builtin.tensor_to_shape", out);
 }
 
-rlx_status_t* ob_infer_shape_to_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* ob_infer_shape_to_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(ob_check_attrs(call));
   RLX_RETURN_IF_ERROR(ob_nargs(call, 1, 1));
   int n = 0;
@@ -74,6 +74,6 @@ rlx_status_t* ob_infer_shape_to_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* c
   return NULL;
 }
 
-rlx_status_t* ob_legalize_shape_to_tensor(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* ob_legalize_shape_to_tensor(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
   return to_builtin(bb, call, "vm.builtin.shape_to_tensor", out);
 }

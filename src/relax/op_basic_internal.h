@@ -12,11 +12,11 @@
 /* The op's name ("relax.add"). */
 const char* ob_name(const rlx_relax_call_t* call);
 /* An error prefixed with the op's name: "relax.add: <message>". */
-rlx_status_t* ob_error(const rlx_relax_call_t* call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+RLX_MUST_USE rlx_status_t* ob_error(const rlx_relax_call_t* call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The Tensor struct info of args[i], or an error naming the op and what was found. */
-rlx_status_t* ob_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out);
+RLX_MUST_USE rlx_status_t* ob_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out);
 /* Checks the number of args. */
-rlx_status_t* ob_nargs(const rlx_relax_call_t* call, int lo, int hi);
+RLX_MUST_USE rlx_status_t* ob_nargs(const rlx_relax_call_t* call, int lo, int hi);
 /* "(2, n, 4)" as TVMScript writes shapes; "(ndim=-1)" style for unknown shapes. */
 const char* ob_shape_str(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape);
 const char* ob_dtype_str(rlx_ctx_t* ctx, rlx_dtype_t t);
@@ -27,7 +27,7 @@ rlx_expr_t** ob_simplify_shape(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shap
  * params, "x, axis:ints, keepdims:bool"; kinds: int, ints (an int too), bool, float (an int
  * too), str, dtype (a string too)): an unknown key or a value of another kind is an error
  * naming the op and the attribute. */
-rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call);
+RLX_MUST_USE rlx_status_t* ob_check_attrs(const rlx_relax_call_t* call);
 /* Attributes (missing → false / default). INT attrs also read as a one-element INTS. */
 bool ob_attr_int(const rlx_relax_call_t* call, const char* key, int64_t* out);
 bool ob_attr_ints(rlx_ctx_t* ctx, const rlx_relax_call_t* call, const char* key, int* out_n, int64_t** out_v);
@@ -38,11 +38,11 @@ bool ob_attr_dtype(const rlx_relax_call_t* call, const char* key, rlx_dtype_t* o
 
 /* The values of a shape argument (a ShapeExpr or anything with Shape struct info); *out_v
  * NULL when the values are unknown; *out_n -1 when the rank is unknown. */
-rlx_status_t* ob_shape_arg(const rlx_relax_call_t* call, int i, int* out_n, rlx_expr_t*** out_v);
+RLX_MUST_USE rlx_status_t* ob_shape_arg(const rlx_relax_call_t* call, int i, int* out_n, rlx_expr_t*** out_v);
 
 /* Every tensor arg (and tensor tuple fields) has a known shape and dtype, else an error
  * "relax.x: legalization needs known shapes and dtypes". */
-rlx_status_t* ob_need_known(rlx_ctx_t* ctx, const rlx_relax_call_t* call);
+RLX_MUST_USE rlx_status_t* ob_need_known(rlx_ctx_t* ctx, const rlx_relax_call_t* call);
 /* Maps Relax-side shape exprs (in the caller's vars) into a TE callback's vars: pairs the
  * vars of the Relax struct-info shapes of the args with those of the placeholders the
  * builder made from them; vars not found stay. */
@@ -50,8 +50,8 @@ rlx_expr_t** ob_to_te_shape(rlx_ctx_t* ctx, int n_args, rlx_relax_expr_t* const*
                             int ndim, rlx_expr_t* const* shape);
 
 /* Infer / legalize entry points, listed in op_basic.c's table. */
-rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
-rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
+RLX_MUST_USE rlx_status_t* ob_infer_reduce(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out);
+RLX_MUST_USE rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 
 /* clang-format off */
 #define OB_SHAPE_OPS(X)                                                                         \
@@ -61,8 +61,8 @@ rlx_status_t* ob_legalize_reduce(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
   X(tensor_to_shape) X(shape_to_tensor)
 /* clang-format on */
 #define X(n)                                                                                   \
-  rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
-  rlx_status_t* ob_legalize_##n(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
+  RLX_MUST_USE rlx_status_t* ob_infer_##n(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out); \
+  RLX_MUST_USE rlx_status_t* ob_legalize_##n(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out);
 OB_SHAPE_OPS(X)
 #undef X
 

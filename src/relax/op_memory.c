@@ -58,7 +58,7 @@ static RLX_MUST_USE rlx_status_t* tensor_of(rlx_ctx_t* ctx, const rlx_relax_call
 }
 
 /* R.builtin.alloc_tensor(shape, dtype, runtime_device_index[, storage_scope]). */
-rlx_status_t* omem_infer_builtin_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* omem_infer_builtin_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(check_nargs(call, 3, 4));
   RLX_RETURN_IF_ERROR(check_int_prim(ctx, call, 2, "an integer PrimValue (runtime_device_index)"));
   if (call->n_args == 4 && !is_kind(call->args[3], RLX_RELAX_STRING_IMM))
@@ -67,7 +67,7 @@ rlx_status_t* omem_infer_builtin_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_ca
 }
 
 /* R.memory.alloc_storage(R.shape([nbytes]), virtual_device_index, storage_scope, dtype). */
-rlx_status_t* omem_infer_alloc_storage(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* omem_infer_alloc_storage(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(check_nargs(call, 4, 4));
   const rlx_relax_expr_t* size = call->args[0];
   bool size_ok = is_kind(size, RLX_RELAX_SHAPE_EXPR) ? ((const rlx_relax_shape_expr_t*)size)->ndim == 1
@@ -82,7 +82,7 @@ rlx_status_t* omem_infer_alloc_storage(rlx_ctx_t* ctx, const rlx_relax_call_t* c
 }
 
 /* R.memory.alloc_tensor(storage, offset, shape, dtype). */
-rlx_status_t* omem_infer_memory_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* omem_infer_memory_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(check_nargs(call, 4, 4));
   const rlx_sinfo_t* st = call->args[0]->sinfo;
   if (!st || (st->kind != RLX_SINFO_OBJECT))
@@ -93,7 +93,7 @@ rlx_status_t* omem_infer_memory_alloc_tensor(rlx_ctx_t* ctx, const rlx_relax_cal
 }
 
 /* kill_storage / kill_tensor: one argument, void result. */
-rlx_status_t* omem_infer_kill(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+RLX_MUST_USE rlx_status_t* omem_infer_kill(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
   RLX_RETURN_IF_ERROR(check_nargs(call, 1, 1));
   *out = rlx_sinfo_tuple(ctx, 0, NULL);
   return NULL;

@@ -5,7 +5,7 @@
 
 #include "op_nn_internal.h"
 
-rlx_status_t* onn_fail(const char* op, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* onn_fail(const char* op, const char* fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -44,7 +44,7 @@ const char* onn_dt_str(rlx_ctx_t* ctx, rlx_dtype_t t) {
   return rlx_ctx_strdup(ctx, rlx_dtype_str(t, buf));
 }
 
-rlx_status_t* onn_check_arity(const rlx_relax_call_t* c, int lo, int hi) {
+RLX_MUST_USE rlx_status_t* onn_check_arity(const rlx_relax_call_t* c, int lo, int hi) {
   if (c->n_args < lo || c->n_args > hi) {
     if (lo == hi) return onn_fail(onn_op_name(c), "expects %d arguments, got %d", lo, c->n_args);
     return onn_fail(onn_op_name(c), "expects %d to %d arguments, got %d", lo, hi, c->n_args);
@@ -53,7 +53,7 @@ rlx_status_t* onn_check_arity(const rlx_relax_call_t* c, int lo, int hi) {
 }
 
 /* Argument i as Tensor struct info. */
-rlx_status_t* onn_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int i, rlx_sinfo_tensor_t** out) {
+RLX_MUST_USE rlx_status_t* onn_tensor_arg(rlx_ctx_t* ctx, const rlx_relax_call_t* c, int i, rlx_sinfo_tensor_t** out) {
   rlx_relax_expr_t* a = c->args[i];
   if (!a || !a->sinfo || a->sinfo->kind != RLX_SINFO_TENSOR)
     return onn_fail(onn_op_name(c), "argument %d must be a Tensor, got %s", i,
@@ -75,7 +75,7 @@ bool onn_is_one(const rlx_expr_t* e) {
 }
 
 /* Common dtype of two operands (void when unknown); error when both known and different. */
-rlx_status_t* onn_same_dtype(rlx_ctx_t* ctx, const char* op, rlx_dtype_t a, rlx_dtype_t b, rlx_dtype_t* out) {
+RLX_MUST_USE rlx_status_t* onn_same_dtype(rlx_ctx_t* ctx, const char* op, rlx_dtype_t a, rlx_dtype_t b, rlx_dtype_t* out) {
   if (!rlx_dtype_is_void(a) && !rlx_dtype_is_void(b) && !rlx_dtype_eq(a, b))
     return onn_fail(op, "dtypes differ: %s vs %s", onn_dt_str(ctx, a), onn_dt_str(ctx, b));
   *out = rlx_dtype_is_void(a) ? b : a;
@@ -110,7 +110,7 @@ const char* onn_attr_str(const rlx_relax_call_t* c, const char* key, const char*
 }
 
 /* out_dtype: a dtype, or a string ("" / "void" = void). */
-rlx_status_t* onn_attr_out_dtype(const rlx_relax_call_t* c, rlx_dtype_t* out) {
+RLX_MUST_USE rlx_status_t* onn_attr_out_dtype(const rlx_relax_call_t* c, rlx_dtype_t* out) {
   *out = rlx_dt_void();
   const rlx_attr_t* a = rlx_attrs_get(&c->attrs, "out_dtype");
   if (!a) return NULL;
@@ -122,7 +122,7 @@ rlx_status_t* onn_attr_out_dtype(const rlx_relax_call_t* c, rlx_dtype_t* out) {
   return NULL;
 }
 
-rlx_status_t* onn_attr_ints(const rlx_relax_call_t* c, const char* key, int want, int64_t def, int64_t* out) {
+RLX_MUST_USE rlx_status_t* onn_attr_ints(const rlx_relax_call_t* c, const char* key, int want, int64_t def, int64_t* out) {
   for (int i = 0; i < want; i++) out[i] = def;
   const rlx_attr_t* a = rlx_attrs_get(&c->attrs, key);
   if (!a) return NULL;
@@ -162,8 +162,8 @@ static bool known_tensor(const rlx_relax_expr_t* e) {
 
 /* R.call_tir of the TE function fn over args; the call itself when an operand's shape or
  * dtype is unknown (as TVM, which leaves such calls alone). */
-rlx_status_t* onn_legalize_te(rlx_bb_t* bb, const rlx_relax_call_t* c, onn_te_fn_t fn, int n_args,
-                              rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* onn_legalize_te(rlx_bb_t* bb, const rlx_relax_call_t* c, onn_te_fn_t fn, int n_args,
+                                           rlx_relax_expr_t* const* args, const char* name, rlx_relax_expr_t** out) {
   for (int i = 0; i < n_args; i++)
     if (!known_tensor(args[i])) {
       *out = (rlx_relax_expr_t*)&c->hdr;

@@ -430,6 +430,10 @@ rlx_relax_expr_t* rlx_relax_expr_substitute(rlx_ctx_t* ctx, rlx_relax_expr_t* e,
 /* Calls f on e and every sub-expression, pre-order (binding values and nested function
  * bodies included; binding vars and params are not visited as expressions). */
 void rlx_relax_expr_visit(const rlx_relax_expr_t* e, void (*f)(const rlx_relax_expr_t* e, void* user), void* user);
+/* The same walk with a callback that can fail: it stops at the first error f returns and
+ * returns it as it is (issue 13's convention). */
+typedef rlx_status_t* (*rlx_relax_expr_try_fn_t)(const rlx_relax_expr_t* e, void* user);
+RLX_MUST_USE rlx_status_t* rlx_relax_expr_try_visit(const rlx_relax_expr_t* e, rlx_relax_expr_try_fn_t f, void* user);
 /* Struct info with symbolic vars replaced per map (rlx_var_t* → rlx_expr_t*), dims
  * simplified; s itself when nothing changes. */
 rlx_sinfo_t* rlx_sinfo_substitute(rlx_ctx_t* ctx, rlx_sinfo_t* s, const rlx_ptrmap_t* map);
@@ -465,7 +469,7 @@ rlx_sinfo_t* rlx_relax_prim_func_sinfo(rlx_ctx_t* ctx, const rlx_tir_func_t* f);
 RLX_MUST_USE rlx_status_t* rlx_relax_well_formed(rlx_ctx_t* ctx, rlx_module_t* m);
 /* The same for one function (name used in messages; m may be NULL: GlobalVars unchecked). */
 RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module_t* m, const char* name,
-                                         const rlx_relax_func_t* f);
+                                                      const rlx_relax_func_t* f);
 
 /* ------------------------------------------------------------------ structural equality (structural.c) */
 /* Structural equality of two Relax functions / expressions: Relax vars are mapped by their
@@ -504,6 +508,11 @@ RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* ke
  * function binding by binding (TVM's EmitNormalized). The value is normalized; a
  * DataflowVar outside a dataflow block and an impure call inside one are errors. */
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
+/* e with its operands made leaves (TVM's ANF rule, what emit does before binding): call
+ * arguments, tuple fields, the tuple of a TupleGetItem and the condition of an If that are
+ * not leaves or tuples of leaves are bound to fresh vars first; e itself when nothing
+ * changes. For passes that rebuild a binding's value before rlx_bb_emit_binding. */
+RLX_MUST_USE rlx_status_t* rlx_bb_bind_operands(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out);
 /* Closes the function like rlx_bb_function_end but returns it without adding it to the
  * module (global_symbol = the name given at begin unless private); for passes, with: */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_finish(rlx_bb_t* bb, rlx_relax_func_t** out_func);
@@ -517,7 +526,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_update_func(rlx_bb_t* bb, const char* name, rl
  * equal to a PrimFunc already in the module is not added again (TVM's dedup): the existing
  * function's GlobalVar is returned. */
 RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, void* func, const char* name_hint,
-                              rlx_relax_expr_t** out_gv);
+                                           rlx_relax_expr_t** out_gv);
 
 /* The public builder calls (rlx_bb_create, emit, emit_te, call_te ...) and the TE callback
  * types are declared in include/rlx/rlx.h only. */

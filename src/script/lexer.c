@@ -185,7 +185,7 @@ static RLX_MUST_USE rlx_status_t* line_start(lx_t* l, bool* blank) {
   return NULL;
 }
 
-rlx_status_t* py_lex(rlx_arena_t* arena, const char* text, const char* filename, py_tok_t** out_toks, int* out_n) {
+RLX_MUST_USE rlx_status_t* py_lex(rlx_arena_t* arena, const char* text, const char* filename, py_tok_t** out_toks, int* out_n) {
   lx_t l = {0};
   l.arena = arena;
   l.src = text ? text : "";

@@ -214,7 +214,7 @@ static rlx_relax_expr_t* ndarray_constant(rlx_ctx_t* ctx, const unsigned char* b
   return rlx_relax_constant(ctx, t, ndim, shape, b + off, (size_t)nbytes);
 }
 
-rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, rs_meta_t* out) {
+RLX_MUST_USE rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, rs_meta_t* out) {
   cJSON* root = cJSON_Parse(json);
   if (!root) return rlx_error(RLX_PARSE_ERROR, sp, "metadata: expected TVM's JSON object graph, got text that is not JSON");
   rlx_status_t* st = NULL;

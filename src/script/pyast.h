@@ -32,8 +32,8 @@ typedef struct {
 } py_tok_t;
 
 /* Tokenizes the whole text (arena-allocated tokens, ending with EOF). */
-rlx_status_t* py_lex(rlx_arena_t* arena, const char* text, const char* filename, py_tok_t** out_toks,
-                     int* out_n);
+RLX_MUST_USE rlx_status_t* py_lex(rlx_arena_t* arena, const char* text, const char* filename, py_tok_t** out_toks,
+                                  int* out_n);
 /* "name 'foo'", "newline", "end of file", "'('" ... for error messages. */
 const char* py_tok_describe(rlx_arena_t* arena, const py_tok_t* t);
 
@@ -125,7 +125,7 @@ struct py_stmt {
 };
 
 /* Parses a whole file into a block of top-level statements. */
-rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const char* filename, py_block_t* out);
+RLX_MUST_USE rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const char* filename, py_block_t* out);
 
 /* Dotted name of an expression ("T.axis.remap") or NULL when it is not a dotted name. */
 const char* py_dotted_name(rlx_arena_t* arena, const py_expr_t* e);

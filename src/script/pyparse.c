@@ -818,7 +818,7 @@ static RLX_MUST_USE rlx_status_t* parse_stmt(ps_t* p, py_block_t* into) {
   return add_stmt(p, into, s);
 }
 
-rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const char* filename, py_block_t* out) {
+RLX_MUST_USE rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const char* filename, py_block_t* out) {
   ps_t p = {0};
   p.arena = arena;
   RLX_RETURN_IF_ERROR(py_lex(arena, text, filename, &p.toks, &p.n));

@@ -1371,8 +1371,8 @@ static void rs_init(rs_t* r, tp_t* p, const char* relax_alias, rlx_module_t* m) 
   r->m = m;
 }
 
-rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
-                                 rs_sig_t** out_sig) {
+RLX_MUST_USE rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
+                                              rs_sig_t** out_sig) {
   rs_t r;
   rs_init(&r, p, relax_alias, m);
   rs_sig_t* sig = RLX_NEW(p->ctx, rs_sig_t);
@@ -1455,7 +1455,7 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
   return st;
 }
 
-rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
+RLX_MUST_USE rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig) {
   rs_t r;
   rs_init(&r, p, sig->relax_alias, m);
   for (int i = 0; i < sig->n_syms; i++) rlx_vec_push(&r.syms, sig->syms[i]);

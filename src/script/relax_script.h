@@ -45,7 +45,7 @@ int rs_meta_index(rs_meta_t* meta, const rlx_relax_constant_t* c);
 char* rs_metadata_print(const rs_meta_t* meta);
 /* Reads the JSON text of a section (the string given to tvm.ir.load_json) into out->consts
  * (constants in ctx); errors at sp. */
-rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, rs_meta_t* out);
+RLX_MUST_USE rlx_status_t* rs_metadata_load(rlx_ctx_t* ctx, const char* json, rlx_span_t sp, rs_meta_t* out);
 
 /* Appends function f of module m (named name) at the given indentation (4 inside a class).
  * Sets *used_tir when the text uses the T. prefix; large constants are numbered in meta. */
@@ -75,9 +75,9 @@ bool rs_is_relax_def(tp_t* p, const char* relax_alias, const py_stmt_t* s);
 /* Pass 1: parses the signature of a @R.function def (params, return struct info, decorator
  * options) and registers a placeholder function under its name in m so GlobalVars to it
  * resolve. *out_sig is kept for pass 2. */
-rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
-                                 rs_sig_t** out_sig);
+RLX_MUST_USE rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, rlx_module_t* m, const py_stmt_t* s,
+                                              rs_sig_t** out_sig);
 /* Pass 2: parses the body, normalizes the function and replaces the placeholder. */
-rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig);
+RLX_MUST_USE rlx_status_t* rs_parse_body(tp_t* p, rlx_module_t* m, rs_sig_t* sig);
 
 #endif

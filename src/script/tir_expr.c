@@ -10,7 +10,7 @@
 
 #include "tir_parse.h"
 
-rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -20,7 +20,7 @@ rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) {
   return rlx_error(RLX_PARSE_ERROR, sp, "%s", msg);
 }
 
-rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -63,7 +63,7 @@ const py_expr_t* tp_arg(const py_expr_t* call, int i, const char* kw) {
   return NULL;
 }
 
-rlx_status_t* tp_dtype(tp_t* p, const py_expr_t* e, rlx_dtype_t* out) {
+RLX_MUST_USE rlx_status_t* tp_dtype(tp_t* p, const py_expr_t* e, rlx_dtype_t* out) {
   const char* s = NULL;
   if (e->kind == PY_E_STR) s = e->str;
   else s = tp_tname(p, e);
@@ -113,7 +113,7 @@ static RLX_MUST_USE rlx_status_t* arity(tp_t* p, const py_expr_t* call, const ch
   return NULL;
 }
 
-rlx_status_t* tp_buffer(tp_t* p, const py_expr_t* e, rlx_tir_buffer_t** out) {
+RLX_MUST_USE rlx_status_t* tp_buffer(tp_t* p, const py_expr_t* e, rlx_tir_buffer_t** out) {
   if (e->kind != PY_E_NAME) return tp_err(p, e, "expected a buffer name, got an expression");
   sym_t* s = tp_lookup(p, e->str);
   if (!s) return tp_err(p, e, "undefined buffer '%s'", e->str);
@@ -214,7 +214,7 @@ static RLX_MUST_USE rlx_status_t* subscript_items(tp_t* p, const py_expr_t* sub,
   return NULL;
 }
 
-rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out) {
+RLX_MUST_USE rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out) {
   rlx_tir_buffer_t* b;
   if (e->kind == PY_E_NAME) {
     RLX_RETURN_IF_ERROR(tp_buffer(p, e, &b));
@@ -260,7 +260,7 @@ rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out) {
   return NULL;
 }
 
-rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int* out_n, rlx_expr_t*** out) {
+RLX_MUST_USE rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int* out_n, rlx_expr_t*** out) {
   int n;
   py_expr_t** items;
   RLX_RETURN_IF_ERROR(subscript_items(p, sub, &n, &items));
@@ -292,7 +292,7 @@ rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int
   return NULL;
 }
 
-rlx_status_t* tp_shape(tp_t* p, const py_expr_t* e, int* out_n, rlx_expr_t*** out) {
+RLX_MUST_USE rlx_status_t* tp_shape(tp_t* p, const py_expr_t* e, int* out_n, rlx_expr_t*** out) {
   if (e->kind == PY_E_TUPLE || e->kind == PY_E_LIST) {
     rlx_expr_t** s = RLX_NEW_ARRAY(p->ctx, rlx_expr_t*, e->n);
     for (int i = 0; i < e->n; i++) {
@@ -489,7 +489,7 @@ static RLX_MUST_USE rlx_status_t* eval_binop(tp_t* p, const py_expr_t* e, rlx_ex
   return NULL;
 }
 
-rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
+RLX_MUST_USE rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   switch (e->kind) {
     case PY_E_INT:
       *out = (e->ival >= INT32_MIN && e->ival <= INT32_MAX) ? rlx_ir_i32(p->ctx, e->ival) : rlx_ir_i64(p->ctx, e->ival);

@@ -41,11 +41,11 @@ typedef struct {
   const rlx_relax_constant_t** meta;
 } tp_t;
 
-rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+RLX_MUST_USE rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+RLX_MUST_USE rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* A `@T.prim_func def ...` statement → PrimFunc (tir_parser.c). */
-rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out);
+RLX_MUST_USE rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out);
 /* Short description of a statement kind for error messages ("'for'", "an assignment"). */
 const char* tp_stmt_desc(const py_stmt_t* s);
 
@@ -58,19 +58,19 @@ void tp_frame_pop(tp_t* p);
 /* "T.max" → "max" when e is a dotted name under the TIR alias; NULL otherwise. */
 const char* tp_tname(tp_t* p, const py_expr_t* e);
 /* A dtype given as "float32" or T.float32. */
-rlx_status_t* tp_dtype(tp_t* p, const py_expr_t* e, rlx_dtype_t* out);
+RLX_MUST_USE rlx_status_t* tp_dtype(tp_t* p, const py_expr_t* e, rlx_dtype_t* out);
 /* Python expression → PrimExpr. */
-rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out);
+RLX_MUST_USE rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out);
 /* Integer literal (possibly negative) → value. */
 bool tp_int_literal(const py_expr_t* e, int64_t* out);
 /* A shape: tuple/list of PrimExprs or a single one. */
-rlx_status_t* tp_shape(tp_t* p, const py_expr_t* e, int* out_n, rlx_expr_t*** out);
+RLX_MUST_USE rlx_status_t* tp_shape(tp_t* p, const py_expr_t* e, int* out_n, rlx_expr_t*** out);
 /* The buffer a name refers to. */
-rlx_status_t* tp_buffer(tp_t* p, const py_expr_t* e, rlx_tir_buffer_t** out);
+RLX_MUST_USE rlx_status_t* tp_buffer(tp_t* p, const py_expr_t* e, rlx_tir_buffer_t** out);
 /* `A[i, 0:4]` → buffer region (T.reads / T.writes). */
-rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out);
+RLX_MUST_USE rlx_status_t* tp_region(tp_t* p, const py_expr_t* e, rlx_buffer_region_t* out);
 /* Indices of a subscript (slices with constant length become Ramps). */
-rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int* out_n, rlx_expr_t*** out);
+RLX_MUST_USE rlx_status_t* tp_indices(tp_t* p, const py_expr_t* sub, rlx_tir_buffer_t* b, int* out_n, rlx_expr_t*** out);
 /* stop - start, simplified for the common `a + c` stop. */
 rlx_expr_t* tp_extent(tp_t* p, rlx_expr_t* start, rlx_expr_t* stop);
 /* Finds call argument i or keyword `kw` (either may be absent). */

@@ -782,7 +782,7 @@ static RLX_MUST_USE rlx_status_t* prim_func_decorator(tp_t* p, const py_stmt_t* 
   return NULL;
 }
 
-rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out) {
+RLX_MUST_USE rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out) {
   bool is_private;
   RLX_RETURN_IF_ERROR(prim_func_decorator(p, s, &is_private));
   fn_t fn = {0};

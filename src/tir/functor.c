@@ -5,72 +5,95 @@
 #include "tir.h"
 
 /* ---------------------------------------------------------------- visitor */
-static void visit_expr(const rlx_expr_t* e, const rlx_tir_visitor_t* v) {
-  if (e && v->f_expr) v->f_expr(e, v->user);
+static RLX_MUST_USE rlx_status_t* visit_expr(const rlx_expr_t* e, const rlx_tir_try_visitor_t* v) {
+  return e && v->f_expr ? v->f_expr(e, v->user) : NULL;
 }
 
-static void visit_region(const rlx_buffer_region_t* r, const rlx_tir_visitor_t* v) {
+static RLX_MUST_USE rlx_status_t* visit_region(const rlx_buffer_region_t* r, const rlx_tir_try_visitor_t* v) {
   for (int i = 0; i < r->ndim; i++) {
-    visit_expr(r->region[i].min, v);
-    visit_expr(r->region[i].extent, v);
+    RLX_RETURN_IF_ERROR(visit_expr(r->region[i].min, v));
+    RLX_RETURN_IF_ERROR(visit_expr(r->region[i].extent, v));
   }
+  return NULL;
 }
 
-void rlx_tir_stmt_visit(const rlx_tir_stmt_t* s, const rlx_tir_visitor_t* v) {
-  if (!s) return;
-  if (v->f_stmt) v->f_stmt(s, v->user);
+RLX_MUST_USE rlx_status_t* rlx_tir_stmt_try_visit(const rlx_tir_stmt_t* s, const rlx_tir_try_visitor_t* v) {
+  if (!s) return NULL;
+  if (v->f_stmt) RLX_RETURN_IF_ERROR(v->f_stmt(s, v->user));
   switch (s->kind) {
     case RLX_STMT_BUFFER_STORE: {
       const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
-      visit_expr(st->value, v);
-      for (int i = 0; i < st->n_indices; i++) visit_expr(st->indices[i], v);
-      break;
+      RLX_RETURN_IF_ERROR(visit_expr(st->value, v));
+      for (int i = 0; i < st->n_indices; i++) RLX_RETURN_IF_ERROR(visit_expr(st->indices[i], v));
+      return NULL;
     }
     case RLX_STMT_FOR: {
       const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
-      visit_expr(f->min, v);
-      visit_expr(f->extent, v);
-      rlx_tir_stmt_visit(f->body, v);
-      break;
+      RLX_RETURN_IF_ERROR(visit_expr(f->min, v));
+      RLX_RETURN_IF_ERROR(visit_expr(f->extent, v));
+      return rlx_tir_stmt_try_visit(f->body, v);
     }
     case RLX_STMT_SEQ: {
       const rlx_tir_seq_t* q = RLX_AS(const rlx_tir_seq_t, s);
-      for (int i = 0; i < q->n; i++) rlx_tir_stmt_visit(q->stmts[i], v);
-      break;
+      for (int i = 0; i < q->n; i++) RLX_RETURN_IF_ERROR(rlx_tir_stmt_try_visit(q->stmts[i], v));
+      return NULL;
     }
     case RLX_STMT_IF: {
       const rlx_tir_if_t* c = RLX_AS(const rlx_tir_if_t, s);
-      visit_expr(c->cond, v);
-      rlx_tir_stmt_visit(c->then_case, v);
-      rlx_tir_stmt_visit(c->else_case, v);
-      break;
+      RLX_RETURN_IF_ERROR(visit_expr(c->cond, v));
+      RLX_RETURN_IF_ERROR(rlx_tir_stmt_try_visit(c->then_case, v));
+      return rlx_tir_stmt_try_visit(c->else_case, v);
     }
     case RLX_STMT_LET: {
       const rlx_tir_let_t* l = RLX_AS(const rlx_tir_let_t, s);
-      visit_expr(l->value, v);
-      rlx_tir_stmt_visit(l->body, v);
-      break;
+      RLX_RETURN_IF_ERROR(visit_expr(l->value, v));
+      return rlx_tir_stmt_try_visit(l->body, v);
     }
-    case RLX_STMT_EVALUATE: visit_expr(RLX_AS(const rlx_tir_evaluate_t, s)->value, v); break;
+    case RLX_STMT_EVALUATE: return visit_expr(RLX_AS(const rlx_tir_evaluate_t, s)->value, v);
     case RLX_STMT_BLOCK_REALIZE: {
       const rlx_tir_block_realize_t* br = RLX_AS(const rlx_tir_block_realize_t, s);
-      for (int i = 0; i < br->n_values; i++) visit_expr(br->iter_values[i], v);
-      visit_expr(br->predicate, v);
+      for (int i = 0; i < br->n_values; i++) RLX_RETURN_IF_ERROR(visit_expr(br->iter_values[i], v));
+      RLX_RETURN_IF_ERROR(visit_expr(br->predicate, v));
       const rlx_tir_block_t* b = br->block;
-      if (v->f_block) v->f_block(b, v->user);
+      if (v->f_block) RLX_RETURN_IF_ERROR(v->f_block(b, v->user));
       for (int i = 0; i < b->n_iter_vars; i++) {
-        visit_expr(b->iter_vars[i]->dom.min, v);
-        visit_expr(b->iter_vars[i]->dom.extent, v);
+        RLX_RETURN_IF_ERROR(visit_expr(b->iter_vars[i]->dom.min, v));
+        RLX_RETURN_IF_ERROR(visit_expr(b->iter_vars[i]->dom.extent, v));
       }
-      for (int i = 0; i < b->n_reads; i++) visit_region(&b->reads[i], v);
-      for (int i = 0; i < b->n_writes; i++) visit_region(&b->writes[i], v);
-      rlx_tir_stmt_visit(b->init, v);
-      rlx_tir_stmt_visit(b->body, v);
-      break;
+      for (int i = 0; i < b->n_reads; i++) RLX_RETURN_IF_ERROR(visit_region(&b->reads[i], v));
+      for (int i = 0; i < b->n_writes; i++) RLX_RETURN_IF_ERROR(visit_region(&b->writes[i], v));
+      RLX_RETURN_IF_ERROR(rlx_tir_stmt_try_visit(b->init, v));
+      return rlx_tir_stmt_try_visit(b->body, v);
     }
-    case RLX_STMT_ALLOCATE: rlx_tir_stmt_visit(RLX_AS(const rlx_tir_allocate_t, s)->body, v); break;
+    case RLX_STMT_ALLOCATE: return rlx_tir_stmt_try_visit(RLX_AS(const rlx_tir_allocate_t, s)->body, v);
     case RLX_STMT_KIND_COUNT: break;
   }
+  return NULL;
+}
+
+/* The visitor that cannot fail: the one walk above, through callbacks that return NULL. */
+static RLX_MUST_USE rlx_status_t* all_stmt(const rlx_tir_stmt_t* s, void* user) {
+  const rlx_tir_visitor_t* v = user;
+  v->f_stmt(s, v->user);
+  return NULL;
+}
+
+static RLX_MUST_USE rlx_status_t* all_expr(const rlx_expr_t* e, void* user) {
+  const rlx_tir_visitor_t* v = user;
+  v->f_expr(e, v->user);
+  return NULL;
+}
+
+static RLX_MUST_USE rlx_status_t* all_block(const rlx_tir_block_t* b, void* user) {
+  const rlx_tir_visitor_t* v = user;
+  v->f_block(b, v->user);
+  return NULL;
+}
+
+void rlx_tir_stmt_visit(const rlx_tir_stmt_t* s, const rlx_tir_visitor_t* v) {
+  rlx_tir_try_visitor_t t = {v->f_stmt ? all_stmt : NULL, v->f_expr ? all_expr : NULL, v->f_block ? all_block : NULL,
+                             (void*)v};
+  rlx_status_free(rlx_tir_stmt_try_visit(s, &t)); /* NULL: the callbacks cannot fail */
 }
 
 /* ---------------------------------------------------------------- mutator */

@@ -130,9 +130,10 @@ static void count_reduce(const rlx_expr_t* e, void* user) {
   if (e->kind == RLX_EXPR_REDUCE) (*(int*)user)++;
 }
 
-RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_te_fcompute_multi_t f,
-                                   void* user, const char* name, const char* tag, const char* const* axis_names,
-                                   int* out_n, rlx_te_tensor_t*** out_tensors) {
+RLX_MUST_USE rlx_status_t* rlx_te_compute_multi(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape,
+                                                rlx_te_fcompute_multi_t f, void* user, const char* name,
+                                                const char* tag, const char* const* axis_names, int* out_n,
+                                                rlx_te_tensor_t*** out_tensors) {
   if (!name) name = "compute";
   rlx_iter_var_t** axis;
   rlx_var_t** idx;

@@ -195,6 +195,15 @@ typedef struct {
   void* user;
 } rlx_tir_visitor_t;
 void rlx_tir_stmt_visit(const rlx_tir_stmt_t* s, const rlx_tir_visitor_t* v);
+/* The same walk with callbacks that can fail: it stops at the first error a callback returns
+ * and returns it as it is (issue 13's convention). rlx_tir_stmt_visit is this walk. */
+typedef struct {
+  rlx_status_t* (*f_stmt)(const rlx_tir_stmt_t* s, void* user);
+  rlx_status_t* (*f_expr)(const rlx_expr_t* e, void* user);
+  rlx_status_t* (*f_block)(const rlx_tir_block_t* b, void* user);
+  void* user;
+} rlx_tir_try_visitor_t;
+RLX_MUST_USE rlx_status_t* rlx_tir_stmt_try_visit(const rlx_tir_stmt_t* s, const rlx_tir_try_visitor_t* v);
 
 /* Post-order statement rewrite: children first, then f_stmt(rebuilt) returns the replacement.
  * f_expr (may be NULL) is applied to every top-level expression (via rlx_expr_transform by the

@@ -250,7 +250,7 @@ static RLX_MUST_USE rlx_status_t* rewrite(rw_t* w, rlx_relax_expr_t* e, rlx_rela
   return rlx_status_create(RLX_INTERNAL, "call_tir_rewrite: bad expression kind %d", (int)e->kind);
 }
 
-static rlx_status_t* rewrite_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* rewrite_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
   return rewrite_func(user, f, out);
 }
 

@@ -211,8 +211,8 @@ static RLX_MUST_USE rlx_status_t* repack_calls(rlx_ctx_t* ctx, rlx_module_t* m, 
   return NULL;
 }
 
-RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out, int* out_n,
-                                               rlx_sched_func_report_t** out_reports) {
+RLX_MUST_USE rlx_status_t* rlx_pass_default_schedule_report(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out,
+                                                            int* out_n, rlx_sched_func_report_t** out_reports) {
   rlx_module_t* m = pass_module_copy(ctx, in);
   int n_rep = 0;
   rlx_sched_func_report_t* reps = RLX_NEW_ARRAY(ctx, rlx_sched_func_report_t, m->n_funcs > 0 ? m->n_funcs : 1);

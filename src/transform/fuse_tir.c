@@ -40,7 +40,6 @@ typedef struct {
   rlx_ptrmap_t inter;                 /* member binding var → intermediate buffer */
   RLX_VEC(rlx_tir_buffer_t*) pending; /* allocated buffers of the current member, to copy */
   RLX_VEC(rlx_var_t*) tir_vars;       /* Relax vars passed as scalars, in param order */
-  rlx_status_t* st;
 } ft_t;
 
 static size_t ns_slot(const nameset_t* s, const char* k) {
@@ -184,6 +183,34 @@ static void collect_defs_block(const rlx_tir_block_t* b, void* user) {
     }
 }
 
+/* Every buffer the body touches must have a fused buffer (in t->bm, filled by the
+ * collection above) before the copy below, which then cannot fail: checked by a walk of its
+ * own rather than found inside the copy's callbacks, whose type returns a node. */
+static RLX_MUST_USE rlx_status_t* known_buffer(const ft_t* t, const rlx_tir_buffer_t* b, const char* how) {
+  return rlx_ptrmap_get(&t->bm, b) ? NULL
+                                    : rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: %s unknown buffer %s", how, b->name);
+}
+
+static RLX_MUST_USE rlx_status_t* known_load(const rlx_expr_t* e, void* user) {
+  return e->kind == RLX_EXPR_BUFFER_LOAD ? known_buffer(user, RLX_AS(const rlx_buffer_load_t, e)->buffer, "load of")
+                                         : NULL;
+}
+
+static RLX_MUST_USE rlx_status_t* known_loads(const rlx_expr_t* e, void* user) { return rlx_expr_try_visit(e, known_load, user); }
+
+static RLX_MUST_USE rlx_status_t* known_stmt(const rlx_tir_stmt_t* s, void* user) {
+  if (s->kind == RLX_STMT_BUFFER_STORE) return known_buffer(user, RLX_AS(const rlx_tir_store_t, s)->buffer, "access to");
+  if (s->kind == RLX_STMT_ALLOCATE) return known_buffer(user, RLX_AS(const rlx_tir_allocate_t, s)->buffer, "access to");
+  return NULL;
+}
+
+static RLX_MUST_USE rlx_status_t* known_block(const rlx_tir_block_t* b, void* user) {
+  for (int i = 0; i < b->n_reads; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->reads[i].buffer, "access to"));
+  for (int i = 0; i < b->n_writes; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->writes[i].buffer, "access to"));
+  for (int i = 0; i < b->n_alloc_buffers; i++) RLX_RETURN_IF_ERROR(known_buffer(user, b->alloc_buffers[i], "access to"));
+  return NULL;
+}
+
 static rlx_expr_t* copy_leaf(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
   ft_t* t = user;
   if (e->kind == RLX_EXPR_VAR) {
@@ -192,13 +219,7 @@ static rlx_expr_t* copy_leaf(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
   }
   if (e->kind == RLX_EXPR_BUFFER_LOAD) {
     rlx_buffer_load_t* l = RLX_AS(rlx_buffer_load_t, e);
-    rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, l->buffer);
-    if (!nb) {
-      if (!t->st)
-        t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: load of unknown buffer %s", l->buffer->name);
-      return e;
-    }
-    rlx_expr_t* r = rlx_ir_load(ctx, nb, l->n_indices, l->indices);
+    rlx_expr_t* r = rlx_ir_load(ctx, rlx_ptrmap_get(&t->bm, l->buffer), l->n_indices, l->indices); /* known_load */
     r->dtype = e->dtype; /* vector loads keep their lanes */
     return r;
   }
@@ -209,11 +230,7 @@ static rlx_expr_t* copy_expr(rlx_ctx_t* ctx, rlx_expr_t* e, void* user) {
   return rlx_expr_transform(ctx, e, copy_leaf, user);
 }
 
-static rlx_tir_buffer_t* map_buf(ft_t* t, rlx_tir_buffer_t* b) {
-  rlx_tir_buffer_t* nb = rlx_ptrmap_get(&t->bm, b);
-  if (!nb && !t->st) t->st = rlx_status_create(RLX_INVALID_ARGUMENT, "FuseTIR: access to unknown buffer %s", b->name);
-  return nb ? nb : b;
-}
+static rlx_tir_buffer_t* map_buf(ft_t* t, rlx_tir_buffer_t* b) { return rlx_ptrmap_get(&t->bm, b); /* known_buffer */ }
 
 static rlx_var_t* map_var(ft_t* t, rlx_var_t* v) {
   rlx_expr_t* r = rlx_ptrmap_get(&t->vm, v);
@@ -359,14 +376,10 @@ static RLX_MUST_USE rlx_status_t* add_member(ft_t* t, const rlx_fuse_member_t* m
   if (root)
     for (int i = 0; i < root->n_alloc_buffers; i++)
       rlx_vec_push(&t->allocs, rlx_ptrmap_get(&t->bm, root->alloc_buffers[i]));
+  rlx_tir_try_visitor_t check = {known_stmt, known_loads, known_block, t};
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_tir_stmt_try_visit(body, &check), "in %s", what));
   rlx_tir_mutator_t mut = {copy_stmt, copy_expr, t};
-  rlx_tir_stmt_t* copied = rlx_tir_stmt_mutate(ctx, body, &mut);
-  if (t->st) {
-    rlx_status_t* st = t->st;
-    t->st = NULL;
-    return rlx_status_annotate(st, "in %s", what);
-  }
-  rlx_vec_push(&t->body, copied);
+  rlx_vec_push(&t->body, rlx_tir_stmt_mutate(ctx, body, &mut));
   return NULL;
 }
 
@@ -445,7 +458,6 @@ RLX_MUST_USE rlx_status_t* rlx_fuse_tir(rlx_ctx_t* ctx, int n_members, const rlx
   rlx_vec_free(&t.pending);
   rlx_vec_free(&t.tir_vars);
   rlx_vec_free(&t.relax_order);
-  if (t.st) rlx_status_drop(t.st);
   return st;
 }
 

@@ -57,88 +57,19 @@ static RLX_MUST_USE rlx_status_t* lg_expr(rlx_ctx_t* ctx, rlx_relax_expr_t* e, v
   return NULL;
 }
 
-static bool is_leaf(const rlx_relax_expr_t* e) {
-  switch (e->kind) {
-    case RLX_RELAX_VAR:
-    case RLX_RELAX_DATAFLOW_VAR:
-    case RLX_RELAX_CONSTANT:
-    case RLX_RELAX_SHAPE_EXPR:
-    case RLX_RELAX_PRIM_VALUE:
-    case RLX_RELAX_STRING_IMM:
-    case RLX_RELAX_DATA_TYPE_IMM:
-    case RLX_RELAX_OP:
-    case RLX_RELAX_GLOBAL_VAR:
-    case RLX_RELAX_EXTERN_FUNC:
-    case RLX_RELAX_FUNCTION:
-      return true;
-    case RLX_RELAX_TUPLE: {
-      const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
-      for (int i = 0; i < t->n_fields; i++)
-        if (!is_leaf(t->fields[i])) return false;
-      return true;
-    }
-    case RLX_RELAX_TUPLE_GET_ITEM:
-    case RLX_RELAX_CALL:
-    case RLX_RELAX_IF:
-    case RLX_RELAX_SEQ:
-    case RLX_RELAX_KIND_COUNT:
-      break;
-  }
-  return false;
-}
-
-/* e as a leaf: non-leaf expressions are bound to fresh vars first (TVM's normal form). */
-static RLX_MUST_USE rlx_status_t* leafify(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
-  if (is_leaf(e)) return *out = e, NULL;
-  if (e->kind == RLX_RELAX_TUPLE) {
-    rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
-    rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, t->n_fields);
-    for (int i = 0; i < t->n_fields; i++) RLX_RETURN_IF_ERROR(leafify(bb, ctx, t->fields[i], &f[i]));
-    *out = rlx_relax_tuple(ctx, t->n_fields, f);
-    return NULL;
-  }
-  rlx_relax_var_t* v = NULL;
-  RLX_RETURN_IF_ERROR(rlx_bb_emit(bb, e, NULL, &v));
-  *out = &v->hdr;
-  return NULL;
-}
-
-/* The operands of a binding value as leaves (only what a legalization returned can need it). */
-static RLX_MUST_USE rlx_status_t* flatten_value(rlx_bb_t* bb, rlx_ctx_t* ctx, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
-  *out = e;
-  if (e->kind == RLX_RELAX_CALL) {
-    rlx_relax_call_t* c = (rlx_relax_call_t*)e;
-    bool leafy = true;
-    for (int i = 0; i < c->n_args; i++) leafy = leafy && is_leaf(c->args[i]);
-    if (leafy) return NULL;
-    rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, c->n_args);
-    for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(leafify(bb, ctx, c->args[i], &args[i]));
-    *out = rlx_relax_call(ctx, c->op, c->n_args, args, c->attrs, c->n_sinfo_args, c->sinfo_args);
-    return NULL;
-  }
-  if (e->kind == RLX_RELAX_TUPLE) return leafify(bb, ctx, e, out);
-  if (e->kind == RLX_RELAX_TUPLE_GET_ITEM) {
-    rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
-    rlx_relax_expr_t* t = NULL;
-    RLX_RETURN_IF_ERROR(leafify(bb, ctx, g->tuple, &t));
-    if (t != g->tuple) *out = rlx_relax_tuple_get_item(ctx, t, g->index);
-  }
-  return NULL;
-}
-
 static RLX_MUST_USE rlx_status_t* legalize_binding(lg_t* lg, rlx_ctx_t* ctx, rlx_relax_binding_t* b) {
   lg->where = rlx_ctx_sprintf(ctx, "binding '%s'", b->var->name);
   rlx_relax_expr_t* v = NULL;
   RLX_RETURN_IF_ERROR(rlx_relax_expr_transform(ctx, b->value, lg_expr, lg, &v));
   if (v == b->value) return rlx_bb_emit_binding(lg->bb, b);
-  RLX_RETURN_IF_ERROR(flatten_value(lg->bb, ctx, v, &v));
+  RLX_RETURN_IF_ERROR(rlx_bb_bind_operands(lg->bb, v, &v)); /* what a legalization returned can need it */
   rlx_relax_binding_t* nb = b->kind == RLX_BINDING_MATCH_CAST ? rlx_relax_match_cast(ctx, b->var, v, b->sinfo)
                                                               : rlx_relax_var_binding(ctx, b->var, v);
   return rlx_bb_emit_binding(lg->bb, nb);
 }
 
 static RLX_MUST_USE rlx_status_t* legalize_func(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
-                                   const rlx_relax_func_t* f, rlx_relax_func_t** out) {
+                                                const rlx_relax_func_t* f, rlx_relax_func_t** out) {
   if (f->body->kind != RLX_RELAX_SEQ)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "legalize_ops: function '%s': body is not a SeqExpr (normalize it)",
                              name);

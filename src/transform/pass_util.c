@@ -56,15 +56,15 @@ rlx_tir_func_t* pass_call_tir_func(rlx_module_t* m, const rlx_relax_call_t* c) {
   return e && e->kind == RLX_FUNC_TIR ? e->func : NULL;
 }
 
-rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f, rlx_relax_expr_t* body,
-                                  rlx_relax_func_t** out) {
+RLX_MUST_USE rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f,
+                                               rlx_relax_expr_t* body, rlx_relax_func_t** out) {
   rlx_relax_func_t* nf = rlx_relax_func(ctx, f->n_params, f->params, body, f->ret_sinfo, f->attrs, f->is_pure);
   RLX_RETURN_IF_ERROR(rlx_relax_normalize(ctx, m, &nf->hdr));
   *out = nf;
   return NULL;
 }
 
-rlx_status_t* pass_map_relax_funcs(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, pass_func_fn_t fn, void* user) {
+RLX_MUST_USE rlx_status_t* pass_map_relax_funcs(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, pass_func_fn_t fn, void* user) {
   for (int i = 0; i < m->n_funcs; i++) {
     rlx_module_entry_t* ent = &m->funcs[i];
     if (ent->kind != RLX_FUNC_RELAX) continue;

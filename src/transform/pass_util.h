@@ -24,8 +24,8 @@ rlx_tir_func_t* pass_call_tir_func(rlx_module_t* m, const rlx_relax_call_t* c);
 
 /* A copy of f with a new body (params, attrs, purity and declared return kept); the result
  * is normalized in m. */
-rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f, rlx_relax_expr_t* body,
-                                  rlx_relax_func_t** out);
+RLX_MUST_USE rlx_status_t* pass_func_with_body(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_relax_func_t* f,
+                                               rlx_relax_expr_t* body, rlx_relax_func_t** out);
 
 /* Replaces every Relax function of m (in place, module order) by fn's result, renormalized
  * when it changed; stops at the first error, annotated "<pass>: function '<name>'". */

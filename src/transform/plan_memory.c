@@ -506,7 +506,7 @@ static RLX_MUST_USE rlx_status_t* plan_expr(plan_t* p, rlx_relax_expr_t* e, rlx_
   return rlx_status_create(RLX_INTERNAL, "plan_memory: bad expression kind %d", (int)e->kind);
 }
 
-static rlx_status_t* plan_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
+static RLX_MUST_USE rlx_status_t* plan_entry(void* user, rlx_relax_func_t* f, rlx_relax_func_t** out) {
   return plan_func(user, f, out);
 }
 
@@ -530,7 +530,6 @@ typedef struct {
   int64_t static_sum;
   rlx_expr_t* sym_sum; /* NULL = 0 */
   int n_builtin, n_storage, n_mem_tensor;
-  rlx_status_t* st;
 } stats_acc_t;
 
 static void add_bytes(stats_acc_t* a, rlx_expr_t* bytes) {
@@ -539,31 +538,28 @@ static void add_bytes(stats_acc_t* a, rlx_expr_t* bytes) {
   else a->sym_sum = a->sym_sum ? rlx_ir_add(a->ctx, a->sym_sum, bytes) : bytes;
 }
 
-static void stats_cb(const rlx_relax_expr_t* e, void* user) {
+static RLX_MUST_USE rlx_status_t* stats_cb(const rlx_relax_expr_t* e, void* user) {
   stats_acc_t* a = user;
-  if (a->st || e->kind != RLX_RELAX_CALL) return;
+  if (e->kind != RLX_RELAX_CALL) return NULL;
   const rlx_relax_call_t* c = (const rlx_relax_call_t*)e;
   if (rlx_relax_is_op(c->op, RLX_OP_BUILTIN_ALLOC_TENSOR)) {
-    if (c->n_args < 2 || c->args[0]->kind != RLX_RELAX_SHAPE_EXPR || c->args[1]->kind != RLX_RELAX_DATA_TYPE_IMM) {
-      a->st = rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known shape and dtype",
-                                rlx_relax_expr_brief(a->ctx, e));
-      return;
-    }
+    if (c->n_args < 2 || c->args[0]->kind != RLX_RELAX_SHAPE_EXPR || c->args[1]->kind != RLX_RELAX_DATA_TYPE_IMM)
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known shape and dtype",
+                               rlx_relax_expr_brief(a->ctx, e));
     const rlx_relax_shape_expr_t* s = (const rlx_relax_shape_expr_t*)c->args[0];
     add_bytes(a, rlx_memory_tensor_bytes(a->ctx, s->ndim, s->values, ((const rlx_relax_dtype_imm_t*)c->args[1])->value));
     a->n_builtin++;
   } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_STORAGE)) {
     if (c->n_args < 1 || c->args[0]->kind != RLX_RELAX_SHAPE_EXPR ||
-        ((const rlx_relax_shape_expr_t*)c->args[0])->ndim != 1) {
-      a->st = rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known size",
-                                rlx_relax_expr_brief(a->ctx, e));
-      return;
-    }
+        ((const rlx_relax_shape_expr_t*)c->args[0])->ndim != 1)
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "memory stats: %s has no known size",
+                               rlx_relax_expr_brief(a->ctx, e));
     add_bytes(a, ((const rlx_relax_shape_expr_t*)c->args[0])->values[0]);
     a->n_storage++;
   } else if (rlx_relax_is_op(c->op, RLX_OP_MEMORY_ALLOC_TENSOR)) {
     a->n_mem_tensor++;
   }
+  return NULL;
 }
 
 static rlx_memory_size_t size_of(stats_acc_t* a) {
@@ -595,11 +591,9 @@ RLX_MUST_USE rlx_status_t* rlx_memory_stats(rlx_ctx_t* ctx, rlx_module_t* before
   rlx_relax_func_t *fb = NULL, *fa = NULL;
   RLX_RETURN_IF_ERROR(find_relax_func(before_plan, func, "before planning", &fb));
   RLX_RETURN_IF_ERROR(find_relax_func(after_plan, func, "after planning", &fa));
-  stats_acc_t before = {ctx, 0, NULL, 0, 0, 0, NULL}, after = {ctx, 0, NULL, 0, 0, 0, NULL};
-  rlx_relax_expr_visit(&fb->hdr, stats_cb, &before);
-  if (before.st) return before.st;
-  rlx_relax_expr_visit(&fa->hdr, stats_cb, &after);
-  if (after.st) return after.st;
+  stats_acc_t before = {ctx, 0, NULL, 0, 0, 0}, after = {ctx, 0, NULL, 0, 0, 0};
+  RLX_RETURN_IF_ERROR(rlx_relax_expr_try_visit(&fb->hdr, stats_cb, &before));
+  RLX_RETURN_IF_ERROR(rlx_relax_expr_try_visit(&fa->hdr, stats_cb, &after));
   memset(out, 0, sizeof(*out));
   out->unplanned = size_of(&before);
   out->n_tensors = before.n_builtin + before.n_mem_tensor;

@@ -356,11 +356,44 @@ static void test_fuse_tir_errors(void) {
   rlx_ctx_free(ctx);
 }
 
+/* rlx_fuse_tir on a member whose body loads, or stores into, a buffer that is neither a param
+ * nor allocated: the error names the buffer and the member (found before the body is copied). */
+static void test_fuse_tir_unknown_buffer(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_expr_t* c4 = rlx_ir_i64(ctx, 4);
+  rlx_relax_var_t* x = rlx_relax_var(ctx, "x", rlx_sinfo_tensor(ctx, 1, &c4, F32()));
+  rlx_relax_var_t* y = rlx_relax_var(ctx, "y", rlx_sinfo_tensor(ctx, 1, &c4, F32()));
+  rlx_tir_buffer_t* a = rlx_tir_buffer_create(ctx, "A", F32(), 1, &c4, "global");
+  rlx_tir_buffer_t* b = rlx_tir_buffer_create(ctx, "B", F32(), 1, &c4, "global");
+  rlx_tir_buffer_t* stray = rlx_tir_buffer_create(ctx, "C", F32(), 1, &c4, "global");
+  for (int store = 0; store < 2; store++) {
+    rlx_var_t* i = rlx_ir_var(ctx, "i", rlx_dt_int64());
+    rlx_expr_t* idx = &i->hdr;
+    rlx_tir_buffer_t* src = store ? a : stray;
+    rlx_tir_buffer_t* dst = store ? stray : b;
+    rlx_tir_stmt_t* body = rlx_tir_for(ctx, i, rlx_ir_i64(ctx, 0), c4, RLX_FOR_SERIAL,
+                                       rlx_tir_store(ctx, dst, rlx_ir_load(ctx, src, 1, &idx), 1, &idx));
+    rlx_tir_func_t* f =
+        rlx_tir_func_create(ctx, "copy", 2, (rlx_var_t*[]){a->data, b->data}, (rlx_tir_buffer_t*[]){a, b}, body);
+    rlx_fuse_member_t mb = {f, 1, (rlx_relax_expr_t*[]){&x->hdr}, y, y->hdr.sinfo, 0, NULL};
+    rlx_tir_func_t* out = NULL;
+    int n_in = 0, n_tv = 0;
+    rlx_relax_expr_t** ins = NULL;
+    rlx_expr_t** tv = NULL;
+    CHECK_ERR(rlx_fuse_tir(ctx, 1, &mb, "fused", &out, &n_in, &ins, &n_tv, &tv),
+              store ? "in PrimFunc 'copy': FuseTIR: access to unknown buffer C"
+                    : "in PrimFunc 'copy': FuseTIR: load of unknown buffer C");
+    CHECK(out == NULL);
+  }
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_patterns();
   test_mlp();
   test_symbolic_batch();
   test_groupings();
   test_fuse_tir_errors();
+  test_fuse_tir_unknown_buffer();
   TEST_MAIN_END();
 }

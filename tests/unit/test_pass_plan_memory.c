@@ -5,6 +5,7 @@
  * the end of the block, tensors escaping their block. Every planned function is checked by
  * an independent oracle (mem_check_plan: no two tensors of one storage overlap in time, each
  * fits, kills after the last use) and for well-formedness after each pass. */
+#include "script/script.h"
 #include "test_pass_plan_memory_util.h"
 
 /* call_tir_rewrite then plan_memory, checking well-formedness after each. */
@@ -583,6 +584,37 @@ static void test_if_branch_and_dataflow(void) {
   rlx_ctx_free(ctx);
 }
 
+/* The statistics stop at the first allocation whose size they cannot read: a storage sized
+ * by a shape var, then a tensor whose shape is a var, each named in the error. */
+static void test_stats_errors(void) {
+  static const char* storage_src =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function(pure=False)\n"
+      "    def main(s: R.Shape([64])) -> R.Object:\n"
+      "        storage: R.Object = R.memory.alloc_storage(s, R.prim_value(0), R.str(\"global\"), R.dtype(\"uint8\"))\n"
+      "        return storage\n";
+  static const char* tensor_src =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function(pure=False)\n"
+      "    def main(s: R.Shape([4, 8])) -> R.Tensor((4, 8), dtype=\"float32\"):\n"
+      "        alloc: R.Tensor((4, 8), dtype=\"float32\") = R.builtin.alloc_tensor(s, R.dtype(\"float32\"), R.prim_value(0))\n"
+      "        return alloc\n";
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_module_t *ms = NULL, *mt = NULL;
+  CHECK_OK(rlx_script_parse(ctx, storage_src, "storage.py", &ms));
+  CHECK_OK(rlx_script_parse(ctx, tensor_src, "tensor.py", &mt));
+  rlx_memory_stats_t bad;
+  if (ms)
+    CHECK_ERR(rlx_memory_stats(ctx, ms, ms, "main", &bad),
+              "memory stats: Call(relax.memory.alloc_storage) has no known size");
+  if (mt)
+    CHECK_ERR(rlx_memory_stats(ctx, mt, mt, "main", &bad),
+              "memory stats: Call(relax.builtin.alloc_tensor) has no known shape and dtype");
+  rlx_ctx_free(ctx);
+}
+
 int main(void) {
   test_mlp_chain();
   test_best_fit_growth();
@@ -595,5 +627,6 @@ int main(void) {
   test_dps_packed();
   test_escape_block();
   test_if_branch_and_dataflow();
+  test_stats_errors();
   TEST_MAIN_END();
 }

@@ -45,8 +45,9 @@ rlx_expr_t* rlx_onnx_fresh_dim(rlx_onnx_importer_t* im, const rlx_onnx_node_t* n
   return &rlx_ir_var(im->ctx, name, rlx_dt_int64())->hdr;
 }
 
-RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_onnx_value_fn_t f,
-                                    void* user, int n_args, rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out) {
+RLX_MUST_USE rlx_status_t* rlx_onnx_runtime_dims(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                                 rlx_onnx_value_fn_t f, void* user, int n_args,
+                                                 rlx_relax_expr_t* const* args, int k, rlx_expr_t*** out) {
   rlx_ctx_t* ctx = im->ctx;
   rlx_expr_t** dims = RLX_NEW_ARRAY(ctx, rlx_expr_t*, k > 0 ? k : 1);
   *out = dims;

@@ -171,6 +171,26 @@ static RLX_MUST_USE rlx_status_t* int_matmul(rlx_onnx_importer_t* im, const rlx_
 
 OT_CONVERTER(ot_matmul_integer) { return int_matmul(im, node, inputs, 0, 2, 1, 3, &outputs[0]); }
 
+/* The requantization of QLinearMatMul and QLinearConv: y (float32) times scale_a * scale_b,
+ * quantized with (y_scale, y_zp) = inputs 6 and 7 (uint8 or int8). */
+static RLX_MUST_USE rlx_status_t* requantize(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node,
+                                             rlx_relax_expr_t* const* inputs, rlx_relax_expr_t* y,
+                                             rlx_relax_expr_t* scale_a, rlx_relax_expr_t* scale_b,
+                                             rlx_relax_expr_t** out) {
+  rlx_relax_expr_t* s[2] = {scale_a, scale_b};
+  rlx_relax_expr_t* ab = NULL;
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, s, (rlx_attrs_t){0}, &ab));
+  rlx_relax_expr_t* m[2] = {y, ab};
+  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &y));
+  rlx_sinfo_tensor_t* z;
+  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
+  q_user_t q = {true, 0, true, z->dtype, NULL};
+  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+    return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
+  rlx_relax_expr_t* q_in[3] = {y, inputs[6], inputs[7]};
+  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", out);
+}
+
 /* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): the int32 product
  * scaled by a_scale * b_scale as float32, then quantized with (y_scale, y_zp). */
 OT_CONVERTER(ot_qlinear_matmul) {
@@ -181,18 +201,7 @@ OT_CONVERTER(ot_qlinear_matmul) {
   RLX_RETURN_IF_ERROR(int_matmul(im, node, inputs, 0, 2, 3, 5, &c));
   rlx_attrs_t f32 = ot_attr(ctx, (rlx_attrs_t){0}, "dtype", rlx_attr_dtype(rlx_dt_float32()));
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_ASTYPE, 1, &c, f32, &c));
-  rlx_relax_expr_t* s[2] = {inputs[1], inputs[4]};
-  rlx_relax_expr_t* ab = NULL;
-  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, s, (rlx_attrs_t){0}, &ab));
-  rlx_relax_expr_t* m[2] = {c, ab};
-  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &c));
-  rlx_sinfo_tensor_t* z;
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
-  q_user_t q = {true, 0, true, z->dtype, NULL};
-  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
-    return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
-  rlx_relax_expr_t* q_in[3] = {c, inputs[6], inputs[7]};
-  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]);
+  return requantize(im, node, inputs, c, inputs[1], inputs[4], &outputs[0]);
 }
 
 /* ------------------------------------------------------------------ ConvInteger */
@@ -251,16 +260,5 @@ OT_CONVERTER(ot_qlinear_conv) {
     for (int i = 1; i <= nsp; i++) d[i] = one;
     RLX_RETURN_IF_ERROR(ot_reshape(im, ws, nsp + 1, d, &ws));
   }
-  rlx_relax_expr_t* s[2] = {inputs[1], ws};
-  rlx_relax_expr_t* xw = NULL;
-  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, s, (rlx_attrs_t){0}, &xw));
-  rlx_relax_expr_t* m[2] = {y, xw};
-  RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &y));
-  rlx_sinfo_tensor_t* z;
-  RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
-  q_user_t q = {true, 0, true, z->dtype, NULL};
-  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
-    return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
-  rlx_relax_expr_t* q_in[3] = {y, inputs[6], inputs[7]};
-  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]);
+  return requantize(im, node, inputs, y, inputs[1], ws, &outputs[0]);
 }

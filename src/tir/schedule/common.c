@@ -69,8 +69,8 @@ bool sched_path_to_stmt(rlx_tir_stmt_t* root, const rlx_tir_stmt_t* target, sche
   return walk_path(root, match_ptr, target, out);
 }
 
-rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
-                              rlx_tir_block_realize_t** out_br) {
+RLX_MUST_USE rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
+                                           rlx_tir_block_realize_t** out_br) {
   if (!name || !sched_path_to_block(s->func->body, name, path))
     return rlx_status_create(RLX_NOT_FOUND, "schedule: no block named '%s' in function '%s'", name ? name : "(null)",
                              s->func->name);
@@ -78,8 +78,8 @@ rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t*
   return NULL;
 }
 
-rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
-                             rlx_tir_for_t** out_for) {
+RLX_MUST_USE rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
+                                          rlx_tir_for_t** out_for) {
   if (!loop || !sched_path_to_loop(s->func->body, loop, path))
     return rlx_status_create(RLX_NOT_FOUND, "%s: loop '%s' is not in function '%s'", op,
                              loop ? loop->name : "(null)", s->func->name);
@@ -790,4 +790,102 @@ bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e
   *out_min = rlx_analyzer_simplify(an, lo);
   *out_max = rlx_analyzer_simplify(an, hi);
   return true;
+}
+
+/* ------------------------------------------------------------------ the region one loop iteration touches */
+typedef struct {
+  RLX_VEC(rlx_var_t*) vars;
+  RLX_VEC(rlx_range_t) ranges;
+} loops_t;
+
+static void collect_inner_loop(const rlx_tir_stmt_t* s, void* user) {
+  loops_t* d = user;
+  if (s->kind != RLX_STMT_FOR) return;
+  const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
+  rlx_range_t r = {f->min, f->extent};
+  rlx_vec_push(&d->vars, f->var);
+  rlx_vec_push(&d->ranges, r);
+}
+
+typedef struct {
+  rlx_ctx_t* ctx;
+  rlx_analyzer_t* an;
+  sched_dom_t dom;
+  const rlx_tir_buffer_t* x;
+  unsigned which;
+  bool simplify;
+  const rlx_tir_block_realize_t* cur; /* the block of the statements being visited */
+  rlx_expr_t** lo;
+  rlx_expr_t** hi;
+  int count;
+  bool fail;
+} span_t;
+
+/* Widens the region by one access at idx (in the iter vars of rc->cur). */
+static void span_access(span_t* rc, int n, rlx_expr_t* const* idx) {
+  if (rc->fail) return;
+  if (n != rc->x->ndim || !rc->cur) {
+    rc->fail = true;
+    return;
+  }
+  rlx_ptrmap_t vm = {0};
+  const rlx_tir_block_realize_t* br = rc->cur;
+  for (int i = 0; i < br->n_values; i++) rlx_ptrmap_put(&vm, br->block->iter_vars[i]->var, br->iter_values[i]);
+  for (int d = 0; d < n; d++) {
+    rlx_expr_t *lo, *hi;
+    if (!sched_eval_interval(rc->ctx, rc->an, rlx_expr_substitute(rc->ctx, idx[d], &vm), &rc->dom, &lo, &hi)) {
+      rc->fail = true;
+      break;
+    }
+    if (rc->count) {
+      lo = rlx_ir_min(rc->ctx, rc->lo[d], lo);
+      hi = rlx_ir_max(rc->ctx, rc->hi[d], hi);
+      if (rc->simplify) {
+        lo = rlx_analyzer_simplify(rc->an, lo);
+        hi = rlx_analyzer_simplify(rc->an, hi);
+      }
+    }
+    rc->lo[d] = lo;
+    rc->hi[d] = hi;
+  }
+  rlx_ptrmap_free(&vm);
+  rc->count++;
+}
+
+static void span_load(const rlx_expr_t* e, void* user) {
+  span_t* rc = user;
+  if (e->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(const rlx_buffer_load_t, e)->buffer != rc->x) return;
+  const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
+  span_access(rc, l->n_indices, l->indices);
+}
+
+static void span_expr(const rlx_expr_t* e, void* user) {
+  if (((span_t*)user)->which & SCHED_LOADS) rlx_expr_visit(e, span_load, user);
+}
+
+static void span_stmt(const rlx_tir_stmt_t* s, void* user) {
+  span_t* rc = user;
+  if (s->kind == RLX_STMT_BLOCK_REALIZE) rc->cur = RLX_AS(const rlx_tir_block_realize_t, s);
+  if ((rc->which & SCHED_STORES) && s->kind == RLX_STMT_BUFFER_STORE && rc->cur &&
+      RLX_AS(const rlx_tir_store_t, s)->buffer == rc->x) {
+    const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
+    span_access(rc, st->n_indices, st->indices);
+  }
+}
+
+bool sched_access_region(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* x,
+                         unsigned which, bool simplify, rlx_expr_t*** out_lo, rlx_expr_t*** out_hi) {
+  loops_t ld = {{0}, {0}};
+  rlx_tir_visitor_t lv = {collect_inner_loop, NULL, NULL, &ld};
+  rlx_tir_stmt_visit(s, &lv);
+  for (int i = 0; i < ld.vars.len; i++) rlx_analyzer_bind(an, ld.vars.data[i], ld.ranges.data[i].min, ld.ranges.data[i].extent);
+  span_t rc = {ctx,   an,   {ld.vars.len, ld.vars.data, ld.ranges.data}, x, which, simplify, NULL,
+                 RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), 0, false};
+  rlx_tir_visitor_t rv = {span_stmt, span_expr, NULL, &rc};
+  rlx_tir_stmt_visit(s, &rv);
+  rlx_vec_free(&ld.vars);
+  rlx_vec_free(&ld.ranges);
+  *out_lo = rc.lo;
+  *out_hi = rc.hi;
+  return !rc.fail && rc.count > 0;
 }

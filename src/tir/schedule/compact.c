@@ -34,50 +34,6 @@ static void find_users(const rlx_tir_stmt_t* s, void* user) {
 }
 
 typedef struct {
-  rlx_ctx_t* ctx;
-  rlx_analyzer_t* an;
-  sched_dom_t dom;
-  const rlx_tir_buffer_t* x;
-  const rlx_tir_block_realize_t* cur;
-  rlx_expr_t** lo;
-  rlx_expr_t** hi;
-  int count;
-  bool fail;
-} creg_t;
-
-static void note(creg_t* rc, int n, rlx_expr_t* const* idx) {
-  if (n != rc->x->ndim) {
-    rc->fail = true;
-    return;
-  }
-  rlx_ptrmap_t vm = {0};
-  for (int i = 0; i < rc->cur->n_values; i++) rlx_ptrmap_put(&vm, rc->cur->block->iter_vars[i]->var, rc->cur->iter_values[i]);
-  for (int d = 0; d < n && !rc->fail; d++) {
-    rlx_expr_t *lo, *hi;
-    if (!sched_eval_interval(rc->ctx, rc->an, rlx_expr_substitute(rc->ctx, idx[d], &vm), &rc->dom, &lo, &hi)) {
-      rc->fail = true;
-      break;
-    }
-    rc->lo[d] = rc->count ? rlx_analyzer_simplify(rc->an, rlx_ir_min(rc->ctx, rc->lo[d], lo)) : lo;
-    rc->hi[d] = rc->count ? rlx_analyzer_simplify(rc->an, rlx_ir_max(rc->ctx, rc->hi[d], hi)) : hi;
-  }
-  rlx_ptrmap_free(&vm);
-  rc->count++;
-}
-static void creg_load(const rlx_expr_t* e, void* user) {
-  creg_t* rc = user;
-  if (e->kind == RLX_EXPR_BUFFER_LOAD && RLX_AS(const rlx_buffer_load_t, e)->buffer == rc->x)
-    note(rc, RLX_AS(const rlx_buffer_load_t, e)->n_indices, RLX_AS(const rlx_buffer_load_t, e)->indices);
-}
-static void creg_expr(const rlx_expr_t* e, void* user) { rlx_expr_visit(e, creg_load, user); }
-static void creg_stmt(const rlx_tir_stmt_t* s, void* user) {
-  creg_t* rc = user;
-  if (s->kind == RLX_STMT_BLOCK_REALIZE) rc->cur = RLX_AS(const rlx_tir_block_realize_t, s);
-  if (s->kind == RLX_STMT_BUFFER_STORE && RLX_AS(const rlx_tir_store_t, s)->buffer == rc->x && rc->cur)
-    note(rc, RLX_AS(const rlx_tir_store_t, s)->n_indices, RLX_AS(const rlx_tir_store_t, s)->indices);
-}
-
-typedef struct {
   rlx_tir_buffer_t* x;
   rlx_tir_buffer_t* nx;
   rlx_expr_t** lo;
@@ -125,14 +81,6 @@ static rlx_tir_stmt_t* rebase_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user
   return s;
 }
 
-static void collect_loop(const rlx_tir_stmt_t* s, void* user) {
-  if (s->kind != RLX_STMT_FOR) return;
-  void** u = user;
-  rlx_vec_push((RLX_VEC(rlx_var_t*)*)u[0], RLX_AS(const rlx_tir_for_t, s)->var);
-  rlx_range_t r = {RLX_AS(const rlx_tir_for_t, s)->min, RLX_AS(const rlx_tir_for_t, s)->extent};
-  rlx_vec_push((RLX_VEC(rlx_range_t)*)u[1], r);
-}
-
 RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const char* buffer) {
   rlx_ctx_t* ctx = s->ctx;
   rlx_status_t* st = NULL;
@@ -146,8 +94,6 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
   rlx_tir_stmt_visit(s->func->body, &uv);
   sched_path_t* p = malloc(sizeof(*p));
   sched_path_t* q = malloc(sizeof(*q));
-  RLX_VEC(rlx_var_t*) lv = {0};
-  RLX_VEC(rlx_range_t) lr = {0};
   if (!p || !q) {
     st = rlx_status_create(RLX_OUT_OF_MEMORY, "compact_buffer");
     goto done;
@@ -182,9 +128,6 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
   }
   rlx_tir_for_t* lf = RLX_AS(rlx_tir_for_t, p->s[li]);
   /* region over one iteration of L */
-  void* cu[2] = {&lv, &lr};
-  rlx_tir_visitor_t lcv = {collect_loop, NULL, NULL, cu};
-  rlx_tir_stmt_visit(lf->body, &lcv);
   rlx_analyzer_t* an = rlx_analyzer_create(ctx);
   for (int i = 0; i < s->func->n_params; i++) {
     const rlx_tir_buffer_t* b = s->func->buffer_map[i];
@@ -195,12 +138,9 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
     if (p->s[i]->kind == RLX_STMT_FOR)
       rlx_analyzer_bind(an, RLX_AS(rlx_tir_for_t, p->s[i])->var, RLX_AS(rlx_tir_for_t, p->s[i])->min,
                         RLX_AS(rlx_tir_for_t, p->s[i])->extent);
-  for (int i = 0; i < lv.len; i++) rlx_analyzer_bind(an, lv.data[i], lr.data[i].min, lr.data[i].extent);
-  creg_t rc = {ctx, an, {lv.len, lv.data, lr.data}, x, NULL, RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim),
-               RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim), 0, false};
-  rlx_tir_visitor_t rv = {creg_stmt, creg_expr, NULL, &rc};
-  rlx_tir_stmt_visit(lf->body, &rv);
-  if (rc.fail || rc.count == 0) {
+  /* the running union simplified: its extents must come out constant */
+  rlx_expr_t **rlo = NULL, **rhi = NULL;
+  if (!sched_access_region(ctx, an, lf->body, x, SCHED_LOADS | SCHED_STORES, true, &rlo, &rhi)) {
     st = rlx_status_create(RLX_UNSUPPORTED, "compact_buffer: cannot bound the accesses of '%s' under loop '%s'", x->name,
                            lf->var->name);
     goto done;
@@ -208,7 +148,7 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, x->ndim);
   for (int d = 0; d < x->ndim; d++) {
     rlx_expr_t* ext = rlx_analyzer_simplify(
-        an, rlx_ir_add(ctx, rlx_ir_sub(ctx, rc.hi[d], rc.lo[d]), rlx_ir_int(ctx, rc.hi[d]->dtype, 1)));
+        an, rlx_ir_add(ctx, rlx_ir_sub(ctx, rhi[d], rlo[d]), rlx_ir_int(ctx, rhi[d]->dtype, 1)));
     int64_t e;
     if (!rlx_expr_is_const_int(ext, &e) || e <= 0) {
       st = rlx_status_create(RLX_UNSUPPORTED,
@@ -219,7 +159,7 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
     shape[d] = rlx_ir_int(ctx, x->shape[d]->dtype, e);
   }
   rlx_tir_buffer_t* nx = rlx_tir_buffer_create(ctx, x->name, x->dtype, x->ndim, shape, x->scope);
-  rebase_t rb = {x, nx, rc.lo};
+  rebase_t rb = {x, nx, rlo};
   rlx_tir_mutator_t m = {rebase_stmt, rebase_expr, &rb};
   rlx_tir_stmt_t* nbody = rlx_tir_stmt_mutate(ctx, lf->body, &m);
   rlx_tir_stmt_t* nf = rlx_tir_for(ctx, lf->var, lf->min, lf->extent, lf->for_kind, rlx_tir_allocate(ctx, nx, nbody));
@@ -228,8 +168,6 @@ RLX_MUST_USE rlx_status_t* rlx_sched_compact_buffer(rlx_schedule_t* s, const cha
   sched_set_body(s, body);
 done:
   rlx_vec_free(&u.users);
-  rlx_vec_free(&lv);
-  rlx_vec_free(&lr);
   free(p);
   free(q);
   return st;

@@ -16,77 +16,6 @@
 
 #include "sched_internal.h"
 
-/* Collects the loop vars (with ranges) of every For inside s. */
-typedef struct {
-  RLX_VEC(rlx_var_t*) vars;
-  RLX_VEC(rlx_range_t) ranges;
-} loopdom_t;
-
-static void collect_loops(const rlx_tir_stmt_t* s, void* user) {
-  loopdom_t* d = user;
-  if (s->kind != RLX_STMT_FOR) return;
-  const rlx_tir_for_t* f = RLX_AS(const rlx_tir_for_t, s);
-  rlx_range_t r = {f->min, f->extent};
-  rlx_vec_push(&d->vars, f->var);
-  rlx_vec_push(&d->ranges, r);
-}
-
-/* Region of accesses to x (loads or stores) by the blocks under s, over one iteration of the
- * enclosing loops. */
-typedef struct {
-  rlx_ctx_t* ctx;
-  rlx_analyzer_t* an;
-  sched_dom_t dom;
-  const rlx_tir_buffer_t* x;
-  bool stores; /* true: stores to x; false: loads of x */
-  const rlx_tir_block_realize_t* cur;
-  rlx_expr_t** lo;
-  rlx_expr_t** hi;
-  int count;
-  bool fail;
-} region_ctx_t;
-
-static void note_index(region_ctx_t* rc, int n, rlx_expr_t* const* idx) {
-  if (n != rc->x->ndim) {
-    rc->fail = true;
-    return;
-  }
-  rlx_ptrmap_t vm = {0};
-  const rlx_tir_block_realize_t* br = rc->cur;
-  for (int i = 0; i < br->n_values; i++) rlx_ptrmap_put(&vm, br->block->iter_vars[i]->var, br->iter_values[i]);
-  for (int d = 0; d < n; d++) {
-    rlx_expr_t* e = rlx_expr_substitute(rc->ctx, idx[d], &vm);
-    rlx_expr_t *lo, *hi;
-    if (!sched_eval_interval(rc->ctx, rc->an, e, &rc->dom, &lo, &hi)) {
-      rc->fail = true;
-      break;
-    }
-    rc->lo[d] = rc->count ? rlx_ir_min(rc->ctx, rc->lo[d], lo) : lo;
-    rc->hi[d] = rc->count ? rlx_ir_max(rc->ctx, rc->hi[d], hi) : hi;
-  }
-  rlx_ptrmap_free(&vm);
-  rc->count++;
-}
-
-static void region_load(const rlx_expr_t* e, void* user) {
-  region_ctx_t* rc = user;
-  if (e->kind != RLX_EXPR_BUFFER_LOAD || RLX_AS(const rlx_buffer_load_t, e)->buffer != rc->x) return;
-  const rlx_buffer_load_t* l = RLX_AS(const rlx_buffer_load_t, e);
-  note_index(rc, l->n_indices, l->indices);
-}
-static void region_expr(const rlx_expr_t* e, void* user) {
-  region_ctx_t* rc = user;
-  if (!rc->stores) rlx_expr_visit(e, region_load, user);
-}
-static void region_stmt(const rlx_tir_stmt_t* s, void* user) {
-  region_ctx_t* rc = user;
-  if (s->kind == RLX_STMT_BLOCK_REALIZE) rc->cur = RLX_AS(const rlx_tir_block_realize_t, s);
-  if (rc->stores && s->kind == RLX_STMT_BUFFER_STORE && RLX_AS(const rlx_tir_store_t, s)->buffer == rc->x) {
-    const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
-    if (rc->cur) note_index(rc, st->n_indices, st->indices);
-  }
-}
-
 /* Analyzer with the loops above and inside L known. */
 static rlx_analyzer_t* analyzer_for(rlx_ctx_t* ctx, const rlx_tir_func_t* f, const sched_path_t* lp) {
   rlx_analyzer_t* an = rlx_analyzer_create(ctx);
@@ -126,7 +55,6 @@ static RLX_MUST_USE rlx_status_t* move_at(rlx_schedule_t* s, const char* block, 
   sched_path_t* bp = malloc(sizeof(*bp));
   sched_path_t* lp = malloc(sizeof(*lp));
   rlx_status_t* st = NULL;
-  loopdom_t ld = {{0}, {0}};
   if (!bp || !lp) {
     st = rlx_status_create(RLX_OUT_OF_MEMORY, "%s", op);
     goto done;
@@ -234,15 +162,9 @@ static RLX_MUST_USE rlx_status_t* move_at(rlx_schedule_t* s, const char* block, 
     goto done;
   }
   /* region of X touched by one iteration of L */
-  rlx_tir_visitor_t lv = {collect_loops, NULL, NULL, &ld};
-  rlx_tir_stmt_visit(lf->body, &lv);
   rlx_analyzer_t* an = analyzer_for(ctx, s->func, lp);
-  for (int i = 0; i < ld.vars.len; i++) rlx_analyzer_bind(an, ld.vars.data[i], ld.ranges.data[i].min, ld.ranges.data[i].extent);
-  region_ctx_t rc = {ctx, an, {ld.vars.len, ld.vars.data, ld.ranges.data}, x, reverse, NULL,
-                     RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim), RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim), 0, false};
-  rlx_tir_visitor_t rv = {region_stmt, region_expr, NULL, &rc};
-  rlx_tir_stmt_visit(lf->body, &rv);
-  if (rc.fail || rc.count == 0) {
+  rlx_expr_t **rlo = NULL, **rhi = NULL;
+  if (!sched_access_region(ctx, an, lf->body, x, reverse ? SCHED_STORES : SCHED_LOADS, false, &rlo, &rhi)) {
     st = rlx_status_create(RLX_UNSUPPORTED, "%s: cannot bound the region of '%s' under loop '%s' for block '%s'", op,
                            x->name, loop->name, block);
     goto done;
@@ -267,8 +189,8 @@ static RLX_MUST_USE rlx_status_t* move_at(rlx_schedule_t* s, const char* block, 
       vals[i] = rlx_ir_add(ctx, iv->dom.min, &lv_vars[i]->hdr);
       continue;
     }
-    rlx_expr_t* lo = rlx_analyzer_simplify(an, rc.lo[dim]);
-    rlx_expr_t* ext = rlx_analyzer_simplify(an, rlx_ir_add(ctx, rlx_ir_sub(ctx, rc.hi[dim], rc.lo[dim]), rlx_ir_int(ctx, rc.hi[dim]->dtype, 1)));
+    rlx_expr_t* lo = rlx_analyzer_simplify(an, rlo[dim]);
+    rlx_expr_t* ext = rlx_analyzer_simplify(an, rlx_ir_add(ctx, rlx_ir_sub(ctx, rhi[dim], rlo[dim]), rlx_ir_int(ctx, rhi[dim]->dtype, 1)));
     if (!rlx_dtype_eq(lo->dtype, t)) lo = rlx_ir_cast(ctx, t, lo);
     if (!rlx_dtype_eq(ext->dtype, t)) ext = rlx_ir_cast(ctx, t, ext);
     lext[i] = ext;
@@ -299,8 +221,6 @@ static RLX_MUST_USE rlx_status_t* move_at(rlx_schedule_t* s, const char* block, 
   rlx_tir_stmt_t* nf = rlx_tir_for(ctx, nl->var, nl->min, nl->extent, nl->for_kind, rlx_tir_seq(ctx, 2, pair));
   sched_set_body(s, sched_replace(ctx, body, &nl->hdr, nf));
 done:
-  rlx_vec_free(&ld.vars);
-  rlx_vec_free(&ld.ranges);
   free(bp);
   free(lp);
   return st;

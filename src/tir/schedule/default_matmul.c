@@ -541,7 +541,7 @@ static rlx_expr_t* ceil_div(rlx_ctx_t* ctx, rlx_dtype_t t, rlx_expr_t* a, int64_
   return rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, rlx_ir_add(ctx, a, ci(ctx, t, b - 1)), ci(ctx, t, b)));
 }
 
-rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why) {
+RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why) {
   rlx_ctx_t* ctx = s->ctx;
   *out_applied = false;
   *out_why = NULL;

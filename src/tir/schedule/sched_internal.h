@@ -21,11 +21,11 @@ bool sched_path_to_block(rlx_tir_stmt_t* root, const char* name, sched_path_t* o
 bool sched_path_to_stmt(rlx_tir_stmt_t* root, const rlx_tir_stmt_t* target, sched_path_t* out);
 
 /* Finds a block or returns an error naming it. */
-rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
-                              rlx_tir_block_realize_t** out_br);
+RLX_MUST_USE rlx_status_t* sched_get_block(rlx_schedule_t* s, const char* name, sched_path_t* path,
+                                           rlx_tir_block_realize_t** out_br);
 /* Finds a loop or returns an error (op names the primitive in the message). */
-rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
-                             rlx_tir_for_t** out_for);
+RLX_MUST_USE rlx_status_t* sched_get_loop(rlx_schedule_t* s, rlx_var_t* loop, const char* op, sched_path_t* path,
+                                          rlx_tir_for_t** out_for);
 
 /* Index in path of the nearest BlockRealize strictly above position i; -1 if none. */
 int sched_parent_block_index(const sched_path_t* p, int i);
@@ -99,11 +99,22 @@ typedef struct {
 bool sched_eval_interval(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_expr_t* e, const sched_dom_t* dom,
                          rlx_expr_t** out_min, rlx_expr_t** out_max);
 
+/* The region of buffer x (per dimension, lo..hi inclusive, *out_lo / *out_hi in ctx) that
+ * the accesses under s touch in one iteration of the loops enclosing s: the loops inside s
+ * are bound in an (the caller has bound the enclosing ones) and range over their domains,
+ * each access's block bindings are substituted. which: SCHED_LOADS, SCHED_STORES or both.
+ * simplify: simplify the running min / max after each access (else the caller simplifies
+ * the result). False when there is no such access or one cannot be bounded (an index count
+ * that is not x's rank, a load outside any block, an index sched_eval_interval cannot tell). */
+enum { SCHED_LOADS = 1, SCHED_STORES = 2 };
+bool sched_access_region(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* x,
+                         unsigned which, bool simplify, rlx_expr_t*** out_lo, rlx_expr_t*** out_hi);
+
 /* Default schedule of one matmul-like block (default_matmul.c). *out_applied is false (and
  * the schedule unchanged, or a run-time fallback installed for symbolic extents) when the
  * block does not fit the pattern; then *out_why says why when the block is a contraction
  * (C += X * Y under an init) and is NULL otherwise. */
-rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why);
+RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* block, bool* out_applied, const char** out_why);
 /* True for a contraction block: init, and an update C[idx] = C[idx] + X * Y. */
 bool sched_is_contraction(const rlx_tir_block_t* b);
 /* The reason (pointer identity) given for a contraction without an N axis (C[i] = sum A*x). */
