@@ -17,55 +17,41 @@
 #include "api_topi.h"
 
 /* ------------------------------------------------------------------ adapters */
-static rlx_te_tensor_t* a_unary(const targs_t* x, rlx_status_t** st) {
-  rlx_te_tensor_t* t = NULL;
-  *st = rlx_topi_unary(x->ctx, (rlx_topi_unary_t)x->code, x->t[0], &t);
-  return t;
+static RLX_MUST_USE rlx_status_t* a_unary(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_unary(x->ctx, (rlx_topi_unary_t)x->code, x->t[0], out);
 }
 
-static rlx_te_tensor_t* a_binary(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_binary(const targs_t* x, rlx_te_tensor_t** out) {
   rlx_topi_binary_t op = (rlx_topi_binary_t)x->code;
   const rlx_attr_t* lhs = attr(x, "lhs");
   const rlx_attr_t* rhs = attr(x, "rhs");
-  rlx_te_tensor_t* t = NULL;
-  if (x->t[0] && x->t[1])
-    *st = rlx_topi_binary(x->ctx, op, x->t[0], x->t[1], &t);
-  else if (x->t[0] && rhs && rhs->kind == RLX_ATTR_EXPR)
-    *st = rlx_topi_binary_scalar(x->ctx, op, x->t[0], rhs->u.expr, false, &t);
-  else if (x->t[1] && lhs && lhs->kind == RLX_ATTR_EXPR)
-    *st = rlx_topi_binary_scalar(x->ctx, op, x->t[1], lhs->u.expr, true, &t);
-  else
-    return fail(st, "topi.%s: expected a tensor and a tensor or scalar", rlx_topi_binary_name(op));
-  return t;
+  if (x->t[0] && x->t[1]) return rlx_topi_binary(x->ctx, op, x->t[0], x->t[1], out);
+  if (x->t[0] && rhs && rhs->kind == RLX_ATTR_EXPR)
+    return rlx_topi_binary_scalar(x->ctx, op, x->t[0], rhs->u.expr, false, out);
+  if (x->t[1] && lhs && lhs->kind == RLX_ATTR_EXPR)
+    return rlx_topi_binary_scalar(x->ctx, op, x->t[1], lhs->u.expr, true, out);
+  return fail("topi.%s: expected a tensor and a tensor or scalar", rlx_topi_binary_name(op));
 }
 
-static rlx_te_tensor_t* a_reduce(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_reduce(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* axes = get_ints(x, "axis", &n);
-  rlx_te_tensor_t* t = NULL;
-  *st = rlx_topi_reduce(x->ctx, (rlx_topi_reduce_t)x->code, x->t[0], n < 0 ? 0 : n, axes,
-                        get_bool(x, "keepdims", false), &t);
-  return t;
+  return rlx_topi_reduce(x->ctx, (rlx_topi_reduce_t)x->code, x->t[0], n < 0 ? 0 : n, axes,
+                         get_bool(x, "keepdims", false), out);
 }
 
-static rlx_te_tensor_t* a_cast(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_cast(const targs_t* x, rlx_te_tensor_t** out) {
   rlx_dtype_t t = get_dtype(x, "dtype");
-  if (rlx_dtype_is_void(t)) return fail(st, "topi.%s: dtype is required", "cast");
-  rlx_te_tensor_t* r = NULL;
-  *st = rlx_topi_cast(x->ctx, x->t[0], t, &r);
-  return r;
+  if (rlx_dtype_is_void(t)) return fail("topi.%s: dtype is required", "cast");
+  return rlx_topi_cast(x->ctx, x->t[0], t, out);
 }
 
-static rlx_te_tensor_t* a_clip(const targs_t* x, rlx_status_t** st) {
-  rlx_te_tensor_t* r = NULL;
-  *st = rlx_topi_clip(x->ctx, x->t[0], get_float(x, "a_min", 0), get_float(x, "a_max", 0), &r);
-  return r;
+static RLX_MUST_USE rlx_status_t* a_clip(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_clip(x->ctx, x->t[0], get_float(x, "a_min", 0), get_float(x, "a_max", 0), out);
 }
 
-static rlx_te_tensor_t* a_where(const targs_t* x, rlx_status_t** st) {
-  rlx_te_tensor_t* r = NULL;
-  *st = rlx_topi_where(x->ctx, x->t[0], x->t[1], x->t[2], &r);
-  return r;
+static RLX_MUST_USE rlx_status_t* a_where(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_where(x->ctx, x->t[0], x->t[1], x->t[2], out);
 }
 
 static rlx_expr_t** int64_exprs(rlx_ctx_t* ctx, int n, const int64_t* v) {
@@ -74,87 +60,83 @@ static rlx_expr_t** int64_exprs(rlx_ctx_t* ctx, int n, const int64_t* v) {
   return e;
 }
 
-static rlx_te_tensor_t* a_broadcast_to(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_broadcast_to(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* s = get_ints(x, "shape", &n);
-  if (n < 0) return fail(st, "topi.%s: shape is required", "broadcast_to");
-  rlx_te_tensor_t* r = NULL;
-  *st = rlx_topi_broadcast_to(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), &r);
-  return r;
+  if (n < 0) return fail("topi.%s: shape is required", "broadcast_to");
+  return rlx_topi_broadcast_to(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), out);
 }
 
-static rlx_te_tensor_t* a_reshape(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_reshape(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* s = get_ints(x, "newshape", &n);
-  if (n < 0) return fail(st, "topi.%s: newshape is required", "reshape");
-  return rlx_topi_reshape(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), st);
+  if (n < 0) return fail("topi.%s: newshape is required", "reshape");
+  return rlx_topi_reshape(x->ctx, x->t[0], n, int64_exprs(x->ctx, n, s), out);
 }
 
-static rlx_te_tensor_t* a_transpose(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_transpose(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* axes = get_ints(x, "axes", &n);
-  if (n >= 0 && n != rlx_te_tensor_ndim(x->t[0])) return fail(st, "topi.%s: axes must name every dimension", "transpose");
-  return rlx_topi_transpose(x->ctx, x->t[0], n < 0 ? NULL : axes, st);
+  if (n >= 0 && n != rlx_te_tensor_ndim(x->t[0])) return fail("topi.%s: axes must name every dimension", "transpose");
+  return rlx_topi_transpose(x->ctx, x->t[0], n < 0 ? NULL : axes, out);
 }
 
-static rlx_te_tensor_t* a_expand_dims(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_expand_dims(const targs_t* x, rlx_te_tensor_t** out) {
   int64_t axis = get_int(x, "axis", 0);
   int64_t k = get_int(x, "num_newaxis", 1);
-  if (k < 1 || k > 16) return fail(st, "topi.%s: num_newaxis must be 1..16", "expand_dims");
+  if (k < 1 || k > 16) return fail("topi.%s: num_newaxis must be 1..16", "expand_dims");
   int64_t axes[16];
   int out_ndim = rlx_te_tensor_ndim(x->t[0]) + (int)k;
   int64_t first = axis < 0 ? axis + out_ndim - k + 1 : axis;
   for (int64_t i = 0; i < k; i++) axes[i] = first + i;
-  return rlx_topi_expand_dims(x->ctx, x->t[0], (int)k, axes, st);
+  return rlx_topi_expand_dims(x->ctx, x->t[0], (int)k, axes, out);
 }
 
-static rlx_te_tensor_t* a_squeeze(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_squeeze(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* axes = get_ints(x, "axis", &n);
-  return rlx_topi_squeeze(x->ctx, x->t[0], n < 0 ? 0 : n, n < 0 ? NULL : axes, st);
+  return rlx_topi_squeeze(x->ctx, x->t[0], n < 0 ? 0 : n, n < 0 ? NULL : axes, out);
 }
 
-static rlx_te_tensor_t* a_concatenate(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_concat(x->ctx, x->n, x->t, get_int(x, "axis", 0), st);
+static RLX_MUST_USE rlx_status_t* a_concatenate(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_concat(x->ctx, x->n, x->t, get_int(x, "axis", 0), out);
 }
 
-static rlx_te_tensor_t* a_dense(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_nn_dense(x->ctx, x->t[0], x->t[1], x->t[2], get_dtype(x, "out_dtype"), st);
+static RLX_MUST_USE rlx_status_t* a_dense(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_dense(x->ctx, x->t[0], x->t[1], x->t[2], get_dtype(x, "out_dtype"), out);
 }
 
-static rlx_te_tensor_t* a_softmax(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_nn_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), st);
+static RLX_MUST_USE rlx_status_t* a_softmax(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), out);
 }
 
-static rlx_te_tensor_t* a_log_softmax(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_nn_log_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), st);
+static RLX_MUST_USE rlx_status_t* a_log_softmax(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_log_softmax(x->ctx, x->t[0], (int)get_int(x, "axis", -1), out);
 }
 
 /* TVM's split: an int is a number of sections, a list the indices to split at. */
-static rlx_te_tensor_t** a_split(const targs_t* x, int* n, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_split(const targs_t* x, int* out_n, rlx_te_tensor_t*** out) {
   const rlx_attr_t* a = attr(x, "indices_or_sections");
   int64_t axis = get_int(x, "axis", 0);
   if (a && a->kind == RLX_ATTR_INT) {
     int64_t extent = 0;
     int nd = rlx_te_tensor_ndim(x->t[0]);
     bool known = axis >= -nd && axis < nd && rlx_expr_is_const_int(x->t[0]->buffer->shape[axis < 0 ? axis + nd : axis], &extent);
-    if (a->u.i < 1 || a->u.i > (known ? (extent > 1 ? extent : 1) : 65536)) {
-      *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be 1 to %lld)", (long long)a->u.i,
-                              (long long)(known ? (extent > 1 ? extent : 1) : 65536));
-      return NULL;
-    }
-    return rlx_topi_split(x->ctx, x->t[0], a->u.i, 0, NULL, axis, n, st);
+    if (a->u.i < 1 || a->u.i > (known ? (extent > 1 ? extent : 1) : 65536))
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: %lld sections (must be 1 to %lld)", (long long)a->u.i,
+                               (long long)(known ? (extent > 1 ? extent : 1) : 65536));
+    return rlx_topi_split(x->ctx, x->t[0], a->u.i, 0, NULL, axis, out_n, out);
   }
-  if (a && a->kind == RLX_ATTR_INTS) return rlx_topi_split(x->ctx, x->t[0], 0, a->u.ints.n, a->u.ints.v, axis, n, st);
-  *st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: indices_or_sections must be an int or a list of ints");
-  return NULL;
+  if (a && a->kind == RLX_ATTR_INTS)
+    return rlx_topi_split(x->ctx, x->t[0], 0, a->u.ints.n, a->u.ints.v, axis, out_n, out);
+  return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: indices_or_sections must be an int or a list of ints");
 }
 
 /* TVM's strided_slice: begin/end/strides over axes (default: the first len(begin) dims);
  * missing ends run to the end of the dim, missing strides are 1. slice_mode "size": end holds
  * sizes (-1 = the rest) and strides are ignored. assume_inbound only tells TVM's codegen that
  * indices are in range; the slice here is clamped either way. */
-static rlx_te_tensor_t* a_strided_slice(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_strided_slice(const targs_t* x, rlx_te_tensor_t** out) {
   int nb, ne, ns, na;
   const int64_t* begin = get_ints(x, "begin", &nb);
   const int64_t* end = get_ints(x, "end", &ne);
@@ -162,40 +144,42 @@ static rlx_te_tensor_t* a_strided_slice(const targs_t* x, rlx_status_t** st) {
   const int64_t* axes = get_ints(x, "axes", &na);
   const char* mode = get_str(x, "slice_mode", "end");
   bool size_mode = strcmp(mode, "size") == 0;
-  if (!size_mode && strcmp(mode, "end") != 0) return fail(st, "topi.strided_slice: slice_mode '%s' is not 'end' or 'size'", mode);
-  if (nb < 0 || ne < 0) return fail(st, "topi.strided_slice: %s are required", "begin and end");
+  if (!size_mode && strcmp(mode, "end") != 0)
+    return fail("topi.strided_slice: slice_mode '%s' is not 'end' or 'size'", mode);
+  if (nb < 0 || ne < 0) return fail("topi.strided_slice: %s are required", "begin and end");
   int n = na >= 0 ? na : nb;
   if (nb != n || ne > n || ns > n || (na >= 0 && (ne != n || (ns >= 0 && ns != n))))
-    return fail(st, "topi.strided_slice: %s", "begin, end, strides and axes must have the same length (end and strides "
-                                              "may be shorter without axes)");
+    return fail("topi.strided_slice: %s",
+                "begin, end, strides and axes must have the same length (end and strides "
+                "may be shorter without axes)");
   int64_t* ax = RLX_NEW_ARRAY(x->ctx, int64_t, n);
   int64_t* e = RLX_NEW_ARRAY(x->ctx, int64_t, n);
   int64_t* s = RLX_NEW_ARRAY(x->ctx, int64_t, n);
   for (int i = 0; i < n; i++) {
     ax[i] = axes ? axes[i] : i;
     s[i] = !size_mode && strides && i < ns ? strides[i] : 1;
-    if (!in_limit(s[i])) return fail(st, "topi.strided_slice: %s", "a stride is out of range");
+    if (!in_limit(s[i])) return fail("topi.strided_slice: %s", "a stride is out of range");
     if (i >= ne) {
       e[i] = s[i] > 0 ? INT64_MAX : INT64_MIN;
     } else if (size_mode) {
-      if (end[i] < -1) return fail(st, "topi.strided_slice: %s", "a size must be >= 0 or -1 (the rest)");
+      if (end[i] < -1) return fail("topi.strided_slice: %s", "a size must be >= 0 or -1 (the rest)");
       e[i] = end[i] == -1 || begin[i] > INT64_MAX - end[i] ? INT64_MAX : begin[i] + end[i];
       if (begin[i] < 0 && e[i] >= 0 && end[i] != -1) e[i] = INT64_MAX; /* a negative begin counts from the end */
     } else {
       e[i] = end[i];
     }
   }
-  return rlx_topi_strided_slice(x->ctx, x->t[0], n, ax, begin, e, s, st);
+  return rlx_topi_strided_slice(x->ctx, x->t[0], n, ax, begin, e, s, out);
 }
 
-static rlx_te_tensor_t* a_take(const targs_t* x, rlx_status_t** st) {
-  if (get_int(x, "batch_dims", 0) != 0) return fail(st, "topi.%s: batch_dims other than 0 is not supported", "take");
+static RLX_MUST_USE rlx_status_t* a_take(const targs_t* x, rlx_te_tensor_t** out) {
+  if (get_int(x, "batch_dims", 0) != 0) return fail("topi.%s: batch_dims other than 0 is not supported", "take");
   return rlx_topi_take(x->ctx, x->t[0], x->t[1], attr(x, "axis") != NULL, get_int(x, "axis", 0),
-                       get_str(x, "mode", "clip"), st);
+                       get_str(x, "mode", "clip"), out);
 }
 
 /* TVM's nn.pad: pad_after defaults to pad_before; the compute is named name ("PadInput"). */
-static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_nn_pad(const targs_t* x, rlx_te_tensor_t** out) {
   int nb, na;
   const int64_t* before = get_ints(x, "pad_before", &nb);
   const int64_t* after = get_ints(x, "pad_after", &na);
@@ -204,42 +188,46 @@ static rlx_te_tensor_t* a_nn_pad(const targs_t* x, rlx_status_t** st) {
     na = nb;
   }
   int nd = rlx_te_tensor_ndim(x->t[0]);
-  if (nb != nd || na != nd) return fail(st, "topi.nn.pad: %s must have one entry per dimension of data", "pad_before and pad_after");
+  if (nb != nd || na != nd)
+    return fail("topi.nn.pad: %s must have one entry per dimension of data", "pad_before and pad_after");
   bool any = false;
   for (int d = 0; d < nd; d++) {
-    if (before[d] < 0 || after[d] < 0) return fail(st, "topi.nn.pad: %s must be >= 0", "padding");
+    if (before[d] < 0 || after[d] < 0) return fail("topi.nn.pad: %s must be >= 0", "padding");
     if (before[d] > RLX_API_TOPI_LIMIT || after[d] > RLX_API_TOPI_LIMIT ||
         !dim_fits(x->t[0]->buffer->shape[d], 1, before[d] + after[d]))
-      return fail(st, "topi.nn.pad: %s is out of range", "padding");
+      return fail("topi.nn.pad: %s is out of range", "padding");
     any = any || before[d] || after[d];
   }
   const char* name = get_str(x, "name", "PadInput");
-  if (!any) /* TVM still makes the (copying) compute */
-    return rlx_te_compute(x->ctx, nd, x->t[0]->buffer->shape, copy_body, x->t[0], name, "injective,pad");
+  if (!any) { /* TVM still makes the (copying) compute */
+    *out = rlx_te_compute(x->ctx, nd, x->t[0]->buffer->shape, copy_body, x->t[0], name, "injective,pad");
+    return NULL;
+  }
   rlx_expr_t* value = scalar_as(x->ctx, attr(x, "pad_value"), x->t[0]->buffer->dtype, 0.0);
-  return rlx_topi_nn_pad(x->ctx, x->t[0], before, after, value, name);
+  *out = rlx_topi_nn_pad(x->ctx, x->t[0], before, after, value, name);
+  return NULL;
 }
 
-static rlx_te_tensor_t* a_tile(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_tile(const targs_t* x, rlx_te_tensor_t** out) {
   int n;
   const int64_t* reps = get_ints(x, "reps", &n);
-  if (n < 0) return fail(st, "topi.%s: reps is required", "tile");
-  if (n > 32) return fail(st, "topi.%s: more than 32 reps", "tile");
+  if (n < 0) return fail("topi.%s: reps is required", "tile");
+  if (n > 32) return fail("topi.%s: more than 32 reps", "tile");
   int nd = rlx_te_tensor_ndim(x->t[0]);
   for (int i = 0; i < n; i++) {
     int d = nd - n + i; /* the dim this rep multiplies (reps are right-aligned) */
     if (reps[i] > 65536 || (d >= 0 && !dim_fits(x->t[0]->buffer->shape[d], reps[i], 0)))
-      return fail(st, "topi.%s: a repeat count is out of range (at most 65536, and the result must fit its dim)", "tile");
+      return fail("topi.%s: a repeat count is out of range (at most 65536, and the result must fit its dim)", "tile");
   }
-  return rlx_topi_tile(x->ctx, x->t[0], n, reps, st);
+  return rlx_topi_tile(x->ctx, x->t[0], n, reps, out);
 }
 
-static rlx_te_tensor_t* a_flip(const targs_t* x, rlx_status_t** st) {
-  return rlx_topi_flip(x->ctx, x->t[0], get_int(x, "axis", 0), st);
+static RLX_MUST_USE rlx_status_t* a_flip(const targs_t* x, rlx_te_tensor_t** out) {
+  return rlx_topi_flip(x->ctx, x->t[0], get_int(x, "axis", 0), out);
 }
 
 /* TVM's cumsum: axis None sums over the flattened data; dtype None keeps data's. */
-static rlx_te_tensor_t* a_cumsum(const targs_t* x, rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* a_cumsum(const targs_t* x, rlx_te_tensor_t** out) {
   rlx_te_tensor_t* t = x->t[0];
   if (!attr(x, "axis")) {
     rlx_expr_t* count = NULL;
@@ -247,12 +235,11 @@ static rlx_te_tensor_t* a_cumsum(const targs_t* x, rlx_status_t** st) {
       count = count ? rlx_ir_mul(x->ctx, count, t->buffer->shape[d]) : t->buffer->shape[d];
     if (!count) count = rlx_ir_i64(x->ctx, 1);
     count = rlx_topi_simplify_dim(x->ctx, count);
-    t = rlx_topi_reshape(x->ctx, t, 1, &count, st);
-    if (!t) return NULL;
+    RLX_RETURN_IF_ERROR(rlx_topi_reshape(x->ctx, t, 1, &count, &t));
   }
   rlx_dtype_t dt = get_dtype(x, "dtype");
   return rlx_topi_cumsum(x->ctx, t, get_int(x, "axis", 0), rlx_dtype_is_void(dt) ? t->buffer->dtype : dt,
-                         get_bool(x, "exclusive", false), st);
+                         get_bool(x, "exclusive", false), out);
 }
 
 /* ------------------------------------------------------------------ the table */
@@ -343,9 +330,9 @@ RLX_MUST_USE rlx_status_t* rlx_topi_call_multi(rlx_ctx_t* ctx, const char* name,
   rlx_te_tensor_t** ts = NULL;
   int n = 0;
   if (e->multi) {
-    ts = e->multi(&x, &n, &st);
+    st = e->multi(&x, &n, &ts);
   } else {
-    one = e->fn(&x, &st);
+    st = e->fn(&x, &one);
     ts = &one;
     n = one ? 1 : 0;
   }

@@ -21,9 +21,10 @@ typedef struct {
   int code;                       /* the unary / binary / reduce op of generic entries */
 } targs_t;
 
-typedef rlx_te_tensor_t* (*adapter_t)(const targs_t* x, rlx_status_t** st);
-/* Several outputs: *n tensors in the returned (arena) array. */
-typedef rlx_te_tensor_t** (*multi_adapter_t)(const targs_t* x, int* n, rlx_status_t** st);
+/* An adapter returns a status (NULL = ok) and stores its tensor in *out on success. */
+typedef rlx_status_t* (*adapter_t)(const targs_t* x, rlx_te_tensor_t** out);
+/* Several outputs: *out_n tensors in the (arena) array *out. */
+typedef rlx_status_t* (*multi_adapter_t)(const targs_t* x, int* out_n, rlx_te_tensor_t*** out);
 
 typedef struct {
   const char* name;
@@ -89,9 +90,8 @@ static inline bool dim_fits(const rlx_expr_t* dim, int64_t mul, int64_t add) {
   return v <= (max - add) / (mul > 0 ? mul : 1);
 }
 
-static inline rlx_te_tensor_t* fail(rlx_status_t** st, const char* fmt, const char* what) {
-  *st = rlx_status_create(RLX_INVALID_ARGUMENT, fmt, what);
-  return NULL;
+static inline RLX_MUST_USE rlx_status_t* fail(const char* fmt, const char* what) {
+  return rlx_status_create(RLX_INVALID_ARGUMENT, fmt, what);
 }
 
 /* A scalar PrimExpr attribute as a constant (or cast) of dtype t. */

@@ -59,8 +59,7 @@ rlx_status_t* ob_infer_tile(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
 static RLX_MUST_USE rlx_status_t* te_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_tile(ctx, in[0], u->n, u->v, &st), st;
+  return rlx_topi_tile(ctx, in[0], u->n, u->v, out);
 }
 
 rlx_status_t* ob_legalize_tile(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -88,8 +87,7 @@ rlx_status_t* ob_infer_flip(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
 static RLX_MUST_USE rlx_status_t* te_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_flip(ctx, in[0], u->axis, &st), st;
+  return rlx_topi_flip(ctx, in[0], u->axis, out);
 }
 
 rlx_status_t* ob_legalize_flip(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -125,17 +123,15 @@ rlx_status_t* ob_infer_cumsum(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 static RLX_MUST_USE rlx_status_t* te_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
   rlx_te_tensor_t* x = in[0];
   if (!u->has_axis) {
     rlx_expr_t* p = rlx_ir_i64(ctx, 1);
     for (int d = 0; d < x->buffer->ndim; d++)
       p = rlx_ir_mul(ctx, p, rlx_ir_cast(ctx, rlx_dt_int64(), x->buffer->shape[d]));
     p = rlx_topi_simplify_dim(ctx, p);
-    x = rlx_topi_reshape(ctx, x, 1, &p, &st);
-    if (!x) return st;
+    RLX_RETURN_IF_ERROR(rlx_topi_reshape(ctx, x, 1, &p, &x));
   }
-  return *out = rlx_topi_cumsum(ctx, x, u->has_axis ? u->axis : 0, u->dtype, u->flag, &st), st;
+  return rlx_topi_cumsum(ctx, x, u->has_axis ? u->axis : 0, u->dtype, u->flag, out);
 }
 
 rlx_status_t* ob_legalize_cumsum(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -172,8 +168,7 @@ rlx_status_t* ob_infer_gather_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* c
 static RLX_MUST_USE rlx_status_t* te_gather(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_gather_elements(ctx, in[0], in[1], u->axis, &st), st;
+  return rlx_topi_gather_elements(ctx, in[0], in[1], u->axis, out);
 }
 
 rlx_status_t* ob_legalize_gather_elements(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -268,8 +263,7 @@ typedef struct {
 static RLX_MUST_USE rlx_status_t* te_arange(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   ar_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_arange(ctx, u->start, u->step, u->length, u->dtype, &st), st;
+  return rlx_topi_arange(ctx, u->start, u->step, u->length, u->dtype, out);
 }
 
 rlx_status_t* ob_legalize_arange(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -313,8 +307,7 @@ rlx_status_t* ob_infer_trilu(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
 static RLX_MUST_USE rlx_status_t* te_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                            rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_trilu(ctx, in[0], u->axis, u->flag, &st), st;
+  return rlx_topi_trilu(ctx, in[0], u->axis, u->flag, out);
 }
 
 rlx_status_t* ob_legalize_trilu(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -377,8 +370,7 @@ typedef struct {
 static RLX_MUST_USE rlx_status_t* te_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                              rlx_te_tensor_t** out) {
   oh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_one_hot(ctx, in[0], u->on, u->off, u->depth, u->axis, &st), st;
+  return rlx_topi_one_hot(ctx, in[0], u->on, u->off, u->depth, u->axis, out);
 }
 
 rlx_status_t* ob_legalize_one_hot(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -431,10 +423,7 @@ rlx_status_t* ob_infer_scatter_elements(rlx_ctx_t* ctx, const rlx_relax_call_t* 
 static RLX_MUST_USE rlx_status_t* te_scatter(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                              rlx_te_tensor_t** out) {
   ix_user_t* u = user;
-  rlx_status_t* st = NULL;
-  *out = rlx_topi_scatter_elements(ctx, in[0], in[1], in[2], u->axis, ob_attr_str(u->call, "reduction", "update"),
-                                   &st);
-  return st;
+  return rlx_topi_scatter_elements(ctx, in[0], in[1], in[2], u->axis, ob_attr_str(u->call, "reduction", "update"), out);
 }
 
 rlx_status_t* ob_legalize_scatter_elements(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {

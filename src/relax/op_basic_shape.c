@@ -81,8 +81,7 @@ rlx_status_t* ob_infer_permute_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call
 static RLX_MUST_USE rlx_status_t* te_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                                rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_transpose(ctx, in[0], u->v, &st), st;
+  return rlx_topi_transpose(ctx, in[0], u->v, out);
 }
 
 rlx_status_t* ob_legalize_permute_dims(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -160,10 +159,9 @@ rlx_status_t* ob_infer_reshape(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx
 static RLX_MUST_USE rlx_status_t* te_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                              rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
   rlx_expr_t** s = ob_to_te_shape(ctx, 1, u->args, in, u->ndim, u->shape);
   if (u->flag) return rlx_topi_broadcast_to(ctx, in[0], u->ndim, s, out);
-  return *out = rlx_topi_reshape(ctx, in[0], u->ndim, s, &st), st;
+  return rlx_topi_reshape(ctx, in[0], u->ndim, s, out);
 }
 
 /* reshape / flatten / broadcast_to: the target is the call's inferred shape. */
@@ -256,9 +254,8 @@ rlx_status_t* ob_infer_expand_dims(rlx_ctx_t* ctx, const rlx_relax_call_t* call,
 static RLX_MUST_USE rlx_status_t* te_expand(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  if (u->flag) return *out = rlx_topi_squeeze(ctx, in[0], u->n, u->v, &st), st;
-  return *out = rlx_topi_expand_dims(ctx, in[0], u->n, u->v, &st), st;
+  if (u->flag) return rlx_topi_squeeze(ctx, in[0], u->n, u->v, out);
+  return rlx_topi_expand_dims(ctx, in[0], u->n, u->v, out);
 }
 
 rlx_status_t* ob_legalize_expand_dims(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -368,8 +365,7 @@ rlx_status_t* ob_infer_concat(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_
 static RLX_MUST_USE rlx_status_t* te_concat(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                             rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_concat(ctx, n, in, u->k, &st), st;
+  return rlx_topi_concat(ctx, n, in, u->k, out);
 }
 
 rlx_status_t* ob_legalize_concat(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -475,8 +471,8 @@ rlx_status_t* ob_legalize_split(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_
   if (!st) {
     const char* pname = rlx_relax_is_var(xa) ? ((rlx_relax_var_t*)xa)->name : "A";
     rlx_te_tensor_t* x = rlx_te_placeholder(ctx, xs->ndim, shape, xs->dtype, pname);
-    pieces = rlx_topi_split(ctx, x, sections, n_idx, idx, axis, &count, &st);
-    if (pieces) {
+    st = rlx_topi_split(ctx, x, sections, n_idx, idx, axis, &count, &pieces);
+    if (!st) {
       rlx_te_tensor_t** params = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, count + 1);
       params[0] = x;
       for (int k = 0; k < count; k++) params[k + 1] = pieces[k];
@@ -594,8 +590,7 @@ rlx_status_t* ob_infer_strided_slice(rlx_ctx_t* ctx, const rlx_relax_call_t* cal
 static RLX_MUST_USE rlx_status_t* te_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                            rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_strided_slice(ctx, in[0], u->n, u->v, u->v2, u->v3, u->v4, &st), st;
+  return rlx_topi_strided_slice(ctx, in[0], u->n, u->v, u->v2, u->v3, u->v4, out);
 }
 
 rlx_status_t* ob_legalize_strided_slice(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -647,8 +642,7 @@ rlx_status_t* ob_infer_take(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
 static RLX_MUST_USE rlx_status_t* te_take(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  return *out = rlx_topi_take(ctx, in[0], in[1], u->flag, u->k, u->mode, &st), st;
+  return rlx_topi_take(ctx, in[0], in[1], u->flag, u->k, u->mode, out);
 }
 
 rlx_status_t* ob_legalize_take(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {
@@ -699,9 +693,8 @@ rlx_status_t* ob_infer_pad(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sin
 static RLX_MUST_USE rlx_status_t* te_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                          rlx_te_tensor_t** out) {
   sh_user_t* u = user;
-  rlx_status_t* st = NULL;
-  if (u->mode && strcmp(u->mode, "constant") != 0) return *out = rlx_topi_pad_mode(ctx, in[0], u->v, u->mode, &st), st;
-  return *out = rlx_topi_pad(ctx, in[0], u->v, u->value, &st), st;
+  if (u->mode && strcmp(u->mode, "constant") != 0) return rlx_topi_pad_mode(ctx, in[0], u->v, u->mode, out);
+  return rlx_topi_pad(ctx, in[0], u->v, u->value, out);
 }
 
 rlx_status_t* ob_legalize_pad(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_relax_expr_t** out) {

@@ -106,10 +106,9 @@ rlx_status_t* onn_infer_matmul(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_si
 
 static RLX_MUST_USE rlx_status_t* te_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                             const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   rlx_dtype_t od;
   RLX_RETURN_IF_ERROR(onn_attr_out_dtype(c, &od));
-  return *out = rlx_topi_matmul(ctx, in[0], in[1], od, &st), st;
+  return rlx_topi_matmul(ctx, in[0], in[1], od, out);
 }
 
 rlx_status_t* onn_legalize_matmul(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -154,10 +153,9 @@ rlx_status_t* onn_infer_linear(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_si
 
 static RLX_MUST_USE rlx_status_t* te_linear(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                             const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   rlx_dtype_t od;
   RLX_RETURN_IF_ERROR(onn_attr_out_dtype(c, &od));
-  return *out = rlx_topi_nn_dense(ctx, in[0], in[1], n > 2 ? in[2] : NULL, od, &st), st;
+  return rlx_topi_nn_dense(ctx, in[0], in[1], n > 2 ? in[2] : NULL, od, out);
 }
 
 rlx_status_t* onn_legalize_linear(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -180,10 +178,9 @@ rlx_status_t* onn_infer_softmax(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_s
 
 static RLX_MUST_USE rlx_status_t* te_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                              const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   int axis = (int)onn_attr_int(c, "axis", -1);
-  if (rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX) return *out = rlx_topi_nn_log_softmax(ctx, in[0], axis, &st), st;
-  return *out = rlx_topi_nn_softmax(ctx, in[0], axis, &st), st;
+  if (rlx_relax_call_op_id(c) == RLX_OP_LOG_SOFTMAX) return rlx_topi_nn_log_softmax(ctx, in[0], axis, out);
+  return rlx_topi_nn_softmax(ctx, in[0], axis, out);
 }
 
 rlx_status_t* onn_legalize_softmax(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -254,7 +251,6 @@ rlx_status_t* onn_infer_layer_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
 
 static RLX_MUST_USE rlx_status_t* te_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                 const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   int axes[16], na;
   RLX_RETURN_IF_ERROR(ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na));
   double eps = onn_attr_float(c, "epsilon", 1e-5);
@@ -265,7 +261,7 @@ static RLX_MUST_USE rlx_status_t* te_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t*
   for (int i = 1; i < na; i++)
     if (axes[i] < axes[i - 1])
       return rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
-  return *out = rlx_topi_nn_layer_norm(ctx, in[0], g, b, na, axes, eps, &st), st;
+  return rlx_topi_nn_layer_norm(ctx, in[0], g, b, na, axes, eps, out);
 }
 
 rlx_status_t* onn_legalize_layer_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -318,10 +314,8 @@ rlx_status_t* onn_infer_attention(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx
 
 static RLX_MUST_USE rlx_status_t* te_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
-  *out = rlx_topi_nn_attention(ctx, in[0], in[1], in[2], n > 3 ? in[3] : NULL, onn_attr_float(c, "scale", 0.0),
-                               onn_attr_str(c, "causal_mask", NULL), &st);
-  return st;
+  return rlx_topi_nn_attention(ctx, in[0], in[1], in[2], n > 3 ? in[3] : NULL, onn_attr_float(c, "scale", 0.0),
+                               onn_attr_str(c, "causal_mask", NULL), out);
 }
 
 rlx_status_t* onn_legalize_attention(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -354,13 +348,12 @@ rlx_status_t* onn_infer_rms_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_
 
 static RLX_MUST_USE rlx_status_t* te_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                               const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   int axes[16], na;
   RLX_RETURN_IF_ERROR(ln_axes(ctx, c, in[0]->buffer->ndim, axes, &na));
   for (int i = 1; i < na; i++)
     if (axes[i] < axes[i - 1])
       return rlx_status_create(RLX_UNSUPPORTED, "axes must be increasing for legalization");
-  return *out = rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, onn_attr_float(c, "epsilon", 1e-5), &st), st;
+  return rlx_topi_nn_rms_norm(ctx, in[0], in[1], na, axes, onn_attr_float(c, "epsilon", 1e-5), out);
 }
 
 rlx_status_t* onn_legalize_rms_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -431,7 +424,6 @@ rlx_status_t* onn_infer_group_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
 
 static RLX_MUST_USE rlx_status_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                 const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   gn_attrs_t a;
   RLX_RETURN_IF_ERROR(get_gn_attrs(ctx, c, in[0]->buffer->ndim, &a));
   if (rlx_relax_call_op_id(c) == RLX_OP_INSTANCE_NORM &&
@@ -440,9 +432,8 @@ static RLX_MUST_USE rlx_status_t* te_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t*
   }
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
-  *out = rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, onn_attr_float(c, "epsilon", 1e-5),
-                                &st);
-  return st;
+  return rlx_topi_nn_group_norm(ctx, in[0], g, b, a.groups, a.ca, a.n_axes, a.axes, onn_attr_float(c, "epsilon", 1e-5),
+                                out);
 }
 
 rlx_status_t* onn_legalize_group_norm(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -518,37 +509,32 @@ rlx_status_t* onn_infer_batch_norm(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rl
 
 static RLX_MUST_USE rlx_status_t* te_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                 const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
-  *out = rlx_topi_nn_batch_norm(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
-                                onn_attr_float(c, "epsilon", 1e-5), &st);
-  return st;
+  return rlx_topi_nn_batch_norm(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
+                                onn_attr_float(c, "epsilon", 1e-5), out);
 }
 
 /* training=True: the batch's statistics (TVM's topi.nn.batch_norm with training). */
-static rlx_te_tensor_t* te_bn_train(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, const rlx_relax_call_t* c, int which,
-                                    rlx_status_t** st) {
+static RLX_MUST_USE rlx_status_t* te_bn_train(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, const rlx_relax_call_t* c,
+                                              int which, rlx_te_tensor_t** out) {
   rlx_te_tensor_t* g = onn_attr_bool(c, "scale", true) ? in[1] : NULL;
   rlx_te_tensor_t* b = onn_attr_bool(c, "center", true) ? in[2] : NULL;
   return rlx_topi_nn_batch_norm_train(ctx, in[0], g, b, in[3], in[4], (int)onn_attr_int(c, "axis", 1),
                                       onn_attr_float(c, "epsilon", 1e-5), onn_attr_float(c, "momentum", 0.1), which,
-                                      st);
+                                      out);
 }
 static RLX_MUST_USE rlx_status_t* te_bn_train_out(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                   const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
-  return *out = te_bn_train(ctx, in, c, 0, &st), st;
+  return te_bn_train(ctx, in, c, 0, out);
 }
 static RLX_MUST_USE rlx_status_t* te_bn_train_mean(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                    const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
-  return *out = te_bn_train(ctx, in, c, 1, &st), st;
+  return te_bn_train(ctx, in, c, 1, out);
 }
 static RLX_MUST_USE rlx_status_t* te_bn_train_var(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                   const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
-  return *out = te_bn_train(ctx, in, c, 2, &st), st;
+  return te_bn_train(ctx, in, c, 2, out);
 }
 
 /* Inference (training absent or False): (normalized data, moving_mean, moving_var) as TVM's

@@ -119,11 +119,9 @@ rlx_status_t* onn_infer_conv(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinf
 
 static RLX_MUST_USE rlx_status_t* te_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
                                           rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   conv_attrs_t a;
   RLX_RETURN_IF_ERROR(get_conv_attrs(c, &a));
-  *out = rlx_topi_nn_conv(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.dilation, a.groups, a.out_dtype, &st);
-  return st;
+  return rlx_topi_nn_conv(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.dilation, a.groups, a.out_dtype, out);
 }
 
 rlx_status_t* onn_legalize_conv(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -183,12 +181,10 @@ rlx_status_t* onn_infer_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinf
 
 static RLX_MUST_USE rlx_status_t* te_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, const rlx_relax_call_t* c,
                                           rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   pool_attrs_t a;
   RLX_RETURN_IF_ERROR(get_pool_attrs(c, &a));
-  *out = rlx_topi_nn_pool(ctx, in[0], is_max_pool(c) ? RLX_TOPI_POOL_MAX : RLX_TOPI_POOL_AVG, a.nsp, a.pool_size,
-                          a.strides, a.dilation, a.padding, a.ceil_mode, a.count_include_pad, &st);
-  return st;
+  return rlx_topi_nn_pool(ctx, in[0], is_max_pool(c) ? RLX_TOPI_POOL_MAX : RLX_TOPI_POOL_AVG, a.nsp, a.pool_size,
+                          a.strides, a.dilation, a.padding, a.ceil_mode, a.count_include_pad, out);
 }
 
 rlx_status_t* onn_legalize_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -231,7 +227,6 @@ rlx_status_t* onn_infer_adaptive_pool(rlx_ctx_t* ctx, const rlx_relax_call_t* c,
 
 static RLX_MUST_USE rlx_status_t* te_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                    const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   int k = op_nsp(c);
   int64_t os[3];
   bool given;
@@ -239,7 +234,7 @@ static RLX_MUST_USE rlx_status_t* te_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor
   for (int i = 0; i < k && !given; i++)
     if (!rlx_expr_is_const_int(in[0]->buffer->shape[2 + i], &os[i]))
       return rlx_status_create(RLX_UNSUPPORTED, "output_size is needed with a symbolic input size");
-  return *out = rlx_topi_nn_adaptive_pool(ctx, in[0], RLX_TOPI_POOL_AVG, k, os, &st), st;
+  return rlx_topi_nn_adaptive_pool(ctx, in[0], RLX_TOPI_POOL_AVG, k, os, out);
 }
 
 rlx_status_t* onn_legalize_adaptive_pool(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
@@ -319,12 +314,10 @@ rlx_status_t* onn_infer_conv_transpose(rlx_ctx_t* ctx, const rlx_relax_call_t* c
 
 static RLX_MUST_USE rlx_status_t* te_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
                                                     const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
-  rlx_status_t* st = NULL;
   convt_attrs_t a;
   RLX_RETURN_IF_ERROR(get_convt_attrs(c, &a));
-  *out = rlx_topi_nn_conv_transpose(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.output_padding, a.dilation,
-                                    a.groups, a.out_dtype, &st);
-  return st;
+  return rlx_topi_nn_conv_transpose(ctx, in[0], in[1], a.nsp, a.strides, a.padding, a.output_padding, a.dilation,
+                                    a.groups, a.out_dtype, out);
 }
 
 rlx_status_t* onn_legalize_conv_transpose(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {

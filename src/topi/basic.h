@@ -8,10 +8,9 @@
  * Conventions
  * - Every function builds new TE compute tensors from TE tensors; all nodes live in ctx.
  * - A function that can fail returns a status (NULL = success) and stores its result in *out,
- *   its last parameter, only on success. On bad input (ranks, axes, dtypes, incompatible
- *   shapes) it returns an error naming the op ("topi.add: cannot broadcast (2, 3) and (4,)")
- *   and never crashes. (transform.c and transform_index.c still take the older form: they
- *   return the tensor, or NULL with *out_st set; being converted.)
+ *   its last parameter, only on success (topi.h). On bad input (ranks, axes, dtypes,
+ *   incompatible shapes) it returns an error naming the op ("topi.add: cannot broadcast (2, 3)
+ *   and (4,)") and never crashes.
  * - Output tensors are named as TVM's topi names them (T_add, T_transpose, compute ...) and
  *   tagged "elemwise", "broadcast", "injective" or "comm_reduce".
  * - Axes are plain ints; negative axes count from the end. Shape dims are PrimExprs (int64
@@ -155,28 +154,29 @@ RLX_MUST_USE rlx_status_t* rlx_topi_variance(rlx_ctx_t* ctx, rlx_te_tensor_t* x,
 /* ------------------------------------------------------------------ transform.c */
 /* x with its dims permuted: out.shape[i] = x.shape[axes[i]] (axes NULL = reversed);
  * T_transpose. */
-rlx_te_tensor_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* axes, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* axes,
+                                              rlx_te_tensor_t** out);
 /* x in row-major order with a new shape of the same element count (T_reshape). The caller
  * states the shape; the count is checked when both are constant. */
-rlx_te_tensor_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
-                                  rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                            rlx_te_tensor_t** out);
 /* New dims of extent 1 at the given output positions (negative: from the end of the
  * output); T_expand_dims. */
-rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                      rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                                rlx_te_tensor_t** out);
 /* x without the given dims (axes NULL = every dim that is constant 1); each must be 1
  * (error otherwise); T_squeeze. */
-rlx_te_tensor_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                  rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                            rlx_te_tensor_t** out);
 /* xs joined along axis (all other dims equal; same dtype); T_concat. */
-rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* xs, int64_t axis,
-                                 rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* xs, int64_t axis,
+                                           rlx_te_tensor_t** out);
 /* Numpy slicing on the listed axes: begin/end clamped like numpy (negative from the end,
  * INT64_MAX/INT64_MIN mean "to the end" for positive/negative strides), strides nonzero
  * (NULL = 1). Symbolic dims give clamped symbolic extents. T_strided_slice. */
-rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                        const int64_t* begin, const int64_t* end, const int64_t* strides,
-                                        rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                                  const int64_t* begin, const int64_t* end, const int64_t* strides,
+                                                  rlx_te_tensor_t** out);
 /* The extent numpy gives x[begin:end:stride] on a dim of extent n (clamping as above);
  * *out_begin gets the normalized start. Symbolic n gives a min/max expression. */
 rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, int64_t end, int64_t stride,
@@ -185,16 +185,16 @@ rlx_expr_t* rlx_topi_slice_extent(rlx_ctx_t* ctx, rlx_expr_t* n, int64_t begin, 
  * flattened). mode: "fast" (indices assumed in range), "clip" (clamped), "wrap" (modulo, so
  * negative indices count from the end). Output shape: x.shape[:axis] + indices.shape +
  * x.shape[axis+1:]. T_take. */
-rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, bool has_axis,
-                               int64_t axis, const char* mode, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, bool has_axis,
+                                         int64_t axis, const char* mode, rlx_te_tensor_t** out);
 /* Constant padding: pad_width holds 2 * ndim values (before0, after0, before1, ...), each
  * >= 0; elements outside x are value (converted to x's dtype). T_pad. */
-rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
-                              rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
+                                        rlx_te_tensor_t** out);
 /* Padding that repeats x: mode "edge" (the nearest element) or "reflect" (mirrored without
  * repeating the edge, each pad smaller than the extent: numpy's reflect). */
-rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, const char* mode,
-                                   rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width,
+                                             const char* mode, rlx_te_tensor_t** out);
 
 /* The pieces of a dim of extent dim split into sections (indices NULL; ceil-sized, the last
  * takes the rest, as numpy's array_split for divisible sizes) or at indices (ascending,
@@ -205,44 +205,45 @@ RLX_MUST_USE rlx_status_t* rlx_topi_split_ranges(rlx_ctx_t* ctx, rlx_expr_t* dim
 /* x split along axis per rlx_topi_split_ranges: *out_n tensors all named T_split_sections (T_split
  * when split at indices), as TVM's topi names them
  * (a multi-output TE function: pass them all to create_prim_func). */
-rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
-                                 const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
+                                          const int64_t* indices, int64_t axis, int* out_n, rlx_te_tensor_t*** out);
 
 /* ------------------------------------------------------------------ transform_index.c */
 /* numpy's tile: x repeated reps[i] times along each dim (shorter reps are padded with 1s in
  * front; more reps than dims add leading dims); T_tile. */
-rlx_te_tensor_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
-                               rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
+                                         rlx_te_tensor_t** out);
 /* x reversed along axis. */
-rlx_te_tensor_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_te_tensor_t** out);
 /* Running sum along axis in dtype (exclusive: the element itself left out); a conditional
  * reduction, quadratic in the axis length. T_cumsum. */
-rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype, bool exclusive,
-                                 rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype,
+                                           bool exclusive, rlx_te_tensor_t** out);
 /* ONNX GatherElements / torch.gather: out[i..] = x[.. indices[i..] ..] with the index on axis
  * (negative indices count from the end); indices has x's rank; output has its shape. */
-rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, int64_t axis,
-                                          rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                                    int64_t axis, rlx_te_tensor_t** out);
 /* start + i * step for i in [0, length) in dtype (the caller computes length; TVM's
  * topi.arange); start, step and length are PrimExprs (constants or vars of the caller). */
-rlx_te_tensor_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
-                                 rlx_dtype_t dtype, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
+                                           rlx_dtype_t dtype, rlx_te_tensor_t** out);
 /* Lower (tril: keeps j - i <= k) or upper (triu: keeps j - i >= k) triangle over the last two
  * dims; the rest is 0. */
-rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper,
+                                          rlx_te_tensor_t** out);
 
 /* One-hot encoding: a new dim of extent depth at axis (-1 = last) holding on where it equals
  * the index (negative indices count from the end) and off elsewhere; on/off are scalars of
  * the output dtype. T_one_hot. */
-rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
-                                  int64_t depth, int64_t axis, rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
+                                            int64_t depth, int64_t axis, rlx_te_tensor_t** out);
 
 /* ONNX ScatterElements / TVM scatter_elements: a copy of x where, for every position j of
  * indices, out[j with indices[j] on axis] is updates[j] ("update": the last such j wins) or
  * combined with it ("add", "mul", "max", "min"); negative indices count from the end.
  * indices and updates have x's rank (and equal shapes), updates x's dtype. Two stages. */
-rlx_te_tensor_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
-                                           rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
-                                           rlx_status_t** out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                                     rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
+                                                     rlx_te_tensor_t** out);
 
 #endif

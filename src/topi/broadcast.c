@@ -207,9 +207,8 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
 
 RLX_MUST_USE rlx_status_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
                                            rlx_te_tensor_t** out) {
-  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !a || !b) {
+  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !a || !b)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op or NULL input");
-  }
   const char* name = binary_names[op];
   bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
   if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(a->buffer->dtype)) {
@@ -239,9 +238,8 @@ RLX_MUST_USE rlx_status_t* rlx_topi_binary(rlx_ctx_t* ctx, rlx_topi_binary_t op,
 
 RLX_MUST_USE rlx_status_t* rlx_topi_binary_scalar(rlx_ctx_t* ctx, rlx_topi_binary_t op, rlx_te_tensor_t* x,
                                                   rlx_expr_t* scalar, bool scalar_first, rlx_te_tensor_t** out) {
-  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !x || !scalar || scalar->dtype.lanes != 1) {
+  if ((unsigned)op >= RLX_TOPI_BINARY_COUNT || !x || !scalar || scalar->dtype.lanes != 1)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.binary: bad op, NULL input or non-scalar value");
-  }
   rlx_dtype_t t = x->buffer->dtype;
   bool logical = op == RLX_TOPI_LOGICAL_AND || op == RLX_TOPI_LOGICAL_OR || op == RLX_TOPI_LOGICAL_XOR;
   if (rlx_topi_binary_int_only(op) && rlx_dtype_is_float(t)) {
@@ -286,9 +284,7 @@ static rlx_expr_t* where_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
 
 RLX_MUST_USE rlx_status_t* rlx_topi_where(rlx_ctx_t* ctx, rlx_te_tensor_t* cond, rlx_te_tensor_t* x, rlx_te_tensor_t* y,
                                           rlx_te_tensor_t** out) {
-  if (!cond || !x || !y) {
-    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: NULL input");
-  }
+  if (!cond || !x || !y) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: NULL input");
   if (!rlx_dtype_eq(x->buffer->dtype, y->buffer->dtype)) {
     char a[32], b[32];
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.where: x and y dtypes differ: %s and %s",
@@ -317,10 +313,9 @@ static rlx_expr_t* bto_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
 
 RLX_MUST_USE rlx_status_t* rlx_topi_broadcast_to(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
                                                  rlx_te_tensor_t** out) {
-  if (!x || ndim < x->buffer->ndim) {
+  if (!x || ndim < x->buffer->ndim)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.broadcast_to: cannot broadcast rank %d to rank %d",
                              x ? x->buffer->ndim : -1, ndim);
-  }
   int xn = x->buffer->ndim;
   for (int d = 0; d < xn; d++) {
     rlx_expr_t* xd = x->buffer->shape[d];

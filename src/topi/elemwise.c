@@ -136,9 +136,8 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
 
 RLX_MUST_USE rlx_status_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, rlx_te_tensor_t* x,
                                           rlx_te_tensor_t** out) {
-  if ((unsigned)op >= RLX_TOPI_UNARY_COUNT || !x) {
+  if ((unsigned)op >= RLX_TOPI_UNARY_COUNT || !x)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.unary: bad op or NULL input");
-  }
   rlx_dtype_t t = x->buffer->dtype;
   if (unary_float_only[op] && !rlx_dtype_is_float(t)) {
     char b[32];
@@ -175,9 +174,8 @@ static rlx_expr_t* cast_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
 }
 
 RLX_MUST_USE rlx_status_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_te_tensor_t** out) {
-  if (!x || dtype.code == RLX_DT_HANDLE) {
+  if (!x || dtype.code == RLX_DT_HANDLE)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cast: NULL input or bad target dtype");
-  }
   cast_user_t* u = RLX_NEW(ctx, cast_user_t);
   u->x = x;
   u->t = dtype;
@@ -212,9 +210,8 @@ static rlx_expr_t* clip_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
 
 RLX_MUST_USE rlx_status_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi,
                                          rlx_te_tensor_t** out) {
-  if (!x || rlx_dtype_is_bool(x->buffer->dtype)) {
+  if (!x || rlx_dtype_is_bool(x->buffer->dtype))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.clip: needs a numeric tensor");
-  }
   cast_user_t* u = RLX_NEW(ctx, cast_user_t);
   u->x = x;
   u->lo = lo;
@@ -243,13 +240,11 @@ static rlx_expr_t* full_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
 
 RLX_MUST_USE rlx_status_t* rlx_topi_full(rlx_ctx_t* ctx, int ndim, rlx_expr_t* const* shape, rlx_dtype_t dtype,
                                          const double* value, rlx_te_tensor_t* fill, rlx_te_tensor_t** out) {
-  if (ndim < 0 || (ndim > 0 && !shape) || (!value && !fill) || dtype.code == RLX_DT_HANDLE) {
+  if (ndim < 0 || (ndim > 0 && !shape) || (!value && !fill) || dtype.code == RLX_DT_HANDLE)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: bad shape, dtype or fill value");
-  }
-  if (fill && fill->buffer->ndim != 0) {
+  if (fill && fill->buffer->ndim != 0)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.full: the fill value must be a 0-d tensor, got rank %d",
                              fill->buffer->ndim);
-  }
   full_user_t* u = RLX_NEW(ctx, full_user_t);
   u->t = dtype;
   u->value = value ? *value : 0;

@@ -95,16 +95,16 @@ static rlx_expr_t* out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_te_load(ctx, a->pv, 4, io);
 }
 
-rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_te_tensor_t* k, rlx_te_tensor_t* v,
-                                       rlx_te_tensor_t* bias, double scale, const char* causal_mask,
-                                       rlx_status_t** out_st) {
-  if (!q || !k || !v) return nn_fail(out_st, "nn.attention: NULL input");
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_te_tensor_t* k,
+                                                 rlx_te_tensor_t* v, rlx_te_tensor_t* bias, double scale,
+                                                 const char* causal_mask, rlx_te_tensor_t** out) {
+  if (!q || !k || !v) return nn_fail("nn.attention: NULL input");
   if (q->buffer->ndim != 4 || k->buffer->ndim != 4 || v->buffer->ndim != 4)
-    return nn_fail(out_st, "nn.attention: query, key and value must be 4-D (batch, seq, heads, dim), got %s, %s, %s",
+    return nn_fail("nn.attention: query, key and value must be 4-D (batch, seq, heads, dim), got %s, %s, %s",
                    nn_shape_str(ctx, q), nn_shape_str(ctx, k), nn_shape_str(ctx, v));
   rlx_dtype_t dt = q->buffer->dtype;
   if (!rlx_dtype_is_float(dt) || !rlx_dtype_eq(dt, k->buffer->dtype) || !rlx_dtype_eq(dt, v->buffer->dtype))
-    return nn_fail(out_st, "nn.attention: query, key and value must have one float dtype");
+    return nn_fail("nn.attention: query, key and value must have one float dtype");
   rlx_expr_t **qs = q->buffer->shape, **ks = k->buffer->shape, **vs = v->buffer->shape;
   struct {
     rlx_expr_t *a, *b;
@@ -116,11 +116,10 @@ rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_t
              {qs[3], ks[3], "query/key dim"}};
   for (int t = 0; t < 5; t++)
     if (!rlx_ir_prove_equal(ctx, nn_i64(ctx, eq[t].a), nn_i64(ctx, eq[t].b)))
-      return nn_fail(out_st, "nn.attention: %s differs: %s vs %s (shapes %s, %s, %s)", eq[t].what,
-                     nn_dim_str(ctx, eq[t].a), nn_dim_str(ctx, eq[t].b), nn_shape_str(ctx, q), nn_shape_str(ctx, k),
-                     nn_shape_str(ctx, v));
+      return nn_fail("nn.attention: %s differs: %s vs %s (shapes %s, %s, %s)", eq[t].what, nn_dim_str(ctx, eq[t].a),
+                     nn_dim_str(ctx, eq[t].b), nn_shape_str(ctx, q), nn_shape_str(ctx, k), nn_shape_str(ctx, v));
   if (!rlx_ir_prove_equal(ctx, nn_i64(ctx, ks[1]), nn_i64(ctx, vs[1])))
-    return nn_fail(out_st, "nn.attention: key and value sequence lengths differ: %s vs %s", nn_dim_str(ctx, ks[1]),
+    return nn_fail("nn.attention: key and value sequence lengths differ: %s vs %s", nn_dim_str(ctx, ks[1]),
                    nn_dim_str(ctx, vs[1]));
   attn_t* a = RLX_NEW(ctx, attn_t);
   a->q = q;
@@ -131,12 +130,13 @@ rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_t
   if (causal_mask && strcmp(causal_mask, "TopLeft") == 0) a->causal = 1;
   else if (causal_mask && strcmp(causal_mask, "BottomRight") == 0) a->causal = 2;
   else if (causal_mask)
-    return nn_fail(out_st, "nn.attention: causal_mask \"%s\" is not TopLeft or BottomRight", causal_mask);
+    return nn_fail("nn.attention: causal_mask \"%s\" is not TopLeft or BottomRight", causal_mask);
   a->offset = rlx_ir_simplify(ctx, rlx_ir_sub(ctx, nn_i64(ctx, ks[1]), nn_i64(ctx, qs[1])));
   int64_t hd;
   if (scale > 0) a->scale = scale;
   else if (rlx_expr_is_const_int(qs[3], &hd) && hd > 0) a->scale = 1.0 / sqrt((double)hd);
-  else return nn_fail(out_st, "nn.attention: a symbolic head dim %s needs an explicit scale", nn_dim_str(ctx, qs[3]));
+  else
+    return nn_fail("nn.attention: a symbolic head dim %s needs an explicit scale", nn_dim_str(ctx, qs[3]));
   rlx_expr_t* sshape[4] = {nn_i64(ctx, qs[0]), nn_i64(ctx, qs[2]), nn_i64(ctx, qs[1]), nn_i64(ctx, ks[1])};
   if (bias) {
     int bn = bias->buffer->ndim;
@@ -146,7 +146,7 @@ rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_t
       ok = nn_is_const(dim, 1) || rlx_ir_prove_equal(ctx, nn_i64(ctx, dim), sshape[4 - bn + t]);
     }
     if (!ok)
-      return nn_fail(out_st, "nn.attention: bias %s does not broadcast to (batch, heads, seq, seq_kv)",
+      return nn_fail("nn.attention: bias %s does not broadcast to (batch, heads, seq, seq_kv)",
                      nn_shape_str(ctx, bias));
     a->bias = bias;
   }
@@ -164,5 +164,6 @@ rlx_te_tensor_t* rlx_topi_nn_attention(rlx_ctx_t* ctx, rlx_te_tensor_t* q, rlx_t
   rlx_expr_t* pshape[4] = {nn_i64(ctx, qs[0]), nn_i64(ctx, qs[2]), nn_i64(ctx, qs[1]), nn_i64(ctx, vs[3])};
   a->pv = rlx_te_compute(ctx, 4, pshape, pv_body, a, "attn_pv", "");
   rlx_expr_t* oshape[4] = {nn_i64(ctx, qs[0]), nn_i64(ctx, qs[1]), nn_i64(ctx, qs[2]), nn_i64(ctx, vs[3])};
-  return rlx_te_compute(ctx, 4, oshape, out_body, a, "attn_out", "injective");
+  *out = rlx_te_compute(ctx, 4, oshape, out_body, a, "attn_out", "injective");
+  return NULL;
 }

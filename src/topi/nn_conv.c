@@ -193,40 +193,39 @@ static rlx_te_tensor_t* conv_as_gemm(rlx_ctx_t* ctx, conv_t* c, rlx_te_tensor_t*
 
 static const char* const conv_layouts[4] = {"", "ncw", "nchw", "ncdhw"};
 
-rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
-                                  const int64_t* strides, const int64_t* padding, const int64_t* dilation,
-                                  int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st) {
-  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.conv: %d spatial dims (1 to 3 supported)", nsp);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
+                                            const int64_t* strides, const int64_t* padding, const int64_t* dilation,
+                                            int64_t groups, rlx_dtype_t out_dtype, rlx_te_tensor_t** out) {
+  if (nsp < 1 || nsp > 3) return nn_fail("nn.conv: %d spatial dims (1 to 3 supported)", nsp);
   const char* op = rlx_ctx_sprintf(ctx, "nn.conv%dd", nsp);
-  if (!data || !kernel) return nn_fail(out_st, "%s: NULL input", op);
+  if (!data || !kernel) return nn_fail("%s: NULL input", op);
   int nd = nsp + 2;
   if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
-    return nn_fail(out_st, "%s: data and kernel must be %d-D (%s), got %s and %s", op, nd,
+    return nn_fail("%s: data and kernel must be %d-D (%s), got %s and %s", op, nd,
                    nsp == 1   ? "NCW, OIW"
                    : nsp == 2 ? "NCHW, OIHW"
                               : "NCDHW, OIDHW",
                    nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
   for (int i = 0; i < nsp; i++)
-    if (strides[i] < 1 || dilation[i] < 1) return nn_fail(out_st, "%s: strides and dilation must be >= 1", op);
+    if (strides[i] < 1 || dilation[i] < 1) return nn_fail("%s: strides and dilation must be >= 1", op);
   for (int i = 0; i < 2 * nsp; i++)
-    if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
-  if (groups < 1) return nn_fail(out_st, "%s: groups must be >= 1, got %lld", op, (long long)groups);
+    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
+  if (groups < 1) return nn_fail("%s: groups must be >= 1, got %lld", op, (long long)groups);
   bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
   if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
-    return nn_fail(out_st, "%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
+    return nn_fail("%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
                    nn_dt(ctx, kernel->buffer->dtype));
   rlx_expr_t** ds = data->buffer->shape;
   rlx_expr_t** ks = kernel->buffer->shape;
   rlx_expr_t* g = rlx_ir_i64(ctx, groups);
   rlx_expr_t* cin = nn_i64(ctx, ds[1]);
   if (!rlx_ir_prove_equal(ctx, cin, rlx_ir_mul(ctx, nn_i64(ctx, ks[1]), g)))
-    return nn_fail(out_st, "%s: data channels %s != kernel in-channels %s * groups %lld (shapes %s and %s)", op,
+    return nn_fail("%s: data channels %s != kernel in-channels %s * groups %lld (shapes %s and %s)", op,
                    nn_dim_str(ctx, ds[1]), nn_dim_str(ctx, ks[1]), (long long)groups, nn_shape_str(ctx, data),
                    nn_shape_str(ctx, kernel));
   int64_t o = 0;
   if (rlx_expr_is_const_int(ks[0], &o) && o % groups != 0)
-    return nn_fail(out_st, "%s: out channels %lld are not divisible by groups %lld", op, (long long)o,
-                   (long long)groups);
+    return nn_fail("%s: out channels %lld are not divisible by groups %lld", op, (long long)o, (long long)groups);
   conv_t* c = RLX_NEW(ctx, conv_t);
   c->nsp = nsp;
   c->groups = groups;
@@ -246,7 +245,7 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
     shape[2 + k] = nn_out_dim(ctx, ds[2 + k], ks[2 + k], padding[k] + padding[nsp + k], dilation[k], strides[k], 0);
     int64_t v;
     if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
-      return nn_fail(out_st, "%s: the kernel %s does not fit the padded input %s", op, nn_shape_str(ctx, kernel),
+      return nn_fail("%s: the kernel %s does not fit the padded input %s", op, nn_shape_str(ctx, kernel),
                      nn_shape_str(ctx, data));
   }
   rlx_dtype_t dt = data->buffer->dtype;
@@ -256,17 +255,22 @@ rlx_te_tensor_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_
   if (groups > 1) kind = nn_is_const(ks[1], 1) && rlx_ir_prove_equal(ctx, cin, g) ? "depthwise_" : "group_";
   const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_%s", kind, nsp, conv_layouts[nsp]);
   rlx_te_tensor_t* as_gemm = conv_as_gemm(ctx, c, data, shape, name);
-  if (as_gemm) return as_gemm;
+  if (as_gemm) {
+    *out = as_gemm;
+    return NULL;
+  }
   static const char* const axis_names[4][5] = {
       {0}, {"nn", "ff", "xx"}, {"nn", "ff", "yy", "xx"}, {"nn", "ff", "zz", "yy", "xx"}};
-  return rlx_te_compute_named(ctx, nd, shape, conv_body, c, name,
+  *out = rlx_te_compute_named(ctx, nd, shape, conv_body, c, name,
                               rlx_ctx_sprintf(ctx, "conv%dd_%s", nsp, conv_layouts[nsp]), axis_names[nsp]);
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
-                                         const int64_t strides[2], const int64_t padding[4], const int64_t dilation[2],
-                                         int64_t groups, rlx_dtype_t out_dtype, rlx_status_t** out_st) {
-  return rlx_topi_nn_conv(ctx, data, kernel, 2, strides, padding, dilation, groups, out_dtype, out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv2d_nchw(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
+                                                   const int64_t strides[2], const int64_t padding[4],
+                                                   const int64_t dilation[2], int64_t groups, rlx_dtype_t out_dtype,
+                                                   rlx_te_tensor_t** out) {
+  return rlx_topi_nn_conv(ctx, data, kernel, 2, strides, padding, dilation, groups, out_dtype, out);
 }
 
 /* ---------------------------------------------------------------- transposed conv */
@@ -312,39 +316,38 @@ static rlx_expr_t* convt_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_reduce(ctx, RLX_REDUCE_SUM, rlx_ir_mul(ctx, a, b), c->nsp + 1, c->r, cond);
 }
 
-rlx_te_tensor_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
-                                            const int64_t* strides, const int64_t* padding,
-                                            const int64_t* output_padding, const int64_t* dilation, int64_t groups,
-                                            rlx_dtype_t out_dtype, rlx_status_t** out_st) {
-  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.conv_transpose: %d spatial dims (1 to 3 supported)", nsp);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel,
+                                                      int nsp, const int64_t* strides, const int64_t* padding,
+                                                      const int64_t* output_padding, const int64_t* dilation,
+                                                      int64_t groups, rlx_dtype_t out_dtype, rlx_te_tensor_t** out) {
+  if (nsp < 1 || nsp > 3) return nn_fail("nn.conv_transpose: %d spatial dims (1 to 3 supported)", nsp);
   const char* op = rlx_ctx_sprintf(ctx, "nn.conv%dd_transpose", nsp);
-  if (!data || !kernel) return nn_fail(out_st, "%s: NULL input", op);
+  if (!data || !kernel) return nn_fail("%s: NULL input", op);
   int nd = nsp + 2;
   if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
-    return nn_fail(out_st, "%s: data and kernel must be %d-D, got %s and %s", op, nd, nn_shape_str(ctx, data),
+    return nn_fail("%s: data and kernel must be %d-D, got %s and %s", op, nd, nn_shape_str(ctx, data),
                    nn_shape_str(ctx, kernel));
   for (int i = 0; i < nsp; i++) {
-    if (strides[i] < 1 || dilation[i] < 1) return nn_fail(out_st, "%s: strides and dilation must be >= 1", op);
+    if (strides[i] < 1 || dilation[i] < 1) return nn_fail("%s: strides and dilation must be >= 1", op);
     if (output_padding[i] < 0 || (output_padding[i] >= strides[i] && output_padding[i] >= dilation[i]))
-      return nn_fail(out_st, "%s: output_padding must be >= 0 and smaller than the stride or the dilation", op);
+      return nn_fail("%s: output_padding must be >= 0 and smaller than the stride or the dilation", op);
   }
   for (int i = 0; i < 2 * nsp; i++)
-    if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
-  if (groups < 1) return nn_fail(out_st, "%s: groups must be >= 1, got %lld", op, (long long)groups);
+    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
+  if (groups < 1) return nn_fail("%s: groups must be >= 1, got %lld", op, (long long)groups);
   bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
   if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
-    return nn_fail(out_st, "%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
+    return nn_fail("%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
                    nn_dt(ctx, kernel->buffer->dtype));
   rlx_expr_t** ds = data->buffer->shape;
   rlx_expr_t** ks = kernel->buffer->shape;
   rlx_expr_t* g = rlx_ir_i64(ctx, groups);
   if (!rlx_ir_prove_equal(ctx, nn_i64(ctx, ds[1]), nn_i64(ctx, ks[0])))
-    return nn_fail(out_st, "%s: data channels %s != kernel in-channels %s (shapes %s and %s; kernel is IO..)", op,
+    return nn_fail("%s: data channels %s != kernel in-channels %s (shapes %s and %s; kernel is IO..)", op,
                    nn_dim_str(ctx, ds[1]), nn_dim_str(ctx, ks[0]), nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
   int64_t cin;
   if (rlx_expr_is_const_int(ds[1], &cin) && cin % groups != 0)
-    return nn_fail(out_st, "%s: in channels %lld are not divisible by groups %lld", op, (long long)cin,
-                   (long long)groups);
+    return nn_fail("%s: in channels %lld are not divisible by groups %lld", op, (long long)cin, (long long)groups);
   convt_t* c = RLX_NEW(ctx, convt_t);
   c->x = data;
   c->w = kernel;
@@ -371,8 +374,9 @@ rlx_te_tensor_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* dat
     shape[2 + k] = rlx_ir_simplify(ctx, e);
     int64_t v;
     if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
-      return nn_fail(out_st, "%s: the padding leaves no output for %s", op, nn_shape_str(ctx, data));
+      return nn_fail("%s: the padding leaves no output for %s", op, nn_shape_str(ctx, data));
   }
   const char* name = rlx_ctx_sprintf(ctx, "%sconv%dd_transpose_%s", groups > 1 ? "group_" : "", nsp, conv_layouts[nsp]);
-  return rlx_te_compute(ctx, nd, shape, convt_body, c, name, "conv_transpose");
+  *out = rlx_te_compute(ctx, nd, shape, convt_body, c, name, "conv_transpose");
+  return NULL;
 }

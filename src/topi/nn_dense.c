@@ -66,16 +66,15 @@ static bool contraction_ok(rlx_ctx_t* ctx, rlx_expr_t* ka, rlx_expr_t* kb) {
   return !rlx_analyzer_can_prove(an, rlx_ir_cmp(ctx, RLX_EXPR_NE, nn_i64(ctx, ka), nn_i64(ctx, kb)));
 }
 
-rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b, rlx_dtype_t out_dtype,
-                                 rlx_status_t** out_st) {
-  if (!a || !b) return nn_fail(out_st, "matmul: NULL operand");
+RLX_MUST_USE rlx_status_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tensor_t* b,
+                                           rlx_dtype_t out_dtype, rlx_te_tensor_t** out) {
+  if (!a || !b) return nn_fail("matmul: NULL operand");
   int an = a->buffer->ndim, bn = b->buffer->ndim;
   if (an < 1 || bn < 1)
-    return nn_fail(out_st, "matmul: operands must have rank >= 1, got %s and %s", nn_shape_str(ctx, a),
-                   nn_shape_str(ctx, b));
+    return nn_fail("matmul: operands must have rank >= 1, got %s and %s", nn_shape_str(ctx, a), nn_shape_str(ctx, b));
   bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
   if (void_out && !rlx_dtype_eq(a->buffer->dtype, b->buffer->dtype))
-    return nn_fail(out_st, "matmul: operand dtypes differ: %s vs %s", nn_dt(ctx, a->buffer->dtype),
+    return nn_fail("matmul: operand dtypes differ: %s vs %s", nn_dt(ctx, a->buffer->dtype),
                    nn_dt(ctx, b->buffer->dtype));
   mm_t* m = RLX_NEW(ctx, mm_t);
   m->a = a;
@@ -86,7 +85,7 @@ rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tens
   rlx_expr_t* ka = a->buffer->shape[an - 1];
   rlx_expr_t* kb = m->b_vec ? b->buffer->shape[0] : b->buffer->shape[bn - 2];
   if (!contraction_ok(ctx, ka, kb))
-    return nn_fail(out_st, "matmul: contraction dims differ: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, ka),
+    return nn_fail("matmul: contraction dims differ: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, ka),
                    nn_dim_str(ctx, kb), nn_shape_str(ctx, a), nn_shape_str(ctx, b));
   int ab = m->a_vec ? 0 : an - 2, bb = m->b_vec ? 0 : bn - 2;
   int nb = ab > bb ? ab : bb;
@@ -98,7 +97,7 @@ rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tens
     rlx_expr_t* y = db >= 0 ? b->buffer->shape[db] : NULL;
     shape[d] = bcast_dim(ctx, x, y);
     if (!shape[d])
-      return nn_fail(out_st, "matmul: batch dims cannot broadcast: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, x),
+      return nn_fail("matmul: batch dims cannot broadcast: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, x),
                      nn_dim_str(ctx, y), nn_shape_str(ctx, a), nn_shape_str(ctx, b));
   }
   int o = nb;
@@ -107,7 +106,8 @@ rlx_te_tensor_t* rlx_topi_matmul(rlx_ctx_t* ctx, rlx_te_tensor_t* a, rlx_te_tens
   m->out_shape = shape;
   m->n_batch = nb;
   m->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ka->dtype, 0), ka, "k");
-  return rlx_te_compute(ctx, out_nd, shape, mm_body, m, "matmul", "matmul");
+  *out = rlx_te_compute(ctx, out_nd, shape, mm_body, m, "matmul", "matmul");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- dense */
@@ -142,21 +142,21 @@ static rlx_expr_t* bias_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_ir_add(ctx, rlx_te_load(ctx, d->mm, n, io), rlx_ir_cast(ctx, d->dt, rlx_te_load(ctx, d->bias, bn, ib)));
 }
 
-rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* w, rlx_te_tensor_t* bias,
-                                   rlx_dtype_t out_dtype, rlx_status_t** out_st) {
-  if (!x || !w) return nn_fail(out_st, "nn.dense: NULL operand");
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* w,
+                                             rlx_te_tensor_t* bias, rlx_dtype_t out_dtype, rlx_te_tensor_t** out) {
+  if (!x || !w) return nn_fail("nn.dense: NULL operand");
   int n = x->buffer->ndim;
   if (n < 1 || w->buffer->ndim != 2)
-    return nn_fail(out_st, "nn.dense: data must have rank >= 1 and weight rank 2, got %s and %s", nn_shape_str(ctx, x),
+    return nn_fail("nn.dense: data must have rank >= 1 and weight rank 2, got %s and %s", nn_shape_str(ctx, x),
                    nn_shape_str(ctx, w));
   bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
   if (void_out && !rlx_dtype_eq(x->buffer->dtype, w->buffer->dtype))
-    return nn_fail(out_st, "nn.dense: operand dtypes differ: %s vs %s", nn_dt(ctx, x->buffer->dtype),
+    return nn_fail("nn.dense: operand dtypes differ: %s vs %s", nn_dt(ctx, x->buffer->dtype),
                    nn_dt(ctx, w->buffer->dtype));
   rlx_expr_t* kx = x->buffer->shape[n - 1];
   rlx_expr_t* kw = w->buffer->shape[1];
   if (!contraction_ok(ctx, kx, kw))
-    return nn_fail(out_st, "nn.dense: contraction dims differ: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, kx),
+    return nn_fail("nn.dense: contraction dims differ: %s vs %s (shapes %s and %s)", nn_dim_str(ctx, kx),
                    nn_dim_str(ctx, kw), nn_shape_str(ctx, x), nn_shape_str(ctx, w));
   dense_t* d = RLX_NEW(ctx, dense_t);
   d->x = x;
@@ -172,17 +172,21 @@ rlx_te_tensor_t* rlx_topi_nn_dense(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_te
   d->mm->n_layout_free = 1;
   d->mm->layout_free = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, 1);
   d->mm->layout_free[0] = w;
-  if (!bias) return d->mm;
+  if (!bias) {
+    *out = d->mm;
+    return NULL;
+  }
   int bn = bias->buffer->ndim;
   if (bn > n)
-    return nn_fail(out_st, "nn.dense: bias %s has a higher rank than the output %s", nn_shape_str(ctx, bias),
+    return nn_fail("nn.dense: bias %s has a higher rank than the output %s", nn_shape_str(ctx, bias),
                    nn_shape_str(ctx, d->mm));
   for (int i = 0; i < bn; i++) {
     rlx_expr_t* bd = bias->buffer->shape[i];
     rlx_expr_t* od = shape[n - bn + i];
     if (!nn_is_const(bd, 1) && !rlx_ir_prove_equal(ctx, nn_i64(ctx, bd), nn_i64(ctx, od)))
-      return nn_fail(out_st, "nn.dense: bias %s does not broadcast to the output %s", nn_shape_str(ctx, bias),
+      return nn_fail("nn.dense: bias %s does not broadcast to the output %s", nn_shape_str(ctx, bias),
                      nn_shape_str(ctx, d->mm));
   }
-  return rlx_te_compute(ctx, n, shape, bias_body, d, "T_add", "broadcast");
+  *out = rlx_te_compute(ctx, n, shape, bias_body, d, "T_add", "broadcast");
+  return NULL;
 }

@@ -11,8 +11,8 @@ const char* nn_shape_str(rlx_ctx_t* ctx, const rlx_te_tensor_t* t);
 const char* nn_dim_str(rlx_ctx_t* ctx, const rlx_expr_t* e);
 /* "float32" etc. as an arena string. */
 const char* nn_dt(rlx_ctx_t* ctx, rlx_dtype_t t);
-/* Sets *out_st (when out_st is not NULL) to an invalid-argument error and returns NULL. */
-rlx_te_tensor_t* nn_fail(rlx_status_t** out_st, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An invalid-argument error with a printf-style message. */
+RLX_MUST_USE rlx_status_t* nn_fail(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True when e is the integer constant v. */
 bool nn_is_const(const rlx_expr_t* e, int64_t v);
 /* The int64 form of an index or shape expression (casts int32 ones). */

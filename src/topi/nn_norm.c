@@ -81,21 +81,13 @@ static rlx_expr_t* lsm_norm_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
 }
 
 /* Common checks and the max compute of softmax / log_softmax. */
-static sm_t* sm_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int axis, rlx_status_t** out_st) {
-  if (!x) {
-    nn_fail(out_st, "%s: NULL input", op);
-    return NULL;
-  }
+static RLX_MUST_USE rlx_status_t* sm_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int axis, sm_t** out) {
+  if (!x) return nn_fail("%s: NULL input", op);
   int n = x->buffer->ndim;
-  if (!rlx_dtype_is_float(x->buffer->dtype)) {
-    nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, x->buffer->dtype));
-    return NULL;
-  }
+  if (!rlx_dtype_is_float(x->buffer->dtype))
+    return nn_fail("%s: input dtype must be float, got %s", op, nn_dt(ctx, x->buffer->dtype));
   int a = nn_norm_axis(axis, n);
-  if (a < 0) {
-    nn_fail(out_st, "%s: axis %d is out of range for shape %s", op, axis, nn_shape_str(ctx, x));
-    return NULL;
-  }
+  if (a < 0) return nn_fail("%s: axis %d is out of range for shape %s", op, axis, nn_shape_str(ctx, x));
   sm_t* s = RLX_NEW(ctx, sm_t);
   s->x = x;
   s->axis = a;
@@ -105,31 +97,35 @@ static sm_t* sm_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int ax
   for (int d = 0, o = 0; d < n; d++)
     if (d != a) red[o++] = x->buffer->shape[d];
   s->max = rlx_te_compute(ctx, n - 1, red, sm_max_body, s, "T_softmax_maxelem", "");
-  return s;
+  *out = s;
+  return NULL;
 }
 
 static rlx_expr_t** reduced_shape(rlx_ctx_t* ctx, sm_t* s) { return s->max->buffer->shape; }
 
-rlx_te_tensor_t* rlx_topi_nn_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis, rlx_status_t** out_st) {
-  sm_t* s = sm_begin(ctx, "nn.softmax", x, axis, out_st);
-  if (!s) return NULL;
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis, rlx_te_tensor_t** out) {
+  sm_t* s;
+  RLX_RETURN_IF_ERROR(sm_begin(ctx, "nn.softmax", x, axis, &s));
   int n = x->buffer->ndim;
   s->exp = rlx_te_compute(ctx, n, x->buffer->shape, sm_exp_body, s, "T_softmax_exp", "");
   /* a fresh reduce axis per reduction: each compute owns its iter vars */
   rlx_expr_t* ext = x->buffer->shape[s->axis];
   s->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
   s->sum = rlx_te_compute(ctx, n - 1, reduced_shape(ctx, s), sm_expsum_body, s, "T_softmax_expsum", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, sm_norm_body, s, "T_softmax_norm", "softmax_output");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, sm_norm_body, s, "T_softmax_norm", "softmax_output");
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_log_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis, rlx_status_t** out_st) {
-  sm_t* s = sm_begin(ctx, "nn.log_softmax", x, axis, out_st);
-  if (!s) return NULL;
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_log_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis,
+                                                   rlx_te_tensor_t** out) {
+  sm_t* s;
+  RLX_RETURN_IF_ERROR(sm_begin(ctx, "nn.log_softmax", x, axis, &s));
   int n = x->buffer->ndim;
   rlx_expr_t* ext = x->buffer->shape[s->axis];
   s->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
   s->sum = rlx_te_compute(ctx, n - 1, reduced_shape(ctx, s), lsm_expsum_body, s, "T_softmax_expsum", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, lsm_norm_body, s, "T_log_softmax_norm", "log_softmax_output");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, lsm_norm_body, s, "T_log_softmax_norm", "log_softmax_output");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- layer_norm */
@@ -220,14 +216,14 @@ static bool ln_param_ok(rlx_ctx_t* ctx, ln_t* l, rlx_te_tensor_t* p) {
   return true;
 }
 
-/* Common setup of layer_norm / rms_norm: axes, count, kept shape. NULL after an error. */
-static ln_t* ln_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int n_axes, const int* axes, double eps,
-                      rlx_expr_t*** out_kept, rlx_status_t** out_st) {
-  if (!x) return (ln_t*)nn_fail(out_st, "%s: NULL input", op);
+/* Common setup of layer_norm / rms_norm: axes, count, kept shape. */
+static RLX_MUST_USE rlx_status_t* ln_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int n_axes,
+                                           const int* axes, double eps, rlx_expr_t*** out_kept, ln_t** out) {
+  if (!x) return nn_fail("%s: NULL input", op);
   int n = x->buffer->ndim;
   if (!rlx_dtype_is_float(x->buffer->dtype))
-    return (ln_t*)nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, x->buffer->dtype));
-  if (n_axes < 1) return (ln_t*)nn_fail(out_st, "%s: no axes given", op);
+    return nn_fail("%s: input dtype must be float, got %s", op, nn_dt(ctx, x->buffer->dtype));
+  if (n_axes < 1) return nn_fail("%s: no axes given", op);
   ln_t* l = RLX_NEW(ctx, ln_t);
   l->x = x;
   l->eps = eps;
@@ -235,8 +231,7 @@ static ln_t* ln_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int n_
   for (int i = 0; i < n_axes; i++) {
     int a = nn_norm_axis(axes[i], n);
     if (a < 0 || l->is_red[a])
-      return (ln_t*)nn_fail(out_st, "%s: axis %d is out of range or repeated for shape %s", op, axes[i],
-                            nn_shape_str(ctx, x));
+      return nn_fail("%s: axis %d is out of range or repeated for shape %s", op, axes[i], nn_shape_str(ctx, x));
     l->is_red[a] = true;
   }
   l->n_red = n_axes;
@@ -248,17 +243,18 @@ static ln_t* ln_begin(rlx_ctx_t* ctx, const char* op, rlx_te_tensor_t* x, int n_
   }
   l->count = rlx_ir_cast(ctx, x->buffer->dtype, rlx_ir_simplify(ctx, cnt));
   *out_kept = kept;
-  return l;
+  *out = l;
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, int n_axes, const int* axes, double epsilon,
-                                        rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                                  rlx_te_tensor_t* beta, int n_axes, const int* axes, double epsilon,
+                                                  rlx_te_tensor_t** out) {
   rlx_expr_t** kept = NULL;
-  ln_t* l = ln_begin(ctx, "nn.layer_norm", x, n_axes, axes, epsilon, &kept, out_st);
-  if (!l) return NULL;
+  ln_t* l;
+  RLX_RETURN_IF_ERROR(ln_begin(ctx, "nn.layer_norm", x, n_axes, axes, epsilon, &kept, &l));
   if (!ln_param_ok(ctx, l, gamma) || !ln_param_ok(ctx, l, beta))
-    return nn_fail(out_st, "nn.layer_norm: gamma %s / beta %s must have the normalized dims of %s and its dtype",
+    return nn_fail("nn.layer_norm: gamma %s / beta %s must have the normalized dims of %s and its dtype",
                    gamma ? nn_shape_str(ctx, gamma) : "None", beta ? nn_shape_str(ctx, beta) : "None",
                    nn_shape_str(ctx, x));
   l->gamma = gamma;
@@ -266,7 +262,8 @@ rlx_te_tensor_t* rlx_topi_nn_layer_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   int n = x->buffer->ndim;
   l->sum = rlx_te_compute(ctx, n - n_axes, kept, ln_sum_body, l, "T_layer_norm_sum", "");
   l->sqsum = rlx_te_compute(ctx, n - n_axes, kept, ln_sqsum_body, l, "T_layer_norm_sqsum", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, ln_out_body, l, "T_layer_norm", "injective");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, ln_out_body, l, "T_layer_norm", "injective");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- batch_norm */
@@ -289,22 +286,22 @@ static rlx_expr_t* bn_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return v;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var, int axis,
-                                        double epsilon, rlx_status_t** out_st) {
-  if (!x || !mean || !var) return nn_fail(out_st, "nn.batch_norm: NULL input");
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                                  rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
+                                                  int axis, double epsilon, rlx_te_tensor_t** out) {
+  if (!x || !mean || !var) return nn_fail("nn.batch_norm: NULL input");
   int n = x->buffer->ndim;
   if (!rlx_dtype_is_float(x->buffer->dtype))
-    return nn_fail(out_st, "nn.batch_norm: input dtype must be float, got %s", nn_dt(ctx, x->buffer->dtype));
+    return nn_fail("nn.batch_norm: input dtype must be float, got %s", nn_dt(ctx, x->buffer->dtype));
   int a = nn_norm_axis(axis, n);
-  if (a < 0) return nn_fail(out_st, "nn.batch_norm: axis %d is out of range for shape %s", axis, nn_shape_str(ctx, x));
+  if (a < 0) return nn_fail("nn.batch_norm: axis %d is out of range for shape %s", axis, nn_shape_str(ctx, x));
   rlx_te_tensor_t* ps[4] = {gamma, beta, mean, var};
   for (int i = 0; i < 4; i++) {
     rlx_te_tensor_t* p = ps[i];
     if (p && (p->buffer->ndim != 1 ||
               !rlx_ir_prove_equal(ctx, nn_i64(ctx, p->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[a])) ||
               !rlx_dtype_eq(p->buffer->dtype, x->buffer->dtype)))
-      return nn_fail(out_st, "nn.batch_norm: parameter %s must be 1-D of extent %s (axis %d of %s) and dtype %s",
+      return nn_fail("nn.batch_norm: parameter %s must be 1-D of extent %s (axis %d of %s) and dtype %s",
                      nn_shape_str(ctx, p), nn_dim_str(ctx, x->buffer->shape[a]), a, nn_shape_str(ctx, x),
                      nn_dt(ctx, x->buffer->dtype));
   }
@@ -316,7 +313,8 @@ rlx_te_tensor_t* rlx_topi_nn_batch_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   b->var = var;
   b->axis = a;
   b->eps = epsilon;
-  return rlx_te_compute(ctx, n, x->buffer->shape, bn_body, b, "T_batch_norm", "injective");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, bn_body, b, "T_batch_norm", "injective");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- rms_norm */
@@ -340,18 +338,19 @@ static rlx_expr_t* rms_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return v;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* weight, int n_axes,
-                                      const int* axes, double epsilon, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_rms_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* weight, int n_axes,
+                                                const int* axes, double epsilon, rlx_te_tensor_t** out) {
   rlx_expr_t** kept = NULL;
-  ln_t* l = ln_begin(ctx, "nn.rms_norm", x, n_axes, axes, epsilon, &kept, out_st);
-  if (!l) return NULL;
+  ln_t* l;
+  RLX_RETURN_IF_ERROR(ln_begin(ctx, "nn.rms_norm", x, n_axes, axes, epsilon, &kept, &l));
   if (!ln_param_ok(ctx, l, weight))
-    return nn_fail(out_st, "nn.rms_norm: weight %s must have the normalized dims of %s and its dtype",
+    return nn_fail("nn.rms_norm: weight %s must have the normalized dims of %s and its dtype",
                    nn_shape_str(ctx, weight), nn_shape_str(ctx, x));
   l->gamma = weight;
   int n = x->buffer->ndim;
   l->sqsum = rlx_te_compute(ctx, n - n_axes, kept, rms_sqsum_body, l, "T_rms_norm_sqsum", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, rms_out_body, l, "T_rms_norm", "injective");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, rms_out_body, l, "T_rms_norm", "injective");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- group_norm */
@@ -433,22 +432,20 @@ static rlx_expr_t* gn_out_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return v;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                        rlx_te_tensor_t* beta, int64_t num_groups, int channel_axis, int n_axes,
-                                        const int* axes, double epsilon, rlx_status_t** out_st) {
-  if (!x) return nn_fail(out_st, "nn.group_norm: NULL input");
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                                  rlx_te_tensor_t* beta, int64_t num_groups, int channel_axis,
+                                                  int n_axes, const int* axes, double epsilon, rlx_te_tensor_t** out) {
+  if (!x) return nn_fail("nn.group_norm: NULL input");
   int n = x->buffer->ndim;
   rlx_dtype_t dt = x->buffer->dtype;
-  if (!rlx_dtype_is_float(dt))
-    return nn_fail(out_st, "nn.group_norm: input dtype must be float, got %s", nn_dt(ctx, dt));
+  if (!rlx_dtype_is_float(dt)) return nn_fail("nn.group_norm: input dtype must be float, got %s", nn_dt(ctx, dt));
   int ca = nn_norm_axis(channel_axis, n);
   if (ca < 0)
-    return nn_fail(out_st, "nn.group_norm: channel_axis %d is out of range for shape %s", channel_axis,
-                   nn_shape_str(ctx, x));
+    return nn_fail("nn.group_norm: channel_axis %d is out of range for shape %s", channel_axis, nn_shape_str(ctx, x));
   rlx_expr_t* C = nn_i64(ctx, x->buffer->shape[ca]);
   int64_t cv;
   if (num_groups < 1 || (rlx_expr_is_const_int(C, &cv) && cv % num_groups != 0))
-    return nn_fail(out_st, "nn.group_norm: %s channels are not divisible into %lld groups", nn_dim_str(ctx, C),
+    return nn_fail("nn.group_norm: %s channels are not divisible into %lld groups", nn_dim_str(ctx, C),
                    (long long)num_groups);
   gn_t* g = RLX_NEW(ctx, gn_t);
   g->x = x;
@@ -458,8 +455,8 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   for (int i = 0; i < n_axes; i++) {
     int a = nn_norm_axis(axes[i], n);
     if (a < 0 || a == ca || g->is_red[a])
-      return nn_fail(out_st, "nn.group_norm: axis %d is out of range, repeated or the channel axis for shape %s",
-                     axes[i], nn_shape_str(ctx, x));
+      return nn_fail("nn.group_norm: axis %d is out of range, repeated or the channel axis for shape %s", axes[i],
+                     nn_shape_str(ctx, x));
     g->is_red[a] = true;
   }
   g->n_red = n_axes;
@@ -475,13 +472,14 @@ rlx_te_tensor_t* rlx_topi_nn_group_norm(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_
   for (int i = 0; i < 2; i++)
     if (ps[i] && (ps[i]->buffer->ndim != 1 || !rlx_ir_prove_equal(ctx, nn_i64(ctx, ps[i]->buffer->shape[0]), C) ||
                   !rlx_dtype_eq(ps[i]->buffer->dtype, dt)))
-      return nn_fail(out_st, "nn.group_norm: %s %s must be 1-D of the channel extent %s and dtype %s",
-                     i ? "beta" : "gamma", nn_shape_str(ctx, ps[i]), nn_dim_str(ctx, C), nn_dt(ctx, dt));
+      return nn_fail("nn.group_norm: %s %s must be 1-D of the channel extent %s and dtype %s", i ? "beta" : "gamma",
+                     nn_shape_str(ctx, ps[i]), nn_dim_str(ctx, C), nn_dt(ctx, dt));
   g->gamma = gamma;
   g->beta = beta;
   g->sum = rlx_te_compute(ctx, n - n_axes, ss, gn_sum_body, g, "T_group_norm_sum", "");
   g->sqsum = rlx_te_compute(ctx, n - n_axes, ss, gn_sqsum_body, g, "T_group_norm_sqsum", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, gn_out_body, g, "T_group_norm", "injective");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, gn_out_body, g, "T_group_norm", "injective");
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- batch_norm, training form */
@@ -519,22 +517,23 @@ static rlx_expr_t* bnt_moving_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* 
                     rlx_ir_mul(ctx, rlx_ir_float(ctx, dt, b->momentum), stat));
 }
 
-rlx_te_tensor_t* rlx_topi_nn_batch_norm_train(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
-                                              rlx_te_tensor_t* beta, rlx_te_tensor_t* mean, rlx_te_tensor_t* var,
-                                              int axis, double epsilon, double momentum, int which,
-                                              rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_batch_norm_train(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* gamma,
+                                                        rlx_te_tensor_t* beta, rlx_te_tensor_t* mean,
+                                                        rlx_te_tensor_t* var, int axis, double epsilon, double momentum,
+                                                        int which, rlx_te_tensor_t** out) {
   /* the inference form checks the operands */
-  if (!rlx_topi_nn_batch_norm(ctx, x, gamma, beta, mean, var, axis, epsilon, out_st)) return NULL;
-  if (which < 0 || which > 2) return nn_fail(out_st, "nn.batch_norm: output %d of 3", which);
+  rlx_te_tensor_t* checked;
+  RLX_RETURN_IF_ERROR(rlx_topi_nn_batch_norm(ctx, x, gamma, beta, mean, var, axis, epsilon, &checked));
+  if (which < 0 || which > 2) return nn_fail("nn.batch_norm: output %d of 3", which);
   int n = x->buffer->ndim, a = nn_norm_axis(axis, n);
   int axes[8], na = 0;
-  if (n > 8) return nn_fail(out_st, "nn.batch_norm: rank %d above 8", n);
+  if (n > 8) return nn_fail("nn.batch_norm: rank %d above 8", n);
   for (int d = 0; d < n; d++)
     if (d != a) axes[na++] = d;
-  if (na == 0) return nn_fail(out_st, "nn.batch_norm: training needs a dim besides the channel axis");
+  if (na == 0) return nn_fail("nn.batch_norm: training needs a dim besides the channel axis");
   rlx_expr_t** kept = NULL;
-  ln_t* l = ln_begin(ctx, "nn.batch_norm", x, na, axes, epsilon, &kept, out_st);
-  if (!l) return NULL;
+  ln_t* l;
+  RLX_RETURN_IF_ERROR(ln_begin(ctx, "nn.batch_norm", x, na, axes, epsilon, &kept, &l));
   l->gamma = gamma;
   l->beta = beta;
   l->sum = rlx_te_compute(ctx, 1, kept, ln_sum_body, l, "T_batch_norm_sum", "");
@@ -546,6 +545,9 @@ rlx_te_tensor_t* rlx_topi_nn_batch_norm_train(rlx_ctx_t* ctx, rlx_te_tensor_t* x
   b->axis = a;
   b->which = which;
   b->momentum = momentum;
-  if (which == 0) return rlx_te_compute(ctx, n, x->buffer->shape, bnt_out_body, b, "T_batch_norm", "injective");
-  return rlx_te_compute(ctx, 1, kept, bnt_moving_body, b, which == 1 ? "T_moving_mean" : "T_moving_var", "injective");
+  if (which == 0)
+    *out = rlx_te_compute(ctx, n, x->buffer->shape, bnt_out_body, b, "T_batch_norm", "injective");
+  else
+    *out = rlx_te_compute(ctx, 1, kept, bnt_moving_body, b, which == 1 ? "T_moving_mean" : "T_moving_var", "injective");
+  return NULL;
 }

@@ -56,25 +56,25 @@ static rlx_expr_t* avg_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_div(ctx, rlx_te_load(ctx, p->sum, p->nsp + 2, id), rlx_ir_cast(ctx, dt, cnt));
 }
 
-rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
-                                  const int64_t* pool_size, const int64_t* strides, const int64_t* dilation,
-                                  const int64_t* padding, bool ceil_mode, bool count_include_pad,
-                                  rlx_status_t** out_st) {
-  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.pool: %d spatial dims (1 to 3 supported)", nsp);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
+                                            const int64_t* pool_size, const int64_t* strides, const int64_t* dilation,
+                                            const int64_t* padding, bool ceil_mode, bool count_include_pad,
+                                            rlx_te_tensor_t** out) {
+  if (nsp < 1 || nsp > 3) return nn_fail("nn.pool: %d spatial dims (1 to 3 supported)", nsp);
   const char* op = rlx_ctx_sprintf(ctx, "nn.%s_pool%dd", kind == RLX_TOPI_POOL_MAX ? "max" : "avg", nsp);
   static const char* const layouts[4] = {"", "NCW", "NCHW", "NCDHW"};
-  if (!x) return nn_fail(out_st, "%s: NULL input", op);
+  if (!x) return nn_fail("%s: NULL input", op);
   int nd = nsp + 2;
   if (x->buffer->ndim != nd)
-    return nn_fail(out_st, "%s: input must be %d-D (%s), got %s", op, nd, layouts[nsp], nn_shape_str(ctx, x));
+    return nn_fail("%s: input must be %d-D (%s), got %s", op, nd, layouts[nsp], nn_shape_str(ctx, x));
   for (int i = 0; i < nsp; i++)
     if (pool_size[i] < 1 || strides[i] < 1 || dilation[i] < 1)
-      return nn_fail(out_st, "%s: pool_size, strides and dilation must be >= 1", op);
+      return nn_fail("%s: pool_size, strides and dilation must be >= 1", op);
   for (int i = 0; i < 2 * nsp; i++)
-    if (padding[i] < 0) return nn_fail(out_st, "%s: padding must be >= 0", op);
+    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
   rlx_dtype_t dt = x->buffer->dtype;
   if (kind == RLX_TOPI_POOL_AVG && !rlx_dtype_is_float(dt))
-    return nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, dt));
+    return nn_fail("%s: input dtype must be float, got %s", op, nn_dt(ctx, dt));
   pool_t* p = RLX_NEW(ctx, pool_t);
   p->x = x;
   p->kind = kind;
@@ -97,21 +97,25 @@ rlx_te_tensor_t* rlx_topi_nn_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_p
         nn_out_dim(ctx, x->buffer->shape[2 + k], I(ctx, p->k[k]), p->pb[k] + p->pa[k], p->d[k], p->s[k], extra);
     int64_t v;
     if (rlx_expr_is_const_int(shape[2 + k], &v) && v < 1)
-      return nn_fail(out_st, "%s: window larger than the padded input %s", op, nn_shape_str(ctx, x));
+      return nn_fail("%s: window larger than the padded input %s", op, nn_shape_str(ctx, x));
   }
   rlx_expr_t* pad_value =
       kind == RLX_TOPI_POOL_MAX ? rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, dt) : rlx_ir_float(ctx, dt, 0.0);
   p->pad = rlx_topi_nn_pad(ctx, x, before, after, pad_value, "pad_temp");
-  if (kind == RLX_TOPI_POOL_MAX) return rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_max", "pool_max");
+  if (kind == RLX_TOPI_POOL_MAX) {
+    *out = rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_max", "pool_max");
+    return NULL;
+  }
   p->sum = rlx_te_compute(ctx, nd, shape, pool_body, p, "pool_sum", "pool_sum");
-  return rlx_te_compute(ctx, nd, shape, avg_body, p, "pool_avg", "elemwise");
+  *out = rlx_te_compute(ctx, nd, shape, avg_body, p, "pool_avg", "elemwise");
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                    const int64_t pool_size[2], const int64_t strides[2], const int64_t dilation[2],
-                                    const int64_t padding[4], bool ceil_mode, bool count_include_pad,
-                                    rlx_status_t** out_st) {
-  return rlx_topi_nn_pool(ctx, x, kind, 2, pool_size, strides, dilation, padding, ceil_mode, count_include_pad, out_st);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
+                                              const int64_t pool_size[2], const int64_t strides[2],
+                                              const int64_t dilation[2], const int64_t padding[4], bool ceil_mode,
+                                              bool count_include_pad, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_pool(ctx, x, kind, 2, pool_size, strides, dilation, padding, ceil_mode, count_include_pad, out);
 }
 
 /* ---------------------------------------------------------------- adaptive pool */
@@ -204,16 +208,16 @@ static rlx_iter_var_t* adim_axis(rlx_ctx_t* ctx, const adim_t* a, const char* na
   return rlx_te_reduce_axis(ctx, I(ctx, 0), ext, name);
 }
 
-rlx_te_tensor_t* rlx_topi_nn_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind, int nsp,
-                                           const int64_t* out_size, rlx_status_t** out_st) {
-  if (nsp < 1 || nsp > 3) return nn_fail(out_st, "nn.adaptive_pool: %d spatial dims (1 to 3 supported)", nsp);
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
+                                                     int nsp, const int64_t* out_size, rlx_te_tensor_t** out) {
+  if (nsp < 1 || nsp > 3) return nn_fail("nn.adaptive_pool: %d spatial dims (1 to 3 supported)", nsp);
   const char* op = rlx_ctx_sprintf(ctx, "nn.adaptive_%s_pool%dd", kind == RLX_TOPI_POOL_MAX ? "max" : "avg", nsp);
-  if (!x) return nn_fail(out_st, "%s: NULL input", op);
+  if (!x) return nn_fail("%s: NULL input", op);
   int nd = nsp + 2;
-  if (x->buffer->ndim != nd) return nn_fail(out_st, "%s: input must be %d-D, got %s", op, nd, nn_shape_str(ctx, x));
+  if (x->buffer->ndim != nd) return nn_fail("%s: input must be %d-D, got %s", op, nd, nn_shape_str(ctx, x));
   rlx_dtype_t dt = x->buffer->dtype;
   if (kind == RLX_TOPI_POOL_AVG && !rlx_dtype_is_float(dt))
-    return nn_fail(out_st, "%s: input dtype must be float, got %s", op, nn_dt(ctx, dt));
+    return nn_fail("%s: input dtype must be float, got %s", op, nn_dt(ctx, dt));
   apool_t* p = RLX_NEW(ctx, apool_t);
   p->x = x;
   p->kind = kind;
@@ -221,20 +225,23 @@ rlx_te_tensor_t* rlx_topi_nn_adaptive_pool(rlx_ctx_t* ctx, rlx_te_tensor_t* x, r
   rlx_expr_t* shape[5] = {nn_i64(ctx, x->buffer->shape[0]), nn_i64(ctx, x->buffer->shape[1])};
   static const char* const rnames[3] = {"rv0", "rv1", "rv2"};
   for (int k = 0; k < nsp; k++) {
-    if (out_size[k] < 1) return nn_fail(out_st, "%s: output size must be >= 1", op);
+    if (out_size[k] < 1) return nn_fail("%s: output size must be >= 1", op);
     if (!adim_init(&p->a[k], ctx, x->buffer->shape[2 + k], out_size[k]))
-      return nn_fail(out_st, "%s: a symbolic input size %s needs output size 1 on that dim", op, nn_shape_str(ctx, x));
+      return nn_fail("%s: a symbolic input size %s needs output size 1 on that dim", op, nn_shape_str(ctx, x));
     p->r[k] = adim_axis(ctx, &p->a[k], rnames[k]);
     shape[2 + k] = I(ctx, out_size[k]);
   }
-  if (kind == RLX_TOPI_POOL_MAX)
-    return rlx_te_compute(ctx, nd, shape, apool_body, p, "adaptive_pool_max", "adaptive_pool_max");
+  if (kind == RLX_TOPI_POOL_MAX) {
+    *out = rlx_te_compute(ctx, nd, shape, apool_body, p, "adaptive_pool_max", "adaptive_pool_max");
+    return NULL;
+  }
   p->sum = rlx_te_compute(ctx, nd, shape, apool_body, p, "adaptive_pool_sum", "adaptive_pool_sum");
-  return rlx_te_compute(ctx, nd, shape, aavg_body, p, "adaptive_pool_avg", "elemwise");
+  *out = rlx_te_compute(ctx, nd, shape, aavg_body, p, "adaptive_pool_avg", "elemwise");
+  return NULL;
 }
 
-rlx_te_tensor_t* rlx_topi_nn_adaptive_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
-                                             int64_t out_h, int64_t out_w, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_nn_adaptive_pool2d(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_topi_pool_kind_t kind,
+                                                       int64_t out_h, int64_t out_w, rlx_te_tensor_t** out) {
   int64_t os[2] = {out_h, out_w};
-  return rlx_topi_nn_adaptive_pool(ctx, x, kind, 2, os, out_st);
+  return rlx_topi_nn_adaptive_pool(ctx, x, kind, 2, os, out);
 }

@@ -21,14 +21,12 @@ const char* nn_shape_str(rlx_ctx_t* ctx, const rlx_te_tensor_t* t) {
   return s;
 }
 
-rlx_te_tensor_t* nn_fail(rlx_status_t** out_st, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* nn_fail(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   rlx_status_t* st = rlx_status_createv(RLX_INVALID_ARGUMENT, fmt, ap);
   va_end(ap);
-  if (out_st && !*out_st) *out_st = st;
-  else rlx_status_free(st);
-  return NULL;
+  return st;
 }
 
 bool nn_is_const(const rlx_expr_t* e, int64_t v) {

@@ -93,16 +93,14 @@ static const char* const reduce_names[] = {"sum", "mean", "max", "min", "prod", 
 
 RLX_MUST_USE rlx_status_t* rlx_topi_reduce(rlx_ctx_t* ctx, rlx_topi_reduce_t op, rlx_te_tensor_t* x, int n_axes,
                                            const int64_t* axes, bool keepdims, rlx_te_tensor_t** out) {
-  if (!x || (unsigned)op > RLX_TOPI_REDUCE_ARGMIN) {
+  if (!x || (unsigned)op > RLX_TOPI_REDUCE_ARGMIN)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reduce: bad op or NULL input");
-  }
   const char* opname = rlx_ctx_sprintf(ctx, "topi.%s", reduce_names[op]);
   int n = x->buffer->ndim;
   bool* mask = RLX_NEW_ARRAY(ctx, bool, n);
   RLX_RETURN_IF_ERROR(rlx_topi_reduce_axes(opname, n, n_axes, axes, mask));
-  if (rlx_dtype_is_bool(x->buffer->dtype) && op != RLX_TOPI_REDUCE_MAX && op != RLX_TOPI_REDUCE_MIN) {
+  if (rlx_dtype_is_bool(x->buffer->dtype) && op != RLX_TOPI_REDUCE_MAX && op != RLX_TOPI_REDUCE_MIN)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: bool tensors are not supported", opname);
-  }
   red_user_t* u = RLX_NEW(ctx, red_user_t);
   u->op = op;
   u->x = x;

@@ -5,11 +5,6 @@
 
 #include "basic.h"
 
-static rlx_te_tensor_t* fail(rlx_status_t** out_st, rlx_status_t* st) {
-  *out_st = st;
-  return NULL;
-}
-
 static bool is_const(const rlx_expr_t* e, int64_t v) {
   int64_t x;
   return rlx_expr_is_const_int(e, &x) && x == v;
@@ -33,8 +28,9 @@ static rlx_expr_t* transpose_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* u
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* axes, rlx_status_t** out_st) {
-  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.transpose: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* axes,
+                                              rlx_te_tensor_t** out) {
+  if (!x) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.transpose: NULL input");
   int n = x->buffer->ndim;
   perm_user_t* u = RLX_NEW(ctx, perm_user_t);
   u->x = x;
@@ -44,15 +40,16 @@ rlx_te_tensor_t* rlx_topi_transpose(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const in
   for (int i = 0; i < n; i++) {
     int64_t a = axes ? axes[i] : n - 1 - i;
     if (a < -n || a >= n || seen[a < 0 ? a + n : a])
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                            "topi.transpose: axes are not a permutation of rank %d (axis %lld)", n,
-                                            (long long)a));
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "topi.transpose: axes are not a permutation of rank %d (axis %lld)", n, (long long)a);
     if (a < 0) a += n;
     seen[a] = true;
     u->axes[i] = a;
     shape[i] = x->buffer->shape[a];
   }
-  return rlx_te_compute_named(ctx, n, shape, transpose_body, u, "T_transpose", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  *out = rlx_te_compute_named(ctx, n, shape, transpose_body, u, "T_transpose", "injective",
+                              rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ reshape */
@@ -82,24 +79,26 @@ static rlx_expr_t* reshape_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
-                                  rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_reshape(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int ndim, rlx_expr_t* const* shape,
+                                            rlx_te_tensor_t** out) {
   if (!x || ndim < 0 || (ndim && !shape))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reshape: NULL input or bad shape"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reshape: NULL input or bad shape");
   int64_t a = 1, b = 1, v;
   bool ca = true, cb = true;
   for (int d = 0; d < x->buffer->ndim; d++) ca = ca && rlx_expr_is_const_int(x->buffer->shape[d], &v) && (a *= v, true);
   for (int d = 0; d < ndim; d++) cb = cb && rlx_expr_is_const_int(shape[d], &v) && (b *= v, true);
   if (ca && cb && a != b)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reshape: cannot reshape %s (%lld elements) to %s",
-                                          rlx_topi_shape_str(ctx, x->buffer->ndim, x->buffer->shape), (long long)a,
-                                          rlx_topi_shape_str(ctx, ndim, shape)));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.reshape: cannot reshape %s (%lld elements) to %s",
+                             rlx_topi_shape_str(ctx, x->buffer->ndim, x->buffer->shape), (long long)a,
+                             rlx_topi_shape_str(ctx, ndim, shape));
   reshape_user_t* u = RLX_NEW(ctx, reshape_user_t);
   u->x = x;
   u->ndim = ndim;
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, ndim);
   for (int d = 0; d < ndim; d++) u->shape[d] = shape[d];
-  return rlx_te_compute_named(ctx, ndim, u->shape, reshape_body, u, "T_reshape", "injective", rlx_topi_axis_names(ctx, ndim, "ax"));
+  *out = rlx_te_compute_named(ctx, ndim, u->shape, reshape_body, u, "T_reshape", "injective",
+                              rlx_topi_axis_names(ctx, ndim, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ expand_dims / squeeze */
@@ -113,22 +112,21 @@ static rlx_expr_t* expand_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                      rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                                rlx_te_tensor_t** out) {
   if (!x || n_axes < 0 || (n_axes && !axes))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: NULL input or axes"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: NULL input or axes");
   int n = x->buffer->ndim, on = n + n_axes;
   bool* mask = RLX_NEW_ARRAY(ctx, bool, on);
   for (int i = 0; i < n_axes; i++) {
     int64_t a = axes[i];
     if (a < -on || a >= on)
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                            "topi.expand_dims: axis %lld is out of range for an output of rank %d",
-                                            (long long)a, on));
+      return rlx_status_create(RLX_INVALID_ARGUMENT,
+                               "topi.expand_dims: axis %lld is out of range for an output of rank %d", (long long)a,
+                               on);
     if (a < 0) a += on;
     if (mask[a])
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: axis %lld is repeated",
-                                            (long long)axes[i]));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.expand_dims: axis %lld is repeated", (long long)axes[i]);
     mask[a] = true;
   }
   reshape_user_t* u = RLX_NEW(ctx, reshape_user_t);
@@ -137,7 +135,9 @@ rlx_te_tensor_t* rlx_topi_expand_dims(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_
   u->mask = mask;
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, on);
   for (int d = 0, k = 0; d < on; d++) u->shape[d] = mask[d] ? rlx_ir_i64(ctx, 1) : x->buffer->shape[k++];
-  return rlx_te_compute_named(ctx, on, u->shape, expand_body, u, "T_expand_dims", "injective", rlx_topi_axis_names(ctx, on, "ax"));
+  *out = rlx_te_compute_named(ctx, on, u->shape, expand_body, u, "T_expand_dims", "injective",
+                              rlx_topi_axis_names(ctx, on, "ax"));
+  return NULL;
 }
 
 static rlx_expr_t* squeeze_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
@@ -149,18 +149,18 @@ static rlx_expr_t* squeeze_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* use
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                  rlx_status_t** out_st) {
-  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.squeeze: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                            rlx_te_tensor_t** out) {
+  if (!x) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.squeeze: NULL input");
   int n = x->buffer->ndim;
   bool* mask = RLX_NEW_ARRAY(ctx, bool, n);
   if (axes) {
     rlx_status_t* st = rlx_topi_reduce_axes("topi.squeeze", n, n_axes, axes, mask);
-    if (st) return fail(out_st, st);
+    if (st) return st;
     for (int d = 0; d < n; d++)
       if (mask[d] && rlx_expr_is_const_int(x->buffer->shape[d], NULL) && !is_const(x->buffer->shape[d], 1))
-        return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.squeeze: dim %d of %s is not 1", d,
-                                              rlx_topi_shape_str(ctx, n, x->buffer->shape)));
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.squeeze: dim %d of %s is not 1", d,
+                                 rlx_topi_shape_str(ctx, n, x->buffer->shape));
   } else
     for (int d = 0; d < n; d++) mask[d] = is_const(x->buffer->shape[d], 1);
   reshape_user_t* u = RLX_NEW(ctx, reshape_user_t);
@@ -169,7 +169,9 @@ rlx_te_tensor_t* rlx_topi_squeeze(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes
   u->shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++)
     if (!mask[d]) u->shape[u->ndim++] = x->buffer->shape[d];
-  return rlx_te_compute_named(ctx, u->ndim, u->shape, squeeze_body, u, "T_squeeze", "injective", rlx_topi_axis_names(ctx, u->ndim, "ax"));
+  *out = rlx_te_compute_named(ctx, u->ndim, u->shape, squeeze_body, u, "T_squeeze", "injective",
+                              rlx_topi_axis_names(ctx, u->ndim, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ concat */
@@ -201,14 +203,13 @@ static rlx_expr_t* concat_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return v;
 }
 
-rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* xs, int64_t axis,
-                                 rlx_status_t** out_st) {
-  if (n < 1 || !xs || !xs[0])
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: needs at least one tensor"));
+RLX_MUST_USE rlx_status_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* xs, int64_t axis,
+                                           rlx_te_tensor_t** out) {
+  if (n < 1 || !xs || !xs[0]) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: needs at least one tensor");
   int nd = xs[0]->buffer->ndim;
   if (axis < -nd || axis >= nd)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: axis %lld is out of range for rank %d",
-                                          (long long)axis, nd));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: axis %lld is out of range for rank %d",
+                             (long long)axis, nd);
   if (axis < 0) axis += nd;
   concat_user_t* u = RLX_NEW(ctx, concat_user_t);
   u->n = n;
@@ -220,15 +221,14 @@ rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* 
   for (int k = 0; k < n; k++) {
     rlx_te_tensor_t* t = xs[k];
     if (!t || t->buffer->ndim != nd || !rlx_dtype_eq(t->buffer->dtype, xs[0]->buffer->dtype))
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                            "topi.concat: input %d has another rank or dtype than input 0", k));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: input %d has another rank or dtype than input 0", k);
     for (int d = 0; d < nd; d++) {
       if (d == axis) continue;
       rlx_expr_t *a = xs[0]->buffer->shape[d], *b = t->buffer->shape[d];
       if (a != b && !rlx_ir_prove_equal(ctx, a, b))
-        return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: cannot join %s and %s on axis %d",
-                                              rlx_topi_shape_str(ctx, nd, xs[0]->buffer->shape),
-                                              rlx_topi_shape_str(ctx, nd, t->buffer->shape), (int)axis));
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.concat: cannot join %s and %s on axis %d",
+                                 rlx_topi_shape_str(ctx, nd, xs[0]->buffer->shape),
+                                 rlx_topi_shape_str(ctx, nd, t->buffer->shape), (int)axis);
       shape[d] = a;
     }
     u->xs[k] = t;
@@ -237,7 +237,9 @@ rlx_te_tensor_t* rlx_topi_concat(rlx_ctx_t* ctx, int n, rlx_te_tensor_t* const* 
   }
   u->offsets[n] = off;
   shape[axis] = off;
-  return rlx_te_compute_named(ctx, nd, shape, concat_body, u, "T_concat", "injective", rlx_topi_axis_names(ctx, nd, "ax"));
+  *out =
+      rlx_te_compute_named(ctx, nd, shape, concat_body, u, "T_concat", "injective", rlx_topi_axis_names(ctx, nd, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ strided_slice */
@@ -302,11 +304,11 @@ static rlx_expr_t* slice_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
-                                        const int64_t* begin, const int64_t* end, const int64_t* strides,
-                                        rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_axes, const int64_t* axes,
+                                                  const int64_t* begin, const int64_t* end, const int64_t* strides,
+                                                  rlx_te_tensor_t** out) {
   if (!x || n_axes < 0 || (n_axes && (!axes || !begin || !end)))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: NULL input, axes, begin or end"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: NULL input, axes, begin or end");
   int n = x->buffer->ndim;
   slice_user_t* u = RLX_NEW(ctx, slice_user_t);
   u->x = x;
@@ -317,21 +319,20 @@ rlx_te_tensor_t* rlx_topi_strided_slice(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int 
   for (int i = 0; i < n_axes; i++) {
     int64_t a = axes[i], s = strides ? strides[i] : 1;
     if (a < -n || a >= n)
-      return fail(out_st,
-                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is out of range for rank %d",
-                                    (long long)a, n));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is out of range for rank %d",
+                               (long long)a, n);
     if (a < 0) a += n;
     if (u->begin[a])
-      return fail(out_st,
-                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is repeated", (long long)a));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: axis %lld is repeated", (long long)a);
     if (s == 0)
-      return fail(out_st,
-                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: stride 0 on axis %lld", (long long)a));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.strided_slice: stride 0 on axis %lld", (long long)a);
     rlx_expr_t* ext = rlx_topi_slice_extent(ctx, x->buffer->shape[a], begin[i], end[i], s, &u->begin[a]);
     shape[a] = rlx_ir_cast(ctx, x->buffer->shape[a]->dtype, ext);
     u->stride[a] = s;
   }
-  return rlx_te_compute_named(ctx, n, shape, slice_body, u, "T_strided_slice", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  *out = rlx_te_compute_named(ctx, n, shape, slice_body, u, "T_strided_slice", "injective",
+                              rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ take */
@@ -375,24 +376,22 @@ static rlx_expr_t* take_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_load(ctx, u->x, xn, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, bool has_axis,
-                               int64_t axis, const char* mode, rlx_status_t** out_st) {
-  if (!x || !indices) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, bool has_axis,
+                                         int64_t axis, const char* mode, rlx_te_tensor_t** out) {
+  if (!x || !indices) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: NULL input");
   rlx_dtype_t it = indices->buffer->dtype;
   if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64)) {
     char b[32];
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: indices must be int32 or int64, got %s",
-                                          rlx_dtype_str(it, b)));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: indices must be int32 or int64, got %s",
+                             rlx_dtype_str(it, b));
   }
   int xn = x->buffer->ndim, in = indices->buffer->ndim;
   if (has_axis && (axis < -xn || axis >= xn))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: axis %lld is out of range for rank %d",
-                                          (long long)axis, xn));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: axis %lld is out of range for rank %d", (long long)axis,
+                             xn);
   if (has_axis && axis < 0) axis += xn;
   int m = !mode || strcmp(mode, "fast") == 0 ? 0 : strcmp(mode, "clip") == 0 ? 1 : strcmp(mode, "wrap") == 0 ? 2 : -1;
-  if (m < 0)
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: mode '%s' is not fast, clip or wrap", mode));
+  if (m < 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.take: mode '%s' is not fast, clip or wrap", mode);
   take_user_t* u = RLX_NEW(ctx, take_user_t);
   u->x = x;
   u->indices = indices;
@@ -407,7 +406,8 @@ rlx_te_tensor_t* rlx_topi_take(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor
   for (int d = 0; d < in; d++) shape[k++] = indices->buffer->shape[d];
   if (has_axis)
     for (int d = (int)axis + 1; d < xn; d++) shape[k++] = x->buffer->shape[d];
-  return rlx_te_compute_named(ctx, on, shape, take_body, u, "T_take", "injective", rlx_topi_axis_names(ctx, on, "ax"));
+  *out = rlx_te_compute_named(ctx, on, shape, take_body, u, "T_take", "injective", rlx_topi_axis_names(ctx, on, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ pad */
@@ -445,15 +445,14 @@ static rlx_expr_t* pad_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_call(ctx, t, "if_then_else", 3, (rlx_expr_t*[]){inside, v, pv});
 }
 
-rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
-                              rlx_status_t** out_st) {
-  if (!x || !pad_width)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: NULL input or pad_width"));
+RLX_MUST_USE rlx_status_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, double value,
+                                        rlx_te_tensor_t** out) {
+  if (!x || !pad_width) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: NULL input or pad_width");
   int n = x->buffer->ndim;
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   for (int d = 0; d < n; d++) {
     if (pad_width[2 * d] < 0 || pad_width[2 * d + 1] < 0)
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d);
     rlx_expr_t* s = x->buffer->shape[d];
     shape[d] = rlx_topi_simplify_dim(
         ctx, rlx_ir_add(ctx, s, rlx_ir_int(ctx, s->dtype, pad_width[2 * d] + pad_width[2 * d + 1])));
@@ -464,7 +463,8 @@ rlx_te_tensor_t* rlx_topi_pad(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t*
   for (int i = 0; i < 2 * n; i++) pw[i] = pad_width[i];
   u->pad = pw;
   u->value = value;
-  return rlx_te_compute_named(ctx, n, shape, pad_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  *out = rlx_te_compute_named(ctx, n, shape, pad_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ split */
@@ -525,27 +525,19 @@ static rlx_expr_t* piece_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
-                                 const int64_t* indices, int64_t axis, int* out_n, rlx_status_t** out_st) {
-  if (!x) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: NULL input");
-    return NULL;
-  }
+RLX_MUST_USE rlx_status_t* rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sections, int n_indices,
+                                          const int64_t* indices, int64_t axis, int* out_n, rlx_te_tensor_t*** out) {
+  if (!x) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: NULL input");
   int nd = x->buffer->ndim;
-  if (axis < -nd || axis >= nd) {
-    *out_st = rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: axis %lld is out of range for rank %d",
-                                (long long)axis, nd);
-    return NULL;
-  }
+  if (axis < -nd || axis >= nd)
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.split: axis %lld is out of range for rank %d", (long long)axis,
+                             nd);
   if (axis < 0) axis += nd;
   int count = 0;
   rlx_expr_t **begins = NULL, **exts = NULL;
   rlx_status_t* st =
       rlx_topi_split_ranges(ctx, x->buffer->shape[axis], sections, n_indices, indices, &count, &begins, &exts);
-  if (st) {
-    *out_st = rlx_status_annotate(st, "topi");
-    return NULL;
-  }
+  if (st) return rlx_status_annotate(st, "topi");
   rlx_te_tensor_t** outs = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, count);
   for (int k = 0; k < count; k++) {
     piece_user_t* u = RLX_NEW(ctx, piece_user_t);
@@ -561,7 +553,8 @@ rlx_te_tensor_t** rlx_topi_split(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t sec
                                    rlx_topi_axis_names(ctx, nd, "ax"));
   }
   *out_n = count;
-  return outs;
+  *out = outs;
+  return NULL;
 }
 
 typedef struct {
@@ -597,24 +590,22 @@ static rlx_expr_t* pad_mode_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width, const char* mode,
-                                   rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int64_t* pad_width,
+                                             const char* mode, rlx_te_tensor_t** out) {
   bool reflect = mode && strcmp(mode, "reflect") == 0;
   if (!x || !pad_width || !mode || (!reflect && strcmp(mode, "edge") != 0))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: mode '%s' is not edge or reflect",
-                                          mode ? mode : "(null)"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: mode '%s' is not edge or reflect",
+                             mode ? mode : "(null)");
   int n = x->buffer->ndim;
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
   int64_t* pw = RLX_NEW_ARRAY(ctx, int64_t, 2 * n);
   for (int d = 0; d < n; d++) {
     int64_t b = pad_width[2 * d], a = pad_width[2 * d + 1], ext;
-    if (b < 0 || a < 0)
-      return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d));
+    if (b < 0 || a < 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: negative padding on axis %d", d);
     bool known = rlx_expr_is_const_int(x->buffer->shape[d], &ext);
     if ((b || a) && known && (ext == 0 || (reflect && (b >= ext || a >= ext))))
-      return fail(out_st,
-                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: %s padding (%lld, %lld) on axis %d of extent %lld",
-                                    mode, (long long)b, (long long)a, d, (long long)ext));
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.pad: %s padding (%lld, %lld) on axis %d of extent %lld",
+                               mode, (long long)b, (long long)a, d, (long long)ext);
     pw[2 * d] = b;
     pw[2 * d + 1] = a;
     rlx_expr_t* s = x->buffer->shape[d];
@@ -624,5 +615,6 @@ rlx_te_tensor_t* rlx_topi_pad_mode(rlx_ctx_t* ctx, rlx_te_tensor_t* x, const int
   u->x = x;
   u->pad = pw;
   u->reflect = reflect;
-  return rlx_te_compute_named(ctx, n, shape, pad_mode_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  *out = rlx_te_compute_named(ctx, n, shape, pad_mode_body, u, "T_pad", "injective", rlx_topi_axis_names(ctx, n, "ax"));
+  return NULL;
 }

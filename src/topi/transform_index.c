@@ -5,11 +5,6 @@
 
 #include "basic.h"
 
-static rlx_te_tensor_t* fail(rlx_status_t** out_st, rlx_status_t* st) {
-  *out_st = st;
-  return NULL;
-}
-
 /* ------------------------------------------------------------------ tile */
 typedef struct {
   rlx_te_tensor_t* x;
@@ -27,25 +22,24 @@ static rlx_expr_t* tile_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
-                               rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_tile(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int n_reps, const int64_t* reps,
+                                         rlx_te_tensor_t** out) {
   if (!x || n_reps < 0 || (n_reps && !reps))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: NULL input or repeats"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: NULL input or repeats");
   int n = x->buffer->ndim, on = n > n_reps ? n : n_reps;
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, on);
   for (int d = 0; d < on; d++) {
     int xd = d - (on - n), rd = d - (on - n_reps);
     int64_t r = rd >= 0 ? reps[rd] : 1;
-    if (r < 0)
-      return fail(out_st,
-                  rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: negative repeat count %lld", (long long)r));
+    if (r < 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.tile: negative repeat count %lld", (long long)r);
     rlx_expr_t* dim = xd >= 0 ? x->buffer->shape[xd] : rlx_ir_i64(ctx, 1);
     shape[d] = rlx_topi_simplify_dim(ctx, rlx_ir_mul(ctx, dim, rlx_ir_int(ctx, dim->dtype, r)));
   }
   tile_user_t* u = RLX_NEW(ctx, tile_user_t);
   u->x = x;
   u->ndim = on;
-  return rlx_te_compute(ctx, on, shape, tile_body, u, "T_tile", "injective");
+  *out = rlx_te_compute(ctx, on, shape, tile_body, u, "T_tile", "injective");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ flip */
@@ -65,16 +59,17 @@ static rlx_expr_t* flip_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) 
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_status_t** out_st) {
-  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_flip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_te_tensor_t** out) {
+  if (!x) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: NULL input");
   int n = x->buffer->ndim;
   if (axis < -n || axis >= n)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: axis %lld is out of range for rank %d",
-                                          (long long)axis, n));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.flip: axis %lld is out of range for rank %d", (long long)axis,
+                             n);
   flip_user_t* u = RLX_NEW(ctx, flip_user_t);
   u->x = x;
   u->axis = (int)(axis < 0 ? axis + n : axis);
-  return rlx_te_compute(ctx, n, x->buffer->shape, flip_body, u, "T_reverse_sequence", "injective");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, flip_body, u, "T_reverse_sequence", "injective");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ cumsum */
@@ -101,16 +96,16 @@ static rlx_expr_t* cumsum_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_te_reduce(ctx, RLX_REDUCE_SUM, v, 1, &u->k, cond);
 }
 
-rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype, bool exclusive,
-                                 rlx_status_t** out_st) {
-  if (!x) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axis, rlx_dtype_t dtype,
+                                           bool exclusive, rlx_te_tensor_t** out) {
+  if (!x) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: NULL input");
   int n = x->buffer->ndim;
   if (axis < -n || axis >= n)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: axis %lld is out of range for rank %d",
-                                          (long long)axis, n));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: axis %lld is out of range for rank %d",
+                             (long long)axis, n);
   if (axis < 0) axis += n;
   if (rlx_dtype_is_bool(dtype) || dtype.code == RLX_DT_HANDLE)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: needs a numeric dtype"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.cumsum: needs a numeric dtype");
   cumsum_user_t* u = RLX_NEW(ctx, cumsum_user_t);
   u->x = x;
   u->axis = (int)axis;
@@ -118,7 +113,8 @@ rlx_te_tensor_t* rlx_topi_cumsum(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t axi
   u->dtype = dtype;
   rlx_expr_t* ext = x->buffer->shape[axis];
   u->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
-  return rlx_te_compute(ctx, n, x->buffer->shape, cumsum_body, u, "T_cumsum", "");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, cumsum_body, u, "T_cumsum", "");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ gather_elements */
@@ -142,30 +138,28 @@ static rlx_expr_t* gather_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_te_load(ctx, u->x, n, ix);
 }
 
-rlx_te_tensor_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices, int64_t axis,
-                                          rlx_status_t** out_st) {
-  if (!x || !indices) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_gather_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                                    int64_t axis, rlx_te_tensor_t** out) {
+  if (!x || !indices) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: NULL input");
   int n = x->buffer->ndim;
   rlx_dtype_t it = indices->buffer->dtype;
   if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64)) {
     char b[32];
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices must be int32 or int64, got %s",
-                                  rlx_dtype_str(it, b)));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices must be int32 or int64, got %s",
+                             rlx_dtype_str(it, b));
   }
   if (indices->buffer->ndim != n)
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices have rank %d, data has rank %d",
-                                  indices->buffer->ndim, n));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: indices have rank %d, data has rank %d",
+                             indices->buffer->ndim, n);
   if (axis < -n || axis >= n)
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: axis %lld is out of range for rank %d",
-                                  (long long)axis, n));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.gather_elements: axis %lld is out of range for rank %d",
+                             (long long)axis, n);
   gather_user_t* u = RLX_NEW(ctx, gather_user_t);
   u->x = x;
   u->indices = indices;
   u->axis = (int)(axis < 0 ? axis + n : axis);
-  return rlx_te_compute(ctx, n, indices->buffer->shape, gather_body, u, "T_gather_elements", "injective");
+  *out = rlx_te_compute(ctx, n, indices->buffer->shape, gather_body, u, "T_gather_elements", "injective");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ arange, tril / triu */
@@ -182,16 +176,17 @@ static rlx_expr_t* arange_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_ir_add(ctx, rlx_ir_cast(ctx, t, u->start), rlx_ir_mul(ctx, i, rlx_ir_cast(ctx, t, u->step)));
 }
 
-rlx_te_tensor_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
-                                 rlx_dtype_t dtype, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_arange(rlx_ctx_t* ctx, rlx_expr_t* start, rlx_expr_t* step, rlx_expr_t* length,
+                                           rlx_dtype_t dtype, rlx_te_tensor_t** out) {
   if (!start || !step || !length || rlx_dtype_is_bool(dtype) || dtype.code == RLX_DT_HANDLE)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.arange: missing bounds or a non-numeric dtype"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.arange: missing bounds or a non-numeric dtype");
   arange_user_t* u = RLX_NEW(ctx, arange_user_t);
   u->start = start;
   u->step = step;
   u->dtype = dtype;
   rlx_expr_t* len = rlx_ir_cast(ctx, rlx_dt_int64(), length);
-  return rlx_te_compute(ctx, 1, &len, arange_body, u, "T_arange", "elemwise");
+  *out = rlx_te_compute(ctx, 1, &len, arange_body, u, "T_arange", "elemwise");
+  return NULL;
 }
 
 typedef struct {
@@ -216,15 +211,16 @@ static rlx_expr_t* tri_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
   return rlx_ir_select(ctx, keep, v, zero);
 }
 
-rlx_te_tensor_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_trilu(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int64_t k, bool upper,
+                                          rlx_te_tensor_t** out) {
   if (!x || x->buffer->ndim < 2)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a tensor of rank >= 2",
-                                          upper ? "triu" : "tril"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a tensor of rank >= 2", upper ? "triu" : "tril");
   tri_user_t* u = RLX_NEW(ctx, tri_user_t);
   u->x = x;
   u->k = k;
   u->upper = upper;
-  return rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, tri_body, u, upper ? "T_triu" : "T_tril", "elemwise");
+  *out = rlx_te_compute(ctx, x->buffer->ndim, x->buffer->shape, tri_body, u, upper ? "T_triu" : "T_tril", "elemwise");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ one_hot */
@@ -250,22 +246,21 @@ static rlx_expr_t* onehot_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
   return rlx_ir_select(ctx, hit, u->on, u->off);
 }
 
-rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
-                                  int64_t depth, int64_t axis, rlx_status_t** out_st) {
+RLX_MUST_USE rlx_status_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_expr_t* on, rlx_expr_t* off,
+                                            int64_t depth, int64_t axis, rlx_te_tensor_t** out) {
   if (!indices || !on || !off || !rlx_dtype_eq(on->dtype, off->dtype))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                          "topi.one_hot: NULL input or on/off values of different dtypes"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: NULL input or on/off values of different dtypes");
   rlx_dtype_t it = indices->buffer->dtype;
   if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64)) {
     char b[32];
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: indices must be int32 or int64, got %s",
-                                          rlx_dtype_str(it, b)));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: indices must be int32 or int64, got %s",
+                             rlx_dtype_str(it, b));
   }
   int n = indices->buffer->ndim;
   if (axis < -(n + 1) || axis > n)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: axis %lld is out of range for rank %d",
-                                          (long long)axis, n + 1));
-  if (depth < 0) return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: negative depth"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: axis %lld is out of range for rank %d",
+                             (long long)axis, n + 1);
+  if (depth < 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.one_hot: negative depth");
   if (axis < 0) axis += n + 1;
   rlx_expr_t** shape = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n + 1);
   for (int d = 0, k = 0; d <= n; d++) shape[d] = d == axis ? rlx_ir_i64(ctx, depth) : indices->buffer->shape[k++];
@@ -275,7 +270,8 @@ rlx_te_tensor_t* rlx_topi_one_hot(rlx_ctx_t* ctx, rlx_te_tensor_t* indices, rlx_
   u->off = off;
   u->axis = (int)axis;
   u->depth = depth;
-  return rlx_te_compute(ctx, n + 1, shape, onehot_body, u, "T_one_hot", "injective");
+  *out = rlx_te_compute(ctx, n + 1, shape, onehot_body, u, "T_one_hot", "injective");
+  return NULL;
 }
 
 /* ------------------------------------------------------------------ scatter_elements */
@@ -365,33 +361,29 @@ static rlx_expr_t* scatter_stage2(rlx_ctx_t* ctx, rlx_var_t* const* p, void* use
   return rlx_ir_call(ctx, old->dtype, "if_then_else", 3, (rlx_expr_t*[]){hit, upd, old});
 }
 
-rlx_te_tensor_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
-                                           rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
-                                           rlx_status_t** out_st) {
-  if (!x || !indices || !updates)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: NULL input"));
+RLX_MUST_USE rlx_status_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* indices,
+                                                     rlx_te_tensor_t* updates, int64_t axis, const char* reduction,
+                                                     rlx_te_tensor_t** out) {
+  if (!x || !indices || !updates) return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: NULL input");
   static const char* const reds[5] = {"update", "add", "mul", "max", "min"};
   int red = -1;
   for (int i = 0; i < 5; i++)
     if (strcmp(reduction ? reduction : "update", reds[i]) == 0) red = i;
   if (red < 0)
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                          "topi.scatter_elements: reduction '%s' is not update, add, mul, max or min",
-                                          reduction));
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "topi.scatter_elements: reduction '%s' is not update, add, mul, max or min", reduction);
   int n = x->buffer->ndim;
   rlx_dtype_t it = indices->buffer->dtype;
   if (it.code != RLX_DT_INT || (it.bits != 32 && it.bits != 64))
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: indices must be int32 or int64"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: indices must be int32 or int64");
   if (indices->buffer->ndim != n || updates->buffer->ndim != n ||
       !rlx_dtype_eq(updates->buffer->dtype, x->buffer->dtype))
-    return fail(out_st, rlx_status_create(RLX_INVALID_ARGUMENT,
-                                          "topi.scatter_elements: indices and updates need data's rank, updates its "
-                                          "dtype"));
+    return rlx_status_create(RLX_INVALID_ARGUMENT,
+                             "topi.scatter_elements: indices and updates need data's rank, updates its "
+                             "dtype");
   if (axis < -n || axis >= n)
-    return fail(out_st,
-                rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: axis %lld is out of range for rank %d",
-                                  (long long)axis, n));
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.scatter_elements: axis %lld is out of range for rank %d",
+                             (long long)axis, n);
   scatter_user_t* u = RLX_NEW(ctx, scatter_user_t);
   u->x = x;
   u->indices = indices;
@@ -401,5 +393,6 @@ rlx_te_tensor_t* rlx_topi_scatter_elements(rlx_ctx_t* ctx, rlx_te_tensor_t* x, r
   rlx_expr_t* ext = indices->buffer->shape[u->axis];
   u->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
   u->found = rlx_te_compute(ctx, n, x->buffer->shape, scatter_stage1, u, "T_scatter_found", "");
-  return rlx_te_compute(ctx, n, x->buffer->shape, scatter_stage2, u, "T_scatter_elements", "");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, scatter_stage2, u, "T_scatter_elements", "");
+  return NULL;
 }

@@ -28,15 +28,16 @@ static DLTensor dl(void* data, int ndim, int64_t* shape, uint8_t code, uint8_t b
   return t;
 }
 
-/* Checks that the builder returned NULL with an error containing needle. */
-#define CHECK_TOPI_ERR(call, needle)                                                                   \
-  do {                                                                                                 \
-    rlx_status_t* st = NULL;                                                                           \
-    rlx_status_t** out_st = &st;                                                                       \
-    rlx_te_tensor_t* t_ = (call);                                                                      \
+/* Checks that the builder (called with `out` as its output) returned an error containing
+ * needle and left the output alone. */
+#define CHECK_TOPI_ERR(call, needle)                                                                          \
+  do {                                                                                                        \
+    rlx_te_tensor_t* t_ = NULL;                                                                               \
+    rlx_te_tensor_t** out = &t_;                                                                              \
+    rlx_status_t* st = (call);                                                                                \
     CHECK_MSG(!t_ && st && strstr(rlx_status_message(st), (needle)), "expected error '%s', got %s", (needle), \
-              st ? rlx_status_message(st) : "no error");                                               \
-    rlx_status_free(st);                                                                               \
+              st ? rlx_status_message(st) : "no error");                                                      \
+    rlx_status_free(st);                                                                                      \
   } while (0)
 
 static void test_errors(void) {
@@ -44,40 +45,43 @@ static void test_errors(void) {
   int64_t s23[2] = {2, 3}, s45[2] = {4, 5}, s234[3] = {2, 3, 4}, s542[3] = {5, 4, 2}, s3[1] = {3}, s4[1] = {4};
   int64_t x4[4] = {1, 4, 8, 8}, w3[4] = {6, 3, 3, 3};
   rlx_te_tensor_t *a = ph("a", 2, s23, f32), *b = ph("b", 2, s45, f32);
-  CHECK_TOPI_ERR(rlx_topi_matmul(C, a, b, rlx_dt_float32(), out_st), "matmul: contraction dims differ: 3 vs 4 (shapes (2, 3) and (4, 5))");
-  CHECK_TOPI_ERR(rlx_topi_matmul(C, ph("a", 3, s234, f32), ph("b", 3, s542, f32), f32, out_st),
+  CHECK_TOPI_ERR(rlx_topi_matmul(C, a, b, rlx_dt_float32(), out),
+                 "matmul: contraction dims differ: 3 vs 4 (shapes (2, 3) and (4, 5))");
+  CHECK_TOPI_ERR(rlx_topi_matmul(C, ph("a", 3, s234, f32), ph("b", 3, s542, f32), f32, out),
                  "matmul: batch dims cannot broadcast: 2 vs 5");
-  CHECK_TOPI_ERR(rlx_topi_matmul(C, a, ph("b", 2, s45, rlx_dt_int32()), rlx_dtype(RLX_DT_HANDLE, 0, 1), out_st),
+  CHECK_TOPI_ERR(rlx_topi_matmul(C, a, ph("b", 2, s45, rlx_dt_int32()), rlx_dtype(RLX_DT_HANDLE, 0, 1), out),
                  "matmul: operand dtypes differ: float32 vs int32");
-  CHECK_TOPI_ERR(rlx_topi_nn_dense(C, a, ph("w", 1, s3, f32), NULL, f32, out_st), "nn.dense: data must have rank >= 1 and weight rank 2");
-  CHECK_TOPI_ERR(rlx_topi_nn_dense(C, a, ph("w", 2, s23, f32), ph("bias", 1, s4, f32), f32, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_dense(C, a, ph("w", 1, s3, f32), NULL, f32, out),
+                 "nn.dense: data must have rank >= 1 and weight rank 2");
+  CHECK_TOPI_ERR(rlx_topi_nn_dense(C, a, ph("w", 2, s23, f32), ph("bias", 1, s4, f32), f32, out),
                  "nn.dense: bias (4,) does not broadcast to the output (2, 2)");
-  CHECK_TOPI_ERR(rlx_topi_nn_softmax(C, a, 2, out_st), "nn.softmax: axis 2 is out of range for shape (2, 3)");
-  CHECK_TOPI_ERR(rlx_topi_nn_log_softmax(C, ph("i", 2, s23, rlx_dt_int32()), -1, out_st), "nn.log_softmax: input dtype must be float");
-  CHECK_TOPI_ERR(rlx_topi_nn_layer_norm(C, a, NULL, NULL, 2, (int[]){1, -1}, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_softmax(C, a, 2, out), "nn.softmax: axis 2 is out of range for shape (2, 3)");
+  CHECK_TOPI_ERR(rlx_topi_nn_log_softmax(C, ph("i", 2, s23, rlx_dt_int32()), -1, out),
+                 "nn.log_softmax: input dtype must be float");
+  CHECK_TOPI_ERR(rlx_topi_nn_layer_norm(C, a, NULL, NULL, 2, (int[]){1, -1}, 1e-5, out),
                  "nn.layer_norm: axis -1 is out of range or repeated");
-  CHECK_TOPI_ERR(rlx_topi_nn_layer_norm(C, a, ph("g", 1, s4, f32), NULL, 1, (int[]){1}, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_layer_norm(C, a, ph("g", 1, s4, f32), NULL, 1, (int[]){1}, 1e-5, out),
                  "nn.layer_norm: gamma (4,) / beta None must have the normalized dims of (2, 3)");
-  CHECK_TOPI_ERR(rlx_topi_nn_batch_norm(C, a, NULL, NULL, ph("m", 1, s4, f32), ph("v", 1, s3, f32), 1, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_batch_norm(C, a, NULL, NULL, ph("m", 1, s4, f32), ph("v", 1, s3, f32), 1, 1e-5, out),
                  "nn.batch_norm: parameter (4,) must be 1-D of extent 3");
-  CHECK_TOPI_ERR(rlx_topi_nn_rms_norm(C, ph("i", 2, s23, rlx_dt_int32()), NULL, 1, (int[]){-1}, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_rms_norm(C, ph("i", 2, s23, rlx_dt_int32()), NULL, 1, (int[]){-1}, 1e-5, out),
                  "nn.rms_norm: input dtype must be float, got int32");
-  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 3, 1, 1, (int[]){1}, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 3, 1, 1, (int[]){1}, 1e-5, out),
                  "nn.group_norm: axis 1 is out of range, repeated or the channel axis");
-  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 2, 1, 1, (int[]){2}, 1e-5, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_group_norm(C, ph("x", 3, s234, f32), NULL, NULL, 2, 1, 1, (int[]){2}, 1e-5, out),
                  "nn.group_norm: 3 channels are not divisible into 2 groups");
   int64_t st1[2] = {1, 1}, pad0[4] = {0, 0, 0, 0}, k3[2] = {3, 3};
-  CHECK_TOPI_ERR(rlx_topi_nn_conv2d_nchw(C, ph("x", 4, x4, f32), ph("w", 4, w3, f32), st1, pad0, st1, 1, f32, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_conv2d_nchw(C, ph("x", 4, x4, f32), ph("w", 4, w3, f32), st1, pad0, st1, 1, f32, out),
                  "nn.conv2d: data channels 4 != kernel in-channels 3 * groups 1");
-  CHECK_TOPI_ERR(rlx_topi_nn_conv2d_nchw(C, a, ph("w", 4, w3, f32), st1, pad0, st1, 1, f32, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_conv2d_nchw(C, a, ph("w", 4, w3, f32), st1, pad0, st1, 1, f32, out),
                  "nn.conv2d: data and kernel must be 4-D (NCHW, OIHW), got (2, 3) and (6, 3, 3, 3)");
-  CHECK_TOPI_ERR(rlx_topi_nn_pool2d(C, ph("x", 3, s234, f32), RLX_TOPI_POOL_MAX, k3, st1, st1, pad0, false, false, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_pool2d(C, ph("x", 3, s234, f32), RLX_TOPI_POOL_MAX, k3, st1, st1, pad0, false, false, out),
                  "nn.max_pool2d: input must be 4-D (NCHW), got (2, 3, 4)");
   int64_t x22[4] = {1, 1, 2, 2};
-  CHECK_TOPI_ERR(rlx_topi_nn_pool2d(C, ph("x", 4, x22, f32), RLX_TOPI_POOL_AVG, k3, st1, st1, pad0, false, false, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_pool2d(C, ph("x", 4, x22, f32), RLX_TOPI_POOL_AVG, k3, st1, st1, pad0, false, false, out),
                  "nn.avg_pool2d: window larger than the padded input (1, 1, 2, 2)");
   rlx_expr_t* sym[4] = {rlx_ir_i64(C, 1), rlx_ir_i64(C, 2), &rlx_ir_var(C, "h", rlx_dt_int64())->hdr, rlx_ir_i64(C, 4)};
-  CHECK_TOPI_ERR(rlx_topi_nn_adaptive_pool2d(C, rlx_te_placeholder(C, 4, sym, f32, "x"), RLX_TOPI_POOL_AVG, 2, 2, out_st),
+  CHECK_TOPI_ERR(rlx_topi_nn_adaptive_pool2d(C, rlx_te_placeholder(C, 4, sym, f32, "x"), RLX_TOPI_POOL_AVG, 2, 2, out),
                  "nn.adaptive_avg_pool2d: a symbolic input size (1, 2, h, 4) needs output size 1");
 }
 
@@ -105,9 +109,8 @@ static void test_matmul_out_dtype(void) {
   int64_t sa[2] = {3, 5}, sb[2] = {5, 4}, sc[2] = {3, 4};
   rlx_dtype_t i8 = rlx_dtype(RLX_DT_INT, 8, 1);
   rlx_te_tensor_t *a = ph("A", 2, sa, i8), *b = ph("B", 2, sb, i8);
-  rlx_status_t* st = NULL;
-  rlx_te_tensor_t* c = rlx_topi_matmul(C, a, b, rlx_dt_int32(), &st);
-  CHECK_OK(st);
+  rlx_te_tensor_t* c = NULL;
+  CHECK_OK(rlx_topi_matmul(C, a, b, rlx_dt_int32(), &c));
   if (!c) return;
   CHECK(rlx_dtype_eq(c->buffer->dtype, rlx_dt_int32()));
   rlx_tir_func_t* f = NULL;
@@ -137,9 +140,8 @@ static void test_conv_symbolic_spatial(void) {
   int64_t ws[4] = {3, 2, 3, 3}, st2[2] = {2, 2}, d1[2] = {1, 1}, pad[4] = {1, 1, 1, 1};
   rlx_te_tensor_t* x = rlx_te_placeholder(C, 4, xs, f32, "x");
   rlx_te_tensor_t* w = ph("w", 4, ws, f32);
-  rlx_status_t* st = NULL;
-  rlx_te_tensor_t* y = rlx_topi_nn_conv2d_nchw(C, x, w, st2, pad, d1, 1, f32, &st);
-  CHECK_OK(st);
+  rlx_te_tensor_t* y = NULL;
+  CHECK_OK(rlx_topi_nn_conv2d_nchw(C, x, w, st2, pad, d1, 1, f32, &y));
   if (!y) return;
   rlx_tir_func_t* f = NULL;
   CHECK_OK(rlx_te_create_prim_func(C, 3, (rlx_te_tensor_t*[]){x, w, y}, "conv", &f));
@@ -169,28 +171,28 @@ static void test_conv_symbolic_spatial(void) {
 
 /* Builders accept int32 shapes too (as TE placeholders written by hand often have): the
  * result equals the int64-shaped one exactly. */
-typedef rlx_te_tensor_t* (*build_fn)(rlx_te_tensor_t* const* in, rlx_status_t** st);
+typedef rlx_status_t* (*build_fn)(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out);
 
-static rlx_te_tensor_t* b_conv(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+static rlx_status_t* b_conv(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
   int64_t s[2] = {2, 1}, pad[4] = {1, 0, 2, 1}, d[2] = {1, 2};
-  return rlx_topi_nn_conv2d_nchw(C, in[0], in[1], s, pad, d, 2, rlx_dt_float32(), st);
+  return rlx_topi_nn_conv2d_nchw(C, in[0], in[1], s, pad, d, 2, rlx_dt_float32(), out);
 }
-static rlx_te_tensor_t* b_convt(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+static rlx_status_t* b_convt(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
   int64_t s[2] = {2, 2}, pad[4] = {1, 1, 0, 0}, op[2] = {1, 0}, d[2] = {1, 1};
-  return rlx_topi_nn_conv_transpose(C, in[0], in[2], 2, s, pad, op, d, 1, rlx_dt_float32(), st);
+  return rlx_topi_nn_conv_transpose(C, in[0], in[2], 2, s, pad, op, d, 1, rlx_dt_float32(), out);
 }
-static rlx_te_tensor_t* b_avg(rlx_te_tensor_t* const* in, rlx_status_t** st) {
+static rlx_status_t* b_avg(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
   int64_t k[2] = {3, 3}, s[2] = {2, 2}, d[2] = {1, 1}, pad[4] = {1, 1, 1, 1};
-  return rlx_topi_nn_pool2d(C, in[0], RLX_TOPI_POOL_AVG, k, s, d, pad, true, true, st);
+  return rlx_topi_nn_pool2d(C, in[0], RLX_TOPI_POOL_AVG, k, s, d, pad, true, true, out);
 }
-static rlx_te_tensor_t* b_adaptive(rlx_te_tensor_t* const* in, rlx_status_t** st) {
-  return rlx_topi_nn_adaptive_pool2d(C, in[0], RLX_TOPI_POOL_AVG, 3, 2, st);
+static rlx_status_t* b_adaptive(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_adaptive_pool2d(C, in[0], RLX_TOPI_POOL_AVG, 3, 2, out);
 }
-static rlx_te_tensor_t* b_attn(rlx_te_tensor_t* const* in, rlx_status_t** st) {
-  return rlx_topi_nn_attention(C, in[3], in[3], in[3], NULL, 0.5, "TopLeft", st);
+static rlx_status_t* b_attn(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_attention(C, in[3], in[3], in[3], NULL, 0.5, "TopLeft", out);
 }
-static rlx_te_tensor_t* b_gn(rlx_te_tensor_t* const* in, rlx_status_t** st) {
-  return rlx_topi_nn_group_norm(C, in[0], NULL, NULL, 2, 1, 2, (int[]){2, 3}, 1e-5, st);
+static rlx_status_t* b_gn(rlx_te_tensor_t* const* in, rlx_te_tensor_t** out) {
+  return rlx_topi_nn_group_norm(C, in[0], NULL, NULL, 2, 1, 2, (int[]){2, 3}, 1e-5, out);
 }
 
 static void test_int32_shapes(void) {
@@ -213,8 +215,8 @@ static void test_int32_shapes(void) {
         for (int d = 0; d < 4; d++) sh[d] = w ? rlx_ir_i64(C, shapes[t][d]) : rlx_ir_i32(C, shapes[t][d]);
         in[t] = rlx_te_placeholder(C, 4, sh, f32, rlx_ctx_sprintf(C, "in%d", t));
       }
-      rlx_status_t* st = NULL;
-      rlx_te_tensor_t* o = fns[f](in, &st);
+      rlx_te_tensor_t* o = NULL;
+      rlx_status_t* st = fns[f](in, &o);
       CHECK_MSG(o && !st, "%s (int%d shapes): %s", names[f], w ? 64 : 32, st ? rlx_status_message(st) : "no tensor");
       rlx_status_free(st);
       if (!o) continue;
@@ -252,9 +254,8 @@ static void test_softmax_vector(void) {
   int64_t s5[1] = {5};
   for (int lg = 0; lg < 2; lg++) {
     rlx_te_tensor_t* x = ph("x", 1, s5, rlx_dt_float32());
-    rlx_status_t* st = NULL;
-    rlx_te_tensor_t* y = lg ? rlx_topi_nn_log_softmax(C, x, 0, &st) : rlx_topi_nn_softmax(C, x, -1, &st);
-    CHECK_OK(st);
+    rlx_te_tensor_t* y = NULL;
+    CHECK_OK(lg ? rlx_topi_nn_log_softmax(C, x, 0, &y) : rlx_topi_nn_softmax(C, x, -1, &y));
     rlx_tir_func_t* f = NULL;
     if (y) CHECK_OK(rlx_te_create_prim_func(C, 2, (rlx_te_tensor_t*[]){x, y}, "sm", &f));
     if (!f) continue;

@@ -152,13 +152,12 @@ static rlx_expr_t* arg_last_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* us
 static RLX_MUST_USE rlx_status_t* te_arg_last(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                               rlx_te_tensor_t** out) {
   arg_last_t* u = user;
-  rlx_status_t* st = NULL;
-  rlx_te_tensor_t* f = rlx_topi_flip(ctx, in[0], u->axis, &st);
-  if (f)
+  rlx_te_tensor_t* f = NULL;
+  rlx_status_t* st = rlx_topi_flip(ctx, in[0], u->axis, &f);
+  if (!st)
     st = rlx_topi_reduce(ctx, u->is_min ? RLX_TOPI_REDUCE_ARGMIN : RLX_TOPI_REDUCE_ARGMAX, f, 1, &u->axis, u->keepdims,
                          &u->am);
   if (st) return rlx_status_annotate(st, "node '%s' (%s)", u->node->name, u->node->op_type);
-  if (!f) return NULL;
   u->last = rlx_ir_sub(ctx, rlx_ir_cast(ctx, rlx_dt_int64(), in[0]->buffer->shape[u->axis]), rlx_ir_i64(ctx, 1));
   *out = rlx_te_compute(ctx, u->am->buffer->ndim, u->am->buffer->shape, arg_last_body, u, "T_arg_last", "injective");
   return NULL;
