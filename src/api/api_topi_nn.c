@@ -140,7 +140,7 @@ static RLX_MUST_USE rlx_status_t* pool_kind(const targs_t* x, rlx_topi_pool_kind
 
 static RLX_MUST_USE rlx_status_t* a_pool(const targs_t* x, rlx_te_tensor_t** out) {
   int nsp = x->code & F_NSP;
-  rlx_topi_pool_kind_t kind;
+  rlx_topi_pool_kind_t kind = RLX_TOPI_POOL_MAX; /* set by pool_kind (GCC -O3 cannot tell) */
   int64_t size[3], strides[3], dilation[3], pad[6];
   RLX_RETURN_IF_ERROR(pool_kind(x, &kind));
   RLX_RETURN_IF_ERROR(layout_ok(x, "layout", nsp, false));
@@ -155,7 +155,7 @@ static RLX_MUST_USE rlx_status_t* a_pool(const targs_t* x, rlx_te_tensor_t** out
 /* adaptive_pool1d / adaptive_pool / adaptive_pool3d; global_pool is the 1 x 1 case. */
 static RLX_MUST_USE rlx_status_t* a_adaptive_pool(const targs_t* x, rlx_te_tensor_t** out) {
   int nsp = x->code & F_NSP;
-  rlx_topi_pool_kind_t kind;
+  rlx_topi_pool_kind_t kind = RLX_TOPI_POOL_MAX; /* set by pool_kind (GCC -O3 cannot tell) */
   int64_t size[3] = {1, 1, 1};
   bool global = attr(x, "output_size") == NULL;
   RLX_RETURN_IF_ERROR(pool_kind(x, &kind));

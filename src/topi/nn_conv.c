@@ -191,6 +191,34 @@ static rlx_te_tensor_t* conv_as_gemm(rlx_ctx_t* ctx, conv_t* c, rlx_te_tensor_t*
   return rlx_te_compute(ctx, nsp + 2, shape, unflat_body, g, name, "injective");
 }
 
+/* The output dtype: out_dtype when given (float or int), else the data's. */
+static rlx_dtype_t conv_out_dtype(const rlx_te_tensor_t* data, rlx_dtype_t out_dtype) {
+  return rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype) ? out_dtype : data->buffer->dtype;
+}
+
+/* The attribute checks conv and conv_transpose share: strides and dilation >= 1 (and, for
+ * a transposed conv, output_padding >= 0 and below the stride or the dilation), padding >= 0,
+ * groups >= 1, equal data and kernel dtypes unless out_dtype is given. */
+static RLX_MUST_USE rlx_status_t* conv_attr_checks(rlx_ctx_t* ctx, const char* op, const rlx_te_tensor_t* data,
+                                                   const rlx_te_tensor_t* kernel, int nsp, const int64_t* strides,
+                                                   const int64_t* dilation, const int64_t* output_padding,
+                                                   const int64_t* padding, int64_t groups, rlx_dtype_t out_dtype) {
+  for (int i = 0; i < nsp; i++) {
+    if (strides[i] < 1 || dilation[i] < 1) return nn_fail("%s: strides and dilation must be >= 1", op);
+    if (output_padding &&
+        (output_padding[i] < 0 || (output_padding[i] >= strides[i] && output_padding[i] >= dilation[i])))
+      return nn_fail("%s: output_padding must be >= 0 and smaller than the stride or the dilation", op);
+  }
+  for (int i = 0; i < 2 * nsp; i++)
+    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
+  if (groups < 1) return nn_fail("%s: groups must be >= 1, got %lld", op, (long long)groups);
+  bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
+  if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
+    return nn_fail("%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
+                   nn_dt(ctx, kernel->buffer->dtype));
+  return NULL;
+}
+
 static const char* const conv_layouts[4] = {"", "ncw", "nchw", "ncdhw"};
 
 RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* data, rlx_te_tensor_t* kernel, int nsp,
@@ -206,15 +234,7 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* dat
                    : nsp == 2 ? "NCHW, OIHW"
                               : "NCDHW, OIDHW",
                    nn_shape_str(ctx, data), nn_shape_str(ctx, kernel));
-  for (int i = 0; i < nsp; i++)
-    if (strides[i] < 1 || dilation[i] < 1) return nn_fail("%s: strides and dilation must be >= 1", op);
-  for (int i = 0; i < 2 * nsp; i++)
-    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
-  if (groups < 1) return nn_fail("%s: groups must be >= 1, got %lld", op, (long long)groups);
-  bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
-  if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
-    return nn_fail("%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
-                   nn_dt(ctx, kernel->buffer->dtype));
+  RLX_RETURN_IF_ERROR(conv_attr_checks(ctx, op, data, kernel, nsp, strides, dilation, NULL, padding, groups, out_dtype));
   rlx_expr_t** ds = data->buffer->shape;
   rlx_expr_t** ks = kernel->buffer->shape;
   rlx_expr_t* g = rlx_ir_i64(ctx, groups);
@@ -231,7 +251,7 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv(rlx_ctx_t* ctx, rlx_te_tensor_t* dat
   c->groups = groups;
   c->out_per_group = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, nn_i64(ctx, ks[0]), g));
   c->w = kernel;
-  c->dt = void_out ? data->buffer->dtype : out_dtype;
+  c->dt = conv_out_dtype(data, out_dtype);
   int64_t before[5] = {0, 0}, after[5] = {0, 0};
   rlx_expr_t* shape[5] = {nn_i64(ctx, ds[0]), nn_i64(ctx, ks[0])};
   static const char* const rnames[4][3] = {{0}, {"rx"}, {"ry", "rx"}, {"rz", "ry", "rx"}};
@@ -327,18 +347,8 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_ten
   if (data->buffer->ndim != nd || kernel->buffer->ndim != nd)
     return nn_fail("%s: data and kernel must be %d-D, got %s and %s", op, nd, nn_shape_str(ctx, data),
                    nn_shape_str(ctx, kernel));
-  for (int i = 0; i < nsp; i++) {
-    if (strides[i] < 1 || dilation[i] < 1) return nn_fail("%s: strides and dilation must be >= 1", op);
-    if (output_padding[i] < 0 || (output_padding[i] >= strides[i] && output_padding[i] >= dilation[i]))
-      return nn_fail("%s: output_padding must be >= 0 and smaller than the stride or the dilation", op);
-  }
-  for (int i = 0; i < 2 * nsp; i++)
-    if (padding[i] < 0) return nn_fail("%s: padding must be >= 0", op);
-  if (groups < 1) return nn_fail("%s: groups must be >= 1, got %lld", op, (long long)groups);
-  bool void_out = !(rlx_dtype_is_float(out_dtype) || rlx_dtype_is_int(out_dtype));
-  if (void_out && !rlx_dtype_eq(data->buffer->dtype, kernel->buffer->dtype))
-    return nn_fail("%s: data and kernel dtypes differ: %s vs %s", op, nn_dt(ctx, data->buffer->dtype),
-                   nn_dt(ctx, kernel->buffer->dtype));
+  RLX_RETURN_IF_ERROR(
+      conv_attr_checks(ctx, op, data, kernel, nsp, strides, dilation, output_padding, padding, groups, out_dtype));
   rlx_expr_t** ds = data->buffer->shape;
   rlx_expr_t** ks = kernel->buffer->shape;
   rlx_expr_t* g = rlx_ir_i64(ctx, groups);
@@ -355,7 +365,7 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_conv_transpose(rlx_ctx_t* ctx, rlx_te_ten
   c->groups = groups;
   c->cg = rlx_ir_simplify(ctx, rlx_ir_floordiv(ctx, nn_i64(ctx, ds[1]), g));
   c->og = nn_i64(ctx, ks[1]);
-  c->dt = void_out ? data->buffer->dtype : out_dtype;
+  c->dt = conv_out_dtype(data, out_dtype);
   rlx_expr_t* shape[5] = {nn_i64(ctx, ds[0]), rlx_ir_simplify(ctx, rlx_ir_mul(ctx, c->og, g))};
   static const char* const rnames[4][3] = {{0}, {"rx"}, {"ry", "rx"}, {"rz", "ry", "rx"}};
   c->r[0] = rlx_te_reduce_axis(ctx, rlx_ir_i64(ctx, 0), c->cg, "rc");

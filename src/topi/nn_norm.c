@@ -104,7 +104,7 @@ static RLX_MUST_USE rlx_status_t* sm_begin(rlx_ctx_t* ctx, const char* op, rlx_t
 static rlx_expr_t** reduced_shape(rlx_ctx_t* ctx, sm_t* s) { return s->max->buffer->shape; }
 
 RLX_MUST_USE rlx_status_t* rlx_topi_nn_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis, rlx_te_tensor_t** out) {
-  sm_t* s;
+  sm_t* s = NULL;
   RLX_RETURN_IF_ERROR(sm_begin(ctx, "nn.softmax", x, axis, &s));
   int n = x->buffer->ndim;
   s->exp = rlx_te_compute(ctx, n, x->buffer->shape, sm_exp_body, s, "T_softmax_exp", "");
@@ -118,7 +118,7 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* 
 
 RLX_MUST_USE rlx_status_t* rlx_topi_nn_log_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* x, int axis,
                                                    rlx_te_tensor_t** out) {
-  sm_t* s;
+  sm_t* s = NULL;
   RLX_RETURN_IF_ERROR(sm_begin(ctx, "nn.log_softmax", x, axis, &s));
   int n = x->buffer->ndim;
   rlx_expr_t* ext = x->buffer->shape[s->axis];
