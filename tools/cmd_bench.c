@@ -12,7 +12,7 @@
 
 const char tool_help_bench[] =
     "  rlx bench FILE|MODEL.so [-e FUNC] [-i IN.npy]... [--extern X]... [--lib L.so]... [--repeat N] [--threads N]\n"
-    "          [--profile] [--profile-plot FILE.png|svg]\n"
+    "          [--profile] [--profile-plot FILE.png|svg] [--target T]\n"
     "                                         time a function (random inputs when none given);\n"
     "                                         --profile then runs it --repeat times more with every\n"
     "                                         kernel call timed and prints a table (kernel, calls,\n"

@@ -6,13 +6,16 @@
 #include "tool.h"
 
 const char tool_help_compile[] =
-    "  rlx compile FILE -o MODEL.so [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--stats]\n"
+    "  rlx compile FILE -o MODEL.so [--target T] [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--stats]\n"
     "                                         compile a Relax module into one shared object\n"
     "                                         (kernels + bytecode + constants + externs); --stats\n"
     "                                         prints the memory planned vs unplanned and every\n"
     "                                         block the default schedule left unscheduled, and why\n"
     "                                         (RLX_SCHED_DEBUG=1 prints those on stderr whenever a\n"
     "                                         model is compiled)\n"
+    "      --target T          what to compile for, as TVM writes it: 'c -mcpu=x86-64-v3',\n"
+    "                          'llvm -mcpu=znver4', 'c -mtriple=aarch64-linux-gnu' (cross compiler\n"
+    "                          aarch64-linux-gnu-gcc); default: this machine's CPU\n"
     "      --extern X          link X into the model: an object .o, an archive .a, or a source\n"
     "                          .c ($CC), .cc/.cpp/.cxx ($CXX), .cu ($NVCC), compiled with\n"
     "                          `rlx config --cflags` (TVM-compatible headers included)\n"
@@ -41,9 +44,11 @@ RLX_MUST_USE rlx_status_t* tool_compile_to(const options_t* o, rlx_ctx_t* ctx, r
 
 RLX_MUST_USE rlx_status_t* tool_cmd_compile(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "compile needs -o MODEL.so");
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = NULL;
+  RLX_RETURN_IF_ERROR(tool_ctx(o, &ctx));
   rlx_module_t* m = NULL;
   rlx_status_t* st = tool_load_module(ctx, o, &m);
+  if (!st && o->stats) printf("target: %s\n", rlx_target_str(rlx_ctx_target(ctx)));
   if (!st && !tool_has_relax(m))
     st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s has no Relax function to compile (use rlx run for a PrimFunc)",
                            o->file);

@@ -10,18 +10,21 @@
 #include "tool.h"
 
 const char tool_help_export_mlf[] =
-    "  rlx export-mlf FILE -o OUT.tar [--style full-model|operator] [--name NAME] [--extern X]...\n"
+    "  rlx export-mlf FILE -o OUT.tar [--target T] [--style full-model|operator] [--name NAME] [--extern X]...\n"
     "                                         export TVM's Model Library Format (version 7): plain C\n"
     "                                         sources (kernels, AOT entry point with a static memory\n"
     "                                         plan, constants), codegen/host/include/tvmgen_NAME.h,\n"
     "                                         metadata.json, src/relax.txt, src/tir-cpu.txt,\n"
-    "                                         parameters/NAME.params; NAME defaults to 'default'\n";
+    "                                         parameters/NAME.params; NAME defaults to 'default';\n"
+    "                                         metadata.json names the target and its C flags\n"
+    "                                         (rlx config --target-cflags [--target T])\n";
 
 RLX_MUST_USE rlx_status_t* tool_cmd_export_mlf(const options_t* o) {
   if (!o->output) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf needs -o OUT.tar");
   if (tool_is_model(o->file))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf exports a source file (TVMScript or ONNX), not a compiled model");
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = NULL;
+  RLX_RETURN_IF_ERROR(tool_ctx(o, &ctx));
   rlx_module_t* m = NULL;
   rlx_build_config_t* c = NULL;
   rlx_status_t* st = tool_build_config(ctx, o, &c);

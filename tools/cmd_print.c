@@ -5,16 +5,17 @@
 #include "tool.h"
 
 const char tool_help_print[] =
-    "  rlx print FILE [--after PASS|all] [--show-meta] [--extern X]...\n"
+    "  rlx print FILE [--after PASS|all] [--target T] [--show-meta] [--extern X]...\n"
     "                                         print a TVMScript file or an imported ONNX model,\n"
     "                                         or print it after a pass; --show-meta: with the\n"
     "                                         metadata section (the data of large constants)\n"
     "                                         (Relax modules: the Relax pipeline; PrimFunc-only\n"
     "                                         files: the TIR lowering passes); a compiled model\n"
-    "                                         (.so) prints as VM bytecode\n";
+    "                                         (.so) prints as VM bytecode, after its target\n";
 
 RLX_MUST_USE rlx_status_t* tool_cmd_print(const options_t* o) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = NULL;
+  RLX_RETURN_IF_ERROR(tool_ctx(o, &ctx));
   rlx_build_config_t* c = NULL; /* --extern is checked; linked only by compile / run / bench */
   rlx_status_t* st = tool_build_config(ctx, o, &c);
   char* text = NULL;

@@ -6,7 +6,7 @@
 
 const char tool_help_run[] =
     "  rlx run FILE|MODEL.so [-e FUNC] [-i IN.npy|IN.pb]... [-o OUTDIR] [--format npy|pb]\n"
-    "          [--bind NAME=IN.pb]... [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--threads N]\n"
+    "          [--bind NAME=IN.pb]... [--extern X]... [--lib L.so]... [--defer-extern NAME]... [--threads N] [--target T]\n"
     "                                         run a function (default main); outputs are\n"
     "                                         written as OUTDIR/output_0.npy, ... (.pb TensorProtos\n"
     "                                         when FILE is .onnx or an input is .pb; --format\n"

@@ -105,6 +105,8 @@ static RLX_MUST_USE rlx_status_t* parse_options(int argc, char** argv, options_t
       if (v) RLX_RETURN_IF_ERROR(parse_int_arg(a, v, 1, &o->repeat));
     } else if (strcmp(a, "--threads") == 0) {
       if (v) RLX_RETURN_IF_ERROR(parse_int_arg(a, v, 1, &o->threads));
+    } else if (strcmp(a, "--target") == 0) {
+      if (v) o->target = v;
     } else {
       takes = false;
       if (strcmp(a, "--stats") == 0) o->stats = true;

@@ -167,7 +167,7 @@ static RLX_MUST_USE rlx_status_t* prepare_vm(const options_t* o, bool random, se
 
 RLX_MUST_USE rlx_status_t* tool_session_prepare(const options_t* o, bool random, session_t* s) {
   memset(s, 0, sizeof(*s));
-  s->ctx = rlx_ctx_create();
+  RLX_RETURN_IF_ERROR(tool_ctx(o, &s->ctx));
   s->vm_func = o->entry ? o->entry : "main";
   if (tool_is_model(o->file)) {
     if (o->n_externs)

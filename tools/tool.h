@@ -49,6 +49,7 @@ typedef struct {
   const char* profile_plot; /* bench --profile-plot FILE.png|svg */
   int repeat;
   int threads;
+  const char* target; /* --target: TVM's target string (NULL: the host) */
 } options_t;
 
 /* ---- the commands: help text (usage lines) and entry point ---- */
@@ -79,6 +80,8 @@ RLX_MUST_USE rlx_status_t* tool_mkdirs(const char* path);
 /* Runs argv[0] with argv, waiting for it; its output (stdout and stderr) goes into the error
  * when it fails. */
 RLX_MUST_USE rlx_status_t* tool_run_process(char* const* argv);
+/* A compiler context for the options: --target set (NULL *out when it cannot be made). */
+RLX_MUST_USE rlx_status_t* tool_ctx(const options_t* o, rlx_ctx_t** out);
 /* The options' --extern / --lib / --defer-extern as a build configuration in ctx. */
 RLX_MUST_USE rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out);
 

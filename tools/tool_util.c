@@ -97,6 +97,19 @@ RLX_MUST_USE rlx_status_t* tool_run_process(char* const* argv) {
                            WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
 }
 
+RLX_MUST_USE rlx_status_t* tool_ctx(const options_t* o, rlx_ctx_t** out) {
+  *out = NULL;
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (compiler context)");
+  rlx_status_t* st = o->target ? rlx_status_annotate(rlx_ctx_set_target_str(ctx, o->target), "--target") : NULL;
+  if (st) {
+    rlx_ctx_free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return NULL;
+}
+
 RLX_MUST_USE rlx_status_t* tool_build_config(rlx_ctx_t* ctx, const options_t* o, rlx_build_config_t** out) {
   rlx_build_config_t* c = rlx_build_config_create(ctx);
   for (int i = 0; i < o->n_externs; i++) RLX_RETURN_IF_ERROR(rlx_build_config_add_extern(c, o->externs[i]));

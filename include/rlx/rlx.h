@@ -18,6 +18,7 @@
 #include "rlx/dtype.h"
 #include "rlx/runtime.h"
 #include "rlx/status.h"
+#include "rlx/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,9 +41,26 @@ typedef struct rlx_schedule rlx_schedule_t;
 #define RLX_BOOL RLX_DTYPE(RLX_DT_UINT, 1, 1)
 
 /* ---- context ---- */
-/* NULL when out of memory. */
+/* NULL when out of memory. The context's target is the CPU this process runs on (capped by
+ * RLX_MAX_ISA, include/rlx/target.h) until rlx_ctx_set_target. */
 rlx_ctx_t* rlx_ctx_create(void);
 void rlx_ctx_free(rlx_ctx_t* ctx);
+
+/* ---- the compile context (TVM's PassContext) ----
+ * What the context's compilations are for and how they run: the target (every
+ * machine-specific decision: vector width, register tiles, the NCHWc block, cache sizes, the
+ * C compiler and its flags, the kernel cache key), the C compiler, the kernel cache. */
+/* Copies target (NULL: the host) into ctx. */
+RLX_MUST_USE rlx_status_t* rlx_ctx_set_target(rlx_ctx_t* ctx, const rlx_target_t* target);
+/* Parses text as rlx_target_parse does and sets it. */
+RLX_MUST_USE rlx_status_t* rlx_ctx_set_target_str(rlx_ctx_t* ctx, const char* text);
+const rlx_target_t* rlx_ctx_target(const rlx_ctx_t* ctx);
+/* The C compiler's words ("ccache gcc"; NULL: $CC, else the target's cross compiler for a
+ * foreign triple, else cc), the kernel cache directory (NULL: $RLX_CACHE_DIR, else
+ * ~/.cache/rlx) and whether generated C stays beside its object. Copied. */
+void rlx_ctx_set_cc(rlx_ctx_t* ctx, const char* cc);
+void rlx_ctx_set_cache_dir(rlx_ctx_t* ctx, const char* dir);
+void rlx_ctx_set_keep_source(rlx_ctx_t* ctx, bool keep);
 
 /* ---- expressions (PrimExpr) ----
  * Integer constants, float constants, symbolic variables (e.g. rlx_ir_var(ctx, "n", RLX_INT64)

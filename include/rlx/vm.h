@@ -43,6 +43,16 @@ typedef struct rlx_vm rlx_vm_t;
  * every place searched, and listing them. */
 RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm);
 
+/* The target a compiled model was built for (*out_text, heap: its canonical target text,
+ * include/rlx/target.h), read from the file without loading it. PARSE_ERROR for a file that
+ * records none (not a model, or one built before models recorded their target). */
+RLX_MUST_USE rlx_status_t* rlx_vm_model_target(const char* model_so, char** out_text);
+/* NULL when the model's target runs on this CPU (capped by RLX_MAX_ISA); else the error of
+ * rlx_target_check_host naming the model and the missing features. rlx_vm_load checks this
+ * first, so a model built for a newer CPU or another architecture is refused with one line,
+ * never run into an illegal instruction. */
+RLX_MUST_USE rlx_status_t* rlx_vm_check_model_target(const char* model_so);
+
 /* As rlx_vm_load, for an executable already in memory (`exec_bytes`, n bytes, copied):
  * kernel_lib (may be NULL) plays the role of the model's own shared object. For tools and
  * tests that assemble executables by hand. */

@@ -3,6 +3,7 @@
  * two sets of declarations agree. */
 #include "rlx/rlx.h"
 
+#include "../build/build.h"
 #include "../codegen/codegen.h"
 #include "../ir/ir.h"
 #include "../script/script.h"
@@ -30,5 +31,11 @@ rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name) {
 rlx_tir_func_t* rlx_schedule_func(const rlx_schedule_t* s) { return s->func; }
 
 RLX_MUST_USE rlx_status_t* rlx_build(rlx_ctx_t* ctx, rlx_module_t* m, rlx_library_t** out_lib) {
-  return rlx_build_module(ctx, m, NULL, out_lib);
+  return rlx_build_module(ctx, m, out_lib);
+}
+
+rlx_ctx_t* rlx_ctx_create(void) {
+  rlx_ctx_t* ctx = rlx_ctx_new();
+  if (ctx) rlx_build_use_compiled_folds(ctx); /* large constants fold compiled, as when building */
+  return ctx;
 }

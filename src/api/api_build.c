@@ -2,8 +2,8 @@
  * configuration and thin wrappers over vm_build.c / externs.c. */
 #include <string.h>
 
-#include "../codegen/externs.h"
-#include "../codegen/vm_build.h"
+#include "../build/externs.h"
+#include "../build/vm_build.h"
 #include "build_config.h"
 #include "rlx/rlx.h"
 

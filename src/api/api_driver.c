@@ -7,6 +7,7 @@
 
 #include "rlx/rlx.h"
 
+#include "../build/build.h"
 #include "../codegen/codegen.h"
 #include "../ir/ir.h"
 #include "../relax/relax.h"
@@ -120,7 +121,7 @@ static RLX_MUST_USE rlx_status_t* memory_report(rlx_ctx_t* ctx, rlx_module_t* m,
 /* A report written by write into a heap string; the pipeline folds as compiling does. */
 static RLX_MUST_USE rlx_status_t* report_text(rlx_status_t* (*write)(rlx_ctx_t*, rlx_module_t*, rlx_strbuf_t*), rlx_ctx_t* ctx,
                                               rlx_module_t* m, char** out_text) {
-  rlx_fold_set_runner(rlx_build_run_func);
+  rlx_build_use_compiled_folds(ctx);
   rlx_strbuf_t sb = {0};
   rlx_status_t* st = write(ctx, m, &sb);
   if (st) {

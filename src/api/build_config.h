@@ -3,7 +3,7 @@
 #ifndef RLX_API_BUILD_CONFIG_H
 #define RLX_API_BUILD_CONFIG_H
 
-#include "../codegen/vm_build.h"
+#include "../build/vm_build.h"
 
 enum { RLX_BUILD_CONFIG_MAX = 64 };
 

@@ -316,7 +316,7 @@ static const char* extern_symbol(aot_t* a, const char* name) {
     if (!seen) rlx_vec_push(&a->sources, table[i].source);
     return table[i].symbol;
   }
-  if (a->opts->externs && rlx_extern_set_find(a->opts->externs, name)) {
+  if (a->opts->extern_defines && a->opts->extern_defines(a->opts->externs, name)) {
     if (strcmp(rlx_aot_sanitize(a->ctx, name), name) != 0) {
       fail(a, RLX_UNSUPPORTED, "extern '%s' is not a C identifier", name);
       return NULL;

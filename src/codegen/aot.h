@@ -36,14 +36,16 @@
 
 #include "../relax/relax.h"
 #include "codegen.h"
-#include "externs.h"
 
 typedef struct {
   const char* name;          /* module name as given (sanitized into C identifiers here) */
   const char* kernel_prefix; /* the prefix given to rlx_codegen_c_ex */
   int n_output_names;        /* names of the outputs (ONNX graph outputs), may be 0 */
   const char* const* output_names;
-  const rlx_extern_set_t* externs; /* extern objects linked into the program, may be NULL */
+  /* Whether an extern object linked into the program defines symbol `name` (NULL: none is):
+   * the build layer's extern set, seen through this predicate so that codegen stays below it. */
+  bool (*extern_defines)(const void* externs, const char* name);
+  const void* externs;
   /* The lowered PrimFuncs (what the kernels were generated from), by name; NULL: the
    * module's own. */
   rlx_module_t* lowered;

@@ -2,7 +2,7 @@
  * per binding, constants into the pool. Input contract in vm_build.h. */
 #include <string.h>
 
-#include "vm_build.h"
+#include "vm_codegen.h"
 
 typedef struct {
   rlx_ctx_t* ctx;

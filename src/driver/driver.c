@@ -215,7 +215,6 @@ RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* 
     *out = m;
     return NULL;
   }
-  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   return relax_stage(ctx, m, opts && opts->check_well_formed, only, NULL, out);
 }
 
@@ -232,7 +231,6 @@ RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const
   if (stop && !sp) return unknown_pass(stop, ~0u, false);
   if (sp) stop = sp->name; /* a TVM name as rlx's */
   const char* only = relax_only(opts);
-  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
   uint64_t mark = rlx_alloc_failures();
   /* (import is the caller's) 1. Relax stage */
   rlx_module_t* cur = m;

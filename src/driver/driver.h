@@ -59,15 +59,16 @@ typedef struct {
   char* c_source;         /* heap: the kernels' C (stop_after "codegen_c") */
 } rlx_driver_result_t;
 
-/* Runs the flow on m as opts say (NULL: everything but codegen_c). Installs the C backend as
- * the fold runner, so large constants fold compiled. Errors name the pass (and the
+/* Runs the flow on m as opts say (NULL: everything but codegen_c), for the pass context's
+ * target; constants fold compiled when the caller installed a fold runner there (the build
+ * layer does). Errors name the pass (and the
  * function); an allocation failure during any stage makes it OUT_OF_MEMORY; an unknown
  * stop_after lists the pass names. */
 RLX_MUST_USE rlx_status_t* rlx_driver_run(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                                           rlx_driver_result_t* out);
 
-/* The Relax stage alone as opts->relax_passes says (stop_after ignored), fold runner
- * installed: what VM codegen and extern resolution take. */
+/* The Relax stage alone as opts->relax_passes says (stop_after ignored): what VM codegen and
+ * extern resolution take. */
 RLX_MUST_USE rlx_status_t* rlx_driver_relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_driver_options_t* opts,
                                                   rlx_module_t** out);
 /* The TIR stage alone on every PrimFunc of m (default schedule where needed): *out_module

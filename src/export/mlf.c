@@ -30,7 +30,8 @@
 
 #include "../api/build_config.h"
 #include "../codegen/aot.h"
-#include "../codegen/externs.h"
+#include "../build/externs.h"
+#include "../build/vm_build.h"
 #include "../script/script.h"
 #include "../driver/driver.h"
 #include "rlx/rlx.h"
@@ -137,7 +138,7 @@ static cJSON* tensors_json(const rlx_aot_tensor_t* ts, int n) {
   return o;
 }
 
-static cJSON* module_json(const char* name, const char* style) {
+static cJSON* module_json(rlx_ctx_t* ctx, const char* name, const char* style) {
   cJSON* mod = cJSON_CreateObject();
   cJSON_AddStringToObject(mod, "model_name", name);
   char when[64];
@@ -147,8 +148,13 @@ static cJSON* module_json(const char* name, const char* style) {
   strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%SZ", &tm);
   cJSON_AddStringToObject(mod, "export_datetime", when);
   cJSON_AddStringToObject(mod, "style", style);
+  /* the full target, and the C flags its sources are built with (rlx config --cflags) */
+  const rlx_target_t* t = rlx_ctx_target_of(ctx);
   cJSON* target = cJSON_AddArrayToObject(mod, "target");
-  cJSON_AddItemToArray(target, cJSON_CreateString("c"));
+  cJSON_AddItemToArray(target, cJSON_CreateString(rlx_target_str(t)));
+  char cflags[600];
+  rlx_status_free(rlx_target_cflags(t, cflags, sizeof(cflags))); /* 600 bytes hold any target's */
+  cJSON_AddStringToObject(mod, "cflags", cflags);
   return mod;
 }
 
@@ -292,10 +298,13 @@ static RLX_MUST_USE rlx_status_t* lower_all(rlx_ctx_t* ctx, rlx_module_t* m, rlx
   return NULL;
 }
 
-static RLX_MUST_USE rlx_status_t* add_externs(const rlx_build_config_t* c, rlx_extern_set_t* ext, files_t* fs, cJSON* deps) {
+static bool extern_defines(const void* ext, const char* name) { return rlx_extern_set_find(ext, name) != NULL; }
+
+static RLX_MUST_USE rlx_status_t* add_externs(rlx_ctx_t* ctx, const rlx_build_config_t* c, rlx_extern_set_t* ext,
+                                              files_t* fs, cJSON* deps) {
   rlx_vm_compile_options_t o;
   rlx_build_config_vm_options(c, &o);
-  RLX_RETURN_IF_ERROR(rlx_vm_externs(&o, ext));
+  RLX_RETURN_IF_ERROR(rlx_vm_externs(ctx, &o, ext));
   for (int i = 0; i < ext->n; i++) {
     const rlx_extern_file_t* f = &ext->files[i];
     const char* base = strrchr(f->path, '/');
@@ -333,7 +342,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
     return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf: the module has several Relax functions and none is 'main'");
   rlx_pipeline_options_t po = {false, "plan_memory"};
   rlx_module_t* planned = NULL;
-  rlx_fold_set_runner(rlx_build_run_func); /* large constant folds run compiled */
+  rlx_build_use_compiled_folds(ctx); /* large constant folds run compiled */
   RLX_RETURN_IF_ERROR(rlx_pipeline_run(ctx, m, &po, &planned)); /* the driver's Relax stage */
   rlx_tir_func_t** funcs = NULL;
   int n = 0;
@@ -342,7 +351,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
 
   cJSON* deps = cJSON_CreateArray();
   rlx_extern_set_t ext = {0};
-  rlx_status_t* st = add_externs(opts->build, &ext, fs, deps);
+  rlx_status_t* st = add_externs(ctx, opts->build, &ext, fs, deps);
   /* the kernels first (their scratch sizes), then the entry point that calls them */
   char* kernels = NULL;
   rlx_expr_t** kws = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
@@ -351,7 +360,8 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   rlx_codegen_c_options_t co = {true, NULL, true, NULL, true, kws};
   if (!st) st = rlx_codegen_c_ex(ctx, n, funcs, &co, &kernels);
   if (!st && !kernels) st = rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory generating the kernels");
-  rlx_aot_options_t ao = {name, NULL, opts->n_output_names, opts->output_names, &ext, lowered, n, kws_names, kws};
+  rlx_aot_options_t ao = {name,    NULL, opts->n_output_names, opts->output_names, extern_defines, &ext, lowered, n,
+                         kws_names, kws};
   rlx_aot_result_t r;
   memset(&r, 0, sizeof(r));
   if (!st) st = rlx_aot_codegen(ctx, planned, func, &ao, &r);
@@ -398,7 +408,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   add_str(fs, "src/tir-cpu.txt", rlx_script_print_module(lowered));
 
   /* metadata.json */
-  cJSON* mod = module_json(name, "full-model");
+  cJSON* mod = module_json(ctx, name, "full-model");
   cJSON* ex = cJSON_AddArrayToObject(mod, "executors");
   cJSON_AddItemToArray(ex, cJSON_CreateString("aot"));
   cJSON* memory = cJSON_AddObjectToObject(mod, "memory");
@@ -471,7 +481,7 @@ static RLX_MUST_USE rlx_status_t* export_operators(rlx_ctx_t* ctx, rlx_module_t*
                     "#ifndef TVMGEN_%s_OPS_H_\n#define TVMGEN_%s_OPS_H_\n#include <stdint.h>\n"
                     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n",
                     name, cn, U, U);
-  cJSON* mod = module_json(name, "operator");
+  cJSON* mod = module_json(ctx, name, "operator");
   cJSON_AddArrayToObject(mod, "executors");
   cJSON* memory = cJSON_AddObjectToObject(mod, "memory");
   char buf[32];
@@ -551,6 +561,7 @@ RLX_MUST_USE rlx_status_t* rlx_export_mlf(rlx_ctx_t* ctx, rlx_module_t* m, const
   const char* style = opts->style ? opts->style : "full-model";
   const char* name = opts->name ? opts->name : "default";
   if (!*name) return rlx_status_create(RLX_INVALID_ARGUMENT, "export-mlf: --name is empty");
+  RLX_RETURN_IF_ERROR(rlx_ctx_target_check(ctx));
   files_t fs = {{0}, false};
   uint64_t mark = rlx_alloc_failures();
   rlx_status_t* st = NULL;

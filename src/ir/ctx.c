@@ -6,14 +6,53 @@
 
 #include "ir.h"
 
-rlx_ctx_t* rlx_ctx_create(void) {
+rlx_ctx_t* rlx_ctx_new(void) {
   rlx_ctx_t* ctx = calloc(1, sizeof(*ctx));
   if (ctx && !rlx_arena_init(&ctx->arena)) {
     free(ctx);
-    ctx = NULL;
+    return NULL;
+  }
+  if (!ctx) return NULL;
+  rlx_status_t* st = rlx_target_host_into(&ctx->pass.target);
+  if (st) { /* a malformed RLX_MAX_ISA: compiling reports it (rlx_ctx_target_check) */
+    ctx->pass.target_error = rlx_arena_strdup(&ctx->arena, rlx_status_message(st));
+    rlx_status_free(st);
+    const char* base = rlx_host_arch() == RLX_ARCH_X86_64    ? "c -mcpu=x86-64"
+                       : rlx_host_arch() == RLX_ARCH_AARCH64 ? "c -mcpu=generic"
+                                                             : NULL;
+    if (!base || rlx_target_parse_into(base, &ctx->pass.target) != NULL) memset(&ctx->pass.target, 0, sizeof(rlx_target_t));
   }
   return ctx;
 }
+
+RLX_MUST_USE rlx_status_t* rlx_ctx_target_check(const rlx_ctx_t* ctx) {
+  return ctx->pass.target_error ? rlx_status_create(RLX_INVALID_ARGUMENT, "%s", ctx->pass.target_error) : NULL;
+}
+
+RLX_MUST_USE rlx_status_t* rlx_ctx_set_target(rlx_ctx_t* ctx, const rlx_target_t* target) {
+  if (!target) return rlx_ctx_set_target_str(ctx, NULL);
+  ctx->pass.target = *target;
+  ctx->pass.target_error = NULL;
+  return NULL;
+}
+
+RLX_MUST_USE rlx_status_t* rlx_ctx_set_target_str(rlx_ctx_t* ctx, const char* text) {
+  rlx_target_t t;
+  RLX_RETURN_IF_ERROR(rlx_target_parse_into(text, &t));
+  return rlx_ctx_set_target(ctx, &t);
+}
+
+const rlx_target_t* rlx_ctx_target(const rlx_ctx_t* ctx) { return &ctx->pass.target; }
+
+void rlx_ctx_set_cc(rlx_ctx_t* ctx, const char* cc) {
+  ctx->pass.cc = cc && *cc ? rlx_arena_strdup(&ctx->arena, cc) : NULL;
+}
+
+void rlx_ctx_set_cache_dir(rlx_ctx_t* ctx, const char* dir) {
+  ctx->pass.cache_dir = dir && *dir ? rlx_arena_strdup(&ctx->arena, dir) : NULL;
+}
+
+void rlx_ctx_set_keep_source(rlx_ctx_t* ctx, bool keep) { ctx->pass.keep_source = keep; }
 
 void rlx_ctx_free(rlx_ctx_t* ctx) {
   if (!ctx) return;

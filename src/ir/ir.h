@@ -13,15 +13,44 @@
 #include <stdint.h>
 
 #include "../support/support.h"
+#include "../support/target.h"
 #include "rlx/dtype.h"
 #include "rlx/rlx.h" /* the public API: its functions are declared there only */
 #include "rlx/status.h"
 
 /* ------------------------------------------------------------------ context */
+/* Runs PrimFunc f on args (n DLTensors in parameter order; a scalar parameter is a 0-d
+ * tensor holding its value) as compiled code: constant folding's way to run calls too large
+ * for the TIR interpreter. The build layer (src/build/) installs its C backend's in the
+ * pass context of what it compiles, so the passes do not depend on it. */
+typedef rlx_status_t* (*rlx_fold_runner_t)(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
+
+/* The compile context (TVM's PassContext): what the compilations of one rlx_ctx_t are for and
+ * how they run. Every pass and code generator reads it through the context they are given;
+ * nothing of it lives in process globals. Set through the public API (rlx_ctx_set_*). */
+typedef struct {
+  rlx_target_t target;           /* the host (detected when the context was made) unless set */
+  const char* target_error;      /* arena: why the host could not be detected (RLX_MAX_ISA), or NULL */
+  rlx_fold_runner_t fold_runner; /* NULL: the interpreter only, under its work limit */
+  const char* cc;                /* arena: the C compiler's words; NULL: $CC, or the target's cross compiler */
+  const char* cache_dir;         /* arena: kernel cache; NULL: $RLX_CACHE_DIR, ~/.cache/rlx, /tmp/rlx-cache-UID */
+  bool keep_source;              /* leave generated C beside its object in the cache ($RLX_KEEP_SOURCE too) */
+} rlx_pass_context_t;
+
 typedef struct rlx_ctx {
   rlx_arena_t arena;
   int next_id; /* for rlx_ctx_fresh_name */
+  rlx_pass_context_t pass;
 } rlx_ctx_t;
+
+/* A context with the host as target and no fold runner; the public rlx_ctx_create
+ * (src/api/api.c) also installs the build layer's. NULL when out of memory. */
+rlx_ctx_t* rlx_ctx_new(void);
+/* The context's target (never NULL). */
+static inline const rlx_target_t* rlx_ctx_target_of(const rlx_ctx_t* ctx) { return &ctx->pass.target; }
+/* NULL, or why the context has no valid target (a malformed RLX_MAX_ISA): the compile
+ * entry points return it before they start. */
+RLX_MUST_USE rlx_status_t* rlx_ctx_target_check(const rlx_ctx_t* ctx);
 
 /* Allocation failure (docs/ARCHITECTURE.md, "Allocation failure"): a failed arena
  * allocation marks the context (sticky), and counts on the thread as a failed push, put or

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/target.h"
 #include "kernels/nn_kernels.h"
 #include "vm_internal.h"
 
@@ -233,6 +234,7 @@ static RLX_MUST_USE rlx_status_t* load_model_file(const char* path, rlx_library_
 RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const char* const* libs, rlx_vm_t** out_vm) {
   if (!model_so || !out_vm || (n_libs > 0 && !libs))
     return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_load: NULL argument");
+  RLX_RETURN_IF_ERROR(rlx_vm_check_model_target(model_so));
   rlx_library_t* model = NULL;
   RLX_RETURN_IF_ERROR(load_model_file(model_so, &model));
   const void* bytes;
@@ -246,13 +248,32 @@ RLX_MUST_USE rlx_status_t* rlx_vm_load(const char* model_so, int n_libs, const c
 }
 
 RLX_MUST_USE rlx_status_t* rlx_vm_disassemble_model(const char* model_so, char** out_text) {
+  char* target = NULL;
+  RLX_RETURN_IF_ERROR(rlx_vm_model_target(model_so, &target));
+  /* a model for this architecture can be loaded to read its bytecode even when this CPU
+   * could not run it (nothing of it runs) */
+  rlx_target_t* t = NULL;
+  rlx_status_t* st = rlx_target_parse(target, &t);
+  if (!st && rlx_target_arch(t) != rlx_host_arch())
+    st = rlx_status_create(RLX_UNSUPPORTED, "'%s' is a model for %s ('%s'); its bytecode is read on such a machine",
+                           model_so, rlx_target_triple(t), target);
+  rlx_target_free(t);
   rlx_library_t* model = NULL;
-  RLX_RETURN_IF_ERROR(load_model_file(model_so, &model));
+  if (!st) st = load_model_file(model_so, &model);
   const void* bytes;
   size_t n;
-  rlx_status_t* st = embedded_exec(model, &bytes, &n);
-  if (!st) st = rlx_vm_disassemble(bytes, n, out_text);
+  char* text = NULL;
+  if (!st) st = embedded_exec(model, &bytes, &n);
+  if (!st) st = rlx_vm_disassemble(bytes, n, &text);
   rlx_library_free(model);
+  if (!st) {
+    rlx_strbuf_t sb = {0};
+    rlx_strbuf_printf(&sb, "; target: %s\n%s", target, text);
+    *out_text = rlx_strbuf_take(&sb);
+    if (!*out_text) st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (disassembly)");
+  }
+  free(text);
+  free(target);
   return st;
 }
 

@@ -884,7 +884,7 @@ void rs_print_relax_func(const rlx_module_t* m, const rlx_relax_func_t* f, const
   rp_t p;
   memset(&p, 0, sizeof(p));
   p.meta = meta;
-  p.ctx = rlx_ctx_create();
+  p.ctx = rlx_ctx_new();
   p.m = m;
   p.head_indent = indent + 4;
   if (p.ctx) {

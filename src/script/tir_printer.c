@@ -1294,7 +1294,7 @@ static void print_func(pr_t* p, const rlx_tir_func_t* f, const char* name, int i
 /* false when out of memory (the printer's scratch context) */
 static bool pr_init(pr_t* p) {
   memset(p, 0, sizeof(*p));
-  p->ctx = rlx_ctx_create();
+  p->ctx = rlx_ctx_new();
   return p->ctx != NULL;
 }
 

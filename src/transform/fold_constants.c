@@ -7,7 +7,7 @@
  * 16M elements, and whose PrimFunc runs at most 32M statements (constant loop extents),
  * becomes `v = R.const(...)`: f is run at compile time by the TIR reference
  * interpreter, or, when it would run more than 4M statements and the driver installed a
- * runner (rlx_fold_set_runner: the C backend), as compiled code; then the limits are 256M
+ * runner (the pass context's fold_runner: the C backend), as compiled code; then the limits are 256M
  * elements and no statement limit. Folding repeats down chains (a folded var feeds the next call). Dataflow
  * bindings of a Constant to a DataflowVar that nothing uses any more are removed, and
  * PrimFuncs no longer called from any Relax function are dropped from the module (the
@@ -28,9 +28,6 @@ enum { FOLD_MAX_ELEMS = 16 * 1024 * 1024, FOLD_MAX_ELEMS_COMPILED = 256 * 1024 *
 static const double FOLD_MAX_WORK = 32.0 * 1024 * 1024;
 static const double FOLD_COMPILED_WORK = 4.0 * 1024 * 1024;
 
-static _Atomic(rlx_fold_runner_t) fold_runner;
-
-void rlx_fold_set_runner(rlx_fold_runner_t run) { fold_runner = run; }
 
 
 typedef struct {
@@ -159,7 +156,8 @@ static rlx_relax_constant_t* as_const(rlx_relax_expr_t* e, void* user) {
 
 /* The folded Constant of call c, or NULL (*out) when it cannot be folded. */
 static RLX_MUST_USE rlx_status_t* try_fold(fc_t* z, rlx_relax_call_t* c, rlx_relax_expr_t** out) {
-  rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, fold_runner, FOLD_COMPILED_WORK, FOLD_MAX_ELEMS_COMPILED, NULL};
+  rlx_fold_limits_t lim = {FOLD_MAX_ELEMS, FOLD_MAX_WORK, z->ctx->pass.fold_runner, FOLD_COMPILED_WORK,
+                           FOLD_MAX_ELEMS_COMPILED, NULL};
   return rlx_fold_call_tir(z->ctx, z->m, c, as_const, z, &lim, out);
 }
 

@@ -28,13 +28,6 @@ RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* i
 RLX_MUST_USE rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* call_tir whose args are all constants → evaluated at compile time into a Constant. */
 RLX_MUST_USE rlx_status_t* rlx_pass_fold_constants(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
-/* Runs PrimFunc f on args (n DLTensors in parameter order; a scalar parameter is a 0-d
- * tensor holding its value) as compiled code. fold_constants uses it for calls too large
- * for the TIR interpreter; the compiler driver installs the C backend's (codegen's
- * rlx_build_run_func), so this layer does not depend on codegen. NULL (the default):
- * the interpreter only, under its work limit. */
-typedef rlx_status_t* (*rlx_fold_runner_t)(rlx_ctx_t* ctx, const rlx_tir_func_t* f, DLTensor** args, int n);
-void rlx_fold_set_runner(rlx_fold_runner_t run);
 /* TVM's FuseOps: groups call_tirs (elementwise/injective consumers into their producers),
  * each group a private Relax function with "Primitive": 1 that the caller calls (fuse_ops.c). */
 RLX_MUST_USE rlx_status_t* rlx_pass_fuse_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);

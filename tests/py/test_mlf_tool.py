@@ -78,7 +78,8 @@ if meta:
     mod = meta["modules"]["default"]
     fn = mod["memory"]["functions"]["main"][0]
     check(meta["version"] == 7 and mod["style"] == "full-model" and mod["executors"] == ["aot"] and
-          mod["target"] == ["c"] and fn["device"] == 1, "MLP metadata header fields")
+          len(mod["target"]) == 1 and mod["target"][0].startswith("c -keys=cpu ") and "-mcpu=" in mod["target"][0]
+          and "-ffp-contract=fast -march=" in mod["cflags"] and fn["device"] == 1, "MLP metadata header fields")
     check(fn["inputs"]["x"] == {"size": "n * 3136", "dtype": "float32", "shape": ["n", 784]}, "symbolic input %r" % fn["inputs"]["x"])
     check(fn["outputs"]["output"]["shape"] == ["n", 10], "symbolic output shape")
     ws_formula = fn["workspace_size_bytes"]

@@ -47,7 +47,7 @@
 #include "rlx/onnx.h"
 #include "rlx/rlx.h"
 #include "rlx/vm.h"
-#include "codegen/vm_build.h"
+#include "build/vm_build.h"
 #include "support/support.h"
 #include "test.h"
 #include "transform/pass.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "build/build.h"
 #include "codegen/codegen.h"
 #include "rlx/runtime.h"
 #include "test.h"
@@ -68,8 +69,7 @@ static inline rlx_library_t* build_lib(int n, rlx_tir_func_t* const* funcs, char
   if (!src) return NULL;
   if (getenv("RLX_TEST_DUMP")) fprintf(stderr, "%s\n", src);
   char* path = NULL;
-  rlx_compile_options_t opts = {0};
-  st = rlx_compile_c(src, &opts, &path);
+  st = rlx_compile_c(ctx_, src, &path);
   CHECK_OK(st);
   rlx_library_t* lib = NULL;
   if (path) CHECK_OK(rlx_library_load(path, &lib));

@@ -105,9 +105,8 @@ int main(void) {
   if (fb) rlx_module_set(m, "matmul_big", RLX_FUNC_TIR, fb);
   if (fr) rlx_module_set(m, "rowmax", RLX_FUNC_TIR, fr);
   rlx_library_t* lib = NULL;
-  rlx_compile_options_t opts = {0};
-  opts.keep_source = getenv("RLX_TEST_DUMP") != NULL;
-  CHECK_OK(rlx_build_module(ctx_, m, &opts, &lib));
+  rlx_ctx_set_keep_source(ctx_, getenv("RLX_TEST_DUMP") != NULL);
+  CHECK_OK(rlx_build_module(ctx_, m, &lib));
   if (lib) {
     rlx_library_set_num_threads(lib, 1);
     /* add, symbolic n, two sizes */

@@ -552,8 +552,7 @@ static void test_errors(void) {
   src = NULL;
   /* compiler errors come back with the compiler's output */
   char* path = NULL;
-  rlx_compile_options_t opts = {0};
-  CHECK_ERR(rlx_compile_c("int f(void) { return undeclared_thing; }\n", &opts, &path), "undeclared_thing");
+  CHECK_ERR(rlx_compile_c(ctx_, "int f(void) { return undeclared_thing; }\n", &path), "undeclared_thing");
 }
 
 /* ------------------------------------------------------------------ compile cache */
@@ -562,11 +561,13 @@ static void test_cache(void) {
   if (!mkdtemp(dir)) return;
   char src[128];
   snprintf(src, sizeof(src), "int rlx_cache_probe(void) { return %d; }\n", (int)(now_s() * 1000) % 100000);
-  rlx_compile_options_t opts = {NULL, dir, true};
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_set_cache_dir(ctx, dir);
+  rlx_ctx_set_keep_source(ctx, true);
   char *p1 = NULL, *p2 = NULL;
-  CHECK_OK(rlx_compile_c(src, &opts, &p1));
+  CHECK_OK(rlx_compile_c(ctx, src, &p1));
   double t0 = now_s();
-  CHECK_OK(rlx_compile_c(src, &opts, &p2));
+  CHECK_OK(rlx_compile_c(ctx, src, &p2));
   double hit = now_s() - t0;
   CHECK(p1 && p2 && strcmp(p1, p2) == 0 && strncmp(p1, dir, strlen(dir)) == 0);
   CHECK_MSG(hit < 0.05, "cache hit took %.3f s", hit);
@@ -577,9 +578,24 @@ static void test_cache(void) {
     unlink(c_path);
     unlink(p1);
   }
+  /* another target, another object: the cache never serves code built for another target */
+  char* p3 = NULL;
+  CHECK_OK(rlx_ctx_set_target_str(ctx, "c -mcpu=x86-64-v2"));
+  if (rlx_target_arch(rlx_ctx_target(ctx)) == RLX_ARCH_X86_64) {
+    CHECK_OK(rlx_compile_c(ctx, src, &p3));
+    CHECK(p3 && p1 && strcmp(p3, p1) != 0);
+    if (p3) unlink(p3);
+  }
+  char c3[512];
+  if (p3) {
+    snprintf(c3, sizeof(c3), "%.*s.c", (int)(strlen(p3) - 3), p3);
+    unlink(c3);
+  }
   rmdir(dir);
   free(p1);
   free(p2);
+  free(p3);
+  rlx_ctx_free(ctx);
 }
 
 int main(void) {

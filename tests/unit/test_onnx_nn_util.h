@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/vm_build.h"
+#include "build/vm_build.h"
 #include "frontend/onnx/onnx_import.h"
 #include "rlx/vm.h"
 #include "test.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/vm_build.h"
+#include "build/vm_build.h"
 #include "frontend/onnx/onnx_import.h"
 #include "rlx/vm.h"
 #include "test.h"

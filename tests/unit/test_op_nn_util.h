@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "build/build.h"
 #include "codegen/codegen.h"
 #include "relax/op.h"
 #include "rlx/runtime.h"
@@ -139,8 +140,7 @@ static inline rlx_status_t* run_compiled(const rlx_tir_func_t* prim, int n, host
   f->is_private = false;
   rlx_module_set(m, "kernel", RLX_FUNC_TIR, f);
   rlx_library_t* lib = NULL;
-  rlx_compile_options_t opts = {0};
-  RLX_RETURN_IF_ERROR(rlx_build_module(C_, m, &opts, &lib));
+  RLX_RETURN_IF_ERROR(rlx_build_module(C_, m, &lib));
   rlx_packed_fn_t fn = NULL;
   rlx_status_t* gst = rlx_library_get_function(lib, rlx_codegen_symbol(C_, "kernel"), &fn);
   if (gst) {

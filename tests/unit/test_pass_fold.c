@@ -81,6 +81,7 @@ static void test_fold_chain(void) {
 /* A constant call whose output has more than 16M elements is not evaluated. */
 static void test_size_limit(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
+  ctx->pass.fold_runner = NULL; /* the interpreter's limits: no compiled folds */
   rlx_dtype_t f32 = rlx_dt_float32();
   int64_t one = 1;
   float v = 2;
@@ -144,6 +145,9 @@ static void test_unrunnable_kept(void) {
  * (512^3 multiply-adds) is over the limit. */
 static void test_work_limit(void) {
   rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_fold_runner_t runner = ctx->pass.fold_runner; /* the build layer's: every public context has it */
+  CHECK(runner != NULL);
+  ctx->pass.fold_runner = NULL; /* first the interpreter's limits */
   rlx_dtype_t f32 = rlx_dt_float32();
   int sizes[2] = {12, 512};
   rlx_relax_expr_t* c[2][2];
@@ -186,6 +190,14 @@ static void test_work_limit(void) {
         }
       CHECK_MSG(err == 0, "folded matmul: max abs err %g (integers: exact)", err);
     }
+  }
+  /* with the compiled runner (a public context's default) the large one folds too */
+  ctx->pass.fold_runner = runner;
+  out = NULL;
+  CHECK_OK(rlx_pass_fold_constants(ctx, rlx_bb_get(bb), &out));
+  if (out) {
+    rlx_relax_seq_t* seq = (rlx_relax_seq_t*)main_of(out)->body;
+    CHECK(seq->blocks[0]->bindings[1]->value->kind == RLX_RELAX_CONSTANT);
   }
   free(data[0]);
   free(data[1]);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rlx/target.h"
 #include "rlx/vm.h"
 #include "runtime/vm_exec.h"
 #include "runtime/vm_internal.h"
@@ -505,6 +506,12 @@ static void test_fake_models(void) {
     FILE* f = fopen(src, "w");
     if (!f) continue;
     fputs(bodies[i], f);
+    /* the host's target, recorded as a model records it: the loader gets to the executable */
+    rlx_target_t* host = NULL;
+    CHECK_OK(rlx_target_host(&host));
+    fprintf(f, "__attribute__((section(\".rlx_target\"), used)) static const char target[] = \"%s\";\n",
+            host ? rlx_target_str(host) : "");
+    rlx_target_free(host);
     fclose(f);
     snprintf(cmd, sizeof(cmd), "%s -shared -fPIC -o %s %s", cc, so, src);
     CHECK(system(cmd) == 0);

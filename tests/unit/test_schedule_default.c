@@ -5,6 +5,7 @@
  * rlx_build_module and prints GFLOPS for 1 and 2 threads. */
 #include <time.h>
 
+#include "build/build.h"
 #include "codegen/codegen.h"
 #include "script/script.h"
 #include "test_schedule_util.h"
@@ -483,7 +484,7 @@ static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_
   rlx_module_t* mod = rlx_module_create(ctx);
   rlx_module_set(mod, f->name, RLX_FUNC_TIR, f);
   rlx_library_t* lib = NULL;
-  rlx_status_t* st = rlx_build_module(ctx, mod, NULL, &lib);
+  rlx_status_t* st = rlx_build_module(ctx, mod, &lib);
   if (st) {
     fprintf(stderr, "build %s: %s\n", f->name, rlx_status_message(st));
     rlx_status_free(st);
@@ -644,10 +645,10 @@ static void bench(bool symbolic) {
   rlx_tir_func_t* f = make_matmul(ctx, symbolic ? &mv->hdr : c64(ctx, nn), nn, nn, 0, false, false, false);
   rlx_module_t* mod = rlx_module_create(ctx);
   rlx_module_set(mod, "mm", RLX_FUNC_TIR, f);
-  rlx_compile_options_t opts = {NULL, NULL, true};
+  rlx_ctx_set_keep_source(ctx, true);
   rlx_library_t* lib = NULL;
   double t0 = now();
-  rlx_status_t* st = rlx_build_module(ctx, mod, &opts, &lib);
+  rlx_status_t* st = rlx_build_module(ctx, mod, &lib);
   if (st) {
     fprintf(stderr, "bench: build failed: %s\n", rlx_status_message(st));
     rlx_status_free(st);

@@ -4,6 +4,7 @@
  * rlx_build_module (default schedule, lowering, C, cc) and compared with the TIR interpreter
  * running the same PrimFunc (float32: |err| <= 1e-5 + 1e-5 |ref| — libm vs the interpreter;
  * ints, bools and moved values exact). */
+#include "build/build.h"
 #include "codegen/codegen.h"
 #include "rlx/runtime.h"
 #include "test_op_basic_util.h"
@@ -181,7 +182,7 @@ static void test_compiled(void) {
     if (funcs[k]) names[k] = ((rlx_relax_global_var_t*)((rlx_relax_call_t*)e)->args[0])->name;
   }
   rlx_library_t* lib = NULL;
-  CHECK_OK(rlx_build_module(ctx, rlx_bb_get(bb), NULL, &lib));
+  CHECK_OK(rlx_build_module(ctx, rlx_bb_get(bb), &lib));
   for (int k = 0; lib && k < NC; k++) {
     rlx_tir_func_t* f = funcs[k];
     if (!f) continue;

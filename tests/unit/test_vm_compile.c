@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/vm_build.h"
+#include "build/vm_build.h"
 #include "relax/op.h"
 #include "relax_test_util.h"
 #include "rlx/vm.h"

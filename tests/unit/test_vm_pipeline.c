@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/vm_build.h"
+#include "build/vm_build.h"
 #include "rlx/vm.h"
 #include "script/script.h"
 #include "test.h"

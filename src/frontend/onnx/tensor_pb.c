@@ -124,7 +124,7 @@ static RLX_MUST_USE rlx_status_t* write_message(const char* path, const Protobuf
 
 RLX_MUST_USE rlx_status_t* rlx_onnx_tensor_save(const char* path, const DLTensor* t, const char* name) {
   Onnx__TensorProto p;
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = rlx_ctx_new();
   if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", path);
   rlx_status_t* st = tensor_proto_of(ctx, path, t, name, &p);
   if (!st) st = write_message(path, &p.base);
@@ -327,7 +327,7 @@ RLX_MUST_USE rlx_status_t* rlx_onnx_value_save(const char* path, const char* typ
     return rlx_onnx_tensor_save(path, &v->tensor->dl, NULL);
   }
   if (k == VT_BAD) return rlx_status_create(RLX_UNSUPPORTED, "%s: values of type '%s' are not supported", path, type ? type : "?");
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = rlx_ctx_new();
   if (!ctx) return rlx_status_create(RLX_OUT_OF_MEMORY, "%s", path);
   Onnx__SequenceProto* s = NULL;
   Onnx__OptionalProto* o = NULL;

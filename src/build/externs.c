@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../relax/relax.h"
-#include "codegen.h"
+#include "build.h"
 #include "rlx/runtime.h"
 
 #ifndef RLX_SOURCE_INCLUDE_DIR
@@ -60,11 +60,22 @@ RLX_MUST_USE rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_
                            path);
 }
 
-/* The compiler for a source kind: words of $CC / $CXX / $NVCC (or cc / c++ / nvcc). */
-static int compiler_words(rlx_extern_kind_t kind, char** words, char** out_copy) {
+/* The compiler for a source kind: words of $CC / $CXX / $NVCC (or cc / c++ / nvcc); for a
+ * target of another architecture, its cross compiler (<triple>-gcc / -g++): $CC names the
+ * host's. The C compiler follows the pass context's when it names one. */
+static int compiler_words(const rlx_ctx_t* ctx, rlx_extern_kind_t kind, char** words, char** out_copy) {
   const char* env = kind == RLX_EXTERN_C ? "CC" : kind == RLX_EXTERN_CXX ? "CXX" : "NVCC";
   const char* dflt = kind == RLX_EXTERN_C ? "cc" : kind == RLX_EXTERN_CXX ? "c++" : "nvcc";
   const char* v = getenv(env);
+  const rlx_target_t* t = ctx ? rlx_ctx_target_of(ctx) : NULL;
+  const char* cross = t ? rlx_target_default_cc(t) : NULL;
+  char cross_cxx[96];
+  if (cross && kind == RLX_EXTERN_CXX) {
+    snprintf(cross_cxx, sizeof(cross_cxx), "%.*sg++", (int)(strlen(cross) - 3), cross);
+    cross = cross_cxx;
+  }
+  if (cross && kind != RLX_EXTERN_CUDA) v = cross;
+  if (kind == RLX_EXTERN_C && ctx && ctx->pass.cc) v = ctx->pass.cc;
   *out_copy = strdup(v && *v ? v : dflt);
   int nw = 0;
   for (char* tok = strtok(*out_copy, " \t"); tok && nw < MAX_WORDS; tok = strtok(NULL, " \t")) words[nw++] = tok;
@@ -100,7 +111,7 @@ static bool has_cudart(const char* dir) {
 static bool cudart_from_nvcc_dryrun(char* buf, size_t n) {
   char* copy = NULL;
   char* words[MAX_WORDS + 8];
-  int nw = compiler_words(RLX_EXTERN_CUDA, words, &copy);
+  int nw = compiler_words(NULL, RLX_EXTERN_CUDA, words, &copy);
   const char* extra[] = {"--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"};
   for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) words[nw++] = (char*)extra[i];
   words[nw] = NULL;
@@ -176,13 +187,13 @@ RLX_MUST_USE rlx_status_t* rlx_extern_cuda_lib_dir(char* buf, size_t n) {
 }
 
 /* Compiles a source extern into the cache; *out_obj is a heap path. */
-static RLX_MUST_USE rlx_status_t* compile_source(const char* path, rlx_extern_kind_t kind, const char* cache_dir, char** out_obj) {
+static RLX_MUST_USE rlx_status_t* compile_source(rlx_ctx_t* ctx, const char* path, rlx_extern_kind_t kind, char** out_obj) {
   char* text = NULL;
   size_t len = 0;
   RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_file_read(path, &text, &len), "--extern '%s'", path));
   char* copy = NULL;
   char* words[MAX_WORDS];
-  int nw = compiler_words(kind, words, &copy);
+  int nw = compiler_words(ctx, kind, words, &copy);
   if (kind == RLX_EXTERN_CUDA && !program_exists(words[0])) {
     rlx_status_t* st = rlx_status_create(RLX_NOT_FOUND,
                                          "--extern '%s': a CUDA source needs nvcc, and '%s' was not found (set $NVCC "
@@ -195,10 +206,16 @@ static RLX_MUST_USE rlx_status_t* compile_source(const char* path, rlx_extern_ki
   const char* inc = rlx_extern_include_dir();
   char inc_flag[4200];
   snprintf(inc_flag, sizeof(inc_flag), "-I%s", inc);
-  const char* flags[8];
+  const char* flags[24];
   int nf = 0;
   flags[nf++] = "-c";
   flags[nf++] = "-O3";
+  /* the target's instruction set (C and C++; nvcc's host side keeps its own) */
+  char tflags[512];
+  rlx_target_cc_flags(rlx_ctx_target_of(ctx), tflags, sizeof(tflags));
+  char* tsave = NULL;
+  for (char* w = strtok_r(tflags, " ", &tsave); w && kind != RLX_EXTERN_CUDA && nf < 16; w = strtok_r(NULL, " ", &tsave))
+    flags[nf++] = w;
   if (kind == RLX_EXTERN_CUDA) {
     flags[nf++] = "-Xcompiler";
     flags[nf++] = "-fPIC";
@@ -223,7 +240,8 @@ static RLX_MUST_USE rlx_status_t* compile_source(const char* path, rlx_extern_ki
     else h = rlx_hash_combine(h, rlx_hash_bytes(ht, hl, 4));
     free(ht);
   }
-  char* dir = rlx_cc_cache_dir(cache_dir);
+  h = rlx_hash_combine(h, rlx_hash_bytes(rlx_target_str(rlx_ctx_target_of(ctx)), strlen(rlx_target_str(rlx_ctx_target_of(ctx))), 5));
+  char* dir = rlx_cc_cache_dir(ctx);
   rlx_status_t* st = rlx_status_annotate(rlx_mkdirs(dir), "compile cache");
   size_t plen = strlen(dir) + 96;
   char* obj = malloc(plen);
@@ -259,8 +277,13 @@ static RLX_MUST_USE rlx_status_t* compile_source(const char* path, rlx_extern_ki
 
 /* Global symbols an object or archive defines, from `nm -P -g`; *out_cxx when it needs the
  * C++ runtime (an undefined C++ ABI symbol: operator new, typeinfo, __cxa_*, ...). */
-static RLX_MUST_USE rlx_status_t* list_symbols(const char* given, const char* obj, rlx_extern_file_t* f, bool* out_cxx) {
-  char* argv[] = {"nm", "-P", "-g", (char*)obj, NULL};
+static RLX_MUST_USE rlx_status_t* list_symbols(const rlx_ctx_t* ctx, const char* given, const char* obj,
+                                               rlx_extern_file_t* f, bool* out_cxx) {
+  /* objects of another architecture: that binutils' nm (aarch64-linux-gnu-nm) */
+  const char* cross = rlx_target_default_cc(rlx_ctx_target_of(ctx));
+  char nm[96] = "nm";
+  if (cross) snprintf(nm, sizeof(nm), "%.*snm", (int)(strlen(cross) - 3), cross);
+  char* argv[] = {nm, "-P", "-g", (char*)obj, NULL};
   char* log = NULL;
   rlx_status_t* st = rlx_process_run(argv, &log);
   if (st) {
@@ -294,7 +317,7 @@ static void file_free(rlx_extern_file_t* f) {
   free(f->object);
 }
 
-RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir) {
+RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_ctx_t* ctx, rlx_extern_set_t* s, const char* path) {
   rlx_extern_kind_t kind;
   RLX_RETURN_IF_ERROR(rlx_extern_kind_of(path, &kind));
   struct stat sb;
@@ -305,9 +328,9 @@ RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* p
   f.kind = kind;
   rlx_status_t* st = NULL;
   if (kind == RLX_EXTERN_OBJECT || kind == RLX_EXTERN_ARCHIVE) f.object = strdup(path);
-  else st = compile_source(path, kind, cache_dir, &f.object);
+  else st = compile_source(ctx, path, kind, &f.object);
   bool cxx = kind == RLX_EXTERN_CXX;
-  if (!st) st = list_symbols(path, f.object, &f, &cxx);
+  if (!st) st = list_symbols(ctx, path, f.object, &f, &cxx);
   for (int i = 0; !st && i < f.n_symbols; i++) {
     const rlx_extern_file_t* other = rlx_extern_set_find(s, f.symbols[i]);
     if (other)

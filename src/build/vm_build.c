@@ -11,21 +11,19 @@
 #include "../driver/driver.h"
 #include "vm_build.h"
 
-enum { MAX_CC_WORDS = 16, MAX_FLAGS = 16 };
-
 /* The driver's options for opts (Relax passes, well-formedness checks). */
 static rlx_driver_options_t driver_options(const rlx_vm_compile_options_t* opts, const char* stop_after) {
   rlx_driver_options_t o = {opts && opts->check_well_formed, stop_after, opts ? opts->passes : NULL};
   return o;
 }
 
-RLX_MUST_USE rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set) {
+RLX_MUST_USE rlx_status_t* rlx_vm_externs(rlx_ctx_t* ctx, const rlx_vm_compile_options_t* opts,
+                                          rlx_extern_set_t* out_set) {
   memset(out_set, 0, sizeof(*out_set));
   if (!opts) return NULL;
-  const char* cache = opts->cc ? opts->cc->cache_dir : NULL;
   rlx_status_t* st = NULL;
-  for (int i = 0; !st && i < opts->n_objects; i++) st = rlx_extern_set_add(out_set, opts->objects[i], cache);
-  for (int i = 0; !st && i < opts->n_externs; i++) st = rlx_extern_set_add(out_set, opts->externs[i], cache);
+  for (int i = 0; !st && i < opts->n_objects; i++) st = rlx_extern_set_add(ctx, out_set, opts->objects[i]);
+  for (int i = 0; !st && i < opts->n_externs; i++) st = rlx_extern_set_add(ctx, out_set, opts->externs[i]);
   if (st) rlx_extern_set_free(out_set);
   return st;
 }
@@ -43,8 +41,10 @@ static rlx_extern_lookup_t lookup_of(const rlx_vm_compile_options_t* opts) {
 
 RLX_MUST_USE rlx_status_t* rlx_vm_unresolved(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                              const char*** out_names, int* out_n) {
+  RLX_RETURN_IF_ERROR(rlx_ctx_target_check(ctx));
+  rlx_build_use_compiled_folds(ctx);
   rlx_extern_set_t ext;
-  RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
+  RLX_RETURN_IF_ERROR(rlx_vm_externs(ctx, opts, &ext));
   rlx_module_t* lowered = NULL;
   rlx_driver_options_t o = driver_options(opts, NULL);
   rlx_status_t* st = rlx_driver_relax_stage(ctx, m, &o, &lowered);
@@ -79,6 +79,8 @@ static RLX_MUST_USE rlx_status_t* append_flops_table(rlx_ctx_t* ctx, const rlx_m
  * and the executable. */
 static RLX_MUST_USE rlx_status_t* build_parts(rlx_ctx_t* ctx, rlx_module_t* m, const rlx_vm_compile_options_t* opts,
                                               const rlx_extern_set_t* ext, char** out_kernels_c, void** out_exec, size_t* out_n) {
+  RLX_RETURN_IF_ERROR(rlx_ctx_target_check(ctx));
+  rlx_build_use_compiled_folds(ctx);
   uint64_t mark = rlx_alloc_failures();
   rlx_driver_options_t o = driver_options(opts, "codegen_c");
   rlx_driver_result_t r;
@@ -114,25 +116,15 @@ RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, c
   return build_parts(ctx, m, opts, NULL, out_kernels_c, out_exec, out_n);
 }
 
-/* $CC (or the options' compiler) split into words; *out_copy owns the strings. */
-static int cc_words(const rlx_vm_compile_options_t* opts, char** words, char** out_copy) {
-  return rlx_cc_words(opts && opts->cc ? opts->cc->cc : NULL, words, MAX_CC_WORDS, out_copy);
-}
-
-/* Compiles the kernels' C into an object in the cache (reused when the hash matches);
+/* Compiles the kernels' C into an object in the cache (reused when the key matches);
  * *out_obj is a heap path. */
-static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_compile_options_t* opts, char** out_obj) {
-  char* copy = NULL;
-  char* words[MAX_CC_WORDS];
-  int nw = cc_words(opts, words, &copy);
-  uint64_t h = rlx_hash_bytes(src, strlen(src), 0x766d6b);
-  for (int i = 0; i < nw; i++) h = rlx_hash_combine(h, rlx_hash_bytes(words[i], strlen(words[i]), 1));
-  int n_flags = 0;
-  const char* const* flags = rlx_cc_flags(&n_flags);
-  for (int i = 0; i < n_flags; i++) h = rlx_hash_combine(h, rlx_hash_bytes(flags[i], strlen(flags[i]), 2));
-  char* dir = rlx_cc_cache_dir(opts && opts->cc ? opts->cc->cache_dir : NULL);
+static RLX_MUST_USE rlx_status_t* compile_kernels(rlx_ctx_t* ctx, const char* src, char** out_obj) {
+  rlx_cc_t cc;
+  RLX_RETURN_IF_ERROR(rlx_cc_init(ctx, NULL, "c", &cc));
+  uint64_t h = rlx_hash_combine(rlx_hash_bytes(src, strlen(src), 0x766d6b), cc.hash);
+  char* dir = rlx_cc_cache_dir(ctx);
   if (!dir) {
-    free(copy);
+    rlx_cc_free(&cc);
     return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (compile cache path)");
   }
   rlx_status_t* st = rlx_status_annotate(rlx_mkdirs(dir), "compile cache");
@@ -143,7 +135,7 @@ static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_
   if (!st && (!obj || !tmp_c || !tmp_o)) st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (kernel paths)");
   if (st) {
     free(dir);
-    free(copy);
+    rlx_cc_free(&cc);
     free(obj);
     free(tmp_c);
     free(tmp_o);
@@ -157,25 +149,22 @@ static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_
   if (!st && access(obj, R_OK) != 0) {
     st = rlx_file_write(tmp_c, src, strlen(src));
     if (!st) {
-      char* argv[MAX_CC_WORDS + MAX_FLAGS + 8];
-      int na = 0;
-      for (int i = 0; i < nw; i++) argv[na++] = words[i];
-      for (int i = 0; i < n_flags && i < MAX_FLAGS; i++) argv[na++] = (char*)flags[i];
-      argv[na++] = "-c";
-      argv[na++] = tmp_c;
-      argv[na++] = "-o";
-      argv[na++] = tmp_o;
-      argv[na] = NULL;
-      st = rlx_process_run(argv, NULL);
+      int na = cc.n;
+      cc.argv[na++] = "-c";
+      cc.argv[na++] = tmp_c;
+      cc.argv[na++] = "-o";
+      cc.argv[na++] = tmp_o;
+      cc.argv[na] = NULL;
+      st = rlx_process_run(cc.argv, NULL);
       if (st) st = rlx_status_annotate(st, "compiling the model's kernels '%s'", tmp_c);
-      else if (!rlx_cc_keep_source()) unlink(tmp_c); /* $RLX_KEEP_SOURCE: it stays */
+      else if (!rlx_cc_keep_source(ctx)) unlink(tmp_c); /* $RLX_KEEP_SOURCE: it stays */
       /* rename is atomic: a concurrent build of the same source produces the same object */
       if (!st && rename(tmp_o, obj) != 0) st = rlx_status_create(RLX_IO_ERROR, "cannot write '%s'", obj);
     }
     unlink(tmp_o);
   }
   free(dir);
-  free(copy);
+  rlx_cc_free(&cc);
   free(tmp_c);
   free(tmp_o);
   if (st) {
@@ -186,28 +175,26 @@ static RLX_MUST_USE rlx_status_t* compile_kernels(const char* src, const rlx_vm_
   return NULL;
 }
 
-static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernels_o, const char* exec_s,
-                                             const rlx_vm_compile_options_t* opts, const rlx_extern_set_t* ext,
-                                             const char* out_path) {
-  char* copy = NULL;
-  char* words[MAX_CC_WORDS];
+static RLX_MUST_USE rlx_status_t* link_model(rlx_ctx_t* ctx, const char* dir, const char* kernels_o, const char* exec_s,
+                                             const rlx_extern_set_t* ext, const char* out_path) {
   char cuda_dir[4300];
   if (ext->has_cuda) RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_extern_cuda_lib_dir(cuda_dir, sizeof(cuda_dir)),
                                                              "linking model '%s'", out_path));
-  int nw = cc_words(opts, words, &copy);
+  rlx_cc_t cc;
+  RLX_RETURN_IF_ERROR(rlx_cc_init(ctx, NULL, "link", &cc));
   int n_obj = ext->n;
-  char** argv = calloc((size_t)(nw + n_obj + 16), sizeof(char*));
+  char** argv = calloc((size_t)(cc.n + n_obj + 16), sizeof(char*));
   size_t plen = strlen(out_path) + 64;
   char* tmp_out = malloc(plen);
   if (!argv || !tmp_out) {
     free(argv);
     free(tmp_out);
-    free(copy);
+    rlx_cc_free(&cc);
     return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (linking model '%s')", out_path);
   }
   snprintf(tmp_out, plen, "%s.%d.tmp", out_path, (int)getpid());
   int na = 0;
-  for (int i = 0; i < nw; i++) argv[na++] = words[i];
+  for (int i = 0; i < cc.n; i++) argv[na++] = cc.argv[i];
   argv[na++] = "-shared";
   argv[na++] = "-fopenmp";
   argv[na++] = "-w";
@@ -216,7 +203,7 @@ static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernel
   for (int i = 0; i < n_obj; i++) argv[na++] = ext->files[i].object;
   argv[na++] = "-o";
   argv[na++] = tmp_out;
-  if (rlx_cc_have_libmvec(words, nw)) argv[na++] = "-lmvec";
+  if (cc.libmvec) argv[na++] = "-lmvec";
   if (ext->has_cxx) argv[na++] = "-lstdc++";
   char cuda_l[4400], cuda_rpath[4500];
   if (ext->has_cuda) {
@@ -238,7 +225,7 @@ static RLX_MUST_USE rlx_status_t* link_model(const char* dir, const char* kernel
   unlink(tmp_out);
   free(tmp_out);
   free(argv);
-  free(copy);
+  rlx_cc_free(&cc);
   return st;
 }
 
@@ -249,7 +236,8 @@ RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const
   void* exec = NULL;
   size_t n = 0;
   rlx_extern_set_t ext;
-  RLX_RETURN_IF_ERROR(rlx_vm_externs(opts, &ext));
+  RLX_RETURN_IF_ERROR(rlx_ctx_target_check(ctx));
+  RLX_RETURN_IF_ERROR(rlx_vm_externs(ctx, opts, &ext));
   rlx_status_t* pst = build_parts(ctx, m, opts, &ext, &src, &exec, &n);
   if (pst) {
     rlx_extern_set_free(&ext);
@@ -271,25 +259,28 @@ RLX_MUST_USE rlx_status_t* rlx_vm_compile(rlx_ctx_t* ctx, rlx_module_t* m, const
                     "  .section .rodata.rlx_vm_executable,\"a\"\n"
                     "  .balign 64\n"
                     "  .globl rlx_vm_executable\n"
-                    "  .type rlx_vm_executable, @object\n"
+                    "  .type rlx_vm_executable, %%object\n"
                     "rlx_vm_executable:\n"
                     "  .incbin \"%s\"\n"
                     "  .size rlx_vm_executable, %zu\n"
                     "  .balign 8\n"
                     "  .globl rlx_vm_executable_size\n"
-                    "  .type rlx_vm_executable_size, @object\n"
+                    "  .type rlx_vm_executable_size, %%object\n"
                     "rlx_vm_executable_size:\n"
                     "  .quad %zu\n"
                     "  .size rlx_vm_executable_size, 8\n"
-                    "  .section .note.GNU-stack,\"\",@progbits\n",
-                    eb, n, n);
+                    /* the target, read from the file before it is loaded (rlx_vm_model_target) */
+                    "  .section .rlx_target,\"\"\n"
+                    "  .asciz \"%s\"\n"
+                    "  .section .note.GNU-stack,\"\",%%progbits\n",
+                    eb, n, n, rlx_target_str(rlx_ctx_target_of(ctx)));
   bool keep = opts && opts->keep_temps;
   char* obj = NULL;
   rlx_status_t* st = keep ? rlx_file_write(kc, src, strlen(src)) : NULL;
   if (!st) st = rlx_file_write(eb, exec, n);
   if (!st) st = rlx_file_write(es, rlx_strbuf_cstr(&asm_src), asm_src.len);
-  if (!st) st = compile_kernels(src, opts, &obj);
-  if (!st) st = link_model(dir, obj, es, opts, &ext, out_path);
+  if (!st) st = compile_kernels(ctx, src, &obj);
+  if (!st) st = link_model(ctx, dir, obj, es, &ext, out_path);
   rlx_extern_set_free(&ext);
   free(obj);
   rlx_strbuf_free(&asm_src);

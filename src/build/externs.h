@@ -14,8 +14,8 @@
  * found nowhere is an error naming it, the Relax function calling it and every place
  * searched.
  */
-#ifndef RLX_CODEGEN_EXTERNS_H
-#define RLX_CODEGEN_EXTERNS_H
+#ifndef RLX_BUILD_EXTERNS_H
+#define RLX_BUILD_EXTERNS_H
 
 #include "../ir/ir.h"
 #include "rlx/status.h"
@@ -49,10 +49,10 @@ typedef struct {
  * extensions accepted otherwise. */
 RLX_MUST_USE rlx_status_t* rlx_extern_kind_of(const char* path, rlx_extern_kind_t* out_kind);
 
-/* Adds one extern: checks it exists, compiles a source into the cache (cache_dir NULL: the
- * default compile cache; errors show the compiler's output, a .cu without nvcc says so),
- * lists its symbols and checks them against the externs already added. */
-RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_extern_set_t* s, const char* path, const char* cache_dir);
+/* Adds one extern: checks it exists, compiles a source for the context's target into its
+ * kernel cache (errors show the compiler's output, a .cu without nvcc says so), lists its
+ * symbols and checks them against the externs already added. */
+RLX_MUST_USE rlx_status_t* rlx_extern_set_add(rlx_ctx_t* ctx, rlx_extern_set_t* s, const char* path);
 
 /* The extern defining symbol, or NULL. */
 const rlx_extern_file_t* rlx_extern_set_find(const rlx_extern_set_t* s, const char* symbol);

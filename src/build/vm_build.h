@@ -7,28 +7,14 @@
  *   const uint8_t rlx_vm_executable[];  const uint64_t rlx_vm_executable_size;
  * Load it with rlx_vm_load (include/rlx/vm.h).
  */
-#ifndef RLX_CODEGEN_VM_BUILD_H
-#define RLX_CODEGEN_VM_BUILD_H
+#ifndef RLX_BUILD_VM_BUILD_H
+#define RLX_BUILD_VM_BUILD_H
 
-#include "../relax/relax.h"
-#include "../runtime/vm_exec.h"
-#include "codegen.h"
+#include "../codegen/vm_codegen.h"
+#include "build.h"
 #include "externs.h"
 
-/* Bytecode for every Relax function of m, which must be in the form the pipeline produces
- * (after lower_shapes): calls of PrimFunc GlobalVars in DPS (outputs appended, then an
- * optional tir_vars shape), ExternFunc calls (call_packed and the DPS form of
- * call_dps_packed), R.call_pure_packed, R.builtin.alloc_tensor, R.memory.alloc_storage /
- * alloc_tensor / kill_tensor / kill_storage, calls of other Relax functions, the
- * vm.builtin.* calls of lower_shapes (a MatchCast left by it is a move), Tuple, TupleGetItem, Constant, ShapeExpr with
- * constant dims, PrimValue, StringImm, DataTypeImm, If, SeqExpr. Constants go to the
- * constant pool; PrimFuncs become packed functions named after them with symbol
- * rlx_codegen_symbol(name). *out_exec is heap-owned (rlx_vm_exec_free). UNSUPPORTED names
- * the function and the expression it cannot translate. */
-RLX_MUST_USE rlx_status_t* rlx_vm_codegen(rlx_ctx_t* ctx, rlx_module_t* m, rlx_vm_exec_t** out_exec);
-
 typedef struct {
-  const rlx_compile_options_t* cc; /* compiler and cache (NULL: defaults) */
   /* Relax pipeline: NULL = all passes (rlx_pipeline_run); "none" = the module is already
    * lowered; or a comma-separated list of pass names to run in pipeline order
    * (e.g. "lower_shapes", for modules built directly in call_tir form). */
@@ -70,7 +56,7 @@ RLX_MUST_USE rlx_status_t* rlx_vm_build_parts(rlx_ctx_t* ctx, rlx_module_t* m, c
 
 /* The extern set of opts (objects + externs), compiled and checked for duplicate symbols.
  * Free with rlx_extern_set_free. */
-RLX_MUST_USE rlx_status_t* rlx_vm_externs(const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set);
+RLX_MUST_USE rlx_status_t* rlx_vm_externs(rlx_ctx_t* ctx, const rlx_vm_compile_options_t* opts, rlx_extern_set_t* out_set);
 
 /* The names m (before or after the pipeline) calls that are found nowhere (arena array),
  * resolved as rlx_vm_compile does; opts->passes decides the pipeline run first. */
