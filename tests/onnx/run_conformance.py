@@ -33,7 +33,7 @@ failures with the first line of each error, and `N passed, N failed` over the ru
 model.so --target T`) and run by CMD with the runtime alone (`CMD model.so -i input_0.npy ...
 -o OUT`: rlx-run, under an emulator for another CPU, e.g. "qemu-aarch64 -L
 /usr/aarch64-linux-gnu build-aarch64/bin/rlx-run"); inputs and outputs go through .npy, so
-cases with sequence, optional or bfloat16 values are counted apart. --sample N runs every
+cases with sequence, optional, string or bfloat16 values are counted apart. --sample N runs every
 N-th case (by name order), a time-bounded sample.
 
 --check exits 1 when a case listed in passing.txt fails now (the ratchet CI uses);
@@ -298,6 +298,8 @@ def runner_problem(case):
             return "sequence/optional values"
         if vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16:
             return "bfloat16 values"
+        if vi.type.tensor_type.elem_type == onnx.TensorProto.STRING:
+            return "string values"
     return None
 
 
