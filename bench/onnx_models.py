@@ -8,7 +8,10 @@ of --repeat runs, and the median over the rounds; one thread and two threads, wi
 rlx/ORT (> 1: rlx slower).
 
 Usage: /usr/bin/python3 bench/onnx_models.py [--rlx build/bin/rlx] [--ort DIR] [--repeat 20]
-       [--rounds 3] [--only NAME] [--profile DIR]
+       [--rounds 3] [--only NAME] [--profile DIR] [--target T]
+--target: what rlx compiles for (`rlx compile --target T`; default: this machine). To time
+the AVX2 path on an AVX-512 machine: --target "c -mcpu=x86-64-v3" with RLX_MAX_ISA=x86-64-v3
+in the environment (rlx then also runs its runtime kernels' v3 variant).
 --ort: a folder where `npm install --ignore-scripts onnxruntime-node` was run (default
 /tmp/ortnode); without it only rlx is timed.
 --profile: after the table, `rlx bench --profile` per model and thread count shows where rlx's
@@ -99,6 +102,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="alternations of rlx and ORT per cell (median reported)")
     ap.add_argument("--only")
     ap.add_argument("--profile", metavar="DIR")
+    ap.add_argument("--target", help="rlx compile --target (default: this machine)")
     args = ap.parse_args()
     profiles = []
     tmp = tempfile.mkdtemp(prefix="rlx-onnxbench-")
@@ -120,7 +124,8 @@ def main():
         torch.onnx.export(model, torch.randn(*shape), onnx_path, opset_version=14, input_names=["x"])
         so = os.path.join(tmp, name + ".so")
         t0 = time.time()
-        r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so], capture_output=True, text=True, env=env)
+        r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so] + (["--target", args.target] if args.target else []),
+                           capture_output=True, text=True, env=env)
         t_compile = time.time() - t0
         if r.returncode != 0:
             print("%-14s rlx compile failed: %s" % (name, r.stderr.strip()))

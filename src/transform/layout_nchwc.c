@@ -373,7 +373,7 @@ static pend_t* fusable_expansion(lt_t* z, const rlx_relax_expr_t* x, const pend_
 }
 
 /* The pending 3x3 depthwise convolution that var x holds when a 1x1 stride-1 convolution p
- * is its only reader: computed inside p's call (rlx_nn_dwconv_conv_nchwc), so that the
+ * is its only reader: computed inside p's call (rlx.nn.dwconv_conv_nchwc), so that the
  * depthwise output (MobileNet's 6x expanded channels) is never stored and read back.
  * MobileNetV2, 8 alternations of the two builds: 1 thread 6.98 -> 6.23 ms, 2 threads 4.04 ->
  * 3.83 ms (medians); in the kernel alone with the data in cache the pair is 0-18 % faster

@@ -10,7 +10,7 @@
 /* ------------------------------------------------------------------ Winograd
  *
  * F(m x m, 3x3) for m = 2 (alpha = 4, 16 positions) and m = 4 (alpha = 6, 36 positions).
- * Per work item, a chunk of up to max_rw(V) output tiles (m x m pixels each, row-major over
+ * Per work item, a chunk of up to wg_chunk(V) output tiles (m x m pixels each, row-major over
  * the tile grid) of one image: (1) the input transform V = B^T d B of every tile's
  * alpha x alpha patch, for all input channel blocks, into a per-thread buffer
  * [P][ICb][chunk][NB]; (2) for each of the P positions a GEMM over input channels on the
@@ -212,9 +212,10 @@ int KSYM(rlx_nn_conv2d_winograd_nchwc)(const rlx_nn_conv_t* p, int m, const floa
   c.ycb = p->y_cb ? p->y_cb : c.ocb;
   c.y = y + p->y_off * p->oh * p->ow * NB;
   c.tw = (p->ow + m - 1) / m, c.n_tiles = (p->oh + m - 1) / m * c.tw;
-  /* tiles per item: at most one register tile row, and as many items per thread as each
-   * other thread gets (16 tiles on two threads: two items of 8, not 14 + 2) */
-  const int64_t threads = rlx_nn_num_threads(), most = max_rw(c.V);
+  /* tiles per item: at most the variant's chunk (whole register tile rows), and as many
+   * items per thread as each other thread gets (16 tiles on two threads: two items of 8,
+   * not 14 + 2) */
+  const int64_t threads = rlx_nn_num_threads(), most = wg_chunk(c.V);
   int64_t chunks = (c.n_tiles + most - 1) / most;
   chunks = (chunks + threads - 1) / threads * threads;
   if (chunks > c.n_tiles) chunks = c.n_tiles;

@@ -32,7 +32,7 @@ static int64_t direct_bytes(int64_t n, int64_t cbi, int64_t icb, int64_t kh, int
 }
 
 /* Winograd F(m x m, 3x3): per participant, the transformed inputs and the GEMM results of a
- * chunk of at most one register tile row of tiles (the tiles' widest for V). */
+ * chunk of tiles (rlx_nn_winograd_chunk). */
 static int64_t winograd_bytes(const rlx_nn_tiles_t* tl, int64_t nb, int64_t m, int64_t v, int64_t icb, int64_t ocb,
                               int64_t oh, int64_t ow, int threads) {
   /* the staged form (one shared buffer, rlx_nn_thread_buffer) or the chunked one (per

@@ -104,7 +104,7 @@ const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why);
 const rlx_nn_tiles_t* rlx_nn_tiles(int isa);
 /* V for a convolution with ocb output blocks: the row's first preference that divides ocb. */
 int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb);
-/* Tiles per Winograd chunk for V (one register tile row: the row's widest tile for V). */
+/* Tiles per Winograd chunk for V (the row's widest tile for V times its WG rows). */
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v);
 
 /* ---- packing and sizes (plain C, any block; kernels_pack.c) */
