@@ -322,8 +322,8 @@ static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, i
   int64_t icb = (ic + nb - 1) / nb, ocb = (p->oc + nb - 1) / nb;
   size_t nx = (size_t)(icb * k.h * k.w * nb), ny = (size_t)(ocb * k.oh * k.ow * nb);
   float* x = malloc(nx * 4);
-  float* wd = malloc((size_t)rlx_nn_conv_packed_numel(p->oc, ic, 3, 3, nb, nb) * 4);
-  float* u = malloc((size_t)rlx_nn_winograd_packed_numel(p->oc, ic, 4, nb) * 4);
+  float* wd = malloc((size_t)rlx_nn_conv_packed_numel(p->oc, ic, 3, 3, nb, 1, nb) * 4);
+  float* u = malloc((size_t)rlx_nn_winograd_packed_numel(p->oc, ic, 4, 1, nb) * 4);
   float* y1 = malloc(ny * 4);
   float* y2 = malloc(ny * 4);
   rlx_status_t* st = NULL;
@@ -435,7 +435,7 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
   } else {
     RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &p->x));
   }
-  const int64_t v_blocks = rlx_nn_pick_v(z->tiles, ocb);
+  const int64_t v_blocks = rlx_nn_pick_v(z->tiles, ocb), og_n = (ocb + v_blocks - 1) / v_blocks;
   if (dw) {
     int64_t shape[4] = {ocb, kh, kw, nb};
     float* buf = malloc((size_t)(ocb * kh * kw * nb) * 4);
@@ -450,8 +450,8 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
       RLX_RETURN_IF_ERROR(f4_accurate(p, wc->data, ic, &ok));
       m = ok ? 4 : 2;
     }
-    int64_t numel = rlx_nn_winograd_packed_numel(oc, ic, m, nb);
-    int64_t shape[5] = {(m + 2) * (m + 2), ocb / v_blocks, (ic + nb - 1) / nb, nb, v_blocks * nb};
+    int64_t numel = rlx_nn_winograd_packed_numel(oc, ic, m, v_blocks, nb);
+    int64_t shape[5] = {(m + 2) * (m + 2), og_n, (ic + nb - 1) / nb, nb, v_blocks * nb};
     float* buf = malloc((size_t)numel * 4);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: transforming a weight");
     rlx_nn_winograd_pack_weight(wc->data, oc, ic, v_blocks, m, nb, buf);
@@ -460,8 +460,8 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
     free(buf);
   } else {
     int64_t cbi = plain ? 1 : nb;
-    int64_t numel = rlx_nn_conv_packed_numel(oc, ic, kh, kw, cbi, nb);
-    int64_t shape[6] = {ocb / v_blocks, plain ? ic : (ic + nb - 1) / nb, kh, kw, cbi, v_blocks * nb};
+    int64_t numel = rlx_nn_conv_packed_numel(oc, ic, kh, kw, cbi, v_blocks, nb);
+    int64_t shape[6] = {og_n, plain ? ic : (ic + nb - 1) / nb, kh, kw, cbi, v_blocks * nb};
     float* buf = malloc((size_t)numel * 4);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: packing a weight");
     rlx_nn_conv_pack_weight(wc->data, oc, ic, kh, kw, cbi, v_blocks, nb, buf);

@@ -150,16 +150,16 @@ static void conv_case(const conv_case_t* k, int64_t nb) {
   int wnd;
   const char* name;
   if (k->winograd) {
-    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic, k->winograd, nb) * sizeof(float));
+    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic, k->winograd, k->v, nb) * sizeof(float));
     rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, k->winograd, nb, wp);
-    int64_t s[5] = {(k->winograd + 2) * (k->winograd + 2), ocb / k->v, icb, nb, k->v * nb};
+    int64_t s[5] = {(k->winograd + 2) * (k->winograd + 2), (ocb + k->v - 1) / k->v, icb, nb, k->v * nb};
     memcpy(wshape, s, sizeof(s));
     wnd = 5;
     name = "rlx.nn.conv2d_winograd_nchwc";
   } else if (k->groups == 1) {
-    wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi, nb) * sizeof(float));
+    wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi, k->v, nb) * sizeof(float));
     rlx_nn_conv_pack_weight(w, k->oc, k->ic, k->kh, k->kw, cbi, k->v, nb, wp);
-    int64_t s[6] = {ocb / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * nb};
+    int64_t s[6] = {(ocb + k->v - 1) / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * nb};
     memcpy(wshape, s, sizeof(s));
     wnd = 6;
     name = "rlx.nn.conv2d_nchwc";
@@ -201,6 +201,13 @@ static void test_convs(int64_t nb) {
       {1, 24, 9, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, inf, 0, 1, 0},    /* stride 2, padded channels */
       {1, 64, 28, 28, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0},    /* 1x1 stride 2 */
       {1, 96, 14, 14, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},    /* 1x1 flat, V 3 */
+      /* V not dividing the output blocks (the last weight group narrower): flat, rows, the
+       * padded image, Winograd */
+      {1, 32, 9, 9, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 6, 0, 2, 0},
+      {1, 24, 10, 11, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},
+      {1, 256, 7, 7, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
+      {1, 32, 14, 14, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 2},
+      {1, 32, 20, 20, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 3, 4},
       {1, 20, 5, 3, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 6, 0, 1, 0},       /* tiny flat, odd channels */
       {1, 3, 32, 32, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, 0, 1, 0, inf, 1, 2, 0},    /* stem on plain NCHW */
       {1, 16, 12, 12, 32, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0, 2, 0},     /* dilation 2 */
@@ -291,11 +298,11 @@ static void test_concat(int64_t nb) {
   float* wb = rand_buf(ob * ic * 9, 13);
   float* ba = rand_buf(oa, 14);
   float* bb = rand_buf(ob, 15);
-  float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, nb, nb) * sizeof(float));
-  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic, 2, nb) * sizeof(float));
-  rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, nb, 2, nb, pa);
+  float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, nb, 3, nb) * sizeof(float));
+  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic, 2, 3, nb) * sizeof(float));
+  rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, nb, 3, nb, pa); /* V 3 of 2 or 4 blocks: a narrower last group */
   rlx_nn_winograd_pack_weight(wb, ob, ic, 3, 2, nb, pb);
-  int64_t xs[5] = {1, icb, h, w, nb}, was[6] = {ocb_a / 2, icb, 1, 1, nb, 2 * nb};
+  int64_t xs[5] = {1, icb, h, w, nb}, was[6] = {(ocb_a + 2) / 3, icb, 1, 1, nb, 3 * nb};
   int64_t wbs[5] = {16, ocb_b / 3, icb, nb, 3 * nb};
   int64_t bas[1] = {oa}, bbs[1] = {ob}, ys[5] = {1, ocb_a + ocb_b, h, w, nb}, yas[5] = {1, ocb_a, h, w, nb};
   int64_t ybs[5] = {1, ocb_b, h, w, nb};
@@ -355,14 +362,15 @@ static void dwconv_conv_case(const dwc_case_t* k, int64_t nb) {
   float* b = rand_buf(ocb * nb, 15);
   float* r = rand_buf(k->n * ocb * oh * oh * nb, 16);
   float* wd = malloc((size_t)(cb * 9 * nb) * sizeof(float));
-  float* w = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->c, 1, 1, nb, nb) * sizeof(float));
+  float* w = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->c, 1, 1, nb, k->v, nb) * sizeof(float));
   rlx_nn_dw_pack_weight(wd0, k->c, 3, 3, nb, wd);
   rlx_nn_conv_pack_weight(w0, k->oc, k->c, 1, 1, nb, k->v, nb, w);
   float* mid = malloc((size_t)(k->n * cb * oh * oh * nb) * sizeof(float));
   float* ya = malloc((size_t)(k->n * ocb * oh * oh * nb) * sizeof(float));
   float* yb = malloc((size_t)(k->n * ocb * oh * oh * nb) * sizeof(float));
   int64_t xs[5] = {k->n, cb, k->h, k->h, nb}, ms[5] = {k->n, cb, oh, oh, nb}, ys[5] = {k->n, ocb, oh, oh, nb};
-  int64_t wds[4] = {cb, 3, 3, nb}, ws[6] = {ocb / k->v, cb, 1, 1, nb, k->v * nb}, bds[1] = {cb * nb}, bs[1] = {ocb * nb};
+  int64_t wds[4] = {cb, 3, 3, nb}, ws[6] = {(ocb + k->v - 1) / k->v, cb, 1, 1, nb, k->v * nb}, bds[1] = {cb * nb};
+  int64_t bs[1] = {ocb * nb};
   DLTensor tx = dlt(x, 5, xs), tm = dlt(mid, 5, ms), tya = dlt(ya, 5, ys), tyb = dlt(yb, 5, ys);
   DLTensor twd = dlt(wd, 4, wds), tw = dlt(w, 6, ws), tbd = dlt(bd, 1, bds), tb = dlt(b, 1, bs), tr = dlt(r, 5, ys);
   const int before = rlx_nn_num_threads();
@@ -410,6 +418,7 @@ static void test_dwconv_conv(int64_t nb) {
   static const dwc_case_t cases[] = {
       {1, 40, 9, 32, 1, 2, 1, 1},  {2, 48, 7, 32, 1, 1, 0, 2},  {1, 32, 15, 48, 2, 3, 0, 1},
       {1, 64, 14, 16, 2, 1, 1, 2}, {1, 512, 7, 160, 1, 2, 1, 2}, {1, 512, 7, 160, 1, 2, 0, 1},
+      {1, 32, 14, 40, 1, 2, 1, 1}, /* V 2 of 3 or 5 blocks */
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) dwconv_conv_case(&cases[i], nb);
 }

@@ -110,7 +110,7 @@ static void dw_conv_item(void* ctx, int64_t it, void* scratch) {
       t.src = d + p0 * NB;
       t.y = c->y + yo;
       t.res = c->res ? c->res + yo : NULL;
-      conv_tiles[c->V - 1][m - 1][0](&t);
+      conv_tiles[group_v(c, og) - 1][m - 1][0](&t);
     }
   }
 }

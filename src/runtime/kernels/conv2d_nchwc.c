@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void conv_tile(const tile_t* t, con
         if (pf)
           for (int64_t q = 0; q < t->pf_per; q++, pf += 64) __builtin_prefetch(pf, 0, 2);
 #pragma GCC unroll 2
-        for (int64_t ci = 0; ci < cbi; ci++, wp += V * NB) {
+        for (int64_t ci = 0; ci < cbi; ci++, wp += t->w_step) {
           vf wv[3 * KNBV];
 #pragma GCC unroll 12
           for (int v = 0; v < NV; v++) wv[v] = LD(wp + VL * v);
@@ -163,7 +163,7 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
     t.res = c->res ? c->res + yo : NULL;
     t.pf = pf;
     if (pf) pf += t.pf_per * c->icb_n * 64;
-    conv_tiles[c->V - 1][m - 1][c->kind](&t);
+    conv_tiles[group_v(c, og) - 1][m - 1][c->kind](&t);
   }
 }
 
@@ -181,7 +181,7 @@ void conv_row(const conv_job_t* c, tile_t t, int64_t n, int64_t orow, int64_t og
       t.src = s + ow * p->sw * p->cbi;
       t.y = y0 + yo + ow * NB;
       t.res = r0 ? r0 + yo + ow * NB : NULL;
-      conv_tiles[c->V - 1][m - 1][c->kind](&t);
+      conv_tiles[group_v(c, og) - 1][m - 1][c->kind](&t);
     }
   }
 }
@@ -227,7 +227,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
       t.res = c->res ? c->res + yo + ow * NB : NULL;
       t.pf = pf && pf < pf_end ? pf : NULL; /* the last share may run past the group: harmless */
       if (pf) pf += t.pf_per * steps * 64;
-      conv_tiles[c->V - 1][m - 1][c->kind](&t);
+      conv_tiles[group_v(c, og) - 1][m - 1][c->kind](&t);
     }
   }
 }
@@ -239,14 +239,14 @@ void conv_setup(conv_job_t* c, const rlx_nn_conv_t* p, const float* x, const flo
   c->p = p, c->x = x, c->w = w, c->bias = bias, c->res = res;
   const int64_t cbi = p->cbi;
   c->V = p->v;
-  c->ocb = (p->oc + NB - 1) / NB, c->og_n = c->ocb / c->V;
+  c->ocb = (p->oc + NB - 1) / NB, c->og_n = (c->ocb + c->V - 1) / c->V;
   c->ycb = p->y_cb ? p->y_cb : c->ocb;
   c->y = y ? y + p->y_off * p->oh * p->ow * NB : NULL;
   c->icb_n = (p->ic + cbi - 1) / cbi;
   c->in_img = c->icb_n * p->h * p->w * cbi, c->out_plane = p->oh * p->ow * NB;
   c->wgroup = c->icb_n * p->kh * p->kw * cbi * c->V * NB;
   tile_t* b = &c->base;
-  b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c->icb_n, b->cbi = cbi;
+  b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c->icb_n, b->cbi = cbi, b->w_step = c->V * NB;
   b->s_blk = c->out_plane;
   b->act = p->act, b->lo = p->lo, b->hi = p->hi;
   c->rw = pick_rw(c->V, p->ow);

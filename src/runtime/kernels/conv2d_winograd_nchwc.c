@@ -103,7 +103,8 @@ static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64
                     float* mbuf, const float* pf_w) {
   tile_t tt;
   memset(&tt, 0, sizeof(tt));
-  tt.n_icb = c->icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = NB;
+  tt.n_icb = c->icb_n, tt.n_kh = 1, tt.n_kw = 1, tt.cbi = NB, tt.w_step = c->V * NB;
+  const int vg = (int)(og == c->og_n - 1 ? c->ocb - og * c->V : c->V); /* a narrower last group */
   tt.s_icb = tcm * NB, tt.s_px = NB, tt.s_blk = tcm * NB;
   tt.w = c->u + xi * c->u_xi + og * c->u_og;
   const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
@@ -116,7 +117,7 @@ static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64
     tt.y = mbuf + (xi * c->ocb + og * c->V) * tcm * NB + t * NB;
     tt.pf = pf;
     if (pf) pf += tt.pf_per * c->icb_n * 64;
-    conv_tiles[c->V - 1][k - 1][0](&tt);
+    conv_tiles[vg - 1][k - 1][0](&tt);
   }
 }
 
@@ -208,7 +209,7 @@ int KSYM(rlx_nn_conv2d_winograd_nchwc)(const rlx_nn_conv_t* p, int m, const floa
   wg_job_t c;
   c.p = p, c.x = x, c.u = u, c.bias = bias, c.res = res;
   c.m = m, c.a = m + 2, c.np = c.a * c.a;
-  c.V = p->v, c.ocb = (p->oc + NB - 1) / NB, c.og_n = c.ocb / c.V, c.icb_n = (p->ic + NB - 1) / NB;
+  c.V = p->v, c.ocb = (p->oc + NB - 1) / NB, c.og_n = (c.ocb + c.V - 1) / c.V, c.icb_n = (p->ic + NB - 1) / NB;
   c.ycb = p->y_cb ? p->y_cb : c.ocb;
   c.y = y + p->y_off * p->oh * p->ow * NB;
   c.tw = (p->ow + m - 1) / m, c.n_tiles = (p->oh + m - 1) / m * c.tw;

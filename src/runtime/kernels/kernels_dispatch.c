@@ -97,7 +97,10 @@ const rlx_nn_tiles_t* rlx_nn_tiles(int isa) {
 int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb) {
   for (int i = 0; i < 3 && t->v_pref[i]; i++)
     if (ocb % t->v_pref[i] == 0) return t->v_pref[i];
-  return 1;
+  /* none divides (SqueezeNet's 1000 classes: 125 blocks of 8): the first choice, with a
+   * narrower last group, rather than V = 1 everywhere (AVX2: 1x12 tiles ran at 2/3 the
+   * speed of 2x6: one weight vector per twelve broadcasts) */
+  return t->v_pref[0] > 0 && t->v_pref[0] <= ocb ? t->v_pref[0] : 1;
 }
 
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v) {

@@ -7,15 +7,18 @@
 
 #include "nn_kernels.h"
 
-int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb) {
-  int64_t ocp = (oc + nb - 1) / nb * nb;
+/* Output channels of a packed weight: whole groups of v blocks (the last group padded with
+ * zero blocks when v does not divide the blocks). */
+static int64_t groups_oc(int64_t oc, int64_t v, int64_t nb) { return ((oc + nb - 1) / nb + v - 1) / v * v * nb; }
+
+int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v, int64_t nb) {
   int64_t icp = (ic + cbi - 1) / cbi * cbi;
-  return ocp * icp * kh * kw;
+  return groups_oc(oc, v, nb) * icp * kh * kw;
 }
 
 void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v,
                              int64_t nb, float* dst) {
-  int64_t ocb = (oc + nb - 1) / nb, og_n = ocb / v, icb_n = (ic + cbi - 1) / cbi, lanes = v * nb;
+  int64_t og_n = groups_oc(oc, v, nb) / (v * nb), icb_n = (ic + cbi - 1) / cbi, lanes = v * nb;
   int64_t k = 0;
   for (int64_t og = 0; og < og_n; og++)
     for (int64_t icb = 0; icb < icb_n; icb++)
@@ -41,9 +44,9 @@ void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, in
 
 /* ------------------------------------------------------------------ Winograd weights */
 
-int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m, int64_t nb) {
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m, int64_t v, int64_t nb) {
   int64_t a = m + 2;
-  return a * a * ((oc + nb - 1) / nb * nb) * ((ic + nb - 1) / nb * nb);
+  return a * a * groups_oc(oc, v, nb) * ((ic + nb - 1) / nb * nb);
 }
 
 /* t = G g for one column of 3 (m = 2: 4 rows, m = 4: 6 rows); G in conv2d_winograd_nchwc.c. */
@@ -63,7 +66,7 @@ static void wg_g(int m, const double* g, int stride, double* t) {
 
 void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, int64_t nb, float* dst) {
   const int a = m + 2, np = a * a;
-  const int64_t ocb = (oc + nb - 1) / nb, og_n = ocb / v, icb_n = (ic + nb - 1) / nb, lanes = v * nb;
+  const int64_t og_n = groups_oc(oc, v, nb) / (v * nb), icb_n = (ic + nb - 1) / nb, lanes = v * nb;
   const int64_t per_xi = og_n * icb_n * nb * lanes;
   memset(dst, 0, (size_t)(np * per_xi) * sizeof(float));
   for (int64_t o = 0; o < oc; o++)

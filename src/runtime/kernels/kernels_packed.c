@@ -68,8 +68,11 @@ static const rlx_nn_kernels_t* kernels_for(const char* who, int64_t nb) {
   return k;
 }
 
-/* A packed weight's last dimension V*nb with V in 1..3. */
-static bool v_lanes(int64_t lanes, int64_t nb) { return lanes % nb == 0 && lanes >= nb && lanes <= 3 * nb; }
+/* A packed weight's groups og and last dimension lanes = V*nb (V in 1..3) for ocb output
+ * blocks: og = ceil(ocb / V) (the last group may be padded). */
+static bool v_groups(int64_t og, int64_t lanes, int64_t nb, int64_t ocb) {
+  return lanes % nb == 0 && lanes >= nb && lanes <= 3 * nb && ocb >= 1 && og == (ocb + lanes / nb - 1) / (lanes / nb);
+}
 
 /* Shared by conv2d and dwconv2d: reads the tensors and the geometry. */
 static int conv_args(const char* who, bool depthwise, rlx_value_t* a, int* codes, int n, rlx_nn_conv_t* p,
@@ -112,10 +115,11 @@ static int conv_args(const char* who, bool depthwise, rlx_value_t* a, int* codes
     p->kh = tw->shape[1];
     p->kw = tw->shape[2];
   } else {
-    if (tw->ndim != 6 || !v_lanes(tw->shape[5], nb) || tw->shape[4] != p->cbi || tw->shape[1] * p->cbi != p->ic)
+    if (tw->ndim != 6 || tw->shape[4] != p->cbi || tw->shape[1] * p->cbi != p->ic)
       return fail(who, "weight must be packed [OG, ICb, KH, KW, cbi, V*NB] for this input");
+    if (!v_groups(tw->shape[0], tw->shape[5], nb, p->oc / nb))
+      return fail(who, "weight groups do not cover the output channels (OG = ceil(OCb / V), V 1..3)");
     p->v = tw->shape[5] / nb;
-    if (tw->shape[0] * p->v * nb != p->oc) return fail(who, "weight groups do not cover the output channels");
     p->kh = tw->shape[2];
     p->kw = tw->shape[3];
   }
@@ -148,13 +152,13 @@ int rlx_nn_packed_conv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* r
   return 0;
 }
 
-/* A Winograd weight [16 or 36, OG, ICb, nb, V*nb] for p's input (p->ic): m (2 or 4), p->v and
- * p->oc from it; false when it is not one. */
-static bool winograd_weight(const DLTensor* tu, int64_t nb, rlx_nn_conv_t* p, int* m) {
+/* A Winograd weight [16 or 36, OG, ICb, nb, V*nb] for p's input (p->ic) and ocb output
+ * blocks: m (2 or 4), p->v and p->oc from it; false when it is not one. */
+static bool winograd_weight(const DLTensor* tu, int64_t nb, int64_t ocb, rlx_nn_conv_t* p, int* m) {
   if (tu->ndim != 5 || (tu->shape[0] != 16 && tu->shape[0] != 36) || tu->shape[2] * nb != p->ic ||
-      tu->shape[3] != nb || !v_lanes(tu->shape[4], nb))
+      tu->shape[3] != nb || !v_groups(tu->shape[1], tu->shape[4], nb, ocb))
     return false;
-  p->v = tu->shape[4] / nb, p->oc = tu->shape[1] * tu->shape[4], p->kh = p->kw = 3;
+  p->v = tu->shape[4] / nb, p->oc = ocb * nb, p->kh = p->kw = 3;
   *m = tu->shape[0] == 16 ? 2 : 4;
   return true;
 }
@@ -183,7 +187,7 @@ int rlx_nn_packed_conv2d_winograd_nchwc(rlx_value_t* a, int* codes, int n, rlx_v
   p.oh = ty->shape[2], p.ow = ty->shape[3];
   p.sh = p.sw = p.dh = p.dw = 1, p.nb = p.cbi = nb;
   int m = 2;
-  if (!winograd_weight(tu, nb, &p, &m) || p.oc != ty->shape[1] * nb)
+  if (!winograd_weight(tu, nb, ty->shape[1], &p, &m))
     return fail(who, "weight must be transformed [16 or 36, OG, ICb, NB, V*NB] for this input and output");
   if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "bias must be [OCb*NB]");
   if (tr && (tr->ndim != 5 || memcmp(tr->shape, ty->shape, 5 * sizeof(int64_t)) != 0))
@@ -227,15 +231,17 @@ int rlx_nn_packed_conv2d_concat_nchwc(rlx_value_t* a, int* codes, int n, rlx_val
     bool wg = g[0] == 1;
     int m = 2;
     if (g[0] != 0 && !wg) return fail(who, "alg must be 0 (direct) or 1 (Winograd)");
+    if (tb->ndim != 1 || tb->shape[0] % nb != 0) return fail(who, "each bias must be [OCb*NB] of its convolution");
+    const int64_t ocb = tb->shape[0] / nb; /* the part's output blocks: its bias says */
     if (wg) {
-      if (!winograd_weight(tw, nb, &p, &m) || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1)
+      if (!winograd_weight(tw, nb, ocb, &p, &m) || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1)
         return fail(who, "a Winograd weight must be [16 or 36, OG, ICb, NB, V*NB] with stride and dilation 1");
     } else {
-      if (tw->ndim != 6 || !v_lanes(tw->shape[5], nb) || tw->shape[4] != nb || tw->shape[1] * nb != p.ic)
+      if (tw->ndim != 6 || !v_groups(tw->shape[0], tw->shape[5], nb, ocb) || tw->shape[4] != nb ||
+          tw->shape[1] * nb != p.ic)
         return fail(who, "a direct weight must be packed [OG, ICb, KH, KW, NB, V*NB] for this input");
-      p.v = tw->shape[5] / nb, p.oc = tw->shape[0] * tw->shape[5], p.kh = tw->shape[2], p.kw = tw->shape[3];
+      p.v = tw->shape[5] / nb, p.oc = ocb * nb, p.kh = tw->shape[2], p.kw = tw->shape[3];
     }
-    if (tb->ndim != 1 || tb->shape[0] != p.oc) return fail(who, "each bias must be [OCb*NB] of its convolution");
     if (p.sh < 1 || p.sw < 1 || p.dh < 1 || p.dw < 1 || p.pt < 0 || p.pl < 0 ||
         (p.act != RLX_NN_ACT_NONE && p.act != RLX_NN_ACT_CLIP))
       return fail(who, "strides and dilations must be >= 1, paddings >= 0, the activation known");
@@ -263,12 +269,13 @@ static int dw3_fused_check(const char* who, const rlx_nn_conv_t* q, int act) {
   return 0;
 }
 
-/* A 1x1 weight packed [OG, ICb, 1, 1, nb, V*nb] for ic input channels: p->v and p->oc from it. */
-static bool weight_1x1(const DLTensor* tw, int64_t nb, int64_t ic, rlx_nn_conv_t* p) {
+/* A 1x1 weight packed [OG, ICb, 1, 1, nb, V*nb] for ic input channels and ocb output blocks:
+ * p->v and p->oc from it. */
+static bool weight_1x1(const DLTensor* tw, int64_t nb, int64_t ic, int64_t ocb, rlx_nn_conv_t* p) {
   if (tw->ndim != 6 || tw->shape[2] != 1 || tw->shape[3] != 1 || tw->shape[4] != nb || tw->shape[1] * nb != ic ||
-      !v_lanes(tw->shape[5], nb))
+      !v_groups(tw->shape[0], tw->shape[5], nb, ocb))
     return false;
-  p->v = tw->shape[5] / nb, p->oc = tw->shape[0] * tw->shape[5];
+  p->v = tw->shape[5] / nb, p->oc = ocb * nb;
   return true;
 }
 
@@ -293,7 +300,8 @@ int rlx_nn_packed_conv2d_dw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t
   memset(&p, 0, sizeof(p));
   p.n = tx->shape[0], p.ic = tx->shape[1] * nb, p.h = p.oh = tx->shape[2], p.w = p.ow = tx->shape[3];
   p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = 1, p.nb = p.cbi = nb;
-  if (!weight_1x1(tw, nb, p.ic, &p)) return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, NB, V*NB] for x");
+  if (!weight_1x1(tw, nb, p.ic, ty->shape[1], &p))
+    return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, NB, V*NB] for x and y");
   p.act = (int)a[3].v_int64, p.lo = (float)a[4].v_float64, p.hi = (float)a[5].v_float64;
   q = p;
   q.ic = q.oc = p.oc, q.h = p.oh, q.w = p.ow, q.oh = ty->shape[2], q.ow = ty->shape[3], q.kh = q.kw = 3;
@@ -344,8 +352,8 @@ int rlx_nn_packed_dwconv_conv_nchwc(rlx_value_t* a, int* codes, int n, rlx_value
   memset(&p, 0, sizeof(p));
   p.n = q.n, p.ic = q.oc, p.h = p.oh = q.oh, p.w = p.ow = q.ow, p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = 1;
   p.nb = p.cbi = nb;
-  if (!weight_1x1(tw, nb, p.ic, &p))
-    return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, NB, V*NB] for the depthwise output");
+  if (!weight_1x1(tw, nb, p.ic, ty->shape[1], &p))
+    return fail(who, "w must be a 1x1 weight packed [OG, ICb, 1, 1, NB, V*NB] for the depthwise output and y");
   p.act = (int)pact, p.lo = (float)a[k + 1].v_float64, p.hi = (float)a[k + 2].v_float64;
   if (ty->shape[1] * nb != p.oc || tb->ndim != 1 || tb->shape[0] != p.oc)
     return fail(who, "y and bias [OCb*NB] must have w's output channels");
@@ -469,13 +477,14 @@ const rlx_kernel_info_t* rlx_kernel_table(int* out_n) {
 }
 
 /* ------------------------------------------------------------------ FLOP counts */
-static double conv_part_flops(const DLTensor* w, const DLTensor* y) {
+/* A convolution part's FLOPs: w its packed weight, oc its output channels (whole blocks: the
+ * weight's last group may be padded), y's pixels. */
+static double conv_part_flops(const DLTensor* w, double oc, const DLTensor* y) {
   const double pix = (double)(y->shape[0] * y->shape[2] * y->shape[3]);
   if (w->ndim == 6) /* direct: [OG, ICb or IC, KH, KW, cbi, V*NB] */
-    return 2.0 * pix * (double)(w->shape[0] * w->shape[5]) * (double)(w->shape[1] * w->shape[4]) *
-           (double)(w->shape[2] * w->shape[3]);
+    return 2.0 * pix * oc * (double)(w->shape[1] * w->shape[4]) * (double)(w->shape[2] * w->shape[3]);
   if (w->ndim == 5) /* Winograd: [P, OG, ICb, NB, V*NB], as the direct 3x3 */
-    return 2.0 * pix * (double)(w->shape[1] * w->shape[4]) * (double)(w->shape[2] * w->shape[3]) * 9.0;
+    return 2.0 * pix * oc * (double)(w->shape[2] * w->shape[3]) * 9.0;
   return -1;
 }
 
@@ -483,23 +492,24 @@ double rlx_nn_kernel_flops(const char* name, const DLTensor* const* t, int nt) {
   if (!name || nt < 3) return -1;
   const DLTensor* y = t[nt - 1];
   if (y->ndim != 5) return -1;
+  const double y_oc = (double)(y->shape[1] * y->shape[4]);
   if (strcmp(name, "rlx.nn.conv2d_nchwc") == 0 || strcmp(name, "rlx.nn.conv2d_winograd_nchwc") == 0)
-    return conv_part_flops(t[1], y);
+    return conv_part_flops(t[1], y_oc, y);
   if (strcmp(name, "rlx.nn.dwconv2d_nchwc") == 0 && t[1]->ndim == 4)
     return 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(t[1]->shape[0] * t[1]->shape[3]) *
            (double)(t[1]->shape[1] * t[1]->shape[2]);
   if (strcmp(name, "rlx.nn.conv2d_dw_nchwc") == 0 && nt == 6 && t[3]->ndim == 4) { /* x, w, bias, wd, bd, y */
-    const double conv = conv_part_flops(t[1], t[0]); /* the 1x1 convolution over x's pixels */
+    const double conv = conv_part_flops(t[1], y_oc, t[0]); /* the 1x1 convolution over x's pixels */
     return conv < 0 ? -1 : conv + 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(y->shape[1] * y->shape[4]) * 9.0;
   }
   if (strcmp(name, "rlx.nn.dwconv_conv_nchwc") == 0 && nt >= 6 && t[1]->ndim == 4) { /* x, wd, bd, w, bias, [res,] y */
-    const double conv = conv_part_flops(t[3], y);
+    const double conv = conv_part_flops(t[3], y_oc, y);
     return conv < 0 ? -1 : conv + 2.0 * (double)(y->shape[0] * y->shape[2] * y->shape[3]) * (double)(t[1]->shape[0] * t[1]->shape[3]) * 9.0;
   }
   if (strcmp(name, "rlx.nn.conv2d_concat_nchwc") == 0) { /* x, (w, bias) per part, y */
     double f = 0;
-    for (int i = 1; i + 1 < nt; i += 2) {
-      double part = conv_part_flops(t[i], y);
+    for (int i = 1; i + 1 < nt; i += 2) { /* each part's output channels: its bias [OCb*NB] */
+      double part = t[i + 1]->ndim == 1 ? conv_part_flops(t[i], (double)t[i + 1]->shape[0], y) : -1;
       if (part < 0) return -1;
       f += part;
     }

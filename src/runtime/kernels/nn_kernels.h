@@ -17,8 +17,10 @@
  * - activation "NCHWc": [N, C/NB, H, W, NB], C padded up to a multiple of NB; padded
  *   channels hold finite values that every consumer ignores (their weights are zero).
  * - conv weight, packed: [OG, ICb, KH, KW, cbi, V*NB] — V NB-channel output blocks per
- *   group (OG = OCb / V, V 1..3), cbi input channels per input block (NB for a blocked
- *   input, 1 for a plain NCHW input, then ICb = IC). Padded channels are zero.
+ *   group (OG = ceil(OCb / V), V 1..3; where V does not divide OCb the last group is
+ *   padded with zero blocks and the kernels run it with a narrower tile), cbi input
+ *   channels per input block (NB for a blocked input, 1 for a plain NCHW input, then
+ *   ICb = IC). Padded channels are zero.
  * - depthwise weight, packed: [Cb, KH, KW, NB].
  * - Winograd weight: [(m+2)^2, OG, ICb, NB, V*NB].
  * - bias: [OCb * NB] (padded with zeros).
@@ -102,21 +104,22 @@ const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why);
  * compiler: the layout pass packs weights with rlx_nn_pick_v's V and sizes Winograd chunks
  * by the tile width. */
 const rlx_nn_tiles_t* rlx_nn_tiles(int isa);
-/* V for a convolution with ocb output blocks: the row's first preference that divides ocb. */
+/* V for a convolution with ocb output blocks: the row's first preference that divides ocb,
+ * else its first preference (the last weight group then holds fewer blocks), at most ocb. */
 int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb);
 /* Tiles per Winograd chunk for V (the row's widest tile for V times its WG rows). */
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v);
 
 /* ---- packing and sizes (plain C, any block; kernels_pack.c) */
 /* Packs an OIHW weight [oc, ic, kh, kw] into dst (rlx_nn_conv_packed_numel floats). */
-int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb);
+int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v, int64_t nb);
 void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v,
                              int64_t nb, float* dst);
 /* Packs a depthwise weight [c, 1, kh, kw] into dst [Cb, kh, kw, nb]. */
 void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, int64_t nb, float* dst);
 /* U = G g G^T of an OIHW 3x3 weight, packed [(m+2)^2, OG, ICb, nb, V*nb]
  * (rlx_nn_winograd_packed_numel floats). */
-int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m, int64_t nb);
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m, int64_t v, int64_t nb);
 void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, int64_t nb, float* dst);
 /* Bytes of the one buffer (rlx_nn_thread_buffer) that the staged form of the Winograd kernel
  * takes for a layer run on `threads` threads (every tile's transformed input and GEMM

@@ -26,7 +26,8 @@ typedef struct {
   const float* src;                /* input of tile pixel 0 at icb 0, kh 0, kw 0, ci 0 */
   int64_t s_icb, s_kh, s_kw, s_px; /* strides in floats (s_px only used when not constant) */
   int64_t n_icb, n_kh, n_kw, cbi;  /* cbi only used when not constant */
-  const float* w;                  /* this group's weights [n_icb][n_kh][n_kw][cbi][V*NB] */
+  const float* w;                  /* this group's weights [n_icb][n_kh][n_kw][cbi][w_step] */
+  int64_t w_step;                  /* floats per (icb, kh, kw, ci) step of w: the weight's V*NB */
   float* y;                        /* output of tile pixel 0, first block; pixel stride NB */
   const float* res;                /* residual at the same place as y, or NULL */
   int64_t s_blk;                   /* floats between output blocks (one plane) */
@@ -81,6 +82,12 @@ typedef struct {
   int64_t pf_ahead; /* padded image: prefetch the group this many on (0: none); flat: the next group */
   bool px_major;    /* flat: items ordered pixels first (see conv2d_nchwc.c) */
 } conv_job_t;
+
+/* Output blocks of weight group og: V, or fewer in the last group when V does not divide
+ * the output blocks (its weights are padded to V blocks with zeros; a narrower tile runs). */
+static inline int group_v(const conv_job_t* c, int64_t og) {
+  return (int)(og == c->og_n - 1 ? c->ocb - og * c->V : c->V);
+}
 
 /* The fields every form of the direct convolution needs. */
 void KSYM(rlx_nn_conv_setup)(conv_job_t* c, const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
