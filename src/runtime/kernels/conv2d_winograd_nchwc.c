@@ -213,7 +213,7 @@ int KSYM(rlx_nn_conv2d_winograd_nchwc)(const rlx_nn_conv_t* p, int m, const floa
   c.ycb = p->y_cb ? p->y_cb : c.ocb;
   c.y = y + p->y_off * p->oh * p->ow * NB;
   c.tw = (p->ow + m - 1) / m, c.n_tiles = (p->oh + m - 1) / m * c.tw;
-  /* tiles per item: at most the variant's chunk (whole register tile rows), and as many
+  /* tiles per item: at most the variant's chunk (one register tile row), and as many
    * items per thread as each other thread gets (16 tiles on two threads: two items of 8,
    * not 14 + 2) */
   const int64_t threads = rlx_nn_num_threads(), most = wg_chunk(c.V);

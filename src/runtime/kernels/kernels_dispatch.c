@@ -103,6 +103,4 @@ int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb) {
   return t->v_pref[0] > 0 && t->v_pref[0] <= ocb ? t->v_pref[0] : 1;
 }
 
-int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v) {
-  return (int64_t)t->rw[v >= 1 && v <= 3 ? v - 1 : 0] * t->wg_rows;
-}
+int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v) { return t->rw[v >= 1 && v <= 3 ? v - 1 : 0]; }

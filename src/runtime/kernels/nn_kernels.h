@@ -107,7 +107,7 @@ const rlx_nn_tiles_t* rlx_nn_tiles(int isa);
 /* V for a convolution with ocb output blocks: the row's first preference that divides ocb,
  * else its first preference (the last weight group then holds fewer blocks), at most ocb. */
 int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb);
-/* Tiles per Winograd chunk for V (the row's widest tile for V times its WG rows). */
+/* Tiles per Winograd chunk for V (one register tile row: the row's widest tile for V). */
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v);
 
 /* ---- packing and sizes (plain C, any block; kernels_pack.c) */

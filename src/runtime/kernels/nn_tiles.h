@@ -6,11 +6,10 @@
  *
  * A row: VL floats per native vector, NB channels per block (the NCHWc block), the widest
  * direct-convolution tile RW (output pixels) for V = 1, 2, 3 output blocks, the layout
- * pass's order of preference for V (the first that divides the output blocks; 0 ends), the
- * pixels of a depthwise tile, and WG, the register tile rows (of RW Winograd tiles each) in
- * one Winograd work item: an item reads every transformed weight of the layer once, so it
- * should span a dozen tiles or more (ResNet-18's 28x28x128 F(4x4) on AVX2: chunks of 6
- * tiles read 2.4 MB of weights nine times a call). A tile holds V * NB/VL * RW accumulators, and each step of
+ * pass's order of preference for V (the first that divides the output blocks; 0 ends), and
+ * the pixels of a depthwise tile. A Winograd work item is one register tile row (RW tiles):
+ * on AVX2 two rows per item (12 tiles, each transformed weight read half as often) measured
+ * the same in isolation, and the larger buffers failed F(4x4)'s L2 bound for 28x28x128. A tile holds V * NB/VL * RW accumulators, and each step of
  * its reduction V * NB/VL weight vectors and one broadcast input:
  * - AVX-512 (32 zmm): V=2 x RW=14 = 28 accumulators + 2 weights + 1 broadcast; V=3 x 9 = 27.
  * - AVX2 (16 ymm, block 8 = one vector): accumulators + V + 1 <= 16: V=2 x 6 (12 + 3),
@@ -28,22 +27,21 @@
 #ifndef RLX_RUNTIME_KERNELS_NN_TILES_H
 #define RLX_RUNTIME_KERNELS_NN_TILES_H
 
-/*                               VL  NB  RW(V=1,2,3)  V order   DW  WG */
-#define RLX_NN_TILES_PORTABLE     4,  8,  6,  2, 1,   1, 0, 0,   4,  2
-#define RLX_NN_TILES_X86_V2       4,  8,  6,  2, 1,   1, 0, 0,   4,  2
-#define RLX_NN_TILES_X86_V3       8,  8, 12,  6, 4,   2, 3, 1,   8,  2
-#define RLX_NN_TILES_X86_V4      16, 16, 14, 14, 9,   2, 3, 1,   8,  1
-#define RLX_NN_TILES_NEON         4,  8,  9,  5, 3,   2, 3, 1,   4,  2
+/*                               VL  NB  RW(V=1,2,3)  V order   DW */
+#define RLX_NN_TILES_PORTABLE     4,  8,  6,  2, 1,   1, 0, 0,   4
+#define RLX_NN_TILES_X86_V2       4,  8,  6,  2, 1,   1, 0, 0,   4
+#define RLX_NN_TILES_X86_V3       8,  8, 12,  6, 4,   2, 3, 1,   8
+#define RLX_NN_TILES_X86_V4      16, 16, 14, 14, 9,   2, 3, 1,   8
+#define RLX_NN_TILES_NEON         4,  8,  9,  5, 3,   2, 3, 1,   4
 
 /* Fields of a row (RLX_NN_TILE(VL, RLX_NN_TILES_X86_V3) is 8): usable in #if. */
-#define RLX_NN_TILE_VL(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) vl
-#define RLX_NN_TILE_NB(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) nb
-#define RLX_NN_TILE_RW1(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) r1
-#define RLX_NN_TILE_RW2(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) r2
-#define RLX_NN_TILE_RW3(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) r3
-#define RLX_NN_TILE_DW(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) dw
-#define RLX_NN_TILE_WG(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) wg
-#define RLX_NN_TILE_INIT(vl, nb, r1, r2, r3, p1, p2, p3, dw, wg) {vl, nb, {r1, r2, r3}, {p1, p2, p3}, dw, wg}
+#define RLX_NN_TILE_VL(vl, nb, r1, r2, r3, p1, p2, p3, dw) vl
+#define RLX_NN_TILE_NB(vl, nb, r1, r2, r3, p1, p2, p3, dw) nb
+#define RLX_NN_TILE_RW1(vl, nb, r1, r2, r3, p1, p2, p3, dw) r1
+#define RLX_NN_TILE_RW2(vl, nb, r1, r2, r3, p1, p2, p3, dw) r2
+#define RLX_NN_TILE_RW3(vl, nb, r1, r2, r3, p1, p2, p3, dw) r3
+#define RLX_NN_TILE_DW(vl, nb, r1, r2, r3, p1, p2, p3, dw) dw
+#define RLX_NN_TILE_INIT(vl, nb, r1, r2, r3, p1, p2, p3, dw) {vl, nb, {r1, r2, r3}, {p1, p2, p3}, dw}
 #define RLX_NN_TILE_APPLY(f, args) f args
 #define RLX_NN_TILE(field, row) RLX_NN_TILE_APPLY(RLX_NN_TILE_##field, (row))
 
@@ -52,7 +50,6 @@ typedef struct {
   int rw[3];     /* widest direct tile for V = 1, 2, 3 */
   int v_pref[3]; /* V in order of preference (0: none) */
   int dw_rw;     /* pixels per depthwise tile */
-  int wg_rows;   /* register tile rows per Winograd chunk */
 } rlx_nn_tiles_t;
 
 #endif

@@ -48,8 +48,8 @@ extern const tile_fn_t KSYM(rlx_nn_conv_tiles)[3][KRW_MAX][4];
 /* The widest tile for V output blocks. */
 static inline int max_rw(int64_t v) { return v == 1 ? KRW1 : v == 2 ? KRW2 : KRW3; }
 
-/* Tiles per Winograd work item for V (a whole number of register tile rows). */
-static inline int wg_chunk(int64_t v) { return max_rw(v) * KWG_ROWS; }
+/* Tiles per Winograd work item for V: one register tile row. */
+static inline int wg_chunk(int64_t v) { return max_rw(v); }
 
 /* Tile width for rows of len pixels: the largest allowed, evened out over the row. */
 static inline int64_t pick_rw(int64_t v, int64_t len) {

@@ -86,7 +86,6 @@
 #define KRW2 RLX_NN_TILE(RW2, KROW)
 #define KRW3 RLX_NN_TILE(RW3, KROW)
 #define KDW_RW RLX_NN_TILE(DW, KROW)
-#define KWG_ROWS RLX_NN_TILE(WG, KROW)
 /* The variant's name for a symbol: KSYM(rlx_nn_conv2d_nchwc) is rlx_nn_conv2d_nchwc_x86_64_v3. */
 #define KSYM(name) RLX_KSYM_CAT(name, KSUFFIX)
 
