@@ -100,12 +100,12 @@ static void dw_conv_item(void* ctx, int64_t it, void* scratch) {
   }
   tile_t t = c->base;
   t.s_icb = len * NB;
-  const int64_t rw = pick_rw(c->V, len);
+  const int64_t nt = n_tiles(c->V, len);
   for (int64_t og = 0; og < c->og_n; og++) {
     t.w = c->w + og * c->wgroup;
     t.bias = c->bias ? c->bias + og * c->V * NB : NULL;
-    for (int64_t p0 = 0; p0 < len; p0 += rw) {
-      const int64_t m = len - p0 < rw ? len - p0 : rw;
+    for (int64_t k = 0; k < nt; k++) {
+      const int64_t p0 = tile_at(k, nt, len), m = tile_at(k + 1, nt, len) - p0;
       const int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + (r0 * q->ow + p0) * NB;
       t.src = d + p0 * NB;
       t.y = c->y + yo;

@@ -148,7 +148,7 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
   /* Where the weights are larger than the plane (7x7 and 14x14 layers with hundreds of
    * channels), each chunk of a group also prefetches its share of the next group's weights
    * (the next items, whichever thread takes them), so that stream overlaps computation. */
-  const int64_t t0 = ch * c->per, t1 = (ch + 1) * c->per < c->n_tiles ? (ch + 1) * c->per : c->n_tiles;
+  const int64_t t0 = ch * c->per, t1 = (ch + 1) * c->per < c->flat_tiles ? (ch + 1) * c->per : c->flat_tiles;
   const char* pf = NULL;
   if (c->pf_ahead && og + 1 < c->og_n && t1 > t0) {
     const int64_t lines = c->wgroup * 4 / 64, share = (lines + c->chunks - 1) / c->chunks;
@@ -156,7 +156,7 @@ static void conv_flat_item(void* ctx, int64_t it, void* scratch) {
     pf = (const char*)(c->w + (og + 1) * c->wgroup) + ch * share * 64;
   }
   for (int64_t tt = t0; tt < t1; tt++) {
-    int64_t p0 = tt * c->rw, m = c->len - p0 < c->rw ? c->len - p0 : c->rw;
+    const int64_t p0 = tile_at(tt, c->flat_tiles, c->len), m = tile_at(tt + 1, c->flat_tiles, c->len) - p0;
     int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + p0 * NB;
     t.src = c->x + n * c->in_img + p0 * c->p->cbi;
     t.y = c->y + yo;
@@ -176,8 +176,8 @@ void conv_row(const conv_job_t* c, tile_t t, int64_t n, int64_t orow, int64_t og
     t.w = c->w + og * c->wgroup;
     t.bias = c->bias ? c->bias + og * c->V * NB : NULL;
     const int64_t yo = og * c->V * t.s_blk;
-    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
-      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
+    for (int64_t k = 0; k < c->row_tiles; k++) {
+      const int64_t ow = tile_at(k, c->row_tiles, p->ow), m = tile_at(k + 1, c->row_tiles, p->ow) - ow;
       t.src = s + ow * p->sw * p->cbi;
       t.y = y0 + yo + ow * NB;
       t.res = r0 ? r0 + yo + ow * NB : NULL;
@@ -212,7 +212,7 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
    * share of the weights that this thread will most likely need next (the next group: each
    * thread claims a contiguous range of items first), overlapping that stream with computation. */
   const int64_t r0 = rc * c->rows_per, r1 = r0 + c->rows_per < p->oh ? r0 + c->rows_per : p->oh;
-  const int64_t next_og = og + c->pf_ahead, tiles_per_row = (p->ow + c->rw - 1) / c->rw;
+  const int64_t next_og = og + c->pf_ahead, tiles_per_row = c->row_tiles;
   const int64_t lines = c->wgroup * 4 / 64, steps = c->icb_n * p->kh * p->kw;
   /* spread over every row: front-loading it into the first half measured slower */
   if (c->pf_ahead && rc == c->row_chunks - 1 && next_og < c->og_n) t.pf_per = pf_rate(lines, (r1 - r0) * tiles_per_row, steps);
@@ -220,8 +220,8 @@ static void conv_pad_item(void* ctx, int64_t it, void* scratch) {
   const char* pf_end = pf ? pf + lines * 64 : NULL;
   for (int64_t orow = r0; orow < r1; orow++) {
     int64_t yo = (n * c->ycb + og * c->V) * c->out_plane + orow * p->ow * NB;
-    for (int64_t ow = 0; ow < p->ow; ow += c->rw) {
-      int64_t m = p->ow - ow < c->rw ? p->ow - ow : c->rw;
+    for (int64_t k = 0; k < c->row_tiles; k++) {
+      const int64_t ow = tile_at(k, c->row_tiles, p->ow), m = tile_at(k + 1, c->row_tiles, p->ow) - ow;
       t.src = img + (orow * p->sh * c->wp + ow * p->sw) * p->cbi;
       t.y = c->y + yo + ow * NB;
       t.res = c->res ? c->res + yo + ow * NB : NULL;
@@ -249,7 +249,7 @@ void conv_setup(conv_job_t* c, const rlx_nn_conv_t* p, const float* x, const flo
   b->n_kh = p->kh, b->n_kw = p->kw, b->n_icb = c->icb_n, b->cbi = cbi, b->w_step = c->V * NB;
   b->s_blk = c->out_plane;
   b->act = p->act, b->lo = p->lo, b->hi = p->hi;
-  c->rw = pick_rw(c->V, p->ow);
+  c->row_tiles = n_tiles(c->V, p->ow);
   c->wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1; /* scratch row width, pixels */
   c->hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
 }
@@ -273,14 +273,14 @@ int KSYM(rlx_nn_conv2d_nchwc)(const rlx_nn_conv_t* p, const float* x, const floa
   const bool flat = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0 &&
                     p->oh == p->h && p->ow == p->w;
   if (flat) {
-    c.len = p->oh * p->ow, c.rw = pick_rw(c.V, c.len), c.n_tiles = (c.len + c.rw - 1) / c.rw;
+    c.len = p->oh * p->ow, c.flat_tiles = n_tiles(c.V, c.len);
     /* items of about 16K vector FMAs (a few microseconds: claiming one is a contended atomic),
      * fewer tiles per item when that leaves too few items for the threads */
-    const int64_t tile_fmas = c.icb_n * cbi * c.V * KNBV * c.rw;
+    const int64_t tile_fmas = c.icb_n * cbi * c.V * KNBV * ((c.len + c.flat_tiles - 1) / c.flat_tiles);
     c.per = 16384 / (tile_fmas > 0 ? tile_fmas : 1);
     c.per = c.per < 1 ? 1 : c.per;
-    while (c.per > 1 && p->n * c.og_n * ((c.n_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
-    c.chunks = (c.n_tiles + c.per - 1) / c.per;
+    while (c.per > 1 && p->n * c.og_n * ((c.flat_tiles + c.per - 1) / c.per) < 8 * threads) c.per /= 2;
+    c.chunks = (c.flat_tiles + c.per - 1) / c.per;
     c.kind = kind_of(p, cbi);
     c.pf_ahead = c.og_n * c.wgroup > 4 * c.in_img; /* weights dominate: prefetch the next group */
     /* With several threads and small weights, items go pixels first, so that each thread

@@ -107,12 +107,12 @@ static void wg_gemm(const wg_job_t* c, int64_t xi, int64_t og, int64_t tc, int64
   const int vg = (int)(og == c->og_n - 1 ? c->ocb - og * c->V : c->V); /* a narrower last group */
   tt.s_icb = tcm * NB, tt.s_px = NB, tt.s_blk = tcm * NB;
   tt.w = c->u + xi * c->u_xi + og * c->u_og;
-  const int64_t rw = pick_rw(c->V, tc), calls = (tc + rw - 1) / rw;
+  const int64_t calls = n_tiles(c->V, tc);
   /* pf_w: weights of the item this thread most likely runs next, prefetched over the calls */
   const char* pf = (const char*)pf_w;
   if (pf) tt.pf_per = pf_rate(c->u_og * 4 / 64, calls, c->icb_n);
-  for (int64_t t = 0; t < tc; t += rw) {
-    const int64_t k = tc - t < rw ? tc - t : rw;
+  for (int64_t call = 0; call < calls; call++) {
+    const int64_t t = tile_at(call, calls, tc), k = tile_at(call + 1, calls, tc) - t;
     tt.src = vbuf + xi * c->icb_n * tcm * NB + t * NB;
     tt.y = mbuf + (xi * c->ocb + og * c->V) * tcm * NB + t * NB;
     tt.pf = pf;
