@@ -238,8 +238,11 @@ static rlx_status_t* run_vm_text(bool* ok_result) {
   if (!st) {
     char* again = NULL;
     st = rlx_vm_disassemble(bytes, n, &again);
-    /* the same text but for the header line's byte count, which is the same too */
-    if (!st) *ok_result = strcmp(again, text) == 0;
+    /* the same text but for the header line's byte count, which is the same too, and the
+     * "; target:" comment a model file's disassembly starts with (bytes record no target) */
+    const char* body = text;
+    if (strncmp(body, "; target:", 9) == 0 && strchr(body, '\n')) body = strchr(body, '\n') + 1;
+    if (!st) *ok_result = strcmp(again, body) == 0;
     free(again);
   }
   free(bytes);
