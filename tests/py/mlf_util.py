@@ -60,10 +60,12 @@ def write_main(out_dir, meta, name="default"):
     return len(lines)
 
 
-def cflags(out_dir, name="default"):
-    """The archive's "cflags" (metadata.json): -O3 -ffp-contract=fast -march=... of its target."""
+def cflags(out_dir):
+    """The archive's "cflags" (metadata.json, its one module): -O3 -ffp-contract=fast -march=... of
+    its target."""
     with open(os.path.join(out_dir, "metadata.json")) as f:
-        return json.load(f)["modules"][name]["cflags"].split()
+        modules = json.load(f)["modules"]
+    return next(iter(modules.values()))["cflags"].split()
 
 
 def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c", cc=None):
