@@ -435,7 +435,13 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
   } else {
     RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &p->x));
   }
-  const int64_t v_blocks = rlx_nn_pick_v(z->tiles, ocb), og_n = (ocb + v_blocks - 1) / v_blocks;
+  /* the pixels the register tiles run along: a 1x1 stride-1 unpadded convolution is one
+   * GEMM over the plane (also inside a depthwise+1x1 call), Winograd's GEMMs run over its
+   * tiles, the rest over output rows */
+  const bool flat = kh == 1 && kw == 1 && s[0] == 1 && s[1] == 1 && pad[0] == 0 && pad[1] == 0;
+  const bool wino = !dw && use_winograd(p, plain, kh, kw);
+  const int64_t run = flat ? p->oh * p->ow : wino ? (p->oh + 1) / 2 * ((p->ow + 1) / 2) : p->ow;
+  const int64_t v_blocks = rlx_nn_pick_v(z->tiles, ocb, run), og_n = (ocb + v_blocks - 1) / v_blocks;
   if (dw) {
     int64_t shape[4] = {ocb, kh, kw, nb};
     float* buf = malloc((size_t)(ocb * kh * kw * nb) * 4);
@@ -443,7 +449,7 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
     rlx_nn_dw_pack_weight(wc->data, oc, kh, kw, nb, buf);
     p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 4, shape, buf, (size_t)(ocb * kh * kw * nb) * 4);
     free(buf);
-  } else if (use_winograd(p, plain, kh, kw)) {
+  } else if (wino) {
     int m = 2;
     if (want_f4(z, p, ic, v_blocks)) {
       bool ok = false;

@@ -94,13 +94,43 @@ const rlx_nn_tiles_t* rlx_nn_tiles(int isa) {
   return isa >= 0 && isa < RLX_ISA_COUNT ? &tiles[isa] : &tiles[RLX_ISA_PORTABLE];
 }
 
-int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb) {
-  for (int i = 0; i < 3 && t->v_pref[i]; i++)
-    if (ocb % t->v_pref[i] == 0) return t->v_pref[i];
-  /* none divides (SqueezeNet's 1000 classes: 125 blocks of 8): the first choice, with a
-   * narrower last group, rather than V = 1 everywhere (AVX2: 1x12 tiles ran at 2/3 the
-   * speed of 2x6: one weight vector per twelve broadcasts) */
-  return t->v_pref[0] > 0 && t->v_pref[0] <= ocb ? t->v_pref[0] : 1;
+/* The share of the FMA peak that tiles of u output blocks (u <= v) reach on runs of px
+ * pixels, estimated: a tile keeps acc = u * NB/VL * px accumulators, and per reduction step
+ * loads u * NB/VL weight vectors and px broadcast inputs. About 8 FMAs must be in flight to
+ * hide their latency (4 cycles on two pipes, on Zen, Intel and Neoverse cores alike), and
+ * the loads bound a step at 0.7 * acc / loads of the peak (calibrated on AVX2, Zen 4: 1x12
+ * tiles, 13 loads for 12 FMAs, ran at 2/3 of 2x6's speed, 8 loads for 12). */
+static double tile_eff(const rlx_nn_tiles_t* t, double u, double px) {
+  const double knbv = (double)t->nb / t->vl, acc = u * knbv * px, loads = u * knbv + px;
+  double e = acc / 8.0;
+  if (0.7 * acc / loads < e) e = 0.7 * acc / loads;
+  return e < 1.0 ? e : 1.0;
+}
+
+/* The estimated efficiency of V = v for ocb output blocks on runs of len pixels: the full
+ * groups' tiles and the narrower last group's, weighted by their blocks. */
+static double v_eff(const rlx_nn_tiles_t* t, int64_t v, int64_t ocb, int64_t len) {
+  const int64_t rw = t->rw[v - 1], nt = len < 1 ? 1 : (len + rw - 1) / rw, full = ocb / v, rem = ocb % v;
+  const double px = (double)(len < 1 ? 1 : len) / (double)nt;
+  return ((double)(full * v) * tile_eff(t, (double)v, px) + (double)rem * tile_eff(t, (double)rem, px)) / (double)ocb;
+}
+
+int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb, int64_t len) {
+  double best = 0;
+  for (int i = 0; i < 3 && t->v_pref[i]; i++) {
+    const double e = v_eff(t, t->v_pref[i], ocb, len);
+    best = e > best ? e : best;
+  }
+  /* among the choices within 3 % of the best: the first that divides ocb (no narrower last
+   * group), else the first, in the row's order */
+  int64_t first = 0;
+  for (int i = 0; i < 3 && t->v_pref[i]; i++) {
+    const int64_t v = t->v_pref[i];
+    if (v_eff(t, v, ocb, len) < 0.97 * best) continue;
+    if (ocb % v == 0) return v;
+    if (!first) first = v;
+  }
+  return first ? first : 1;
 }
 
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v) { return t->rw[v >= 1 && v <= 3 ? v - 1 : 0]; }

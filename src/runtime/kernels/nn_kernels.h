@@ -104,9 +104,13 @@ const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why);
  * compiler: the layout pass packs weights with rlx_nn_pick_v's V and sizes Winograd chunks
  * by the tile width. */
 const rlx_nn_tiles_t* rlx_nn_tiles(int isa);
-/* V for a convolution with ocb output blocks: the row's first preference that divides ocb,
- * else its first preference (the last weight group then holds fewer blocks), at most ocb. */
-int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb);
+/* V for a convolution with ocb output blocks whose register tiles run along len pixels (an
+ * output row; a 1x1 stride-1 plane or the Winograd tiles: all of them): among the row's
+ * preferences whose estimated efficiency is within 3 % of the best, the first that divides
+ * ocb, else the first (the last weight group then holds fewer blocks). On AVX2, 7-pixel
+ * rows take V = 3 (tiles of 12 and 9 accumulators) over V = 2 (8 and 6: too few FMAs in
+ * flight). */
+int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb, int64_t len);
 /* Tiles per Winograd chunk for V (one register tile row: the row's widest tile for V). */
 int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v);
 
