@@ -1,8 +1,8 @@
 /* A plain C program around the Model Library Format export of examples/cnn.onnx: no rlx
  * library, no dlopen, no heap. Reads a float32 .npy image (1x3x32x32), runs the model
  * through TVM's AOT interface (tvmgen_default_run), prints the 10 logits and writes them raw
- * to argv[2]. Build (scripts/build.sh does it):
- *   cc -std=c11 -O2 -I OUT/codegen/host/include OUT/codegen/host/src/*.c OUT/runtime/src/*.c \
+ * to argv[2]. Build (scripts/build.sh does it), CFLAGS the "cflags" of OUT/metadata.json:
+ *   cc -std=c11 CFLAGS -I OUT/codegen/host/include OUT/codegen/host/src/*.c OUT/runtime/src/*.c \
  *      examples/cnn_main.c -lm -o cnn
  */
 #include <stdio.h>

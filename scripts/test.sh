@@ -8,6 +8,8 @@
 #   fuzz        every libFuzzer target in a clang build (build-fuzz) for a fixed number of
 #               executions with a fixed seed (tests/fuzz/fuzz.cmake; RLX_FUZZ_RUNS_PERCENT,
 #               default 100, scales them);
+#   x86-64-v2   (x86-64 hosts) models compiled for -mcpu=x86-64-v2, the runtime's tests and
+#               rlx-run under qemu-x86_64 -cpu Nehalem, which faults on any AVX instruction;
 #   aarch64     the runtime cross-built with aarch64-linux-gnu-gcc (build-aarch64), its tests,
 #               real models and a sample of the ONNX suite compiled for aarch64 and run under
 #               qemu-aarch64, Model Library Format archives built into static programs.
@@ -89,6 +91,16 @@ conformance_sample() { # name, target, runner
   run_step "$1 ONNX sample" "build/conformance-$1.log" $py tests/onnx/run_conformance.py build/bin/rlx --passing-only \
     --sample 8 --quiet --timeout 300 --target "$2" --runner "$3"
 }
+if [[ -x build/bin/rlx && $(uname -m) == x86_64 ]] && command -v qemu-x86_64 >/dev/null; then
+  emu="qemu-x86_64 -cpu Nehalem"
+  echo "== x86-64-v2: the runtime's tests under $emu"
+  for t in build/bin/test_runtime_*; do
+    run_step "$(basename "$t") (Nehalem)" "build/nehalem-$(basename "$t").log" $emu "$t"
+  done
+  run_step "x86-64-v2 models" build/cross-v2.log $py tests/py/cross_models.py build/bin/rlx --target "c -mcpu=x86-64-v2" \
+    --runner "$emu build/bin/rlx-run" --cc cc --emulator "$emu"
+  conformance_sample x86-64-v2 "c -mcpu=x86-64-v2" "$emu build/bin/rlx-run"
+fi
 if [[ -x build/bin/rlx ]] && command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null; then
   emu="qemu-aarch64 -L /usr/aarch64-linux-gnu"
   if build aarch64 build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \

@@ -366,7 +366,9 @@ static void kernel_scratch(aot_t* a, const rlx_relax_call_t* c, const char* name
     args[i].v_handle = &ts[i];
     codes[i] = RLX_ARG_DLTENSOR;
   }
-  int64_t need = rlx_nn_scratch_bytes(name, args, codes, n, KERNEL_THREADS);
+  /* the tiles of the target's kernel level: the archive's kernels are built for it */
+  const rlx_nn_tiles_t* tiles = rlx_nn_tiles(rlx_target_isa_level(rlx_ctx_target_of(a->ctx)));
+  int64_t need = rlx_nn_scratch_bytes(name, args, codes, n, KERNEL_THREADS, tiles);
   if (need < 0) {
     fail(a, RLX_INTERNAL, "runtime kernel '%s': the call's arguments do not follow its convention", name);
     return;

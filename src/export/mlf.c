@@ -241,8 +241,12 @@ static RLX_MUST_USE rlx_status_t* add_disk_file(files_t* fs, const char* arc_pat
   return add_file(fs, arc_path, data, len) ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory");
 }
 
-/* Every source and header of the runtime kernels' folder, with the shims they need. */
-static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
+/* Every source and header of the runtime kernels' folder, with the shims they need. The
+ * vector kernels are built once, for the archive's target: each .c file starts by fixing
+ * the channel block of the target's layouts (RLX_NN_TARGET_BLOCK, nn_vec.h), and the
+ * compiler's ISA macros under the metadata's "cflags" pick the register tiles; the runtime's
+ * dispatcher between variants (kernels_dispatch.c) stays behind. */
+static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs, int nb) {
   const char* inc = rlx_extern_include_dir();
   char dir[4200], path[4600], arc[512];
   snprintf(dir, sizeof(dir), "%s/../src/runtime/kernels", inc);
@@ -253,7 +257,9 @@ static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
     if (!has_suffix(de->d_name, ".c") && !has_suffix(de->d_name, ".h")) continue;
     /* the pthread pool stays behind (standalone/nn_pool.c replaces it), and so do the
      * exporter's scratch bounds */
-    if (strcmp(de->d_name, "kernels_scratch.c") == 0 || strcmp(de->d_name, "kernels_scratch.h") == 0) continue;
+    if (strcmp(de->d_name, "kernels_scratch.c") == 0 || strcmp(de->d_name, "kernels_scratch.h") == 0 ||
+        strcmp(de->d_name, "kernels_dispatch.c") == 0)
+      continue;
     if (strcmp(de->d_name, "nn_pool.c") == 0) snprintf(path, sizeof(path), "%s/standalone/%s", dir, de->d_name);
     else snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
     snprintf(arc, sizeof(arc), "runtime/src/%s", de->d_name);
@@ -261,20 +267,23 @@ static RLX_MUST_USE rlx_status_t* add_runtime_sources(files_t* fs) {
     if (!st && has_suffix(de->d_name, ".c")) {
       /* rlx builds these with _GNU_SOURCE; under -std=c11 POSIX declarations need the
        * feature macro before any header */
-      static const char pre[] =
-          "/* (exported by rlx: POSIX interfaces under -std=c11) */\n"
-          "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n";
+      char pre[256];
+      const int np = snprintf(pre, sizeof(pre),
+                              "/* (exported by rlx: POSIX interfaces under -std=c11; the target's channel block) */\n"
+                              "#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200809L\n#endif\n"
+                              "#define RLX_NN_TARGET_BLOCK %d\n",
+                              nb);
       entry_t* e = &fs->entries.data[fs->entries.len - 1];
-      char* data = malloc(sizeof(pre) - 1 + e->len + 1);
+      char* data = malloc((size_t)np + e->len + 1);
       if (!data) {
         st = rlx_status_create(RLX_OUT_OF_MEMORY, "export: out of memory");
         break;
       }
-      memcpy(data, pre, sizeof(pre) - 1);
-      memcpy(data + sizeof(pre) - 1, e->data, e->len + 1);
+      memcpy(data, pre, (size_t)np);
+      memcpy(data + np, e->data, e->len + 1);
       free(e->data);
       e->data = data;
-      e->len += sizeof(pre) - 1;
+      e->len += (size_t)np;
     }
   }
   closedir(d);
@@ -376,7 +385,7 @@ static RLX_MUST_USE rlx_status_t* export_full_model(rlx_ctx_t* ctx, rlx_module_t
   rlx_strbuf_append(&all, r.entry_c);
   free(kernels);
   char* src = rlx_strbuf_take(&all);
-  if (r.n_sources) st = add_runtime_sources(fs);
+  if (r.n_sources) st = add_runtime_sources(fs, rlx_target_nchwc_block(rlx_ctx_target_of(ctx)));
   if (st) {
     free(src);
     rlx_aot_result_free(&r);

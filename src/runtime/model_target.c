@@ -55,7 +55,11 @@ RLX_MUST_USE rlx_status_t* rlx_vm_model_target(const char* model_so, char** out_
       goto done;
     }
     char* text = calloc(1, sh.sh_size + 1);
-    if (!text || !read_at(f, (long)sh.sh_offset, text, sh.sh_size)) {
+    if (!text) {
+      st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory reading the target of '%s'", model_so);
+      goto done;
+    }
+    if (!read_at(f, (long)sh.sh_offset, text, sh.sh_size)) {
       free(text);
       st = rlx_status_create(RLX_IO_ERROR, "cannot read the target of '%s'", model_so);
       goto done;

@@ -1,16 +1,16 @@
-/* Pass layout_nchwc: convolutional networks onto the NCHW16c kernels.
+/* Pass layout_nchwc: convolutional networks onto the NCHWc kernels.
  *
  * Requires: a well-formed module before legalize_ops (high-level ops still present).
  * Produces: the same module where, inside dataflow blocks, every float32 R.nn.conv2d with
  * static shapes, NCHW/OIHW layouts, a constant weight and groups 1 or depthwise (groups ==
  * in == out channels) becomes `R.call_dps_packed("rlx.nn.conv2d_nchwc" | "rlx.nn.dwconv2d_nchwc",
- * ...)` over activations in NCHW16c ([N, C/16, H, W, 16], see
+ * ...)` over activations in NCHWc ([N, C/NB, H, W, NB], see
  * src/runtime/kernels/nn_kernels.h), with its weight packed at compile time (a new
  * constant) and its epilogue folded into the call: a per-channel bias add, one residual
  * add, and relu / maximum / minimum with scalar bounds, when the conv's result has no other
  * use. Activations stay blocked through the ops that have blocked forms — max_pool2d
  * (rlx.nn.max_pool2d_nchwc), the mean over H and W with keepdims (rlx.nn.mean_hw_nchwc),
- * concat over channels when every input has a multiple of 16 channels, and add / subtract /
+ * concat over channels when every input has a multiple of NB channels, and add / subtract /
  * multiply / relu / maximum / minimum between blocked tensors, per-channel constants and
  * scalars (still R ops on 5-D tensors: legalize_ops and fuse_ops handle them). A var that
  * something else reads is converted back where it is first needed, under its own name
@@ -21,11 +21,18 @@
  * directly).
  * Ops it cannot convert are left as they are: the pass never changes results, only
  * layouts (padded channels carry finite values and meet zero weights).
+ *
+ * Machine-specific choices come from the context's target (rlx_ctx_target_of): the channel
+ * block NB (16 for AVX-512, else 8: rlx_target_nchwc_block), V, the output blocks each
+ * packed weight group holds, and the Winograd chunk from the register tiles of the target's
+ * kernel level (rlx_nn_tiles), and the cache thresholds from its L2 size. The output is
+ * the same on every machine for a given target.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/ir.h"
 #include "../relax/op_nn_internal.h"
 #include "../runtime/kernels/nn_kernels.h"
 #include "pass.h"
@@ -39,7 +46,7 @@ struct pend {
   pend_t* dwpre;       /* 1x1 only: the 3x3 depthwise convolution of its input, computed inside the same call */
   rlx_relax_expr_t* x; /* blocked (or plain, cbi 1) input; with pre, pre's input */
   rlx_relax_expr_t* w; /* packed weight constant */
-  float* bias;         /* ocb*16 */
+  float* bias;         /* ocb*NB */
   rlx_relax_expr_t* res;
   float lo, hi; /* clip; -inf / +inf: none */
   int64_t g[6]; /* sh, sw, pt, pl, dh, dw */
@@ -48,7 +55,7 @@ struct pend {
 
 /* What the pass knows of a var of the original program. */
 typedef struct {
-  rlx_relax_expr_t* blk; /* its NCHW16c value, or NULL */
+  rlx_relax_expr_t* blk; /* its NCHWc value, or NULL */
   pend_t* pend;          /* or a convolution still open to an epilogue */
   int64_t c;             /* real channels */
   bool plain_missing;    /* the original binding was not emitted */
@@ -59,6 +66,9 @@ typedef struct {
   rlx_bb_t* bb;
   rlx_ptrmap_t info; /* var → vinfo_t* */
   rlx_ptrmap_t uses; /* var → use count (intptr) */
+  int64_t nb;        /* the target's channel block */
+  const rlx_nn_tiles_t* tiles; /* the register tiles of the target's kernel level */
+  int64_t l2;        /* the target's L2 bytes per core */
 } lt_t;
 
 static vinfo_t* info_of(lt_t* z, const rlx_relax_expr_t* v) {
@@ -120,7 +130,7 @@ static rlx_relax_expr_t* prim_f(lt_t* z, double v) {
 }
 
 static rlx_sinfo_t* blk_sinfo(lt_t* z, int64_t n, int64_t c, int64_t h, int64_t w) {
-  int64_t d[5] = {n, (c + 15) / 16, h, w, 16};
+  int64_t d[5] = {n, (c + z->nb - 1) / z->nb, h, w, z->nb};
   return rlx_sinfo_tensor_const(z->ctx, 5, d, rlx_dt_float32());
 }
 
@@ -147,9 +157,9 @@ static int epilogue_args(lt_t* z, const pend_t* p, rlx_relax_expr_t** a, int n) 
   return n;
 }
 
-/* The bias constant of a pending convolution: [OCb*16], padded channels zero. */
+/* The bias constant of a pending convolution: [OCb*NB], padded channels zero. */
 static rlx_relax_expr_t* bias_const(lt_t* z, const pend_t* p) {
-  int64_t shape[1] = {(p->oc + 15) / 16 * 16};
+  int64_t shape[1] = {(p->oc + z->nb - 1) / z->nb * z->nb};
   return rlx_relax_constant(z->ctx, rlx_dt_float32(), 1, shape, p->bias, (size_t)shape[0] * 4);
 }
 
@@ -276,37 +286,44 @@ static bool use_winograd(const pend_t* p, bool plain, int64_t kh, int64_t kw) {
 }
 
 /* F(4x4, 3x3) instead of F(2x2) when its per-thread buffers (36 positions x (ICb + OCb)
- * channel blocks x one chunk of tiles) stay within about half of L2 and the output has at
- * least two chunks of 4x4 tiles: measured 1.2-1.6x faster than F(2x2) on 56x56x64,
- * 28x28x128 and SqueezeNet's 27x27 expand layers, slower at 14x14x256 where the buffers
- * spill. F(4x4)'s transformed weights are 2.25x F(2x2)'s, and in a network they come from
- * memory on every call: with a single chunk of tiles (SqueezeNet's 13x13 layers: 16 tiles)
- * that stream dominates (64->256 at 13x13 with cold weights: F(4x4) 0.38-0.45 ms, F(2x2)
- * 0.25-0.31 ms), hence two chunks at least. */
-static bool want_f4(const pend_t* p, int64_t ic, int64_t v16) {
-  int64_t chunk = v16 <= 2 ? 14 : 9, tiles = (p->oh + 3) / 4 * ((p->ow + 3) / 4);
-  int64_t bytes = 36 * ((ic + 15) / 16 + (p->oc + 15) / 16) * chunk * 64;
-  return bytes <= 700 * 1024 && tiles >= 2 * chunk;
+ * channel blocks x one chunk of tiles, a chunk being one register tile row) stay within
+ * 70 % of L2 and the output has at least 28 4x4 tiles: measured (AVX-512, 1 MB L2) 1.2-1.6x
+ * faster than F(2x2) on 56x56x64, 28x28x128 (buffers of 516 KB) and SqueezeNet's 27x27
+ * expand layers, slower at 14x14x256 where the buffers (1 MB) spill. F(4x4)'s transformed
+ * weights are 2.25x F(2x2)'s, and in a network they come from memory on every call: with
+ * few tiles (SqueezeNet's 13x13 layers: 16) that stream dominates (64->256 at 13x13 with
+ * cold weights: F(4x4) 0.38-0.45 ms, F(2x2) 0.25-0.31 ms), hence the 28 (two chunks of the
+ * AVX-512 tiles; a fixed count, as the weights' cost does not depend on the tiles). */
+static bool want_f4(const lt_t* z, const pend_t* p, int64_t ic, int64_t v) {
+  const int64_t nb = z->nb, chunk = rlx_nn_winograd_chunk(z->tiles, v), tiles = (p->oh + 3) / 4 * ((p->ow + 3) / 4);
+  const int64_t bytes = 36 * ((ic + nb - 1) / nb + (p->oc + nb - 1) / nb) * chunk * nb * 4;
+  return bytes * 10 <= z->l2 * 7 && tiles >= 28;
 }
 
 /* The accuracy check of F(4x4, 3x3), whose transforms amplify rounding more than F(2x2):
  * this layer's weights on a random input (uniform in [-1, 1], batch 1), F(4x4) against
  * the direct kernel; accepted when the largest difference is within 3e-5 of the output's
  * largest magnitude (measured 4e-6 to 9e-6 on ResNet-18 and SqueezeNet layers; the
- * networks' tests allow 1e-4 end to end), else F(2x2) is used. */
-static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, int64_t ic, int64_t v16, bool* out_ok) {
+ * networks' tests allow 1e-4 end to end), else F(2x2) is used. The kernels run here, in
+ * the compiler's process, so with this CPU's channel block and variant, not the target's:
+ * accuracy is a property of the weights and the transform, not of the layout, and a
+ * target's code need not run where it is compiled. */
+static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, int64_t ic, bool* out_ok) {
   *out_ok = false;
+  const int64_t nb = rlx_isa_info(rlx_cpu_isa_level())->nchwc_block;
+  const rlx_nn_kernels_t* kn = rlx_nn_kernels(nb, NULL);
+  if (!kn) return NULL; /* no kernels to check with: F(2x2) */
   rlx_nn_conv_t k;
   memset(&k, 0, sizeof(k));
   k.n = 1, k.ic = ic, k.h = (p->oh - 1) + 3 - 2 * p->g[2], k.w = (p->ow - 1) + 3 - 2 * p->g[3];
   k.oc = p->oc, k.oh = p->oh, k.ow = p->ow, k.kh = k.kw = 3, k.sh = k.sw = k.dh = k.dw = 1;
-  k.pt = p->g[2], k.pl = p->g[3], k.cbi = 16, k.v = v16;
+  k.pt = p->g[2], k.pl = p->g[3], k.nb = k.cbi = nb, k.v = 1;
   if (k.h < 1 || k.w < 1) return NULL;
-  int64_t icb = (ic + 15) / 16, ocb = (p->oc + 15) / 16;
-  size_t nx = (size_t)(icb * k.h * k.w * 16), ny = (size_t)(ocb * k.oh * k.ow * 16);
+  int64_t icb = (ic + nb - 1) / nb, ocb = (p->oc + nb - 1) / nb;
+  size_t nx = (size_t)(icb * k.h * k.w * nb), ny = (size_t)(ocb * k.oh * k.ow * nb);
   float* x = malloc(nx * 4);
-  float* wd = malloc((size_t)rlx_nn_conv_packed_numel(p->oc, ic, 3, 3, 16) * 4);
-  float* u = malloc((size_t)rlx_nn_winograd_packed_numel(p->oc, ic, 4) * 4);
+  float* wd = malloc((size_t)rlx_nn_conv_packed_numel(p->oc, ic, 3, 3, nb, 1, nb) * 4);
+  float* u = malloc((size_t)rlx_nn_winograd_packed_numel(p->oc, ic, 4, 1, nb) * 4);
   float* y1 = malloc(ny * 4);
   float* y2 = malloc(ny * 4);
   rlx_status_t* st = NULL;
@@ -317,9 +334,9 @@ static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, i
       r = r * 6364136223846793005ull + 1442695040888963407ull;
       x[i] = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
     }
-    rlx_nn_conv_pack_weight(w, p->oc, ic, 3, 3, 16, v16, wd);
-    rlx_nn_winograd_pack_weight(w, p->oc, ic, v16, 4, u);
-    if (rlx_nn_conv2d_nchwc(&k, x, wd, NULL, NULL, y1) || rlx_nn_conv2d_winograd_nchwc(&k, 4, x, u, NULL, NULL, y2))
+    rlx_nn_conv_pack_weight(w, p->oc, ic, 3, 3, nb, 1, nb, wd);
+    rlx_nn_winograd_pack_weight(w, p->oc, ic, 1, 4, nb, u);
+    if (kn->conv2d(&k, x, wd, NULL, NULL, y1) || kn->winograd(&k, 4, x, u, NULL, NULL, y2))
       st = rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: checking Winograd");
   }
   if (!st) {
@@ -338,24 +355,25 @@ static RLX_MUST_USE rlx_status_t* f4_accurate(const pend_t* p, const float* w, i
 static pend_t* open_pend(lt_t* z, const rlx_relax_expr_t* e);
 
 /* The pending 1x1 convolution that var x holds when a 3x3 depthwise convolution p (stride 1
- * or 2) is its only reader and its output is larger than L2 (2 MB): MobileNet's expansion,
- * computed row by row inside the depthwise call (rlx_nn_conv2d_dw_nchwc) instead of being
- * stored and read back from memory. Measured on 16->96 channels at 112x112 (4.8 MB): 0.60
- * -> 0.49 ms for the pair; no gain at 56x56x144 (1.8 MB), hence the bound. NULL otherwise. */
+ * or 2) is its only reader and its output is larger than the target's L2: MobileNet's
+ * expansion, computed row by row inside the depthwise call (rlx.nn.conv2d_dw_nchwc) instead
+ * of being stored and read back from memory. Measured on a 2 MB L2, 16->96 channels at
+ * 112x112 (4.8 MB): 0.60 -> 0.49 ms for the pair; no gain at 56x56x144 (1.8 MB, in L2),
+ * hence the bound. NULL otherwise. */
 static pend_t* fusable_expansion(lt_t* z, const rlx_relax_expr_t* x, const pend_t* p, int64_t kh, int64_t kw) {
   pend_t* e = open_pend(z, x);
   if (!e || e->depthwise || e->winograd || e->pre || e->dwpre || e->res || kh != 3 || kw != 3) return NULL;
   const rlx_relax_constant_t* w = as_const(e->w);
   const int64_t one[6] = {1, 1, 0, 0, 1, 1};
-  if (!w || w->ndim != 6 || w->shape[2] != 1 || w->shape[3] != 1 || w->shape[4] != 16 ||
+  if (!w || w->ndim != 6 || w->shape[2] != 1 || w->shape[3] != 1 || w->shape[4] != z->nb ||
       memcmp(e->g, one, sizeof(one)) != 0)
     return NULL;
   if (p->g[0] != p->g[1] || (p->g[0] != 1 && p->g[0] != 2) || p->g[4] != 1 || p->g[5] != 1 || e->ow > 512) return NULL;
-  return e->n * ((e->oc + 15) / 16) * e->oh * e->ow * 64 > (2 << 20) ? e : NULL;
+  return e->n * ((e->oc + z->nb - 1) / z->nb * z->nb) * e->oh * e->ow * 4 > z->l2 ? e : NULL;
 }
 
 /* The pending 3x3 depthwise convolution that var x holds when a 1x1 stride-1 convolution p
- * is its only reader: computed inside p's call (rlx_nn_dwconv_conv_nchwc), so that the
+ * is its only reader: computed inside p's call (rlx.nn.dwconv_conv_nchwc), so that the
  * depthwise output (MobileNet's 6x expanded channels) is never stored and read back.
  * MobileNetV2, 8 alternations of the two builds: 1 thread 6.98 -> 6.23 ms, 2 threads 4.04 ->
  * 3.83 ms (medians); in the kernel alone with the data in cache the pair is 0-18 % faster
@@ -399,9 +417,9 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
   p->n = yd[0], p->oc = oc, p->oh = yd[2], p->ow = yd[3];
   p->g[0] = s[0], p->g[1] = s[1], p->g[2] = pad[0], p->g[3] = pad[1], p->g[4] = dil[0], p->g[5] = dil[1];
   p->lo = -INFINITY, p->hi = INFINITY;
-  int64_t ocb = (oc + 15) / 16;
-  p->bias = RLX_NEW_ARRAY(z->ctx, float, ocb * 16);
-  memset(p->bias, 0, (size_t)(ocb * 16) * 4);
+  const int64_t nb = z->nb, ocb = (oc + nb - 1) / nb;
+  p->bias = RLX_NEW_ARRAY(z->ctx, float, ocb * nb);
+  memset(p->bias, 0, (size_t)(ocb * nb) * 4);
   vinfo_t* xi = info_of(z, c->args[0]);
   bool plain = !dw && ic <= 8 && !(xi && (xi->blk || xi->pend));
   pend_t* pre = dw ? fusable_expansion(z, c->args[0], p, kh, kw) : NULL;
@@ -417,36 +435,42 @@ static RLX_MUST_USE rlx_status_t* try_conv(lt_t* z, rlx_relax_var_t* v, rlx_rela
   } else {
     RLX_RETURN_IF_ERROR(blocked(z, c->args[0], &p->x));
   }
+  /* the pixels the register tiles run along: a 1x1 stride-1 unpadded convolution is one
+   * GEMM over the plane (also inside a depthwise+1x1 call), Winograd's GEMMs run over its
+   * tiles, the rest over output rows */
+  const bool flat = kh == 1 && kw == 1 && s[0] == 1 && s[1] == 1 && pad[0] == 0 && pad[1] == 0;
+  const bool wino = !dw && use_winograd(p, plain, kh, kw);
+  const int64_t run = flat ? p->oh * p->ow : wino ? (p->oh + 1) / 2 * ((p->ow + 1) / 2) : p->ow;
+  const int64_t v_blocks = rlx_nn_pick_v(z->tiles, ocb, run), og_n = (ocb + v_blocks - 1) / v_blocks;
   if (dw) {
-    int64_t shape[4] = {ocb, kh, kw, 16};
-    float* buf = malloc((size_t)(ocb * kh * kw * 16) * 4);
+    int64_t shape[4] = {ocb, kh, kw, nb};
+    float* buf = malloc((size_t)(ocb * kh * kw * nb) * 4);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: packing a weight");
-    rlx_nn_dw_pack_weight(wc->data, oc, kh, kw, buf);
-    p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 4, shape, buf, (size_t)(ocb * kh * kw * 16) * 4);
+    rlx_nn_dw_pack_weight(wc->data, oc, kh, kw, nb, buf);
+    p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 4, shape, buf, (size_t)(ocb * kh * kw * nb) * 4);
     free(buf);
-  } else if (use_winograd(p, plain, kh, kw)) {
-    int64_t v16 = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
+  } else if (wino) {
     int m = 2;
-    if (want_f4(p, ic, v16)) {
+    if (want_f4(z, p, ic, v_blocks)) {
       bool ok = false;
-      RLX_RETURN_IF_ERROR(f4_accurate(p, wc->data, ic, v16, &ok));
+      RLX_RETURN_IF_ERROR(f4_accurate(p, wc->data, ic, &ok));
       m = ok ? 4 : 2;
     }
-    int64_t numel = rlx_nn_winograd_packed_numel(oc, ic, m);
-    int64_t shape[5] = {(m + 2) * (m + 2), ocb / v16, (ic + 15) / 16, 16, v16 * 16};
+    int64_t numel = rlx_nn_winograd_packed_numel(oc, ic, m, v_blocks, nb);
+    int64_t shape[5] = {(m + 2) * (m + 2), og_n, (ic + nb - 1) / nb, nb, v_blocks * nb};
     float* buf = malloc((size_t)numel * 4);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: transforming a weight");
-    rlx_nn_winograd_pack_weight(wc->data, oc, ic, v16, m, buf);
+    rlx_nn_winograd_pack_weight(wc->data, oc, ic, v_blocks, m, nb, buf);
     p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 5, shape, buf, (size_t)numel * 4);
     p->winograd = true;
     free(buf);
   } else {
-    int64_t cbi = plain ? 1 : 16, v16 = ocb % 2 == 0 ? 2 : ocb % 3 == 0 ? 3 : 1;
-    int64_t numel = rlx_nn_conv_packed_numel(oc, ic, kh, kw, cbi);
-    int64_t shape[6] = {ocb / v16, plain ? ic : (ic + 15) / 16, kh, kw, cbi, v16 * 16};
+    int64_t cbi = plain ? 1 : nb;
+    int64_t numel = rlx_nn_conv_packed_numel(oc, ic, kh, kw, cbi, v_blocks, nb);
+    int64_t shape[6] = {og_n, plain ? ic : (ic + nb - 1) / nb, kh, kw, cbi, v_blocks * nb};
     float* buf = malloc((size_t)numel * 4);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: packing a weight");
-    rlx_nn_conv_pack_weight(wc->data, oc, ic, kh, kw, cbi, v16, buf);
+    rlx_nn_conv_pack_weight(wc->data, oc, ic, kh, kw, cbi, v_blocks, nb, buf);
     p->w = rlx_relax_constant(z->ctx, rlx_dt_float32(), 6, shape, buf, (size_t)numel * 4);
     free(buf);
   }
@@ -517,18 +541,18 @@ static RLX_MUST_USE rlx_status_t* try_epilogue(lt_t* z, rlx_relax_var_t* v, rlx_
 }
 
 /* A blocked operand for an elementwise op on blocked tensors: the blocked var, a scalar,
- * or a per-channel constant reshaped to (1, Cb, 1, 1, 16). */
+ * or a per-channel constant reshaped to (1, Cb, 1, 1, NB). */
 static RLX_MUST_USE rlx_status_t* blk_operand(lt_t* z, rlx_relax_expr_t* e, int64_t c, rlx_relax_expr_t** out) {
   *out = NULL;
   float s;
   if (scalar_const(e, &s) && as_const(e)->ndim == 0) return *out = e, NULL;
   const float* k = channel_const(e, c);
   if (k) {
-    int64_t cb = (c + 15) / 16, shape[5] = {1, cb, 1, 1, 16};
-    float* buf = RLX_NEW_ARRAY(z->ctx, float, cb * 16);
+    int64_t cb = (c + z->nb - 1) / z->nb, shape[5] = {1, cb, 1, 1, z->nb};
+    float* buf = RLX_NEW_ARRAY(z->ctx, float, cb * z->nb);
     if (!buf) return rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: blocking a per-channel constant");
     memcpy(buf, k, (size_t)c * 4);
-    *out = rlx_relax_constant(z->ctx, rlx_dt_float32(), 5, shape, buf, (size_t)(cb * 16) * 4);
+    *out = rlx_relax_constant(z->ctx, rlx_dt_float32(), 5, shape, buf, (size_t)(cb * z->nb) * 4);
     return *out ? NULL : rlx_status_create(RLX_OUT_OF_MEMORY, "layout_nchwc: blocking a per-channel constant");
   }
   vinfo_t* i = info_of(z, e);
@@ -540,14 +564,14 @@ static const rlx_op_id_t blocked_elementwise[] = {RLX_OP_ADD,     RLX_OP_SUBTRAC
                                                   RLX_OP_MAXIMUM, RLX_OP_MINIMUM,  RLX_OP_RELU};
 
 /* concat((conv_a(x), conv_b(x), ...), axis=1), every part a convolution of the same blocked
- * x that nothing else reads, with a multiple of 16 channels and no residual: one call that
+ * x that nothing else reads, with a multiple of NB channels and no residual: one call that
  * writes each part into its channel blocks of the result (the concat costs nothing). */
 static RLX_MUST_USE rlx_status_t* try_concat_convs(lt_t* z, rlx_relax_var_t* v, rlx_relax_tuple_t* t, const int64_t* yd, bool* done) {
   if (t->n_fields < 2 || t->n_fields > 8) return NULL;
   pend_t* parts[8];
   for (int k = 0; k < t->n_fields; k++) {
     parts[k] = open_pend(z, t->fields[k]);
-    if (!parts[k] || parts[k]->depthwise || parts[k]->dwpre || parts[k]->res || parts[k]->oc % 16 != 0 ||
+    if (!parts[k] || parts[k]->depthwise || parts[k]->dwpre || parts[k]->res || parts[k]->oc % z->nb != 0 ||
         parts[k]->x != parts[0]->x)
       return NULL;
     for (int j = 0; j < k; j++)
@@ -646,7 +670,7 @@ static RLX_MUST_USE rlx_status_t* try_blocked_op(lt_t* z, rlx_relax_var_t* v, rl
     if (*done) return NULL;
     for (int k = 0; k < t->n_fields; k++) {
       vinfo_t* fi = info_of(z, t->fields[k]);
-      if (!fi || !(fi->blk || fi->pend) || fi->c % 16 != 0) return NULL;
+      if (!fi || !(fi->blk || fi->pend) || fi->c % z->nb != 0) return NULL;
     }
     rlx_relax_expr_t** f = RLX_NEW_ARRAY(z->ctx, rlx_relax_expr_t*, t->n_fields);
     for (int k = 0; k < t->n_fields; k++) RLX_RETURN_IF_ERROR(blocked(z, t->fields[k], &f[k]));
@@ -720,7 +744,10 @@ RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* i
   rlx_status_t* st = NULL;
   for (int i = 0; !st && i < m->n_funcs; i++) {
     if (m->funcs[i].kind != RLX_FUNC_RELAX) continue;
-    lt_t z = {ctx, bb, {0}, {0}};
+    const rlx_target_t* t = rlx_ctx_target_of(ctx);
+    lt_t z = {ctx, bb, {0}, {0}, rlx_target_nchwc_block(t), rlx_nn_tiles(rlx_target_isa_level(t)),
+              rlx_target_cache_bytes(t, 2)};
+    if (z.l2 <= 0) z.l2 = 1 << 20; /* a target that names no cache */
     rlx_relax_func_t* nf = NULL;
     st = rlx_status_annotate(rewrite_func(&z, m, m->funcs[i].name, m->funcs[i].func, &nf), "layout_nchwc: function '%s'",
                              m->funcs[i].name);

@@ -22,7 +22,7 @@ typedef struct {
 } rlx_pass_t;
 
 /* ---- the passes, in pipeline order ---- */
-/* Convolutional networks onto the NCHW16c kernels (conv + epilogue, pools, means, concat). */
+/* Convolutional networks onto the NCHWc kernels (conv + epilogue, pools, means, concat). */
 RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* High-level ops (R.add, R.matmul, R.nn.conv2d ...) → R.call_tir of TE PrimFuncs (registry). */
 RLX_MUST_USE rlx_status_t* rlx_pass_legalize_ops(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);

@@ -1,5 +1,5 @@
 # The model of test_vm_threads (tests/unit/test_vm_threads.c): a convolution (the hand-written
-# NCHW16c kernels and their thread pool) and a matmul with a symbolic batch (generated C).
+# NCHWc kernels and their thread pool) and a matmul with a symbolic batch (generated C).
 # from tvm.script import ir as I
 # from tvm.script import tir as T
 # from tvm.script import relax as R

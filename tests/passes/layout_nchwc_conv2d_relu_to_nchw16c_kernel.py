@@ -1,7 +1,9 @@
 # pass: layout_nchwc
+# target: c -mcpu=x86-64-v4
 # A float32 conv2d with a constant OIHW weight (2 -> 16 channels, 1x1) followed by relu becomes one
 # call of the NCHW16c kernel rlx.nn.conv2d_nchwc with the weight packed at compile time and relu as
-# its clip epilogue; the result is converted back to NCHW for the function's output.
+# its clip epilogue; the result is converted back to NCHW for the function's output. An AVX-512
+# target: channel blocks of 16 (layout_nchwc_conv2d_relu_to_nchw8c_kernel.py: the same for AVX2).
 metadata = tvm.ir.load_json("""{
   \"root\": 1, 
   \"nodes\": [

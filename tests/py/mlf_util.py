@@ -1,6 +1,7 @@
 """Helpers for the Model Library Format tests: unpack an archive, write a small main.c that
 feeds raw input files to the AOT entry point and writes raw output files, build it with the
-issue's command (cc -std=c11 -O2 -I codegen/host/include ... -lm) and run it."""
+README's command (cc -std=c11 CFLAGS -I codegen/host/include ... -lm, CFLAGS the metadata's
+"cflags" for the archive's target) and run it."""
 import glob
 import hashlib
 import json
@@ -59,15 +60,25 @@ def write_main(out_dir, meta, name="default"):
     return len(lines)
 
 
+def cflags(out_dir):
+    """The archive's "cflags" (metadata.json, its one module): -O3 -ffp-contract=fast -march=... of
+    its target."""
+    with open(os.path.join(out_dir, "metadata.json")) as f:
+        modules = json.load(f)["modules"]
+    return next(iter(modules.values()))["cflags"].split()
+
+
 def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c", cc=None, flags=()):
-    """Builds out_dir/prog with the issue's command (cc -std=c11 -O2 -I codegen/host/include
-    sources... main.c -lm), the archive's sources compiled to objects first (kept in
+    """Builds out_dir/prog with the README's command (cc -std=c11 CFLAGS -I codegen/host/include
+    sources... main.c -lm; CFLAGS from metadata.json, cc $CC or the given compiler: a cross
+    compiler for a foreign target; flags: more words, e.g. -static), the archive's sources compiled to objects first (kept in
     out_dir/objs-{omp,serial} for archive_undefined); returns (ok, compiler output). With
     obj_cache (a directory), objects are cached by content and flags (-fopenmp left out of
     the key of a source without OpenMP pragmas): the runtime sources, the same in every
     archive, and the constants compile once."""
     inc = os.path.join(out_dir, "codegen/host/include")
-    cc = [cc or os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + list(flags) + (["-fopenmp"] if openmp else [])
+    cc = [cc or os.environ.get("CC", "cc"), "-std=c11"] + cflags(out_dir) + list(flags) + ["-I", inc] + (
+        ["-fopenmp"] if openmp else [])
     srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
     runtime = sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
     obj_dir = os.path.join(out_dir, "objs-omp" if openmp else "objs-serial")
@@ -81,8 +92,8 @@ def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c", cc=Non
             with open(src, "rb") as f:
                 text = f.read()
             # a source without OpenMP pragmas (the constants) compiles the same with -fopenmp
-            flags = [c for c in cc[1:] if c != "-fopenmp" or b"#pragma omp" in text]
-            key = hashlib.sha1(text + " ".join(flags).encode()).hexdigest()
+            key_flags = [c for c in cc[1:] if c != "-fopenmp" or b"#pragma omp" in text]
+            key = hashlib.sha1(text + " ".join(key_flags).encode()).hexdigest()
             cached = os.path.join(obj_cache, key + ".o")
             if os.path.exists(cached):
                 shutil.copyfile(cached, obj)

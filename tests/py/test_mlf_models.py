@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Model Library Format on real networks: ResNet-18 and MobileNetV2 (torchvision, random
-seeded weights, exported to ONNX) export as full-model archives; each builds with the issue's
-command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm) around a ~30-line main.c and
-its output matches the VM's on the same input, built with and without -fopenmp, and no
-object of the archive references malloc/free/pthreads (the NCHW16c kernels' scratch comes
+seeded weights, exported to ONNX) export as full-model archives; each builds with the README's
+command (cc -std=c11 CFLAGS -I codegen/host/include ... main.c -lm, CFLAGS the metadata's
+"cflags") around a ~30-line main.c and its output matches the VM's on the same input, built with and without -fopenmp, and no
+object of the archive references malloc/free/pthreads (the NCHWc kernels' scratch comes
 from the workspace, their parallel loops are OpenMP regions or serial); a symbolic-batch MLP from ONNX (dim_param "batch") runs
 on two batch sizes against the VM and PyTorch. rlx's runtime kernel sources (the same in both
 archives) are compiled once."""

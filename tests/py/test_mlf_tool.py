@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """End-to-end tests of `rlx export-mlf` (Model Library Format v7): each archive is unpacked,
-built with the issue's command (cc -std=c11 -O2 -I codegen/host/include ... main.c -lm; no rlx
+built with the README's command (cc -std=c11 CFLAGS -I codegen/host/include ... main.c -lm; no rlx
 library) around a ~30-line main.c, run, and compared with the VM on the same inputs:
 a symbolic-batch MLP on two batch sizes (workspace from tvmgen_default_workspace_size), sizes
 the function does not allow (a match_cast's static dim, a dim below 0, zero, negative and
 overflowing variables) making run_dynamic return nonzero, the
-bundled CNN (ONNX; rlx's runtime kernels shipped in runtime/src) against PyTorch's output,
+bundled CNN (ONNX; rlx's runtime kernels shipped in runtime/src) against PyTorch's output (also
+for aarch64: cross-built with aarch64-linux-gnu-gcc, run under qemu-aarch64),
 TVM-style C++ kernels linked with --extern; operator style (rlx print reads src/tir-cpu.txt,
 cc -c compiles the sources); metadata.json, the header and the parameters file; every error
 path (unwritable output, models the exporter cannot express: If, a shape variable bound inside
@@ -15,6 +16,7 @@ archive; compile to an unwritable output fails."""
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -222,6 +224,32 @@ if meta:
         vm = vm_run(cnn, [np.load(os.path.join(ROOT, "examples", "cnn_input.npy"))])
         if vm and r.returncode == 0:
             close(np.fromfile(path("logits.bin"), np.float32), vm[0], "CNN MLF vs VM", tol=1e-5)
+
+# --- the same CNN for aarch64: NEON kernels, block 8, cross-built, run under qemu-user --------
+# (skipped, saying so, where Debian's gcc-aarch64-linux-gnu / qemu-user are not installed)
+if shutil.which("aarch64-linux-gnu-gcc"):
+    d, meta = export(cnn, "cnn_a64", "--target", "c -mtriple=aarch64-linux-gnu")
+    if meta:
+        mod = meta["modules"]["default"]
+        check(mod["target"] == ["c -keys=cpu -mcpu=generic -mtriple=aarch64-linux-gnu"] and "-march=armv8-a" in mod["cflags"],
+              "aarch64 metadata: %r %r" % (mod["target"], mod["cflags"]))
+        kern = open(os.path.join(d, "runtime/src/conv2d_nchwc.c")).read()
+        check("#define RLX_NN_TARGET_BLOCK 8" in kern, "aarch64 archive: the kernels' block is 8")
+        built, log = mu.build(d, main=os.path.join(ROOT, "examples", "cnn_main.c"), cc="aarch64-linux-gnu-gcc")
+        check(built, "aarch64 CNN archive builds with aarch64-linux-gnu-gcc: " + log)
+        if built and shutil.which("qemu-aarch64"):
+            r = subprocess.run(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", os.path.join(d, "prog"),
+                                os.path.join(ROOT, "examples", "cnn_input.npy"), path("logits_a64.bin")],
+                               capture_output=True, text=True)
+            check(r.returncode == 0 and "plain C logits" in r.stdout, "aarch64 CNN program under qemu: " + r.stderr)
+            if r.returncode == 0:
+                close(np.fromfile(path("logits_a64.bin"), np.float32), np.load(os.path.join(ROOT, "examples",
+                                                                                          "cnn_output.npy")),
+                      "aarch64 CNN MLF (qemu) vs PyTorch")
+        elif built:
+            print("aarch64 CNN: built; not run (no qemu-aarch64)")
+else:
+    print("aarch64 CNN: skipped (no aarch64-linux-gnu-gcc)")
 
 # --- TVM-style C++ kernels linked with --extern, in the archive --------------------------------
 d, meta = export(os.path.join(DATA, "tvm_extern.py"), "tvmk", "--extern", os.path.join(DATA, "tvm_kernels.cc"))

@@ -20,7 +20,7 @@
  * (fold_constants evaluating a chain of constant calls), "mlf_ops" (rlx_export_mlf,
  * operator style). Of the small CNN that make_sweep_onnx.py writes (--onnx PATH): "onnx"
  * (rlx_onnx_import_bytes, printed back), "cnn" (imported with failures paused, then the
- * pipeline — layout_nchwc, the NCHW16c kernels' calls, a grouped convolution's
+ * pipeline — layout_nchwc, the NCHWc kernels' calls, a grouped convolution's
  * legalization — up to the C sources and executable bytes), "mlf" (rlx_export_mlf
  * full-model: AOT entry point, runtime kernel sources, parameters; the archive read back).
  *
@@ -238,8 +238,11 @@ static rlx_status_t* run_vm_text(bool* ok_result) {
   if (!st) {
     char* again = NULL;
     st = rlx_vm_disassemble(bytes, n, &again);
-    /* the same text but for the header line's byte count, which is the same too */
-    if (!st) *ok_result = strcmp(again, text) == 0;
+    /* the same text but for the header line's byte count, which is the same too, and the
+     * "; target:" comment a model file's disassembly starts with (bytes record no target) */
+    const char* body = text;
+    if (strncmp(body, "; target:", 9) == 0 && strchr(body, '\n')) body = strchr(body, '\n') + 1;
+    if (!st) *ok_result = strcmp(again, body) == 0;
     free(again);
   }
   free(bytes);
@@ -314,7 +317,7 @@ static void parts_free(parts_t* p) {
 }
 
 /* The first model parsed (cnn false) or the network imported with failures paused (cnn:
- * layout_nchwc and its packed weights, the NCHW16c kernels' calls, the grouped
+ * layout_nchwc and its packed weights, the NCHWc kernels' calls, the grouped
  * convolution's and the other ops' legalization and schedules), the whole pipeline, the
  * result printed, then rlx_vm_build_parts without passes: everything rlx_vm_compile does
  * before it starts the C compiler. */
@@ -388,7 +391,7 @@ static rlx_status_t* run_fold(bool* ok_result) {
   return st;
 }
 
-/* The network compiled (at start, into work_dir) and run: the NCHW16c kernels' calls —
+/* The network compiled (at start, into work_dir) and run: the NCHWc kernels' calls —
  * conv2d_nchwc with its bias / residual / relu epilogue, max_pool2d_nchwc, mean_hw_nchwc,
  * the layout conversion — their scratch and the VM's allocations, against PyTorch's output
  * (make_sweep_onnx.py writes it next to the model). */

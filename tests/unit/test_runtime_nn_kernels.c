@@ -1,16 +1,28 @@
-/* The NCHW16c kernels (src/runtime/kernels) against direct NCHW references, called through
+/* The NCHWc kernels (src/runtime/kernels) against direct NCHW references, called through
  * the registry and the packed ABI as the VM calls them: convolutions of every tile shape
  * (V = 1..3, rows shorter and longer than a tile, strides 1/2/3, padding, dilation, a plain
  * NCHW first layer, the padded-image path for large weights), Winograd F(2x2) and F(4x4),
  * depthwise, max pool, channel means, layout transforms, the epilogue (bias, residual, relu,
  * clip), concat in place, a depthwise convolution and its 1x1 reader in one call, and
- * malformed calls. Tolerance: 1e-4 relative to the output's
- * scale (float32 sums of up to a few thousand products). */
+ * malformed calls. Tolerance: 1e-4 relative to the output's scale (float32 sums of up to a
+ * few thousand products); fused and concatenated calls against their parts 1e-5 / 1e-6.
+ *
+ * Every case runs for both channel blocks: 8 (the x86-64-v3 or v2 variant, NEON, portable)
+ * and 16 (x86-64-v4; "skipped: no avx512f" on a CPU without it, where a block-16 call must
+ * fail naming avx512f). The variant the packed ABI picks depends on the CPU's level after
+ * RLX_MAX_ISA, which a process reads once: so on x86-64 the test runs itself again under
+ * each lower cap the CPU allows (RLX_MAX_ISA=x86-64-v3, x86-64-v2), and every variant the
+ * CPU can run is checked. */
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "rlx/runtime.h"
 #include "runtime/kernels/nn_kernels.h"
+#include "support/target.h"
 #include "test.h"
+
+extern char** environ;
 
 static float frand(uint64_t* s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -59,20 +71,20 @@ static int call(const char* name, DLTensor** ts, int nt, const char* fmt, const 
   return fn(a, c, n, &ret, &rc, NULL);
 }
 
-static float* to_blocked(const float* x, int64_t n, int64_t c, int64_t hw) {
-  int64_t cb = (c + 15) / 16;
-  float* y = malloc((size_t)(n * cb * hw * 16) * sizeof(float));
-  int64_t s1[4] = {n, c, hw, 1}, s2[5] = {n, cb, hw, 1, 16};
+static float* to_blocked(const float* x, int64_t n, int64_t c, int64_t hw, int64_t nb) {
+  int64_t cb = (c + nb - 1) / nb;
+  float* y = malloc((size_t)(n * cb * hw * nb) * sizeof(float));
+  int64_t s1[4] = {n, c, hw, 1}, s2[5] = {n, cb, hw, 1, nb};
   DLTensor tx = dlt((float*)x, 4, s1), ty = dlt(y, 5, s2);
   DLTensor* ts[1] = {&tx};
   CHECK(call("rlx.nn.nchw_to_nchwc", ts, 1, "", NULL, &ty) == 0);
   return y;
 }
 
-static float* from_blocked(const float* x, int64_t n, int64_t c, int64_t hw) {
-  int64_t cb = (c + 15) / 16;
+static float* from_blocked(const float* x, int64_t n, int64_t c, int64_t hw, int64_t nb) {
+  int64_t cb = (c + nb - 1) / nb;
   float* y = malloc((size_t)(n * c * hw) * sizeof(float));
-  int64_t s1[5] = {n, cb, hw, 1, 16}, s2[4] = {n, c, hw, 1};
+  int64_t s1[5] = {n, cb, hw, 1, nb}, s2[4] = {n, c, hw, 1};
   DLTensor tx = dlt((float*)x, 5, s1), ty = dlt(y, 4, s2);
   DLTensor* ts[1] = {&tx};
   CHECK(call("rlx.nn.nchwc_to_nchw", ts, 1, "", NULL, &ty) == 0);
@@ -99,7 +111,7 @@ static double max_err(const float* a, const float* b, int64_t n) {
   return e / (s > 1 ? s : 1);
 }
 
-static void conv_case(const conv_case_t* k) {
+static void conv_case(const conv_case_t* k, int64_t nb) {
   int64_t oh = (k->h + k->pt + k->pb - k->dh * (k->kh - 1) - 1) / k->sh + 1;
   int64_t ow = (k->w + k->pl + k->pr - k->dw * (k->kw - 1) - 1) / k->sw + 1;
   int64_t icg = k->groups == 1 ? k->ic : 1;
@@ -127,39 +139,39 @@ static void conv_case(const conv_case_t* k) {
           if (k->act) s = s < k->lo ? k->lo : s > k->hi ? k->hi : s;
           ref[idx] = (float)s;
         }
-  int64_t ocb = (k->oc + 15) / 16, icb = (k->ic + 15) / 16, cbi = k->plain_input ? 1 : 16;
-  float* xb = k->plain_input ? x : to_blocked(x, k->n, k->ic, k->h * k->w);
-  float* rb = to_blocked(r, k->n, k->oc, oh * ow);
-  float* bp = calloc((size_t)(ocb * 16), sizeof(float));
+  int64_t ocb = (k->oc + nb - 1) / nb, icb = (k->ic + nb - 1) / nb, cbi = k->plain_input ? 1 : nb;
+  float* xb = k->plain_input ? x : to_blocked(x, k->n, k->ic, k->h * k->w, nb);
+  float* rb = to_blocked(r, k->n, k->oc, oh * ow, nb);
+  float* bp = calloc((size_t)(ocb * nb), sizeof(float));
   memcpy(bp, b, (size_t)k->oc * sizeof(float));
-  float* yb = malloc((size_t)(k->n * ocb * oh * ow * 16) * sizeof(float));
+  float* yb = malloc((size_t)(k->n * ocb * oh * ow * nb) * sizeof(float));
   float* wp;
-  int64_t wshape[6], xshape[5] = {k->n, k->plain_input ? k->ic : icb, k->h, k->w, 16};
+  int64_t wshape[6], xshape[5] = {k->n, k->plain_input ? k->ic : icb, k->h, k->w, nb};
   int wnd;
   const char* name;
   if (k->winograd) {
-    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic, k->winograd) * sizeof(float));
-    rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, k->winograd, wp);
-    int64_t s[5] = {(k->winograd + 2) * (k->winograd + 2), ocb / k->v, icb, 16, k->v * 16};
+    wp = malloc((size_t)rlx_nn_winograd_packed_numel(k->oc, k->ic, k->winograd, k->v, nb) * sizeof(float));
+    rlx_nn_winograd_pack_weight(w, k->oc, k->ic, k->v, k->winograd, nb, wp);
+    int64_t s[5] = {(k->winograd + 2) * (k->winograd + 2), (ocb + k->v - 1) / k->v, icb, nb, k->v * nb};
     memcpy(wshape, s, sizeof(s));
     wnd = 5;
     name = "rlx.nn.conv2d_winograd_nchwc";
   } else if (k->groups == 1) {
-    wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi) * sizeof(float));
-    rlx_nn_conv_pack_weight(w, k->oc, k->ic, k->kh, k->kw, cbi, k->v, wp);
-    int64_t s[6] = {ocb / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * 16};
+    wp = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->ic, k->kh, k->kw, cbi, k->v, nb) * sizeof(float));
+    rlx_nn_conv_pack_weight(w, k->oc, k->ic, k->kh, k->kw, cbi, k->v, nb, wp);
+    int64_t s[6] = {(ocb + k->v - 1) / k->v, k->plain_input ? k->ic : icb, k->kh, k->kw, cbi, k->v * nb};
     memcpy(wshape, s, sizeof(s));
     wnd = 6;
     name = "rlx.nn.conv2d_nchwc";
   } else {
-    wp = malloc((size_t)(ocb * k->kh * k->kw * 16) * sizeof(float));
-    rlx_nn_dw_pack_weight(w, k->oc, k->kh, k->kw, wp);
-    int64_t s[4] = {ocb, k->kh, k->kw, 16};
+    wp = malloc((size_t)(ocb * k->kh * k->kw * nb) * sizeof(float));
+    rlx_nn_dw_pack_weight(w, k->oc, k->kh, k->kw, nb, wp);
+    int64_t s[4] = {ocb, k->kh, k->kw, nb};
     memcpy(wshape, s, sizeof(s));
     wnd = 4;
     name = "rlx.nn.dwconv2d_nchwc";
   }
-  int64_t bshape[1] = {ocb * 16}, yshape[5] = {k->n, ocb, oh, ow, 16};
+  int64_t bshape[1] = {ocb * nb}, yshape[5] = {k->n, ocb, oh, ow, nb};
   DLTensor tx = dlt(xb, k->plain_input ? 4 : 5, xshape), tw = dlt(wp, wnd, wshape), tb = dlt(bp, 1, bshape);
   DLTensor tr = dlt(rb, 5, yshape), ty = dlt(yb, 5, yshape);
   DLTensor* ts[4] = {&tx, &tw, &tb, &tr};
@@ -169,16 +181,17 @@ static void conv_case(const conv_case_t* k) {
   int rc = k->winograd ? call(name, ts, k->res ? 4 : 3, "iiiff", wvals, &ty)
                        : call(name, ts, k->res ? 4 : 3, "iiiiiiiff", vals, &ty);
   CHECK_MSG(rc == 0, "%s failed: %s", name, rlx_last_error());
-  float* y = from_blocked(yb, k->n, k->oc, oh * ow);
+  float* y = from_blocked(yb, k->n, k->oc, oh * ow, nb);
   double e = max_err(y, ref, k->n * k->oc * oh * ow);
-  CHECK_MSG(e < 1e-4, "%s n%lld ic%lld %lldx%lld oc%lld k%lldx%lld s%lld p%lld d%lld v%d plain%d: error %g", name,
+  CHECK_MSG(e < 1e-4, "NCHW%lldc %s n%lld ic%lld %lldx%lld oc%lld k%lldx%lld s%lld p%lld d%lld v%d plain%d: error %g",
+            (long long)nb, name,
             (long long)k->n, (long long)k->ic, (long long)k->h, (long long)k->w, (long long)k->oc, (long long)k->kh,
             (long long)k->kw, (long long)k->sh, (long long)k->pt, (long long)k->dh, k->v, k->plain_input, e);
   free(x), free(w), free(b), free(r), free(ref), free(rb), free(bp), free(yb), free(wp), free(y);
   if (!k->plain_input) free(xb);
 }
 
-static void test_convs(void) {
+static void test_convs(int64_t nb) {
   const float inf = INFINITY;
   conv_case_t cases[] = {
       /* n ic h w oc kh kw sh sw pt pl pb pr dh dw groups res act lo hi plain v */
@@ -188,6 +201,13 @@ static void test_convs(void) {
       {1, 24, 9, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, inf, 0, 1, 0},    /* stride 2, padded channels */
       {1, 64, 28, 28, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2, 0},    /* 1x1 stride 2 */
       {1, 96, 14, 14, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},    /* 1x1 flat, V 3 */
+      /* V not dividing the output blocks (the last weight group narrower): flat, rows, the
+       * padded image, Winograd */
+      {1, 32, 9, 9, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 6, 0, 2, 0},
+      {1, 24, 10, 11, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0},
+      {1, 256, 7, 7, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 0},
+      {1, 32, 14, 14, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, inf, 0, 2, 2},
+      {1, 32, 20, 20, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 3, 4},
       {1, 20, 5, 3, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 6, 0, 1, 0},       /* tiny flat, odd channels */
       {1, 3, 32, 32, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, 0, 1, 0, inf, 1, 2, 0},    /* stem on plain NCHW */
       {1, 16, 12, 12, 32, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 0, 0, 0, 2, 0},     /* dilation 2 */
@@ -220,23 +240,23 @@ static void test_convs(void) {
   const int before = rlx_nn_num_threads();
   for (int threads = 1; threads <= 2; threads++) { /* items split differently with several threads */
     rlx_nn_set_num_threads(threads);
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i]);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) conv_case(&cases[i], nb);
   }
   rlx_nn_set_num_threads(before);
 }
 
-static void test_pool_mean(void) {
+static void test_pool_mean(int64_t nb) {
   int64_t n = 1, c = 20, h = 13, w = 13, kh = 3, kw = 3, s = 2, p = 1;
   int64_t oh = (h + 2 * p - kh + s - 1) / s + 1, ow = oh; /* ceil mode: 7 */
   float* x = rand_buf(n * c * h * w, 7);
-  float* xb = to_blocked(x, n, c, h * w);
-  int64_t cb = (c + 15) / 16, xs[5] = {n, cb, h, w, 16}, ys[5] = {n, cb, oh, ow, 16};
-  float* yb = malloc((size_t)(n * cb * oh * ow * 16) * sizeof(float));
+  float* xb = to_blocked(x, n, c, h * w, nb);
+  int64_t cb = (c + nb - 1) / nb, xs[5] = {n, cb, h, w, nb}, ys[5] = {n, cb, oh, ow, nb};
+  float* yb = malloc((size_t)(n * cb * oh * ow * nb) * sizeof(float));
   DLTensor tx = dlt(xb, 5, xs), ty = dlt(yb, 5, ys);
   DLTensor* ts[1] = {&tx};
   double v[8] = {(double)kh, (double)kw, (double)s, (double)s, (double)p, (double)p, 1, 1};
   CHECK(call("rlx.nn.max_pool2d_nchwc", ts, 1, "iiiiiiii", v, &ty) == 0);
-  float* y = from_blocked(yb, n, c, oh * ow);
+  float* y = from_blocked(yb, n, c, oh * ow, nb);
   int bad = 0;
   for (int64_t ch = 0; ch < c; ch++)
     for (int64_t a = 0; a < oh; a++)
@@ -250,7 +270,7 @@ static void test_pool_mean(void) {
         bad += y[(ch * oh + a) * ow + b] != m;
       }
   CHECK_MSG(bad == 0, "max pool: %d wrong", bad);
-  int64_t ms[5] = {n, cb, 1, 1, 16};
+  int64_t ms[5] = {n, cb, 1, 1, nb};
   float mb[32];
   DLTensor tm = dlt(mb, 5, ms);
   CHECK(call("rlx.nn.mean_hw_nchwc", ts, 1, "", NULL, &tm) == 0);
@@ -261,30 +281,34 @@ static void test_pool_mean(void) {
     e = fmax(e, fabs(sum / (double)(h * w) - mb[ch]));
   }
   CHECK_MSG(e < 1e-5, "mean: error %g", e);
-  /* layout round trip keeps every value and zero-pads the last block */
-  CHECK(xb[(h * w) * 16] == x[16 * h * w] && xb[(h * w) * 16 + 4] == 0.0f);
+  /* the layout keeps every value and zero-pads the last block (20 channels: 4 of the last
+   * block real) */
+  const int64_t last = (cb - 1) * h * w * nb;
+  CHECK(xb[last] == x[(cb - 1) * nb * h * w] && xb[last + 3] == x[((cb - 1) * nb + 3) * h * w] && xb[last + 4] == 0.0f);
   free(x), free(xb), free(yb), free(y);
 }
 
 /* Two convolutions of one input (a 1x1 direct and a 3x3 Winograd) written side by side into
  * one output by rlx.nn.conv2d_concat_nchwc, against the two separate calls. */
-static void test_concat(void) {
-  int64_t ic = 32, h = 13, w = 13, oa = 32, ob = 48, icb = 2;
+static void test_concat(int64_t nb) {
+  int64_t ic = 32, h = 13, w = 13, oa = 32, ob = 48, icb = ic / nb, ocb_a = oa / nb, ocb_b = ob / nb;
   float* x = rand_buf(ic * h * w, 11);
-  float* xb = to_blocked(x, 1, ic, h * w);
+  float* xb = to_blocked(x, 1, ic, h * w, nb);
   float* wa = rand_buf(oa * ic, 12);
   float* wb = rand_buf(ob * ic * 9, 13);
   float* ba = rand_buf(oa, 14);
   float* bb = rand_buf(ob, 15);
-  float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, 16) * sizeof(float));
-  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic, 2) * sizeof(float));
-  rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, 16, 2, pa);
-  rlx_nn_winograd_pack_weight(wb, ob, ic, 3, 2, pb);
-  int64_t xs[5] = {1, icb, h, w, 16}, was[6] = {1, icb, 1, 1, 16, 32}, wbs[5] = {16, 1, icb, 16, 48};
-  int64_t bas[1] = {oa}, bbs[1] = {ob}, ys[5] = {1, 5, h, w, 16}, yas[5] = {1, 2, h, w, 16}, ybs[5] = {1, 3, h, w, 16};
-  float* y = malloc((size_t)(5 * h * w * 16) * sizeof(float));
-  float* ya = malloc((size_t)(2 * h * w * 16) * sizeof(float));
-  float* yb = malloc((size_t)(3 * h * w * 16) * sizeof(float));
+  float* pa = malloc((size_t)rlx_nn_conv_packed_numel(oa, ic, 1, 1, nb, 3, nb) * sizeof(float));
+  float* pb = malloc((size_t)rlx_nn_winograd_packed_numel(ob, ic, 2, 3, nb) * sizeof(float));
+  rlx_nn_conv_pack_weight(wa, oa, ic, 1, 1, nb, 3, nb, pa); /* V 3 of 2 or 4 blocks: a narrower last group */
+  rlx_nn_winograd_pack_weight(wb, ob, ic, 3, 2, nb, pb);
+  int64_t xs[5] = {1, icb, h, w, nb}, was[6] = {(ocb_a + 2) / 3, icb, 1, 1, nb, 3 * nb};
+  int64_t wbs[5] = {16, ocb_b / 3, icb, nb, 3 * nb};
+  int64_t bas[1] = {oa}, bbs[1] = {ob}, ys[5] = {1, ocb_a + ocb_b, h, w, nb}, yas[5] = {1, ocb_a, h, w, nb};
+  int64_t ybs[5] = {1, ocb_b, h, w, nb};
+  float* y = malloc((size_t)((oa + ob) * h * w) * sizeof(float));
+  float* ya = malloc((size_t)(oa * h * w) * sizeof(float));
+  float* yb = malloc((size_t)(ob * h * w) * sizeof(float));
   DLTensor tx = dlt(xb, 5, xs), twa = dlt(pa, 6, was), twb = dlt(pb, 5, wbs), tba = dlt(ba, 1, bas);
   DLTensor tbb = dlt(bb, 1, bbs), ty = dlt(y, 5, ys), tya = dlt(ya, 5, yas), tyb = dlt(yb, 5, ybs);
   rlx_packed_fn_t fn = NULL;
@@ -313,9 +337,9 @@ static void test_concat(void) {
   DLTensor* tsb[3] = {&tx, &twb, &tbb};
   double vb[5] = {1, 1, RLX_NN_ACT_NONE, 0, 0};
   CHECK(call("rlx.nn.conv2d_winograd_nchwc", tsb, 3, "iiiff", vb, &tyb) == 0);
-  CHECK(max_err(y, ya, 2 * h * w * 16) < 1e-6 && max_err(y + 2 * h * w * 16, yb, 3 * h * w * 16) < 1e-6);
+  CHECK(max_err(y, ya, oa * h * w) < 1e-6 && max_err(y + oa * h * w, yb, ob * h * w) < 1e-6);
   /* parts that do not fill y's channels */
-  ys[1] = 6;
+  ys[1]++;
   CHECK(fn && fn(a, c, n, &ret, &rc, NULL) != 0 && strstr(rlx_last_error(), "do not fill y") != NULL);
   free(x), free(xb), free(wa), free(wb), free(ba), free(bb), free(pa), free(pb), free(y), free(ya), free(yb);
 }
@@ -329,23 +353,24 @@ typedef struct {
   int res, threads;
 } dwc_case_t;
 
-static void dwconv_conv_case(const dwc_case_t* k) {
-  const int64_t cb = (k->c + 15) / 16, ocb = (k->oc + 15) / 16, oh = (k->h + 2 - 3) / k->s + 1;
-  float* x = rand_buf(k->n * cb * k->h * k->h * 16, 11);
+static void dwconv_conv_case(const dwc_case_t* k, int64_t nb) {
+  const int64_t cb = (k->c + nb - 1) / nb, ocb = (k->oc + nb - 1) / nb, oh = (k->h + 2 - 3) / k->s + 1;
+  float* x = rand_buf(k->n * cb * k->h * k->h * nb, 11);
   float* wd0 = rand_buf(k->c * 9, 12);
   float* w0 = rand_buf(k->oc * k->c, 13);
-  float* bd = rand_buf(cb * 16, 14);
-  float* b = rand_buf(ocb * 16, 15);
-  float* r = rand_buf(k->n * ocb * oh * oh * 16, 16);
-  float* wd = malloc((size_t)(cb * 9 * 16) * sizeof(float));
-  float* w = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->c, 1, 1, 16) * sizeof(float));
-  rlx_nn_dw_pack_weight(wd0, k->c, 3, 3, wd);
-  rlx_nn_conv_pack_weight(w0, k->oc, k->c, 1, 1, 16, k->v, w);
-  float* mid = malloc((size_t)(k->n * cb * oh * oh * 16) * sizeof(float));
-  float* ya = malloc((size_t)(k->n * ocb * oh * oh * 16) * sizeof(float));
-  float* yb = malloc((size_t)(k->n * ocb * oh * oh * 16) * sizeof(float));
-  int64_t xs[5] = {k->n, cb, k->h, k->h, 16}, ms[5] = {k->n, cb, oh, oh, 16}, ys[5] = {k->n, ocb, oh, oh, 16};
-  int64_t wds[4] = {cb, 3, 3, 16}, ws[6] = {ocb / k->v, cb, 1, 1, 16, k->v * 16}, bds[1] = {cb * 16}, bs[1] = {ocb * 16};
+  float* bd = rand_buf(cb * nb, 14);
+  float* b = rand_buf(ocb * nb, 15);
+  float* r = rand_buf(k->n * ocb * oh * oh * nb, 16);
+  float* wd = malloc((size_t)(cb * 9 * nb) * sizeof(float));
+  float* w = malloc((size_t)rlx_nn_conv_packed_numel(k->oc, k->c, 1, 1, nb, k->v, nb) * sizeof(float));
+  rlx_nn_dw_pack_weight(wd0, k->c, 3, 3, nb, wd);
+  rlx_nn_conv_pack_weight(w0, k->oc, k->c, 1, 1, nb, k->v, nb, w);
+  float* mid = malloc((size_t)(k->n * cb * oh * oh * nb) * sizeof(float));
+  float* ya = malloc((size_t)(k->n * ocb * oh * oh * nb) * sizeof(float));
+  float* yb = malloc((size_t)(k->n * ocb * oh * oh * nb) * sizeof(float));
+  int64_t xs[5] = {k->n, cb, k->h, k->h, nb}, ms[5] = {k->n, cb, oh, oh, nb}, ys[5] = {k->n, ocb, oh, oh, nb};
+  int64_t wds[4] = {cb, 3, 3, nb}, ws[6] = {(ocb + k->v - 1) / k->v, cb, 1, 1, nb, k->v * nb}, bds[1] = {cb * nb};
+  int64_t bs[1] = {ocb * nb};
   DLTensor tx = dlt(x, 5, xs), tm = dlt(mid, 5, ms), tya = dlt(ya, 5, ys), tyb = dlt(yb, 5, ys);
   DLTensor twd = dlt(wd, 4, wds), tw = dlt(w, 6, ws), tbd = dlt(bd, 1, bds), tb = dlt(b, 1, bs), tr = dlt(r, 5, ys);
   const int before = rlx_nn_num_threads();
@@ -378,10 +403,10 @@ static void dwconv_conv_case(const dwc_case_t* k) {
   rlx_value_t ret;
   int rc = 0;
   CHECK_MSG(fn && fn(a, c, n, &ret, &rc, NULL) == 0, "dwconv_conv: %s", rlx_last_error());
-  double e = max_err(yb, ya, k->n * ocb * oh * oh * 16);
-  CHECK_MSG(e < 1e-5, "dwconv_conv n%lld c%lld %lldx%lld s%lld oc%lld v%lld res%d threads%d: error %g", (long long)k->n,
-            (long long)k->c, (long long)k->h, (long long)k->h, (long long)k->s, (long long)k->oc, (long long)k->v, k->res,
-            k->threads, e);
+  double e = max_err(yb, ya, k->n * ocb * oh * oh * nb);
+  CHECK_MSG(e < 1e-5, "NCHW%lldc dwconv_conv n%lld c%lld %lldx%lld s%lld oc%lld v%lld res%d threads%d: error %g",
+            (long long)nb, (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->h, (long long)k->s,
+            (long long)k->oc, (long long)k->v, k->res, k->threads, e);
   if (k->res) { /* one argument short: a clear error */
     CHECK(fn(a, c, n - 4, &ret, &rc, NULL) != 0 && strstr(rlx_last_error(), "expected 16 or 17 arguments") != NULL);
   }
@@ -389,17 +414,18 @@ static void dwconv_conv_case(const dwc_case_t* k) {
   free(x), free(wd0), free(w0), free(bd), free(b), free(r), free(wd), free(w), free(mid), free(ya), free(yb);
 }
 
-static void test_dwconv_conv(void) {
+static void test_dwconv_conv(int64_t nb) {
   static const dwc_case_t cases[] = {
-      {1, 40, 9, 24, 1, 2, 1, 1},  {2, 48, 7, 32, 1, 1, 0, 2},  {1, 32, 15, 48, 2, 3, 0, 1},
+      {1, 40, 9, 32, 1, 2, 1, 1},  {2, 48, 7, 32, 1, 1, 0, 2},  {1, 32, 15, 48, 2, 3, 0, 1},
       {1, 64, 14, 16, 2, 1, 1, 2}, {1, 512, 7, 160, 1, 2, 1, 2}, {1, 512, 7, 160, 1, 2, 0, 1},
+      {1, 32, 14, 40, 1, 2, 1, 1}, /* V 2 of 3 or 5 blocks */
   };
-  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) dwconv_conv_case(&cases[i]);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) dwconv_conv_case(&cases[i], nb);
 }
 
-static void test_errors(void) {
+static void test_errors(int64_t nb) {
   float buf[64] = {0};
-  int64_t s5[5] = {1, 1, 2, 2, 16}, s4[4] = {1, 16, 2, 2}, s1[1] = {16};
+  int64_t s5[5] = {1, 1, 2, 2, nb}, s4[4] = {1, nb, 2, 2}, s1[1] = {nb};
   DLTensor a = dlt(buf, 5, s5), b = dlt(buf, 4, s4), c = dlt(buf, 1, s1);
   DLTensor* ts[3] = {&a, &b, &c};
   double v[9] = {1, 1, 0, 0, 1, 1, 0, 0, 0};
@@ -420,11 +446,64 @@ static void test_errors(void) {
   rlx_status_free(st);
 }
 
-int main(void) {
-  test_convs();
-  test_pool_mean();
-  test_concat();
-  test_dwconv_conv();
-  test_errors();
+/* A block-16 call on a CPU without AVX-512: one error naming the feature. */
+static void test_block16_missing(void) {
+  float buf[64] = {0};
+  int64_t s5[5] = {1, 1, 2, 2, 16}, ms[5] = {1, 1, 1, 1, 16};
+  DLTensor a = dlt(buf, 5, s5), m = dlt(buf, 5, ms);
+  DLTensor* ts[1] = {&a};
+  CHECK(call("rlx.nn.mean_hw_nchwc", ts, 1, "", NULL, &m) != 0);
+  CHECK_MSG(strstr(rlx_last_error(), "rlx.nn.mean_hw_nchwc: channel block 16 needs avx512f") != NULL, "got: %s",
+            rlx_last_error());
+}
+
+/* Runs this test again with RLX_MAX_ISA=cap; true when it passes. */
+static bool run_capped(const char* self, const char* cap) {
+  char var[64];
+  snprintf(var, sizeof(var), "RLX_MAX_ISA=%s", cap);
+  int n = 0;
+  while (environ[n]) n++;
+  char** env = calloc((size_t)n + 2, sizeof(char*));
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (strncmp(environ[i], "RLX_MAX_ISA=", 12) != 0) env[k++] = environ[i];
+  env[k++] = var;
+  char* argv[] = {(char*)self, (char*)"--capped", NULL};
+  pid_t pid;
+  int status = -1;
+  bool ok = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, env) == 0 && waitpid(pid, &status, 0) == pid &&
+            WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  free(env);
+  return ok;
+}
+
+int main(int argc, char** argv) {
+  for (int64_t nb = 8; nb <= 16; nb += 8) {
+    const char* why = NULL;
+    const rlx_nn_kernels_t* k = rlx_nn_kernels(nb, &why);
+    if (!k) {
+      printf("NCHW%lldc: skipped: no avx512f (%s; this CPU: %s)\n", (long long)nb, why, rlx_cpu_isa());
+      CHECK(nb == 16 && strstr(why, "avx512f") != NULL);
+      test_block16_missing();
+      continue;
+    }
+    printf("NCHW%lldc: the %s kernels\n", (long long)nb, k->isa);
+    CHECK(k->nb == nb);
+    test_convs(nb);
+    test_pool_mean(nb);
+    test_concat(nb);
+    test_dwconv_conv(nb);
+    test_errors(nb);
+  }
+  /* every lower x86-64 level the CPU runs, each in a process of its own */
+  if (!(argc > 1 && strcmp(argv[1], "--capped") == 0) && rlx_host_arch() == RLX_ARCH_X86_64) {
+    static const char* caps[] = {"x86-64-v3", "x86-64-v2"};
+    for (int i = 0; i < 2; i++) {
+      if (rlx_cpu_isa_level() <= (i == 0 ? RLX_ISA_X86_V3 : RLX_ISA_X86_V2)) continue; /* already this level */
+      printf("== RLX_MAX_ISA=%s\n", caps[i]);
+      fflush(stdout);
+      CHECK_MSG(run_capped(argv[0], caps[i]), "the kernels' tests under RLX_MAX_ISA=%s", caps[i]);
+    }
+  }
   TEST_MAIN_END();
 }

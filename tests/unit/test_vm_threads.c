@@ -1,7 +1,7 @@
 /* Concurrent use of one compiled model: 8 threads, each with its own VM over the same
  * shared object (one dlopen handle, so one copy of the kernels), run its own inputs many
  * times and must get exactly the outputs of a serial run. The model (tests/data/
- * vm_threads.py) has a convolution (the hand-written NCHW16c kernels and their thread
+ * vm_threads.py) has a convolution (the hand-written NCHWc kernels and their thread
  * pool, 2 kernel threads per VM) and a matmul with a symbolic batch (generated C), each
  * thread using a different batch size.
  *

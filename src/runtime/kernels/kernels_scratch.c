@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "nn_kernels.h"
 #include "rlx/runtime.h"
 
 static int64_t round64(int64_t b) { return (b + 63) / 64 * 64; }
@@ -31,19 +32,21 @@ static int64_t direct_bytes(int64_t n, int64_t cbi, int64_t icb, int64_t kh, int
 }
 
 /* Winograd F(m x m, 3x3): per participant, the transformed inputs and the GEMM results of a
- * chunk of at most one register tile row of tiles (14 for V <= 2, else 9). */
-static int64_t winograd_bytes(int64_t m, int64_t v, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads) {
+ * chunk of tiles (rlx_nn_winograd_chunk). */
+static int64_t winograd_bytes(const rlx_nn_tiles_t* tl, int64_t nb, int64_t m, int64_t v, int64_t icb, int64_t ocb,
+                              int64_t oh, int64_t ow, int threads) {
   /* the staged form (one shared buffer, rlx_nn_thread_buffer) or the chunked one (per
    * participant); which runs depends on the L2 size of the machine that runs it */
   const int64_t np = (m + 2) * (m + 2), tiles = ((oh + m - 1) / m) * ((ow + m - 1) / m);
-  const int64_t staged = round64(np * (icb + ocb) * tiles * 64);
-  int64_t tcm = v <= 2 ? 14 : 9;
+  const int64_t staged = round64(np * (icb + ocb) * tiles * nb * 4);
+  int64_t tcm = rlx_nn_winograd_chunk(tl, v);
   if (tiles < tcm) tcm = tiles;
-  const int64_t chunked = threads * round64((np * icb * tcm * 16 + np * ocb * tcm * 16) * 4);
+  const int64_t chunked = threads * round64((np * icb * tcm * nb + np * ocb * tcm * nb) * 4);
   return staged > chunked ? staged : chunked;
 }
 
-int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* codes, int n, int threads) {
+int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* codes, int n, int threads,
+                             const rlx_nn_tiles_t* tiles) {
   const DLTensor* x = tensor(a, codes, n, 0);
   const DLTensor* y = tensor(a, codes, n, n - 1);
   if (threads < 1) threads = 1;
@@ -51,15 +54,16 @@ int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* 
     const DLTensor* w = tensor(a, codes, n, 1);
     const int k = n == 14 ? 4 : 3;
     if (!x || !w || !y || w->ndim != 6 || y->ndim != 5) return -1;
-    return direct_bytes(y->shape[0], x->ndim == 5 ? 16 : 1, w->shape[1], w->shape[2], w->shape[3],
+    return direct_bytes(y->shape[0], x->ndim == 5 ? x->shape[4] : 1, w->shape[1], w->shape[2], w->shape[3],
                         int_arg(a, codes, n, k), int_arg(a, codes, n, k + 1), int_arg(a, codes, n, k + 4),
                         int_arg(a, codes, n, k + 5), y->shape[2], y->shape[3], threads);
   }
   if (strcmp(name, "rlx.nn.conv2d_winograd_nchwc") == 0) { /* x, u, bias, [res,] pt, pl, ..., y */
     const DLTensor* u = tensor(a, codes, n, 1);
-    if (!x || !u || !y || u->ndim != 5 || y->ndim != 5 || u->shape[4] < 16) return -1;
-    return winograd_bytes(u->shape[0] == 16 ? 2 : 4, u->shape[4] / 16, u->shape[2], u->shape[1] * u->shape[4] / 16,
-                          y->shape[2], y->shape[3], threads);
+    if (!x || !u || !y || u->ndim != 5 || y->ndim != 5 || u->shape[3] < 1 || u->shape[4] < u->shape[3]) return -1;
+    const int64_t nb = u->shape[3];
+    return winograd_bytes(tiles, nb, u->shape[0] == 16 ? 2 : 4, u->shape[4] / nb, u->shape[2],
+                          u->shape[1] * u->shape[4] / nb, y->shape[2], y->shape[3], threads);
   }
   if (strcmp(name, "rlx.nn.conv2d_concat_nchwc") == 0) { /* x, {w, bias, alg, sh, sw, pt, pl, dh, dw, ...} * k, y */
     if (!x || !y || x->ndim != 5 || y->ndim != 5 || n < 14 || (n - 2) % 12 != 0) return -1;
@@ -68,11 +72,11 @@ int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* 
       const DLTensor* w = tensor(a, codes, n, k);
       if (!w) return -1;
       int64_t b;
-      if (int_arg(a, codes, n, k + 2) == 1 && w->ndim == 5 && w->shape[4] >= 16)
-        b = winograd_bytes(w->shape[0] == 16 ? 2 : 4, w->shape[4] / 16, w->shape[2], w->shape[1] * w->shape[4] / 16,
-                           y->shape[2], y->shape[3], threads);
+      if (int_arg(a, codes, n, k + 2) == 1 && w->ndim == 5 && w->shape[3] >= 1 && w->shape[4] >= w->shape[3])
+        b = winograd_bytes(tiles, w->shape[3], w->shape[0] == 16 ? 2 : 4, w->shape[4] / w->shape[3], w->shape[2],
+                           w->shape[1] * w->shape[4] / w->shape[3], y->shape[2], y->shape[3], threads);
       else if (w->ndim == 6)
-        b = direct_bytes(y->shape[0], 16, w->shape[1], w->shape[2], w->shape[3], int_arg(a, codes, n, k + 3),
+        b = direct_bytes(y->shape[0], x->shape[4], w->shape[1], w->shape[2], w->shape[3], int_arg(a, codes, n, k + 3),
                          int_arg(a, codes, n, k + 4), int_arg(a, codes, n, k + 7), int_arg(a, codes, n, k + 8),
                          y->shape[2], y->shape[3], threads);
       else
@@ -84,7 +88,8 @@ int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* 
   }
   if (strcmp(name, "rlx.nn.conv2d_dw_nchwc") == 0) { /* x, w, ..., y: per participant an input row and a ring */
     if (!x || !y || x->ndim != 5 || y->ndim != 5) return -1; /* of three rows of the intermediate */
-    const int64_t row = round64(x->shape[1] * x->shape[3] * 16 * 4), ring = y->shape[1] * 3 * x->shape[3] * 16 * 4;
+    const int64_t nb = x->shape[4];
+    const int64_t row = round64(x->shape[1] * x->shape[3] * nb * 4), ring = y->shape[1] * 3 * x->shape[3] * nb * 4;
     return threads * round64(row + ring);
   }
   return 0; /* depthwise, pools, means and layout transforms keep everything in registers */

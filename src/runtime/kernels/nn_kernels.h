@@ -1,4 +1,4 @@
-/* Hand-written CPU kernels for convolutional networks, in the blocked NCHW16c layout.
+/* Hand-written CPU kernels for convolutional networks, in the blocked NCHWc layout.
  *
  * The compiler's layout pass (src/transform/layout_nchwc.c) rewrites R.nn.conv2d, pools,
  * channel means and their elementwise neighbours into R.call_dps_packed calls of the names
@@ -7,23 +7,34 @@
  * (usable without the runtime, e.g. from Model Library Format sources) plus a packed-ABI
  * wrapper (kernels_packed.c) that checks its arguments.
  *
- * Layouts (float32 only):
- * - activation "NCHW16c": [N, C/16, H, W, 16], C padded up to a multiple of 16; padded
+ * The vector kernels exist once per kernel level (nn_vec.h: x86-64-v2, v3, v4, NEON or
+ * portable, each built with its own -march) and are reached through a table of function
+ * pointers, rlx_nn_kernels_t; rlx_nn_kernels picks the table for a channel block on the
+ * running CPU. Packing, layout transforms and sizes are plain C for any block.
+ *
+ * Layouts (float32 only), NB the channel block (8, or 16 with AVX-512; the tensors' last
+ * dimension says which):
+ * - activation "NCHWc": [N, C/NB, H, W, NB], C padded up to a multiple of NB; padded
  *   channels hold finite values that every consumer ignores (their weights are zero).
- * - conv weight, packed: [OG, ICb, KH, KW, cbi, V*16] — V 16-channel output blocks per
- *   group (OG = OCb / V), cbi input channels per input block (16 for a blocked input, 1 for
- *   a plain NCHW input, then ICb = IC). Padded channels are zero.
- * - depthwise weight, packed: [Cb, KH, KW, 16].
- * - bias: [OCb * 16] (padded with zeros).
+ * - conv weight, packed: [OG, ICb, KH, KW, cbi, V*NB] — V NB-channel output blocks per
+ *   group (OG = ceil(OCb / V), V 1..3; where V does not divide OCb the last group is
+ *   padded with zero blocks and the kernels run it with a narrower tile), cbi input
+ *   channels per input block (NB for a blocked input, 1 for a plain NCHW input, then
+ *   ICb = IC). Padded channels are zero.
+ * - depthwise weight, packed: [Cb, KH, KW, NB].
+ * - Winograd weight: [(m+2)^2, OG, ICb, NB, V*NB].
+ * - bias: [OCb * NB] (padded with zeros).
  */
 #ifndef RLX_RUNTIME_KERNELS_NN_KERNELS_H
 #define RLX_RUNTIME_KERNELS_NN_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "nn_tiles.h"
 #include "rlx/abi.h"
 
-enum { RLX_NN_BLOCK = 16 };
+enum { RLX_NN_MAX_BLOCK = 16 };
 
 typedef enum { RLX_NN_ACT_NONE = 0, RLX_NN_ACT_CLIP = 1 } rlx_nn_act_t;
 
@@ -34,82 +45,95 @@ typedef struct {
   int64_t kh, kw;             /* window */
   int64_t sh, sw, dh, dw;     /* strides, dilations */
   int64_t pt, pl;             /* padding top / left (bottom / right follow from oh, ow) */
-  int64_t cbi;                /* input channels per block in memory: 16 (NCHW16c) or 1 (NCHW) */
-  int64_t v;                  /* conv: 16-channel output blocks per weight group (1..3) */
+  int64_t nb;                 /* channels per block of the blocked tensors (the variant's NB) */
+  int64_t cbi;                /* input channels per block in memory: nb (NCHWc) or 1 (NCHW) */
+  int64_t v;                  /* conv: output blocks per weight group (1..3) */
   int act;                    /* rlx_nn_act_t: clip to [lo, hi] (relu: lo 0, hi +inf) */
   float lo, hi;
   int64_t y_cb, y_off;        /* conv: y holds y_cb channel blocks per image (0: its own) and this
                                * conv writes blocks y_off.. (concat in place; no residual then) */
 } rlx_nn_conv_t;
 
-/* y = act(conv(x, w) + bias + res). x is NCHW16c (cbi 16) or NCHW (cbi 1); w packed by
- * rlx_nn_conv_pack_weight with the same v and cbi; bias [OCb*16] or NULL; res NULL or an
- * NCHW16c tensor of y's shape; y NCHW16c. Runs on the OpenMP threads. Returns 0, or -1 when
- * the per-thread scratch could not be allocated. */
-int rlx_nn_conv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
-                        const float* res, float* y);
+/* The vector kernels of one level, all for channel block nb (p->nb must equal it).
+ *
+ * conv2d: y = act(conv(x, w) + bias + res). x is NCHWc (cbi nb) or NCHW (cbi 1); w packed by
+ *   rlx_nn_conv_pack_weight with the same v, cbi and nb; bias [OCb*nb] or NULL; res NULL or
+ *   an NCHWc tensor of y's shape. Returns 0, or -1 when the scratch could not be allocated.
+ * conv2d_dw: y = dw(act(conv(x, w) + bias)) without storing the first convolution's output:
+ *   p is that convolution (any window; no residual; y_cb/y_off unused), q a 3x3 depthwise
+ *   convolution over its output (q->h, q->w = p->oh, p->ow; q->ic = p->oc; stride 1 or 2,
+ *   dilation 1, q->w <= 512; its own bias bd and clip; no residual) with weight wd packed by
+ *   rlx_nn_dw_pack_weight. Returns 0 or -1 (scratch).
+ * dwconv_conv: y = act(conv1x1(dw(x)) + bias + res) without storing the depthwise output: q
+ *   a 3x3 depthwise convolution as above (weight wd, bias bd, its own clip), p a 1x1 stride-1
+ *   convolution over its output (p->ic = q->oc, p->h, p->w = q->oh, q->ow; no concat
+ *   offset) with weight w (cbi nb). Returns 0 or -1 (scratch).
+ * winograd: the convolution by Winograd F(m x m, 3x3), m = 2 or 4, for 3x3 windows with
+ *   stride 1 and dilation 1 over an NCHWc input: tiles of m x m outputs, (m+2)^2 batched
+ *   GEMMs on the direct kernel's register tiles, the output transform fused with the
+ *   epilogue; u from rlx_nn_winograd_pack_weight (same v, m, nb). Returns 0 or -1.
+ * dwconv2d: depthwise (groups = channels); x, res, y NCHWc, w from rlx_nn_dw_pack_weight.
+ * max_pool2d: max pool (positions outside the image ignored, as ONNX and PyTorch do;
+ *   ceil_mode only changes oh/ow); p->ic the channels, kh/kw the window.
+ * global_mean: mean over H and W, x [N, Cb, H, W, nb] -> y [N, Cb, 1, 1, nb].
+ * All run on the kernels' pool (rlx_nn_parallel) except global_mean (the caller). */
+typedef struct {
+  const char* isa; /* the level, as rlx_target_isa names it ("x86-64-v3"); "target" in an archive */
+  int64_t nb;
+  int (*conv2d)(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias, const float* res, float* y);
+  int (*conv2d_dw)(const rlx_nn_conv_t* p, const rlx_nn_conv_t* q, const float* x, const float* w, const float* bias,
+                   const float* wd, const float* bd, float* y);
+  int (*dwconv_conv)(const rlx_nn_conv_t* q, const rlx_nn_conv_t* p, const float* x, const float* wd, const float* bd,
+                     const float* w, const float* bias, const float* res, float* y);
+  int (*winograd)(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias, const float* res,
+                  float* y);
+  void (*dwconv2d)(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias, const float* res,
+                   float* y);
+  void (*max_pool2d)(const rlx_nn_conv_t* p, const float* x, float* y);
+  void (*global_mean)(int64_t n, int64_t cb, int64_t hw, const float* x, float* y);
+} rlx_nn_kernels_t;
 
-/* y = dw(act(conv(x, w) + bias)) without storing the first convolution's output: p is
- * that convolution (any window; no residual; y_cb/y_off unused), q a 3x3 depthwise
- * convolution over its output (q->h, q->w = p->oh, p->ow; q->ic = p->oc; stride 1 or 2,
- * dilation 1, q->w <= 512; its own bias bd and clip; no residual) with weight wd packed by
- * rlx_nn_dw_pack_weight; y NCHW16c [N, OCb, q->oh, q->ow, 16]. Returns 0, or -1 when the
- * scratch could not be allocated. */
-int rlx_nn_conv2d_dw_nchwc(const rlx_nn_conv_t* p, const rlx_nn_conv_t* q, const float* x, const float* w,
-                           const float* bias, const float* wd, const float* bd, float* y);
-/* One output row of such a depthwise convolution: xr the three input rows of its window
- * (NULL: a row outside the image, read as zeros), wb the block's 9 weight vectors, bias its
- * 16 values or NULL. */
-void rlx_nn_dw3_row(const rlx_nn_conv_t* p, const float* const xr[3], const float* wb, const float* bias, float* yr);
+/* The kernels for channel block nb on this CPU (after RLX_MAX_ISA): block 16 needs the
+ * AVX-512 variant, block 8 takes the best of the others the CPU runs (x86-64-v3, else v2;
+ * NEON; portable). NULL when there is none; then *out_why (if given) says why in a static
+ * text ("channel block 16 needs avx512f ..."). Built for a Model Library Format archive, the
+ * one variant of its target (nb must be its block). */
+const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why);
 
-/* y = act(conv1x1(dw(x)) + bias + res) without storing the depthwise output: q is a 3x3
- * depthwise convolution as in rlx_nn_conv2d_dw_nchwc (weight wd, bias bd, its own clip; no
- * residual), p a 1x1 stride-1 convolution over its output (p->ic = q->oc, p->h, p->w =
- * q->oh, q->ow; no concat offset) with weight w packed by rlx_nn_conv_pack_weight (cbi 16),
- * bias and residual res (NULL or y's shape); y NCHW16c [N, OCb, q->oh, q->ow, 16]. Returns
- * 0, or -1 when the scratch could not be allocated. */
-int rlx_nn_dwconv_conv_nchwc(const rlx_nn_conv_t* q, const rlx_nn_conv_t* p, const float* x, const float* wd,
-                             const float* bd, const float* w, const float* bias, const float* res, float* y);
+/* The register tiles of kernel level isa (an rlx_isa_t, support/target.h), for the
+ * compiler: the layout pass packs weights with rlx_nn_pick_v's V and sizes Winograd chunks
+ * by the tile width. */
+const rlx_nn_tiles_t* rlx_nn_tiles(int isa);
+/* V for a convolution with ocb output blocks whose register tiles run along len pixels (an
+ * output row; a 1x1 stride-1 plane or the Winograd tiles: all of them): among the row's
+ * preferences whose estimated efficiency is within 3 % of the best, the first that divides
+ * ocb, else the first (the last weight group then holds fewer blocks). On AVX2, 7-pixel
+ * rows take V = 3 (tiles of 12 and 9 accumulators) over V = 2 (8 and 6: too few FMAs in
+ * flight). */
+int64_t rlx_nn_pick_v(const rlx_nn_tiles_t* t, int64_t ocb, int64_t len);
+/* Tiles per Winograd chunk for V (one register tile row: the row's widest tile for V). */
+int64_t rlx_nn_winograd_chunk(const rlx_nn_tiles_t* t, int64_t v);
 
-/* The same convolution by Winograd F(m x m, 3x3), m = 2 or 4, for 3x3 windows with stride 1
- * and dilation 1 over an NCHW16c input: tiles of m x m outputs, (m+2)^2 batched GEMMs on
- * the same register tiles as the direct kernel, the output transform fused with the
- * epilogue. u is the transformed weight of rlx_nn_winograd_pack_weight (same v and m).
- * Returns 0, or -1 when the per-thread buffers could not be allocated. */
-int rlx_nn_conv2d_winograd_nchwc(const rlx_nn_conv_t* p, int m, const float* x, const float* u, const float* bias,
-                                 const float* res, float* y);
-/* U = G g G^T of an OIHW 3x3 weight, packed [(m+2)^2, OG, ICb, 16, V*16]
+/* ---- packing and sizes (plain C, any block; kernels_pack.c) */
+/* Packs an OIHW weight [oc, ic, kh, kw] into dst (rlx_nn_conv_packed_numel floats). */
+int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v, int64_t nb);
+void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v,
+                             int64_t nb, float* dst);
+/* Packs a depthwise weight [c, 1, kh, kw] into dst [Cb, kh, kw, nb]. */
+void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, int64_t nb, float* dst);
+/* U = G g G^T of an OIHW 3x3 weight, packed [(m+2)^2, OG, ICb, nb, V*nb]
  * (rlx_nn_winograd_packed_numel floats). */
-int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m);
+int64_t rlx_nn_winograd_packed_numel(int64_t oc, int64_t ic, int m, int64_t v, int64_t nb);
+void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, int64_t nb, float* dst);
 /* Bytes of the one buffer (rlx_nn_thread_buffer) that the staged form of the Winograd kernel
  * takes for a layer run on `threads` threads (every tile's transformed input and GEMM
  * result), or 0 when the layer runs in the chunked form (per-participant scratch of
- * rlx_nn_parallel). */
-int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads);
-void rlx_nn_winograd_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t v, int m, float* dst);
-
-/* Depthwise (groups = channels, one filter per channel): x, res, y NCHW16c, w packed by
- * rlx_nn_dw_pack_weight. */
-void rlx_nn_dwconv2d_nchwc(const rlx_nn_conv_t* p, const float* x, const float* w, const float* bias,
-                           const float* res, float* y);
-
-/* Packs an OIHW weight [oc, ic, kh, kw] into dst (rlx_nn_conv_packed_numel floats). */
-int64_t rlx_nn_conv_packed_numel(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi);
-void rlx_nn_conv_pack_weight(const float* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t v,
-                             float* dst);
-/* Packs a depthwise weight [c, 1, kh, kw] into dst [Cb, kh, kw, 16]. */
-void rlx_nn_dw_pack_weight(const float* w, int64_t c, int64_t kh, int64_t kw, float* dst);
-
-/* Max pool over NCHW16c (positions outside the image are ignored, as ONNX and PyTorch do;
- * ceil_mode only changes oh/ow). p->ic is the channel count; kh/kw the window. */
-void rlx_nn_max_pool2d_nchwc(const rlx_nn_conv_t* p, const float* x, float* y);
-/* Mean over H and W: x [N, Cb, H, W, 16] → y [N, Cb, 1, 1, 16]. */
-void rlx_nn_global_mean_nchwc(int64_t n, int64_t cb, int64_t hw, const float* x, float* y);
-
-/* Layout transforms: x [N, C, H, W] → y [N, ceil(C/16), H, W, 16] (padding zero), and back. */
-void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, const float* x, float* y);
-void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, const float* x, float* y);
-
+ * rlx_nn_parallel) of `chunk` tiles per item. */
+int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh, int64_t ow, int threads, int64_t nb,
+                                     int64_t chunk);
+/* Layout transforms: x [N, C, H, W] -> y [N, ceil(C/nb), H, W, nb] (padding zero), and back. */
+void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, int64_t nb, const float* x, float* y);
+void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, int64_t nb, const float* x, float* y);
 
 /* The kernels' thread pool (nn_pool.c). rlx_nn_parallel runs fn(ctx, i, scratch) for every
  * i in [0, n_items) on the pool's threads and the caller's, each with its own scratch of
