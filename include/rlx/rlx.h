@@ -177,6 +177,22 @@ rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name);
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */
 RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+/* A value of the Python scope around a script, by name (TVM's parser evaluates the names a
+ * script reads but does not define in the enclosing scope: closure variables, globals).
+ * text: TVMScript expression text standing for the value ("R.add", "\"float32\"", "(2, 3)",
+ * "T.float32"), read wherever the script reads name; or text NULL: name is a symbolic
+ * variable of integer dtype var_dtype (a tir.Var of the scope), defined in every function.
+ * Bind only names the script never assigns. */
+typedef struct {
+  const char* name;
+  const char* text;
+  rlx_dtype_t var_dtype;
+} rlx_script_binding_t;
+/* rlx_script_parse with the values of the enclosing scope (n_bindings of them). A text that
+ * does not parse is a PARSE_ERROR naming the binding. */
+RLX_MUST_USE rlx_status_t* rlx_script_parse_scope(rlx_ctx_t* ctx, const char* text, const char* filename,
+                                                  int n_bindings, const rlx_script_binding_t* bindings,
+                                                  rlx_module_t** out);
 /* Prints a module: a single PrimFunc module prints as a standalone @T.prim_func (named
  * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
  * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */

@@ -71,6 +71,11 @@ FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, 
 TE_MULTI_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(c_int),
                         POINTER(POINTER(c_void_p)))
 
+class ScriptBinding(Structure):
+    """rlx_script_binding_t (include/rlx/rlx.h): a value of the scope around a script."""
+    _fields_ = [("name", c_char_p), ("text", c_char_p), ("var_dtype", DType)]
+
+
 H = c_void_p
 ST = c_void_p  # rlx_status_t*
 
@@ -145,6 +150,7 @@ _PROTOS = {
     "rlx_relax_func_ret_sinfo": (H, [H]),
     "rlx_relax_func_hash": (c_uint64, [H]),
     "rlx_script_parse": (ST, [H, c_char_p, c_char_p, POINTER(H)]),
+    "rlx_script_parse_scope": (ST, [H, c_char_p, c_char_p, c_int, POINTER(ScriptBinding), POINTER(H)]),
     "rlx_script_print_module": (c_void_p, [H]),
     "rlx_script_print_module_ex": (c_void_p, [H, c_bool]),
     "rlx_script_print_tir_func": (c_void_p, [H]),

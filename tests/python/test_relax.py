@@ -344,12 +344,12 @@ def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
     R.func_attr({"num_input": 1, "opt": {"b": {"e": True, "c": "d"}, "a": [1, 2]}, "f": 1.5, "g": [1, "x", [2.5]], "h": [3, 4], "s": "text"})
     return x
 '''
-    parsed = tvm.script.from_source(src)
-    tvm.ir.assert_structural_equal(mod, parsed)
+    parsed = tvm.script.from_source(src)  # one function's text gives the function (TVM)
+    tvm.ir.assert_structural_equal(mod["main"], parsed)
     want = ('        R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "h": [3, 4], "num_input": 1, '
             '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}, "s": "text"})')
     assert want in mod.script().splitlines(), mod.script()
-    assert mod.script() == parsed.script()
+    assert mod["main"].script() == parsed.script()
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
     np.testing.assert_array_equal(vm["main"](np.array([1.0, 2.0], "float32")).numpy(), [1.0, 2.0])
     # PrimFunc.with_attr takes the same values
