@@ -460,6 +460,91 @@ RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_param
                                                      rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
                                                      const char* name, rlx_relax_func_t** out);
 
+/* ---- reading Relax nodes (TVM's fields; for language bindings) ----
+ * A node without the field asked answers NULL, -1 or void. */
+typedef struct rlx_relax_binding rlx_relax_binding_t;
+typedef struct rlx_relax_block rlx_relax_block_t;
+/* Expression fields by TVM's name: Function "params" (its Vars), "body"; Call "op", "args";
+ * Tuple "fields"; TupleGetItem "tuple_value"; If "cond", "true_branch", "false_branch";
+ * SeqExpr "body". The count is the number of expressions (1 for a single one, 0 when it is
+ * absent), -1 when e has no such field. */
+int rlx_relax_expr_field_count(const rlx_relax_expr_t* e, const char* field);
+rlx_relax_expr_t* rlx_relax_expr_field(const rlx_relax_expr_t* e, const char* field, int i);
+/* TupleGetItem's index (-1 otherwise). */
+int rlx_relax_expr_index(const rlx_relax_expr_t* e);
+/* The name of a Var, GlobalVar, Op ("relax.add"), ExternFunc (its symbol), the value of a
+ * StringImm; NULL for others. */
+const char* rlx_relax_expr_name(const rlx_relax_expr_t* e);
+/* ShapeExpr's values / PrimValue's value (count 1); count -1 for others. */
+int rlx_relax_expr_prim_count(const rlx_relax_expr_t* e);
+rlx_expr_t* rlx_relax_expr_prim(const rlx_relax_expr_t* e, int i);
+/* DataTypeImm's value (void for others). */
+rlx_dtype_t rlx_relax_expr_dtype_value(const rlx_relax_expr_t* e);
+/* A Constant's data (row-major, arena-owned) and layout; NULL for other nodes and for an
+ * elided constant (a script printed without its metadata). */
+const void* rlx_relax_constant_data(const rlx_relax_expr_t* e, rlx_dtype_t* out_dtype, int* out_ndim,
+                                    const int64_t** out_shape, size_t* out_nbytes);
+bool rlx_relax_func_is_pure(const rlx_relax_func_t* f);
+int rlx_relax_call_sinfo_arg_count(const rlx_relax_expr_t* e);
+rlx_sinfo_t* rlx_relax_call_sinfo_arg(const rlx_relax_expr_t* e, int i);
+/* The attributes of a Call or a Function: count (-1 for other nodes); attribute i's key
+ * (returned) and value (*out; strings and arrays stay the node's). */
+typedef enum {
+  RLX_ATTR_VALUE_BOOL,
+  RLX_ATTR_VALUE_INT,
+  RLX_ATTR_VALUE_FLOAT,
+  RLX_ATTR_VALUE_STR,
+  RLX_ATTR_VALUE_DTYPE,
+  RLX_ATTR_VALUE_INTS,
+  RLX_ATTR_VALUE_EXPR /* a PrimExpr, or a list / dict value (rlx_ir_attr_list / _dict) */
+} rlx_attr_value_kind_t;
+typedef struct {
+  rlx_attr_value_kind_t kind;
+  bool b;
+  int64_t i;
+  double f;
+  const char* s;
+  rlx_dtype_t dtype;
+  int n;
+  const int64_t* ints;
+  rlx_expr_t* expr;
+} rlx_attr_value_t;
+int rlx_relax_expr_attr_count(const rlx_relax_expr_t* e);
+const char* rlx_relax_expr_attr(const rlx_relax_expr_t* e, int i, rlx_attr_value_t* out);
+/* SeqExpr's binding blocks; a block's bindings; a binding's parts (sinfo: a MatchCast's). */
+int rlx_relax_seq_block_count(const rlx_relax_expr_t* e);
+rlx_relax_block_t* rlx_relax_seq_block(const rlx_relax_expr_t* e, int i);
+bool rlx_relax_block_is_dataflow(const rlx_relax_block_t* b);
+int rlx_relax_block_binding_count(const rlx_relax_block_t* b);
+rlx_relax_binding_t* rlx_relax_block_binding(const rlx_relax_block_t* b, int i);
+bool rlx_relax_binding_is_match_cast(const rlx_relax_binding_t* b);
+rlx_relax_var_t* rlx_relax_binding_var(const rlx_relax_binding_t* b);
+rlx_relax_expr_t* rlx_relax_binding_value(const rlx_relax_binding_t* b);
+rlx_sinfo_t* rlx_relax_binding_sinfo(const rlx_relax_binding_t* b);
+/* Struct info parts: R.Prim's value (NULL unknown); R.Callable's params (count -1 opaque),
+ * result and purity. */
+rlx_expr_t* rlx_sinfo_prim_value(const rlx_sinfo_t* s);
+int rlx_sinfo_func_param_count(const rlx_sinfo_t* s);
+rlx_sinfo_t* rlx_sinfo_func_param(const rlx_sinfo_t* s, int i);
+rlx_sinfo_t* rlx_sinfo_func_ret(const rlx_sinfo_t* s);
+bool rlx_sinfo_func_is_pure(const rlx_sinfo_t* s);
+/* Building them (TVM's relax.VarBinding, MatchCast, BindingBlock / DataflowBlock, SeqExpr,
+ * If); arrays are copied. Struct info is filled by normalization. */
+rlx_relax_binding_t* rlx_relax_var_binding(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value);
+rlx_relax_binding_t* rlx_relax_match_cast(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value,
+                                          rlx_sinfo_t* sinfo);
+rlx_relax_block_t* rlx_relax_block(rlx_ctx_t* ctx, bool is_dataflow, int n, rlx_relax_binding_t* const* bindings);
+rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t* const* blocks,
+                                rlx_relax_expr_t* body);
+rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
+                               rlx_relax_expr_t* else_branch);
+
+/* Structural equality of Relax expressions (vars mapped by definition, names ignored), a
+ * hash consistent with it, and of struct info (free symbolic vars equal iff identical). */
+bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
+uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
+bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
+
 /* ---- attributes of op calls and functions (key → value, insertion order) ---- */
 rlx_attr_list_t* rlx_attr_list_create(rlx_ctx_t* ctx);
 void rlx_attr_list_set_bool(rlx_attr_list_t* l, const char* key, bool v);

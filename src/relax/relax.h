@@ -318,7 +318,7 @@ typedef enum { RLX_BINDING_VAR, RLX_BINDING_MATCH_CAST } rlx_binding_kind_t;
 /* var = value (VarBinding) or var = R.match_cast(value, sinfo) (MatchCast). A MatchCast
  * defines the symbolic vars that appear as whole dims of sinfo and are not yet defined,
  * and checks the rest at run time; var's struct info is sinfo. */
-typedef struct {
+typedef struct rlx_relax_binding {
   rlx_binding_kind_t kind;
   rlx_relax_var_t* var;
   rlx_relax_expr_t* value;
@@ -327,7 +327,7 @@ typedef struct {
 
 /* A binding block; a dataflow block (R.dataflow()) holds only pure bindings and only its
  * non-dataflow vars are visible after it. */
-typedef struct {
+typedef struct rlx_relax_block {
   bool is_dataflow;
   int n_bindings;
   rlx_relax_binding_t** bindings;

@@ -90,7 +90,7 @@ def _values(s):
     n = lib.rlx_sinfo_ndim(s._h)
     if n < 0 or not lib.rlx_sinfo_dim(s._h, 0) and n > 0:
         return None
-    return [_tir.PrimExpr(lib.rlx_sinfo_dim(s._h, i), s._ctx) for i in range(n)]
+    return [_tir.wrap_expr(lib.rlx_sinfo_dim(s._h, i), s._ctx) for i in range(n)]
 
 
 class TensorStructInfo(StructInfo):
