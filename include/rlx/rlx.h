@@ -689,6 +689,15 @@ const char* rlx_transform_pass_name(int i);
 /* Runs one pass on m; NOT_FOUND lists the pass names. */
 RLX_MUST_USE rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out);
 
+/* TVM's relax.transform.BindParams: a new module where the Relax function func_name has its
+ * parameters names[i] replaced by the constants values[i] (Constants whose struct info fits
+ * the parameter) and removed from its parameters. NOT_FOUND: no such function;
+ * INVALID_ARGUMENT: a name that is no parameter (the message lists them), a value that is no
+ * constant or does not fit. */
+RLX_MUST_USE rlx_status_t* rlx_relax_bind_params(rlx_ctx_t* ctx, rlx_module_t* m, const char* func_name, int n,
+                                                 const char* const* names, rlx_relax_expr_t* const* values,
+                                                 rlx_module_t** out);
+
 /* Where rlx's headers (rlx/ headers, tvm/runtime/ headers) and librlx_runtime are (static strings). */
 const char* rlx_config_include_dir(void);
 const char* rlx_config_lib_dir(void);

@@ -71,6 +71,12 @@ FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, 
 TE_MULTI_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(c_int),
                         POINTER(POINTER(c_void_p)))
 
+class VMFunctionInfo(Structure):
+    """rlx_vm_function_info_t (include/rlx/vm.h)."""
+    _fields_ = [("name", c_char_p), ("n_params", c_int), ("param_names", POINTER(c_char_p)),
+                ("param_shapes", POINTER(c_char_p)), ("param_dtypes", c_void_p), ("param_ndims", POINTER(c_int32))]
+
+
 class AttrValue(Structure):
     """rlx_attr_value_t (include/rlx/rlx.h): kind 0 bool, 1 int, 2 float, 3 str, 4 dtype, 5 ints, 6 expr."""
     _fields_ = [("kind", c_int), ("b", c_bool), ("i", c_int64), ("f", c_double), ("s", c_char_p), ("dtype", DType),
@@ -245,6 +251,7 @@ _PROTOS = {
     "rlx_relax_seq": (H, [H, c_int, POINTER(H), H]),
     "rlx_relax_if": (H, [H, H, H, H]),
     "rlx_relax_expr_equal": (c_bool, [H, H]),
+    "rlx_relax_bind_params": (ST, [H, H, c_char_p, c_int, POINTER(c_char_p), POINTER(H), POINTER(H)]),
     "rlx_relax_expr_hash": (c_uint64, [H]),
     "rlx_sinfo_struct_equal": (c_bool, [H, H]),
     "rlx_relax_expr_kind_str": (c_char_p, [H]),
@@ -316,6 +323,7 @@ _PROTOS = {
     "rlx_library_has_symbol": (c_bool, [H, c_char_p]),
     "rlx_library_path": (c_char_p, [H]),
     "rlx_vm_load": (ST, [c_char_p, c_int, POINTER(c_char_p), POINTER(H)]),
+    "rlx_vm_function_info": (ST, [H, c_char_p, POINTER(VMFunctionInfo)]),
     "rlx_vm_free": (None, [H]),
     "rlx_vm_function_count": (c_int, [H]),
     "rlx_vm_function_name": (c_char_p, [H, c_int]),

@@ -375,14 +375,8 @@ rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id);
 rlx_relax_expr_t* rlx_relax_op_named(rlx_ctx_t* ctx, const char* name);
 rlx_relax_expr_t* rlx_relax_call(rlx_ctx_t* ctx, rlx_relax_expr_t* op, int n_args, rlx_relax_expr_t* const* args,
                                  rlx_attrs_t attrs, int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
-rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
-                               rlx_relax_expr_t* else_branch);
-rlx_relax_binding_t* rlx_relax_var_binding(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value);
-rlx_relax_binding_t* rlx_relax_match_cast(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value,
-                                          rlx_sinfo_t* sinfo);
-rlx_relax_block_t* rlx_relax_block(rlx_ctx_t* ctx, bool is_dataflow, int n, rlx_relax_binding_t* const* bindings);
-rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t* const* blocks,
-                                rlx_relax_expr_t* body);
+/* rlx_relax_if, rlx_relax_var_binding, rlx_relax_match_cast, rlx_relax_block, rlx_relax_seq:
+ * public (include/rlx/rlx.h, "reading Relax nodes"). */
 /* ret_sinfo NULL = inferred from the body by normalization. */
 rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                  rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, rlx_attrs_t attrs, bool is_pure);
@@ -477,11 +471,9 @@ RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module
  * (a whole dim in a param's or a match_cast's struct info), struct info is compared
  * structurally (under the var map; no prover), GlobalVars by name, constants by bytes.
  * Names of vars are ignored. */
-bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
-/* Hashes consistent with the equalities above (equal ⇒ same hash). */
-uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
-/* Struct info equal as trees (free symbolic vars equal iff identical). */
-bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
+/* rlx_relax_expr_equal, rlx_relax_expr_hash (equal => same hash) and rlx_sinfo_struct_equal
+ * (struct info equal as trees; free symbolic vars equal iff identical) are public
+ * (include/rlx/rlx.h). */
 
 /* ------------------------------------------------------------------ BlockBuilder (block_builder.c) */
 /* Builds Relax functions binding by binding, as TVM's relax.BlockBuilder:

@@ -676,10 +676,11 @@ static RLX_MUST_USE rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_r
   const py_expr_t* dt = arg(e, 1, "dtype");
   if (!v) return err(r, e, "R.const: expected a value");
   rlx_dtype_t t = rlx_dt_float32();
+  int64_t iv;
   if (dt)
     RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-  else if (int_lit(v, NULL))
-    t = rlx_dt_int64();
+  else if (int_lit(v, &iv))
+    t = rlx_dt_int32(); /* TVM's relax.const: a Python int is int32 */
   else if (v->kind == PY_E_CONST)
     t = rlx_dt_bool();
   bool ok = t.lanes == 1 && (rlx_dtype_is_bool(t) || (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) ||

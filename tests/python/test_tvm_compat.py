@@ -1,0 +1,77 @@
+"""TVM compatibility pieces (issue 21): the IR object model, BindParams, TVM's testing
+helpers (relax.testing.vm / nn, contrib.utils) and the VM's stateful interface."""
+import numpy as np
+import pytest
+
+import rlx as tvm
+from rlx import relax
+from rlx.script import relax as R
+
+
+@R.function
+def _mul(x: R.Tensor((2, 3), "float32"), w: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+    with R.dataflow():
+        y = R.multiply(x, w)
+        t = (y, x)
+        z = t[0]
+        R.output(z)
+    return z
+
+
+def test_object_model_reads_tvm_fields():
+    f = _mul
+    assert [p.name_hint for p in f.params] == ["x", "w"]
+    assert isinstance(f.body, relax.SeqExpr) and f.attrs["global_symbol"] == "_mul"
+    block = f.body.blocks[0]
+    assert isinstance(block, relax.DataflowBlock)
+    b0, b1, b2 = block.bindings
+    assert isinstance(b0, relax.VarBinding) and b0.var.name_hint == "y"
+    assert isinstance(b0.value, relax.Call) and b0.value.op.name == "relax.multiply"
+    assert [a.name_hint for a in b0.value.args] == ["x", "w"]
+    assert isinstance(b1.value, relax.Tuple) and len(b1.value) == 2
+    assert isinstance(b2.value, relax.TupleGetItem) and b2.value.index == 0
+    assert tvm.ir.structural_equal(f.ret_struct_info, R.Tensor((2, 3), "float32"))
+    assert not tvm.ir.structural_equal(f.ret_struct_info, R.Tensor((2, 4), "float32"))
+    c = relax.const(np.arange(6, dtype="float32").reshape(2, 3))
+    np.testing.assert_array_equal(c.data.numpy(), np.arange(6, dtype="float32").reshape(2, 3))
+
+
+def test_bind_params_replaces_parameters_by_constants():
+    mod = tvm.IRModule({"main": _mul})
+    w = np.random.rand(2, 3).astype("float32")
+    bound = relax.transform.BindParams("main", {"w": tvm.nd.array(w)})(mod)
+    f = bound["main"]
+    assert [p.name_hint for p in f.params] == ["x"]
+    call = f.body.blocks[0].bindings[0].value
+    np.testing.assert_array_equal(call.args[1].data.numpy(), w)
+    vm = relax.VirtualMachine(relax.build(bound), tvm.cpu())
+    x = np.random.rand(2, 3).astype("float32")
+    np.testing.assert_allclose(vm["main"](x).numpy(), x * w, rtol=1e-6)
+    with pytest.raises(ValueError, match="has no parameter 'v' \\(parameters: x, w\\)"):
+        relax.transform.BindParams("main", {"v": tvm.nd.array(w)})(mod)
+    with pytest.raises(ValueError, match="parameter 'w' is R.Tensor\\(\\(2, 3\\)"):
+        relax.transform.BindParams("main", {"w": tvm.nd.array(w[:1])})(mod)
+
+
+def test_vm_stateful_interface_and_saved_functions():
+    from rlx.contrib import utils
+    from rlx.relax.testing.vm import check_saved_func
+    ex = relax.build(tvm.IRModule({"main": _mul}))
+    with utils.tempdir() as temp:
+        ex.export_library(temp.relpath("exec.so"))
+        vm = relax.VirtualMachine(tvm.runtime.load_module(temp.relpath("exec.so")), tvm.cpu())
+    a, b = np.random.rand(2, 3).astype("float32"), np.random.rand(2, 3).astype("float32")
+    with pytest.raises(ValueError, match="no inputs were set"):
+        vm.invoke_stateful("main")
+    vm.set_input("main", w=b, x=a)
+    with pytest.raises(RuntimeError):
+        vm["main"](a, b)
+    with pytest.raises(ValueError, match="no outputs"):
+        vm.get_outputs("main")
+    vm.invoke_stateful("main")
+    np.testing.assert_allclose(vm.get_outputs("main").numpy(), a * b, rtol=1e-6)
+    vm.save_function("main", "saved", a, b)
+    np.testing.assert_allclose(vm["saved"]().numpy(), a * b, rtol=1e-6)
+    # a loaded module works from its own copy: it exports again after the file is gone
+    vm2 = relax.VirtualMachine(vm._exec, tvm.cpu())
+    np.testing.assert_allclose(check_saved_func(vm2, "main", a, b).numpy(), a * b, rtol=1e-6)
