@@ -523,4 +523,13 @@ RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, v
 /* The public builder calls (rlx_bb_create, emit, emit_te, call_te ...) and the TE callback
  * types are declared in include/rlx/rlx.h only. */
 
+/* rlx_bb_call_te where arguments with scalars[i] non-NULL are R.Prim values, not tensors:
+ * the TE function gets only the tensor arguments and uses scalars[i] (a TIR var of the
+ * value's dtype) for the scalar; the PrimFunc takes it as a scalar parameter at the
+ * argument's position, and the call passes the R.Prim value there (TVM's emit_te with a
+ * PrimValue argument). */
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_scalars(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                                  rlx_relax_expr_t* const* args, rlx_var_t* const* scalars,
+                                                  const char* primfunc_name, rlx_relax_expr_t** out_call);
+
 #endif
