@@ -84,10 +84,10 @@ struct rlx_bb {
   ptr_list_t cur;      /* bindings of the current block */
   rlx_relax_expr_t* output;
   ptr_list_t sym_defined; /* symbolic vars known to be defined (params at begin, match_cast) */
-  name_set_t names;       /* var names used in the open function */
+  name_set_t names;       /* var names given so far, in any function (TVM: gv, then gv1 in the next) */
 };
 
-/* The hint itself when unused in the function, else hint1, hint2, ... (a copy in the
+/* The hint itself when unused by the builder, else hint1, hint2, ... (a copy in the
  * context: the caller's string, a binding's temporary, may not outlive the call). */
 static const char* fresh_name(rlx_bb_t* bb, const char* hint) {
   int h = ns_find(&bb->names, hint);
@@ -141,8 +141,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name,
         return rlx_status_create(RLX_INVALID_ARGUMENT,
                                  "BlockBuilder.function('%s'): parameter %d must be a Var with struct info", name, i);
   rlx_ctx_t* ctx = bb->ctx;
-  bb->in_func = true;
-  bb->names = (name_set_t){0};
+  bb->in_func = true; /* names stay taken across functions: TVM's name table is the builder's */
   bb->fname = rlx_ctx_strdup(ctx, name);
   bb->params_at_begin = params != NULL;
   bb->n_params = params ? n_params : 0;
