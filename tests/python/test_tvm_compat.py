@@ -75,3 +75,34 @@ def test_vm_stateful_interface_and_saved_functions():
     # a loaded module works from its own copy: it exports again after the file is gone
     vm2 = relax.VirtualMachine(vm._exec, tvm.cpu())
     np.testing.assert_allclose(check_saved_func(vm2, "main", a, b).numpy(), a * b, rtol=1e-6)
+
+
+def test_import_tvm_after_opt_in(tmp_path):
+    # `import rlx.compat.tvm` makes unchanged `import tvm` scripts run, with TVM HEAD's
+    # renames (tvm.tirx, `from tvm.script import tirx as T`); run in a fresh interpreter.
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "uses_tvm.py"
+    script.write_text(
+        "import rlx.compat.tvm\n"
+        "import numpy as np\n"
+        "import tvm\n"
+        "from tvm import relax\n"
+        "from tvm.script import tirx as T\n"
+        "import tvm.tirx\n"
+        "@T.prim_func\n"
+        "def f(A: T.Buffer((4,), 'float32'), B: T.Buffer((4,), 'float32')):\n"
+        "    for i in range(4):\n"
+        "        with T.block('b'):\n"
+        "            vi = T.axis.spatial(4, i)\n"
+        "            B[vi] = A[vi] + T.float32(1)\n"
+        "assert tvm.relax is relax and tvm.tirx.PrimFunc is tvm.tir.PrimFunc\n"
+        "lib = tvm.build(f)\n"
+        "a, b = tvm.runtime.tensor(np.arange(4, dtype='float32')), tvm.nd.empty((4,), 'float32')\n"
+        "lib['f'](a, b)\n"
+        "print(b.numpy().tolist())\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[1.0, 2.0, 3.0, 4.0]"
