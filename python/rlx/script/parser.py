@@ -3,6 +3,8 @@ import ast
 import collections
 import inspect
 import json
+import linecache
+import os
 import re
 import sys
 import textwrap
@@ -211,12 +213,47 @@ def _scope_of(obj, filename):
     return collections.ChainMap(*maps)
 
 
+_TREES = {}  # filename -> (mtime, size, class definitions by name)
+
+
+def _class_source(cls, filename):
+    """(lines, first line) of class cls in filename, or None. inspect re-parses the whole file
+    for every class it is asked for; a test file of a few thousand lines with a hundred
+    @I.ir_module classes makes that quadratic, so the class definitions are read once."""
+    try:
+        st = os.stat(filename)
+    except OSError:
+        return None
+    ent = _TREES.get(filename)
+    lines = linecache.getlines(filename)
+    if ent is None or ent[0] != st.st_mtime or ent[1] != st.st_size:
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            return None
+        by_name = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ClassDef):
+                by_name.setdefault(n.name, []).append(n)
+        ent = (st.st_mtime, st.st_size, by_name)
+        _TREES[filename] = ent
+    cands = ent[2].get(cls.__name__, [])
+    member_lines = [m.f.__code__.co_firstlineno for m in vars(cls).values()
+                    if isinstance(m, _Member) and hasattr(m.f, "__code__")]
+    for n in cands:
+        if len(cands) == 1 or any(n.lineno <= ln <= n.end_lineno for ln in member_lines):
+            start = min([d.lineno for d in n.decorator_list] + [n.lineno])
+            return lines[start - 1:n.end_lineno], start
+    return None
+
+
 def parse_object(obj):
     """Parses the source of a decorated function or class, keeping file and line numbers;
     names it reads without defining take their values from the scope it was defined in."""
     try:
-        lines, start = inspect.getsourcelines(obj)
         filename = inspect.getsourcefile(obj) or "<unknown>"
+        got = _class_source(obj, filename) if inspect.isclass(obj) else None
+        lines, start = got if got else inspect.getsourcelines(obj)
     except (OSError, TypeError) as e:
         raise ValueError("TVMScript: cannot read the source of %r (%s)" % (obj, e))
     src = "".join(lines)
