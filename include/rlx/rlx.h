@@ -445,6 +445,18 @@ rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, in
                                             rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo);
 rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
                                         int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+/* R.call_pure_packed("name", args..., sinfo_args=...): call_packed of a function known to be
+ * free of side effects. */
+rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
+                                             rlx_relax_expr_t* const* args, int n_sinfo_args,
+                                             rlx_sinfo_t* const* sinfo_args);
+/* A call of any callee (an Op from rlx_relax_op_get, a GlobalVar, an ExternFunc, a function
+ * value) with attributes (may be NULL) and struct info arguments; TVM's relax.Call. */
+rlx_relax_expr_t* rlx_relax_call_create(rlx_ctx_t* ctx, rlx_relax_expr_t* callee, int n_args,
+                                        rlx_relax_expr_t* const* args, const rlx_attr_list_t* attrs,
+                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+/* The Op node called name ("relax.add"; TVM's tvm.ir.Op.get), NULL when no op has that name. */
+rlx_relax_expr_t* rlx_relax_op_get(rlx_ctx_t* ctx, const char* name);
 rlx_sinfo_t* rlx_relax_expr_sinfo(const rlx_relax_expr_t* e);
 /* "Var", "Call", "Tuple", ... */
 const char* rlx_relax_expr_kind_str(const rlx_relax_expr_t* e);

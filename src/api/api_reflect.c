@@ -4,7 +4,9 @@
  * answers NULL / 0 / -1 for a node that has no such field, never crashes on one. */
 #include <string.h>
 
+#include "../relax/op.h"
 #include "../relax/relax.h"
+#include "attr_list.h"
 #include "rlx/rlx.h"
 
 /* The expressions of field `field` of e: *n of them (1 for a single one), or false when e
@@ -222,4 +224,18 @@ rlx_sinfo_t* rlx_sinfo_func_ret(const rlx_sinfo_t* s) {
 
 bool rlx_sinfo_func_is_pure(const rlx_sinfo_t* s) {
   return s && s->kind == RLX_SINFO_FUNC && ((const rlx_sinfo_func_t*)s)->is_pure;
+}
+
+rlx_relax_expr_t* rlx_relax_call_create(rlx_ctx_t* ctx, rlx_relax_expr_t* callee, int n_args,
+                                        rlx_relax_expr_t* const* args, const rlx_attr_list_t* attrs,
+                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args) {
+  if (!ctx || !callee || n_args < 0 || (n_args > 0 && !args) || n_sinfo_args < 0 || (n_sinfo_args > 0 && !sinfo_args))
+    return NULL;
+  rlx_attrs_t a = attrs ? attrs->attrs : (rlx_attrs_t){0};
+  return rlx_relax_call(ctx, callee, n_args, args, a, n_sinfo_args, sinfo_args);
+}
+
+rlx_relax_expr_t* rlx_relax_op_get(rlx_ctx_t* ctx, const char* name) {
+  if (!ctx || !name || !rlx_op_lookup(name)) return NULL;
+  return rlx_relax_op_named(ctx, name);
 }

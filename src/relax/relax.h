@@ -383,9 +383,7 @@ rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* 
 
 /* The bridge calls, in the forms listed at the top of this header. out_sinfo: a Tensor or a
  * Tuple of Tensors. tir_vars NULL = none (else a ShapeExpr). */
-rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
-                                             rlx_relax_expr_t* const* args, int n_sinfo_args,
-                                             rlx_sinfo_t* const* sinfo_args);
+/* rlx_relax_call_pure_packed: public (include/rlx/rlx.h). */
 
 static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
   return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);

@@ -284,9 +284,12 @@ class Op(Expr):
 
     @staticmethod
     def get(name):
-        from . import op as _op
-        f = _op.get_op(name)
-        return f
+        """The Op node called name ("relax.add"); ValueError for an unknown op."""
+        ctx = _ffi.default_ctx()
+        h = lib.rlx_relax_op_get(ctx.ptr, cstr(name))
+        if not h:
+            raise ValueError("unknown op '%s'" % name)
+        return _mk(Op, h, ctx)
 
     def __repr__(self):
         return "Op(%s)" % self.name
@@ -295,6 +298,21 @@ class Op(Expr):
 class Call(Expr):
     """A call: op (an Op, GlobalVar, ExternFunc or function-valued Var), args, attrs, sinfo_args."""
     __slots__ = ()
+
+    def __init__(self, op, args, attrs=None, sinfo_args=None, span=None):
+        from .block_builder import _attr_list
+        if isinstance(op, str):
+            op = Op.get(op)
+        xs = [convert(a) for a in args]
+        ss = list(sinfo_args or [])
+        ctx = _ffi.ctx_for(op, *xs, *ss)
+        al = _attr_list(ctx, dict(attrs)) if attrs else None
+        arr, n = harray([x._h for x in xs])
+        sarr, sn = harray([x._h for x in ss])
+        h = lib.rlx_relax_call_create(ctx.ptr, op._h, n, arr, al, sn, sarr)
+        if not h:
+            raise ValueError("relax.Call: bad callee or arguments")
+        super().__init__(h, ctx)
 
     @property
     def op(self):
@@ -536,6 +554,16 @@ def call_dps_packed(func, args, out_sinfo):
     ctx = _ffi.ctx_for(*xs, s)
     arr, n = harray([x._h for x in xs])
     return _mk(Call, lib.rlx_relax_call_dps_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, s._h), ctx)
+
+
+def call_pure_packed(func, *args, sinfo_args=None):
+    """R.call_pure_packed("name", *args, sinfo_args=...)."""
+    xs, _ = _exprs(args)
+    ss = [] if sinfo_args is None else (list(sinfo_args) if isinstance(sinfo_args, (list, tuple)) else [sinfo_args])
+    ctx = _ffi.ctx_for(*xs, *ss)
+    arr, n = harray([x._h for x in xs])
+    sarr, sn = harray([s._h for s in ss])
+    return _mk(Call, lib.rlx_relax_call_pure_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, sn, sarr), ctx)
 
 
 def call_packed(func, *args, sinfo_args=None):
