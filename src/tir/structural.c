@@ -51,16 +51,41 @@ static bool region_eq(rlx_eq_state_t* s, const rlx_buffer_region_t* a, const rlx
   return true;
 }
 
-/* Key → value sets, order-insensitive. */
+/* Key → value sets, order-insensitive; key `skip` (may be NULL) is left out. */
 static bool attrs_eq(rlx_eq_state_t* s, int na, const char* const* ka, rlx_expr_t* const* va, int nb,
-                     const char* const* kb, rlx_expr_t* const* vb) {
-  if (na != nb) return false;
+                     const char* const* kb, rlx_expr_t* const* vb, const char* skip) {
+  int ca = 0, cb = 0;
+  for (int i = 0; i < na; i++) ca += !(skip && str_eq(ka[i], skip));
+  for (int j = 0; j < nb; j++) cb += !(skip && str_eq(kb[j], skip));
+  if (ca != cb) return false;
   for (int i = 0; i < na; i++) {
+    if (skip && str_eq(ka[i], skip)) continue;
     int j = 0;
     while (j < nb && !str_eq(ka[i], kb[j])) j++;
     if (j == nb || !rlx_eq_expr(s, va[i], vb[j])) return false;
   }
   return true;
+}
+
+/* A PrimFunc's "global_symbol" attribute (a string), or NULL. */
+static const char* global_symbol_attr(const rlx_tir_func_t* f) {
+  for (int i = 0; i < f->n_attrs; i++)
+    if (str_eq(f->attr_keys[i], "global_symbol") && f->attr_values[i]->kind == RLX_EXPR_STRING_IMM)
+      return RLX_AS(const rlx_string_imm_t, f->attr_values[i])->value;
+  return NULL;
+}
+
+/* The global symbols agree: TVM's PrimFunc carries it as the attribute "global_symbol" (its
+ * name otherwise lives in the module), rlx's as its name (the parser drops an attribute equal
+ * to the def name). When either function states one, the symbols (the attribute, else a
+ * public function's name) must match; when neither does, names are ignored (and the hash
+ * does not mix privacy in, so that it stays consistent with both rules). */
+static bool global_symbol_eq(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
+  const char *ga = global_symbol_attr(a), *gb = global_symbol_attr(b);
+  if (!ga && !gb) return a->is_private == b->is_private;
+  if (!ga) ga = a->is_private ? NULL : a->name;
+  if (!gb) gb = b->is_private ? NULL : b->name;
+  return ga && gb ? strcmp(ga, gb) == 0 : ga == gb;
 }
 
 static bool stmt_eq(rlx_eq_state_t* s, const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b);
@@ -83,7 +108,7 @@ static bool block_eq(rlx_eq_state_t* s, const rlx_tir_block_t* a, const rlx_tir_
   for (int i = 0; i < a->n_writes; i++)
     if (!region_eq(s, &a->writes[i], &b->writes[i])) return false;
   if (!attrs_eq(s, a->n_annotations, a->annotation_keys, a->annotation_values, b->n_annotations, b->annotation_keys,
-                b->annotation_values))
+                b->annotation_values, NULL))
     return false;
   return stmt_eq(s, a->init, b->init) && stmt_eq(s, a->body, b->body);
 }
@@ -162,7 +187,7 @@ bool rlx_tir_stmt_equal(const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b) {
 
 bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
   if (a == b) return true;
-  if (!a || !b || a->n_params != b->n_params || a->is_private != b->is_private) return false;
+  if (!a || !b || a->n_params != b->n_params || !global_symbol_eq(a, b)) return false;
   rlx_eq_state_t s = {0};
   s.map_free = true;
   s.buf_eq = buf_use_eq_cb;
@@ -172,7 +197,8 @@ bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
     if (r && (!a->buffer_map[i] != !b->buffer_map[i])) r = false;
     if (r && a->buffer_map[i]) r = buf_def_eq(&s, a->buffer_map[i], b->buffer_map[i]);
   }
-  r = r && attrs_eq(&s, a->n_attrs, a->attr_keys, a->attr_values, b->n_attrs, b->attr_keys, b->attr_values);
+  r = r && attrs_eq(&s, a->n_attrs, a->attr_keys, a->attr_values, b->n_attrs, b->attr_keys, b->attr_values,
+                    "global_symbol");
   r = r && stmt_eq(&s, a->body, b->body);
   rlx_eq_state_free(&s);
   return r;
@@ -210,8 +236,10 @@ static uint64_t def_var_hash(rlx_hash_state_t* s, const rlx_var_t* v) {
 }
 
 static uint64_t attrs_hash(rlx_hash_state_t* s, int n, const char* const* k, rlx_expr_t* const* v) {
-  uint64_t h = (uint64_t)n;
-  for (int i = 0; i < n; i++) h += rlx_hash_combine(rlx_hash_str(k[i]), rlx_hash_expr_state(s, v[i]));
+  uint64_t h = 0;
+  for (int i = 0; i < n; i++)
+    if (!str_eq(k[i], "global_symbol")) /* compared apart, against the name (global_symbol_eq) */
+      h += rlx_hash_combine(rlx_hash_str(k[i]), rlx_hash_expr_state(s, v[i]));
   return h;
 }
 
@@ -317,7 +345,6 @@ uint64_t rlx_tir_func_hash(const rlx_tir_func_t* f) {
   s.map_free = true;
   s.buf_hash = buf_use_hash;
   uint64_t h = (uint64_t)f->n_params;
-  MIX(h, f->is_private);
   for (int i = 0; i < f->n_params; i++) {
     MIX(h, def_var_hash(&s, f->params[i]));
     MIX(h, f->buffer_map[i] != NULL);
