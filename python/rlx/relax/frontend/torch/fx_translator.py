@@ -131,6 +131,7 @@ class FXTranslator:
         pad = _pair(m.padding, nd_)
         if isinstance(m.padding, str):
             raise _Unsupported("padding='%s'" % m.padding)
+        kw["out_dtype"] = self.dtype(x)  # as TVM's importer writes it
         if transpose:
             fn = {1: _op.nn.conv1d_transpose, 2: _op.nn.conv2d_transpose}[nd_]
             y = self.emit(fn(x, wv, padding=pad, output_padding=_pair(m.output_padding, nd_), **kw))
@@ -138,12 +139,36 @@ class FXTranslator:
             fn = {1: _op.nn.conv1d, 2: _op.nn.conv2d, 3: _op.nn.conv3d}[nd_]
             y = self.emit(fn(x, wv, padding=pad, **kw))
         if b is not None:
-            bshape = (1, -1) + (1,) * nd_
-            bv = self.arr_const(b.astype(np.float32).reshape(bshape)) if not self.keep_params or m.bias is None or \
-                node in self.folded.values() else self.emit(_op.reshape(self.weight(m.bias, node.target + ".bias"),
-                                                                          [1, b.shape[0]] + [1] * nd_))
+            if node in self.folded.values():  # rlx's own folding: the bias as the layout pass expects it
+                bv = self.arr_const(b.astype(np.float32).reshape((1, -1) + (1,) * nd_))
+            else:  # TVM's form: the 1-D bias reshaped to (1, C, 1, ...) in the graph, then added
+                bv = self.weight(m.bias, node.target + ".bias") if self.keep_params and m.bias is not None \
+                    else self.arr_const(b.astype(np.float32))
+                bv = self.emit(_op.reshape(bv, [1, b.shape[0]] + [1] * nd_))
             y = self.emit(_op.add(y, bv))
         return y
+
+    def conv_function(self, kind, args, kwargs):
+        """F.conv{1,2,3}d / F.conv_transpose{1,2}d(input, weight, bias, stride, padding, ...)."""
+        nd_, transpose = kind
+        names = ["input", "weight", "bias", "stride", "padding"] + \
+            (["output_padding", "groups", "dilation"] if transpose else ["dilation", "groups"])
+        a = dict(zip(names, args))
+        a.update(kwargs)
+        x, w, b = a["input"], a["weight"], a.get("bias")
+        if isinstance(a.get("padding", 0), str):
+            raise _Unsupported("padding='%s'" % a["padding"])
+        kw = dict(strides=_pair(a.get("stride", 1), nd_), padding=_pair(a.get("padding", 0), nd_),
+                  dilation=_pair(a.get("dilation", 1), nd_), groups=a.get("groups", 1), out_dtype=self.dtype(x))
+        if transpose:
+            fn = {1: _op.nn.conv1d_transpose, 2: _op.nn.conv2d_transpose}[nd_]
+            y = self.emit(fn(x, w, output_padding=_pair(a.get("output_padding", 0), nd_), **kw))
+        else:
+            y = self.emit({1: _op.nn.conv1d, 2: _op.nn.conv2d, 3: _op.nn.conv3d}[nd_](x, w, **kw))
+        if b is None:
+            return y
+        c = self.shape(b)[0]
+        return self.emit(_op.add(y, self.emit(_op.reshape(b, [1, c] + [1] * nd_))))
 
     @staticmethod
     def bn_affine(bn):
@@ -162,7 +187,8 @@ class FXTranslator:
         return self.emit(_op.add(y, self.arr_const(shift.reshape(bshape))))
 
     def linear(self, x, w, b):
-        return self.emit(_op.linear(x, w, b) if b is not None else _op.linear(x, w))
+        dt = self.dtype(x)  # TVM's importer gives matmul out_dtype explicitly
+        return self.emit(_op.linear(x, w, b, out_dtype=dt) if b is not None else _op.linear(x, w, out_dtype=dt))
 
     def mha(self, m, name, q, k, v, kwargs):
         """nn.MultiheadAttention (no masks, need_weights ignored): the attention output."""
@@ -466,7 +492,7 @@ class FXTranslator:
         if f in (operator.neg, t.neg):
             return self.emit(_op.negative(args[0]))
         if f in (t.matmul, operator.matmul, t.bmm, t.mm):
-            return self.emit(_op.matmul(args[0], args[1]))
+            return self.emit(_op.matmul(args[0], args[1], out_dtype=self.dtype(args[0])))
         if f in (t.cat, t.concat):
             return self.emit(_op.concat(list(args[0]), axis=kwargs.get("dim", args[1] if len(args) > 1 else 0)))
         if f is t.stack:
@@ -518,6 +544,10 @@ class FXTranslator:
         if f is F.linear:
             b = args[2] if len(args) > 2 else kwargs.get("bias")
             return self.linear(args[0], args[1], b)
+        convs = {F.conv1d: (1, False), F.conv2d: (2, False), F.conv3d: (3, False),
+                 F.conv_transpose1d: (1, True), F.conv_transpose2d: (2, True)}
+        if f in convs:
+            return self.conv_function(convs[f], args, kwargs)
         if f is F.layer_norm:
             x, ns = args[0], args[1]
             w = args[2] if len(args) > 2 else kwargs.get("weight")
