@@ -180,7 +180,8 @@ RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, co
 /* A value of the Python scope around a script, by name (TVM's parser evaluates the names a
  * script reads but does not define in the enclosing scope: closure variables, globals).
  * text: TVMScript expression text standing for the value ("R.add", "\"float32\"", "(2, 3)",
- * "T.float32"), read wherever the script reads name; or text NULL: name is a symbolic
+ * "T.float32"), read wherever the script reads name (a dotted name such as "relax.op.add": that
+ * attribute chain); or text NULL: name is a symbolic
  * variable of integer dtype var_dtype (a tir.Var of the scope), defined in every function.
  * Bind only names the script never assigns. */
 typedef struct {

@@ -877,6 +877,26 @@ static RLX_MUST_USE rlx_status_t* dps_args(rs_t* r, const py_expr_t* a, rlx_rela
   return NULL;
 }
 
+/* The attribute name of positional parameter i of an op's signature ("x, axis:ints, ..."), or
+ * NULL when parameter i is an operand or past the end. */
+static const char* positional_attr(rlx_ctx_t* ctx, const char* params, int i) {
+  const char* p = params ? params : "";
+  for (int k = 0; *p; k++) {
+    while (*p == ' ' || *p == ',') p++;
+    const char* end = p;
+    while (*end && *end != ',') end++;
+    if (k == i) {
+      const char* colon = memchr(p, ':', (size_t)(end - p));
+      if (!colon) return NULL;
+      const char* nm_end = colon;
+      while (nm_end > p && (nm_end[-1] == '?' || nm_end[-1] == ' ')) nm_end--;
+      return rlx_ctx_sprintf(ctx, "%.*s", (int)(nm_end - p), p);
+    }
+    p = end;
+  }
+  return NULL;
+}
+
 static RLX_MUST_USE rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
   const py_expr_t* f = call->n ? call->items[0] : NULL;
   if (!f || f->kind != PY_E_STR)
@@ -1000,10 +1020,24 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   if (strcmp(k, "dataflow") == 0) return err(r, e, "R.dataflow is only allowed as `with R.dataflow():`");
   /* a registered operator */
   const char* opname = rlx_ctx_sprintf(ctx, "relax.%s", k);
-  if (!rlx_op_lookup(opname)) return err(r, e->a, "unknown op R.%s", k);
+  const rlx_op_def_t* def = rlx_op_lookup(opname);
+  if (!def) return err(r, e->a, "unknown op R.%s", k);
   rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(op_arg(r, e->items[i], &args[i]));
   rlx_attrs_t attrs = {0};
+  int n_args = 0;
+  for (int i = 0; i < e->n; i++) {
+    /* a positional argument in the place of an attribute of TVM's signature is that
+     * attribute (R.tile(x, (2, 1)) is repeats=(2, 1), R.astype(x, "float16") dtype=) */
+    const char* akey = positional_attr(ctx, def->params, i);
+    if (akey) {
+      bool keep;
+      rlx_attr_t a;
+      RLX_RETURN_IF_ERROR(attr_value(r, akey, e->items[i], false, &keep, &a));
+      if (keep) attrs = rlx_attrs_set(ctx, attrs, akey, a);
+      continue;
+    }
+    RLX_RETURN_IF_ERROR(op_arg(r, e->items[i], &args[n_args++]));
+  }
   int ns = 0;
   rlx_sinfo_t** ss = NULL;
   for (int i = 0; i < e->n_kw; i++) {
@@ -1018,7 +1052,8 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
-  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), e->n, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns, ss);
+  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), n_args, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns,
+                        ss);
   return NULL;
 }
 

@@ -4,7 +4,9 @@
  * dtype)` with both from a test's parameters). The caller (the Python package) hands those
  * values over as TVMScript expression text per name; this file parses each once and puts a
  * copy of it, with the span of the use, wherever the name is read. The caller only binds
- * names that the script never assigns, so no local variable is replaced.
+ * names that the script never assigns, so no local variable is replaced. A binding's name may
+ * be dotted ("relax.op.add", an attribute read through a module of the scope): the whole
+ * attribute chain is replaced.
  *
  * After substitution, starred items (`T.grid(*shape)`, `[*dims, 1]`) whose value is now a
  * tuple or list literal are spliced into the enclosing call or list; a starred item left
@@ -84,6 +86,14 @@ static void splice_stars(sub_t* s, py_expr_t* e) {
 
 static py_expr_t* sub_expr(sub_t* s, py_expr_t* e) {
   if (!e) return NULL;
+  if (e->kind == PY_E_ATTR) { /* a dotted binding: "relax.op.add" read through a module of the scope */
+    const char* d = py_dotted_name(s->arena, e);
+    for (int i = 0; d && i < s->n; i++)
+      if (s->values[i] && strchr(s->names[i], '.') && strcmp(s->names[i], d) == 0) {
+        py_expr_t* c = clone(s->arena, s->values[i], e->span);
+        return c ? c : e;
+      }
+  }
   if (e->kind == PY_E_NAME) {
     for (int i = 0; i < s->n; i++)
       if (s->values[i] && strcmp(s->names[i], e->str) == 0) {

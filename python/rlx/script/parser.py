@@ -75,6 +75,20 @@ def from_source(text, filename="<string>", check_well_formed=True):
 
 
 # ---- the enclosing Python scope (TVM's parser evaluates names there) ----
+def _attr_chains(tree, roots):
+    """Dotted names a.b.c (longest chains) read in tree whose root a is in roots."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load):
+            parts, x = [], n
+            while isinstance(x, ast.Attribute):
+                parts.append(x.attr)
+                x = x.value
+            if isinstance(x, ast.Name) and x.id in roots:
+                out.append(".".join([x.id] + parts[::-1]))
+    return sorted(set(out), key=len, reverse=True)
+
+
 def _free_names(tree):
     """Names the code reads but never binds (params, assignments, defs, imports, loops)."""
     loads, bound = [], set()
@@ -165,6 +179,16 @@ def _bindings(text, scope):
             alias = {"rlx.script.tir": "T", "rlx.script.relax": "R", "rlx.script.ir": "I"}.get(mod)
             if alias and alias != name:
                 out.append(_ffi.ScriptBinding(cstr(name), cstr(alias), _ffi.DType()))
+            elif not alias:  # relax.op.add read through a module of the scope
+                for chain in _attr_chains(tree, {name}):
+                    x = v
+                    try:
+                        for part in chain.split(".")[1:]:
+                            x = getattr(x, part)
+                        t = _text_of(x, decls)
+                    except (AttributeError, _NoText):
+                        continue
+                    out.append(_ffi.ScriptBinding(cstr(chain), cstr(t), _ffi.DType()))
             continue
         try:
             t = _text_of(v, decls)

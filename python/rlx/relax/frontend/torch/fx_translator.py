@@ -34,6 +34,12 @@ def _int(e):
         return e
 
 
+# torch functions / tensor methods that are the Relax elementwise op of the same name
+_ELEMENTWISE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "floor", "round", "sin",
+                "sinh", "sign", "square", "tan", "isnan", "isinf", "isfinite", "trunc", "logical_not", "exp",
+                "log", "sqrt", "rsqrt", "erf", "abs", "tanh", "sigmoid")
+
+
 def _pair(v, n=2):
     return list(v) if isinstance(v, (list, tuple)) else [v] * n
 
@@ -486,7 +492,19 @@ class FXTranslator:
         binaries = {operator.add: _op.add, t.add: _op.add, operator.sub: _op.subtract, t.sub: _op.subtract,
                     operator.mul: _op.multiply, t.mul: _op.multiply, operator.truediv: _op.divide,
                     t.div: _op.divide, operator.floordiv: _op.floor_divide, operator.pow: _op.power,
-                    t.pow: _op.power, t.maximum: _op.maximum, t.minimum: _op.minimum}
+                    t.pow: _op.power, t.maximum: _op.maximum, t.minimum: _op.minimum,
+                    operator.mod: _op.floor_mod, t.remainder: _op.floor_mod, t.fmod: _op.mod,
+                    operator.eq: _op.equal, operator.ne: _op.not_equal, operator.lt: _op.less,
+                    operator.le: _op.less_equal, operator.gt: _op.greater, operator.ge: _op.greater_equal,
+                    t.eq: _op.equal, t.ne: _op.not_equal, t.lt: _op.less, t.le: _op.less_equal, t.gt: _op.greater,
+                    t.ge: _op.greater_equal, operator.and_: _op.bitwise_and, operator.or_: _op.bitwise_or,
+                    operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
+                    t.bitwise_xor: _op.bitwise_xor}
+        aten = getattr(getattr(t, "ops", None), "aten", None)
+        for name, fn in (("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
+                         ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
+            if aten is not None and hasattr(aten, name):
+                binaries[getattr(aten, name)] = fn
         if f in binaries:
             return self.binary(binaries[f], args[0], args[1])
         if f in (operator.neg, t.neg):
@@ -511,6 +529,11 @@ class FXTranslator:
         unary = {t.relu: _op.nn.relu, F.relu: _op.nn.relu, t.sigmoid: _op.sigmoid, F.sigmoid: _op.sigmoid,
                  t.tanh: _op.tanh, F.tanh: _op.tanh, t.exp: _op.exp, t.log: _op.log, t.sqrt: _op.sqrt,
                  t.rsqrt: _op.rsqrt, t.erf: _op.erf, F.silu: _op.nn.silu, t.abs: _op.abs}
+        for name in _ELEMENTWISE:  # torch.<name> of the Relax op of the same name (TVM's mapping)
+            if getattr(t, name, None) is not None and getattr(_op, name, None) is not None:
+                unary.setdefault(getattr(t, name), getattr(_op, name))
+        if getattr(t, "bitwise_not", None) is not None and getattr(_op, "bitwise_not", None) is not None:
+            unary.setdefault(t.bitwise_not, _op.bitwise_not)
         if f in unary:
             return self.emit(unary[f](args[0]))
         if f is F.gelu:
@@ -628,6 +651,8 @@ class FXTranslator:
                  "sqrt": _op.sqrt, "rsqrt": _op.rsqrt, "neg": _op.negative, "abs": _op.abs}
         if m in unary:
             return self.emit(unary[m](x))
+        if m in _ELEMENTWISE and getattr(_op, m, None) is not None:
+            return self.emit(getattr(_op, m)(x))
         binaries = {"add": _op.add, "sub": _op.subtract, "mul": _op.multiply, "div": _op.divide, "pow": _op.power,
                     "matmul": _op.matmul}
         if m in binaries:
