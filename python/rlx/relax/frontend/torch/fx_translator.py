@@ -501,10 +501,10 @@ class FXTranslator:
                     operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
                     t.bitwise_xor: _op.bitwise_xor}
         aten = getattr(getattr(t, "ops", None), "aten", None)
-        for name, fn in (("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
-                         ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
-            if aten is not None and hasattr(aten, name):
-                binaries[getattr(aten, name)] = fn
+        for an, afn in (("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
+                        ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
+            if aten is not None and hasattr(aten, an):
+                binaries[getattr(aten, an)] = afn
         if f in binaries:
             return self.binary(binaries[f], args[0], args[1])
         if f in (operator.neg, t.neg):
@@ -529,9 +529,9 @@ class FXTranslator:
         unary = {t.relu: _op.nn.relu, F.relu: _op.nn.relu, t.sigmoid: _op.sigmoid, F.sigmoid: _op.sigmoid,
                  t.tanh: _op.tanh, F.tanh: _op.tanh, t.exp: _op.exp, t.log: _op.log, t.sqrt: _op.sqrt,
                  t.rsqrt: _op.rsqrt, t.erf: _op.erf, F.silu: _op.nn.silu, t.abs: _op.abs}
-        for name in _ELEMENTWISE:  # torch.<name> of the Relax op of the same name (TVM's mapping)
-            if getattr(t, name, None) is not None and getattr(_op, name, None) is not None:
-                unary.setdefault(getattr(t, name), getattr(_op, name))
+        for ew in _ELEMENTWISE:  # torch.<name> of the Relax op of the same name (TVM's mapping)
+            if getattr(t, ew, None) is not None and getattr(_op, ew, None) is not None:
+                unary.setdefault(getattr(t, ew), getattr(_op, ew))
         if getattr(t, "bitwise_not", None) is not None and getattr(_op, "bitwise_not", None) is not None:
             unary.setdefault(t.bitwise_not, _op.bitwise_not)
         if f in unary:
