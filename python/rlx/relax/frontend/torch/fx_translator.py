@@ -501,7 +501,8 @@ class FXTranslator:
                     operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
                     t.bitwise_xor: _op.bitwise_xor}
         aten = getattr(getattr(t, "ops", None), "aten", None)
-        for an, afn in (("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
+        for an, afn in (("add", _op.add), ("sub", _op.subtract), ("mul", _op.multiply), ("div", _op.divide),
+                        ("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
                         ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
             if aten is not None and hasattr(aten, an):
                 binaries[getattr(aten, an)] = afn
