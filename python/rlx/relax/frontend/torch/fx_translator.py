@@ -284,6 +284,16 @@ class FXTranslator:
             return self.avg_pool2d(x, m.kernel_size, m.stride, m.padding, m.ceil_mode, m.count_include_pad)
         if isinstance(m, nn.AdaptiveAvgPool2d):
             return self.emit(_op.nn.adaptive_avg_pool2d(x, output_size=_pair(m.output_size)))
+        for nd_, (mx, av, ad) in ((1, (nn.MaxPool1d, nn.AvgPool1d, nn.AdaptiveAvgPool1d)),
+                                  (3, (nn.MaxPool3d, nn.AvgPool3d, nn.AdaptiveAvgPool3d))):
+            if isinstance(m, mx):
+                return self.pool_nd(x, "max", nd_, m.kernel_size, m.stride, m.padding, m.dilation, m.ceil_mode)
+            if isinstance(m, av):
+                return self.pool_nd(x, "avg", nd_, m.kernel_size, m.stride, m.padding, 1, m.ceil_mode,
+                                    m.count_include_pad)
+            if isinstance(m, ad):
+                fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
+                return self.emit(fn(x, output_size=_pair(m.output_size, nd_)))
         if isinstance(m, nn.LeakyReLU):
             return self.leaky_relu(x, m.negative_slope)
         if isinstance(m, nn.ReLU6):
@@ -316,6 +326,19 @@ class FXTranslator:
         p = _pair(p)
         return self.emit(_op.nn.max_pool2d(x, pool_size=k, strides=s, padding=[p[0], p[1], p[0], p[1]],
                                            dilation=_pair(d), ceil_mode=bool(ceil)))
+
+    def pool_nd(self, x, kind, nd_, k, s, p, d=1, ceil=False, count_include_pad=True):
+        """Max / average pooling over nd_ (1 or 3) spatial dims: padding befores then afters."""
+        k = _pair(k, nd_)
+        s = _pair(s, nd_) if s else k
+        p = _pair(p, nd_)
+        if kind == "max":
+            fn = {1: _op.nn.max_pool1d, 3: _op.nn.max_pool3d}[nd_]
+            return self.emit(fn(x, pool_size=k, strides=s, padding=p + p, dilation=_pair(d, nd_),
+                                ceil_mode=bool(ceil)))
+        fn = {1: _op.nn.avg_pool1d, 3: _op.nn.avg_pool3d}[nd_]
+        return self.emit(fn(x, pool_size=k, strides=s, padding=p + p, dilation=_pair(1, nd_), ceil_mode=bool(ceil),
+                            count_include_pad=bool(count_include_pad)))
 
     def avg_pool2d(self, x, k, s, p, ceil=False, count_include_pad=True):
         k = _pair(k)
@@ -568,6 +591,21 @@ class FXTranslator:
         if f is F.linear:
             b = args[2] if len(args) > 2 else kwargs.get("bias")
             return self.linear(args[0], args[1], b)
+        fpools = {F.max_pool1d: ("max", 1), F.max_pool3d: ("max", 3), F.avg_pool1d: ("avg", 1),
+                  F.avg_pool3d: ("avg", 3)}
+        if f in fpools:
+            kind, nd_ = fpools[f]
+            names = ["input", "kernel_size", "stride", "padding"] + \
+                (["dilation", "ceil_mode"] if kind == "max" else ["ceil_mode", "count_include_pad"])
+            a = dict(zip(names, args))
+            a.update(kwargs)
+            return self.pool_nd(a["input"], kind, nd_, a["kernel_size"], a.get("stride"), a.get("padding", 0),
+                                a.get("dilation", 1), a.get("ceil_mode", False), a.get("count_include_pad", True))
+        if f in (F.adaptive_avg_pool1d, F.adaptive_avg_pool3d):
+            nd_ = 1 if f is F.adaptive_avg_pool1d else 3
+            fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
+            size = args[1] if len(args) > 1 else kwargs["output_size"]
+            return self.emit(fn(args[0], output_size=_pair(size, nd_)))
         convs = {F.conv1d: (1, False), F.conv2d: (2, False), F.conv3d: (3, False),
                  F.conv_transpose1d: (1, True), F.conv_transpose2d: (2, True)}
         if f in convs:
