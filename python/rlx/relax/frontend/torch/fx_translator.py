@@ -591,6 +591,31 @@ class FXTranslator:
         if f is F.linear:
             b = args[2] if len(args) > 2 else kwargs.get("bias")
             return self.linear(args[0], args[1], b)
+        def arg(i, key, default=None):
+            return args[i] if len(args) > i else kwargs.get(key, default)
+
+        if f in (t.argmax, t.argmin):
+            fn = _op.argmax if f is t.argmax else _op.argmin
+            return self.emit(fn(args[0], axis=arg(1, "dim"), keepdims=bool(arg(2, "keepdim", False))))
+        if f in (t.std, t.var, t.prod) and len([a for a in args if hasattr(a, "struct_info")]) == 1:
+            fn = {t.std: _op.std, t.var: _op.variance, t.prod: _op.prod}[f]
+            dim = arg(1, "dim")
+            dim = [dim] if isinstance(dim, int) else dim
+            return self.emit(fn(args[0], axis=dim, keepdims=bool(arg(2, "keepdim", False))))
+        if f is t.cumsum:
+            dt = arg(2, "dtype")
+            return self.emit(_op.cumsum(args[0], axis=arg(1, "dim"), dtype=_dtype_name(dt) if dt is not None else None))
+        if f is t.flip:
+            y = args[0]
+            for d in list(arg(1, "dims")):
+                y = self.emit(_op.flip(y, axis=d))
+            return y
+        if f is t.broadcast_to:
+            return self.emit(_op.broadcast_to(args[0], list(arg(1, "size"))))
+        if f in (t.max, t.min) and len(args) == 2 and hasattr(args[1], "struct_info"):
+            return self.binary(_op.maximum if f is t.max else _op.minimum, args[0], args[1])
+        if f is t.gather:
+            return self.emit(_op.gather_elements(args[0], arg(2, "index"), axis=arg(1, "dim")))
         fpools = {F.max_pool1d: ("max", 1), F.max_pool3d: ("max", 3), F.avg_pool1d: ("avg", 1),
                   F.avg_pool3d: ("avg", 3)}
         if f in fpools:
