@@ -106,3 +106,21 @@ def test_import_tvm_after_opt_in(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[1.0, 2.0, 3.0, 4.0]"
+
+
+def test_like_ops_take_shape_and_dtype_of_their_input():
+    f = tvm.script.from_source('''
+@R.function
+def f(x: R.Tensor((2, 3), "float32")):
+    a = R.zeros_like(x)
+    b = R.ones_like(x, dtype="int32")
+    c = R.full_like(x, R.const(2.5, "float32"))
+    return (a, b, c)
+''')
+    assert [str(s) for s in f.ret_struct_info.fields] == [
+        'R.Tensor((2, 3), dtype="float32")', 'R.Tensor((2, 3), dtype="int32")', 'R.Tensor((2, 3), dtype="float32")']
+    vm = relax.VirtualMachine(relax.build(tvm.IRModule({"main": f})), tvm.cpu())
+    a, b, c = vm["main"](np.ones((2, 3), "float32"))
+    np.testing.assert_array_equal(a.numpy(), np.zeros((2, 3), "float32"))
+    np.testing.assert_array_equal(b.numpy(), np.ones((2, 3), "int32"))
+    np.testing.assert_array_equal(c.numpy(), np.full((2, 3), 2.5, "float32"))

@@ -594,6 +594,10 @@ class FXTranslator:
         def arg(i, key, default=None):
             return args[i] if len(args) > i else kwargs.get(key, default)
 
+        if f in (t.zeros_like, t.ones_like, t.empty_like):  # empty_like reads as zeros_like (TVM)
+            fn = _op.ones_like if f is t.ones_like else _op.zeros_like
+            dt = kwargs.get("dtype")
+            return self.emit(fn(args[0], dtype=_dtype_name(dt) if dt is not None else None))
         if f in (t.argmax, t.argmin):
             fn = _op.argmax if f is t.argmax else _op.argmin
             return self.emit(fn(args[0], axis=arg(1, "dim"), keepdims=bool(arg(2, "keepdim", False))))
