@@ -877,6 +877,25 @@ static RLX_MUST_USE rlx_status_t* dps_args(rs_t* r, const py_expr_t* a, rlx_rela
   return NULL;
 }
 
+/* Whether e is written as an attribute value (a number, string, True/False/None, a tuple or
+ * list of those, T.<dtype>): a Relax value in an attribute's place (R.clip(x, R.prim_value(0),
+ * ...)) stays an operand. */
+static bool attr_literal(const py_expr_t* e) {
+  switch (e->kind) {
+    case PY_E_INT:
+    case PY_E_FLOAT:
+    case PY_E_STR:
+    case PY_E_CONST: return true;
+    case PY_E_UNARY: return strcmp(e->op, "-") == 0 && attr_literal(e->a);
+    case PY_E_TUPLE:
+    case PY_E_LIST:
+      for (int i = 0; i < e->n; i++)
+        if (!attr_literal(e->items[i])) return false;
+      return true;
+    default: return false;
+  }
+}
+
 /* The attribute name of positional parameter i of an op's signature ("x, axis:ints, ..."), or
  * NULL when parameter i is an operand or past the end. */
 static const char* positional_attr(rlx_ctx_t* ctx, const char* params, int i) {
@@ -1028,7 +1047,7 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   for (int i = 0; i < e->n; i++) {
     /* a positional argument in the place of an attribute of TVM's signature is that
      * attribute (R.tile(x, (2, 1)) is repeats=(2, 1), R.astype(x, "float16") dtype=) */
-    const char* akey = positional_attr(ctx, def->params, i);
+    const char* akey = attr_literal(e->items[i]) ? positional_attr(ctx, def->params, i) : NULL;
     if (akey) {
       bool keep;
       rlx_attr_t a;
