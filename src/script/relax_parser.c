@@ -445,6 +445,13 @@ static RLX_MUST_USE rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_ex
 static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
   if (!e) return err(r, e, "expected struct info");
   rlx_ctx_t* ctx = r->ctx;
+  if (e->kind == PY_E_ATTR && strcmp(e->str, "struct_info") == 0 && e->a->kind == PY_E_NAME) {
+    rs_sym_t* y = lookup(r, e->a->str); /* x.struct_info: a variable's struct info (TVM) */
+    if (y && y->kind == RS_RELAX && ((rlx_relax_expr_t*)y->ptr)->sinfo) {
+      *out = ((rlx_relax_expr_t*)y->ptr)->sinfo;
+      return NULL;
+    }
+  }
   const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
   if (!k) return err(r, e, "expected struct info such as R.Tensor((n, 4), dtype=\"float32\"), got %s", desc(r, e));
   if (e->kind == PY_E_CALL) return sinfo_call(r, k, e, out);

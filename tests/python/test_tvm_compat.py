@@ -127,3 +127,14 @@ def f(x: R.Tensor((2, 3), "float32")):
     np.testing.assert_array_equal(a.numpy(), np.zeros((2, 3), "float32"))
     np.testing.assert_array_equal(b.numpy(), np.ones((2, 3), "int32"))
     np.testing.assert_array_equal(c.numpy(), np.full((2, 3), 2.5, "float32"))
+
+
+def test_struct_info_of_a_variable_in_a_script():
+    f = tvm.script.from_source('''
+@R.function(pure=False)
+def f(x: R.Tensor(("n",), "float32")):
+    y = R.call_packed("ext", x, sinfo_args=[x.struct_info])
+    return y
+''')
+    assert str(f.ret_struct_info) == 'R.Tensor((n,), dtype="float32")'
+    assert [str(s) for s in f.body.blocks[0].bindings[0].value.sinfo_args] == ['R.Tensor((n,), dtype="float32")']
