@@ -177,6 +177,23 @@ rlx_tir_func_t* rlx_module_get_prim_func(rlx_module_t* m, const char* name);
  * into a module. Relax functions are normalized and checked with rlx_relax_well_formed.
  * filename is used in error messages (file:line:col). */
 RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out);
+/* A value of the Python scope around a script, by name (TVM's parser evaluates the names a
+ * script reads but does not define in the enclosing scope: closure variables, globals).
+ * text: TVMScript expression text standing for the value ("R.add", "\"float32\"", "(2, 3)",
+ * "T.float32"), read wherever the script reads name (a dotted name such as "relax.op.add": that
+ * attribute chain); or text NULL: name is a symbolic
+ * variable of integer dtype var_dtype (a tir.Var of the scope), defined in every function.
+ * Bind only names the script never assigns. */
+typedef struct {
+  const char* name;
+  const char* text;
+  rlx_dtype_t var_dtype;
+} rlx_script_binding_t;
+/* rlx_script_parse with the values of the enclosing scope (n_bindings of them). A text that
+ * does not parse is a PARSE_ERROR naming the binding. */
+RLX_MUST_USE rlx_status_t* rlx_script_parse_scope(rlx_ctx_t* ctx, const char* text, const char* filename,
+                                                  int n_bindings, const rlx_script_binding_t* bindings,
+                                                  rlx_module_t** out);
 /* Prints a module: a single PrimFunc module prints as a standalone @T.prim_func (named
  * after the function); any other module prints as `@I.ir_module class Module:` with TVM's
  * function order (PrimFuncs, then Relax functions, each by name; "main" last). Heap string. */
@@ -429,6 +446,18 @@ rlx_relax_expr_t* rlx_relax_call_dps_packed(rlx_ctx_t* ctx, const char* name, in
                                             rlx_relax_expr_t* const* args, rlx_sinfo_t* out_sinfo);
 rlx_relax_expr_t* rlx_relax_call_packed(rlx_ctx_t* ctx, const char* name, int n_args, rlx_relax_expr_t* const* args,
                                         int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+/* R.call_pure_packed("name", args..., sinfo_args=...): call_packed of a function known to be
+ * free of side effects. */
+rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
+                                             rlx_relax_expr_t* const* args, int n_sinfo_args,
+                                             rlx_sinfo_t* const* sinfo_args);
+/* A call of any callee (an Op from rlx_relax_op_get, a GlobalVar, an ExternFunc, a function
+ * value) with attributes (may be NULL) and struct info arguments; TVM's relax.Call. */
+rlx_relax_expr_t* rlx_relax_call_create(rlx_ctx_t* ctx, rlx_relax_expr_t* callee, int n_args,
+                                        rlx_relax_expr_t* const* args, const rlx_attr_list_t* attrs,
+                                        int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
+/* The Op node called name ("relax.add"; TVM's tvm.ir.Op.get), NULL when no op has that name. */
+rlx_relax_expr_t* rlx_relax_op_get(rlx_ctx_t* ctx, const char* name);
 rlx_sinfo_t* rlx_relax_expr_sinfo(const rlx_relax_expr_t* e);
 /* "Var", "Call", "Tuple", ... */
 const char* rlx_relax_expr_kind_str(const rlx_relax_expr_t* e);
@@ -443,6 +472,91 @@ const char* rlx_relax_global_var_name(const rlx_relax_expr_t* e);
 RLX_MUST_USE rlx_status_t* rlx_relax_function_create(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                                      rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, bool is_pure,
                                                      const char* name, rlx_relax_func_t** out);
+
+/* ---- reading Relax nodes (TVM's fields; for language bindings) ----
+ * A node without the field asked answers NULL, -1 or void. */
+typedef struct rlx_relax_binding rlx_relax_binding_t;
+typedef struct rlx_relax_block rlx_relax_block_t;
+/* Expression fields by TVM's name: Function "params" (its Vars), "body"; Call "op", "args";
+ * Tuple "fields"; TupleGetItem "tuple_value"; If "cond", "true_branch", "false_branch";
+ * SeqExpr "body". The count is the number of expressions (1 for a single one, 0 when it is
+ * absent), -1 when e has no such field. */
+int rlx_relax_expr_field_count(const rlx_relax_expr_t* e, const char* field);
+rlx_relax_expr_t* rlx_relax_expr_field(const rlx_relax_expr_t* e, const char* field, int i);
+/* TupleGetItem's index (-1 otherwise). */
+int rlx_relax_expr_index(const rlx_relax_expr_t* e);
+/* The name of a Var, GlobalVar, Op ("relax.add"), ExternFunc (its symbol), the value of a
+ * StringImm; NULL for others. */
+const char* rlx_relax_expr_name(const rlx_relax_expr_t* e);
+/* ShapeExpr's values / PrimValue's value (count 1); count -1 for others. */
+int rlx_relax_expr_prim_count(const rlx_relax_expr_t* e);
+rlx_expr_t* rlx_relax_expr_prim(const rlx_relax_expr_t* e, int i);
+/* DataTypeImm's value (void for others). */
+rlx_dtype_t rlx_relax_expr_dtype_value(const rlx_relax_expr_t* e);
+/* A Constant's data (row-major, arena-owned) and layout; NULL for other nodes and for an
+ * elided constant (a script printed without its metadata). */
+const void* rlx_relax_constant_data(const rlx_relax_expr_t* e, rlx_dtype_t* out_dtype, int* out_ndim,
+                                    const int64_t** out_shape, size_t* out_nbytes);
+bool rlx_relax_func_is_pure(const rlx_relax_func_t* f);
+int rlx_relax_call_sinfo_arg_count(const rlx_relax_expr_t* e);
+rlx_sinfo_t* rlx_relax_call_sinfo_arg(const rlx_relax_expr_t* e, int i);
+/* The attributes of a Call or a Function: count (-1 for other nodes); attribute i's key
+ * (returned) and value (*out; strings and arrays stay the node's). */
+typedef enum {
+  RLX_ATTR_VALUE_BOOL,
+  RLX_ATTR_VALUE_INT,
+  RLX_ATTR_VALUE_FLOAT,
+  RLX_ATTR_VALUE_STR,
+  RLX_ATTR_VALUE_DTYPE,
+  RLX_ATTR_VALUE_INTS,
+  RLX_ATTR_VALUE_EXPR /* a PrimExpr, or a list / dict value (rlx_ir_attr_list / _dict) */
+} rlx_attr_value_kind_t;
+typedef struct {
+  rlx_attr_value_kind_t kind;
+  bool b;
+  int64_t i;
+  double f;
+  const char* s;
+  rlx_dtype_t dtype;
+  int n;
+  const int64_t* ints;
+  rlx_expr_t* expr;
+} rlx_attr_value_t;
+int rlx_relax_expr_attr_count(const rlx_relax_expr_t* e);
+const char* rlx_relax_expr_attr(const rlx_relax_expr_t* e, int i, rlx_attr_value_t* out);
+/* SeqExpr's binding blocks; a block's bindings; a binding's parts (sinfo: a MatchCast's). */
+int rlx_relax_seq_block_count(const rlx_relax_expr_t* e);
+rlx_relax_block_t* rlx_relax_seq_block(const rlx_relax_expr_t* e, int i);
+bool rlx_relax_block_is_dataflow(const rlx_relax_block_t* b);
+int rlx_relax_block_binding_count(const rlx_relax_block_t* b);
+rlx_relax_binding_t* rlx_relax_block_binding(const rlx_relax_block_t* b, int i);
+bool rlx_relax_binding_is_match_cast(const rlx_relax_binding_t* b);
+rlx_relax_var_t* rlx_relax_binding_var(const rlx_relax_binding_t* b);
+rlx_relax_expr_t* rlx_relax_binding_value(const rlx_relax_binding_t* b);
+rlx_sinfo_t* rlx_relax_binding_sinfo(const rlx_relax_binding_t* b);
+/* Struct info parts: R.Prim's value (NULL unknown); R.Callable's params (count -1 opaque),
+ * result and purity. */
+rlx_expr_t* rlx_sinfo_prim_value(const rlx_sinfo_t* s);
+int rlx_sinfo_func_param_count(const rlx_sinfo_t* s);
+rlx_sinfo_t* rlx_sinfo_func_param(const rlx_sinfo_t* s, int i);
+rlx_sinfo_t* rlx_sinfo_func_ret(const rlx_sinfo_t* s);
+bool rlx_sinfo_func_is_pure(const rlx_sinfo_t* s);
+/* Building them (TVM's relax.VarBinding, MatchCast, BindingBlock / DataflowBlock, SeqExpr,
+ * If); arrays are copied. Struct info is filled by normalization. */
+rlx_relax_binding_t* rlx_relax_var_binding(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value);
+rlx_relax_binding_t* rlx_relax_match_cast(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value,
+                                          rlx_sinfo_t* sinfo);
+rlx_relax_block_t* rlx_relax_block(rlx_ctx_t* ctx, bool is_dataflow, int n, rlx_relax_binding_t* const* bindings);
+rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t* const* blocks,
+                                rlx_relax_expr_t* body);
+rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
+                               rlx_relax_expr_t* else_branch);
+
+/* Structural equality of Relax expressions (vars mapped by definition, names ignored), a
+ * hash consistent with it, and of struct info (free symbolic vars equal iff identical). */
+bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
+uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
+bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
 
 /* ---- attributes of op calls and functions (key → value, insertion order) ---- */
 rlx_attr_list_t* rlx_attr_list_create(rlx_ctx_t* ctx);
@@ -587,6 +701,15 @@ int rlx_transform_pass_count(void);
 const char* rlx_transform_pass_name(int i);
 /* Runs one pass on m; NOT_FOUND lists the pass names. */
 RLX_MUST_USE rlx_status_t* rlx_transform_run(rlx_ctx_t* ctx, const char* pass, rlx_module_t* m, rlx_module_t** out);
+
+/* TVM's relax.transform.BindParams: a new module where the Relax function func_name has its
+ * parameters names[i] replaced by the constants values[i] (Constants whose struct info fits
+ * the parameter) and removed from its parameters. NOT_FOUND: no such function;
+ * INVALID_ARGUMENT: a name that is no parameter (the message lists them), a value that is no
+ * constant or does not fit. */
+RLX_MUST_USE rlx_status_t* rlx_relax_bind_params(rlx_ctx_t* ctx, rlx_module_t* m, const char* func_name, int n,
+                                                 const char* const* names, rlx_relax_expr_t* const* values,
+                                                 rlx_module_t** out);
 
 /* Where rlx's headers (rlx/ headers, tvm/runtime/ headers) and librlx_runtime are (static strings). */
 const char* rlx_config_include_dir(void);

@@ -71,6 +71,23 @@ FCOMPUTE_MULTI = CFUNCTYPE(c_int, c_void_p, POINTER(c_void_p), c_void_p, c_int, 
 TE_MULTI_FN = CFUNCTYPE(c_void_p, c_void_p, POINTER(c_void_p), c_int, c_void_p, POINTER(c_int),
                         POINTER(POINTER(c_void_p)))
 
+class VMFunctionInfo(Structure):
+    """rlx_vm_function_info_t (include/rlx/vm.h)."""
+    _fields_ = [("name", c_char_p), ("n_params", c_int), ("param_names", POINTER(c_char_p)),
+                ("param_shapes", POINTER(c_char_p)), ("param_dtypes", c_void_p), ("param_ndims", POINTER(c_int32))]
+
+
+class AttrValue(Structure):
+    """rlx_attr_value_t (include/rlx/rlx.h): kind 0 bool, 1 int, 2 float, 3 str, 4 dtype, 5 ints, 6 expr."""
+    _fields_ = [("kind", c_int), ("b", c_bool), ("i", c_int64), ("f", c_double), ("s", c_char_p), ("dtype", DType),
+                ("n", c_int), ("ints", POINTER(c_int64)), ("expr", c_void_p)]
+
+
+class ScriptBinding(Structure):
+    """rlx_script_binding_t (include/rlx/rlx.h): a value of the scope around a script."""
+    _fields_ = [("name", c_char_p), ("text", c_char_p), ("var_dtype", DType)]
+
+
 H = c_void_p
 ST = c_void_p  # rlx_status_t*
 
@@ -146,6 +163,7 @@ _PROTOS = {
     "rlx_relax_func_ret_sinfo": (H, [H]),
     "rlx_relax_func_hash": (c_uint64, [H]),
     "rlx_script_parse": (ST, [H, c_char_p, c_char_p, POINTER(H)]),
+    "rlx_script_parse_scope": (ST, [H, c_char_p, c_char_p, c_int, POINTER(ScriptBinding), POINTER(H)]),
     "rlx_script_print_module": (c_void_p, [H]),
     "rlx_script_print_module_ex": (c_void_p, [H, c_bool]),
     "rlx_script_print_tir_func": (c_void_p, [H]),
@@ -199,6 +217,47 @@ _PROTOS = {
     "rlx_relax_call_dps_packed": (H, [H, c_char_p, c_int, POINTER(H), H]),
     "rlx_relax_call_packed": (H, [H, c_char_p, c_int, POINTER(H), c_int, POINTER(H)]),
     "rlx_relax_expr_sinfo": (H, [H]),
+    # reading Relax nodes (TVM's fields)
+    "rlx_relax_expr_field_count": (c_int, [H, c_char_p]),
+    "rlx_relax_expr_field": (H, [H, c_char_p, c_int]),
+    "rlx_relax_expr_index": (c_int, [H]),
+    "rlx_relax_expr_name": (c_char_p, [H]),
+    "rlx_relax_expr_prim_count": (c_int, [H]),
+    "rlx_relax_expr_prim": (H, [H, c_int]),
+    "rlx_relax_expr_dtype_value": (DType, [H]),
+    "rlx_relax_constant_data": (c_void_p, [H, POINTER(DType), POINTER(c_int), POINTER(POINTER(c_int64)),
+                                           POINTER(c_size_t)]),
+    "rlx_relax_func_is_pure": (c_bool, [H]),
+    "rlx_relax_call_sinfo_arg_count": (c_int, [H]),
+    "rlx_relax_call_sinfo_arg": (H, [H, c_int]),
+    "rlx_relax_expr_attr_count": (c_int, [H]),
+    "rlx_relax_expr_attr": (c_char_p, [H, c_int, POINTER(AttrValue)]),
+    "rlx_relax_seq_block_count": (c_int, [H]),
+    "rlx_relax_seq_block": (H, [H, c_int]),
+    "rlx_relax_block_is_dataflow": (c_bool, [H]),
+    "rlx_relax_block_binding_count": (c_int, [H]),
+    "rlx_relax_block_binding": (H, [H, c_int]),
+    "rlx_relax_binding_is_match_cast": (c_bool, [H]),
+    "rlx_relax_binding_var": (H, [H]),
+    "rlx_relax_binding_value": (H, [H]),
+    "rlx_relax_binding_sinfo": (H, [H]),
+    "rlx_sinfo_prim_value": (H, [H]),
+    "rlx_sinfo_func_param_count": (c_int, [H]),
+    "rlx_sinfo_func_param": (H, [H, c_int]),
+    "rlx_sinfo_func_ret": (H, [H]),
+    "rlx_sinfo_func_is_pure": (c_bool, [H]),
+    "rlx_relax_var_binding": (H, [H, H, H]),
+    "rlx_relax_match_cast": (H, [H, H, H, H]),
+    "rlx_relax_block": (H, [H, c_bool, c_int, POINTER(H)]),
+    "rlx_relax_seq": (H, [H, c_int, POINTER(H), H]),
+    "rlx_relax_if": (H, [H, H, H, H]),
+    "rlx_relax_expr_equal": (c_bool, [H, H]),
+    "rlx_relax_call_pure_packed": (H, [H, c_char_p, c_int, POINTER(H), c_int, POINTER(H)]),
+    "rlx_relax_call_create": (H, [H, H, c_int, POINTER(H), H, c_int, POINTER(H)]),
+    "rlx_relax_op_get": (H, [H, c_char_p]),
+    "rlx_relax_bind_params": (ST, [H, H, c_char_p, c_int, POINTER(c_char_p), POINTER(H), POINTER(H)]),
+    "rlx_relax_expr_hash": (c_uint64, [H]),
+    "rlx_sinfo_struct_equal": (c_bool, [H, H]),
     "rlx_relax_expr_kind_str": (c_char_p, [H]),
     "rlx_relax_var_expr": (H, [H]),
     "rlx_relax_expr_as_var": (H, [H]),
@@ -268,6 +327,7 @@ _PROTOS = {
     "rlx_library_has_symbol": (c_bool, [H, c_char_p]),
     "rlx_library_path": (c_char_p, [H]),
     "rlx_vm_load": (ST, [c_char_p, c_int, POINTER(c_char_p), POINTER(H)]),
+    "rlx_vm_function_info": (ST, [H, c_char_p, POINTER(VMFunctionInfo)]),
     "rlx_vm_free": (None, [H]),
     "rlx_vm_function_count": (c_int, [H]),
     "rlx_vm_function_name": (c_char_p, [H, c_int]),

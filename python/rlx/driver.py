@@ -11,7 +11,11 @@ from .tir import PrimFunc
 def build(inputs, target=None, name="main", **kwargs):
     """Compiles a PrimFunc (as "main", or `name`) or a module of PrimFuncs: mod["main"](a, b, c)."""
     from .relax.vm import _set_target
+    alias = {}
     if isinstance(inputs, PrimFunc):
+        own = inputs.name
+        if own and own != name:
+            alias[own] = name  # reachable by its own name too (TVM names it after its global_symbol)
         inputs = IRModule({name: inputs})
     if not isinstance(inputs, IRModule):
         raise TypeError("rlx.build expects a PrimFunc or an IRModule, got %s" % type(inputs).__name__)
@@ -22,6 +26,6 @@ def build(inputs, target=None, name="main", **kwargs):
     check(lib.rlx_build(ctx.ptr, inputs._h, byref(h)))
 
     def symbol_of(fname):
-        return lib.rlx_codegen_symbol(ctx.ptr, cstr(fname)).decode()
+        return lib.rlx_codegen_symbol(ctx.ptr, cstr(alias.get(fname, fname))).decode()
 
     return _rt.Module("<rlx.build>", symbol_of=symbol_of, handle=h.value, keep=ctx)

@@ -119,14 +119,23 @@ class IRModule(Node):
 
 
 def _kind(x):
-    from .relax.expr import Function
-    for k in (IRModule, PrimFunc, Function):
+    from .relax.expr import Expr, Function
+    from .relax.struct_info import StructInfo
+    from .tir import PrimExpr
+    for k in (IRModule, PrimFunc, Function, Expr, StructInfo, PrimExpr):
         if isinstance(x, k):
             return k
+    if x is None or isinstance(x, (int, float, str, bool, list, tuple, dict)):
+        return type(x)
     raise TypeError("structural comparison of %s is not supported" % type(x).__name__)
 
 
 def structural_equal(lhs, rhs, map_free_vars=False):
+    """TVM's StructuralEqual: modules, PrimFuncs, Relax functions and expressions, struct
+    info, PrimExprs (vars by identity); Python values and sequences of those item by item."""
+    from .relax.expr import Expr, Function
+    from .relax.struct_info import StructInfo
+    from .tir import PrimExpr
     k = _kind(lhs)
     if _kind(rhs) is not k:
         return False
@@ -134,16 +143,39 @@ def structural_equal(lhs, rhs, map_free_vars=False):
         return bool(lib.rlx_module_equal(lhs._h, rhs._h))
     if k is PrimFunc:
         return bool(lib.rlx_tir_func_equal(lhs._h, rhs._h))
-    return bool(lib.rlx_relax_func_equal(lhs._h, rhs._h))
+    if k is Function:
+        return bool(lib.rlx_relax_func_equal(lhs._h, rhs._h))
+    if k is Expr:
+        return bool(lib.rlx_relax_expr_equal(lhs._h, rhs._h))
+    if k is StructInfo:
+        return bool(lib.rlx_sinfo_struct_equal(lhs._h, rhs._h))
+    if k is PrimExpr:
+        from .tir import Var
+        if isinstance(lhs, Var) or isinstance(rhs, Var):
+            return lhs.same_as(rhs)
+        return lhs.same_as(rhs) or (str(lhs) == str(rhs) and lhs.dtype == rhs.dtype)
+    if k in (list, tuple):
+        return len(lhs) == len(rhs) and all(structural_equal(a, b, map_free_vars) for a, b in zip(lhs, rhs))
+    if k is dict:
+        return lhs.keys() == rhs.keys() and all(structural_equal(lhs[x], rhs[x], map_free_vars) for x in lhs)
+    return lhs == rhs
 
 
 def structural_hash(node, map_free_vars=False):
+    from .relax.expr import Expr, Function
+    from .relax.struct_info import StructInfo
     k = _kind(node)
     if k is IRModule:
         return lib.rlx_module_hash(node._h)
     if k is PrimFunc:
         return lib.rlx_tir_func_hash(node._h)
-    return lib.rlx_relax_func_hash(node._h)
+    if k is Function:
+        return lib.rlx_relax_func_hash(node._h)
+    if k is Expr:
+        return lib.rlx_relax_expr_hash(node._h)
+    if k is StructInfo:
+        return hash(str(node))
+    return hash(str(node))
 
 
 def assert_structural_equal(lhs, rhs, map_free_vars=False):
@@ -158,3 +190,10 @@ def save_json(node):
     return node.script()
 
 
+
+
+def __getattr__(name):
+    if name == "Op":  # tvm.ir.Op (lives with the Relax nodes)
+        from .relax.expr import Op
+        return Op
+    raise AttributeError("module 'rlx.ir' has no attribute %r" % name)

@@ -191,6 +191,9 @@ def get_global_func(name, allow_missing=False):
 
 
 # ---------------------------------------------------------------- libraries and modules
+Device = _nd.Device
+
+
 class Module:
     """A loaded shared object of packed functions (rlx.build's result, load_module)."""
 
@@ -229,8 +232,17 @@ class Module:
 
 
 def load_module(path, fmt=""):
-    """Loads a compiled model (run it with relax.VirtualMachine) or a library of packed functions."""
-    return Module(path)
+    """Loads a compiled model (run it with relax.VirtualMachine) or a library of packed functions.
+    The module works from a private copy of the file, so it can be exported again after the
+    file is gone (TVM's modules hold their code in memory)."""
+    d = _temp_dir()
+    own = os.path.join(d, os.path.basename(path) or "module.so")
+    try:
+        shutil.copyfile(path, own)
+    except OSError:
+        shutil.rmtree(d, ignore_errors=True)
+        raise
+    return Module(own, owner_dir=d)
 
 
 # ---------------------------------------------------------------- timing

@@ -228,6 +228,23 @@ class Var(PrimExpr):
 SizeVar = Var
 
 
+def wrap_expr(h, ctx):
+    """The Python object for a PrimExpr handle: a Var for a variable, else a PrimExpr."""
+    if not h:
+        return None
+    v = lib.rlx_ir_expr_as_var(h)
+    if v:
+        return Var(None, ctx=ctx, _handle=v)
+    return PrimExpr(h, ctx)
+
+
+def attr_value_of(h, ctx):
+    """An attribute held as a PrimExpr, as Python reads it: an integer constant as an int."""
+    e = wrap_expr(h, ctx)
+    iv = _int_or_none(e) if e is not None else None
+    return iv if iv is not None and e.dtype not in ("bool",) else e
+
+
 def IntImm(dtype, value, ctx=None):  # noqa: N802 - TVM's name
     ctx = ctx or _ffi.default_ctx()
     return PrimExpr(lib.rlx_ir_int(ctx.ptr, _ffi.dtype_of(dtype), int(value)), ctx)

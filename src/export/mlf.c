@@ -158,11 +158,26 @@ static cJSON* module_json(rlx_ctx_t* ctx, const char* name, const char* style) {
   return mod;
 }
 
+/* TVM's layout: full-model metadata nests the module under "modules": {NAME: {...}}; operator
+ * style writes the same keys at the top level ("the same format as full-model with different
+ * values": version, model_name, style, memory, target, executors, ...). */
 static char* metadata_text(const char* name, cJSON* mod) {
   cJSON* root = cJSON_CreateObject();
   cJSON_AddNumberToObject(root, "version", 7);
-  cJSON* mods = cJSON_AddObjectToObject(root, "modules");
-  cJSON_AddItemToObject(mods, name, mod);
+  cJSON* style = cJSON_GetObjectItemCaseSensitive(mod, "style");
+  if (cJSON_IsString(style) && strcmp(style->valuestring, "operator") == 0) {
+    while (mod->child) {
+      cJSON* it = cJSON_DetachItemViaPointer(mod, mod->child);
+      char* key = it->string; /* AddItemToObject sets a copy of the key */
+      it->string = NULL;
+      cJSON_AddItemToObject(root, key, it);
+      cJSON_free(key);
+    }
+    cJSON_Delete(mod);
+  } else {
+    cJSON* mods = cJSON_AddObjectToObject(root, "modules");
+    cJSON_AddItemToObject(mods, name, mod);
+  }
   char* text = cJSON_Print(root);
   cJSON_Delete(root);
   return text;

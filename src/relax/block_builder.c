@@ -84,10 +84,10 @@ struct rlx_bb {
   ptr_list_t cur;      /* bindings of the current block */
   rlx_relax_expr_t* output;
   ptr_list_t sym_defined; /* symbolic vars known to be defined (params at begin, match_cast) */
-  name_set_t names;       /* var names used in the open function */
+  name_set_t names;       /* var names given so far, in any function (TVM: gv, then gv1 in the next) */
 };
 
-/* The hint itself when unused in the function, else hint1, hint2, ... (a copy in the
+/* The hint itself when unused by the builder, else hint1, hint2, ... (a copy in the
  * context: the caller's string, a binding's temporary, may not outlive the call). */
 static const char* fresh_name(rlx_bb_t* bb, const char* hint) {
   int h = ns_find(&bb->names, hint);
@@ -141,8 +141,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_function_begin(rlx_bb_t* bb, const char* name,
         return rlx_status_create(RLX_INVALID_ARGUMENT,
                                  "BlockBuilder.function('%s'): parameter %d must be a Var with struct info", name, i);
   rlx_ctx_t* ctx = bb->ctx;
-  bb->in_func = true;
-  bb->names = (name_set_t){0};
+  bb->in_func = true; /* names stay taken across functions: TVM's name table is the builder's */
   bb->fname = rlx_ctx_strdup(ctx, name);
   bb->params_at_begin = params != NULL;
   bb->n_params = params ? n_params : 0;
@@ -574,6 +573,7 @@ static void te_collect(te_vars_t* t, const rlx_tir_buffer_t* b) {
 typedef struct {
   rlx_ctx_t* ctx;
   rlx_ptrmap_t fwd, inv;
+  rlx_var_t* const* scalars; /* per argument: the TIR var standing for an R.Prim one, or NULL */
 } te_map_t;
 
 static void te_fresh_cb(const rlx_expr_t* e, void* user) {
@@ -589,10 +589,17 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
                                                rlx_relax_expr_t** out_call) {
   rlx_ctx_t* ctx = bb->ctx;
   rlx_te_tensor_t** ins = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + 1);
+  int nt = 0; /* tensor arguments (the TE inputs); the others are scalars */
   for (int i = 0; i < n_args; i++) {
     rlx_relax_expr_t* a = args[i];
     if (!a) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: argument %d is NULL", i);
     RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_relax_normalize(ctx, bb->m, a), "BlockBuilder.emit_te argument %d", i));
+    if (tm->scalars && tm->scalars[i]) {
+      if (a->sinfo->kind != RLX_SINFO_PRIM)
+        return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: argument %d (%s) must be an R.Prim value, got %s",
+                                 i, rlx_relax_expr_brief(ctx, a), rlx_sinfo_str(ctx, a->sinfo));
+      continue;
+    }
     rlx_sinfo_tensor_t* ts = a->sinfo->kind == RLX_SINFO_TENSOR ? (rlx_sinfo_tensor_t*)a->sinfo : NULL;
     if (!ts || !ts->shape || rlx_dtype_is_void(ts->dtype))
       return rlx_status_create(RLX_INVALID_ARGUMENT,
@@ -606,7 +613,7 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
     const char* uname = pname; /* unique within the PrimFunc: x, x_1, ... */
     for (int k = 1;; k++) {
       bool clash = false;
-      for (int j = 0; j < i; j++) clash |= strcmp(ins[j]->name, uname) == 0;
+      for (int j = 0; j < nt; j++) clash |= strcmp(ins[j]->name, uname) == 0;
       if (!clash) break;
       uname = rlx_ctx_sprintf(ctx, "%s_%d", pname, k);
     }
@@ -617,17 +624,17 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
       rlx_expr_visit(ts->shape[d], te_fresh_cb, tm);
       shape[d] = rlx_expr_substitute(ctx, ts->shape[d], &tm->fwd);
     }
-    ins[i] = rlx_te_placeholder(ctx, ts->ndim, shape, ts->dtype, uname);
+    ins[nt++] = rlx_te_placeholder(ctx, ts->ndim, shape, ts->dtype, uname);
   }
   rlx_te_tensor_t** got = NULL;
   int n_out = 0;
-  RLX_RETURN_IF_ERROR(f(ctx, ins, n_args, user, &n_out, &got));
+  RLX_RETURN_IF_ERROR(f(ctx, ins, nt, user, &n_out, &got));
   if (n_out <= 0 || !got) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: the TE function returned no tensor");
   rlx_te_tensor_t** outs = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_out); /* the callback's array is its own */
   for (int k = 0; k < n_out; k++) {
     outs[k] = got[k];
     if (!outs[k]) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.emit_te: output %d of the TE function is NULL", k);
-    for (int i = 0; i < n_args; i++)
+    for (int i = 0; i < nt; i++)
       if (outs[k] == ins[i])
         return rlx_status_create(RLX_INVALID_ARGUMENT,
                                  "BlockBuilder.emit_te: the TE function returned its input %d instead of a computed tensor", i);
@@ -640,7 +647,7 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
   /* tir_vars (TVM's _get_unbound_tir_vars): vars used in the shapes that are not themselves
    * a dim of the inputs' or the output's shape. */
   te_vars_t tv = {ctx, {0}, {0}};
-  for (int i = 0; i < n_args; i++) te_collect(&tv, ins[i]->buffer);
+  for (int i = 0; i < nt; i++) te_collect(&tv, ins[i]->buffer);
   for (int k = 0; k < n_out; k++) te_collect(&tv, outs[k]->buffer);
   ptr_list_t tir_vars = {0};
   for (int i = 0; i < tv.used.len; i++)
@@ -669,13 +676,33 @@ static RLX_MUST_USE rlx_status_t* call_te_impl(rlx_bb_t* bb, te_map_t* tm, rlx_b
     fields[k] = rlx_sinfo_tensor(ctx, ndim, out_shape, out->buffer->dtype);
   }
 
-  rlx_te_tensor_t** params = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, n_args + n_out);
-  for (int i = 0; i < n_args; i++) params[i] = ins[i];
-  for (int k = 0; k < n_out; k++) params[n_args + k] = outs[k];
+  rlx_te_tensor_t** params = RLX_NEW_ARRAY(ctx, rlx_te_tensor_t*, nt + n_out);
+  for (int i = 0; i < nt; i++) params[i] = ins[i];
+  for (int k = 0; k < n_out; k++) params[nt + k] = outs[k];
   const char* fname = primfunc_name ? primfunc_name : outs[0]->name;
   rlx_tir_func_t* pf = NULL;
-  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_te_create_prim_func(ctx, n_args + n_out, params, fname, &pf),
+  RLX_RETURN_IF_ERROR(rlx_status_annotate(rlx_te_create_prim_func(ctx, nt + n_out, params, fname, &pf),
                                           "BlockBuilder.emit_te '%s'", fname));
+  if (nt < n_args) { /* scalar parameters at their arguments' positions, before the outputs (TVM) */
+    rlx_tir_func_t* c = rlx_tir_func_copy(ctx, pf);
+    c->n_params = pf->n_params + n_args - nt;
+    c->params = RLX_NEW_ARRAY(ctx, rlx_var_t*, c->n_params);
+    c->buffer_map = RLX_NEW_ARRAY(ctx, rlx_tir_buffer_t*, c->n_params);
+    int ti = 0, k = 0;
+    for (int i = 0; i < n_args; i++) {
+      if (tm->scalars && tm->scalars[i]) {
+        c->params[k++] = tm->scalars[i];
+        continue;
+      }
+      c->params[k] = pf->params[ti];
+      c->buffer_map[k++] = pf->buffer_map[ti++];
+    }
+    for (; ti < pf->n_params; ti++, k++) {
+      c->params[k] = pf->params[ti];
+      c->buffer_map[k] = pf->buffer_map[ti];
+    }
+    pf = c;
+  }
   if (tir_vars.len) {
     rlx_tir_func_t* c = rlx_tir_func_copy(ctx, pf);
     c->n_params = pf->n_params + tir_vars.len;
@@ -731,6 +758,22 @@ RLX_MUST_USE rlx_status_t* rlx_bb_call_te_multi(rlx_bb_t* bb, rlx_bb_te_multi_fn
   memset(&tm, 0, sizeof(tm));
   tm.ctx = bb->ctx;
   rlx_status_t* st = call_te_impl(bb, &tm, f, user, n_args, args, primfunc_name, out_call);
+  rlx_ptrmap_free(&tm.fwd);
+  rlx_ptrmap_free(&tm.inv);
+  return st;
+}
+
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_scalars(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                                  rlx_relax_expr_t* const* args, rlx_var_t* const* scalars,
+                                                  const char* primfunc_name, rlx_relax_expr_t** out_call) {
+  if (!f || n_args < 0 || (n_args > 0 && !args))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.call_te: NULL function or arguments");
+  te_single_t s = {f, user, NULL};
+  te_map_t tm;
+  memset(&tm, 0, sizeof(tm));
+  tm.ctx = bb->ctx;
+  tm.scalars = scalars;
+  rlx_status_t* st = call_te_impl(bb, &tm, te_single, &s, n_args, args, primfunc_name, out_call);
   rlx_ptrmap_free(&tm.fwd);
   rlx_ptrmap_free(&tm.inv);
   return st;

@@ -373,6 +373,25 @@ static rlx_expr_t* const_scalar(const rlx_relax_expr_t* a) {
   return v && (v->kind == RLX_EXPR_INT_IMM || v->kind == RLX_EXPR_FLOAT_IMM) ? v : NULL;
 }
 
+/* The value of a rank-0 Constant of a number dtype as a TIR constant, or NULL. */
+static rlx_expr_t* const_0d_scalar(rlx_ctx_t* ctx, const rlx_relax_expr_t* a) {
+  if (a->kind != RLX_RELAX_CONSTANT) return NULL;
+  const rlx_relax_constant_t* c = (const rlx_relax_constant_t*)a;
+  if (c->ndim != 0 || !c->data || c->dtype.lanes != 1) return NULL;
+  const void* d = c->data;
+  rlx_dtype_t t = c->dtype;
+  if (t.code == RLX_DT_FLOAT && t.bits == 32) return rlx_ir_float(ctx, t, *(const float*)d);
+  if (t.code == RLX_DT_FLOAT && t.bits == 64) return rlx_ir_float(ctx, t, *(const double*)d);
+  if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, *(const uint8_t*)d != 0);
+  if (t.code == RLX_DT_INT && t.bits == 8) return rlx_ir_int(ctx, t, *(const int8_t*)d);
+  if (t.code == RLX_DT_INT && t.bits == 16) return rlx_ir_int(ctx, t, *(const int16_t*)d);
+  if (t.code == RLX_DT_INT && t.bits == 32) return rlx_ir_int(ctx, t, *(const int32_t*)d);
+  if (t.code == RLX_DT_INT && t.bits == 64) return rlx_ir_int(ctx, t, *(const int64_t*)d);
+  if (t.code == RLX_DT_UINT && t.bits == 8) return rlx_ir_int(ctx, t, *(const uint8_t*)d);
+  if (t.code == RLX_DT_UINT && t.bits == 32) return rlx_ir_int(ctx, t, *(const uint32_t*)d);
+  return NULL;
+}
+
 /* Operand i of a binary op as tensor struct info: a scalar (R.Prim) operand counts as a 0-d
  * tensor of its dtype (TVM's binary ops with a PrimValue). */
 static RLX_MUST_USE rlx_status_t* binary_operand(rlx_ctx_t* ctx, const rlx_relax_call_t* call, int i, rlx_sinfo_tensor_t** out) {
@@ -455,11 +474,27 @@ rlx_status_t* ob_legalize_binary(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx
   }
   const char* name = rlx_topi_binary_name((rlx_topi_binary_t)u.op);
   for (int i = 0; i < 2; i++) {
+    /* a rank-0 constant is inlined as a TIR constant, as TVM's call_te does with it */
+    rlx_expr_t* c0 = const_0d_scalar(ctx, call->args[i]);
+    if (c0 && !const_0d_scalar(ctx, call->args[1 - i])) {
+      u.scalar = c0;
+      u.scalar_first = i == 0;
+      return rlx_bb_call_te(bb, te_binary, &u, 1, &call->args[1 - i], name, out);
+    }
+  }
+  for (int i = 0; i < 2; i++) {
     if (call->args[i]->sinfo->kind != RLX_SINFO_PRIM) continue;
     u.scalar = const_scalar(call->args[i]);
-    if (!u.scalar) return ob_error(call, "legalization supports only constant scalar (R.prim_value) operands");
     u.scalar_first = i == 0;
-    return rlx_bb_call_te(bb, te_binary, &u, 1, &call->args[1 - i], name, out);
+    if (u.scalar) return rlx_bb_call_te(bb, te_binary, &u, 1, &call->args[1 - i], name, out);
+    /* an R.Prim value known only at run time: a scalar parameter of the PrimFunc */
+    const rlx_relax_expr_t* a = call->args[i];
+    const char* vn = rlx_relax_is_var(a) ? ((const rlx_relax_var_t*)a)->name : "scalar";
+    rlx_var_t* v = rlx_ir_var(ctx, vn, ((const rlx_sinfo_prim_t*)a->sinfo)->dtype);
+    rlx_var_t* scalars[2] = {NULL, NULL};
+    scalars[i] = v;
+    u.scalar = &v->hdr;
+    return rlx_bb_call_te_scalars(bb, te_binary, &u, 2, call->args, scalars, name, out);
   }
   return rlx_bb_call_te(bb, te_binary, &u, 2, call->args, name, out);
 }

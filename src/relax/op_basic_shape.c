@@ -729,6 +729,24 @@ rlx_status_t* ob_infer_full(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_si
   return NULL;
 }
 
+/* zeros_like / ones_like / full_like(x[, fill_value], dtype=): x's shape, the given dtype or x's. */
+rlx_status_t* ob_infer_full_like(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  RLX_RETURN_IF_ERROR(ob_check_attrs(call));
+  bool is_full = rlx_relax_call_op_id(call) == RLX_OP_FULL_LIKE;
+  RLX_RETURN_IF_ERROR(ob_nargs(call, is_full ? 2 : 1, is_full ? 2 : 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
+  if (is_full) {
+    rlx_sinfo_tensor_t* f;
+    RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 1, &f));
+    if (f->ndim > 0) return ob_error(call, "fill_value must be a 0-d tensor, got %s", rlx_sinfo_str(ctx, &f->hdr));
+  }
+  rlx_dtype_t t = x->dtype;
+  ob_attr_dtype(call, "dtype", &t);
+  *out = x->shape ? tensor_like(ctx, x->ndim, x->shape, t) : rlx_sinfo_tensor(ctx, x->ndim, NULL, t);
+  return NULL;
+}
+
 static RLX_MUST_USE rlx_status_t* te_full(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
                                           rlx_te_tensor_t** out) {
   sh_user_t* u = user;
@@ -746,7 +764,7 @@ rlx_status_t* ob_legalize_full(rlx_bb_t* bb, const rlx_relax_call_t* call, rlx_r
   u.shape = o->shape;
   u.dtype = o->dtype;
   const char* name = ob_name(call) + 6;
-  u.value = strcmp(name, "ones") == 0 ? 1.0 : 0.0;
-  bool is_full = strcmp(name, "full") == 0;
+  u.value = strncmp(name, "ones", 4) == 0 ? 1.0 : 0.0;
+  bool is_full = strncmp(name, "full", 4) == 0;
   return rlx_bb_call_te(bb, te_full, &u, is_full ? 1 : 0, is_full ? call->args + 1 : NULL, name, out);
 }

@@ -5,9 +5,14 @@
  *   R.memory.alloc_storage(R.shape([nbytes]), virtual_device_index, storage_scope, dtype) → R.Object
  *   R.memory.alloc_tensor(storage, offset, shape, dtype) → R.Tensor(shape, dtype)
  *   R.memory.kill_storage(storage), R.memory.kill_tensor(tensor) → R.Tuple() (void)
+ *   R.print(values..., format="...") → R.Tuple() (void), impure
+ *   R.assert_op(condition, format_args..., format="...") → R.Tuple() (void), impure; the
+ *       condition is an R.Prim("bool") or a rank-0 bool tensor
  *
  * Purity follows TVM: allocation is not a visible effect (the alloc ops are pure); the kill
  * ops are impure so that dead-code elimination never drops them. None is legalized. */
+#include <string.h>
+
 #include "op.h"
 
 static const char* op_name(const rlx_relax_call_t* call) { return ((const rlx_relax_op_t*)call->op)->name; }
@@ -97,4 +102,23 @@ RLX_MUST_USE rlx_status_t* omem_infer_kill(rlx_ctx_t* ctx, const rlx_relax_call_
   RLX_RETURN_IF_ERROR(check_nargs(call, 1, 1));
   *out = rlx_sinfo_tuple(ctx, 0, NULL);
   return NULL;
+}
+
+RLX_MUST_USE rlx_status_t* omem_infer_print(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  for (int i = 0; i < call->attrs.n; i++)
+    if (strcmp(call->attrs.items[i].key, "format") != 0 || call->attrs.items[i].kind != RLX_ATTR_STR)
+      return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: unexpected attribute '%s' (expected format=\"...\")",
+                               op_name(call), call->attrs.items[i].key);
+  *out = rlx_sinfo_tuple(ctx, 0, NULL);
+  return NULL;
+}
+
+RLX_MUST_USE rlx_status_t* omem_infer_assert(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_sinfo_t** out) {
+  if (call->n_args < 1) return rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a condition", op_name(call));
+  const rlx_sinfo_t* c = call->args[0]->sinfo;
+  bool ok = c && ((c->kind == RLX_SINFO_PRIM && rlx_dtype_is_bool(((const rlx_sinfo_prim_t*)c)->dtype)) ||
+                  (c->kind == RLX_SINFO_TENSOR && ((const rlx_sinfo_tensor_t*)c)->ndim == 0 &&
+                   rlx_dtype_is_bool(((const rlx_sinfo_tensor_t*)c)->dtype)));
+  if (!ok) return bad_arg(ctx, call, 0, "a bool R.Prim or a rank-0 bool tensor");
+  return omem_infer_print(ctx, call, out);
 }

@@ -318,7 +318,7 @@ typedef enum { RLX_BINDING_VAR, RLX_BINDING_MATCH_CAST } rlx_binding_kind_t;
 /* var = value (VarBinding) or var = R.match_cast(value, sinfo) (MatchCast). A MatchCast
  * defines the symbolic vars that appear as whole dims of sinfo and are not yet defined,
  * and checks the rest at run time; var's struct info is sinfo. */
-typedef struct {
+typedef struct rlx_relax_binding {
   rlx_binding_kind_t kind;
   rlx_relax_var_t* var;
   rlx_relax_expr_t* value;
@@ -327,7 +327,7 @@ typedef struct {
 
 /* A binding block; a dataflow block (R.dataflow()) holds only pure bindings and only its
  * non-dataflow vars are visible after it. */
-typedef struct {
+typedef struct rlx_relax_block {
   bool is_dataflow;
   int n_bindings;
   rlx_relax_binding_t** bindings;
@@ -375,23 +375,15 @@ rlx_relax_expr_t* rlx_relax_op(rlx_ctx_t* ctx, rlx_op_id_t id);
 rlx_relax_expr_t* rlx_relax_op_named(rlx_ctx_t* ctx, const char* name);
 rlx_relax_expr_t* rlx_relax_call(rlx_ctx_t* ctx, rlx_relax_expr_t* op, int n_args, rlx_relax_expr_t* const* args,
                                  rlx_attrs_t attrs, int n_sinfo_args, rlx_sinfo_t* const* sinfo_args);
-rlx_relax_expr_t* rlx_relax_if(rlx_ctx_t* ctx, rlx_relax_expr_t* cond, rlx_relax_expr_t* then_branch,
-                               rlx_relax_expr_t* else_branch);
-rlx_relax_binding_t* rlx_relax_var_binding(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value);
-rlx_relax_binding_t* rlx_relax_match_cast(rlx_ctx_t* ctx, rlx_relax_var_t* var, rlx_relax_expr_t* value,
-                                          rlx_sinfo_t* sinfo);
-rlx_relax_block_t* rlx_relax_block(rlx_ctx_t* ctx, bool is_dataflow, int n, rlx_relax_binding_t* const* bindings);
-rlx_relax_expr_t* rlx_relax_seq(rlx_ctx_t* ctx, int n_blocks, rlx_relax_block_t* const* blocks,
-                                rlx_relax_expr_t* body);
+/* rlx_relax_if, rlx_relax_var_binding, rlx_relax_match_cast, rlx_relax_block, rlx_relax_seq:
+ * public (include/rlx/rlx.h, "reading Relax nodes"). */
 /* ret_sinfo NULL = inferred from the body by normalization. */
 rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* const* params,
                                  rlx_relax_expr_t* body, rlx_sinfo_t* ret_sinfo, rlx_attrs_t attrs, bool is_pure);
 
 /* The bridge calls, in the forms listed at the top of this header. out_sinfo: a Tensor or a
  * Tuple of Tensors. tir_vars NULL = none (else a ShapeExpr). */
-rlx_relax_expr_t* rlx_relax_call_pure_packed(rlx_ctx_t* ctx, const char* name, int n_args,
-                                             rlx_relax_expr_t* const* args, int n_sinfo_args,
-                                             rlx_sinfo_t* const* sinfo_args);
+/* rlx_relax_call_pure_packed: public (include/rlx/rlx.h). */
 
 static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
   return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);
@@ -477,11 +469,9 @@ RLX_MUST_USE rlx_status_t* rlx_relax_func_well_formed(rlx_ctx_t* ctx, rlx_module
  * (a whole dim in a param's or a match_cast's struct info), struct info is compared
  * structurally (under the var map; no prover), GlobalVars by name, constants by bytes.
  * Names of vars are ignored. */
-bool rlx_relax_expr_equal(const rlx_relax_expr_t* a, const rlx_relax_expr_t* b);
-/* Hashes consistent with the equalities above (equal ⇒ same hash). */
-uint64_t rlx_relax_expr_hash(const rlx_relax_expr_t* e);
-/* Struct info equal as trees (free symbolic vars equal iff identical). */
-bool rlx_sinfo_struct_equal(const rlx_sinfo_t* a, const rlx_sinfo_t* b);
+/* rlx_relax_expr_equal, rlx_relax_expr_hash (equal => same hash) and rlx_sinfo_struct_equal
+ * (struct info equal as trees; free symbolic vars equal iff identical) are public
+ * (include/rlx/rlx.h). */
 
 /* ------------------------------------------------------------------ BlockBuilder (block_builder.c) */
 /* Builds Relax functions binding by binding, as TVM's relax.BlockBuilder:
@@ -530,5 +520,14 @@ RLX_MUST_USE rlx_status_t* rlx_bb_add_func(rlx_bb_t* bb, rlx_func_kind_t kind, v
 
 /* The public builder calls (rlx_bb_create, emit, emit_te, call_te ...) and the TE callback
  * types are declared in include/rlx/rlx.h only. */
+
+/* rlx_bb_call_te where arguments with scalars[i] non-NULL are R.Prim values, not tensors:
+ * the TE function gets only the tensor arguments and uses scalars[i] (a TIR var of the
+ * value's dtype) for the scalar; the PrimFunc takes it as a scalar parameter at the
+ * argument's position, and the call passes the R.Prim value there (TVM's emit_te with a
+ * PrimValue argument). */
+RLX_MUST_USE rlx_status_t* rlx_bb_call_te_scalars(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
+                                                  rlx_relax_expr_t* const* args, rlx_var_t* const* scalars,
+                                                  const char* primfunc_name, rlx_relax_expr_t** out_call);
 
 #endif

@@ -97,7 +97,14 @@ static RLX_MUST_USE rlx_status_t* load_metadata(tp_t* p, const py_stmt_t* s) {
 }
 
 RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, const char* filename, rlx_module_t** out) {
-  if (!ctx || !out) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
+  return rlx_script_parse_scope(ctx, text, filename, 0, NULL, out);
+}
+
+RLX_MUST_USE rlx_status_t* rlx_script_parse_scope(rlx_ctx_t* ctx, const char* text, const char* filename,
+                                                  int n_bindings, const rlx_script_binding_t* bindings,
+                                                  rlx_module_t** out) {
+  if (!ctx || !out || (n_bindings > 0 && !bindings))
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_script_parse: NULL argument");
   uint64_t mark = rlx_alloc_failures(); /* the parse fails when an allocation did */
   rlx_arena_t arena;
   if (!rlx_arena_init(&arena)) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (parsing)");
@@ -111,6 +118,7 @@ RLX_MUST_USE rlx_status_t* rlx_script_parse(rlx_ctx_t* ctx, const char* text, co
   p.tir_alias = "T";
   p.ir_alias = "I";
   p.relax_alias = "R";
+  if (!st) st = tp_scope_apply(&p, n_bindings, bindings, &top);
   rlx_module_t* m = rlx_module_create(ctx);
   sig_vec_t sigs = {0};
   int n_defs = 0;

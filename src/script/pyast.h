@@ -52,7 +52,7 @@ typedef enum {
   PY_E_LIST,      /* items */
   PY_E_DICT,      /* items (keys) : kw_values (values) */
   PY_E_BINOP,     /* a op b; op is the token text ("+", "//", ...) */
-  PY_E_UNARY,     /* op a ("-", "+", "~", "not") */
+  PY_E_UNARY,     /* op a ("-", "+", "~", "not"; "*" is a starred call or list item, *args) */
   PY_E_COMPARE,   /* items[0] ops[0] items[1] ops[1] items[2] ... */
   PY_E_BOOLOP,    /* a op b ("and" / "or") */
   PY_E_IFEXP      /* b if a else c */
@@ -126,6 +126,10 @@ struct py_stmt {
 
 /* Parses a whole file into a block of top-level statements. */
 RLX_MUST_USE rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const char* filename, py_block_t* out);
+
+/* Parses text as one expression (a tuple when it has top-level commas). */
+RLX_MUST_USE rlx_status_t* py_parse_expression(rlx_arena_t* arena, const char* text, const char* filename,
+                                              py_expr_t** out);
 
 /* Dotted name of an expression ("T.axis.remap") or NULL when it is not a dotted name. */
 const char* py_dotted_name(rlx_arena_t* arena, const py_expr_t* e);

@@ -128,6 +128,23 @@ static RLX_MUST_USE rlx_status_t* parse_items(ps_t* p, const char* close, bool k
         st = expected(p, "a keyword argument (positional argument follows keyword argument)");
         break;
       }
+      if (!slices && is_op(p, "*")) { /* *args: a unary "*" the IR builders expand (pyast.h) */
+        rlx_span_t sp = tok(p)->span;
+        next(p);
+        py_expr_t* inner;
+        if ((st = parse_expr(p, &inner))) break;
+        if (!(e = new_expr(p, PY_E_UNARY, sp))) {
+          st = OOM();
+          break;
+        }
+        e->op = "*";
+        e->a = inner;
+        if ((st = seal(p, e))) break;
+        rlx_vec_push(&items, e);
+        if (!accept_op(p, ",")) break;
+        comma = true;
+        continue;
+      }
       if (slices && (is_op(p, ":"))) {
         e = NULL;
       } else {
@@ -836,6 +853,17 @@ RLX_MUST_USE rlx_status_t* py_parse(rlx_arena_t* arena, const char* text, const 
     }
     RLX_RETURN_IF_ERROR(parse_stmt(&p, out));
   }
+  return NULL;
+}
+
+RLX_MUST_USE rlx_status_t* py_parse_expression(rlx_arena_t* arena, const char* text, const char* filename,
+                                              py_expr_t** out) {
+  ps_t p = {0};
+  p.arena = arena;
+  RLX_RETURN_IF_ERROR(py_lex(arena, text, filename, &p.toks, &p.n));
+  RLX_RETURN_IF_ERROR(parse_exprlist(&p, out));
+  while (tok(&p)->kind == PY_TOK_NEWLINE || tok(&p)->kind == PY_TOK_DEDENT) next(&p);
+  if (tok(&p)->kind != PY_TOK_EOF) return expected(&p, "end of the expression");
   return NULL;
 }
 

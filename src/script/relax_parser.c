@@ -445,6 +445,13 @@ static RLX_MUST_USE rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_ex
 static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
   if (!e) return err(r, e, "expected struct info");
   rlx_ctx_t* ctx = r->ctx;
+  if (e->kind == PY_E_ATTR && strcmp(e->str, "struct_info") == 0 && e->a->kind == PY_E_NAME) {
+    rs_sym_t* y = lookup(r, e->a->str); /* x.struct_info: a variable's struct info (TVM) */
+    if (y && y->kind == RS_RELAX && ((rlx_relax_expr_t*)y->ptr)->sinfo) {
+      *out = ((rlx_relax_expr_t*)y->ptr)->sinfo;
+      return NULL;
+    }
+  }
   const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
   if (!k) return err(r, e, "expected struct info such as R.Tensor((n, 4), dtype=\"float32\"), got %s", desc(r, e));
   if (e->kind == PY_E_CALL) return sinfo_call(r, k, e, out);
@@ -676,10 +683,11 @@ static RLX_MUST_USE rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_r
   const py_expr_t* dt = arg(e, 1, "dtype");
   if (!v) return err(r, e, "R.const: expected a value");
   rlx_dtype_t t = rlx_dt_float32();
+  int64_t iv;
   if (dt)
     RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-  else if (int_lit(v, NULL))
-    t = rlx_dt_int64();
+  else if (int_lit(v, &iv))
+    t = rlx_dt_int32(); /* TVM's relax.const: a Python int is int32 */
   else if (v->kind == PY_E_CONST)
     t = rlx_dt_bool();
   bool ok = t.lanes == 1 && (rlx_dtype_is_bool(t) || (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) ||
@@ -732,6 +740,111 @@ static RLX_MUST_USE rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_r
 }
 
 static const char* const no_kw[] = {NULL};
+static RLX_MUST_USE rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
+
+/* True when every item of a tuple or list reads as a dimension (integers, symbolic
+ * variables, T.int64(..), arithmetic of those): TVM's op wrappers turn such a Python
+ * sequence into a ShapeExpr (R.reshape(x, (2, 3)), R.tile(x, [2, 1])). */
+static bool is_dim(rs_t* r, const py_expr_t* e) {
+  int64_t iv;
+  if (int_lit(e, &iv)) return true;
+  switch (e->kind) {
+    case PY_E_NAME: {
+      rs_sym_t* y = lookup(r, e->str);
+      return y && y->kind == RS_SYM;
+    }
+    case PY_E_BINOP: return is_dim(r, e->a) && is_dim(r, e->b);
+    case PY_E_UNARY: return strcmp(e->op, "-") == 0 && is_dim(r, e->a);
+    case PY_E_CALL: {
+      const char* t = tp_tname(r->p, e->a);
+      rlx_dtype_t dt;
+      return t && rlx_dtype_parse(t, &dt) && rlx_dtype_is_int(dt);
+    }
+    default: return false;
+  }
+}
+
+static bool is_dim_list(rs_t* r, const py_expr_t* e) {
+  for (int i = 0; i < e->n; i++)
+    if (!is_dim(r, e->items[i])) return false;
+  return true;
+}
+
+/* TVM's Relax operators on expressions: x + y is R.add(x, y), -x R.negative(x), ... */
+static const char* binop_name(const char* op) {
+  static const char* const map[][2] = {{"+", "relax.add"},          {"-", "relax.subtract"},
+                                       {"*", "relax.multiply"},     {"/", "relax.divide"},
+                                       {"//", "relax.floor_divide"}, {"**", "relax.power"},
+                                       {"%", "relax.floor_mod"},    {"<", "relax.less"},
+                                       {"<=", "relax.less_equal"},  {">", "relax.greater"},
+                                       {">=", "relax.greater_equal"}, {"==", "relax.equal"},
+                                       {"!=", "relax.not_equal"},   {"&", "relax.bitwise_and"},
+                                       {"|", "relax.bitwise_or"},   {"^", "relax.bitwise_xor"}};
+  for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+    if (strcmp(op, map[i][0]) == 0) return map[i][1];
+  return NULL;
+}
+
+/* Whether the names of e are all symbolic variables or literals (no Relax variable): such an
+ * operator expression is a PrimExpr, R.prim_value(N % 16 == 0). */
+static bool is_prim_expr(rs_t* r, const py_expr_t* e) {
+  if (!e) return true;
+  switch (e->kind) {
+    case PY_E_NAME: {
+      rs_sym_t* y = lookup(r, e->str);
+      return y && y->kind == RS_SYM;
+    }
+    case PY_E_INT:
+    case PY_E_FLOAT:
+    case PY_E_CONST: return true;
+    case PY_E_BINOP:
+    case PY_E_BOOLOP: return is_prim_expr(r, e->a) && is_prim_expr(r, e->b);
+    case PY_E_UNARY: return is_prim_expr(r, e->a);
+    case PY_E_COMPARE:
+      for (int i = 0; i < e->n; i++)
+        if (!is_prim_expr(r, e->items[i])) return false;
+      return true;
+    case PY_E_CALL: return tp_tname(r->p, e->a) != NULL;
+    default: return false;
+  }
+}
+
+static RLX_MUST_USE rlx_status_t* operator_expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = r->ctx;
+  if (is_prim_expr(r, e)) {
+    rlx_expr_t* x;
+    RLX_RETURN_IF_ERROR(prim(r, e, &x));
+    *out = rlx_relax_prim_value(ctx, x);
+    return NULL;
+  }
+  const char* opname = NULL;
+  rlx_relax_expr_t* args[2];
+  int n = 2;
+  if (e->kind == PY_E_BINOP) {
+    opname = binop_name(e->op);
+    if (opname) {
+      RLX_RETURN_IF_ERROR(op_arg(r, e->a, &args[0]));
+      RLX_RETURN_IF_ERROR(op_arg(r, e->b, &args[1]));
+    }
+  } else if (e->kind == PY_E_COMPARE && e->n == 2) {
+    opname = binop_name(e->ops[0]);
+    if (opname) {
+      RLX_RETURN_IF_ERROR(op_arg(r, e->items[0], &args[0]));
+      RLX_RETURN_IF_ERROR(op_arg(r, e->items[1], &args[1]));
+    }
+  } else if (e->kind == PY_E_UNARY) {
+    n = 1;
+    opname = strcmp(e->op, "-") == 0 ? "relax.negative" : strcmp(e->op, "~") == 0 ? "relax.bitwise_not"
+             : strcmp(e->op, "not") == 0                ? "relax.logical_not"
+                                                         : NULL;
+    if (opname) RLX_RETURN_IF_ERROR(op_arg(r, e->a, &args[0]));
+  }
+  if (!opname || !rlx_op_lookup(opname))
+    return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s",
+               desc(r, e));
+  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), n, args, (rlx_attrs_t){0}, 0, NULL);
+  return NULL;
+}
 
 /* A positional op argument. Besides Relax expressions, TVM's Python op wrappers accept plain
  * values: a string naming a dtype → R.dtype(..), another string → R.str(..), an integer →
@@ -750,7 +863,64 @@ static RLX_MUST_USE rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_
     *out = rlx_relax_prim_value(r->ctx, rlx_ir_i64(r->ctx, iv));
     return NULL;
   }
+  if ((e->kind == PY_E_TUPLE || e->kind == PY_E_LIST) && e->n > 0 && is_dim_list(r, e)) {
+    int n;
+    rlx_expr_t** dims;
+    RLX_RETURN_IF_ERROR(prim_list(r, e, &n, &dims));
+    *out = rlx_relax_shape_expr(r->ctx, n, dims);
+    return NULL;
+  }
   return expr(r, e, out);
+}
+
+/* The args of R.call_tir / R.call_dps_packed: a tuple, an expression of tuple struct info, or
+ * (as TVM's call_tir and call_dps_packed take it) one tensor, which becomes a 1-tuple. */
+static RLX_MUST_USE rlx_status_t* dps_args(rs_t* r, const py_expr_t* a, rlx_relax_expr_t** out) {
+  RLX_RETURN_IF_ERROR(expr(r, a, out));
+  if ((*out)->kind == RLX_RELAX_TUPLE) return NULL;
+  RLX_RETURN_IF_ERROR(at_span(rlx_relax_normalize(r->ctx, r->m, *out), a->span));
+  if ((*out)->sinfo && rlx_sinfo_kind_code((*out)->sinfo) != RLX_SINFO_KIND_TUPLE)
+    *out = rlx_relax_tuple(r->ctx, 1, (rlx_relax_expr_t* const[]){*out});
+  return NULL;
+}
+
+/* Whether e is written as an attribute value (a number, string, True/False/None, a tuple or
+ * list of those, T.<dtype>): a Relax value in an attribute's place (R.clip(x, R.prim_value(0),
+ * ...)) stays an operand. */
+static bool attr_literal(const py_expr_t* e) {
+  switch (e->kind) {
+    case PY_E_INT:
+    case PY_E_FLOAT:
+    case PY_E_STR:
+    case PY_E_CONST: return true;
+    case PY_E_UNARY: return strcmp(e->op, "-") == 0 && attr_literal(e->a);
+    case PY_E_TUPLE:
+    case PY_E_LIST:
+      for (int i = 0; i < e->n; i++)
+        if (!attr_literal(e->items[i])) return false;
+      return true;
+    default: return false;
+  }
+}
+
+/* The attribute name of positional parameter i of an op's signature ("x, axis:ints, ..."), or
+ * NULL when parameter i is an operand or past the end. */
+static const char* positional_attr(rlx_ctx_t* ctx, const char* params, int i) {
+  const char* p = params ? params : "";
+  for (int k = 0; *p; k++) {
+    while (*p == ' ' || *p == ',') p++;
+    const char* end = p;
+    while (*end && *end != ',') end++;
+    if (k == i) {
+      const char* colon = memchr(p, ':', (size_t)(end - p));
+      if (!colon) return NULL;
+      const char* nm_end = colon;
+      while (nm_end > p && (nm_end[-1] == '?' || nm_end[-1] == ' ')) nm_end--;
+      return rlx_ctx_sprintf(ctx, "%.*s", (int)(nm_end - p), p);
+    }
+    p = end;
+  }
+  return NULL;
 }
 
 static RLX_MUST_USE rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
@@ -774,7 +944,7 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     RLX_RETURN_IF_ERROR(global_var(r, f, &gv, &is_tir));
     if (!is_tir) return err(r, f, "R.call_tir: expected a PrimFunc, got the Relax function '%s'", f->str);
     rlx_relax_expr_t* args; /* a tuple expression, or any expression of tuple struct info */
-    RLX_RETURN_IF_ERROR(expr(r, a, &args));
+    RLX_RETURN_IF_ERROR(dps_args(r, a, &args));
     rlx_sinfo_t* o;
     RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_tir", &o));
     rlx_relax_expr_t* tv = NULL;
@@ -796,7 +966,7 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     const py_expr_t* a = arg(e, 1, "args");
     if (!a) return err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
     rlx_relax_expr_t* args;
-    RLX_RETURN_IF_ERROR(expr(r, a, &args));
+    RLX_RETURN_IF_ERROR(dps_args(r, a, &args));
     rlx_sinfo_t* o;
     RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_dps_packed", &o));
     rlx_relax_expr_t* cargs[2] = {rlx_relax_extern_func(ctx, name), args};
@@ -876,10 +1046,24 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   if (strcmp(k, "dataflow") == 0) return err(r, e, "R.dataflow is only allowed as `with R.dataflow():`");
   /* a registered operator */
   const char* opname = rlx_ctx_sprintf(ctx, "relax.%s", k);
-  if (!rlx_op_lookup(opname)) return err(r, e->a, "unknown op R.%s", k);
+  const rlx_op_def_t* def = rlx_op_lookup(opname);
+  if (!def) return err(r, e->a, "unknown op R.%s", k);
   rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(op_arg(r, e->items[i], &args[i]));
   rlx_attrs_t attrs = {0};
+  int n_args = 0;
+  for (int i = 0; i < e->n; i++) {
+    /* a positional argument in the place of an attribute of TVM's signature is that
+     * attribute (R.tile(x, (2, 1)) is repeats=(2, 1), R.astype(x, "float16") dtype=) */
+    const char* akey = attr_literal(e->items[i]) ? positional_attr(ctx, def->params, i) : NULL;
+    if (akey) {
+      bool keep;
+      rlx_attr_t a;
+      RLX_RETURN_IF_ERROR(attr_value(r, akey, e->items[i], false, &keep, &a));
+      if (keep) attrs = rlx_attrs_set(ctx, attrs, akey, a);
+      continue;
+    }
+    RLX_RETURN_IF_ERROR(op_arg(r, e->items[i], &args[n_args++]));
+  }
   int ns = 0;
   rlx_sinfo_t** ss = NULL;
   for (int i = 0; i < e->n_kw; i++) {
@@ -894,7 +1078,8 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
-  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), e->n, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns, ss);
+  *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), n_args, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns,
+                        ss);
   return NULL;
 }
 
@@ -990,17 +1175,32 @@ static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_ex
       if (is_tir) (*out)->sinfo = rlx_sinfo_tuple(ctx, 0, NULL);
       return NULL;
     }
-    case PY_E_INT:
+    case PY_E_INT: /* TVM converts Python values where a Relax expression is expected */
+      *out = rlx_relax_prim_value(ctx, rlx_ir_i64(ctx, e->ival));
+      return NULL;
     case PY_E_FLOAT:
+      *out = rlx_relax_prim_value(ctx, rlx_ir_float(ctx, rlx_dt_float64(), e->fval));
+      return NULL;
     case PY_E_STR:
+      *out = rlx_relax_string_imm(ctx, rlx_ctx_strdup(ctx, e->str));
+      return NULL;
     case PY_E_CONST:
-    case PY_E_SLICE:
-    case PY_E_LIST:
-    case PY_E_DICT:
+      if (strcmp(e->str, "None") == 0) break;
+      *out = rlx_relax_prim_value(ctx, rlx_ir_bool(ctx, strcmp(e->str, "True") == 0));
+      return NULL;
+    case PY_E_LIST: {
+      rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
+      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+      *out = rlx_relax_tuple(ctx, e->n, f);
+      return NULL;
+    }
     case PY_E_BINOP:
     case PY_E_UNARY:
     case PY_E_COMPARE:
     case PY_E_BOOLOP:
+      return operator_expr(r, e, out);
+    case PY_E_SLICE:
+    case PY_E_DICT:
     case PY_E_IFEXP:
       break;
   }
@@ -1195,6 +1395,49 @@ static RLX_MUST_USE rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t*
   return NULL;
 }
 
+/* `a, b = v`: a tuple of T.int64() declarations declares each; a tuple of values binds
+ * each name to its value; any other value is bound once and each name to its item (v[0],
+ * v[1], ...). */
+static RLX_MUST_USE rlx_status_t* unpack(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
+  const py_expr_t* t = s->target;
+  const py_expr_t* v = s->value;
+  for (int i = 0; i < t->n; i++)
+    if (t->items[i]->kind != PY_E_NAME)
+      return err(r, t->items[i], "expected a variable name on the left of '=', got %s", desc(r, t->items[i]));
+  if (v->kind == PY_E_TUPLE || v->kind == PY_E_LIST) {
+    if (v->n != t->n) return err(r, v, "expected %d values to unpack, got %d", t->n, v->n);
+    for (int i = 0; i < t->n; i++) {
+      if (is_tint_decl(r, v->items[i])) {
+        rs_sym_t* y = lookup(r, t->items[i]->str);
+        if (y && y->kind == RS_SYM) continue;
+        rlx_dtype_t dt;
+        rlx_dtype_parse(tp_tname(r->p, v->items[i]->a), &dt);
+        rlx_var_t* var = rlx_ir_var(r->ctx, rlx_ctx_strdup(r->ctx, t->items[i]->str), dt);
+        define(r, var->name, RS_SYM, var);
+        continue;
+      }
+      RLX_RETURN_IF_ERROR(bind(r, s, t->items[i], NULL, v->items[i], sq));
+    }
+    return NULL;
+  }
+  rlx_relax_expr_t* val;
+  RLX_RETURN_IF_ERROR(expr(r, v, &val));
+  RLX_RETURN_IF_ERROR(normalize(r, val, v->span));
+  if (val->kind != RLX_RELAX_VAR && val->kind != RLX_RELAX_DATAFLOW_VAR) {
+    rlx_relax_var_t* tmp = new_var(r, r->in_dataflow ? "lv" : "gv", val->sinfo);
+    rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, tmp, val));
+    val = &tmp->hdr;
+  }
+  for (int i = 0; i < t->n; i++) {
+    rlx_relax_expr_t* item = rlx_relax_tuple_get_item(r->ctx, val, i);
+    RLX_RETURN_IF_ERROR(normalize(r, item, t->items[i]->span));
+    rlx_relax_var_t* var = new_var(r, t->items[i]->str, item->sinfo);
+    rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, var, item));
+    define(r, var->name, RS_RELAX, var);
+  }
+  return NULL;
+}
+
 /* Statements b[0..end) of a function body, branch or dataflow block. */
 static RLX_MUST_USE rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_t* sig);
 static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_t* sig, rlx_relax_func_t** out);
@@ -1250,6 +1493,11 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
       case PY_S_ASSIGN:
       case PY_S_ANNASSIGN: {
         if (!s->value) return err_at(s->span, "expected a value after the annotation");
+        if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_TUPLE) {
+          RLX_RETURN_IF_ERROR(unpack(r, s, sq));
+          r->attrs_allowed = false;
+          continue;
+        }
         if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && is_tint_decl(r, s->value)) {
           rs_sym_t* y = lookup(r, s->target->str);
           if (y && y->kind == RS_SYM) continue;
@@ -1380,6 +1628,7 @@ RLX_MUST_USE rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, 
   sig->name = s->name;
   sig->relax_alias = relax_alias;
   rlx_status_t* st = decorator(&r, s, sig);
+  for (int i = 0; i < p->n_scope_vars; i++) define(&r, p->scope_vars[i]->name, RS_SYM, p->scope_vars[i]);
   r.sig_mode = true;
   sig->n_params = s->n_params;
   sig->params = RLX_NEW_ARRAY(p->ctx, rlx_relax_var_t*, s->n_params);

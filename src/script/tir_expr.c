@@ -489,6 +489,38 @@ static RLX_MUST_USE rlx_status_t* eval_binop(tp_t* p, const py_expr_t* e, rlx_ex
   return NULL;
 }
 
+RLX_MUST_USE rlx_status_t* tp_eval_items(tp_t* p, const py_expr_t* call, int* out_n, rlx_expr_t*** out) {
+  int n = 0;
+  for (int i = 0; i < call->n; i++) {
+    const py_expr_t* x = call->items[i];
+    if (x->kind == PY_E_UNARY && strcmp(x->op, "*") == 0) {
+      const py_expr_t* v = x->a;
+      if (v->kind != PY_E_ATTR || strcmp(v->str, "shape") != 0)
+        return tp_err(p, x, "expected *B.shape of a buffer B or *(a tuple), got another starred value");
+      rlx_tir_buffer_t* b;
+      RLX_RETURN_IF_ERROR(tp_buffer(p, v->a, &b));
+      n += b->ndim;
+    } else {
+      n++;
+    }
+  }
+  rlx_expr_t** xs = RLX_NEW_ARRAY(p->ctx, rlx_expr_t*, n ? n : 1);
+  int k = 0;
+  for (int i = 0; i < call->n; i++) {
+    const py_expr_t* x = call->items[i];
+    if (x->kind == PY_E_UNARY && strcmp(x->op, "*") == 0) {
+      rlx_tir_buffer_t* b;
+      RLX_RETURN_IF_ERROR(tp_buffer(p, x->a->a, &b));
+      for (int d = 0; d < b->ndim; d++) xs[k++] = b->shape[d];
+    } else {
+      RLX_RETURN_IF_ERROR(tp_eval(p, x, &xs[k++]));
+    }
+  }
+  *out_n = n;
+  *out = xs;
+  return NULL;
+}
+
 RLX_MUST_USE rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out) {
   switch (e->kind) {
     case PY_E_INT:

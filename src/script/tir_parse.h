@@ -39,10 +39,19 @@ typedef struct {
   bool has_meta;
   int n_meta;
   const rlx_relax_constant_t** meta;
+  /* symbolic variables of the enclosing Python scope (rlx_script_parse_scope), defined in
+   * every function */
+  int n_scope_vars;
+  rlx_var_t** scope_vars;
 } tp_t;
 
 RLX_MUST_USE rlx_status_t* tp_err(tp_t* p, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 RLX_MUST_USE rlx_status_t* tp_err_at(tp_t* p, rlx_span_t sp, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The enclosing Python scope's values (scope.c): substitutes the bound names in top and
+ * records the symbolic variables; tp_scope_define defines those in the current frame. */
+RLX_MUST_USE rlx_status_t* tp_scope_apply(tp_t* p, int n, const rlx_script_binding_t* bindings, py_block_t* top);
+void tp_scope_define(tp_t* p);
 
 /* A `@T.prim_func def ...` statement → PrimFunc (tir_parser.c). */
 RLX_MUST_USE rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_tir_func_t** out);
@@ -61,6 +70,8 @@ const char* tp_tname(tp_t* p, const py_expr_t* e);
 RLX_MUST_USE rlx_status_t* tp_dtype(tp_t* p, const py_expr_t* e, rlx_dtype_t* out);
 /* Python expression → PrimExpr. */
 RLX_MUST_USE rlx_status_t* tp_eval(tp_t* p, const py_expr_t* e, rlx_expr_t** out);
+/* The positional arguments of a call, evaluated; `*B.shape` of a buffer B gives its dims. */
+RLX_MUST_USE rlx_status_t* tp_eval_items(tp_t* p, const py_expr_t* call, int* out_n, rlx_expr_t*** out);
 /* Integer literal (possibly negative) → value. */
 bool tp_int_literal(const py_expr_t* e, int64_t* out);
 /* A shape: tuple/list of PrimExprs or a single one. */

@@ -331,7 +331,10 @@ static RLX_MUST_USE rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t 
   else if (fn && strcmp(fn, "thread_binding") == 0) return tp_err(p, it, "expected a CPU loop kind, got unsupported T.thread_binding");
   else return tp_err(p, it, "expected range(...) or T.grid/serial/parallel/vectorized/unroll(...), got %s(...)", d ? d : "a call");
   if (it->n_kw) return tp_err(p, it, "expected no keyword arguments to the loop (annotations are not supported), got '%s'", it->kw_names[0]);
-  int n = grid ? it->n : 1;
+  int n_items = it->n;
+  rlx_expr_t** items = NULL; /* evaluated T.grid extents, `*B.shape` expanded */
+  if (grid) RLX_RETURN_IF_ERROR(tp_eval_items(p, it, &n_items, &items));
+  int n = grid ? n_items : 1;
   int nt = s->target->kind == PY_E_TUPLE ? s->target->n : 1;
   if (grid && n == 0) return tp_err(p, it, "expected at least 1 extent in T.grid, got 0");
   if (!grid && (it->n < 1 || it->n > 2)) return tp_err(p, it, "expected 1 or 2 arguments to the loop range, got %d", it->n);
@@ -342,8 +345,11 @@ static RLX_MUST_USE rlx_status_t* parse_for(tp_t* p, const py_stmt_t* s, sctx_t 
     if (t->kind != PY_E_NAME) return tp_err(p, t, "expected a loop variable name, got an expression");
     rlx_expr_t *mn, *ext;
     if (grid || it->n == 1) {
-      RLX_RETURN_IF_ERROR(tp_eval(p, it->items[grid ? i : 0], &ext));
-      if (!rlx_dtype_is_int(ext->dtype)) return tp_err(p, it->items[grid ? i : 0], "expected an integer loop extent, got a non-integer");
+      if (grid)
+        ext = items[i];
+      else
+        RLX_RETURN_IF_ERROR(tp_eval(p, it->items[0], &ext));
+      if (!rlx_dtype_is_int(ext->dtype)) return tp_err(p, it, "expected an integer loop extent, got a non-integer");
       mn = rlx_ir_int(p->ctx, ext->dtype, 0);
     } else {
       rlx_expr_t* stop;
@@ -792,6 +798,7 @@ RLX_MUST_USE rlx_status_t* tp_parse_prim_func(tp_t* p, const py_stmt_t* s, rlx_t
   p->contains_block = false;
   p->loops.len = 0;
   tp_frame_push(p);
+  tp_scope_define(p);
   rlx_status_t* st = NULL;
   for (int i = 0; i < s->n_params && !st; i++) {
     for (int j = 0; j < i && !st; j++)

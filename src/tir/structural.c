@@ -2,8 +2,7 @@
  *
  * Params, buffers (dtype, shape, scope, strides, offset), buffer data vars, loop vars, block
  * iter vars, let vars and allocated buffers are mapped by definition position; names of
- * variables and buffers are ignored (block names are compared: schedules address blocks by
- * name). Shape vars that first appear in buffer-map shapes are mapped on first occurrence, as
+ * variables, buffers and blocks are ignored (TVM's StructuralEqual skips Block.name_hint). Shape vars that first appear in buffer-map shapes are mapped on first occurrence, as
  * is any buffer met first at a use (flattened views of a param's data). Function and block
  * attributes are compared as key → value sets. The hash follows the same traversal, so equal
  * functions hash equally.
@@ -52,11 +51,15 @@ static bool region_eq(rlx_eq_state_t* s, const rlx_buffer_region_t* a, const rlx
   return true;
 }
 
-/* Key → value sets, order-insensitive. */
+/* Key → value sets, order-insensitive; key `skip` (may be NULL) is left out. */
 static bool attrs_eq(rlx_eq_state_t* s, int na, const char* const* ka, rlx_expr_t* const* va, int nb,
-                     const char* const* kb, rlx_expr_t* const* vb) {
-  if (na != nb) return false;
+                     const char* const* kb, rlx_expr_t* const* vb, const char* skip) {
+  int ca = 0, cb = 0;
+  for (int i = 0; i < na; i++) ca += !(skip && str_eq(ka[i], skip));
+  for (int j = 0; j < nb; j++) cb += !(skip && str_eq(kb[j], skip));
+  if (ca != cb) return false;
   for (int i = 0; i < na; i++) {
+    if (skip && str_eq(ka[i], skip)) continue;
     int j = 0;
     while (j < nb && !str_eq(ka[i], kb[j])) j++;
     if (j == nb || !rlx_eq_expr(s, va[i], vb[j])) return false;
@@ -64,10 +67,31 @@ static bool attrs_eq(rlx_eq_state_t* s, int na, const char* const* ka, rlx_expr_
   return true;
 }
 
+/* A PrimFunc's "global_symbol" attribute (a string), or NULL. */
+static const char* global_symbol_attr(const rlx_tir_func_t* f) {
+  for (int i = 0; i < f->n_attrs; i++)
+    if (str_eq(f->attr_keys[i], "global_symbol") && f->attr_values[i]->kind == RLX_EXPR_STRING_IMM)
+      return RLX_AS(const rlx_string_imm_t, f->attr_values[i])->value;
+  return NULL;
+}
+
+/* The global symbols agree: TVM's PrimFunc carries it as the attribute "global_symbol" (its
+ * name otherwise lives in the module), rlx's as its name (the parser drops an attribute equal
+ * to the def name). When either function states one, the symbols (the attribute, else a
+ * public function's name) must match; when neither does, names are ignored (and the hash
+ * does not mix privacy in, so that it stays consistent with both rules). */
+static bool global_symbol_eq(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
+  const char *ga = global_symbol_attr(a), *gb = global_symbol_attr(b);
+  if (!ga && !gb) return a->is_private == b->is_private;
+  if (!ga) ga = a->is_private ? NULL : a->name;
+  if (!gb) gb = b->is_private ? NULL : b->name;
+  return ga && gb ? strcmp(ga, gb) == 0 : ga == gb;
+}
+
 static bool stmt_eq(rlx_eq_state_t* s, const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b);
 
 static bool block_eq(rlx_eq_state_t* s, const rlx_tir_block_t* a, const rlx_tir_block_t* b) {
-  if (!str_eq(a->name, b->name) || a->n_iter_vars != b->n_iter_vars || a->n_reads != b->n_reads ||
+  if (a->n_iter_vars != b->n_iter_vars || a->n_reads != b->n_reads ||
       a->n_writes != b->n_writes || a->n_alloc_buffers != b->n_alloc_buffers || !a->init != !b->init)
     return false;
   for (int i = 0; i < a->n_iter_vars; i++) {
@@ -84,7 +108,7 @@ static bool block_eq(rlx_eq_state_t* s, const rlx_tir_block_t* a, const rlx_tir_
   for (int i = 0; i < a->n_writes; i++)
     if (!region_eq(s, &a->writes[i], &b->writes[i])) return false;
   if (!attrs_eq(s, a->n_annotations, a->annotation_keys, a->annotation_values, b->n_annotations, b->annotation_keys,
-                b->annotation_values))
+                b->annotation_values, NULL))
     return false;
   return stmt_eq(s, a->init, b->init) && stmt_eq(s, a->body, b->body);
 }
@@ -163,7 +187,7 @@ bool rlx_tir_stmt_equal(const rlx_tir_stmt_t* a, const rlx_tir_stmt_t* b) {
 
 bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
   if (a == b) return true;
-  if (!a || !b || a->n_params != b->n_params || a->is_private != b->is_private) return false;
+  if (!a || !b || a->n_params != b->n_params || !global_symbol_eq(a, b)) return false;
   rlx_eq_state_t s = {0};
   s.map_free = true;
   s.buf_eq = buf_use_eq_cb;
@@ -173,7 +197,8 @@ bool rlx_tir_func_equal(const rlx_tir_func_t* a, const rlx_tir_func_t* b) {
     if (r && (!a->buffer_map[i] != !b->buffer_map[i])) r = false;
     if (r && a->buffer_map[i]) r = buf_def_eq(&s, a->buffer_map[i], b->buffer_map[i]);
   }
-  r = r && attrs_eq(&s, a->n_attrs, a->attr_keys, a->attr_values, b->n_attrs, b->attr_keys, b->attr_values);
+  r = r && attrs_eq(&s, a->n_attrs, a->attr_keys, a->attr_values, b->n_attrs, b->attr_keys, b->attr_values,
+                    "global_symbol");
   r = r && stmt_eq(&s, a->body, b->body);
   rlx_eq_state_free(&s);
   return r;
@@ -211,15 +236,17 @@ static uint64_t def_var_hash(rlx_hash_state_t* s, const rlx_var_t* v) {
 }
 
 static uint64_t attrs_hash(rlx_hash_state_t* s, int n, const char* const* k, rlx_expr_t* const* v) {
-  uint64_t h = (uint64_t)n;
-  for (int i = 0; i < n; i++) h += rlx_hash_combine(rlx_hash_str(k[i]), rlx_hash_expr_state(s, v[i]));
+  uint64_t h = 0;
+  for (int i = 0; i < n; i++)
+    if (!str_eq(k[i], "global_symbol")) /* compared apart, against the name (global_symbol_eq) */
+      h += rlx_hash_combine(rlx_hash_str(k[i]), rlx_hash_expr_state(s, v[i]));
   return h;
 }
 
 static uint64_t stmt_hash(rlx_hash_state_t* s, const rlx_tir_stmt_t* st);
 
 static uint64_t block_hash(rlx_hash_state_t* s, const rlx_tir_block_t* b) {
-  uint64_t h = rlx_hash_str(b->name);
+  uint64_t h = 0x5bd1e995u; /* the name is not hashed: equality ignores it */
   MIX(h, b->n_iter_vars);
   MIX(h, b->n_reads);
   MIX(h, b->n_writes);
@@ -318,7 +345,6 @@ uint64_t rlx_tir_func_hash(const rlx_tir_func_t* f) {
   s.map_free = true;
   s.buf_hash = buf_use_hash;
   uint64_t h = (uint64_t)f->n_params;
-  MIX(h, f->is_private);
   for (int i = 0; i < f->n_params; i++) {
     MIX(h, def_var_hash(&s, f->params[i]));
     MIX(h, f->buffer_map[i] != NULL);

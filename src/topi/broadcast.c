@@ -169,10 +169,10 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
       return rlx_ir_cmp(ctx, RLX_EXPR_LT, x, y);
     case RLX_TOPI_LESS_EQUAL:
       return rlx_ir_cmp(ctx, RLX_EXPR_LE, x, y);
-    case RLX_TOPI_GREATER:
-      return rlx_ir_cmp(ctx, RLX_EXPR_GT, x, y);
+    case RLX_TOPI_GREATER: /* x > y written y < x, as TVM's topi builds it */
+      return rlx_ir_cmp(ctx, RLX_EXPR_LT, y, x);
     case RLX_TOPI_GREATER_EQUAL:
-      return rlx_ir_cmp(ctx, RLX_EXPR_GE, x, y);
+      return rlx_ir_cmp(ctx, RLX_EXPR_LE, y, x);
     case RLX_TOPI_LOGICAL_AND:
       return rlx_ir_and(ctx, truthy(ctx, x), truthy(ctx, y));
     case RLX_TOPI_LOGICAL_OR:

@@ -274,7 +274,8 @@ if meta:
 # --- operator style -----------------------------------------------------------------------------
 d, meta = export(os.path.join(ROOT, "examples", "matmul_relu.py"), "ops", "--style", "operator", "--name", "ops")
 if meta:
-    mod = meta["modules"]["ops"]
+    mod = meta  # operator style: the keys at the top level, as TVM writes them
+    check("modules" not in meta and meta["version"] == 7, "operator metadata keys at the top level: %r" % list(meta))
     check(mod["style"] == "operator" and mod["executors"] == [] and mod["model_name"] == "ops", "operator metadata")
     check([p["input_binding"] for p in mod["memory"]["main"]] == ["A", "B", "compute"] and
           mod["memory"]["main"][0] == {"size_bytes": 65536, "shape": [128, 128], "dtype": "float32", "input_binding": "A"},
@@ -288,7 +289,7 @@ if meta:
     check(" T rlx_fn_main" in nm and " T tvmgen_ops_main" in nm, "operator entries exported")
 d, meta = export(os.path.join(DATA, "symbolic_extern.py"), "symops", "--style", "operator")
 if meta:
-    params = meta["modules"]["default"]["memory"]["matmul"]
+    params = meta["memory"]["matmul"]
     check(params[0]["shape"] == ["n", "k"] and params[0]["size_bytes"] == "n * k * 4", "symbolic operator memory: %r" % params)
 
 # --- errors: nothing left behind ----------------------------------------------------------------

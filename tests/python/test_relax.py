@@ -103,7 +103,9 @@ def test_emit_ops_match_cast_const_tuple_shape():
     np.testing.assert_allclose(r.numpy(), np.maximum((a + b) * 2, 0), rtol=1e-6)
     shp = relax.ShapeExpr([n, 4])
     assert shp.kind == "ShapeExpr"
-    assert relax.const(1.5).struct_info is not None or True
+    # a Python float is float32 and a scalar is rank 0 (TVM's relax.const)
+    assert str(relax.const(1.5).struct_info) == 'R.Tensor((), dtype="float32")'
+    assert relax.const(1.5).data.numpy() == np.float32(1.5)
     assert relax.const(np.zeros((2, 3), "int64"), "int32") is not None
     assert relax.const(np.zeros((2,)), relax.DynTensorType(1, "float32")) is not None
 
@@ -346,12 +348,12 @@ def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
     R.func_attr({"num_input": 1, "opt": {"b": {"e": True, "c": "d"}, "a": [1, 2]}, "f": 1.5, "g": [1, "x", [2.5]], "h": [3, 4], "s": "text"})
     return x
 '''
-    parsed = tvm.script.from_source(src)
-    tvm.ir.assert_structural_equal(mod, parsed)
+    parsed = tvm.script.from_source(src)  # one function's text gives the function (TVM)
+    tvm.ir.assert_structural_equal(mod["main"], parsed)
     want = ('        R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "h": [3, 4], "num_input": 1, '
             '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}, "s": "text"})')
     assert want in mod.script().splitlines(), mod.script()
-    assert mod.script() == parsed.script()
+    assert mod["main"].script() == parsed.script()
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
     np.testing.assert_array_equal(vm["main"](np.array([1.0, 2.0], "float32")).numpy(), [1.0, 2.0])
     # PrimFunc.with_attr takes the same values

@@ -95,7 +95,7 @@ def test_prim_func_decorator_and_round_trip():
 
     assert isinstance(scale, tvm.tir.PrimFunc)
     again = tvm.script.from_source(scale.script())
-    tvm.ir.assert_structural_equal(scale, again["main"] if "main" in again else again[again._names()[0]])
+    tvm.ir.assert_structural_equal(scale, again)  # one function's text gives the function (TVM)
     mod = tvm.build(scale)
     a = tvm.nd.array(np.arange(8, dtype="float32"))
     b = tvm.nd.empty((8,))
@@ -199,8 +199,8 @@ def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
 '''
     mod = tvm.script.from_source(src)
     text = mod.script()
-    want = ('        R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "num_input": 1, '
-            '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}})')
+    want = ('    R.func_attr({"f": 1.5, "g": [1, "x", [T.float32(2.5)]], "num_input": 1, '
+            '"opt": {"a": [1, 2], "b": {"c": "d", "e": True}}})')  # a function's text gives the function
     assert want in text.splitlines(), text
     assert tvm.script.from_source(text).script() == text
     with pytest.raises(tvm.RLXError, match="attribute opt: expected string keys"):
@@ -284,3 +284,48 @@ def test_vm_tuple_arguments_nested():
         vm["main"]((a, (b, 7.5)), x)
     with pytest.raises(tvm.RLXError, match="main: parameter x: expected a tensor, got a tuple"):
         vm["main"]((a, (b, 7)), (x,))
+
+
+def _closure_module(relax_op, dtype, shape):
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor(shape, dtype), y: R.Tensor(shape, dtype)):
+            with R.dataflow():
+                lv: R.Tensor(shape, dtype) = relax_op(x, y)
+                R.output(lv)
+            return lv
+
+    return Mod
+
+
+def test_script_reads_the_enclosing_scope():
+    # Names the script does not define take their values from the Python scope around it
+    # (TVM's parser): an op, a dtype, a shape from parameters, a tir.Var, a starred tuple.
+    m = _closure_module(R.multiply, "float16", (2, 3))
+    text = m.script()
+    assert 'lv: R.Tensor((2, 3), dtype="float16") = R.multiply(x, y)' in text, text
+    m2 = _closure_module(relax.op.add, "float32", [4])
+    assert 'lv: R.Tensor((4,), dtype="float32") = R.add(x, y)' in m2.script()
+    n = tvm.tir.Var("n", "int64")
+
+    @R.function
+    def f(x: R.Tensor((n, 2), "float32")):
+        a, b = x, x
+        return a + b * R.const(2.0, "float32")
+
+    assert 'def f(x: R.Tensor(("n", 2), dtype="float32"))' in f.script(), f.script()
+    assert "R.add(a, R.multiply(b, R.const(2" in f.script(), f.script()  # x + y is R.add(x, y), ...
+
+    @T.prim_func
+    def copy(A: T.Buffer((4, 3), "float32"), B: T.Buffer((4, 3), "float32")):
+        for i, j in T.grid(*A.shape):
+            with T.block("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+    assert "for i, j in T.grid(4, 3):" in copy.script()
+    with pytest.raises(tvm.RLXError, match="undefined variable 'nowhere'"):
+        @R.function
+        def g(x: R.Tensor((2,), "float32")):
+            return nowhere(x)  # noqa: F821 - undefined on purpose

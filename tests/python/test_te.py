@@ -223,7 +223,7 @@ def test_multi_output_compute():
     D0, D1 = te.compute((4,), lambda i: (tir.Cast("int32", A0[i, 0]), A0[i, 1] > 0), name="D")
     assert (D0.dtype, D1.dtype) == ("int32", "bool")
     fd = te.create_prim_func([A0, D0, D1])
-    tvm.ir.assert_structural_equal(tvm.script.from_source(fd.script())["main"], fd)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(fd.script()), fd)
     with pytest.raises(ValueError, match="te.compute: the function returned an empty tuple"):
         te.compute((4,), lambda i: (), name="E")
     with pytest.raises(TypeError, match="expected a PrimExpr or a Python number, got str"):
@@ -242,7 +242,7 @@ def test_compute_layout_free_placeholders():
     lines = f.script().splitlines()
     assert '    T.func_attr({"layout_free_buffers": [1], "tir.noalias": T.bool(True)})' in lines, f.script()
     assert "    for x, y, k in T.grid(16, 16, 16):" in lines
-    tvm.ir.assert_structural_equal(tvm.script.from_source(f.script())["main"], f)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(f.script()), f)
     a, b = np.random.randn(16, 16).astype("float32"), np.random.randn(16, 16).astype("float32")
     np.testing.assert_allclose(run(f, a, b, out_shape=(16, 16)), a @ b.T, rtol=1e-4, atol=1e-4)
     with pytest.raises(TypeError, match="layout_free_placeholders takes te.Tensors, got int"):

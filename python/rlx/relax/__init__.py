@@ -1,8 +1,9 @@
 """rlx.relax: the graph-level IR (TVM's tvm.relax)."""
-from . import op, transform
+from . import analysis, op, transform
 from .block_builder import BlockBuilder
-from .expr import (Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVar, PrimValue, ShapeExpr,
-                   StringImm, Tuple, TupleGetItem, Var, call_dps_packed, call_packed, call_tir, const)
+from .expr import (Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr, ExternFunc,
+                   Function, GlobalVar, If, MatchCast, Op, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple,
+                   TupleGetItem, Var, VarBinding, call_dps_packed, call_packed, call_tir, const)
 from .struct_info import (DynTensorType, FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo,
                           StructInfo, TensorStructInfo, TupleStructInfo)
 from .vm import Executable, VirtualMachine, build
@@ -11,4 +12,5 @@ __all__ = ["BlockBuilder", "op", "transform", "build", "VirtualMachine", "Execut
            "Function", "Expr", "ExternFunc", "ShapeExpr", "Tuple", "TupleGetItem", "PrimValue", "StringImm",
            "GlobalVar", "const", "call_tir", "call_dps_packed", "call_packed", "StructInfo", "ObjectStructInfo",
            "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo", "TupleStructInfo", "FuncStructInfo",
-           "DynTensorType", "Call", "Constant"]
+           "DynTensorType", "Call", "Constant", "analysis", "SeqExpr", "BindingBlock", "DataflowBlock", "Binding",
+           "VarBinding", "MatchCast", "If", "Op", "DataTypeImm"]

@@ -204,6 +204,8 @@ class BlockBuilder:
                 return a
             if isinstance(a, (list, tuple)):
                 return type(a)(collect(x) for x in a)
+            if isinstance(a, dict):
+                return {k: collect(v) for k, v in a.items()}
             return a
 
         targs = [collect(a) for a in args]
@@ -215,6 +217,8 @@ class BlockBuilder:
                 return ins[a[1]]
             if isinstance(a, (list, tuple)):
                 return type(a)(subst(x, ins) for x in a)
+            if isinstance(a, dict):
+                return {k: subst(v, ins) for k, v in a.items()}
             return a
 
         keep = []  # the output array handed to C, alive until the C call has copied it
@@ -254,7 +258,7 @@ class BlockBuilder:
             raise failure[0]
         check(st)
         if not emit:
-            return _expr.Expr(out.value, self._ctx)
+            return _expr.wrap(out.value, self._ctx)
         return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
 
     # ---- module ----

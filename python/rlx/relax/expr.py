@@ -1,6 +1,7 @@
 """Relax expressions (rlx_relax_expr_t): Var, DataflowVar, Constant, ShapeExpr, Tuple,
 PrimValue, StringImm, ExternFunc, Call, Function, and the three bridge calls."""
-from ctypes import byref, c_int64, c_void_p
+import ctypes
+from ctypes import POINTER, byref, c_int, c_int64, c_size_t, c_void_p
 
 import numpy as np
 
@@ -76,17 +77,82 @@ class GlobalVarExpr(Expr):
         return lib.rlx_relax_global_var_name(self._h).decode()
 
 
+def _mk(cls, h, ctx):
+    o = object.__new__(cls)
+    _tir.Node.__init__(o, h, ctx)
+    return o
+
+
 def wrap(h, ctx):
-    """The Python object for a Relax expression handle."""
+    """The Python object for a Relax expression handle: an instance of the class of its kind
+    (Var, Call, Tuple, SeqExpr, Function, ...)."""
     if not h:
         return None
-    if lib.rlx_relax_global_var_name(h):
-        return GlobalVarExpr(h, ctx)
-    v = lib.rlx_relax_expr_as_var(h)
-    if v:
-        kind = lib.rlx_relax_expr_kind_str(h).decode()
-        return (DataflowVar if kind == "DataflowVar" else Var)(None, _var=v, _ctx=ctx)
-    return Expr(h, ctx)
+    kind = lib.rlx_relax_expr_kind_str(h).decode()
+    if kind in ("Var", "DataflowVar"):
+        return (DataflowVar if kind == "DataflowVar" else Var)(None, _var=lib.rlx_relax_expr_as_var(h), _ctx=ctx)
+    if kind == "Function":
+        return Function(h, ctx)
+    if kind == "ExternFunc":
+        o = _mk(ExternFunc, h, ctx)
+        o.global_symbol = lib.rlx_relax_expr_name(h).decode()
+        return o
+    return _mk(_KINDS.get(kind, Expr), h, ctx)
+
+
+def _field(e, name):
+    return wrap(lib.rlx_relax_expr_field(e._h, cstr(name), 0), e._ctx)
+
+
+def _fields(e, name):
+    n = lib.rlx_relax_expr_field_count(e._h, cstr(name))
+    return [wrap(lib.rlx_relax_expr_field(e._h, cstr(name), i), e._ctx) for i in range(max(n, 0))]
+
+
+def _prims(e):
+    n = lib.rlx_relax_expr_prim_count(e._h)
+    return [_tir.wrap_expr(lib.rlx_relax_expr_prim(e._h, i), e._ctx) for i in range(max(n, 0))]
+
+
+class Attrs(dict):
+    """A node's attributes (TVM's Attrs / DictAttrs): a dict that also reads as attributes
+    (call.attrs.axis, func.attrs["global_symbol"])."""
+
+    def __getattr__(self, k):
+        try:
+            return self[k]
+        except KeyError:
+            raise AttributeError(k) from None
+
+    def keys(self):  # noqa: D102 - dict's
+        return list(super().keys())
+
+
+def _attr_value(v, ctx):
+    k = v.kind
+    if k == 0:
+        return bool(v.b)
+    if k == 1:
+        return int(v.i)
+    if k == 2:
+        return float(v.f)
+    if k == 3:
+        return v.s.decode()
+    if k == 4:
+        return _ffi.dtype_str(v.dtype)
+    if k == 5:
+        return [int(v.ints[i]) for i in range(v.n)]
+    return _tir.attr_value_of(v.expr, ctx)
+
+
+def _attrs(e):
+    n = lib.rlx_relax_expr_attr_count(e._h)
+    out = Attrs()
+    for i in range(max(n, 0)):
+        v = _ffi.AttrValue()
+        key = lib.rlx_relax_expr_attr(e._h, i, byref(v))
+        out[key.decode()] = _attr_value(v, e._ctx)
+    return out
 
 
 def convert(x, ctx=None):
@@ -113,40 +179,286 @@ def _exprs(items):
     return xs, _ffi.ctx_for(*xs)
 
 
-def ShapeExpr(values):  # noqa: N802 - TVM's class name
-    ctx = _ffi.default_ctx()
-    ds = _si._dims(values, ctx)
-    arr, n = harray([d._h for d in ds])
-    return Expr(lib.rlx_relax_shape_expr(ctx.ptr, n, arr), ctx)
+class ShapeExpr(Expr):
+    """R.shape([...]): values, a list of PrimExprs."""
+    __slots__ = ()
+
+    def __init__(self, values, span=None):
+        ctx = _ffi.default_ctx()
+        ds = _si._dims(values, ctx)
+        arr, n = harray([d._h for d in ds])
+        super().__init__(lib.rlx_relax_shape_expr(ctx.ptr, n, arr), ctx)
+
+    @property
+    def values(self):
+        return _prims(self)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return self.values[i]
 
 
-def Tuple(fields):  # noqa: N802
-    xs, ctx = _exprs(fields)
-    arr, n = harray([x._h for x in xs])
-    return Expr(lib.rlx_relax_tuple(ctx.ptr, n, arr), ctx)
+class Tuple(Expr):
+    __slots__ = ()
+
+    def __init__(self, fields, span=None):
+        xs, ctx = _exprs(fields)
+        arr, n = harray([x._h for x in xs])
+        super().__init__(lib.rlx_relax_tuple(ctx.ptr, n, arr), ctx)
+
+    @property
+    def fields(self):
+        return _fields(self, "fields")
+
+    def __len__(self):
+        return lib.rlx_relax_expr_field_count(self._h, b"fields")
+
+    def __getitem__(self, i):
+        fs = self.fields
+        if isinstance(i, int) and not -len(fs) <= i < len(fs):
+            raise IndexError("Tuple index out of range")
+        return fs[i]
 
 
-def TupleGetItem(tuple_value, index):  # noqa: N802
-    t = convert(tuple_value)
-    return wrap(lib.rlx_relax_tuple_get_item(t._ctx.ptr, t._h, int(index)), t._ctx)
+class TupleGetItem(Expr):
+    __slots__ = ()
+
+    def __new__(cls, tuple_value, index=None, span=None):
+        t = convert(tuple_value)
+        return wrap(lib.rlx_relax_tuple_get_item(t._ctx.ptr, t._h, int(index)), t._ctx)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def tuple_value(self):
+        return _field(self, "tuple_value")
+
+    @property
+    def index(self):
+        return lib.rlx_relax_expr_index(self._h)
 
 
-def PrimValue(value):  # noqa: N802
-    v = value if isinstance(value, _tir.PrimExpr) else _tir.const(value, "int64" if isinstance(value, int)
-                                                                  and not isinstance(value, bool) else None)
-    return Expr(lib.rlx_relax_prim_value(v._ctx.ptr, v._h), v._ctx)
+class PrimValue(Expr):
+    __slots__ = ()
+
+    def __init__(self, value, span=None):
+        v = value if isinstance(value, _tir.PrimExpr) else _tir.const(value, "int64" if isinstance(value, int)
+                                                                      and not isinstance(value, bool) else None)
+        super().__init__(lib.rlx_relax_prim_value(v._ctx.ptr, v._h), v._ctx)
+
+    @property
+    def value(self):
+        return _prims(self)[0]
 
 
-def StringImm(value):  # noqa: N802
-    ctx = _ffi.default_ctx()
-    return Expr(lib.rlx_relax_string_imm(ctx.ptr, cstr(value)), ctx)
+class StringImm(Expr):
+    __slots__ = ()
+
+    def __init__(self, value, span=None):
+        ctx = _ffi.default_ctx()
+        super().__init__(lib.rlx_relax_string_imm(ctx.ptr, cstr(value)), ctx)
+
+    @property
+    def value(self):
+        return lib.rlx_relax_expr_name(self._h).decode()
+
+
+class DataTypeImm(Expr):
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return _ffi.dtype_str(lib.rlx_relax_expr_dtype_value(self._h))
+
+
+class Op(Expr):
+    """An operator (TVM's tvm.ir.Op): name "relax.add"."""
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return lib.rlx_relax_expr_name(self._h).decode()
+
+    @staticmethod
+    def get(name):
+        """The Op node called name ("relax.add"); ValueError for an unknown op."""
+        ctx = _ffi.default_ctx()
+        h = lib.rlx_relax_op_get(ctx.ptr, cstr(name))
+        if not h:
+            raise ValueError("unknown op '%s'" % name)
+        return _mk(Op, h, ctx)
+
+    def __repr__(self):
+        return "Op(%s)" % self.name
+
+
+class Call(Expr):
+    """A call: op (an Op, GlobalVar, ExternFunc or function-valued Var), args, attrs, sinfo_args."""
+    __slots__ = ()
+
+    def __init__(self, op, args, attrs=None, sinfo_args=None, span=None):
+        from .block_builder import _attr_list
+        if isinstance(op, str):
+            op = Op.get(op)
+        xs = [convert(a) for a in args]
+        ss = list(sinfo_args or [])
+        ctx = _ffi.ctx_for(op, *xs, *ss)
+        al = _attr_list(ctx, dict(attrs)) if attrs else None
+        arr, n = harray([x._h for x in xs])
+        sarr, sn = harray([x._h for x in ss])
+        h = lib.rlx_relax_call_create(ctx.ptr, op._h, n, arr, al, sn, sarr)
+        if not h:
+            raise ValueError("relax.Call: bad callee or arguments")
+        super().__init__(h, ctx)
+
+    @property
+    def op(self):
+        return _field(self, "op")
+
+    @property
+    def args(self):
+        return _fields(self, "args")
+
+    @property
+    def attrs(self):
+        return _attrs(self)
+
+    @property
+    def sinfo_args(self):
+        n = lib.rlx_relax_call_sinfo_arg_count(self._h)
+        return [_si.wrap(lib.rlx_relax_call_sinfo_arg(self._h, i), self._ctx) for i in range(max(n, 0))]
+
+
+class If(Expr):
+    __slots__ = ()
+
+    def __init__(self, cond, true_branch, false_branch, span=None):
+        c, t, f = convert(cond), convert(true_branch), convert(false_branch)
+        ctx = _ffi.ctx_for(c, t, f)
+        super().__init__(lib.rlx_relax_if(ctx.ptr, c._h, t._h, f._h), ctx)
+
+    @property
+    def cond(self):
+        return _field(self, "cond")
+
+    @property
+    def true_branch(self):
+        return _field(self, "true_branch")
+
+    @property
+    def false_branch(self):
+        return _field(self, "false_branch")
+
+
+class Binding:
+    """VarBinding (var = value) or MatchCast (var = R.match_cast(value, struct_info))."""
+    __slots__ = ("_h", "_ctx")
+
+    def __init__(self, h, ctx):
+        self._h, self._ctx = h, ctx
+
+    @property
+    def var(self):
+        return wrap(lib.rlx_relax_var_expr(lib.rlx_relax_binding_var(self._h)), self._ctx)
+
+    @property
+    def value(self):
+        return wrap(lib.rlx_relax_binding_value(self._h), self._ctx)
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, self.var.name_hint)
+
+
+class VarBinding(Binding):
+    __slots__ = ()
+
+    def __init__(self, var, value=None, span=None, _h=None, _ctx=None):
+        if _h is None:
+            v = convert(value)
+            _ctx = _ffi.ctx_for(var, v)
+            _h = lib.rlx_relax_var_binding(_ctx.ptr, var._var, v._h)
+        super().__init__(_h, _ctx)
+
+
+class MatchCast(Binding):
+    __slots__ = ()
+
+    def __init__(self, var, value=None, struct_info=None, span=None, _h=None, _ctx=None):
+        if _h is None:
+            v = convert(value)
+            _ctx = _ffi.ctx_for(var, v, struct_info)
+            _h = lib.rlx_relax_match_cast(_ctx.ptr, var._var, v._h, struct_info._h)
+        super().__init__(_h, _ctx)
+
+    @property
+    def struct_info(self):
+        return _si.wrap(lib.rlx_relax_binding_sinfo(self._h), self._ctx)
+
+
+def _wrap_binding(h, ctx):
+    cls = MatchCast if lib.rlx_relax_binding_is_match_cast(h) else VarBinding
+    return cls(None, _h=h, _ctx=ctx)
+
+
+class BindingBlock:
+    __slots__ = ("_h", "_ctx")
+    _dataflow = False
+
+    def __init__(self, bindings=None, span=None, _h=None, _ctx=None):
+        if _h is None:
+            bs = list(bindings or [])
+            _ctx = _ffi.ctx_for(*bs) if bs else _ffi.default_ctx()
+            arr, n = harray([b._h for b in bs])
+            _h = lib.rlx_relax_block(_ctx.ptr, self._dataflow, n, arr)
+        self._h, self._ctx = _h, _ctx
+
+    @property
+    def bindings(self):
+        return [_wrap_binding(lib.rlx_relax_block_binding(self._h, i), self._ctx)
+                for i in range(lib.rlx_relax_block_binding_count(self._h))]
+
+    def __repr__(self):
+        return "%s(%d bindings)" % (type(self).__name__, lib.rlx_relax_block_binding_count(self._h))
+
+
+class DataflowBlock(BindingBlock):
+    __slots__ = ()
+    _dataflow = True
+
+
+def _wrap_block(h, ctx):
+    cls = DataflowBlock if lib.rlx_relax_block_is_dataflow(h) else BindingBlock
+    return cls(_h=h, _ctx=ctx)
+
+
+class SeqExpr(Expr):
+    __slots__ = ()
+
+    def __init__(self, blocks, body, span=None):
+        bs = list(blocks)
+        b = convert(body)
+        ctx = _ffi.ctx_for(b, *bs)
+        arr, n = harray([x._h for x in bs])
+        super().__init__(lib.rlx_relax_seq(ctx.ptr, n, arr, b._h), ctx)
+
+    @property
+    def blocks(self):
+        return [_wrap_block(lib.rlx_relax_seq_block(self._h, i), self._ctx)
+                for i in range(lib.rlx_relax_seq_block_count(self._h))]
+
+    @property
+    def body(self):
+        return _field(self, "body")
 
 
 class ExternFunc(Expr):
     """An external (packed) function by name."""
     __slots__ = ("global_symbol",)
 
-    def __init__(self, global_symbol):
+    def __init__(self, global_symbol, struct_info=None, span=None):
         ctx = _ffi.default_ctx()
         super().__init__(lib.rlx_relax_extern_func(ctx.ptr, cstr(global_symbol)), ctx)
         self.global_symbol = global_symbol
@@ -155,6 +467,29 @@ class ExternFunc(Expr):
 def GlobalVar(name_hint):  # noqa: N802
     ctx = _ffi.default_ctx()
     return GlobalVarExpr(lib.rlx_relax_global_var(ctx.ptr, cstr(name_hint), None), ctx)
+
+
+class Constant(Expr):
+    """A tensor constant: data (an NDArray copy of its values)."""
+    __slots__ = ()
+
+    def __new__(cls, data=None, struct_info=None, span=None):
+        return const(data)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def data(self):
+        from .. import nd
+        dt, nd_, shp, nb = _ffi.DType(), c_int(), POINTER(c_int64)(), c_size_t()
+        p = lib.rlx_relax_constant_data(self._h, byref(dt), byref(nd_), byref(shp), byref(nb))
+        if not p:
+            raise ValueError("the constant's data was not printed (parse the script with its metadata)")
+        shape = tuple(shp[i] for i in range(nd_.value))
+        name = _ffi.dtype_str(dt)
+        a = np.frombuffer((ctypes.c_char * nb.value).from_address(p), dtype="bool" if name == "bool" else name)
+        return nd.array(a.reshape(shape).copy())
 
 
 def const(value, dtype=None):
@@ -179,7 +514,7 @@ def const(value, dtype=None):
     h = lib.rlx_relax_constant(ctx.ptr, dt, a.ndim, shape, a.ctypes.data_as(c_void_p), a.nbytes)
     if not h:
         raise ValueError("relax.const: cannot make a constant of %s" % a.dtype)
-    return Expr(h, ctx)
+    return _mk(Constant, h, ctx)
 
 
 def _out_sinfo(s):
@@ -200,7 +535,7 @@ def call_tir(gvar, args, out_sinfo, tir_vars=None):
     tv = convert(tir_vars) if tir_vars is not None else None
     ctx = _ffi.ctx_for(*xs, gvar, s, *( [tv] if tv is not None else []))
     arr, n = harray([x._h for x in xs])
-    return Expr(lib.rlx_relax_call_tir(ctx.ptr, gvar._h, n, arr, s._h, tv._h if tv is not None else None), ctx)
+    return _mk(Call, lib.rlx_relax_call_tir(ctx.ptr, gvar._h, n, arr, s._h, tv._h if tv is not None else None), ctx)
 
 
 def _extern_name(func):
@@ -218,7 +553,17 @@ def call_dps_packed(func, args, out_sinfo):
     s = _out_sinfo(out_sinfo)
     ctx = _ffi.ctx_for(*xs, s)
     arr, n = harray([x._h for x in xs])
-    return Expr(lib.rlx_relax_call_dps_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, s._h), ctx)
+    return _mk(Call, lib.rlx_relax_call_dps_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, s._h), ctx)
+
+
+def call_pure_packed(func, *args, sinfo_args=None):
+    """R.call_pure_packed("name", *args, sinfo_args=...)."""
+    xs, _ = _exprs(args)
+    ss = [] if sinfo_args is None else (list(sinfo_args) if isinstance(sinfo_args, (list, tuple)) else [sinfo_args])
+    ctx = _ffi.ctx_for(*xs, *ss)
+    arr, n = harray([x._h for x in xs])
+    sarr, sn = harray([s._h for s in ss])
+    return _mk(Call, lib.rlx_relax_call_pure_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, sn, sarr), ctx)
 
 
 def call_packed(func, *args, sinfo_args=None):
@@ -228,7 +573,7 @@ def call_packed(func, *args, sinfo_args=None):
     ctx = _ffi.ctx_for(*xs, *ss)
     arr, n = harray([x._h for x in xs])
     sarr, sn = harray([s._h for s in ss])
-    return Expr(lib.rlx_relax_call_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, sn, sarr), ctx)
+    return _mk(Call, lib.rlx_relax_call_packed(ctx.ptr, cstr(_extern_name(func)), n, arr, sn, sarr), ctx)
 
 
 class Function(Expr):
@@ -256,6 +601,26 @@ class Function(Expr):
         self._module = None
         self._name = gs or "main"
 
+    @property
+    def params(self):
+        return _fields(self, "params")
+
+    @property
+    def body(self):
+        return _field(self, "body")
+
+    @property
+    def ret_struct_info(self):
+        return _si.wrap(lib.rlx_relax_func_ret_sinfo(self._h), self._ctx)
+
+    @property
+    def is_pure(self):
+        return bool(lib.rlx_relax_func_is_pure(self._h))
+
+    @property
+    def attrs(self):
+        return _attrs(self)
+
     def script(self, **kwargs):
         m = self._module._h if self._module is not None else None
         return _tir._script_of(_ffi.take_string(lib.rlx_script_print_relax_func(m, self._h, cstr(self._name))))
@@ -267,5 +632,6 @@ class Function(Expr):
         return self.script()
 
 
-Call = Expr
-Constant = Expr
+_KINDS = {"Constant": Constant, "Tuple": Tuple, "TupleGetItem": TupleGetItem, "ShapeExpr": ShapeExpr,
+          "PrimValue": PrimValue, "StringImm": StringImm, "DataTypeImm": DataTypeImm, "Op": Op, "Call": Call,
+          "If": If, "SeqExpr": SeqExpr, "GlobalVar": GlobalVarExpr}

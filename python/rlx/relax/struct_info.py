@@ -47,6 +47,10 @@ class ObjectStructInfo(StructInfo):
 class PrimStructInfo(StructInfo):
     __slots__ = ()
 
+    @property
+    def value(self):
+        return _tir.wrap_expr(lib.rlx_sinfo_prim_value(self._h), self._ctx)
+
     def __init__(self, dtype=None, value=None, _h=None, _ctx=None):
         ctx = _ctx or _ffi.default_ctx()
         if _h is None:
@@ -55,7 +59,7 @@ class PrimStructInfo(StructInfo):
                 v = _tir.convert(value, ctx=ctx)
                 ctx.adopt(v._ctx)
                 dtype = dtype or v.dtype
-            _h = lib.rlx_sinfo_prim(ctx.ptr, _ffi.dtype_of(dtype or "int64"), v._h if v else None)
+            _h = lib.rlx_sinfo_prim(ctx.ptr, _ffi.dtype_of(dtype or "int64"), v._h if v is not None else None)
         super().__init__(_h, ctx)
 
     @property
@@ -90,7 +94,7 @@ def _values(s):
     n = lib.rlx_sinfo_ndim(s._h)
     if n < 0 or not lib.rlx_sinfo_dim(s._h, 0) and n > 0:
         return None
-    return [_tir.PrimExpr(lib.rlx_sinfo_dim(s._h, i), s._ctx) for i in range(n)]
+    return [_tir.wrap_expr(lib.rlx_sinfo_dim(s._h, i), s._ctx) for i in range(n)]
 
 
 class TensorStructInfo(StructInfo):
@@ -151,6 +155,19 @@ class FuncStructInfo(StructInfo):
 
     def __init__(self, _h=None, _ctx=None):
         super().__init__(_h, _ctx)
+
+    @property
+    def params(self):
+        n = lib.rlx_sinfo_func_param_count(self._h)
+        return None if n < 0 else [wrap(lib.rlx_sinfo_func_param(self._h, i), self._ctx) for i in range(n)]
+
+    @property
+    def ret(self):
+        return wrap(lib.rlx_sinfo_func_ret(self._h), self._ctx)
+
+    @property
+    def purity(self):
+        return bool(lib.rlx_sinfo_func_is_pure(self._h))
 
 
 _BY_KIND = {0: ObjectStructInfo, 1: PrimStructInfo, 2: ShapeStructInfo, 3: TensorStructInfo, 4: TupleStructInfo,

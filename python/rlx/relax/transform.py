@@ -1,7 +1,7 @@
 """relax.transform: rlx's passes under TVM's names, each a callable Pass(mod) -> mod.
 
 TVM name -> rlx pass (the driver's table, src/driver/driver.c)."""
-from ctypes import byref, c_void_p
+from ctypes import byref, c_char_p, c_void_p
 
 from .. import _ffi
 from .._ffi import check, cstr, lib
@@ -72,6 +72,33 @@ def _rlx_pass_names():
 for _tvm, _rlx in _TVM_NAMES.items():
     if _rlx is None or _rlx in _rlx_pass_names():
         globals()[_tvm] = _factory(_tvm, _rlx)
+
+
+class _BindParams(Pass):
+    def __init__(self, func_name, params):
+        super().__init__("BindParams", None)
+        self.func_name = func_name
+        self.params = params
+
+    def __call__(self, mod):
+        from ..ir import IRModule
+        from .expr import Var, const
+        names, values = [], []
+        for k, v in self.params.items():
+            names.append(k.name_hint if isinstance(k, Var) else str(k))
+            values.append(v if hasattr(v, "_h") and not hasattr(v, "numpy") else const(v))
+        ctx = _ffi.ctx_for(mod, *values)
+        narr = (c_char_p * max(len(names), 1))(*[cstr(n) for n in names])
+        varr, n = _ffi.harray([v._h for v in values])
+        out = c_void_p()
+        check(lib.rlx_relax_bind_params(ctx.ptr, mod._h, cstr(self.func_name), n, narr, varr, byref(out)))
+        return IRModule(handle=out.value, ctx=ctx)
+
+
+def BindParams(func_name, params):  # noqa: N802 - TVM's name
+    """Replaces parameters of func_name (keys: names or Vars) by constants (NDArrays, numpy
+    arrays or relax Constants) and removes them from its signature (rlx_relax_bind_params)."""
+    return _BindParams(func_name, dict(params))
 
 
 def Normalize():  # noqa: N802 - TVM's name

@@ -185,14 +185,69 @@ class VirtualMachine:
         return group(layout)
 
     def __getitem__(self, name):
+        saved = getattr(self, "_saved", {}).get(name)
+        if saved is not None:
+            return saved
         if name not in self._names():
             raise ValueError("the VM has no function %r (has %s)" % (name, self._names()))
 
         def f(*args):
+            if name in getattr(self, "_inputs", {}):
+                raise RuntimeError("%s: its inputs were given with set_input; run it with invoke_stateful" % name)
             return self.invoke(name, *args)
 
         return f
 
+    # ---- TVM's stateful interface: set_input, invoke_stateful, get_outputs, save_function
+    def _args(self, name, args, kwargs):
+        if not kwargs:
+            return list(args)
+        info = _ffi.VMFunctionInfo()
+        check(lib.rlx_vm_function_info(self.handle, cstr(name), byref(info)))
+        names = [info.param_names[i].decode() for i in range(info.n_params)]
+        vals = list(args) + [None] * (len(names) - len(args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError("%s() got an unexpected keyword argument '%s' (parameters: %s)"
+                                % (name, k, ", ".join(names)))
+            vals[names.index(k)] = v
+        missing = [n for n, v in zip(names, vals) if v is None]
+        if missing:
+            raise TypeError("%s() missing arguments: %s" % (name, ", ".join(missing)))
+        return vals
+
+    def set_input(self, func_name, *args, **kwargs):
+        """Stores the inputs of func_name for invoke_stateful."""
+        if func_name not in self._names():
+            raise ValueError("the VM has no function %r" % func_name)
+        self.__dict__.setdefault("_inputs", {})[func_name] = self._args(func_name, args, kwargs)
+        self.__dict__.setdefault("_outputs", {}).pop(func_name, None)
+
+    def invoke_stateful(self, func_name):
+        """Runs func_name on the inputs given with set_input; get_outputs gives the result."""
+        ins = getattr(self, "_inputs", {}).get(func_name)
+        if ins is None:
+            raise ValueError("%s: no inputs were set (call set_input first)" % func_name)
+        self.__dict__.setdefault("_outputs", {})[func_name] = self.invoke(func_name, *ins)
+
+    def get_outputs(self, func_name):
+        outs = getattr(self, "_outputs", {})
+        if func_name not in outs:
+            raise ValueError("%s: no outputs (call invoke_stateful first)" % func_name)
+        return outs[func_name]
+
+    def save_function(self, func_name, saved_name, *args, include_return=True, **kwargs):
+        """Makes vm[saved_name] a closure of func_name over the given arguments."""
+        vals = self._args(func_name, args, kwargs)
+
+        def f():
+            r = self.invoke(func_name, *vals)
+            return r if include_return else None
+
+        self.__dict__.setdefault("_saved", {})[saved_name] = f
+
     def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0,
                        repeats_to_cooldown=1, f_preproc=""):
-        return _rt._time_evaluator(self[func_name], number, repeat)
+        # "invoke_stateful" times the stateful call of the function named when it runs (TVM)
+        f = self.invoke_stateful if func_name == "invoke_stateful" else self[func_name]
+        return _rt._time_evaluator(f, number, repeat)

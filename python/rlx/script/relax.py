@@ -68,9 +68,34 @@ def _object():
     return _Object()
 
 
+def _script_funcs():
+    from .. import relax as rx
+    from ..relax import expr as ex
+    return {"call_tir": ex.call_tir, "call_dps_packed": ex.call_dps_packed, "call_packed": ex.call_packed,
+            "call_pure_packed": ex.call_pure_packed, "const": ex.const, "prim_value": rx.PrimValue,
+            "str": rx.StringImm, "ExternFunc": rx.ExternFunc, "tuple": lambda *f: rx.Tuple(list(f)),
+            "shape": rx.ShapeExpr}
+
+
 def __getattr__(name):
+    """R.<op> outside a script is the op itself (relax.op.<op>), as in TVM, so that Python code
+    can build calls with R.add(x, y) and a closure holding R.add reads as R.add in a script;
+    R.call_tir, R.const, R.prim_value ... likewise. Other names are inert placeholders."""
     if name == "Object":
         obj = _object()
         globals()["Object"] = obj
         return obj
+    if not name.startswith("__"):
+        from ..relax import op as _op
+        f = _script_funcs().get(name)
+        if f is not None:
+            try:
+                f.script_name = "R." + name
+            except AttributeError:
+                pass
+            return f
+        v = getattr(_op, name, None)
+        if v is not None and (getattr(v, "script_name", None) or type(v).__name__ == "module") \
+                and name not in ("lib", "check", "cstr", "harray", "byref", "c_void_p", "set_attr"):
+            return v
     return inert("R." + name)

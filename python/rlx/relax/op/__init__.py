@@ -77,6 +77,7 @@ def _make(opname, params):
 
     op.__name__ = short
     op.__qualname__ = short
+    op.script_name = "R." + opname[len("relax."):]  # what the op reads as in TVMScript
     op.__doc__ = "The Relax op %s (R.%s in TVMScript): %s(%s)." % (
         opname, opname[len("relax."):], short,
         ", ".join(n + ("=None" if opt else "") for n, _, opt in sig))

@@ -9,8 +9,8 @@ import numpy as np
 
 from .... import nd, tir
 from ...block_builder import BlockBuilder
-from ...expr import Tuple, Var
-from ...struct_info import PrimStructInfo, TensorStructInfo
+from ...expr import Tuple, TupleGetItem, Var
+from ...struct_info import ObjectStructInfo, PrimStructInfo, TensorStructInfo, TupleStructInfo
 from ... import struct_info as _si
 from . import spec as _spec
 
@@ -199,27 +199,34 @@ class Module:
                     return syms[d]
                 return d
 
-            inputs = []
-            for name, s in args.items():
+            def sinfo(name, s):
                 if isinstance(s, _spec.Tensor):
-                    inputs.append(Var(name, TensorStructInfo([dim(d) for d in s.shape], s.dtype)))
-                elif isinstance(s, _spec.Int) or s is int:
-                    inputs.append(Var(name, PrimStructInfo("int64")))
-                else:
-                    raise TypeError("export_tvm: argument %s of %s: expected spec.Tensor or spec.Int, got %r" %
-                                    (name, method, s))
+                    return TensorStructInfo([dim(d) for d in s.shape], s.dtype)
+                if isinstance(s, _spec.Int) or s is int:
+                    return PrimStructInfo("int64")
+                if isinstance(s, (tuple, list)):  # a tuple input: one R.Tuple parameter (TVM)
+                    return TupleStructInfo([sinfo(name, x) for x in s])
+                raise TypeError("export_tvm: argument %s of %s: expected spec.Tensor, spec.Int or a tuple / "
+                                "list of them, got %r" % (name, method, s))
+
+            inputs = [Var(name, sinfo(name, s)) for name, s in args.items()]
+            # debug=True (TVM): an "_io" object after the inputs, returned beside the result
+            io = [Var("_io", ObjectStructInfo())] if debug else []
             pvars = [Var(name.replace(".", "_"), TensorStructInfo([dim(d) for d in p._shape], p._dtype))
                      for name, p in params]
-            with bb.function(method, params=inputs + pvars, attrs={"num_input": len(inputs)}):
+            with bb.function(method, params=inputs + io + pvars, attrs={"num_input": len(inputs) + len(io)}):
                 with bb.dataflow():
                     for (_, p), v in zip(params, pvars):
                         p._expr = v
                     try:
-                        out = getattr(self, method)(*[Tensor(v) for v in inputs])
+                        out = getattr(self, method)(*[_wrap_input(bb, v, s) for v, s in zip(inputs, args.values())])
                     finally:
                         for _, p in params:
                             p._expr = None
-                    gv = bb.emit_output(_unwrap(out))
+                    res = _unwrap(out)
+                    if debug:
+                        res = Tuple([res, Tuple(io)])
+                    gv = bb.emit_output(res)
                 bb.emit_func_output(gv)
         mod = bb.get()
         ext = self.externs()
@@ -227,6 +234,15 @@ class Module:
             from .extern import attach_externs
             attach_externs(mod, ext)
         return mod, params
+
+
+def _wrap_input(bb, v, s):
+    """The method's argument for input v: a Tensor, or for a tuple input a tuple (list) of the
+    items, each read once (v[i] bound in the dataflow block)."""
+    if isinstance(s, (tuple, list)):
+        items = [_wrap_input(bb, bb.emit(TupleGetItem(v, i)), x) for i, x in enumerate(s)]
+        return type(s)(items)
+    return Tensor(v)
 
 
 def _unwrap(out):

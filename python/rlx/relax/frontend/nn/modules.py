@@ -110,3 +110,10 @@ class SiLU(Module):
 class GELU(Module):
     def forward(self, x):
         return op.gelu(x)
+
+
+class Identity(Module):
+    """The input itself."""
+
+    def forward(self, x):
+        return x

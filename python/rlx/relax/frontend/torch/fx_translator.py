@@ -34,6 +34,12 @@ def _int(e):
         return e
 
 
+# torch functions / tensor methods that are the Relax elementwise op of the same name
+_ELEMENTWISE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "floor", "round", "sin",
+                "sinh", "sign", "square", "tan", "isnan", "isinf", "isfinite", "trunc", "logical_not", "exp",
+                "log", "sqrt", "rsqrt", "erf", "abs", "tanh", "sigmoid")
+
+
 def _pair(v, n=2):
     return list(v) if isinstance(v, (list, tuple)) else [v] * n
 
@@ -131,6 +137,7 @@ class FXTranslator:
         pad = _pair(m.padding, nd_)
         if isinstance(m.padding, str):
             raise _Unsupported("padding='%s'" % m.padding)
+        kw["out_dtype"] = self.dtype(x)  # as TVM's importer writes it
         if transpose:
             fn = {1: _op.nn.conv1d_transpose, 2: _op.nn.conv2d_transpose}[nd_]
             y = self.emit(fn(x, wv, padding=pad, output_padding=_pair(m.output_padding, nd_), **kw))
@@ -138,12 +145,36 @@ class FXTranslator:
             fn = {1: _op.nn.conv1d, 2: _op.nn.conv2d, 3: _op.nn.conv3d}[nd_]
             y = self.emit(fn(x, wv, padding=pad, **kw))
         if b is not None:
-            bshape = (1, -1) + (1,) * nd_
-            bv = self.arr_const(b.astype(np.float32).reshape(bshape)) if not self.keep_params or m.bias is None or \
-                node in self.folded.values() else self.emit(_op.reshape(self.weight(m.bias, node.target + ".bias"),
-                                                                          [1, b.shape[0]] + [1] * nd_))
+            if node in self.folded.values():  # rlx's own folding: the bias as the layout pass expects it
+                bv = self.arr_const(b.astype(np.float32).reshape((1, -1) + (1,) * nd_))
+            else:  # TVM's form: the 1-D bias reshaped to (1, C, 1, ...) in the graph, then added
+                bv = self.weight(m.bias, node.target + ".bias") if self.keep_params and m.bias is not None \
+                    else self.arr_const(b.astype(np.float32))
+                bv = self.emit(_op.reshape(bv, [1, b.shape[0]] + [1] * nd_))
             y = self.emit(_op.add(y, bv))
         return y
+
+    def conv_function(self, kind, args, kwargs):
+        """F.conv{1,2,3}d / F.conv_transpose{1,2}d(input, weight, bias, stride, padding, ...)."""
+        nd_, transpose = kind
+        names = ["input", "weight", "bias", "stride", "padding"] + \
+            (["output_padding", "groups", "dilation"] if transpose else ["dilation", "groups"])
+        a = dict(zip(names, args))
+        a.update(kwargs)
+        x, w, b = a["input"], a["weight"], a.get("bias")
+        if isinstance(a.get("padding", 0), str):
+            raise _Unsupported("padding='%s'" % a["padding"])
+        kw = dict(strides=_pair(a.get("stride", 1), nd_), padding=_pair(a.get("padding", 0), nd_),
+                  dilation=_pair(a.get("dilation", 1), nd_), groups=a.get("groups", 1), out_dtype=self.dtype(x))
+        if transpose:
+            fn = {1: _op.nn.conv1d_transpose, 2: _op.nn.conv2d_transpose}[nd_]
+            y = self.emit(fn(x, w, output_padding=_pair(a.get("output_padding", 0), nd_), **kw))
+        else:
+            y = self.emit({1: _op.nn.conv1d, 2: _op.nn.conv2d, 3: _op.nn.conv3d}[nd_](x, w, **kw))
+        if b is None:
+            return y
+        c = self.shape(b)[0]
+        return self.emit(_op.add(y, self.emit(_op.reshape(b, [1, c] + [1] * nd_))))
 
     @staticmethod
     def bn_affine(bn):
@@ -162,7 +193,8 @@ class FXTranslator:
         return self.emit(_op.add(y, self.arr_const(shift.reshape(bshape))))
 
     def linear(self, x, w, b):
-        return self.emit(_op.linear(x, w, b) if b is not None else _op.linear(x, w))
+        dt = self.dtype(x)  # TVM's importer gives matmul out_dtype explicitly
+        return self.emit(_op.linear(x, w, b, out_dtype=dt) if b is not None else _op.linear(x, w, out_dtype=dt))
 
     def mha(self, m, name, q, k, v, kwargs):
         """nn.MultiheadAttention (no masks, need_weights ignored): the attention output."""
@@ -252,6 +284,16 @@ class FXTranslator:
             return self.avg_pool2d(x, m.kernel_size, m.stride, m.padding, m.ceil_mode, m.count_include_pad)
         if isinstance(m, nn.AdaptiveAvgPool2d):
             return self.emit(_op.nn.adaptive_avg_pool2d(x, output_size=_pair(m.output_size)))
+        for nd_, (mx, av, ad) in ((1, (nn.MaxPool1d, nn.AvgPool1d, nn.AdaptiveAvgPool1d)),
+                                  (3, (nn.MaxPool3d, nn.AvgPool3d, nn.AdaptiveAvgPool3d))):
+            if isinstance(m, mx):
+                return self.pool_nd(x, "max", nd_, m.kernel_size, m.stride, m.padding, m.dilation, m.ceil_mode)
+            if isinstance(m, av):
+                return self.pool_nd(x, "avg", nd_, m.kernel_size, m.stride, m.padding, 1, m.ceil_mode,
+                                    m.count_include_pad)
+            if isinstance(m, ad):
+                fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
+                return self.emit(fn(x, output_size=_pair(m.output_size, nd_)))
         if isinstance(m, nn.LeakyReLU):
             return self.leaky_relu(x, m.negative_slope)
         if isinstance(m, nn.ReLU6):
@@ -284,6 +326,19 @@ class FXTranslator:
         p = _pair(p)
         return self.emit(_op.nn.max_pool2d(x, pool_size=k, strides=s, padding=[p[0], p[1], p[0], p[1]],
                                            dilation=_pair(d), ceil_mode=bool(ceil)))
+
+    def pool_nd(self, x, kind, nd_, k, s, p, d=1, ceil=False, count_include_pad=True):
+        """Max / average pooling over nd_ (1 or 3) spatial dims: padding befores then afters."""
+        k = _pair(k, nd_)
+        s = _pair(s, nd_) if s else k
+        p = _pair(p, nd_)
+        if kind == "max":
+            fn = {1: _op.nn.max_pool1d, 3: _op.nn.max_pool3d}[nd_]
+            return self.emit(fn(x, pool_size=k, strides=s, padding=p + p, dilation=_pair(d, nd_),
+                                ceil_mode=bool(ceil)))
+        fn = {1: _op.nn.avg_pool1d, 3: _op.nn.avg_pool3d}[nd_]
+        return self.emit(fn(x, pool_size=k, strides=s, padding=p + p, dilation=_pair(1, nd_), ceil_mode=bool(ceil),
+                            count_include_pad=bool(count_include_pad)))
 
     def avg_pool2d(self, x, k, s, p, ceil=False, count_include_pad=True):
         k = _pair(k)
@@ -460,13 +515,26 @@ class FXTranslator:
         binaries = {operator.add: _op.add, t.add: _op.add, operator.sub: _op.subtract, t.sub: _op.subtract,
                     operator.mul: _op.multiply, t.mul: _op.multiply, operator.truediv: _op.divide,
                     t.div: _op.divide, operator.floordiv: _op.floor_divide, operator.pow: _op.power,
-                    t.pow: _op.power, t.maximum: _op.maximum, t.minimum: _op.minimum}
+                    t.pow: _op.power, t.maximum: _op.maximum, t.minimum: _op.minimum,
+                    operator.mod: _op.floor_mod, t.remainder: _op.floor_mod, t.fmod: _op.mod,
+                    operator.eq: _op.equal, operator.ne: _op.not_equal, operator.lt: _op.less,
+                    operator.le: _op.less_equal, operator.gt: _op.greater, operator.ge: _op.greater_equal,
+                    t.eq: _op.equal, t.ne: _op.not_equal, t.lt: _op.less, t.le: _op.less_equal, t.gt: _op.greater,
+                    t.ge: _op.greater_equal, operator.and_: _op.bitwise_and, operator.or_: _op.bitwise_or,
+                    operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
+                    t.bitwise_xor: _op.bitwise_xor}
+        aten = getattr(getattr(t, "ops", None), "aten", None)
+        for an, afn in (("add", _op.add), ("sub", _op.subtract), ("mul", _op.multiply), ("div", _op.divide),
+                        ("fmod", _op.mod), ("bitwise_or", _op.bitwise_or), ("bitwise_or_", _op.bitwise_or),
+                        ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
+            if aten is not None and hasattr(aten, an):
+                binaries[getattr(aten, an)] = afn
         if f in binaries:
             return self.binary(binaries[f], args[0], args[1])
         if f in (operator.neg, t.neg):
             return self.emit(_op.negative(args[0]))
         if f in (t.matmul, operator.matmul, t.bmm, t.mm):
-            return self.emit(_op.matmul(args[0], args[1]))
+            return self.emit(_op.matmul(args[0], args[1], out_dtype=self.dtype(args[0])))
         if f in (t.cat, t.concat):
             return self.emit(_op.concat(list(args[0]), axis=kwargs.get("dim", args[1] if len(args) > 1 else 0)))
         if f is t.stack:
@@ -485,6 +553,11 @@ class FXTranslator:
         unary = {t.relu: _op.nn.relu, F.relu: _op.nn.relu, t.sigmoid: _op.sigmoid, F.sigmoid: _op.sigmoid,
                  t.tanh: _op.tanh, F.tanh: _op.tanh, t.exp: _op.exp, t.log: _op.log, t.sqrt: _op.sqrt,
                  t.rsqrt: _op.rsqrt, t.erf: _op.erf, F.silu: _op.nn.silu, t.abs: _op.abs}
+        for ew in _ELEMENTWISE:  # torch.<name> of the Relax op of the same name (TVM's mapping)
+            if getattr(t, ew, None) is not None and getattr(_op, ew, None) is not None:
+                unary.setdefault(getattr(t, ew), getattr(_op, ew))
+        if getattr(t, "bitwise_not", None) is not None and getattr(_op, "bitwise_not", None) is not None:
+            unary.setdefault(t.bitwise_not, _op.bitwise_not)
         if f in unary:
             return self.emit(unary[f](args[0]))
         if f is F.gelu:
@@ -518,6 +591,54 @@ class FXTranslator:
         if f is F.linear:
             b = args[2] if len(args) > 2 else kwargs.get("bias")
             return self.linear(args[0], args[1], b)
+        def arg(i, key, default=None):
+            return args[i] if len(args) > i else kwargs.get(key, default)
+
+        if f in (t.zeros_like, t.ones_like, t.empty_like):  # empty_like reads as zeros_like (TVM)
+            fn = _op.ones_like if f is t.ones_like else _op.zeros_like
+            dt = kwargs.get("dtype")
+            return self.emit(fn(args[0], dtype=_dtype_name(dt) if dt is not None else None))
+        if f in (t.argmax, t.argmin):
+            fn = _op.argmax if f is t.argmax else _op.argmin
+            return self.emit(fn(args[0], axis=arg(1, "dim"), keepdims=bool(arg(2, "keepdim", False))))
+        if f in (t.std, t.var, t.prod) and len([a for a in args if hasattr(a, "struct_info")]) == 1:
+            fn = {t.std: _op.std, t.var: _op.variance, t.prod: _op.prod}[f]
+            dim = arg(1, "dim")
+            dim = [dim] if isinstance(dim, int) else dim
+            return self.emit(fn(args[0], axis=dim, keepdims=bool(arg(2, "keepdim", False))))
+        if f is t.cumsum:
+            dt = arg(2, "dtype")
+            return self.emit(_op.cumsum(args[0], axis=arg(1, "dim"), dtype=_dtype_name(dt) if dt is not None else None))
+        if f is t.flip:
+            y = args[0]
+            for d in list(arg(1, "dims")):
+                y = self.emit(_op.flip(y, axis=d))
+            return y
+        if f is t.broadcast_to:
+            return self.emit(_op.broadcast_to(args[0], list(arg(1, "size"))))
+        if f in (t.max, t.min) and len(args) == 2 and hasattr(args[1], "struct_info"):
+            return self.binary(_op.maximum if f is t.max else _op.minimum, args[0], args[1])
+        if f is t.gather:
+            return self.emit(_op.gather_elements(args[0], arg(2, "index"), axis=arg(1, "dim")))
+        fpools = {F.max_pool1d: ("max", 1), F.max_pool3d: ("max", 3), F.avg_pool1d: ("avg", 1),
+                  F.avg_pool3d: ("avg", 3)}
+        if f in fpools:
+            kind, nd_ = fpools[f]
+            names = ["input", "kernel_size", "stride", "padding"] + \
+                (["dilation", "ceil_mode"] if kind == "max" else ["ceil_mode", "count_include_pad"])
+            a = dict(zip(names, args))
+            a.update(kwargs)
+            return self.pool_nd(a["input"], kind, nd_, a["kernel_size"], a.get("stride"), a.get("padding", 0),
+                                a.get("dilation", 1), a.get("ceil_mode", False), a.get("count_include_pad", True))
+        if f in (F.adaptive_avg_pool1d, F.adaptive_avg_pool3d):
+            nd_ = 1 if f is F.adaptive_avg_pool1d else 3
+            fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
+            size = args[1] if len(args) > 1 else kwargs["output_size"]
+            return self.emit(fn(args[0], output_size=_pair(size, nd_)))
+        convs = {F.conv1d: (1, False), F.conv2d: (2, False), F.conv3d: (3, False),
+                 F.conv_transpose1d: (1, True), F.conv_transpose2d: (2, True)}
+        if f in convs:
+            return self.conv_function(convs[f], args, kwargs)
         if f is F.layer_norm:
             x, ns = args[0], args[1]
             w = args[2] if len(args) > 2 else kwargs.get("weight")
@@ -598,6 +719,8 @@ class FXTranslator:
                  "sqrt": _op.sqrt, "rsqrt": _op.rsqrt, "neg": _op.negative, "abs": _op.abs}
         if m in unary:
             return self.emit(unary[m](x))
+        if m in _ELEMENTWISE and getattr(_op, m, None) is not None:
+            return self.emit(getattr(_op, m)(x))
         binaries = {"add": _op.add, "sub": _op.subtract, "mul": _op.multiply, "div": _op.divide, "pow": _op.power,
                     "matmul": _op.matmul}
         if m in binaries:
