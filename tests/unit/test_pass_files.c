@@ -1,6 +1,10 @@
 /* The file-driven pass tests (as in QBE's test directory of .ssa files): every tests/passes/NAME.py holds one case
  *
  *   # pass: PASS                 which entry of the driver's table to run (src/driver/driver.c)
+ *   # target: TARGET             optional: the compile target (rlx_ctx_set_target_str), for
+ *                                passes whose output depends on it (layout_nchwc's channel
+ *                                block and tiles); default: this machine, which a case whose
+ *                                output depends on the target must not rely on
  *   # ... free comments: what the case shows ...
  *   <the input module, TVMScript>
  *   # expected:
@@ -76,9 +80,11 @@ static const rlx_driver_pass_t* run_case(const char* path, bool update) {
     rlx_status_free(st);
     return NULL;
   }
-  char name[64] = "";
+  char name[64] = "", target[256] = "";
   const char* hdr = strstr(text, "# pass: ");
   if (hdr) sscanf(hdr + 8, "%63s", name);
+  const char* thdr = strstr(text, "\n# target: ");
+  if (thdr) sscanf(thdr + 11, "%255[^\n]", target);
   char* split = strstr(text, "\n# expected:\n");
   const rlx_driver_pass_t* p = name[0] ? find_pass(name) : NULL;
   CHECK_MSG(p && (p->relax || p->tir) && split, "%s: needs a '# pass: NAME' line naming a Relax or TIR pass "
@@ -91,7 +97,8 @@ static const rlx_driver_pass_t* run_case(const char* path, bool update) {
   const char* want_text = split + 13;
   rlx_ctx_t* ctx = rlx_ctx_create();
   rlx_module_t *in = NULL, *got = NULL, *want = NULL;
-  st = rlx_status_annotate(rlx_script_parse(ctx, text, path, &in), "the input");
+  st = target[0] ? rlx_status_annotate(rlx_ctx_set_target_str(ctx, target), "the '# target:' line") : NULL;
+  if (!st) st = rlx_status_annotate(rlx_script_parse(ctx, text, path, &in), "the input");
   if (!st && p->relax) st = p->relax(ctx, in, &got);
   else if (!st) st = run_tir(ctx, p, in, &got);
   if (!st && p->relax) st = rlx_status_annotate(rlx_relax_well_formed(ctx, got), "ill-formed after %s", p->name);
