@@ -8,7 +8,8 @@ of --repeat runs, and the median over the rounds; one thread and two threads, wi
 rlx/ORT (> 1: rlx slower).
 
 Usage: /usr/bin/python3 bench/onnx_models.py [--rlx build/bin/rlx] [--ort DIR] [--repeat 20]
-       [--rounds 3] [--only NAME] [--profile DIR]
+       [--rounds 3] [--only NAME] [--profile DIR] [--max-isa x86-64-v3] [--target T]
+--max-isa runs rlx as on a CPU of that x86-64 level (RLX_MAX_ISA); --target compiles for T.
 --ort: a folder where `npm install --ignore-scripts onnxruntime-node` was run (default
 /tmp/ortnode); without it only rlx is timed.
 --profile: after the table, `rlx bench --profile` per model and thread count shows where rlx's
@@ -99,10 +100,21 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="alternations of rlx and ORT per cell (median reported)")
     ap.add_argument("--only")
     ap.add_argument("--profile", metavar="DIR")
+    ap.add_argument("--max-isa", metavar="LEVEL",
+                    help="run rlx capped at this x86-64 level (RLX_MAX_ISA: x86-64-v2, v3, v4): its host target, "
+                         "kernels and generated code take the CPU to have no more")
+    ap.add_argument("--target", help="compile for this target instead of this machine (e.g. 'c -mcpu=x86-64-v3')")
     args = ap.parse_args()
     profiles = []
     tmp = tempfile.mkdtemp(prefix="rlx-onnxbench-")
     env = dict(os.environ, RLX_CACHE_DIR=os.path.join(tmp, "cache"))
+    if args.max_isa:
+        env["RLX_MAX_ISA"] = args.max_isa
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    isa = subprocess.run([args.rlx, "config", "--isa"], capture_output=True, text=True, env=env).stdout.strip()
+    print("CPU: %s, %d cores; rlx level %s%s; %s" % (cpu, os.cpu_count(), isa,
+                                                    " (RLX_MAX_ISA=%s)" % args.max_isa if args.max_isa else "",
+                                                    "target " + args.target if args.target else "host target"))
     have_ort = os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node"))
     timer = os.path.join(tmp, "ort_timer.js")
     with open(timer, "w") as f:
@@ -120,7 +132,8 @@ def main():
         torch.onnx.export(model, torch.randn(*shape), onnx_path, opset_version=14, input_names=["x"])
         so = os.path.join(tmp, name + ".so")
         t0 = time.time()
-        r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so], capture_output=True, text=True, env=env)
+        r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so] + (["--target", args.target] if args.target else []),
+                           capture_output=True, text=True, env=env)
         t_compile = time.time() - t0
         if r.returncode != 0:
             print("%-14s rlx compile failed: %s" % (name, r.stderr.strip()))

@@ -25,9 +25,12 @@ mkdir -p "$out/mlf" && tar -xf "$out/cnn_mlf.tar" -C "$out/mlf"
 echo "   $(tar -tf "$out/cnn_mlf.tar" | wc -l) files: $(tar -tf "$out/cnn_mlf.tar" | grep -v '^runtime/src/.*[.]h$' | tr '\n' ' ')"
 shopt -s nullglob
 srcs=("$out"/mlf/codegen/host/src/*.c "$out"/mlf/runtime/src/*.c)
-echo "== cc -std=c11 -O2 -I $out/mlf/codegen/host/include <the archive's ${#srcs[@]} C files> examples/cnn_main.c -lm"
+# the archive's C flags: its target's (this machine's), as metadata.json and rlx config name them
+cflags=$($rlx config --target-cflags)
+echo "== cc -std=c11 $cflags -I $out/mlf/codegen/host/include <the archive's ${#srcs[@]} C files> examples/cnn_main.c -lm"
 echo "   (plain C11, no rlx library; the convolution kernels take a minute to compile)"
-${CC:-cc} -std=c11 -O2 -I "$out/mlf/codegen/host/include" "${srcs[@]}" examples/cnn_main.c -lm -o "$out/cnn_plain" \
+# shellcheck disable=SC2086 # the flags are words
+${CC:-cc} -std=c11 $cflags -I "$out/mlf/codegen/host/include" "${srcs[@]}" examples/cnn_main.c -lm -o "$out/cnn_plain" \
   2>"$out/cc.log" || { cat "$out/cc.log"; exit 1; }
 echo "== $out/cnn_plain examples/cnn_input.npy"
 "$out/cnn_plain" examples/cnn_input.npy "$out/plain_logits.bin"

@@ -4,6 +4,7 @@
  *                          tvm/runtime/ headers (dlpack/dlpack.h comes from libdlpack-dev)
  *   rlx config --libs      link flags for a program using librlx_runtime
  *   rlx config --version   the version
+ *   rlx config --isa       the running CPU's kernel level after RLX_MAX_ISA (x86-64-v4 ...)
  *   rlx config --target-cflags [--target T]
  *                          the C flags for code built for a target (default: this machine):
  *                          what a Model Library Format archive's sources are built with
@@ -18,6 +19,7 @@
 const char tool_help_config[] =
     "  rlx config --cflags|--libs|--version  compiler flags for extern sources (-I for rlx/*.h and\n"
     "                                         tvm/runtime/*.h), link flags for librlx_runtime\n"
+    "  rlx config --isa                       this CPU's level (x86-64-v2/v3/v4, neon), after RLX_MAX_ISA\n"
     "  rlx config --target-cflags [--target T]  C flags for code built for target T (default: this\n"
     "                                         machine): -O3 -ffp-contract=fast -march=... -mtune=...\n";
 
@@ -49,7 +51,8 @@ RLX_MUST_USE rlx_status_t* tool_cmd_config(int argc, char** argv) {
     else if (strcmp(a, "--libs") == 0)
       snprintf(part, sizeof(part), "-L%s -Wl,-rpath,%s -lrlx_runtime", rlx_config_lib_dir(), rlx_config_lib_dir());
     else if (strcmp(a, "--version") == 0) snprintf(part, sizeof(part), "%s", RLX_VERSION);
-    else return rlx_status_create(RLX_INVALID_ARGUMENT, "config: unknown option '%s' (expected --cflags, --libs, --version or --target-cflags)", a);
+    else if (strcmp(a, "--isa") == 0) snprintf(part, sizeof(part), "%s", rlx_cpu_isa());
+    else return rlx_status_create(RLX_INVALID_ARGUMENT, "config: unknown option '%s' (expected --cflags, --libs, --version, --isa or --target-cflags)", a);
     n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? " " : "", part);
     if (n >= sizeof(line)) return rlx_status_create(RLX_INVALID_ARGUMENT, "config: output too long");
   }

@@ -12,7 +12,7 @@ from .nd import cpu, device
 from .runtime import get_global_func, register_func
 
 
-def compile(mod, target="llvm", **kwargs):  # noqa: A001 - TVM's name
+def compile(mod, target=None, **kwargs):  # noqa: A001 - TVM's name
     """tvm.compile: relax.build for modules with Relax functions, else rlx.build."""
     if isinstance(mod, IRModule) and any(ir_fn for ir_fn in (mod[n] for n in mod._names())
                                          if isinstance(ir_fn, relax.Function)):

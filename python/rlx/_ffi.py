@@ -87,6 +87,7 @@ _PROTOS = {
     # context
     "rlx_ctx_create": (H, []),
     "rlx_ctx_free": (None, [H]),
+    "rlx_ctx_set_target": (ST, [H, H]),
     # PrimExpr
     "rlx_ir_int": (H, [H, DType, c_int64]),
     "rlx_ir_float": (H, [H, DType, c_double]),

@@ -8,16 +8,16 @@ from .ir import IRModule
 from .tir import PrimFunc
 
 
-def build(inputs, target="llvm", name="main", **kwargs):
+def build(inputs, target=None, name="main", **kwargs):
     """Compiles a PrimFunc (as "main", or `name`) or a module of PrimFuncs: mod["main"](a, b, c)."""
-    from .relax.vm import _check_target
-    _check_target(target)
+    from .relax.vm import _set_target
     if isinstance(inputs, PrimFunc):
         inputs = IRModule({name: inputs})
     if not isinstance(inputs, IRModule):
         raise TypeError("rlx.build expects a PrimFunc or an IRModule, got %s" % type(inputs).__name__)
     ctx = _ffi.Context()
     ctx.adopt(inputs._ctx)
+    _set_target(ctx, target)
     h = c_void_p()
     check(lib.rlx_build(ctx.ptr, inputs._h, byref(h)))
 

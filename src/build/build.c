@@ -83,7 +83,11 @@ RLX_MUST_USE rlx_status_t* rlx_cc_init(rlx_ctx_t* ctx, const rlx_target_t* t, co
   for (char* w = strtok_r(out->store + n1, " ", &save); w && out->n < RLX_CC_MAX_ARGS - 12; w = strtok_r(NULL, " ", &save))
     out->argv[out->n++] = w;
   char* version = NULL;
-  rlx_status_t* st = cc_version(out->argv, out->n_words, &version);
+  rlx_status_t* st = NULL;
+  bool cached = ctx->pass.cc_probe_for && strcmp(ctx->pass.cc_probe_for, cc) == 0;
+  if (cached) version = strdup(ctx->pass.cc_version);
+  else st = cc_version(out->argv, out->n_words, &version);
+  if (!st && !version) st = rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (compiler version)");
   if (st) {
     const char* pkg = rlx_target_arch(t) == RLX_ARCH_AARCH64 && rlx_host_arch() != RLX_ARCH_AARCH64
                           ? " (Debian: apt-get install gcc-aarch64-linux-gnu)"
@@ -94,11 +98,18 @@ RLX_MUST_USE rlx_status_t* rlx_cc_init(rlx_ctx_t* ctx, const rlx_target_t* t, co
     return st;
   }
   uint64_t h = rlx_hash_bytes(version, strlen(version), 0x63630a);
-  free(version);
   for (int i = 0; i < out->n; i++) h = rlx_hash_combine(h, rlx_hash_bytes(out->argv[i], strlen(out->argv[i]), 1));
   h = rlx_hash_combine(h, rlx_hash_bytes(rlx_target_str(t), strlen(rlx_target_str(t)), 2));
   out->hash = h;
-  out->libmvec = have_libmvec(out->argv, out->n_words);
+  if (cached) {
+    out->libmvec = ctx->pass.cc_libmvec;
+  } else { /* probed once per context and compiler */
+    out->libmvec = have_libmvec(out->argv, out->n_words);
+    ctx->pass.cc_probe_for = rlx_arena_strdup(&ctx->arena, cc);
+    ctx->pass.cc_version = rlx_arena_strdup(&ctx->arena, version);
+    ctx->pass.cc_libmvec = out->libmvec;
+  }
+  free(version);
   return NULL;
 }
 

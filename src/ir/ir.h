@@ -35,6 +35,11 @@ typedef struct {
   const char* cc;                /* arena: the C compiler's words; NULL: $CC, or the target's cross compiler */
   const char* cache_dir;         /* arena: kernel cache; NULL: $RLX_CACHE_DIR, ~/.cache/rlx, /tmp/rlx-cache-UID */
   bool keep_source;              /* leave generated C beside its object in the cache ($RLX_KEEP_SOURCE too) */
+  /* what the build layer learnt of the last compiler it ran (arena; cc_probe_for: its words):
+   * its version and machine, and whether it links libmvec, asked once per context */
+  const char* cc_probe_for;
+  const char* cc_version;
+  bool cc_libmvec;
 } rlx_pass_context_t;
 
 typedef struct rlx_ctx {

@@ -27,6 +27,14 @@ failures with the first line of each error, and `N passed, N failed` over the ru
 
     run_conformance.py RLX [--only REGEX] [--jobs N] [--timeout S] [--list-passing FILE]
                            [--passing-only] [--update] [--check]
+                           [--target T --runner "CMD" [--sample N]]
+
+--target T --runner CMD: each case is compiled for target T (`rlx compile model.onnx -o
+model.so --target T`) and run by CMD with the runtime alone (`CMD model.so -i input_0.npy ...
+-o OUT`: rlx-run, under an emulator for another CPU, e.g. "qemu-aarch64 -L
+/usr/aarch64-linux-gnu build-aarch64/bin/rlx-run"); inputs and outputs go through .npy, so
+cases with sequence, optional, string or bfloat16 values are counted apart. --sample N runs every
+N-th case (by name order), a time-bounded sample.
 
 --check exits 1 when a case listed in passing.txt fails now (the ratchet CI uses);
 --update rewrites passing.txt as its old cases plus the cases that pass now (the list only
@@ -282,6 +290,67 @@ def first_line(text):
     return lines[0] if lines else ""
 
 
+def runner_problem(case):
+    """Why a case cannot go through .npy files (rlx-run), or None."""
+    model = onnx.load(os.path.join(case.path, "model.onnx"), load_external_data=False)
+    for vi in list(model.graph.input) + list(model.graph.output):
+        if vi.type.WhichOneof("value") != "tensor_type":
+            return "sequence/optional values"
+        if vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16:
+            return "bfloat16 values"
+        if vi.type.tensor_type.elem_type == onnx.TensorProto.STRING:
+            return "string values"
+    return None
+
+
+def run_case_runner(rlx, target, runner, case, work, env, timeout):
+    """As run_case, compiled for target by rlx and run by the runtime-only runner: (ok, message,
+    seconds)."""
+    data = os.path.join(case.path, "test_data_set_0")
+    inputs = numbered(data, "input")
+    expected = numbered(data, "output")
+    out = os.path.join(work, case.full.replace("/", "__"))
+    os.makedirs(out, exist_ok=True)
+    so = os.path.join(out, "model.so")
+    t0 = time.time()
+    try:
+        cmd = [rlx, "compile", os.path.join(case.path, "model.onnx"), "-o", so, "--target", target]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, errors="replace")
+        if r.returncode != 0:
+            return False, "compile: " + (first_line(r.stderr) or "exit status %d" % r.returncode), time.time() - t0
+        cmd = runner.split() + [so]
+        for k, f in enumerate(inputs):
+            npy = os.path.join(out, "input_%d.npy" % k)
+            np.save(npy, numpy_helper.to_array(onnx.load_tensor(f)))
+            cmd += ["-i", npy]
+        cmd += ["-o", out]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, errors="replace")
+        secs = time.time() - t0
+        if r.returncode != 0:
+            return False, "run: " + (first_line(r.stderr) or "exit status %d" % r.returncode), secs
+        rtol, atol = tolerance(case.full)
+        rkind = random_kind(case.full)
+        outs = []
+        for k in range(len(expected)):
+            got = os.path.join(out, "output_%d.npy" % k)
+            if not os.path.isfile(got):
+                return False, "output_%d.npy not written (%d outputs expected)" % (k, len(expected)), secs
+            outs.append(np.load(got))
+        refs = [numpy_helper.to_array(onnx.load_tensor(f)) for f in expected]
+        if rkind:
+            msg = check_random(rkind, outs, refs, [numpy_helper.to_array(onnx.load_tensor(f)) for f in inputs])
+            return (False, msg, secs) if msg else (True, "", secs)
+        for k, (o, ref) in enumerate(zip(outs, refs)):
+            msg = compare(o, ref, rtol, atol)
+            if msg:
+                return False, "output_%d: %s" % (k, msg), secs
+        return True, "", secs
+    except subprocess.TimeoutExpired:
+        return False, "timeout after %ds" % timeout, time.time() - t0
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def run_case(rlx, case, work, env, timeout):
     """Returns (ok, message, seconds). The case runs exactly as a user runs it: every graph
     input is a run-time input (-i), none is bound as a constant."""
@@ -367,6 +436,9 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 if a case in the passing list fails")
     ap.add_argument("--cache", help="kernel cache dir (default: a fresh private one)")
     ap.add_argument("--quiet", action="store_true", help="no per-op table")
+    ap.add_argument("--target", help="compile each case for this target (with --runner)")
+    ap.add_argument("--runner", help="run the compiled case with this command (rlx-run, maybe under an emulator)")
+    ap.add_argument("--sample", type=int, default=1, help="run every N-th case (default: all)")
     args = ap.parse_args()
 
     rlx = os.path.abspath(args.rlx)
@@ -388,6 +460,14 @@ def main():
         cases = [c for c in cases if re.search(args.only, c.full)]
     if args.passing_only:
         cases = [c for c in cases if c.full in listed_set]
+    if (args.target is None) != (args.runner is None):
+        sys.exit("run_conformance: --target and --runner go together")
+    if args.runner:
+        for c in cases:
+            if not c.skip:
+                c.skip = runner_problem(c)
+    if args.sample > 1:
+        cases = [c for i, c in enumerate(sorted(cases, key=lambda c: c.full)) if i % args.sample == 0]
 
     skipped = [c for c in cases if c.skip]
     runnable = [c for c in cases if not c.skip]
@@ -401,7 +481,11 @@ def main():
     results = {}
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futs = {pool.submit(run_case, rlx, c, work, env, args.timeout): c for c in runnable}
+            if args.runner:
+                futs = {pool.submit(run_case_runner, rlx, args.target, args.runner, c, work, env, args.timeout): c
+                        for c in runnable}
+            else:
+                futs = {pool.submit(run_case, rlx, c, work, env, args.timeout): c for c in runnable}
             for fut in concurrent.futures.as_completed(futs):
                 results[futs[fut].full] = fut.result()
     finally:

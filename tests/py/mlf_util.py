@@ -59,7 +59,7 @@ def write_main(out_dir, meta, name="default"):
     return len(lines)
 
 
-def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
+def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c", cc=None, flags=()):
     """Builds out_dir/prog with the issue's command (cc -std=c11 -O2 -I codegen/host/include
     sources... main.c -lm), the archive's sources compiled to objects first (kept in
     out_dir/objs-{omp,serial} for archive_undefined); returns (ok, compiler output). With
@@ -67,7 +67,7 @@ def build(out_dir, extra=(), openmp=False, obj_cache=None, main="main.c"):
     the key of a source without OpenMP pragmas): the runtime sources, the same in every
     archive, and the constants compile once."""
     inc = os.path.join(out_dir, "codegen/host/include")
-    cc = [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + (["-fopenmp"] if openmp else [])
+    cc = [cc or os.environ.get("CC", "cc"), "-std=c11", "-O2", "-I", inc] + list(flags) + (["-fopenmp"] if openmp else [])
     srcs = sorted(glob.glob(os.path.join(out_dir, "codegen/host/src/*.c")))
     runtime = sorted(glob.glob(os.path.join(out_dir, "runtime/src/*.c")))
     obj_dir = os.path.join(out_dir, "objs-omp" if openmp else "objs-serial")
@@ -115,13 +115,14 @@ HEAP_OR_THREADS = {"malloc", "calloc", "realloc", "aligned_alloc", "posix_memali
                    "pthread_mutex_lock", "pthread_key_create", "dlopen", "mmap"}
 
 
-def run(out_dir, meta, inputs, var_values=(), name="default"):
-    """Writes the inputs (dict name -> array), runs prog, returns (rc, stderr, outputs dict)."""
+def run(out_dir, meta, inputs, var_values=(), name="default", emulator=()):
+    """Writes the inputs (dict name -> array), runs prog (under emulator: a command prefix such
+    as qemu-aarch64), returns (rc, stderr, outputs dict)."""
     fn = meta["modules"][name]["memory"]["functions"]["main"][0]
     for k, v in inputs.items():
         np.ascontiguousarray(v).tofile(os.path.join(out_dir, "in_%s.bin" % k))
-    r = subprocess.run([os.path.abspath(os.path.join(out_dir, "prog"))] + [str(x) for x in var_values], cwd=out_dir,
-                       capture_output=True, text=True)
+    r = subprocess.run(list(emulator) + [os.path.abspath(os.path.join(out_dir, "prog"))] + [str(x) for x in var_values],
+                       cwd=out_dir, capture_output=True, text=True)
     outs = {}
     if r.returncode == 0:
         for o, info in fn["outputs"].items():

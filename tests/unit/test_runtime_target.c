@@ -69,7 +69,8 @@ static void levels(void) {
   rlx_target_free(t);
   t = parse("c -mcpu=cortex-a72");
   CHECK(t && rlx_target_arch(t) == RLX_ARCH_AARCH64 && strcmp(rlx_target_triple(t), "aarch64-linux-gnu") == 0);
-  CHECK(t && rlx_target_default_cc(t) && strcmp(rlx_target_default_cc(t), "aarch64-linux-gnu-gcc") == 0);
+  if (rlx_host_arch() == RLX_ARCH_AARCH64) CHECK(t && rlx_target_default_cc(t) == NULL); /* native */
+  else CHECK(t && rlx_target_default_cc(t) && strcmp(rlx_target_default_cc(t), "aarch64-linux-gnu-gcc") == 0);
   rlx_target_free(t);
 }
 

@@ -17,10 +17,13 @@ from .._ffi import check, cstr, lib
 from . import struct_info as _si
 
 
-def _check_target(target):
-    if target is not None:
-        from ..target import Target
-        Target(target if isinstance(target, str) else str(target))
+def _set_target(ctx, target):
+    """Makes the context compile for target (str, dict or Target; None: the one in scope,
+    else this machine): never ignored."""
+    from ..target import resolve
+    t = resolve(target)
+    check(lib.rlx_ctx_set_target(ctx.ptr, t._h))
+    return t
 
 
 class Executable:
@@ -44,9 +47,9 @@ class Executable:
         return self
 
 
-def build(mod, target="llvm", params=None, pipeline=None, exec_mode="bytecode", system_lib=False):
-    """Compiles an IRModule with Relax functions into an Executable."""
-    _check_target(target)
+def build(mod, target=None, params=None, pipeline=None, exec_mode="bytecode", system_lib=False):
+    """Compiles an IRModule with Relax functions into an Executable for target (a target
+    string, dict or Target; None: `with Target(...)`'s, else this machine's CPU)."""
     layouts = {}
     for i in range(lib.rlx_module_func_count(mod._h)):
         if lib.rlx_module_func_is_relax(mod._h, i):
@@ -58,6 +61,7 @@ def build(mod, target="llvm", params=None, pipeline=None, exec_mode="bytecode", 
     ctx = _ffi.Context()
     ctx.adopt(mod._ctx)
     try:
+        _set_target(ctx, target)
         check(lib.rlx_relax_build(ctx.ptr, mod._h, _build_config(mod, ctx), path.encode()))
     except BaseException:
         shutil.rmtree(d, ignore_errors=True)
