@@ -186,11 +186,14 @@ static void test_matmul_tiles(void) {
   target_ = "c -mcpu=x86-64-v4";
   check_tile(64, 64, 64, 8, 32, 16);
   check_tile(5, 16, 64, 5, 16, 16); /* fewer rows and columns than the tile */
+  check_tile(1, 128, 784, 1, 128, 16); /* a GEMV: the 16 accumulators in one row */
   target_ = "c -mcpu=znver3";      /* AVX2 + FMA */
   check_tile(64, 64, 64, 6, 16, 8);
   check_tile(1024, 1024, 1024, 6, 16, 8);
   check_tile(16, 1024, 784, 4, 24, 8); /* 16 rows: 4 tiles of 4, not 3 of 6 */
   check_tile(128, 768, 256, 6, 16, 8); /* 2 padded rows cost less than 4x24's speed */
+  check_tile(1, 128, 784, 1, 64, 8);   /* a GEMV: 8 of the 12 accumulators (12 would pad N) */
+  check_tile(2, 128, 784, 2, 32, 8);   /* 2 rows x 4 vectors (5 fit the registers, but pad N) */
   target_ = "c -mcpu=x86-64-v2";      /* SSE, no FMA */
   check_tile(64, 64, 64, 4, 8, 4);
   target_ = "c -mtriple=aarch64-linux-gnu"; /* NEON */
