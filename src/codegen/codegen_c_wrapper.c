@@ -200,10 +200,12 @@ int cg_mvec_lanes(const rlx_target_t* t, int lanes) {
   return 0;
 }
 
-/* The float32 vector math functions (intrin.def's mvec_f32 column). */
-static const char* const mvec_funcs[] = {"expf",  "exp2f", "expm1f", "logf",  "log2f",  "log10f", "log1pf",
-                                         "sinf",  "cosf",  "tanf",   "tanhf", "erff",   "asinf",  "acosf",
-                                         "atanf", "sinhf", "coshf",  "asinhf", "acoshf", "atanhf"};
+/* The float32 vector math functions: intrin.def's mvec_f32 column (NULL: none). */
+static const char* const mvec_funcs[] = {
+#define RLX_INTRIN(NAME, N_ARGS, RETURNS_BOOL, PARSED, C_F32, C_F64, MVEC_F32, INTERP) MVEC_F32,
+#include "../ir/intrin.def"
+#undef RLX_INTRIN
+};
 
 /* Per libmvec variant the target's ISA has: the vector type rlx_mvN, RLX_MVN(f, x) calling
  * the library (glibc >= 2.35 has every function above in every variant) or, without it,
@@ -238,8 +240,9 @@ static void emit_mvec_prelude(rlx_strbuf_t* out, const rlx_target_t* t) {
                       "#endif\n",
                       n, 4 * n, n, n, n, n, mvec_variants[v].guard, n, mvec_variants[v].prefix, n, n,
                       mvec_variants[v].prefix, n, n, n, n);
+    int k = 0;
     for (size_t f = 0; f < sizeof(mvec_funcs) / sizeof(mvec_funcs[0]); f++)
-      rlx_strbuf_printf(out, "RLX_MV%d_DECL(%s)%s", n, mvec_funcs[f], f % 6 == 5 ? "\n" : " ");
+      if (mvec_funcs[f]) rlx_strbuf_printf(out, "RLX_MV%d_DECL(%s)%s", n, mvec_funcs[f], ++k % 6 == 0 ? "\n" : " ");
     rlx_strbuf_append(out, "\n");
   }
 }

@@ -11,8 +11,8 @@
  *
  * Produced, with the numbers of the context's target (machine.c): an MR x NR register tile
  * of NV vectors of VL lanes (AVX-512: 8 x 32, 16 lanes; AVX2: 6 x 16 or 4 x 24, 8 lanes;
- * SSE: 6 x 8; NEON: 8 x 12, 4 lanes), MR = min(MR, M), NR rounded down to N's vectors when
- * N is narrower; NO = ceil(N/NR) panels; row blocks of MC = MR*MB rows with MB = min(8,
+ * SSE: 4 x 8; NEON: 8 x 12, 4 lanes), MR = min(MR, M) (fewer rows get more vectors), NR
+ * rounded down to N's vectors when N is narrower; NO = ceil(N/NR) panels; row blocks of MC = MR*MB rows with MB = min(8,
  * ceil(M/MR)) micro-tiles, fewer when their A rows would take more than a quarter of L2:
  *
  *   [only when B is big (> 2 x L2) and reused by >= 4 row tiles, or N has a tail, or is symbolic]
@@ -603,8 +603,9 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
     if (!load_uses(m.b, batch[d]) && a_tiles >= 0) a_tiles = c ? a_tiles * e : -1;
   }
   /* Packing B into NR-wide panels pays off when B is much bigger than L2 (twice the target's)
-   * and many row tiles reuse each panel (1024^3: +30 %); otherwise the tiles read B in place, which saves the
-   * packing pass and its buffer (the transformer's 256x1024 weights: -30 % at 2 threads).
+   * and many row tiles reuse each panel (1024^3: +30 %); otherwise the tiles read B in place,
+   * which saves the packing pass and its buffer (the transformer's 256x1024 weights: -30 % at
+   * 2 threads).
    * Without packing, columns beyond N would read out of bounds, so N must divide into panels. */
   int64_t b_bytes = n_const && k_const ? N * K * 4 : -1;
   bool pack = n_tail || a_tiles < 0 || b_bytes < 0 || (a_tiles >= PACK_MIN_TILES && b_bytes > 2 * L2);
@@ -786,8 +787,9 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
    * between a network's layers. So each k step of every row tile also prefetches (into L2)
    * one line of the panel the next tile reads: over the mb x K steps of a tile, the element
    * floor((ib*K + k) * nr / mb) of the next panel, which covers it. Only for weights that
-   * are not in L2 anyway (>= L2 / 8: 128 KB with 1 MB, one matrix for all batches) and tiles of several
-   * row blocks; M <= 8 (a GEMV) reads each panel once, and the hardware prefetcher follows. */
+   * are not in L2 anyway (>= L2 / 8: 128 KB with 1 MB; one matrix for all batches) and tiles
+   * of several row blocks; M <= MR (a GEMV) reads each panel once, and the hardware
+   * prefetcher follows. */
   int64_t no_n;
   if (all_const && mb >= 2 && nbb == 0 && b_bytes >= L2 / 8 && rlx_expr_is_const_int(NOx, &no_n) && no_n > 1) {
     rlx_expr_t* jn = rlx_ir_floormod(ctx, rlx_ir_add(ctx, jo, ci(ctx, t, 1)), NOx);

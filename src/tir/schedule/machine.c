@@ -84,19 +84,20 @@ static int64_t padded(int64_t n, int64_t step) { return n < 0 ? 1 : (n + step - 
 static sched_tile_t widen(const sched_machine_t* m, sched_tile_t t, int64_t M, int64_t N) {
   int lanes = sched_machine_lanes(m, 4);
   int budget = t.mr * t.nv;
+  t.mr = (int)M;
+  if (N < 0) return t; /* a symbolic N: the guard N >= NR stays as low as the table's */
   int cap = M == 1 ? m->vec_regs - 2 : (m->vec_regs - 1) / (int)(M + 1);
   int most = budget / (int)M < cap ? budget / (int)M : cap;
-  if (N >= 0 && padded(N, lanes) / lanes < most) most = (int)(padded(N, lanes) / lanes);
+  if (padded(N, lanes) / lanes < most) most = (int)(padded(N, lanes) / lanes);
   sched_tile_t best = t;
-  int64_t best_pad = N >= 0 ? padded(N, (int64_t)t.nv * lanes) : 0;
+  int64_t best_pad = padded(N, (int64_t)t.nv * lanes);
   for (int nv = t.nv + 1; nv <= most; nv++) {
-    int64_t pad = N >= 0 ? padded(N, (int64_t)nv * lanes) : 0;
+    int64_t pad = padded(N, (int64_t)nv * lanes);
     if (pad <= best_pad) {
       best.nv = nv;
       best_pad = pad;
     }
   }
-  best.mr = (int)M;
   return best;
 }
 

@@ -271,12 +271,8 @@ static int elem_bytes(rlx_dtype_t t) {
   return b > 0 ? b : 0;
 }
 static int widest_expr(const rlx_expr_t* e) {
-  int w = 0;
-  switch (e->kind) {
-    case RLX_EXPR_BUFFER_LOAD: return elem_bytes(RLX_AS(const rlx_buffer_load_t, e)->buffer->dtype);
-    case RLX_EXPR_CAST: w = elem_bytes(e->dtype); break;
-    default: break;
-  }
+  if (e->kind == RLX_EXPR_BUFFER_LOAD) return elem_bytes(RLX_AS(const rlx_buffer_load_t, e)->buffer->dtype);
+  int w = e->kind == RLX_EXPR_CAST ? elem_bytes(e->dtype) : 0;
   rlx_expr_t* kids[16];
   int n = rlx_expr_children(e, kids, 16);
   for (int i = 0; i < n && i < 16; i++) {
