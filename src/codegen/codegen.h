@@ -15,7 +15,8 @@
  * ALLOCATE whose accesses all have constant indices (unrolled register tiles) becomes separate
  * C variables, one per vector chunk. The source is self-contained (GNU C: vector extensions,
  * statement expressions; no rlx headers) and needs, at load time, RLXAPISetLastError from
- * librlx_runtime; it uses OpenMP and, on glibc x86-64 with AVX-512, libmvec.
+ * librlx_runtime; it uses OpenMP and, on glibc x86-64, the libmvec variant of the context's
+ * target (SSE, AVX2 or AVX-512). Vector types are at most the target's native width.
  */
 #ifndef RLX_CODEGEN_H
 #define RLX_CODEGEN_H

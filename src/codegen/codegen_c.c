@@ -790,7 +790,7 @@ RLX_MUST_USE rlx_status_t* rlx_codegen_c_ex(rlx_ctx_t* ctx, int n, rlx_tir_func_
     return err;
   }
   rlx_strbuf_t out = {0};
-  cg_emit_prelude(&out, standalone);
+  cg_emit_prelude(&out, standalone, rlx_ctx_target_of(ctx));
   cg_emit_vtypes(&out, vtypes.data, vtypes.len);
   rlx_strbuf_append(&out, "\n");
   rlx_strbuf_append(&out, rlx_strbuf_cstr(&body));

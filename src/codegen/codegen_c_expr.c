@@ -7,7 +7,8 @@
  * (gathers, selects on non-32-bit lanes, intrinsics, floor division) is computed lane by
  * lane inside a GNU statement expression, which GCC still vectorizes in most cases.
  * Boolean vectors are masks with int32 lanes (-1 true, 0 false), as GCC comparisons give.
- * 16-lane float32 math (exp, log, tanh, erf, sigmoid, ...) goes through RLX_MV (libmvec).
+ * Float32 vector math (exp, log, tanh, erf, sigmoid, ...) goes through RLX_MVn, glibc's libmvec
+ * variant of the target's ISA (n = 16 AVX-512, 8 AVX2, 4 SSE; the prelude declares them).
  *
  * The dispatch switch (cg_expr) lists every kind; the small classification helpers
  * (cg_const_eval, cg_nonneg, c_op) switch over a few kinds and use `default` on purpose:
@@ -384,36 +385,42 @@ static char* intrin_template(const rlx_call_t* c) {
   return rlx_strbuf_take(&sb);
 }
 
-/* Emits f applied to the float32 vector expression arg (lanes a multiple of 16), 16 lanes at
- * a time through RLX_MV. */
-static void emit_mvec(cg_t* g, const char* f, rlx_dtype_t t, const rlx_expr_t* arg, bool negate) {
+/* Emits f applied to the float32 vector expression arg (lanes a multiple of n), n lanes at a
+ * time through RLX_MVn. */
+static void emit_mvec(cg_t* g, const char* f, rlx_dtype_t t, const rlx_expr_t* arg, bool negate, int n) {
   const char* vt = cg_vec_ctype(g, t);
   int a = g->tmp++, r = g->tmp++;
   PF("({ %s rlx_t%d = ", vt, a);
   if (negate) P("-");
   cg_expr(g, arg);
-  PF("; %s rlx_t%d; for (int rlx_c = 0; rlx_c < %d; ++rlx_c) { rlx_mv16 rlx_x; "
-     "__builtin_memcpy(&rlx_x, (char*)&rlx_t%d + 64 * rlx_c, 64); rlx_x = RLX_MV(%s, rlx_x); "
-     "__builtin_memcpy((char*)&rlx_t%d + 64 * rlx_c, &rlx_x, 64); } rlx_t%d; })",
-     vt, r, t.lanes / 16, a, f, r, r);
+  if (t.lanes == n) {
+    PF("; rlx_mv%d rlx_x; __builtin_memcpy(&rlx_x, &rlx_t%d, %d); rlx_x = RLX_MV%d(%s, rlx_x); %s rlx_t%d; "
+       "__builtin_memcpy(&rlx_t%d, &rlx_x, %d); rlx_t%d; })",
+       n, a, 4 * n, n, f, vt, r, r, 4 * n, r);
+    return;
+  }
+  PF("; %s rlx_t%d; for (int rlx_c = 0; rlx_c < %d; ++rlx_c) { rlx_mv%d rlx_x; "
+     "__builtin_memcpy(&rlx_x, (char*)&rlx_t%d + %d * rlx_c, %d); rlx_x = RLX_MV%d(%s, rlx_x); "
+     "__builtin_memcpy((char*)&rlx_t%d + %d * rlx_c, &rlx_x, %d); } rlx_t%d; })",
+     vt, r, t.lanes / n, n, a, 4 * n, 4 * n, n, f, r, 4 * n, 4 * n, r);
 }
 
-/* Vector float32 calls that have a 16-lane library version; false when c has none. */
+/* Vector float32 calls that have a library version for the target; false when c has none. */
 static bool emit_vector_math(cg_t* g, const rlx_call_t* c) {
   rlx_dtype_t t = c->hdr.dtype;
-  if (t.code != RLX_DT_FLOAT || t.bits != 32 || t.lanes % 16 != 0 || c->n_args != 1 ||
-      !rlx_dtype_eq(c->args[0]->dtype, t))
+  int n = cg_mvec_lanes(rlx_ctx_target_of(g->ctx), t.lanes);
+  if (t.code != RLX_DT_FLOAT || t.bits != 32 || n == 0 || c->n_args != 1 || !rlx_dtype_eq(c->args[0]->dtype, t))
     return false;
   if (strcmp(c->op, "sigmoid") == 0) { /* 1 / (1 + exp(-x)) */
     const char* vt = cg_vec_ctype(g, t);
     PF("(rlx_bcast_%s(1.0f) / (rlx_bcast_%s(1.0f) + ", vt + 4, vt + 4);
-    emit_mvec(g, "expf", t, c->args[0], true);
+    emit_mvec(g, "expf", t, c->args[0], true, n);
     P("))");
     return true;
   }
   const rlx_intrin_t* in = rlx_intrin_find(c->op);
-  if (!in || !in->mvec_f32) return false; /* no 16-lane library version (glibc libmvec, the prelude's RLX_MV) */
-  emit_mvec(g, in->mvec_f32, t, c->args[0], false);
+  if (!in || !in->mvec_f32) return false; /* no libmvec version (the prelude's RLX_MVn) */
+  emit_mvec(g, in->mvec_f32, t, c->args[0], false, n);
   return true;
 }
 

@@ -97,7 +97,10 @@ bool cg_reads_data(cg_t* g, const rlx_expr_t* e);
 
 /* Prelude: includes, ABI types, the error setter, scalar helpers (standalone: no dlopen, a
  * weak RLXAPISetLastError the program may replace); then vector typedefs and helpers. */
-void cg_emit_prelude(rlx_strbuf_t* out, bool standalone);
+void cg_emit_prelude(rlx_strbuf_t* out, bool standalone, const rlx_target_t* t);
+/* Lanes of the widest libmvec variant the target has that divides `lanes` (16 AVX-512, 8
+ * AVX2, 4 SSE on x86-64), 0 when none (aarch64 and portable targets: lane by lane). */
+int cg_mvec_lanes(const rlx_target_t* t, int lanes);
 void cg_emit_error_setter(rlx_strbuf_t* out, bool standalone);
 void cg_emit_vtypes(rlx_strbuf_t* out, const cg_vtype_t* v, int n);
 /* Packed wrapper of f calling `kernel` (kernel params: buffer pointers in param order,

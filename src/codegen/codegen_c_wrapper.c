@@ -99,29 +99,6 @@ static const char prelude_helpers[] =
     "  u += 0x7fffu + ((u >> 16) & 1u); return (uint16_t)(u >> 16);\n"
     "}\n"
     "static inline float rlx_bf16_round(float f) { return rlx_bf2f(rlx_f2bf(f)); }\n"
-    "/* 16-lane float32 math: glibc's libmvec (AVX-512 variants) when available, else lane by lane. */\n"
-    "typedef float rlx_mv16 __attribute__((vector_size(64)));\n"
-    "#if defined(__x86_64__) && defined(__AVX512F__) && defined(__GLIBC__) && defined(__GLIBC_PREREQ) && !defined(RLX_NO_MVEC)\n"
-    "#if __GLIBC_PREREQ(2, 35)\n"
-    "#define RLX_HAVE_MVEC 1\n"
-    "#endif\n"
-    "#endif\n"
-    "#ifdef RLX_HAVE_MVEC\n"
-    "#define RLX_MV(f, x) _ZGVeN16v_##f(x)\n"
-    "#define RLX_MV_DECL(f) extern rlx_mv16 _ZGVeN16v_##f(rlx_mv16);\n"
-    "#else\n"
-    "#define RLX_MV(f, x) rlx_mv_apply(f, x)\n"
-    "#define RLX_MV_DECL(f)\n"
-    "#endif\n"
-    "static inline rlx_mv16 rlx_mv_apply(float (*f)(float), rlx_mv16 x) {\n"
-    "  for (int l = 0; l < 16; ++l) x[l] = f(x[l]);\n"
-    "  return x;\n"
-    "}\n"
-    "RLX_MV_DECL(expf) RLX_MV_DECL(exp2f) RLX_MV_DECL(expm1f) RLX_MV_DECL(logf)\n"
-    "RLX_MV_DECL(log2f) RLX_MV_DECL(log10f) RLX_MV_DECL(log1pf) RLX_MV_DECL(sinf) RLX_MV_DECL(cosf)\n"
-    "RLX_MV_DECL(tanf) RLX_MV_DECL(tanhf) RLX_MV_DECL(erff) RLX_MV_DECL(asinf) RLX_MV_DECL(acosf)\n"
-    "RLX_MV_DECL(atanf) RLX_MV_DECL(sinhf) RLX_MV_DECL(coshf) RLX_MV_DECL(asinhf) RLX_MV_DECL(acoshf)\n"
-    "RLX_MV_DECL(atanhf)\n"
     "\n"
     "__attribute__((cold, noinline)) static int rlx_arg_error(const char* fmt, ...) {\n"
     "  char msg[1024]; va_list ap; va_start(ap, fmt); vsnprintf(msg, sizeof msg, fmt, ap); va_end(ap);\n"
@@ -196,11 +173,86 @@ static const char prelude_helpers[] =
     "  return 0;\n"
     "}\n";
 
-void cg_emit_prelude(rlx_strbuf_t* out, bool standalone) {
+/* glibc's libmvec entry points of the x86-64 vector function ABI, widest first: the letter
+ * names the ISA (b SSE, d AVX2, e AVX-512), the number the float32 lanes; the guard is what
+ * the compiler must have been told for the variant's registers (an MLF user may build with
+ * other flags than the target's). */
+static const struct {
+  int lanes;
+  const char* prefix;
+  const char* guard;
+  rlx_isa_t isa; /* the lowest kernel level that has it */
+} mvec_variants[] = {
+    {16, "_ZGVeN16v_", "__AVX512F__", RLX_ISA_X86_V4},
+    {8, "_ZGVdN8v_", "__AVX2__", RLX_ISA_X86_V3},
+    {4, "_ZGVbN4v_", "__SSE2__", RLX_ISA_X86_V2},
+};
+enum { N_MVEC = sizeof(mvec_variants) / sizeof(mvec_variants[0]) };
+
+static bool mvec_has(const rlx_target_t* t, int v) {
+  rlx_isa_t isa = rlx_target_isa_level(t);
+  return rlx_target_arch(t) == RLX_ARCH_X86_64 && isa >= mvec_variants[v].isa && isa <= RLX_ISA_X86_V4;
+}
+
+int cg_mvec_lanes(const rlx_target_t* t, int lanes) {
+  for (int v = 0; v < N_MVEC; v++)
+    if (mvec_has(t, v) && lanes % mvec_variants[v].lanes == 0) return mvec_variants[v].lanes;
+  return 0;
+}
+
+/* The float32 vector math functions: intrin.def's mvec_f32 column (NULL: none). */
+static const char* const mvec_funcs[] = {
+#define RLX_INTRIN(NAME, N_ARGS, RETURNS_BOOL, PARSED, C_F32, C_F64, MVEC_F32, INTERP) MVEC_F32,
+#include "../ir/intrin.def"
+#undef RLX_INTRIN
+};
+
+/* Per libmvec variant the target's ISA has: the vector type rlx_mvN, RLX_MVN(f, x) calling
+ * the library (glibc >= 2.35 has every function above in every variant) or, without it,
+ * f lane by lane. aarch64: none (Debian 12's glibc 2.36 has no aarch64 libmvec for these);
+ * codegen then calls the scalar functions lane by lane. */
+static void emit_mvec_prelude(rlx_strbuf_t* out, const rlx_target_t* t) {
+  bool any = false;
+  for (int v = 0; v < N_MVEC; v++) any = any || mvec_has(t, v);
+  if (!any) return;
+  rlx_strbuf_append(out,
+                    "/* float32 vector math: glibc's libmvec (x86-64 vector ABI) when available, else lane by lane */\n"
+                    "#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GLIBC_PREREQ) && !defined(RLX_NO_MVEC)\n"
+                    "#if __GLIBC_PREREQ(2, 35)\n"
+                    "#define RLX_HAVE_MVEC 1\n"
+                    "#endif\n"
+                    "#endif\n");
+  for (int v = N_MVEC - 1; v >= 0; v--) {
+    if (!mvec_has(t, v)) continue;
+    int n = mvec_variants[v].lanes;
+    rlx_strbuf_printf(out,
+                      "typedef float rlx_mv%d __attribute__((vector_size(%d)));\n"
+                      "static inline rlx_mv%d rlx_mv%d_apply(float (*f)(float), rlx_mv%d x) {\n"
+                      "  for (int l = 0; l < %d; ++l) x[l] = f(x[l]);\n"
+                      "  return x;\n"
+                      "}\n"
+                      "#if defined(RLX_HAVE_MVEC) && defined(%s)\n"
+                      "#define RLX_MV%d(f, x) %s##f(x)\n"
+                      "#define RLX_MV%d_DECL(f) extern rlx_mv%d %s##f(rlx_mv%d);\n"
+                      "#else\n"
+                      "#define RLX_MV%d(f, x) rlx_mv%d_apply(f, x)\n"
+                      "#define RLX_MV%d_DECL(f)\n"
+                      "#endif\n",
+                      n, 4 * n, n, n, n, n, mvec_variants[v].guard, n, mvec_variants[v].prefix, n, n,
+                      mvec_variants[v].prefix, n, n, n, n);
+    int k = 0;
+    for (size_t f = 0; f < sizeof(mvec_funcs) / sizeof(mvec_funcs[0]); f++)
+      if (mvec_funcs[f]) rlx_strbuf_printf(out, "RLX_MV%d_DECL(%s)%s", n, mvec_funcs[f], ++k % 6 == 0 ? "\n" : " ");
+    rlx_strbuf_append(out, "\n");
+  }
+}
+
+void cg_emit_prelude(rlx_strbuf_t* out, bool standalone, const rlx_target_t* t) {
   rlx_strbuf_append(out, standalone ? prelude_standalone : prelude_loaded);
   rlx_strbuf_append(out, prelude);
   cg_emit_error_setter(out, standalone);
   rlx_strbuf_append(out, prelude_helpers);
+  emit_mvec_prelude(out, t);
 }
 
 void cg_emit_error_setter(rlx_strbuf_t* out, bool standalone) {

@@ -243,7 +243,7 @@ typedef struct {
   bool parsed;          /* the TIR parser accepts T.<name> */
   const char* c_f32;    /* C function for float32 arguments; NULL: not in the C backend */
   const char* c_f64;    /* the same for float64 */
-  const char* mvec_f32; /* float32 function with a 16-lane libmvec version, or NULL */
+  const char* mvec_f32; /* float32 function with libmvec versions (every x86 variant), or NULL */
   /* The interpreter's libm-style function (NULL when it evaluates the call otherwise). */
   double (*interp_d1)(double);
   float (*interp_f1)(float);

@@ -5,6 +5,7 @@
  * illegal instruction. ELF64 little-endian (x86-64 and aarch64 Linux); every offset and size
  * is checked against the file. */
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static bool read_at(FILE* f, long off, void* buf, size_t n) {
 RLX_MUST_USE rlx_status_t* rlx_vm_model_target(const char* model_so, char** out_text) {
   *out_text = NULL;
   FILE* f = fopen(model_so, "rb");
+  if (!f && errno == ENOMEM) return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory opening model '%s'", model_so);
   if (!f && access(model_so, F_OK) != 0) return rlx_status_create(RLX_NOT_FOUND, "model '%s' does not exist", model_so);
   if (!f) return rlx_status_create(RLX_IO_ERROR, "cannot open model '%s'", model_so);
   fseek(f, 0, SEEK_END);

@@ -1,6 +1,8 @@
 # pass: default_schedule
+# target: c -mcpu=x86-64-v4
 # The fused add + relu PrimFunc gets the default CPU schedule (split, parallel outer loop,
-# vectorized inner loop) and tir.is_scheduled; the Relax function is unchanged.
+# vectorized inner loop) and tir.is_scheduled; the Relax function is unchanged. An AVX-512
+# target: 16 lanes (default_schedule_fused_elementwise_avx2.py: 8 for AVX2).
 # from tvm.script import ir as I
 # from tvm.script import tir as T
 # from tvm.script import relax as R

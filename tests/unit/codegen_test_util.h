@@ -3,12 +3,15 @@
 #ifndef RLX_CODEGEN_TEST_UTIL_H
 #define RLX_CODEGEN_TEST_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "build/build.h"
 #include "codegen/codegen.h"
 #include "rlx/runtime.h"
+#include "rlx/target.h"
 #include "test.h"
 #include "tir/tir.h"
 #include "transform/tir/transform.h"
@@ -103,6 +106,39 @@ static inline rlx_ndarray_t* new_array(int ndim, const int64_t* shape, DLDataTyp
   return a;
 }
 
+/* The x86-64 levels the codegen tests compile for, lowest first. */
+static const char* const test_x86_levels[] = {"c -mcpu=x86-64-v2", "c -mcpu=x86-64-v3", "c -mcpu=x86-64-v4"};
+enum { TEST_N_X86_LEVELS = 3 };
+/* Sets ctx_'s target to `text` when this CPU (capped by RLX_MAX_ISA) runs its code; else
+ * prints "<what> at <text>: skipped: no <feature>" (the first it lacks) and returns false. */
+static inline bool test_use_target(const char* text, const char* what) {
+  rlx_target_t *t = NULL, *host = NULL;
+  CHECK_OK(rlx_target_parse(text, &t));
+  CHECK_OK(rlx_target_host(&host));
+  if (!t || !host) {
+    rlx_target_free(t);
+    rlx_target_free(host);
+    return false;
+  }
+  bool ok = rlx_target_arch(t) == rlx_target_arch(host);
+  char missing[64] = "";
+  if (!ok) snprintf(missing, sizeof(missing), "%s CPU", rlx_target_arch(t) == RLX_ARCH_X86_64 ? "x86-64" : "aarch64");
+  char feats[512];
+  snprintf(feats, sizeof(feats), "%s", rlx_target_features(t));
+  char* save = NULL;
+  for (char* f = strtok_r(feats, ",", &save); f && ok; f = strtok_r(NULL, ",", &save))
+    if (!rlx_target_has_feature(host, f)) {
+      ok = false;
+      snprintf(missing, sizeof(missing), "%s", f);
+    }
+  if (ok) CHECK_OK(rlx_ctx_set_target(ctx_, t));
+  else printf("%s at %s: skipped: no %s\n", what, text, missing);
+  rlx_target_free(t);
+  rlx_target_free(host);
+  return ok;
+}
+/* Float32 lanes of a native vector of ctx_'s target. */
+static inline int test_f32_lanes(void) { return rlx_target_vector_bytes(rlx_ctx_target(ctx_)) / 4; }
 static inline double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

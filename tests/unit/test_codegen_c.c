@@ -25,26 +25,36 @@ static rlx_tir_func_t* vadd_func(const char* name, int64_t n, int lanes) {
   return make_func(name, 3, bufs, body);
 }
 
+/* At each x86-64 level this CPU runs: vectors of the target's width (no wider: 16 float32
+ * lanes at v4, 8 at v3, 4 at v2), the 128-lane loop cut into native chunks, exact sums. */
 static void test_vadd(void) {
-  rlx_tir_func_t* fs[2] = {unroll_vectorize(vadd_func("vadd", 1024, 16)), unroll_vectorize(vadd_func("vadd128", 1024, 128))};
-  char* src = NULL;
-  rlx_library_t* lib = build_lib(2, fs, &src);
-  if (!lib) return;
-  CHECK(strstr(src, "(*(const rlx_f32x16*)(A + ") != NULL); /* contiguous vector loads */
-  free(src);
-  const char* names[2] = {"vadd", "vadd128"};
-  for (int v = 0; v < 2; v++) {
-    rlx_packed_fn_t fn = get_fn(lib, names[v]);
-    int64_t n = 1024;
-    rlx_ndarray_t* a[3] = {new_array(1, &n, F32, 1), new_array(1, &n, F32, 2), new_array(1, &n, F32, 3)};
-    CHECK_OK(call_arrays(fn, a, 3));
-    const float *x = a[0]->dl.data, *y = a[1]->dl.data, *z = a[2]->dl.data;
-    double err = 0;
-    for (int i = 0; i < n; i++) err = fmax(err, fabs((double)z[i] - ((double)x[i] + y[i])));
-    CHECK_MSG(err == 0, "%s: max abs error %g (tolerance 0)", names[v], err);
-    for (int i = 0; i < 3; i++) rlx_ndarray_release(a[i]);
+  for (int lv = 0; lv < TEST_N_X86_LEVELS; lv++) {
+    if (!test_use_target(test_x86_levels[lv], "vadd")) continue;
+    rlx_tir_func_t* fs[2] = {unroll_vectorize(vadd_func("vadd", 1024, 16)), unroll_vectorize(vadd_func("vadd128", 1024, 128))};
+    char* src = NULL;
+    rlx_library_t* lib = build_lib(2, fs, &src);
+    if (!lib) return;
+    char want[64], wider[64];
+    snprintf(want, sizeof(want), "(*(const rlx_f32x%d*)(A + ", test_f32_lanes());
+    snprintf(wider, sizeof(wider), "rlx_f32x%d ", 2 * test_f32_lanes());
+    CHECK_MSG(strstr(src, want) != NULL, "%s: no %s", test_x86_levels[lv], want); /* contiguous vector loads */
+    CHECK_MSG(strstr(src, wider) == NULL, "%s: a vector wider than the target's", test_x86_levels[lv]);
+    free(src);
+    const char* names[2] = {"vadd", "vadd128"};
+    for (int v = 0; v < 2; v++) {
+      rlx_packed_fn_t fn = get_fn(lib, names[v]);
+      int64_t n = 1024;
+      rlx_ndarray_t* a[3] = {new_array(1, &n, F32, 1), new_array(1, &n, F32, 2), new_array(1, &n, F32, 3)};
+      CHECK_OK(call_arrays(fn, a, 3));
+      const float *x = a[0]->dl.data, *y = a[1]->dl.data, *z = a[2]->dl.data;
+      double err = 0;
+      for (int i = 0; i < n; i++) err = fmax(err, fabs((double)z[i] - ((double)x[i] + y[i])));
+      CHECK_MSG(err == 0, "%s at %s: max abs error %g (tolerance 0)", names[v], test_x86_levels[lv], err);
+      for (int i = 0; i < 3; i++) rlx_ndarray_release(a[i]);
+    }
+    rlx_library_free(lib);
   }
-  rlx_library_free(lib);
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, NULL));
 }
 
 /* ------------------------------------------------------------------ strided access */
@@ -316,7 +326,10 @@ static void test_floordiv(void) {
 }
 
 /* ------------------------------------------------------------------ intrinsics etc. */
-static void test_math(void) {
+/* At each x86-64 level this CPU runs, and scalar: the vector math calls glibc's libmvec
+ * variant of the level (RLX_MV4 = _ZGVbN4v_ SSE, RLX_MV8 = _ZGVdN8v_ AVX2, RLX_MV16 =
+ * _ZGVeN16v_ AVX-512), within 1e-6 of libm. */
+static void test_math_at(const char* target) {
   const int64_t N = 64;
   enum { NO = 8 };
   rlx_dtype_t f32 = rlx_dt_float32();
@@ -351,7 +364,11 @@ static void test_math(void) {
   char* src = NULL;
   rlx_library_t* lib = build_lib(2, fs, &src);
   if (!lib) return;
-  CHECK(strstr(src, "rlx_vmax_f32x16") != NULL);
+  char want[64];
+  snprintf(want, sizeof(want), "rlx_vmax_f32x%d", test_f32_lanes());
+  CHECK_MSG(strstr(src, want) != NULL, "%s: no %s", target, want);
+  snprintf(want, sizeof(want), "RLX_MV%d(erff, ", test_f32_lanes());
+  CHECK_MSG(strstr(src, want) != NULL, "%s: no %s", target, want);
   free(src);
   for (int vec = 0; vec < 2; vec++) {
     rlx_ndarray_t* a[1 + NO];
@@ -365,10 +382,17 @@ static void test_math(void) {
                         sqrtf(fabsf(v)), fminf(tanhf(v), 0.5f), erff(v)};
       for (int o = 0; o < NO; o++) err[o] = fmax(err[o], fabs(((const float*)a[1 + o]->dl.data)[i] - ref[o]));
     }
-    for (int o = 0; o < NO; o++) CHECK_MSG(err[o] < 1e-6, "%s output %d: max abs error %g (tolerance 1e-6)", fs[vec]->name, o, err[o]);
+    for (int o = 0; o < NO; o++)
+      CHECK_MSG(err[o] < 1e-6, "%s at %s output %d: max abs error %g (tolerance 1e-6)", fs[vec]->name, target, o, err[o]);
     for (int o = 0; o < 1 + NO; o++) rlx_ndarray_release(a[o]);
   }
   rlx_library_free(lib);
+}
+
+static void test_math(void) {
+  for (int lv = 0; lv < TEST_N_X86_LEVELS; lv++)
+    if (test_use_target(test_x86_levels[lv], "math")) test_math_at(test_x86_levels[lv]);
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, NULL));
 }
 
 /* ------------------------------------------------------------------ allocations */
@@ -407,8 +431,9 @@ static void test_alloc(void) {
   rlx_ndarray_release(a[1]);
   rlx_library_free(lib);
 
-  /* a register tile written with 64 lanes and read with 16 and 1: four 16-lane variables, the
-   * scalar read takes one lane */
+  /* a register tile written with 64 lanes and read with 16 and 1 (at x86-64-v4, or skipped):
+   * four 16-lane variables, the scalar read takes one lane */
+  if (!test_use_target("c -mcpu=x86-64-v4", "register tile")) return;
   rlx_expr_t* s64 = I32(64);
   rlx_tir_buffer_t* X = param_buf("X", rlx_dt_float32(), 1, &s64);
   rlx_tir_buffer_t* Y = param_buf("Y", rlx_dt_float32(), 1, &s64);
@@ -433,6 +458,7 @@ static void test_alloc(void) {
   rlx_ndarray_release(t[0]);
   rlx_ndarray_release(t[1]);
   rlx_library_free(lib);
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, NULL));
 }
 
 /* ------------------------------------------------------------------ scalar params */

@@ -49,7 +49,9 @@ static void test_unroll(void) {
   CHECK(s && s->kind == RLX_STMT_FOR);
 }
 
+/* The vector width is the target's: x86-64-v4 (16 int32 lanes) unless a case says. */
 static void test_vectorize(void) {
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, "c -mcpu=x86-64-v4"));
   rlx_var_t* i = VAR("i");
   /* C[i] = A[i] + B[0] → C[Ramp(0,1,16)] = A[Ramp(0,1,16)] + Broadcast(B[0]) */
   rlx_tir_stmt_t* s = vectorized(FOR(i, I32(16), RLX_FOR_VECTORIZED, ST(C_, E(i), ADD(LD(A_, E(i)), LD(B_, I32(0))))));
@@ -78,15 +80,44 @@ static void test_vectorize(void) {
   rlx_var_t* u = VAR("u");
   s = vectorized(FOR(u, I32(1), RLX_FOR_VECTORIZED, ST(C_, ADD(E(u), I32(5)), I32(0))));
   CHECK(store_at_const(s, 5));
-  /* extent 128: an outer serial loop of 8 over 16-lane vectors */
+  /* wider than the target's vector (16 int32 lanes at x86-64-v4): extent 128 is 8 chunks of
+   * 16 lanes in sequence (constant offsets), extent 512 a serial loop of 32 chunks */
   rlx_var_t* w = VAR("w");
   s = vectorized(FOR(w, I32(128), RLX_FOR_VECTORIZED, ST(C_, E(w), LD(A_, E(w)))));
+  CHECK(s && s->kind == RLX_STMT_SEQ && RLX_AS(rlx_tir_seq_t, s)->n == 8);
+  if (s && s->kind == RLX_STMT_SEQ) {
+    rlx_tir_stmt_t* last = RLX_AS(rlx_tir_seq_t, s)->stmts[7];
+    CHECK(last->kind == RLX_STMT_BUFFER_STORE);
+    rlx_expr_t* idx = RLX_AS(rlx_tir_store_t, last)->indices[0];
+    int64_t b;
+    CHECK(idx->kind == RLX_EXPR_RAMP && RLX_AS(rlx_ramp_t, idx)->lanes == 16 &&
+          rlx_expr_is_const_int(rlx_ir_simplify(ctx_, RLX_AS(rlx_ramp_t, idx)->base), &b) && b == 112);
+  }
+  rlx_var_t* w2 = VAR("w");
+  s = vectorized(FOR(w2, I32(512), RLX_FOR_VECTORIZED, ST(C_, E(w2), LD(A_, E(w2)))));
   CHECK(s && s->kind == RLX_STMT_FOR && RLX_AS(rlx_tir_for_t, s)->for_kind == RLX_FOR_SERIAL);
   if (s && s->kind == RLX_STMT_FOR) {
     int64_t e;
-    CHECK(rlx_expr_is_const_int(RLX_AS(rlx_tir_for_t, s)->extent, &e) && e == 8);
+    CHECK(rlx_expr_is_const_int(RLX_AS(rlx_tir_for_t, s)->extent, &e) && e == 32);
     CHECK(RLX_AS(rlx_tir_for_t, s)->body->kind == RLX_STMT_BUFFER_STORE);
   }
+  /* x86-64-v3 (8 lanes of int32): the 16-lane loop of the first case is two 8-lane stores;
+   * a float64 body counts 4 lanes */
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, "c -mcpu=x86-64-v3"));
+  rlx_var_t* i3 = VAR("i");
+  s = vectorized(FOR(i3, I32(16), RLX_FOR_VECTORIZED, ST(C_, E(i3), ADD(LD(A_, E(i3)), LD(B_, I32(0))))));
+  CHECK(s && s->kind == RLX_STMT_SEQ && RLX_AS(rlx_tir_seq_t, s)->n == 2);
+  if (s && s->kind == RLX_STMT_SEQ)
+    for (int c = 0; c < 2; c++) {
+      rlx_tir_stmt_t* part = RLX_AS(rlx_tir_seq_t, s)->stmts[c];
+      CHECK(part->kind == RLX_STMT_BUFFER_STORE && RLX_AS(rlx_tir_store_t, part)->value->dtype.lanes == 8);
+    }
+  rlx_expr_t* n64 = I32(64);
+  rlx_tir_buffer_t* D = param_buf("D", rlx_dt_float64(), 1, &n64);
+  rlx_var_t* i4 = VAR("i");
+  s = vectorized(FOR(i4, I32(8), RLX_FOR_VECTORIZED, ST(D, E(i4), rlx_ir_cast(ctx_, rlx_dt_float64(), LD(A_, E(i4))))));
+  CHECK(s && s->kind == RLX_STMT_SEQ && RLX_AS(rlx_tir_seq_t, s)->n == 2);
+  CHECK_OK(rlx_ctx_set_target_str(ctx_, "c -mcpu=x86-64-v4"));
   /* extent 3 is not a power of two: unchanged */
   rlx_var_t* t = VAR("t");
   s = vectorized(FOR(t, I32(3), RLX_FOR_VECTORIZED, ST(C_, E(t), I32(0))));

@@ -1,17 +1,32 @@
 /* The default CPU schedule: numbers against the unscheduled function (interpreter) for
  * matmuls (square, non-divisible, +relu, batched, shared-weight batched, transposed B,
  * symbolic M, small), broadcasting add, row and column sums; the structure of the matmul
- * kernel; attributes. With RLX_SCHED_BENCH=1 it also compiles a 1024^3 matmul through
- * rlx_build_module and prints GFLOPS for 1 and 2 threads. */
+ * kernel; attributes. Every case runs for explicit targets (x86-64-v4, x86-64-v3, and a
+ * subset for x86-64-v2 and aarch64), so the expected IR never depends on the CPU the tests
+ * run on; compiled code runs where the CPU can (else it is only compiled: a cross compiler
+ * for aarch64), and no vector in it is wider than the target's. With RLX_SCHED_BENCH=1 it
+ * also compiles a 1024^3 matmul through rlx_build_module and prints GFLOPS for 1 and 2
+ * threads. */
 #include <time.h>
 
 #include "build/build.h"
 #include "codegen/codegen.h"
+#include "driver/driver.h"
 #include "script/script.h"
 #include "test_schedule_util.h"
 #include "topi/nn.h"
 
 static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in);
+
+/* The target the cases schedule for (main runs them for each). */
+static const char* target_ = "c -mcpu=x86-64-v4";
+
+/* A context for target_. */
+static rlx_ctx_t* tctx(void) {
+  rlx_ctx_t* ctx = rlx_ctx_create();
+  CHECK_OK(rlx_ctx_set_target_str(ctx, target_));
+  return ctx;
+}
 
 static rlx_tir_func_t* sched(rlx_ctx_t* ctx, const rlx_tir_func_t* f) {
   rlx_tir_func_t* g = NULL;
@@ -28,7 +43,7 @@ static bool scheduled_attr(const rlx_tir_func_t* g) {
 
 static void check_mm(int64_t m, int64_t n, int64_t k, int batch, bool trans_b, bool b_batched, bool relu,
                      bool expect_kernel) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, m), n, k, batch, trans_b, b_batched, relu);
   rlx_tir_func_t* g = sched(ctx, f);
   CHECK(g && scheduled_attr(g));
@@ -95,8 +110,9 @@ static void check_prefetch(rlx_ctx_t* ctx, const rlx_tir_func_t* g, bool expect,
   free(text);
 }
 
+/* The kernel's structure for AVX-512 (8 x 32 tiles, 16 lanes, 1 MB L2 of x86-64-v4). */
 static void test_matmul_structure(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 64), 64, 64, 0, false, false, false);
   rlx_tir_func_t* g = sched(ctx, f);
   census_t c = census(g);
@@ -142,8 +158,64 @@ static void test_matmul_structure(void) {
   rlx_ctx_free(ctx);
 }
 
+/* The register tile of target_: C_local is MR x NR, the tile's vectorized loops have the
+ * target's lanes. */
+static void check_tile(int64_t m, int64_t n, int64_t k, int want_mr, int want_nr, int want_lanes) {
+  rlx_ctx_t* ctx = tctx();
+  rlx_tir_func_t* g = sched(ctx, make_matmul(ctx, c64(ctx, m), n, k, 0, false, false, false));
+  rlx_tir_block_realize_t* tile = rlx_tir_find_block(g->body, "C_tile");
+  int64_t mr = -1, nr = -1, lanes = -1;
+  if (tile && tile->block->n_alloc_buffers == 1 && tile->block->alloc_buffers[0]->ndim == 2) {
+    rlx_expr_is_const_int(tile->block->alloc_buffers[0]->shape[0], &mr);
+    rlx_expr_is_const_int(tile->block->alloc_buffers[0]->shape[1], &nr);
+  }
+  rlx_tir_stmt_t* st = tile ? tile->block->body : NULL;
+  while (st && st->kind == RLX_STMT_SEQ) st = RLX_AS(rlx_tir_seq_t, st)->stmts[0];
+  while (st && st->kind == RLX_STMT_FOR && RLX_AS(rlx_tir_for_t, st)->for_kind != RLX_FOR_VECTORIZED)
+    st = RLX_AS(rlx_tir_for_t, st)->body;
+  if (st && st->kind == RLX_STMT_FOR) rlx_expr_is_const_int(RLX_AS(rlx_tir_for_t, st)->extent, &lanes);
+  CHECK_MSG(mr == want_mr && nr == want_nr && lanes == want_lanes,
+            "%s %lldx%lldx%lld: tile %lldx%lld of %lld lanes, expected %dx%d of %d", target_, (long long)m, (long long)n,
+            (long long)k, (long long)mr, (long long)nr, (long long)lanes, want_mr, want_nr, want_lanes);
+  rlx_ctx_free(ctx);
+}
+
+/* The tile tables (machine.c) per ISA; with AVX2 the tile that pads least. */
+static void test_matmul_tiles(void) {
+  const char* saved = target_;
+  target_ = "c -mcpu=x86-64-v4";
+  check_tile(64, 64, 64, 8, 32, 16);
+  check_tile(5, 16, 64, 5, 16, 16); /* fewer rows and columns than the tile */
+  check_tile(1, 128, 784, 1, 128, 16); /* a GEMV: the 16 accumulators in one row */
+  target_ = "c -mcpu=znver3";      /* AVX2 + FMA */
+  check_tile(64, 64, 64, 6, 16, 8);
+  check_tile(1024, 1024, 1024, 6, 16, 8);
+  check_tile(16, 1024, 784, 4, 24, 8); /* 16 rows: 4 tiles of 4, not 3 of 6 */
+  check_tile(128, 768, 256, 6, 16, 8); /* 2 padded rows cost less than 4x24's speed */
+  check_tile(1, 128, 784, 1, 64, 8);   /* a GEMV: 8 of the 12 accumulators (12 would pad N) */
+  check_tile(2, 128, 784, 2, 32, 8);   /* 2 rows x 4 vectors (5 fit the registers, but pad N) */
+  target_ = "c -mcpu=x86-64-v2";      /* SSE, no FMA */
+  check_tile(64, 64, 64, 4, 8, 4);
+  target_ = "c -mtriple=aarch64-linux-gnu"; /* NEON */
+  check_tile(64, 96, 64, 8, 12, 4);
+  target_ = "c -mcpu=x86-64-v3";
+  /* 256 x 512 x 256 at v3 (L2 512 KB): B (512 KB) read in place, every k step prefetches one
+   * line of the next tile's panel (32 panels of 16, 8 row tiles of 6 per block) */
+  rlx_ctx_t* ctx = tctx();
+  rlx_tir_func_t* g = sched(ctx, make_matmul(ctx, c64(ctx, 256), 512, 256, 0, false, false, false));
+  CHECK(census(g).n_for[RLX_FOR_PARALLEL] == 1 && !rlx_tir_find_block(g->body, "B_pack"));
+  check_prefetch(ctx, g, true, "B[(ib * T.int64(256) + k) * T.int64(16) // T.int64(8) // T.int64(16), (tile % T.int64(32) + "
+                 "T.int64(1)) % T.int64(32) * T.int64(16) + (ib * T.int64(256) + k) * T.int64(16) // T.int64(8) % "
+                 "T.int64(16)]");
+  /* 256 x 1024 x 1024: B (4 MB, more than twice L2) packed */
+  g = sched(ctx, make_matmul(ctx, c64(ctx, 256), 1024, 1024, 0, false, false, false));
+  CHECK(rlx_tir_find_block(g->body, "B_pack") != NULL);
+  rlx_ctx_free(ctx);
+  target_ = saved;
+}
+
 static void test_symbolic_m(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_var_t* n = rlx_ir_var(ctx, "n", rlx_dt_int64());
   rlx_tir_func_t* f = make_matmul(ctx, &n->hdr, 96, 128, 0, false, false, true);
   rlx_tir_func_t* g = sched(ctx, f);
@@ -166,7 +238,7 @@ static rlx_expr_t* badd_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
 }
 
 static void check_add(int64_t m, int64_t n, bool expect_parallel, bool expect_vector) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* s2[2] = {c64(ctx, m), c64(ctx, n)};
   rlx_expr_t* s1[1] = {c64(ctx, n)};
   rlx_te_tensor_t* t[2] = {rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A"),
@@ -188,7 +260,7 @@ static void check_add(int64_t m, int64_t n, bool expect_parallel, bool expect_ve
 
 /* Both dims symbolic: the vectorized inner loop has a tail predicate. */
 static void test_add_symbolic(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_var_t* mv = rlx_ir_var(ctx, "m", rlx_dt_int64());
   rlx_var_t* nv = rlx_ir_var(ctx, "n", rlx_dt_int64());
   rlx_expr_t* s2[2] = {&mv->hdr, &nv->hdr};
@@ -226,7 +298,7 @@ static rlx_expr_t* sum_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
 }
 
 static void check_sum(int64_t m, int64_t n, int axis, bool expect_vector, bool max) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* s2[2] = {c64(ctx, m), c64(ctx, n)};
   sum_t* su = RLX_NEW(ctx, sum_t);
   su->a = rlx_te_placeholder(ctx, 2, s2, rlx_dt_float32(), "A");
@@ -280,7 +352,7 @@ static rlx_expr_t* mm2_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
 }
 
 static void test_inline(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   /* A -> S = 2A -> T = 2S (output): S is inlined */
   rlx_expr_t* sh2[2] = {c64(ctx, 64), c64(ctx, 64)};
   rlx_te_tensor_t* a = rlx_te_placeholder(ctx, 2, sh2, rlx_dt_float32(), "A");
@@ -319,7 +391,7 @@ static rlx_expr_t* bias_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
 
 /* dense + bias + relu: the bias add is inlined into relu, which folds into the matmul tile */
 static void test_dense_bias_relu(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* sa[2] = {c64(ctx, 96), c64(ctx, 80)};
   rlx_expr_t* sb[2] = {c64(ctx, 80), c64(ctx, 72)};
   rlx_expr_t* sc[2] = {c64(ctx, 96), c64(ctx, 72)};
@@ -340,7 +412,10 @@ static void test_dense_bias_relu(void) {
   CHECK_OK(rlx_te_create_prim_func(ctx, 4, args, "dense", &f));
   rlx_tir_func_t* g = sched(ctx, f);
   CHECK(rlx_tir_find_block(g->body, "C_store") && !rlx_tir_find_block(g->body, "T") && !rlx_tir_find_block(g->body, "R"));
-  CHECK(RLX_AS(rlx_tir_block_realize_t, g->body)->block->n_alloc_buffers == 1); /* only B_packed (N tail) */
+  /* no intermediate left: at most B_packed (when 72 columns leave a tail of NR: AVX-512's 32,
+   * not AVX2's 4 x 24 tile that this shape takes) */
+  rlx_tir_block_t* root = RLX_AS(rlx_tir_block_realize_t, g->body)->block;
+  CHECK(root->n_alloc_buffers <= 1 && (root->n_alloc_buffers == 0 || strcmp(root->alloc_buffers[0]->name, "B_packed") == 0));
   tshape_t sh[4] = {{2, {96, 80}}, {2, {80, 72}}, {1, {72}}, {2, {96, 72}}};
   double d = compare_funcs(f, g, 4, sh, 3);
   CHECK_MSG(d >= 0 && d < 1e-4, "dense bias relu diff %g", d);
@@ -352,7 +427,7 @@ static void test_dense_bias_relu(void) {
 
 /* int32 shapes (int32 loop and iter vars) */
 static void test_int32_shapes(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* sa[2] = {rlx_ir_i32(ctx, 70), rlx_ir_i32(ctx, 64)};
   rlx_expr_t* sb[2] = {rlx_ir_i32(ctx, 64), rlx_ir_i32(ctx, 96)};
   rlx_expr_t* sc[2] = {rlx_ir_i32(ctx, 70), rlx_ir_i32(ctx, 96)};
@@ -388,7 +463,7 @@ static rlx_expr_t* conv_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, c->d, 2, id), rlx_te_load(ctx, c->w, 1, iw)), 1, &c->r);
 }
 static void test_conv1d(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   conv_t* c = RLX_NEW(ctx, conv_t);
   rlx_expr_t* sd[2] = {c64(ctx, 6), c64(ctx, 66)};
   rlx_expr_t* sw[1] = {c64(ctx, 3)};
@@ -414,7 +489,7 @@ static void test_conv1d(void) {
 /* A hand-written scan B[i] = B[i-1] + A[i] (i >= 1): iterations depend on each other, so the
  * default schedule must leave it serial. */
 static void test_scan_left_alone(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   int64_t n = 70000;
   rlx_expr_t* sh[1] = {c64(ctx, n)};
   rlx_tir_buffer_t* a = rlx_tir_buffer_create(ctx, "A", rlx_dt_float32(), 1, sh, NULL);
@@ -455,7 +530,7 @@ static rlx_expr_t* mmta_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, m->a, 2, ia), rlx_te_load(ctx, m->b, 2, ib)), 1, &m->k);
 }
 static void test_transposed_a(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* sa[2] = {c64(ctx, 72), c64(ctx, 90)};
   rlx_expr_t* sb[2] = {c64(ctx, 72), c64(ctx, 100)};
   rlx_expr_t* sc[2] = {c64(ctx, 90), c64(ctx, 100)};
@@ -478,11 +553,58 @@ static void test_transposed_a(void) {
 }
 
 /* ------------------------------------------------------------------ compiled path */
+/* The module's C for the context's target (scheduled, lowered) declares no vector type
+ * wider than the target's native vectors (codegen names them rlx_<elem>x<lanes>), and it
+ * compiles with the target's compiler (the cross compiler for aarch64). mod is changed. */
+static bool compiled_vectors_native(rlx_ctx_t* ctx, rlx_module_t* mod) {
+  const rlx_target_t* t = rlx_ctx_target_of(ctx);
+  rlx_driver_options_t o = {false, "codegen_c", "none"};
+  rlx_driver_result_t r;
+  rlx_status_t* st = rlx_driver_run(ctx, mod, &o, &r);
+  if (st) {
+    fprintf(stderr, "codegen for %s: %s\n", rlx_target_str(t), rlx_status_message(st));
+    rlx_status_free(st);
+    return false;
+  }
+  bool ok = true;
+  for (const char* p = strstr(r.c_source, "typedef "); p; p = strstr(p + 1, "typedef ")) {
+    int bytes;
+    const char* vs = strstr(p, "vector_size(");
+    const char* eol = strchr(p, '\n');
+    if (!vs || (eol && vs > eol) || sscanf(vs, "vector_size(%d)", &bytes) != 1) continue;
+    if (bytes > rlx_target_vector_bytes(t)) {
+      fprintf(stderr, "%s: a %d-byte vector type: %.*s\n", rlx_target_str(t), bytes, (int)(eol ? eol - p : 80), p);
+      ok = false;
+    }
+  }
+  char* path = NULL;
+  rlx_status_t* here = rlx_target_check_host(t);
+  if (ok && here) { /* compiled here only when it cannot run here */
+    st = rlx_compile_c(ctx, r.c_source, &path);
+    if (st) {
+      fprintf(stderr, "compiling for %s: %s\n", rlx_target_str(t), rlx_status_message(st));
+      rlx_status_free(st);
+      ok = false;
+    }
+  }
+  rlx_status_free(here);
+  free(path);
+  free(r.c_source);
+  return ok;
+}
+
+
 /* Builds f through rlx_build_module (default schedule, lowering, C, cc) and compares its
  * outputs with the interpreter running the unscheduled f. Returns the max abs difference. */
 static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_t* shapes, int n_in) {
   rlx_module_t* mod = rlx_module_create(ctx);
   rlx_module_set(mod, f->name, RLX_FUNC_TIR, f);
+  if (!compiled_vectors_native(ctx, mod)) return -1;
+  rlx_status_t* runs = rlx_target_check_host(rlx_ctx_target_of(ctx));
+  if (runs) { /* another target: compiled (and checked above) only */
+    rlx_status_free(runs);
+    return 0;
+  }
   rlx_library_t* lib = NULL;
   rlx_status_t* st = rlx_build_module(ctx, mod, &lib);
   if (st) {
@@ -528,7 +650,7 @@ static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_
 }
 
 static void test_compiled(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   {
     rlx_tir_func_t* f = make_matmul(ctx, c64(ctx, 100), 70, 90, 0, false, false, true);
     tshape_t sh[3] = {{2, {100, 90}}, {2, {90, 70}}, {2, {100, 70}}};
@@ -584,7 +706,7 @@ static rlx_expr_t* att_body(rlx_ctx_t* ctx, rlx_var_t* const* ix, void* user) {
   return rlx_te_sum(ctx, rlx_ir_mul(ctx, rlx_te_load(ctx, a->q, 3, iq), rlx_te_load(ctx, a->k, 3, ik)), 1, &a->r);
 }
 static void test_symbolic_nk(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_var_t* n = rlx_ir_var(ctx, "n", rlx_dt_int64());
   rlx_expr_t* sq[3] = {c64(ctx, 2), &n->hdr, c64(ctx, 64)};
   rlx_expr_t* so[3] = {c64(ctx, 2), &n->hdr, &n->hdr};
@@ -640,7 +762,7 @@ static double now(void) {
 
 static void bench(bool symbolic) {
   int64_t nn = getenv("RLX_SCHED_BENCH_N") ? atoll(getenv("RLX_SCHED_BENCH_N")) : 1024;
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_var_t* mv = rlx_ir_var(ctx, "m", rlx_dt_int64());
   rlx_tir_func_t* f = make_matmul(ctx, symbolic ? &mv->hdr : c64(ctx, nn), nn, nn, 0, false, false, false);
   rlx_module_t* mod = rlx_module_create(ctx);
@@ -724,7 +846,7 @@ static const char gelu_text[] =
     "C[T.int64(0), v_j, v_k]) * T.float32(0.70710678)) + T.float32(1.0)) * T.float32(0.5)\n";
 
 static void test_unit_axis_gelu(void) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_module_t* m = NULL;
   CHECK_OK(rlx_script_parse(ctx, gelu_text, "gelu.py", &m));
   rlx_tir_func_t* f = m ? rlx_module_find(m, "mm_gelu")->func : NULL;
@@ -744,7 +866,7 @@ static void test_unit_axis_gelu(void) {
 /* Softmax and LayerNorm rows: one parallel (or serial) row loop for the whole function, every
  * reduction rfactored under it, the same numbers. */
 static void check_rows(bool layer_norm, int64_t rows, int64_t len, int expect_parallel) {
-  rlx_ctx_t* ctx = rlx_ctx_create();
+  rlx_ctx_t* ctx = tctx();
   rlx_expr_t* sh2[2] = {c64(ctx, rows), c64(ctx, len)};
   rlx_expr_t* sh1[1] = {c64(ctx, len)};
   rlx_te_tensor_t* x = rlx_te_placeholder(ctx, 2, sh2, rlx_dt_float32(), "x");
@@ -781,22 +903,40 @@ static void test_row_fusion(void) {
 }
 
 int main(void) {
-  test_row_fusion();
-  test_unit_axis_gelu();
-  test_matmuls();
-  test_matmul_structure();
-  test_symbolic_m();
-  test_elementwise_reduction();
-  test_inline();
-  test_transposed_a();
-  test_scan_left_alone();
-  test_conv1d();
-  test_int32_shapes();
-  test_dense_bias_relu();
-  test_compiled();
-  test_add_symbolic();
-  test_symbolic_nk();
+  /* everything for AVX-512 and AVX2; the matmul and vector cases for SSE and NEON too */
+  static const char* const full[] = {"c -mcpu=x86-64-v4", "c -mcpu=x86-64-v3"};
+  static const char* const part[] = {"c -mcpu=x86-64-v2", "c -mtriple=aarch64-linux-gnu"};
+  for (int t = 0; t < 2; t++) {
+    target_ = full[t];
+    printf("target %s\n", target_);
+    test_row_fusion();
+    test_unit_axis_gelu();
+    test_matmuls();
+    test_symbolic_m();
+    test_elementwise_reduction();
+    test_inline();
+    test_transposed_a();
+    test_scan_left_alone();
+    test_conv1d();
+    test_int32_shapes();
+    test_dense_bias_relu();
+    test_compiled();
+    test_add_symbolic();
+    test_symbolic_nk();
+  }
+  for (int t = 0; t < 2; t++) {
+    target_ = part[t];
+    printf("target %s\n", target_);
+    test_row_fusion();
+    test_matmuls();
+    test_elementwise_reduction();
+    test_compiled();
+  }
+  target_ = "c -mcpu=x86-64-v4";
+  test_matmul_structure(); /* exact IR: AVX-512's 8 x 32 tile */
+  test_matmul_tiles();
   if (getenv("RLX_SCHED_BENCH")) {
+    target_ = NULL; /* the host */
     bench(false);
     bench(true);
   }

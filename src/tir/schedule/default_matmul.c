@@ -9,10 +9,13 @@
  * (attention's batched matmuls, shared weights). Any M, N, K: tails are masked. M, N, K and
  * the batch extents may be symbolic. A contraction that does not fit says why (*out_why).
  *
- * Produced (MR x NR register tile with MR = min(8, M), NR = 32 (16 when N <= 16), VL = 16
- * lanes, NO = ceil(N/NR) panels, row blocks of MC = MR*MB rows with MB = min(8, ceil(M/MR))):
+ * Produced, with the numbers of the context's target (machine.c): an MR x NR register tile
+ * of NV vectors of VL lanes (AVX-512: 8 x 32, 16 lanes; AVX2: 6 x 16 or 4 x 24, 8 lanes;
+ * SSE: 4 x 8; NEON: 8 x 12, 4 lanes), MR = min(MR, M) (fewer rows get more vectors), NR
+ * rounded down to N's vectors when N is narrower; NO = ceil(N/NR) panels; row blocks of MC = MR*MB rows with MB = min(8,
+ * ceil(M/MR)) micro-tiles, fewer when their A rows would take more than a quarter of L2:
  *
- *   [only when B is big (> 2 MB) and reused by >= 4 row tiles, or N has a tail, or is symbolic]
+ *   [only when B is big (> 2 x L2) and reused by >= 4 row tiles, or N has a tail, or is symbolic]
  *   Bp = alloc [batchB..., NO, K, NR]                      (root block, global)
  *   for b.., jo (parallel), k, ji (vectorized):            block "<B>_pack"
  *       Bp[b.., jo, k, ji] = B[.., k, jo*NR+ji]            (0 beyond N)
@@ -22,7 +25,7 @@
  *         for ii (unrolled), jv (unrolled), jl (vectorized VL):  block "<C>_init"
  *             C_local[ii, jv*VL+jl] = 0
  *         for k:
- *           [B >= 128 KB, several panels, M > 8] T.prefetch(T.address_of(<B of panel jo+1,
+ *           [B >= L2 / 8, several panels, MB > 1] T.prefetch(T.address_of(<B of panel jo+1,
  *               element (ib*K + k)*NR // MB>), 0, 2, 1)
  *           for ii (unrolled), jv (unrolled), jl (vectorized):   block "<C>_update"
  *             C_local[ii, jv*VL+jl] += A[.., min(io*MR+ii, M-1), k] * Bp[.., jo, k, jv*VL+jl]
@@ -31,7 +34,7 @@
  *             where row < M and col < N (only when there is a tail):
  *             C[.., io*MR+ii, jo*NR+jv*VL+jl] = epilogue(C_local[ii, jv*VL+jl])
  *
- * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= 32 and K >= 16` (for
+ * With a symbolic M, N or K all of this sits under `if M >= 16 and N >= NR and K >= 16` (for
  * the symbolic ones); the else branch keeps the original matmul (and folded consumer) nests
  * for the generic schedules. Threads are used above 1M multiply-adds only; batch, row blocks
  * and panels are one fused parallel loop, so a few rows still split over threads.
@@ -48,17 +51,12 @@
 
 #include "sched_internal.h"
 
-#define MR 8
-#define NR 32
-#define VL 16
-#define MB 8 /* micro-tiles per row block (MC = MR * MB rows) */
+#define MB 8 /* micro-tiles per row block at most (MC = MR * MB rows) */
 #define PAR_MACS (1 << 20)
 #define MIN_ROWS 16 /* symbolic M: below this the plain reduction schedule runs */
 #define PAR_ELEMS 65536
 #define PACK_MIN_TILES 4 /* row tiles per panel of B from which B is packed */
-#define PACK_MIN_BYTES (2 << 20) /* ... and the size of B (per batch) */
 #define MAX_ABSORB 8
-#define PF_MIN_BYTES (128 << 10) /* B from which the next panel is prefetched */
 
 typedef struct {
   rlx_tir_block_realize_t* br;
@@ -568,18 +566,27 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
   bool all_const = m_const && n_const && k_const;
   rlx_dtype_t t = m.j->var->hdr.dtype;
   int nb = m.nb;
-  /* register tile: MR rows (fewer when M is smaller), NR columns (16 when N <= 16) */
+  /* register tile from the target (machine.c): MR rows (fewer when M is smaller), NR = NV
+   * vectors of VL lanes (fewer vectors when N is narrower) */
+  const sched_machine_t mach = sched_machine(ctx);
+  const sched_tile_t tl = sched_machine_tile(&mach, m_const ? M : -1, n_const ? N : -1);
+  const int64_t VL = sched_machine_lanes(&mach, 4), MR = tl.mr, NR = (int64_t)tl.nv * VL;
+  const int64_t L2 = mach.cache[1];
   int64_t mr = m_const && M < MR ? M : MR;
-  int64_t nr = n_const && N <= VL ? VL : NR;
+  int64_t nr = n_const && N < NR ? (N + VL - 1) / VL * VL : NR;
 
   rlx_expr_t* Nx = as_t(ctx, t, m.j->dom.extent);
   rlx_expr_t* Kx = as_t(ctx, t, m.k->dom.extent);
   rlx_expr_t* Mx = ext_of(ctx, t, m.i);
   rlx_expr_t* NOx = ceil_div(ctx, t, Nx, nr);
   /* rows are walked in blocks of up to MB micro-tiles so that the A rows of a block stay in
-   * L2 while the block sweeps the panels of B, and each panel is reused by the block's tiles */
+   * L2 while the block sweeps the panels of B, and each panel is reused by the block's tiles:
+   * the block's A rows take at most a quarter of the target's L2 (the rest holds the panel,
+   * C and the next panel's prefetch), and there are 2 tiles per block at least */
   int64_t mt_const = m_const ? (M + mr - 1) / mr : -1;
-  int64_t mb = m_const && mt_const < MB ? mt_const : MB;
+  int64_t mb_max = MB;
+  if (k_const && mb_max * mr * K * 4 > L2 / 4) mb_max = L2 / 4 / (mr * K * 4) > 2 ? L2 / 4 / (mr * K * 4) : 2;
+  int64_t mb = m_const && mt_const < mb_max ? mt_const : mb_max;
   int64_t mc = mr * mb;
   rlx_expr_t* MO = ceil_div(ctx, t, Mx, mc);
   bool m_tail = !m_const || M % mc != 0;
@@ -595,12 +602,13 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
     else if (macs >= 0) macs *= e;
     if (!load_uses(m.b, batch[d]) && a_tiles >= 0) a_tiles = c ? a_tiles * e : -1;
   }
-  /* Packing B into NR-wide panels pays off when B is much bigger than L2 and many row tiles
-   * reuse each panel (1024^3: +30 %); otherwise the tiles read B in place, which saves the
-   * packing pass and its buffer (the transformer's 256x1024 weights: -30 % at 2 threads).
+  /* Packing B into NR-wide panels pays off when B is much bigger than L2 (twice the target's)
+   * and many row tiles reuse each panel (1024^3: +30 %); otherwise the tiles read B in place,
+   * which saves the packing pass and its buffer (the transformer's 256x1024 weights: -30 % at
+   * 2 threads).
    * Without packing, columns beyond N would read out of bounds, so N must divide into panels. */
   int64_t b_bytes = n_const && k_const ? N * K * 4 : -1;
-  bool pack = n_tail || a_tiles < 0 || b_bytes < 0 || (a_tiles >= PACK_MIN_TILES && b_bytes > PACK_MIN_BYTES);
+  bool pack = n_tail || a_tiles < 0 || b_bytes < 0 || (a_tiles >= PACK_MIN_TILES && b_bytes > 2 * L2);
   /* threads only pay off above ~1M multiply-adds (and 64K packed elements) */
   bool par = macs < 0 || macs >= PAR_MACS;
 
@@ -779,10 +787,11 @@ RLX_MUST_USE rlx_status_t* sched_default_matmul(rlx_schedule_t* s, const char* b
    * between a network's layers. So each k step of every row tile also prefetches (into L2)
    * one line of the panel the next tile reads: over the mb x K steps of a tile, the element
    * floor((ib*K + k) * nr / mb) of the next panel, which covers it. Only for weights that
-   * are not in L2 anyway (>= PF_MIN_BYTES, one matrix for all batches) and tiles of several
-   * row blocks; M <= 8 (a GEMV) reads each panel once, and the hardware prefetcher follows. */
+   * are not in L2 anyway (>= L2 / 8: 128 KB with 1 MB; one matrix for all batches) and tiles
+   * of several row blocks; M <= MR (a GEMV) reads each panel once, and the hardware
+   * prefetcher follows. */
   int64_t no_n;
-  if (all_const && mb >= 2 && nbb == 0 && b_bytes >= PF_MIN_BYTES && rlx_expr_is_const_int(NOx, &no_n) && no_n > 1) {
+  if (all_const && mb >= 2 && nbb == 0 && b_bytes >= L2 / 8 && rlx_expr_is_const_int(NOx, &no_n) && no_n > 1) {
     rlx_expr_t* jn = rlx_ir_floormod(ctx, rlx_ir_add(ctx, jo, ci(ctx, t, 1)), NOx);
     rlx_expr_t* q = rlx_ir_add(ctx, rlx_ir_mul(ctx, &ib->hdr, Kx), &kk->hdr);
     rlx_expr_t* f = rlx_ir_floordiv(ctx, rlx_ir_mul(ctx, q, ci(ctx, t, nr)), ci(ctx, t, mb));

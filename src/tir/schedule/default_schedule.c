@@ -28,7 +28,7 @@
 #include "sched_internal.h"
 
 #define PAR_MIN 65536
-#define VEC_BYTES 64
+#define MAX_LANES 16 /* bool masks are int32 lanes: wider vectors of small types get wide masks */
 
 static bool attr_true(const rlx_tir_func_t* f, const char* key) {
   rlx_expr_t* v = rlx_tir_func_get_attr(f, key);
@@ -148,12 +148,29 @@ static rlx_tir_stmt_t* opaque_block(rlx_ctx_t* ctx, const char* name, rlx_tir_st
   return rlx_tir_block_realize(ctx, 0, NULL, NULL, b);
 }
 
-static int lanes_for(const rlx_tir_block_t* b) {
+/* Vector lanes for the block's stored type: the target's native vector (16 float32 with
+ * AVX-512, 8 with AVX2, 4 with SSE / NEON), at most MAX_LANES. *out_min: the fewest lanes
+ * worth a vector (4, or the native count when that is smaller: float64 on SSE). */
+static int lanes_for(rlx_ctx_t* ctx, const rlx_tir_block_t* b, int* out_min) {
+  *out_min = 4;
   if (!b->body || b->body->kind != RLX_STMT_BUFFER_STORE) return 1;
   int bytes = rlx_dtype_bytes(RLX_AS(rlx_tir_store_t, b->body)->buffer->dtype);
   if (bytes <= 0) return 1;
-  int l = VEC_BYTES / bytes;
-  return l > 16 ? 16 : l;
+  sched_machine_t m = sched_machine(ctx);
+  int l = sched_machine_lanes(&m, bytes);
+  if (l > MAX_LANES) l = MAX_LANES;
+  if (l < *out_min) *out_min = l > 1 ? l : 2;
+  return l;
+}
+
+/* Partial results of a vectorized row reduction (rfactor): at least two native float32
+ * vectors, as each vector is one chain of dependent adds whose latency (3-4 cycles) is
+ * longer than the issue interval; one with AVX-512, where a 16-lane vector already covers
+ * a LayerNorm row of 256 in 16 steps. */
+static int rfactor_lanes(rlx_ctx_t* ctx) {
+  sched_machine_t m = sched_machine(ctx);
+  int l = sched_machine_lanes(&m, 4);
+  return l < 16 ? 2 * l : l;
 }
 
 static int64_t const_extent(const rlx_tir_for_t* f) {
@@ -257,13 +274,14 @@ static RLX_MUST_USE rlx_status_t* sched_elementwise(rlx_schedule_t* s, const cha
   rlx_var_t** outer = RLX_NEW_ARRAY(s->ctx, rlx_var_t*, nest.n);
   int n_outer = 0;
   for (int i = 0; i + 1 < nest.n; i++) outer[n_outer++] = nest.loops[i]->var;
-  int lanes = lanes_for(b);
-  if (iv >= 0 && lanes >= 4 && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
+  int min_vl;
+  int lanes = lanes_for(s->ctx, b, &min_vl);
+  if (iv >= 0 && lanes >= min_vl && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
     int64_t w = const_extent(inner);
     int vl = lanes;
     if (w >= 0)
       while (vl > 1 && w % vl != 0) vl /= 2;
-    if (vl >= 4 && (w < 0 || w >= vl)) {
+    if (vl >= min_vl && (w < 0 || w >= vl)) {
       int64_t factors[2] = {-1, vl};
       rlx_var_t* sp[2];
       RLX_RETURN_IF_ERROR(rlx_sched_split(s, inner->var, 2, factors, sp));
@@ -328,7 +346,7 @@ static RLX_MUST_USE rlx_status_t* row_reduce(rlx_schedule_t* s, const char* name
   if (!rlx_expr_is_const_int(kl->extent, &K) || !rlx_expr_is_const_int(kl->min, &mn) || mn != 0 ||
       !rlx_expr_is_const_int(b->iter_vars[ki]->dom.min, &mn) || mn != 0)
     return NULL;
-  int vl = 16;
+  int vl = rfactor_lanes(ctx);
   if (K % vl != 0 || K < 2 * vl) return NULL;
   rlx_var_t* kv = b->iter_vars[ki]->var;
   contig_t c = {ctx, kv, true};
@@ -398,7 +416,9 @@ static RLX_MUST_USE rlx_status_t* sched_reduction(rlx_schedule_t* s, const char*
     /* a full reduction to one value: the row rule, without outer loops */
     bool done = false;
     RLX_RETURN_IF_ERROR(row_reduce(s, name, &nest, &done));
-    if (!done) *out_why = "a full reduction whose axis is not contiguous with extent a multiple of 16 (>= 32)";
+    if (!done)
+      *out_why = rlx_ctx_sprintf(s->ctx, "a full reduction whose axis is not contiguous with extent a multiple of %d (>= %d)",
+                                 rfactor_lanes(s->ctx), 2 * rfactor_lanes(s->ctx));
     return NULL;
   }
   if (sp <= 0) { /* no leading spatial loops, or mixed order: keep as is */
@@ -412,12 +432,13 @@ static RLX_MUST_USE rlx_status_t* sched_reduction(rlx_schedule_t* s, const char*
   for (int i = 0; i + 1 < sp; i++) outer[n_outer++] = nest.loops[i]->var;
   rlx_tir_for_t* ls = nest.loops[sp - 1];
   int iv = bound_iter(nest.br, ls->var);
-  int lanes = lanes_for(b);
+  int min_vl;
+  int lanes = lanes_for(s->ctx, b, &min_vl);
   int64_t w = const_extent(ls);
   int vl = lanes;
   if (w > 0)
     while (vl > 1 && w % vl != 0) vl /= 2;
-  if (iv >= 0 && sp < nest.n && b->init && vl >= 4 && w >= vl && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
+  if (iv >= 0 && sp < nest.n && b->init && vl >= min_vl && w >= vl && contiguous(s->ctx, b, b->iter_vars[iv]->var)) {
     int64_t factors[2] = {-1, vl};
     rlx_var_t* sv[2];
     RLX_RETURN_IF_ERROR(rlx_sched_split(s, ls->var, 2, factors, sv));
@@ -440,8 +461,10 @@ static RLX_MUST_USE rlx_status_t* sched_reduction(rlx_schedule_t* s, const char*
     bool done = false;
     if (nest.n == sp + 1) RLX_RETURN_IF_ERROR(row_reduce(s, name, &nest, &done));
     if (!done)
-      *out_why = "the innermost spatial axis is not contiguous (or narrower than 4 lanes) and the reduction is "
-                 "not one contiguous innermost axis with extent a multiple of 16 (>= 32)";
+      *out_why = rlx_ctx_sprintf(s->ctx,
+                                 "the innermost spatial axis is not contiguous (or narrower than %d lanes) and the "
+                                 "reduction is not one contiguous innermost axis with extent a multiple of %d (>= %d)",
+                                 min_vl, rfactor_lanes(s->ctx), 2 * rfactor_lanes(s->ctx));
     outer[n_outer++] = ls->var;
   }
   return fuse_parallel(s, n_outer, outer, par);
@@ -483,7 +506,7 @@ static void try_inline(rlx_schedule_t* s, const char* name) {
   }
 }
 
-/* Vectorizes the innermost loop of block `name` by 16 (or 8, 4) lanes when it walks memory
+/* Vectorizes the innermost loop of block `name` by the native lanes (or half, a quarter) when it walks memory
  * contiguously and its constant extent divides; no other loop is touched. */
 static RLX_MUST_USE rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char* name) {
   nest_t nest;
@@ -492,9 +515,10 @@ static RLX_MUST_USE rlx_status_t* vectorize_inner(rlx_schedule_t* s, const char*
   rlx_tir_for_t* inner = nest.loops[nest.n - 1];
   int iv = bound_iter(nest.br, inner->var);
   int64_t w = const_extent(inner);
-  int vl = lanes_for(nest.br->block);
+  int min_vl;
+  int vl = lanes_for(s->ctx, nest.br->block, &min_vl);
   while (vl > 1 && w > 0 && w % vl != 0) vl /= 2;
-  if (iv < 0 || vl < 4 || w < vl || !contiguous(s->ctx, nest.br->block, nest.br->block->iter_vars[iv]->var)) return NULL;
+  if (iv < 0 || vl < min_vl || w < vl || !contiguous(s->ctx, nest.br->block, nest.br->block->iter_vars[iv]->var)) return NULL;
   int64_t factors[2] = {-1, vl};
   rlx_var_t* sp[2];
   RLX_RETURN_IF_ERROR(rlx_sched_split(s, inner->var, 2, factors, sp));

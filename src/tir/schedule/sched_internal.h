@@ -110,6 +110,25 @@ enum { SCHED_LOADS = 1, SCHED_STORES = 2 };
 bool sched_access_region(rlx_ctx_t* ctx, rlx_analyzer_t* an, const rlx_tir_stmt_t* s, const rlx_tir_buffer_t* x,
                          unsigned which, bool simplify, rlx_expr_t*** out_lo, rlx_expr_t*** out_hi);
 
+/* The machine numbers the default schedules decide by, all from the context's target
+ * (machine.c has the table and why). */
+typedef struct {
+  rlx_isa_t isa;
+  int vec_bytes;    /* native vector width: no schedule makes wider vectors */
+  int vec_regs;     /* architectural vector registers */
+  bool fma;
+  int64_t cache[3]; /* data cache bytes: L1, L2 per core, L3 */
+} sched_machine_t;
+sched_machine_t sched_machine(const rlx_ctx_t* ctx);
+/* Lanes of a native vector of elements of elem_bytes (1 when not a vector type). */
+int sched_machine_lanes(const sched_machine_t* m, int elem_bytes);
+/* A float32 matmul register tile: mr rows x nv native vectors of accumulators. */
+typedef struct {
+  int mr, nv;
+} sched_tile_t;
+/* The ISA's tile for an M x N output (-1: symbolic) that pads M and N least. */
+sched_tile_t sched_machine_tile(const sched_machine_t* m, int64_t M, int64_t N);
+
 /* Default schedule of one matmul-like block (default_matmul.c). *out_applied is false (and
  * the schedule unchanged, or a run-time fallback installed for symbolic extents) when the
  * block does not fit the pattern; then *out_why says why when the block is a contraction

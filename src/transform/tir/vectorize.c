@@ -2,10 +2,15 @@
  *
  * Requires: no blocks; flat (1-D) buffer accesses (runs after flatten_buffers and
  * unroll_loops).
- * Produces: a VECTORIZED loop `for v in [min, min + L)` with constant L, 2 <= L <= 64 a power
- * of two (or L a multiple of 16: an outer serial loop over L/16 chunks of 16 lanes), whose
- * body is vectorizable, is replaced by its body with v → Ramp(min, 1, L) pushed through the
- * expressions:
+ * Produces: a VECTORIZED loop `for v in [min, min + L)` with constant L, 2 <= L <= N a power
+ * of two, whose body is vectorizable, is replaced by its body with v → Ramp(min, 1, L)
+ * pushed through the expressions. N is the target's native vector width in elements of the
+ * widest data type the body loads or stores (rlx_target_vector_bytes: 16 float32 with
+ * AVX-512, 8 with AVX2, 4 with SSE and NEON): GCC keeps a vector type wider than the ISA's
+ * registers in memory and moves it piecewise, every operation a round trip through the
+ * stack. A loop of L > N, L a multiple of N, is cut into L/N loops of N lanes first: an
+ * unrolled sequence (constant offsets: a register-tile buffer indexed by them still becomes
+ * vector variables in codegen) up to 16 chunks, else a serial loop over the chunks. Then:
  *   - index arithmetic stays in Ramp form where it is linear (Ramp ± s, Ramp * c, Ramp ± Ramp),
  *     so a contiguous access has index Ramp(base, 1, L); an invariant index stays scalar (the
  *     load is a scalar that is broadcast where it meets a vector);
@@ -24,7 +29,9 @@
  */
 #include "transform.h"
 
-enum { VEC_MAX_LANES = 64, VEC_SPLIT_LANES = 16 };
+enum {
+  VEC_MAX_UNROLL = 16 /* chunks of a wide loop emitted as a sequence (more: a serial loop) */
+};
 
 typedef struct {
   rlx_ctx_t* ctx;
@@ -255,6 +262,87 @@ static rlx_tir_stmt_t* vectorize_guarded(rlx_ctx_t* ctx, rlx_tir_for_t* f, rlx_e
   return rlx_tir_if(ctx, all, vec, &f->hdr);
 }
 
+/* Bytes of the widest data element a statement moves: buffer elements loaded or stored and
+ * values cast (not the index arithmetic, which stays scalar or in Ramp form); bool masks
+ * count as the int32 lanes codegen keeps them in. */
+static int elem_bytes(rlx_dtype_t t) {
+  if (t.code == RLX_DT_HANDLE) return 0;
+  int b = t.bits == 1 ? 4 : rlx_dtype_bytes(rlx_dtype_with_lanes(t, 1));
+  return b > 0 ? b : 0;
+}
+static int widest_expr(const rlx_expr_t* e) {
+  if (e->kind == RLX_EXPR_BUFFER_LOAD) return elem_bytes(RLX_AS(const rlx_buffer_load_t, e)->buffer->dtype);
+  int w = e->kind == RLX_EXPR_CAST ? elem_bytes(e->dtype) : 0;
+  rlx_expr_t* kids[16];
+  int n = rlx_expr_children(e, kids, 16);
+  for (int i = 0; i < n && i < 16; i++) {
+    int c = widest_expr(kids[i]);
+    if (c > w) w = c;
+  }
+  return w;
+}
+static void widest_stmt(const rlx_tir_stmt_t* s, void* user) {
+  int* w = user;
+  int c = 0;
+  if (s->kind == RLX_STMT_BUFFER_STORE) {
+    const rlx_tir_store_t* st = RLX_AS(const rlx_tir_store_t, s);
+    c = elem_bytes(st->buffer->dtype);
+    int v = widest_expr(st->value);
+    if (v > c) c = v;
+  }
+  if (c > *w) *w = c;
+}
+
+/* Native lanes of the target for the body's widest element (at least 2). */
+static int native_lanes(rlx_ctx_t* ctx, const rlx_tir_stmt_t* body) {
+  int w = 0;
+  rlx_tir_visitor_t v = {widest_stmt, NULL, NULL, &w};
+  rlx_tir_stmt_visit(body, &v);
+  int bytes = rlx_target_vector_bytes(rlx_ctx_target_of(ctx));
+  int n = w > 0 ? bytes / w : bytes / 4;
+  return n >= 2 ? n : 2;
+}
+
+static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user);
+
+/* The vectorizer gave up on a chunk: it is still a VECTORIZED loop. */
+static bool still_loop(const rlx_tir_stmt_t* s) {
+  return s->kind == RLX_STMT_FOR && RLX_AS(const rlx_tir_for_t, s)->for_kind == RLX_FOR_VECTORIZED;
+}
+
+/* for v vectorized [min, min + ext) with ext = c * lanes: c loops of `lanes` lanes (fresh
+ * vars), vectorized each; a sequence up to VEC_MAX_UNROLL chunks, else a serial loop over
+ * them. NULL when a chunk does not vectorize (the loop is then left whole). */
+static rlx_tir_stmt_t* split_wide(rlx_ctx_t* ctx, rlx_tir_for_t* f, int64_t ext, int lanes) {
+  rlx_dtype_t t = f->var->hdr.dtype;
+  int64_t chunks = ext / lanes;
+  rlx_expr_t* min = rlx_ir_cast(ctx, t, f->min);
+  if (chunks <= VEC_MAX_UNROLL) {
+    rlx_tir_stmt_t** parts = RLX_NEW_ARRAY(ctx, rlx_tir_stmt_t*, chunks);
+    for (int64_t c = 0; c < chunks; c++) {
+      rlx_var_t* v = rlx_ir_var(ctx, f->var->name, t);
+      rlx_ptrmap_t vmap = {0};
+      rlx_ptrmap_put(&vmap, f->var, &v->hdr);
+      rlx_tir_stmt_t* body = rlx_tir_stmt_substitute(ctx, f->body, &vmap);
+      rlx_ptrmap_free(&vmap);
+      rlx_expr_t* lo = rlx_ir_simplify(ctx, rlx_ir_add(ctx, min, rlx_ir_int(ctx, t, c * lanes)));
+      parts[c] = vectorize_stmt(ctx, rlx_tir_for(ctx, v, lo, rlx_ir_int(ctx, t, lanes), RLX_FOR_VECTORIZED, body), NULL);
+      if (still_loop(parts[c])) return NULL;
+    }
+    return rlx_tir_seq(ctx, (int)chunks, parts);
+  }
+  rlx_var_t* o = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "%s_o", f->var->name), t);
+  rlx_var_t* v = rlx_ir_var(ctx, f->var->name, t);
+  rlx_ptrmap_t vmap = {0};
+  rlx_ptrmap_put(&vmap, f->var, &v->hdr);
+  rlx_tir_stmt_t* body = rlx_tir_stmt_substitute(ctx, f->body, &vmap);
+  rlx_ptrmap_free(&vmap);
+  rlx_expr_t* lo = rlx_ir_add(ctx, min, rlx_ir_mul(ctx, &o->hdr, rlx_ir_int(ctx, t, lanes)));
+  rlx_tir_stmt_t* inner = vectorize_stmt(ctx, rlx_tir_for(ctx, v, lo, rlx_ir_int(ctx, t, lanes), RLX_FOR_VECTORIZED, body), NULL);
+  if (still_loop(inner)) return NULL;
+  return rlx_tir_for(ctx, o, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, chunks), RLX_FOR_SERIAL, inner);
+}
+
 static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* user) {
   (void)user;
   if (s->kind != RLX_STMT_FOR) return s;
@@ -268,18 +356,15 @@ static rlx_tir_stmt_t* vectorize_stmt(rlx_ctx_t* ctx, rlx_tir_stmt_t* s, void* u
     rlx_ptrmap_free(&vmap);
     return r;
   }
-  if (ext >= 2 && ext <= VEC_MAX_LANES && (ext & (ext - 1)) == 0) {
+  int lanes = native_lanes(ctx, f->body);
+  if (ext > lanes && ext % lanes == 0) {
+    rlx_tir_stmt_t* r = split_wide(ctx, f, ext, lanes);
+    return r ? r : s;
+  }
+  if (ext >= 2 && ext <= lanes && (ext & (ext - 1)) == 0) {
     rlx_tir_stmt_t* r = try_vectorize(ctx, f->var, f->min, (int)ext, f->body);
     if (!r) r = vectorize_guarded(ctx, f, f->min, (int)ext);
     return r ? r : s;
-  }
-  if (ext > VEC_SPLIT_LANES && ext % VEC_SPLIT_LANES == 0) {
-    /* for o in [0, ext/16): body with var = min + o*16 + Ramp(0, 1, 16) */
-    rlx_dtype_t t = f->var->hdr.dtype;
-    rlx_var_t* o = rlx_ir_var(ctx, rlx_ctx_sprintf(ctx, "%s_o", f->var->name), t);
-    rlx_expr_t* base = rlx_ir_add(ctx, f->min, rlx_ir_mul(ctx, &o->hdr, rlx_ir_int(ctx, t, VEC_SPLIT_LANES)));
-    rlx_tir_stmt_t* r = try_vectorize(ctx, f->var, base, VEC_SPLIT_LANES, f->body);
-    if (r) return rlx_tir_for(ctx, o, rlx_ir_int(ctx, t, 0), rlx_ir_int(ctx, t, ext / VEC_SPLIT_LANES), RLX_FOR_SERIAL, r);
   }
   return s;
 }
