@@ -3,8 +3,9 @@
  * the kernel cache — and installs compiled constant folding in the pass context of what it
  * builds (the passes below it never call up).
  *
- * The C compiler for a target: the pass context's compiler words, else $CC, else the
- * target's cross compiler (aarch64-linux-gnu-gcc for an aarch64 target on x86-64), else cc;
+ * The C compiler for a target: the pass context's compiler words, else the target's cross
+ * compiler when the target's machine is not the host's (aarch64-linux-gnu-gcc for an aarch64
+ * target on x86-64: $CC names the host's compiler), else $CC, else cc;
  * then rlx's fixed flags, then the target's -march/-mtune (rlx_target_cc_flags), placed
  * after the user's words so that the target decides the instruction set. A compiled object
  * is cached under the hash of the source, every word of the command, the target's canonical

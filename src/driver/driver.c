@@ -90,7 +90,7 @@ static RLX_MUST_USE rlx_status_t* relax_stage(rlx_ctx_t* ctx, rlx_module_t* m, b
     cur = next;
     if (stop && strcmp(stop, passes[i].name) == 0) break;
   }
-  if (only && found == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "rlx_vm_compile: no known pass in '%s'", only);
+  if (only && found == 0) return rlx_status_create(RLX_INVALID_ARGUMENT, "no known pass in '%s'", only);
   *out = cur;
   return NULL;
 }

@@ -8,8 +8,8 @@
  *   TIR stage     [default_schedule of what is still unscheduled] → lower_blocks
  *     │           → flatten_buffers → unroll_loops → vectorize_loops → simplify
  *     │           (every PrimFunc of the module, verified after each pass)
- *   codegen       codegen_c: the kernels' C source; then VM bytecode + link (codegen/vm_build.c),
- *                 a loaded library (codegen/build.c) or AOT C (export/mlf.c)
+ *   codegen       codegen_c: the kernels' C source; then VM bytecode + link (build/vm_build.c),
+ *                 a loaded library (build/build.c) or AOT C (export/mlf.c)
  *
  * Every pass name is unique and `rlx print FILE --after NAME` stops after any of them
  * (rlx_module_print_after), NAME rlx's or TVM's (FuseOps, FuseTIR ...); "codegen_c" prints

@@ -32,7 +32,7 @@ typedef struct {
   rlx_target_t target;           /* the host (detected when the context was made) unless set */
   const char* target_error;      /* arena: why the host could not be detected (RLX_MAX_ISA), or NULL */
   rlx_fold_runner_t fold_runner; /* NULL: the interpreter only, under its work limit */
-  const char* cc;                /* arena: the C compiler's words; NULL: $CC, or the target's cross compiler */
+  const char* cc;                /* arena: the C compiler's words; NULL: a foreign target's cross compiler, else $CC, else cc */
   const char* cache_dir;         /* arena: kernel cache; NULL: $RLX_CACHE_DIR, ~/.cache/rlx, /tmp/rlx-cache-UID */
   bool keep_source;              /* leave generated C beside its object in the cache ($RLX_KEEP_SOURCE too) */
   /* what the build layer learnt of the last compiler it ran (arena; cc_probe_for: its words):

@@ -5,7 +5,7 @@
  * name (unique within a PrimFunc).
  *
  * Before lowering, computation lives in blocks (BlockRealize → Block) as TE and TVMScript
- * write it. Lowering (lower.c) turns blocks into plain loops, allocates block alloc_buffers
+ * write it. Lowering (the driver's TIR stage, src/transform/tir/) turns blocks into plain loops, allocates block alloc_buffers
  * with ALLOCATE statements and flattens buffers to one dimension.
  */
 #ifndef RLX_TIR_H

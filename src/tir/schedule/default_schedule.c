@@ -16,7 +16,8 @@
  *     (softmax, LayerNorm): row fusion -- one (parallel) row loop, every block computed at
  *     it, the reductions rfactored and the elementwise loops vectorized under it;
  *   - elementwise/injective blocks: innermost contiguous axis split by the vector width and
- *     vectorized, all other loops fused into one loop, parallel when >= 64K elements; the
+ *     vectorized; at >= 64K elements the other loops are fused into one parallel loop,
+ *     below it they stay nested and serial; the
  *     stored value simplified with the iter var ranges.
  * A block whose schedule fails any check keeps its previous form, and that is reported: every
  * contraction the matmul rule does not take and every reduction left scalar is listed with
@@ -191,9 +192,9 @@ static int64_t work(rlx_tir_for_t* const* loops, int n) {
 
 /* Fuses the outer loops into one parallel loop when par (one range of it per thread); serial
  * loops stay nested, which spares the division and modulo per element that recovering the
- * indices from a fused loop costs (a transpose's strided reads: 0.115 -> ms per call).
+ * indices from a fused loop costs (a transpose's strided reads measured slower through a fused loop).
  * (Nested loops once made ONNX's PRelu and Trilu cases wrong: a GCC 12 miscompile, avoided
- * by -fno-tree-loop-if-convert in codegen/build.c.) */
+ * by -fno-tree-loop-if-convert in build/build.c.) */
 static RLX_MUST_USE rlx_status_t* fuse_parallel(rlx_schedule_t* s, int n, rlx_var_t** outer, bool par) {
   if (n == 0 || !par) return NULL;
   rlx_var_t* fused = outer[0];
