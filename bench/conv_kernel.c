@@ -1,7 +1,8 @@
 /* One convolution layer through the runtime's kernel table, in isolation: the variant the
  * running CPU gets (RLX_MAX_ISA caps it, so one machine times every level), one thread,
  * timed by the thread's CPU time (on a shared machine, preemption does not count), the
- * best and the median of REPS calls with the weights and the image in cache. V (output
+ * best and the median of REPS calls with the weights and the image in cache (COLD=1: out of
+ * cache). V (output
  * blocks per weight group) is the layout pass's choice for the layer unless $V says.
  *
  *   cc -O2 -std=gnu11 -I src -I include bench/conv_kernel.c -L build/lib -lrlx_runtime \
@@ -62,7 +63,12 @@ int main(int argc, char** argv) {
   if (m) rlx_nn_winograd_pack_weight(w, oc, ic, v, m, nb, wp);
   else rlx_nn_conv_pack_weight(w, oc, ic, k, k, nb, v, nb, wp);
   static double t[1000];
+  /* COLD=1: every call starts with its weights and image out of cache, as in a network whose
+   * layers together exceed the caches (64 MB written between calls) */
+  const size_t flush_n = getenv("COLD") && atoi(getenv("COLD")) ? (size_t)64 << 20 : 0;
+  char* flush = flush_n ? malloc(flush_n) : NULL;
   for (int r = 0; r < reps + 2; r++) {
+    if (flush) memset(flush, r, flush_n);
     const double t0 = cpu_s();
     if (m ? kn->winograd(&p, m, x, wp, NULL, NULL, y) : kn->conv2d(&p, x, wp, NULL, NULL, y))
       return fprintf(stderr, "out of memory\n"), 1;
@@ -73,6 +79,6 @@ int main(int argc, char** argv) {
   printf("%s NCHW%lldc V%lld %s %lldx%lld %lld->%lld k%lld s%lld: best %.3f ms (%.1f GFLOPS), median %.3f ms (%.1f)\n",
          kn->isa, (long long)nb, (long long)v, alg, (long long)h, (long long)h, (long long)ic, (long long)oc,
          (long long)k, (long long)s, t[0] * 1e3, flop / t[0] / 1e9, t[reps / 2] * 1e3, flop / t[reps / 2] / 1e9);
-  free(x), free(w), free(y), free(wp);
+  free(x), free(w), free(y), free(wp), free(flush);
   return 0;
 }

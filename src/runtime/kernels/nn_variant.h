@@ -36,6 +36,8 @@ typedef struct {
   float lo, hi;
   const char* pf; /* lines to prefetch into L2 while computing (the next work item's weights), or NULL */
   int64_t pf_per; /* lines per (icb, kh, kw) step */
+  const char* pfx;   /* the next tile's input at icb 0 (a 1x1 convolution's next pixels), or NULL; */
+  int64_t pfx_lines; /* that many lines of it are prefetched per input block, s_icb apart */
 } tile_t;
 
 typedef void (*tile_fn_t)(const tile_t* t);
@@ -82,6 +84,7 @@ typedef struct {
   const float* pad;                  /* padded image: [n][icb][hp][wp][cbi] */
   int64_t hp, rows_per, row_chunks;  /* padded image: rows, output rows per item */
   int64_t pf_ahead; /* padded image: prefetch the group this many on (0: none); flat: the next group */
+  bool pfx_input;    /* flat: prefetch each next tile's input (the input, not the weights, dominates) */
   bool px_major;    /* flat: items ordered pixels first (see conv2d_nchwc.c) */
 } conv_job_t;
 
