@@ -9,7 +9,8 @@
  *      -Wl,-rpath,$PWD/build/lib -o /tmp/conv_kernel
  *   RLX_MAX_ISA=x86-64-v3 /tmp/conv_kernel IC H OC K STRIDE PAD [d|w2|w4] [REPS]
  *
- * d: the direct kernel, w2 / w4: Winograd F(2x2) / F(4x4). Prints GFLOPS of the direct
+ * d: the direct kernel, w2 / w4: Winograd F(2x2) / F(4x4), g: depthwise (OC = IC; groups =
+ * channels). Prints GFLOPS of the direct
  * convolution's FLOPs (2 * OC * IC * K * K * OH * OW). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,24 @@ int main(int argc, char** argv) {
   memset(&p, 0, sizeof(p));
   p.n = 1, p.ic = ic, p.h = p.w = h, p.oc = oc, p.oh = p.ow = oh, p.kh = p.kw = k, p.sh = p.sw = s;
   p.dh = p.dw = 1, p.pt = p.pl = pad, p.nb = p.cbi = nb, p.v = v;
+  if (alg[0] == 'g') { /* depthwise: groups = channels (OC = IC) */
+    p.oc = ic, p.v = 1;
+    float* wd = aligned_alloc(64, (size_t)((icb * nb * k * k * 4 + 63) / 64 * 64));
+    rlx_nn_dw_pack_weight(w, ic, k, k, nb, wd);
+    static double td[1000];
+    for (int r = 0; r < reps + 2; r++) {
+      const double t0 = cpu_s();
+      kn->dwconv2d(&p, x, wd, NULL, NULL, y);
+      if (r >= 2) td[r - 2] = cpu_s() - t0;
+    }
+    qsort(td, (size_t)reps, sizeof(double), cmp);
+    const double flop = 2.0 * (double)(ic * k * k * oh * oh);
+    printf("%s NCHW%lldc dw %lldx%lld %lld ch k%lld s%lld: best %.3f ms (%.1f GFLOPS), median %.3f ms (%.1f)\n",
+           kn->isa, (long long)nb, (long long)h, (long long)h, (long long)ic, (long long)k, (long long)s, td[0] * 1e3,
+           flop / td[0] / 1e9, td[reps / 2] * 1e3, flop / td[reps / 2] / 1e9);
+    free(x), free(w), free(y), free(wd);
+    return 0;
+  }
   const size_t n = (size_t)(m ? rlx_nn_winograd_packed_numel(oc, ic, m, v, nb) : rlx_nn_conv_packed_numel(oc, ic, k, k, nb, v, nb));
   float* wp = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
   if (m) rlx_nn_winograd_pack_weight(w, oc, ic, v, m, nb, wp);
