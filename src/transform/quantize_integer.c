@@ -24,17 +24,22 @@
  *   mean over H, W (GlobalAveragePool)                  -> rlx.nn.qmean_hw_nchwc;
  *   concat over channels (every part a multiple of the block) -> rlx.nn.qconcat_nchwc: the
  *          parts' channel blocks copied, each through a table to the output's parameters;
- *   Q of any other float NCHW tensor                    -> rlx.nn.quantize_nchwc.
+ *   Q of any other float NCHW tensor                    -> rlx.nn.quantize_nchwc;
+ *   matmul of DQ(x) flattened from [N, C, 1, 1] (a Reshape of 1x1 planes is a view of the
+ *     blocked bytes) and the transpose of a [O, C] weight (ONNX's Gemm), [+ bias]
+ *       -> rlx.nn.qconv2d_nchwc as a 1x1 convolution.
+ *
  * A var of the original program that anything else reads is recomputed where it is first
  * needed from the integer result (a uint8 Q var: rlx.nn.qnchwc_to_nchw of its blocked form)
  * or by its own binding; every non-dataflow var of the block is, at the block's end. What is
  * not matched keeps its float semantics (layout_nchwc then takes its convolutions).
  *
- * Weights arrive as float constants (the importer folds DequantizeLinear of an int8
- * initializer): the pass takes them back as int8 values with a scale per output channel
- * (max |w| / 127, else the tensor's), and matches a convolution only when every weight is
- * within 1e-3 of an integer in [-127, 127] times that scale. The bias is taken as the int32
- * round(b / (x_scale * w_scale)), as QDQ graphs quantize it.
+ * Weights arrive as R.dequantize(constant int8, scale, 0) (taken as they are), or as float
+ * constants (the importer folds small constant subgraphs): the pass takes those back as int8
+ * values with a scale per output channel (max |w| / 127, else the tensor's), and matches only
+ * when every weight is within 1e-3 of an integer in [-127, 127] times that scale. The bias is
+ * taken as the int32 round(b / (x_scale * w_scale)), as QDQ graphs quantize it. Weights must
+ * be symmetric (zero point 0) and never -128 (the AVX2 product step, qconv_nchwc.c).
  */
 #include <math.h>
 #include <stdlib.h>
