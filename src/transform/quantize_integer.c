@@ -3,7 +3,8 @@
  *
  * Requires: a well-formed module before layout_nchwc and legalize_ops (R.quantize /
  * R.dequantize and the high-level ops still present; ONNX's QuantizeLinear / DequantizeLinear
- * import to them, QLinearConv / ConvInteger to the same float ops between them).
+ * import to them; QLinearConv / ConvInteger import to int32 convolutions this pass does not
+ * match).
  * Produces: the same module where, inside dataflow blocks, each region of the form
  *
  *     DQ(q1, s1, z1) [, DQ(q2, ...)] -> float op(s) -> Q(., s, z)
