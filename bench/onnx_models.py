@@ -18,7 +18,6 @@ time goes (the top kernels, with GFLOPS where known); the full tables and bar ch
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -26,32 +25,8 @@ import time
 
 import numpy as np
 import torch
-import torchvision
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-
-ORT_TIMER = r'''
-const ort = require('onnxruntime-node');
-const fs = require('fs');
-const [model, shapeArg, threads, repeat] = process.argv.slice(2);
-(async () => {
-  const sess = await ort.InferenceSession.create(model, {intraOpNumThreads: +threads, interOpNumThreads: 1,
-                                                        graphOptimizationLevel: 'all', executionMode: 'sequential'});
-  const shape = shapeArg.split('x').map(Number);
-  const n = shape.reduce((a, b) => a * b, 1);
-  const data = Float32Array.from({length: n}, (_, i) => Math.sin(i));
-  const feeds = {}; feeds[sess.inputNames[0]] = new ort.Tensor('float32', data, shape);
-  const t0 = Date.now();
-  while (Date.now() - t0 < 200) await sess.run(feeds);
-  const ts = [];
-  for (let r = 0; r < +repeat; r++) {
-    const t = process.hrtime.bigint(); await sess.run(feeds); ts.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  ts.sort((a, b) => a - b);
-  const m = ts.length % 2 ? ts[(ts.length - 1) / 2] : 0.5 * (ts[ts.length / 2 - 1] + ts[ts.length / 2]);
-  console.log('median_ms=' + m.toFixed(4) + '\nmin_ms=' + ts[0].toFixed(4));
-})();
-'''
+from bench_common import CNNS, ROOT, Ort, alternate, export, fmt_ms, rlx_time
 
 
 def encoder():
@@ -72,28 +47,7 @@ def mlp_b16():
                                torch.nn.ReLU(), torch.nn.Linear(1024, 10))
 
 
-MODELS = [
-    ("mlp", mlp, (1, 784)),
-    ("mlp_b16", mlp_b16, (16, 784)),
-    ("resnet18", lambda: torchvision.models.resnet18(weights=None), (1, 3, 224, 224)),
-    ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)),
-    ("squeezenet1_1", lambda: torchvision.models.squeezenet1_1(weights=None), (1, 3, 224, 224)),
-    ("transformer", encoder, (1, 128, 256)),
-]
-
-
-STAT = "median"
-
-
-def run_ms(out):
-    """The run's time per inference: its median (default), or with --stat min its fastest run."""
-    m = re.search(r"\b%s_ms=([0-9.]+)" % STAT, out)
-    return float(m.group(1)) if m else None
-
-
-def fmt_ms(ms):
-    """Milliseconds with enough digits for microsecond-scale models."""
-    return "%.4f" % ms if ms < 1 else "%.2f" % ms
+MODELS = [("mlp", mlp, (1, 784)), ("mlp_b16", mlp_b16, (16, 784))] + CNNS + [("transformer", encoder, (1, 128, 256))]
 
 
 def main():
@@ -108,12 +62,7 @@ def main():
                     help="run rlx capped at this x86-64 level (RLX_MAX_ISA: x86-64-v2, v3, v4): its host target, "
                          "kernels and generated code take the CPU to have no more")
     ap.add_argument("--target", help="compile for this target instead of this machine (e.g. 'c -mcpu=x86-64-v3')")
-    ap.add_argument("--stat", choices=("median", "min"), default="median",
-                    help="per cell: the median run (default) or the fastest one, which neighbours' load on a "
-                         "shared machine inflates least (rlx and ORT alike)")
     args = ap.parse_args()
-    global STAT
-    STAT = args.stat
     profiles = []
     tmp = tempfile.mkdtemp(prefix="rlx-onnxbench-")
     env = dict(os.environ, RLX_CACHE_DIR=os.path.join(tmp, "cache"))
@@ -121,24 +70,17 @@ def main():
         env["RLX_MAX_ISA"] = args.max_isa
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     isa = subprocess.run([args.rlx, "config", "--isa"], capture_output=True, text=True, env=env).stdout.strip()
-    print("CPU: %s, %d cores; rlx level %s%s; %s; %s of each run of %d" % (
-        cpu, os.cpu_count(), isa, " (RLX_MAX_ISA=%s)" % args.max_isa if args.max_isa else "",
-        "target " + args.target if args.target else "host target", STAT, args.repeat))
-    have_ort = os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node"))
-    timer = os.path.join(tmp, "ort_timer.js")
-    with open(timer, "w") as f:
-        f.write(ORT_TIMER)
-    node_env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
+    print("CPU: %s, %d cores; rlx level %s%s; %s" % (cpu, os.cpu_count(), isa,
+                                                    " (RLX_MAX_ISA=%s)" % args.max_isa if args.max_isa else "",
+                                                    "target " + args.target if args.target else "host target"))
+    ort = Ort(args.ort, tmp)
     print("%-14s %10s | %10s %10s %7s | %10s %10s %7s" % ("model", "compile_s", "rlx_1t_ms", "ort_1t_ms", "ratio",
                                                            "rlx_2t_ms", "ort_2t_ms", "ratio"))
     for name, make, shape in MODELS:
         if args.only and args.only != name:
             continue
-        torch.manual_seed(0)
-        model = make().eval()
         onnx_path = os.path.join(tmp, name + ".onnx")
-        # not under no_grad: there the encoder takes PyTorch's fused fast path, which has no export
-        torch.onnx.export(model, torch.randn(*shape), onnx_path, opset_version=14, input_names=["x"])
+        export(make, shape, onnx_path)
         so = os.path.join(tmp, name + ".so")
         t0 = time.time()
         r = subprocess.run([args.rlx, "compile", onnx_path, "-o", so] + (["--target", args.target] if args.target else []),
@@ -151,23 +93,10 @@ def main():
         np.save(x, np.sin(np.arange(int(np.prod(shape)), dtype=np.float32)).reshape(shape))
         row = [name, "%10.1f" % t_compile]
         for threads in (1, 2):
-            # --rounds alternations of rlx and ORT, each a median of --repeat runs; the medians
-            # over rounds are reported (the machine is shared: one round can catch a slow spell)
-            ours_r, theirs_r = [], []
-            for _ in range(args.rounds):
-                r = subprocess.run([args.rlx, "bench", so, "-i", x, "--repeat", str(args.repeat), "--threads",
-                                    str(threads)], capture_output=True, text=True, env=env)
-                if run_ms(r.stdout) is not None:
-                    ours_r.append(run_ms(r.stdout))
-                if have_ort:
-                    o = subprocess.run(["node", timer, onnx_path, "x".join(map(str, shape)), str(threads),
-                                        str(args.repeat)], capture_output=True, text=True, env=node_env)
-                    if run_ms(o.stdout) is None:
-                        print("ORT failed on %s: %s" % (name, o.stderr.strip()[-300:]), file=sys.stderr)
-                    else:
-                        theirs_r.append(run_ms(o.stdout))
-            ours = float(np.median(ours_r)) if ours_r else None
-            theirs = float(np.median(theirs_r)) if theirs_r else None
+            # --rounds alternations of rlx and ORT, each a median of --repeat runs
+            ours, theirs = alternate(args.rounds, [
+                lambda: rlx_time(args.rlx, so, x, threads, args.repeat, env),
+                lambda: ort.time(onnx_path, shape, threads, args.repeat) if ort.available else None])
             ratio = ours / theirs if ours and theirs else float("nan")
             row.append("| %10s %10s %7.2f" % (fmt_ms(ours) if ours else "fail", fmt_ms(theirs) if theirs else "-",
                                               ratio))

@@ -8,6 +8,7 @@
 
 static const rlx_driver_pass_t passes[] = {
     /* Relax stage: module → module (src/transform/, one file per pass) */
+    {"quantize_integer", "FakeQuantizationToInteger", RLX_STAGE_RELAX, rlx_pass_quantize_integer, NULL},
     {"layout_nchwc", "ConvertLayout", RLX_STAGE_RELAX, rlx_pass_layout_nchwc, NULL},
     {"legalize_ops", "LegalizeOps", RLX_STAGE_RELAX, rlx_pass_legalize_ops, NULL},
     {"fold_constants", "FoldConstant", RLX_STAGE_RELAX, rlx_pass_fold_constants, NULL},

@@ -2,7 +2,7 @@
  *
  *   import        TVMScript (script/) or ONNX (frontend/onnx/)                → IRModule
  *     │
- *   Relax stage   layout_nchwc → legalize_ops → fold_constants → fuse_ops → fuse_tir
+ *   Relax stage   quantize_integer → layout_nchwc → legalize_ops → fold_constants → fuse_ops → fuse_tir
  *     │           → default_schedule → call_tir_rewrite → plan_memory → lower_shapes
  *     │           (module → module; skipped for a module of PrimFuncs only)
  *   TIR stage     [default_schedule of what is still unscheduled] → lower_blocks

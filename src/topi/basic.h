@@ -40,6 +40,16 @@ RLX_MUST_USE rlx_status_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, r
                                           rlx_te_tensor_t** out);
 /* x cast to dtype elementwise (T_cast; TVM's topi.cast). */
 RLX_MUST_USE rlx_status_t* rlx_topi_cast(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_dtype_t dtype, rlx_te_tensor_t** out);
+/* ONNX's QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) as out_dtype
+ * (uint8 or int8), computed in float32; DequantizeLinear: (x - zero_point) * scale as
+ * float32. scale and zp (NULL: 0) are 0-d or 1-d tensors; 1-d ones of more than one
+ * element run along x's axis (negative: from the end). Errors: another out_dtype, a 2-d
+ * scale, an axis out of range. */
+RLX_MUST_USE rlx_status_t* rlx_topi_quantize(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* scale,
+                                             rlx_te_tensor_t* zp, int axis, rlx_dtype_t out_dtype,
+                                             rlx_te_tensor_t** out);
+RLX_MUST_USE rlx_status_t* rlx_topi_dequantize(rlx_ctx_t* ctx, rlx_te_tensor_t* x, rlx_te_tensor_t* scale,
+                                               rlx_te_tensor_t* zp, int axis, rlx_te_tensor_t** out);
 /* min(max(x, lo), hi) with lo/hi converted to x's dtype (compute, tag elemwise). */
 RLX_MUST_USE rlx_status_t* rlx_topi_clip(rlx_ctx_t* ctx, rlx_te_tensor_t* x, double lo, double hi,
                                          rlx_te_tensor_t** out);

@@ -256,20 +256,11 @@ static RLX_MUST_USE rlx_status_t* materialize(lt_t* z, rlx_relax_var_t* v) {
   return rlx_bb_emit_binding(z->bb, rlx_relax_var_binding(z->ctx, v, call));
 }
 
-static void collect_vars(const rlx_relax_expr_t* e, void* user) {
-  rlx_ptrmap_t* m = user;
-  if (rlx_relax_is_var(e)) rlx_ptrmap_put(m, e, (void*)1);
-}
+static rlx_status_t* materialize_cb(void* user, rlx_relax_var_t* v) { return materialize(user, v); }
 
 /* Materializes every var that e reads. */
 static RLX_MUST_USE rlx_status_t* materialize_uses(lt_t* z, const rlx_relax_expr_t* e) {
-  rlx_ptrmap_t seen = {0};
-  rlx_relax_expr_visit(e, collect_vars, &seen);
-  rlx_status_t* st = NULL;
-  for (size_t k = 0; !st && k < seen.cap; k++)
-    if (seen.keys[k]) st = materialize(z, (rlx_relax_var_t*)seen.keys[k]);
-  rlx_ptrmap_free(&seen);
-  return st;
+  return pass_each_var(e, materialize_cb, z);
 }
 
 static bool is_op(const rlx_relax_call_t* c, rlx_op_id_t id) { return rlx_relax_is_op(c->op, id); }
@@ -697,45 +688,18 @@ static RLX_MUST_USE rlx_status_t* rewrite_binding(lt_t* z, rlx_relax_binding_t* 
   return rlx_bb_emit_binding(z->bb, b);
 }
 
+static bool wanted(const rlx_relax_expr_t* v) {
+  return v->kind == RLX_RELAX_CALL && rlx_relax_is_op(((const rlx_relax_call_t*)v)->op, RLX_OP_CONV2D);
+}
+
+static rlx_status_t* binding_cb(void* user, rlx_relax_binding_t* b) { return rewrite_binding(user, b); }
+static rlx_status_t* uses_cb(void* user, const rlx_relax_expr_t* e) { return materialize_uses(user, e); }
+
 static RLX_MUST_USE rlx_status_t* rewrite_func(lt_t* z, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
                                                rlx_relax_func_t** out) {
-  *out = NULL;
-  if (f->body->kind != RLX_RELAX_SEQ) return NULL;
-  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
-  bool any = false;
-  for (int i = 0; i < seq->n_blocks && !any; i++)
-    for (int k = 0; k < seq->blocks[i]->n_bindings && !any; k++) {
-      rlx_relax_expr_t* v = seq->blocks[i]->bindings[k]->value;
-      any = seq->blocks[i]->is_dataflow && v->kind == RLX_RELAX_CALL &&
-            rlx_relax_is_op(((rlx_relax_call_t*)v)->op, RLX_OP_CONV2D);
-    }
-  if (!any) return NULL;
+  static const pass_rewriter_t r = {wanted, binding_cb, uses_cb, materialize_cb};
   rlx_relax_expr_visit(f->body, count_use, z);
-  rlx_relax_var_t* none[1] = {NULL};
-  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(z->bb, name, f->n_params, f->n_params ? f->params : none));
-  RLX_RETURN_IF_ERROR(rlx_bb_function_set_pure(z->bb, f->is_pure));
-  for (int i = 0; i < seq->n_blocks; i++) {
-    rlx_relax_block_t* blk = seq->blocks[i];
-    if (!blk->is_dataflow) {
-      for (int k = 0; k < blk->n_bindings; k++) {
-        RLX_RETURN_IF_ERROR(materialize_uses(z, blk->bindings[k]->value));
-        RLX_RETURN_IF_ERROR(rlx_bb_emit_binding(z->bb, blk->bindings[k]));
-      }
-      continue;
-    }
-    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(z->bb));
-    for (int k = 0; k < blk->n_bindings; k++) RLX_RETURN_IF_ERROR(rewrite_binding(z, blk->bindings[k]));
-    for (int k = 0; k < blk->n_bindings; k++) { /* what leaves the block leaves it in NCHW */
-      rlx_relax_var_t* v = blk->bindings[k]->var;
-      if (v->hdr.kind == RLX_RELAX_VAR) RLX_RETURN_IF_ERROR(materialize(z, v));
-    }
-    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(z->bb));
-  }
-  RLX_RETURN_IF_ERROR(materialize_uses(z, seq->body));
-  RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(z->bb, seq->body, 0, NULL));
-  rlx_relax_func_t* built = NULL;
-  RLX_RETURN_IF_ERROR(rlx_bb_function_finish(z->bb, &built));
-  return pass_func_with_body(z->ctx, m, f, built->body, out);
+  return pass_rewrite_blocks(z->ctx, z->bb, m, name, f, &r, z, out);
 }
 
 RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out) {

@@ -22,6 +22,9 @@ typedef struct {
 } rlx_pass_t;
 
 /* ---- the passes, in pipeline order ---- */
+/* Quantized (QDQ) regions onto the int8 NCHWc kernels: DQ -> conv / add / pool / mean /
+ * concat -> Q become integer calls, activations stay uint8 between them. */
+RLX_MUST_USE rlx_status_t* rlx_pass_quantize_integer(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* Convolutional networks onto the NCHWc kernels (conv + epilogue, pools, means, concat). */
 RLX_MUST_USE rlx_status_t* rlx_pass_layout_nchwc(rlx_ctx_t* ctx, rlx_module_t* in, rlx_module_t** out);
 /* High-level ops (R.add, R.matmul, R.nn.conv2d ...) → R.call_tir of TE PrimFuncs (registry). */

@@ -76,3 +76,55 @@ RLX_MUST_USE rlx_status_t* pass_map_relax_funcs(rlx_ctx_t* ctx, rlx_module_t* m,
   }
   return NULL;
 }
+
+rlx_status_t* pass_rewrite_blocks(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name, const rlx_relax_func_t* f,
+                                  const pass_rewriter_t* r, void* user, rlx_relax_func_t** out) {
+  *out = NULL;
+  if (f->body->kind != RLX_RELAX_SEQ) return NULL;
+  rlx_relax_seq_t* seq = (rlx_relax_seq_t*)f->body;
+  bool any = false;
+  for (int i = 0; i < seq->n_blocks && !any; i++)
+    for (int k = 0; k < seq->blocks[i]->n_bindings && !any; k++)
+      any = seq->blocks[i]->is_dataflow && r->wanted(seq->blocks[i]->bindings[k]->value);
+  if (!any) return NULL;
+  rlx_relax_var_t* none[1] = {NULL};
+  RLX_RETURN_IF_ERROR(rlx_bb_function_begin(bb, name, f->n_params, f->n_params ? f->params : none));
+  RLX_RETURN_IF_ERROR(rlx_bb_function_set_pure(bb, f->is_pure));
+  for (int i = 0; i < seq->n_blocks; i++) {
+    rlx_relax_block_t* blk = seq->blocks[i];
+    if (!blk->is_dataflow) {
+      for (int k = 0; k < blk->n_bindings; k++) {
+        RLX_RETURN_IF_ERROR(r->uses(user, blk->bindings[k]->value));
+        RLX_RETURN_IF_ERROR(rlx_bb_emit_binding(bb, blk->bindings[k]));
+      }
+      continue;
+    }
+    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_begin(bb));
+    for (int k = 0; k < blk->n_bindings; k++) RLX_RETURN_IF_ERROR(r->binding(user, blk->bindings[k]));
+    for (int k = 0; k < blk->n_bindings; k++) {
+      rlx_relax_var_t* v = blk->bindings[k]->var;
+      if (v->hdr.kind == RLX_RELAX_VAR) RLX_RETURN_IF_ERROR(r->leaving(user, v));
+    }
+    RLX_RETURN_IF_ERROR(rlx_bb_dataflow_end(bb));
+  }
+  RLX_RETURN_IF_ERROR(r->uses(user, seq->body));
+  RLX_RETURN_IF_ERROR(rlx_bb_emit_func_output(bb, seq->body, 0, NULL));
+  rlx_relax_func_t* built = NULL;
+  RLX_RETURN_IF_ERROR(rlx_bb_function_finish(bb, &built));
+  return pass_func_with_body(ctx, m, f, built->body, out);
+}
+
+static void collect_vars(const rlx_relax_expr_t* e, void* user) {
+  rlx_ptrmap_t* m = user;
+  if (rlx_relax_is_var(e)) rlx_ptrmap_put(m, e, (void*)1);
+}
+
+rlx_status_t* pass_each_var(const rlx_relax_expr_t* e, rlx_status_t* (*fn)(void* user, rlx_relax_var_t* v), void* user) {
+  rlx_ptrmap_t seen = {0};
+  rlx_relax_expr_visit(e, collect_vars, &seen);
+  rlx_status_t* st = NULL;
+  for (size_t k = 0; !st && k < seen.cap; k++)
+    if (seen.keys[k]) st = fn(user, (rlx_relax_var_t*)seen.keys[k]);
+  rlx_ptrmap_free(&seen);
+  return st;
+}

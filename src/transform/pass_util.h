@@ -33,4 +33,26 @@ typedef rlx_status_t* (*pass_func_fn_t)(void* user, rlx_relax_func_t* f, rlx_rel
 RLX_MUST_USE rlx_status_t* pass_map_relax_funcs(rlx_ctx_t* ctx, rlx_module_t* m, const char* pass, pass_func_fn_t fn,
                                                 void* user);
 
+/* Calls fn(user, v) once for every distinct var v that e reads (in no particular order),
+ * stopping at the first error. */
+RLX_MUST_USE rlx_status_t* pass_each_var(const rlx_relax_expr_t* e, rlx_status_t* (*fn)(void* user, rlx_relax_var_t* v),
+                                         void* user);
+
+/* Rebuilds f binding by binding (layout_nchwc, quantize_integer): a pass that replaces some
+ * bindings by others and defers some, recomputing a deferred var where something first reads
+ * it. For each dataflow binding `binding` emits whatever replaces it into bb; before emitting
+ * any other binding (outside dataflow blocks, and the function's result) `uses` is called on
+ * its value so the pass can emit the vars it reads; at the end of each dataflow block
+ * `leaving` is called on every non-dataflow var bound there. *out is the rebuilt function,
+ * or NULL (nothing done) when `wanted` is false for every dataflow binding's value. */
+typedef struct {
+  bool (*wanted)(const rlx_relax_expr_t* value);
+  rlx_status_t* (*binding)(void* user, rlx_relax_binding_t* b);
+  rlx_status_t* (*uses)(void* user, const rlx_relax_expr_t* e);
+  rlx_status_t* (*leaving)(void* user, rlx_relax_var_t* v);
+} pass_rewriter_t;
+RLX_MUST_USE rlx_status_t* pass_rewrite_blocks(rlx_ctx_t* ctx, rlx_bb_t* bb, rlx_module_t* m, const char* name,
+                                               const rlx_relax_func_t* f, const pass_rewriter_t* r, void* user,
+                                               rlx_relax_func_t** out);
+
 #endif

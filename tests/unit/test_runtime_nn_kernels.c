@@ -13,16 +13,13 @@
  * RLX_MAX_ISA, which a process reads once: so on x86-64 the test runs itself again under
  * each lower cap the CPU allows (RLX_MAX_ISA=x86-64-v3, x86-64-v2), and every variant the
  * CPU can run is checked. */
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include "rlx/runtime.h"
 #include "runtime/kernels/nn_kernels.h"
 #include "support/target.h"
 #include "test.h"
-
-extern char** environ;
+#include "unit/kernel_test_util.h"
 
 static float frand(uint64_t* s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -457,26 +454,6 @@ static void test_block16_missing(void) {
             rlx_last_error());
 }
 
-/* Runs this test again with RLX_MAX_ISA=cap; true when it passes. */
-static bool run_capped(const char* self, const char* cap) {
-  char var[64];
-  snprintf(var, sizeof(var), "RLX_MAX_ISA=%s", cap);
-  int n = 0;
-  while (environ[n]) n++;
-  char** env = calloc((size_t)n + 2, sizeof(char*));
-  int k = 0;
-  for (int i = 0; i < n; i++)
-    if (strncmp(environ[i], "RLX_MAX_ISA=", 12) != 0) env[k++] = environ[i];
-  env[k++] = var;
-  char* argv[] = {(char*)self, (char*)"--capped", NULL};
-  pid_t pid;
-  int status = -1;
-  bool ok = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, env) == 0 && waitpid(pid, &status, 0) == pid &&
-            WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  free(env);
-  return ok;
-}
-
 int main(int argc, char** argv) {
   for (int64_t nb = 8; nb <= 16; nb += 8) {
     const char* why = NULL;
@@ -496,14 +473,6 @@ int main(int argc, char** argv) {
     test_errors(nb);
   }
   /* every lower x86-64 level the CPU runs, each in a process of its own */
-  if (!(argc > 1 && strcmp(argv[1], "--capped") == 0) && rlx_host_arch() == RLX_ARCH_X86_64) {
-    static const char* caps[] = {"x86-64-v3", "x86-64-v2"};
-    for (int i = 0; i < 2; i++) {
-      if (rlx_cpu_isa_level() <= (i == 0 ? RLX_ISA_X86_V3 : RLX_ISA_X86_V2)) continue; /* already this level */
-      printf("== RLX_MAX_ISA=%s\n", caps[i]);
-      fflush(stdout);
-      CHECK_MSG(run_capped(argv[0], caps[i]), "the kernels' tests under RLX_MAX_ISA=%s", caps[i]);
-    }
-  }
+  run_lower_levels(argc, argv, "the kernels' tests");
   TEST_MAIN_END();
 }

@@ -19,48 +19,19 @@
 
 #include "ops_tensor_internal.h"
 
-typedef struct {
-  bool quantize;
-  int axis;        /* of x, for 1-d scale / zero_point */
-  bool has_zp;
-  rlx_dtype_t out;
-  rlx_te_tensor_t* const* ins; /* x, scale, zero_point */
-} q_user_t;
-
-/* Element of a scale / zero point for output index idx: scalar, or along axis. */
-static rlx_expr_t* param(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int axis, rlx_var_t* const* idx) {
-  if (t->buffer->ndim == 0) return rlx_te_load(ctx, t, 0, NULL);
-  int64_t n = 0;
-  rlx_expr_t* i = rlx_expr_is_const_int(t->buffer->shape[0], &n) && n == 1 ? rlx_ir_i64(ctx, 0) : &idx[axis]->hdr;
-  return rlx_te_load(ctx, t, 1, &i);
-}
-
-static rlx_expr_t* q_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
-  q_user_t* u = user;
-  rlx_dtype_t f = rlx_dt_float32();
-  rlx_te_tensor_t* x = u->ins[0];
-  int r = x->buffer->ndim;
-  rlx_expr_t** p = RLX_NEW_ARRAY(ctx, rlx_expr_t*, r > 0 ? r : 1);
-  for (int d = 0; d < r; d++) p[d] = &idx[d]->hdr;
-  rlx_expr_t* v = rlx_te_load(ctx, x, r, p);
-  rlx_expr_t* scale = rlx_ir_cast(ctx, f, param(ctx, u->ins[1], u->axis, idx));
-  rlx_expr_t* zp = u->has_zp ? rlx_ir_cast(ctx, f, param(ctx, u->ins[2], u->axis, idx)) : rlx_ir_float(ctx, f, 0);
-  if (!u->quantize) return rlx_ir_mul(ctx, rlx_ir_sub(ctx, rlx_ir_cast(ctx, f, v), zp), scale);
-  rlx_expr_t* q = rlx_ir_div(ctx, rlx_ir_cast(ctx, f, v), scale);
-  q = rlx_ir_add(ctx, rlx_ir_call(ctx, f, "nearbyint", 1, &q), zp);
-  bool s = u->out.code == RLX_DT_INT;
-  q = rlx_ir_max(ctx, rlx_ir_min(ctx, q, rlx_ir_float(ctx, f, s ? 127 : 255)), rlx_ir_float(ctx, f, s ? -128 : 0));
-  return rlx_ir_cast(ctx, u->out, q);
-}
-
-static RLX_MUST_USE rlx_status_t* te_q(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n, void* user,
-                                       rlx_te_tensor_t** out) {
-  (void)n;
-  q_user_t* u = user;
-  u->ins = in;
-  *out = rlx_te_compute(ctx, in[0]->buffer->ndim, in[0]->buffer->shape, q_body, u, u->quantize ? "T_quantize" : "T_dequantize",
-                        "injective");
-  return NULL;
+/* R.quantize / R.dequantize of x with scale and zero point (a zero of zp_dtype when absent),
+ * per axis when the scale or zero point is 1-d with more than one element. */
+static RLX_MUST_USE rlx_status_t* emit_linear(rlx_onnx_importer_t* im, bool quantize, rlx_relax_expr_t* x, rlx_relax_expr_t* scale,
+                                              rlx_relax_expr_t* zp, rlx_dtype_t zp_dtype, int64_t axis, rlx_relax_expr_t** out) {
+  rlx_ctx_t* ctx = rlx_onnx_ctx(im);
+  if (!zp) {
+    uint8_t zero[4] = {0};
+    zp = rlx_relax_constant(ctx, zp_dtype, 0, NULL, zero, (size_t)rlx_dtype_bytes(zp_dtype));
+  }
+  rlx_relax_expr_t* args[3] = {x, scale, zp};
+  rlx_attrs_t a = ot_attr(ctx, (rlx_attrs_t){0}, "axis", rlx_attr_int(axis));
+  a = ot_attr(ctx, a, "out_dtype", rlx_attr_dtype(quantize ? zp_dtype : rlx_dt_float32()));
+  return ot_op(im, quantize ? RLX_OP_QUANTIZE : RLX_OP_DEQUANTIZE, 3, args, a, out);
 }
 
 static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx_node_t* node, rlx_relax_expr_t* const* inputs,
@@ -68,21 +39,20 @@ static RLX_MUST_USE rlx_status_t* linear(rlx_onnx_importer_t* im, const rlx_onnx
   rlx_sinfo_tensor_t *x, *s, *z = NULL;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 0, true, &x));
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 1, true, &s));
-  q_user_t u = {quantize, 0, ot_has_input(node, inputs, 2), rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
-  if (u.has_zp) {
+  bool has_zp = ot_has_input(node, inputs, 2);
+  rlx_dtype_t zt = quantize ? rlx_dtype(RLX_DT_UINT, 8, 1) : x->dtype;
+  if (has_zp) {
     RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 2, true, &z));
-    if (quantize) u.out = z->dtype;
+    zt = z->dtype;
   }
-  if (!quantize) u.out = rlx_dt_float32();
-  if (quantize && !rlx_dtype_eq(u.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(u.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+  if (quantize && !rlx_dtype_eq(zt, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(zt, rlx_dtype(RLX_DT_INT, 8, 1)))
     return rlx_onnx_error(node, "zero_point must be uint8 or int8");
   int64_t axis = 0;
   if (s->ndim > 1 || (z && z->ndim > 1)) return rlx_onnx_error(node, "scale and zero_point must be scalars or 1-d");
   int64_t ns = 1;
   bool per_axis = s->ndim == 1 && !(rlx_expr_is_const_int(s->shape[0], &ns) && ns == 1);
   if (per_axis) RLX_RETURN_IF_ERROR(ot_axis(node, "axis", rlx_onnx_attr_int(node, "axis", 1), x->ndim, &axis));
-  u.axis = (int)axis;
-  return rlx_onnx_emit_te(im, te_q, &u, u.has_zp ? 3 : 2, inputs, quantize ? "quantize" : "dequantize", out);
+  return emit_linear(im, quantize, inputs[0], inputs[1], has_zp ? inputs[2] : NULL, zt, axis, out);
 }
 
 OT_CONVERTER(ot_quantize_linear) { return linear(im, node, inputs, true, &outputs[0]); }
@@ -132,9 +102,7 @@ OT_CONVERTER(ot_dynamic_quantize_linear) {
   RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_dq, &u, 2, mm, "dq_scale", &scale));
   u.zp = true;
   RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_dq, &u, 2, mm, "dq_zero_point", &zp));
-  rlx_relax_expr_t* q_in[3] = {inputs[0], scale, zp};
-  q_user_t q = {true, 0, true, rlx_dtype(RLX_DT_UINT, 8, 1), NULL};
-  RLX_RETURN_IF_ERROR(rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", &outputs[0]));
+  RLX_RETURN_IF_ERROR(emit_linear(im, true, inputs[0], scale, zp, rlx_dtype(RLX_DT_UINT, 8, 1), 0, &outputs[0]));
   if (node->n_outputs > 1) outputs[1] = scale;
   if (node->n_outputs > 2) outputs[2] = zp;
   return NULL;
@@ -184,11 +152,9 @@ static RLX_MUST_USE rlx_status_t* requantize(rlx_onnx_importer_t* im, const rlx_
   RLX_RETURN_IF_ERROR(ot_op(im, RLX_OP_MULTIPLY, 2, m, (rlx_attrs_t){0}, &y));
   rlx_sinfo_tensor_t* z;
   RLX_RETURN_IF_ERROR(ot_tensor(node, inputs, 7, true, &z));
-  q_user_t q = {true, 0, true, z->dtype, NULL};
-  if (!rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(q.out, rlx_dtype(RLX_DT_INT, 8, 1)))
+  if (!rlx_dtype_eq(z->dtype, rlx_dtype(RLX_DT_UINT, 8, 1)) && !rlx_dtype_eq(z->dtype, rlx_dtype(RLX_DT_INT, 8, 1)))
     return rlx_onnx_error(node, "y_zero_point must be uint8 or int8");
-  rlx_relax_expr_t* q_in[3] = {y, inputs[6], inputs[7]};
-  return rlx_onnx_emit_te(im, te_q, &q, 3, q_in, "quantize", out);
+  return emit_linear(im, true, y, inputs[6], inputs[7], z->dtype, 0, out);
 }
 
 /* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp): the int32 product

@@ -82,6 +82,10 @@ const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why) {
   return k;
 }
 
+int rlx_nn_cpu_vnni(void) {
+  return rlx_cpu_isa_level() == RLX_ISA_X86_V4 && (rlx_cpu_features(NULL) & RLX_FEAT(AVX512VNNI)) != 0;
+}
+
 static const rlx_nn_tiles_t tiles[RLX_ISA_COUNT] = {
     [RLX_ISA_PORTABLE] = RLX_NN_TILE_APPLY(RLX_NN_TILE_INIT, (RLX_NN_TILES_PORTABLE)),
     [RLX_ISA_X86_V2] = RLX_NN_TILE_APPLY(RLX_NN_TILE_INIT, (RLX_NN_TILES_X86_V2)),

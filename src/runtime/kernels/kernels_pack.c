@@ -146,3 +146,31 @@ void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, int64_t nb, const fl
     }
   }
 }
+
+/* ------------------------------------------------------------------ int8 weights */
+
+int64_t rlx_nn_qconv_packed_bytes(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb) {
+  return ((oc + nb - 1) / nb) * ((ic + cbi - 1) / cbi) * kh * kw * cbi * nb;
+}
+
+void rlx_nn_qconv_pack_weight(const int8_t* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb,
+                              int8_t* dst) {
+  const int64_t icb = (ic + cbi - 1) / cbi;
+  memset(dst, 0, (size_t)rlx_nn_qconv_packed_bytes(oc, ic, kh, kw, cbi, nb));
+  for (int64_t o = 0; o < oc; o++)
+    for (int64_t i = 0; i < ic; i++)
+      for (int64_t h = 0; h < kh; h++)
+        for (int64_t x = 0; x < kw; x++) {
+          /* [OCb][ICb][KH][KW][cbi/4 quads][nb out][4] */
+          const int64_t blk = (((o / nb) * icb + i / cbi) * kh + h) * kw + x;
+          const int64_t in = i % cbi;
+          dst[blk * cbi * nb + (in / 4) * nb * 4 + (o % nb) * 4 + in % 4] = w[((o * ic + i) * kh + h) * kw + x];
+        }
+}
+
+void rlx_nn_qdw_pack_weight(const int8_t* w, int64_t c, int64_t kh, int64_t kw, int64_t nb, int32_t* dst) {
+  const int64_t cb = (c + nb - 1) / nb;
+  memset(dst, 0, (size_t)(cb * kh * kw * nb) * sizeof(int32_t));
+  for (int64_t ch = 0; ch < c; ch++)
+    for (int64_t t = 0; t < kh * kw; t++) dst[((ch / nb) * kh * kw + t) * nb + ch % nb] = w[ch * kh * kw + t];
+}

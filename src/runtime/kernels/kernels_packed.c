@@ -463,6 +463,10 @@ static const rlx_kernel_info_t table[] = {
     {"rlx.nn.mean_hw_nchwc", "rlx_nn_packed_mean_hw_nchwc", "kernels_packed.c", rlx_nn_packed_mean_hw_nchwc},
     {"rlx.nn.nchw_to_nchwc", "rlx_nn_packed_nchw_to_nchwc", "kernels_packed.c", rlx_nn_packed_nchw_to_nchwc},
     {"rlx.nn.nchwc_to_nchw", "rlx_nn_packed_nchwc_to_nchw", "kernels_packed.c", rlx_nn_packed_nchwc_to_nchw},
+#define Q(name) {"rlx.nn." #name, "rlx_nn_packed_" #name, "kernels_packed_int8.c", rlx_nn_packed_##name}
+    Q(quantize_nchwc), Q(qnchwc_to_nchw), Q(qconv2d_nchwc), Q(qdwconv2d_nchwc), Q(qmax_pool2d_nchwc), Q(qmean_hw_nchwc),
+    Q(qadd_nchwc), Q(qlut_nchwc), Q(qconcat_nchwc),
+#undef Q
 };
 
 rlx_packed_fn_t rlx_kernel_lookup(const char* name) {

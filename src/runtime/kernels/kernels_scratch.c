@@ -92,5 +92,18 @@ int64_t rlx_nn_scratch_bytes(const char* name, const rlx_value_t* a, const int* 
     const int64_t row = round64(x->shape[1] * x->shape[3] * nb * 4), ring = y->shape[1] * 3 * x->shape[3] * nb * 4;
     return threads * round64(row + ring);
   }
+  if (strcmp(name, "rlx.nn.qconv2d_nchwc") == 0 || strcmp(name, "rlx.nn.qdwconv2d_nchwc") == 0) {
+    /* x, w, bias, mult, sh, sw, pt, pl, dh, dw, ..., y: per participant the padded input rows
+     * of one output row (qconv_nchwc.c) */
+    const DLTensor* w = tensor(a, codes, n, 1);
+    if (!x || !w || !y || x->ndim != 5 || y->ndim != 5 || n != 15) return -1;
+    const bool dw = strcmp(name, "rlx.nn.qdwconv2d_nchwc") == 0;
+    const int64_t kh = w->shape[dw ? 1 : 2], kw = w->shape[dw ? 2 : 3], sw = int_arg(a, codes, n, 5);
+    const int64_t dwl = int_arg(a, codes, n, 9), pl = int_arg(a, codes, n, 7);
+    if (sw < 1 || dwl < 1 || pl < 0) return -1;
+    int64_t wp = (y->shape[3] - 1) * sw + (kw - 1) * dwl + 1;
+    if (dw && wp < pl + x->shape[3]) wp = pl + x->shape[3];
+    return threads * round64((dw ? 1 : x->shape[1]) * kh * wp * x->shape[4]);
+  }
   return 0; /* depthwise, pools, means and layout transforms keep everything in registers */
 }

@@ -77,6 +77,24 @@ typedef struct {
  *   ceil_mode only changes oh/ow); p->ic the channels, kh/kw the window.
  * global_mean: mean over H and W, x [N, Cb, H, W, nb] -> y [N, Cb, 1, 1, nb].
  * All run on the kernels' pool (rlx_nn_parallel) except global_mean (the caller). */
+/* Integer (int8) kernels (qconv_nchwc.c, qnn_nchwc.c): activations uint8 NCHWc with an
+ * asymmetric per-tensor (scale, zero point); weights int8 in [-127, 127], per output channel.
+ * g is the geometry as for the float kernels (cbi = nb); the zero points and the output's
+ * clamp live in the quantized domain. */
+typedef struct {
+  rlx_nn_conv_t g;
+  int32_t x_zp;       /* what padding reads */
+  int32_t y_zp;       /* added after the rounding */
+  int32_t y_lo, y_hi; /* clamp of the result: [0, 255] narrowed by a folded Relu / Clip */
+  int vnni;           /* use AVX-512 VNNI (the dispatcher sets it from the CPU) */
+} rlx_nn_qconv_t;
+
+/* qadd's parameters: y = clamp(Q(((a - za) * sa + (b - zb) * sb) / sy) + zy, lo, hi). */
+typedef struct {
+  float sa, sb, sy;
+  int32_t za, zb, zy, lo, hi;
+} rlx_nn_qadd_t;
+
 typedef struct {
   const char* isa; /* the level, as rlx_target_isa names it ("x86-64-v3"); "target" in an archive */
   int64_t nb;
@@ -91,6 +109,19 @@ typedef struct {
                    float* y);
   void (*max_pool2d)(const rlx_nn_conv_t* p, const float* x, float* y);
   void (*global_mean)(int64_t n, int64_t cb, int64_t hw, const float* x, float* y);
+  /* int8: y = clamp(round_half_even((conv(x, w) + bias) * mult[c]) + y_zp, y_lo, y_hi) with
+   * w packed by rlx_nn_qconv_pack_weight (quads: [OCb][ICb][KH][KW][NB/4][NB][4]), bias and
+   * mult [OCb*nb] (bias already holds -x_zp * sum(w)); x has p->g.cbi channels per block
+   * (nb, or 4 for a network's first layer); returns 0 or -1 (scratch). */
+  int (*qconv2d)(const rlx_nn_qconv_t* p, const uint8_t* x, const int8_t* w, const int32_t* bias, const float* mult,
+                 uint8_t* y);
+  /* int8 depthwise: w int32 [Cb][KH][KW][nb] (int8 values), the same epilogue. */
+  int (*qdwconv2d)(const rlx_nn_qconv_t* p, const uint8_t* x, const int32_t* w, const int32_t* bias, const float* mult,
+                   uint8_t* y);
+  /* int8 elementwise on n contiguous elements (the work items of qadd and quantize_nchwc):
+   * qadd as rlx_nn_qadd_nchwc; quantize writes y[i * stride] = QuantizeLinear(x[i]). */
+  void (*qadd_span)(const rlx_nn_qadd_t* q, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n);
+  void (*quantize_span)(const float* x, int64_t n, float scale, int32_t zp, uint8_t* y, int64_t stride);
 } rlx_nn_kernels_t;
 
 /* The kernels for channel block nb on this CPU (after RLX_MAX_ISA): block 16 needs the
@@ -99,6 +130,9 @@ typedef struct {
  * text ("channel block 16 needs avx512f ..."). Built for a Model Library Format archive, the
  * one variant of its target (nb must be its block). */
 const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why);
+/* Whether the int8 kernels may use AVX-512 VNNI: the CPU (after RLX_MAX_ISA) has it; in an
+ * archive's one variant, whether it was built with it. */
+int rlx_nn_cpu_vnni(void);
 
 /* The register tiles of kernel level isa (an rlx_isa_t, support/target.h), for the
  * compiler: the layout pass packs weights with rlx_nn_pick_v's V and sizes Winograd chunks
@@ -134,6 +168,38 @@ int64_t rlx_nn_winograd_staged_bytes(int m, int64_t icb, int64_t ocb, int64_t oh
 /* Layout transforms: x [N, C, H, W] -> y [N, ceil(C/nb), H, W, nb] (padding zero), and back. */
 void rlx_nn_nchw_to_nchwc(int64_t n, int64_t c, int64_t hw, int64_t nb, const float* x, float* y);
 void rlx_nn_nchwc_to_nchw(int64_t n, int64_t c, int64_t hw, int64_t nb, const float* x, float* y);
+
+/* int8 kernels on uint8 NCHWc tensors of block nb (qnn_nchwc.c, any ISA). Padded channels
+ * of a quantized tensor hold the zero point or anything finite: they only meet zero weights.
+ * quantize and qadd run their spans on k's vector code (k: rlx_nn_kernels of the block).
+ *   quantize_nchwc   float NCHW [n, c, hw] -> uint8 NCHWc, QuantizeLinear(x, scale, zp) (block
+ *                    nb, or 4 for a first convolution's input)
+ *   qnchwc_to_nchw   uint8 NCHWc -> uint8 NCHW (the first c channels)
+ *   qmax_pool2d      max over the window (outside the image ignored), then lut (NULL: none:
+ *                    requantization to other parameters commutes with max, being monotone)
+ *   qmean_hw         Q((mean(x) - zx) * sx) with (sy, zy): GlobalAveragePool between DQ and Q
+ *   qadd             y = clamp(Q(((a - za) * sa + (b - zb) * sb) / sy) + zy, lo, hi)
+ *   qlut             y = lut[x], for requantization and monotone activations
+ *   qconcat          k parts (cb[p] channel blocks each, planes of `plane` bytes) side by side
+ *                    over channel blocks, each through its lut (NULL: copied) */
+void rlx_nn_quantize_nchwc(const rlx_nn_kernels_t* k, int64_t n, int64_t c, int64_t hw, int64_t nb, const float* x,
+                           float scale, int32_t zp, uint8_t* y);
+void rlx_nn_qnchwc_to_nchw(int64_t n, int64_t c, int64_t hw, int64_t nb, const uint8_t* x, uint8_t* y);
+int rlx_nn_qmax_pool2d_nchwc(const rlx_nn_conv_t* p, const uint8_t* lut, const uint8_t* x, uint8_t* y);
+void rlx_nn_qmean_hw_nchwc(int64_t n, int64_t cb, int64_t hw, int64_t nb, const uint8_t* x, float sx, int32_t zx,
+                           float sy, int32_t zy, uint8_t* y);
+int rlx_nn_qadd_nchwc(const rlx_nn_kernels_t* k, const rlx_nn_qadd_t* q, int64_t numel, const uint8_t* a, const uint8_t* b,
+                      uint8_t* y);
+int rlx_nn_qlut_nchwc(int64_t numel, const uint8_t* lut, const uint8_t* x, uint8_t* y);
+int rlx_nn_qconcat_nchwc(int k, const uint8_t* const* x, const uint8_t* const* lut, const int64_t* cb, int64_t n,
+                         int64_t plane, uint8_t* y);
+/* Packing of int8 weights (kernels_pack.c): OIHW int8 -> quads [OCb][ICb][KH][KW][cbi/4][nb][4]
+ * (rlx_nn_qconv_packed_bytes bytes) for an input of cbi channels per block (nb, or 4 for a
+ * network's first layer), padded channels zero; depthwise [C,1,KH,KW] -> int32 [Cb][KH][KW][nb]. */
+int64_t rlx_nn_qconv_packed_bytes(int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb);
+void rlx_nn_qconv_pack_weight(const int8_t* w, int64_t oc, int64_t ic, int64_t kh, int64_t kw, int64_t cbi, int64_t nb,
+                              int8_t* dst);
+void rlx_nn_qdw_pack_weight(const int8_t* w, int64_t c, int64_t kh, int64_t kw, int64_t nb, int32_t* dst);
 
 /* The kernels' thread pool (nn_pool.c). rlx_nn_parallel runs fn(ctx, i, scratch) for every
  * i in [0, n_items) on the pool's threads and the caller's, each with its own scratch of
@@ -189,5 +255,15 @@ int rlx_nn_packed_max_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_
 int rlx_nn_packed_mean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_nchw_to_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 int rlx_nn_packed_nchwc_to_nchw(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+/* int8 (kernels_packed_int8.c) */
+int rlx_nn_packed_quantize_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qnchwc_to_nchw(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qdwconv2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qmax_pool2d_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qmean_hw_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qadd_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qlut_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
+int rlx_nn_packed_qconcat_nchwc(rlx_value_t* a, int* codes, int n, rlx_value_t* ret, int* ret_code, void* rh);
 
 #endif

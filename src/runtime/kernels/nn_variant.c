@@ -26,6 +26,10 @@ const rlx_nn_kernels_t KSYM(rlx_nn_kernels) = {
     KSYM(rlx_nn_dwconv2d_nchwc),
     KSYM(rlx_nn_max_pool2d_nchwc),
     KSYM(rlx_nn_global_mean_nchwc),
+    KSYM(rlx_nn_qconv2d_nchwc),
+    KSYM(rlx_nn_qdwconv2d_nchwc),
+    KSYM(rlx_nn_qadd_span),
+    KSYM(rlx_nn_quantize_span),
 };
 
 #if !defined(RLX_KERNEL_ISA)
@@ -33,5 +37,13 @@ const rlx_nn_kernels_t* rlx_nn_kernels(int64_t nb, const char** out_why) {
   if (nb == NB) return &KSYM(rlx_nn_kernels);
   if (out_why) *out_why = "this archive's kernels were built for another channel block (RLX_NN_TARGET_BLOCK)";
   return NULL;
+}
+
+int rlx_nn_cpu_vnni(void) {
+#if defined(__AVX512VNNI__)
+  return 1;
+#else
+  return 0;
+#endif
 }
 #endif

@@ -127,5 +127,11 @@ void KSYM(rlx_nn_dwconv2d_nchwc)(const rlx_nn_conv_t* p, const float* x, const f
                                  const float* res, float* y);
 void KSYM(rlx_nn_max_pool2d_nchwc)(const rlx_nn_conv_t* p, const float* x, float* y);
 void KSYM(rlx_nn_global_mean_nchwc)(int64_t n, int64_t cb, int64_t hw, const float* x, float* y);
+int KSYM(rlx_nn_qconv2d_nchwc)(const rlx_nn_qconv_t* p, const uint8_t* x, const int8_t* w, const int32_t* bias,
+                               const float* mult, uint8_t* y);
+void KSYM(rlx_nn_qadd_span)(const rlx_nn_qadd_t* q, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n);
+void KSYM(rlx_nn_quantize_span)(const float* x, int64_t n, float scale, int32_t zp, uint8_t* y, int64_t stride);
+int KSYM(rlx_nn_qdwconv2d_nchwc)(const rlx_nn_qconv_t* p, const uint8_t* x, const int32_t* w, const int32_t* bias,
+                                 const float* mult, uint8_t* y);
 
 #endif
