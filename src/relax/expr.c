@@ -386,3 +386,28 @@ const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e) {
   }
   return rlx_relax_kind_name(e->kind);
 }
+
+bool rlx_relax_expr_is_leaf(const rlx_relax_expr_t* e) {
+  switch (e->kind) {
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+      return true;
+    case RLX_RELAX_TUPLE:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_KIND_COUNT:
+      break;
+  }
+  return false;
+}

@@ -388,6 +388,10 @@ rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* 
 static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
   return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);
 }
+/* TVM's leaf expressions, the operands A-normal form allows: a variable, constant, shape,
+ * prim value, string, dtype, op, global var or extern function (a tuple's fields, a
+ * function: the callers decide). */
+bool rlx_relax_expr_is_leaf(const rlx_relax_expr_t* e);
 /* True when e is the Op id. */
 bool rlx_relax_is_op(const rlx_relax_expr_t* e, rlx_op_id_t id);
 /* The op id of e when e is a known Op, else RLX_OP_COUNT. */

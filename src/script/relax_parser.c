@@ -1237,6 +1237,69 @@ static RLX_MUST_USE rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_sp
   return at_span(rlx_relax_normalize(r->ctx, r->m, v), sp);
 }
 
+/* A-normal form, as TVM's normalizer makes it: a call's argument that is not a leaf (a
+ * variable, constant, shape, prim value, string, op, global, extern function or function,
+ * or a tuple of leaves) is bound to a fresh variable in the current block first, innermost
+ * first and left to right, so `R.add(x, R.multiply(y, z))` becomes two bindings (the rule
+ * of the BlockBuilder's rlx_bb_bind_operands, over the parser's own blocks). */
+static bool is_leaf(const rlx_relax_expr_t* e) {
+  if (e->kind == RLX_RELAX_FUNCTION) return true;
+  if (e->kind != RLX_RELAX_TUPLE) return rlx_relax_expr_is_leaf(e);
+  const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
+  for (int i = 0; i < t->n_fields; i++)
+    if (!is_leaf(t->fields[i])) return false;
+  return true;
+}
+
+static RLX_MUST_USE rlx_status_t* bind_nested(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                              rlx_relax_expr_t** out);
+
+/* e in an argument position: a leaf as it is, a tuple field by field, anything else bound. */
+static RLX_MUST_USE rlx_status_t* as_arg(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                         rlx_relax_expr_t** out) {
+  *out = e;
+  if (is_leaf(e)) return NULL;
+  if (e->kind == RLX_RELAX_TUPLE) {
+    const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, t->n_fields ? t->n_fields : 1);
+    for (int i = 0; i < t->n_fields; i++) RLX_RETURN_IF_ERROR(as_arg(r, t->fields[i], sp, sq, &f[i]));
+    *out = rlx_relax_tuple(r->ctx, t->n_fields, f);
+    return NULL;
+  }
+  if (e->kind == RLX_RELAX_IF || e->kind == RLX_RELAX_SEQ) return NULL; /* kept as written */
+  rlx_relax_expr_t* v;
+  RLX_RETURN_IF_ERROR(bind_nested(r, e, sp, sq, &v));
+  RLX_RETURN_IF_ERROR(at_span(rlx_relax_normalize(r->ctx, r->m, v), sp));
+  rlx_relax_var_t* var = r->in_dataflow ? rlx_relax_dataflow_var(r->ctx, "lv", v->sinfo)
+                                        : rlx_relax_var(r->ctx, "lv", v->sinfo);
+  rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, var, v));
+  *out = &var->hdr;
+  return NULL;
+}
+
+/* e with its non-leaf arguments bound (e itself is not). */
+static RLX_MUST_USE rlx_status_t* bind_nested(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                              rlx_relax_expr_t** out) {
+  *out = e;
+  if (e->kind == RLX_RELAX_CALL) {
+    rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+    bool leaves = true;
+    for (int i = 0; i < c->n_args && leaves; i++) leaves = is_leaf(c->args[i]);
+    if (leaves) return NULL;
+    rlx_relax_expr_t** a = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, c->n_args);
+    for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(as_arg(r, c->args[i], sp, sq, &a[i]));
+    *out = rlx_relax_call(r->ctx, c->op, c->n_args, a, c->attrs, c->n_sinfo_args, c->sinfo_args);
+  } else if (e->kind == RLX_RELAX_TUPLE_GET_ITEM) {
+    rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
+    rlx_relax_expr_t* t;
+    RLX_RETURN_IF_ERROR(as_arg(r, g->tuple, sp, sq, &t));
+    if (t != g->tuple) *out = rlx_relax_tuple_get_item(r->ctx, t, g->index);
+  } else if (e->kind == RLX_RELAX_TUPLE) {
+    return as_arg(r, e, sp, sq, out);
+  }
+  return NULL;
+}
+
 /* target (: ann) = value. */
 static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
                                        const py_expr_t* value, seq_b_t* sq) {
@@ -1272,6 +1335,7 @@ static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_exp
   }
   rlx_relax_expr_t* v;
   RLX_RETURN_IF_ERROR(expr(r, value, &v));
+  RLX_RETURN_IF_ERROR(bind_nested(r, v, value->span, sq, &v));
   RLX_RETURN_IF_ERROR(normalize(r, v, value->span));
   if (r->in_dataflow && v->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)v))
     return err(r, value, "%s: expected a pure call inside a dataflow block, got the impure %s", name, desc(r, value));
@@ -1300,6 +1364,7 @@ static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_
   rlx_status_t* st = stmts(r, b, &sq, b->n - 1, true);
   rlx_relax_expr_t* v = NULL;
   if (!st) st = expr(r, last->value, &v);
+  if (!st) st = bind_nested(r, v, last->value->span, &sq, &v);
   if (!st) st = normalize(r, v, last->value->span);
   r->in_dataflow = was_df;
   if (!st) {
@@ -1682,6 +1747,7 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
   if (!st) st = stmts(r, b, &sq, b->n - 1, false);
   rlx_relax_expr_t* ret = NULL;
   if (!st) st = expr(r, last->value, &ret);
+  if (!st) st = bind_nested(r, ret, last->value->span, &sq, &ret);
   if (!st) st = normalize(r, ret, last->value->span);
   if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR)
     st = err(r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");

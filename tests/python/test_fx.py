@@ -389,3 +389,33 @@ def test_function_output_dataflow_var_must_be_published():
                 lv1 = bb.emit(relax.op.exp(lv))
                 bb.emit_output(lv)
             bb.emit_func_output(lv1)
+
+
+class _Blas(nn.Module):
+    def forward(self, c, a, b, d):
+        y = torch.addmm(c, a, b, beta=0.8, alpha=0.5) + torch.addmm(d, a, b)
+        return torch.lerp(y, torch.rsub(y, 2.0), c) + torch.norm(a, p=3) + torch.norm(b)
+
+
+class _Methods(nn.Module):
+    def forward(self, x, m):
+        u = torch.unbind(x, dim=1)
+        y = u[0].float() + torch.narrow(x, 1, 1, 1).squeeze(1) + torch.select(x, 1, 2) + x.new_ones(4)
+        z = y.clone()
+        z.masked_fill_(m, 1.5)
+        return z + x.tile((1, 2)).sum(1) + x.type_as(y).sum(1)
+
+
+def test_blas_lerp_norm_and_in_place_methods():
+    # addmm with and without alpha and beta, rsub, lerp, p-norms, unbind, narrow, select,
+    # new_ones, an in-place masked_fill_ seen by later uses, tile, type_as: numbers vs torch
+    torch.manual_seed(0)
+    c, a, b, d = (torch.randn(4, 4) for _ in range(4))
+    m = _Blas().eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [((4, 4), "float32")] * 4)
+    close(run(mod, c, a, b, d), m(c, a, b, d))
+    x, mask = torch.randn(4, 3), torch.randn(4) > 0
+    m2 = _Methods().eval()
+    mod2 = from_fx(torch.fx.symbolic_trace(m2), [((4, 3), "float32"), ((4,), "bool")])
+    close(run(mod2, x, mask), m2(x, mask))
+    assert "R.full_like" in mod2.script() and "R.where" in mod2.script()

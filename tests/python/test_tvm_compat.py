@@ -138,3 +138,31 @@ def f(x: R.Tensor(("n",), "float32")):
 ''')
     assert str(f.ret_struct_info) == 'R.Tensor((n,), dtype="float32")'
     assert [str(s) for s in f.body.blocks[0].bindings[0].value.sinfo_args] == ['R.Tensor((n,), dtype="float32")']
+
+
+def test_return_annotation_gives_way_to_the_body_and_nested_calls_are_bound():
+    from rlx.script import relax as R
+
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32")) -> R.Tensor:
+        return R.multiply(R.add(x, x), R.add(x, x))
+
+    text = f.script()
+    # TVM's Function: an annotation coarser than the body's struct info takes the body's
+    assert '-> R.Tensor((2, 3), dtype="float32"):' in text, text
+    # TVM's parser normalizes to A-normal form: each nested call bound first, left to right
+    assert text.count("= R.add(x, x)") == 2 and "return R.multiply(" in text, text
+
+
+def test_legalized_softmax_is_tvm_topi_form():
+    from rlx.script import relax as R, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(x: R.Tensor((2, 3, 4), "float32")):
+            return R.nn.softmax(x, axis=1)
+
+    text = relax.transform.LegalizeOps()(M).script()
+    assert 'T.block_attr({"axis": 1})' in text, text  # te.compute(..., attrs={"axis": axis})
+    assert "T.float32(-340282346638528859811704183484516925440" in text, text  # min_value, not -inf

@@ -272,6 +272,8 @@ class FXTranslator:
             return self.mha(m, node.target, q, k, v, kwargs)
         if isinstance(m, (nn.Dropout, nn.Identity)):
             return x
+        if type(m).__name__ == "StochasticDepth" and type(m).__module__.startswith("torchvision"):
+            return x
         if isinstance(m, nn.Flatten):
             return self.flatten(x, m.start_dim, m.end_dim)
         if isinstance(m, nn.Softmax):
@@ -433,6 +435,8 @@ class FXTranslator:
             return x[idx]
         if not hasattr(x, "struct_info"):
             return x[idx]
+        if type(x.struct_info).__name__ == "TupleStructInfo" and isinstance(idx, int):
+            return self.emit(_tuple_get(x, idx))  # an item of a Relax tuple (unbind, split)
         sh = self.shape(x)
         idx = idx if isinstance(idx, tuple) else (idx,)
         axes, begin, end, strides, squeeze, expand = [], [], [], [], [], []
@@ -498,18 +502,20 @@ class FXTranslator:
         return self.emit(_op.permute_dims(x, axes=perm))
 
     # ---------------------------------------------------------------- functions / methods
+    def call_function_getattr(self, obj, attr):
+        if attr == "shape":
+            return tuple(self.shape(obj)) if hasattr(obj, "struct_info") else obj.shape
+        if attr == "dtype":
+            return self.dtype(obj)
+        raise _Unsupported("getattr %s" % attr)
+
     def call_function(self, node, args, kwargs):
         f = node.target
         t = self.torch
         F = t.nn.functional
         name = getattr(f, "__name__", str(f))
         if f is getattr:
-            obj, attr = args
-            if attr == "shape":
-                return tuple(self.shape(obj)) if hasattr(obj, "struct_info") else obj.shape
-            if attr == "dtype":
-                return self.dtype(obj)
-            raise _Unsupported("getattr %s" % attr)
+            return self.call_function_getattr(*args)
         if f in (operator.getitem,):
             return self.getitem(args[0], args[1])
         binaries = {operator.add: _op.add, t.add: _op.add, operator.sub: _op.subtract, t.sub: _op.subtract,
@@ -652,12 +658,69 @@ class FXTranslator:
             fn = _op.mean if f is t.mean else _op.sum
             return self.reduce(fn, args[0], kwargs.get("dim", args[1] if len(args) > 1 else None),
                                kwargs.get("keepdim", args[2] if len(args) > 2 else False))
-        if f in (t.squeeze, t.unsqueeze, t.chunk, t.split, t.where):
+        if f in (t.squeeze, t.unsqueeze, t.chunk, t.split, t.where, t.tile, t.unbind, t.narrow, t.select, t.take,
+                 t.numel, t.is_floating_point):
             return self.call_method_named(name, args, kwargs)
+        if f in (t.addmm, t.baddbmm):
+            return self.addmm(args[0], args[1], args[2], kwargs.get("beta", 1), kwargs.get("alpha", 1),
+                              batched=f is t.baddbmm)
+        if f is t.rsub:
+            return self.binary(_op.subtract, args[1], args[0])
+        if f is t.lerp:
+            start, end, w = args[0], args[1], arg(2, "weight")
+            d = self.emit(_op.subtract(end, start))
+            return self.emit(_op.add(start, self.emit(_op.multiply(self.operand(w, start), d))))
+        if f is F.one_hot:
+            n = arg(1, "num_classes", -1)
+            if n < 0:
+                raise _Unsupported("one_hot without num_classes (the depth depends on the data)")
+            from ...expr import PrimValue
+            return self.emit(_op.one_hot(args[0], PrimValue(1), PrimValue(0), depth=n, axis=-1))
+        if f is t.norm:
+            return self.norm(args[0], arg(1, "p", "fro"), arg(2, "dim"), arg(3, "keepdim", False))
+        sym_size = getattr(getattr(aten, "sym_size", None), "int", None) if aten is not None else None
+        if sym_size is not None and f is sym_size:
+            sh = self.shape(args[0])
+            return self.emit(const(np.array(sh[args[1]], dtype="int32")))
+        if name == "stochastic_depth" and getattr(f, "__module__", "").startswith("torchvision"):
+            return args[0]  # an inference import: identity, as dropout in any mode
         raise _Unsupported("function %s" % name)
 
     def call_method(self, node, args, kwargs):
-        return self.call_method_named(node.target, args, kwargs)
+        y = self.call_method_named(node.target, args, kwargs)
+        m = node.target
+        if m.endswith("_") and not m.endswith("__") and node.args and hasattr(node.args[0], "op"):
+            self.env[node.args[0]] = y  # an in-place method: later uses of its operand see the result
+        return y
+
+    def addmm(self, c, a, b, beta=1, alpha=1, batched=False):
+        """torch.addmm / baddbmm: beta * c + alpha * (a @ b), a term left out when its factor is
+        0 and a factor left out when it is 1 (TVM's importer's forms)."""
+        p = self.emit(_op.matmul(a, b) if batched else _op.matmul(a, b, out_dtype=self.dtype(a)))
+        if alpha != 1:
+            p = self.emit(_op.multiply(p, self.scalar(alpha, p)))
+        if beta == 0:
+            return p
+        if beta != 1:
+            c = self.emit(_op.multiply(c, self.scalar(beta, c)))
+        return self.emit(_op.add(p, c) if batched else _op.add(c, p))
+
+    def norm(self, x, p="fro", dim=None, keepdim=False):
+        """torch.norm: inf / -inf the max / min of |x|, "fro" sqrt(sum(x*x)), else
+        sum(|x|^p)^(1/p)."""
+        axis = None if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
+        keepdim = keepdim and axis is not None  # torch.norm over all elements ignores keepdim
+        if p == "fro":
+            s = self.emit(_op.sum(self.emit(_op.multiply(x, x)), axis=axis, keepdims=bool(keepdim)))
+            return self.emit(_op.sqrt(s))
+        if not isinstance(p, (int, float)):
+            raise _Unsupported("norm p=%r" % (p,))
+        if math.isinf(p):
+            fn = _op.max if p > 0 else _op.min
+            return self.emit(fn(self.emit(_op.abs(x)), axis=axis, keepdims=bool(keepdim)))
+        a = self.emit(_op.power(self.emit(_op.abs(x)), self.scalar(p, x)))
+        s = self.emit(_op.sum(a, axis=axis, keepdims=bool(keepdim)))
+        return self.emit(_op.power(s, self.scalar(1.0 / p, x)))
 
     def call_method_named(self, m, args, kwargs):
         x = args[0]
@@ -715,6 +778,63 @@ class FXTranslator:
         if m == "masked_fill":
             mask, v = rest[0], rest[1]
             return self.emit(_op.where(mask, self.scalar(v, x), x))
+        if m in ("float", "half", "double", "int", "long", "bool"):
+            dt = {"float": "float32", "half": "float16", "double": "float64", "int": "int32", "long": "int64",
+                  "bool": "bool"}[m]
+            return self.emit(_op.astype(x, dt))
+        if m in ("type", "astype", "to"):
+            dt = rest[0] if rest else kwargs.get("dtype")
+            if dt is None or (isinstance(dt, str) and dt in ("cpu", "cuda")) or type(dt).__name__ == "device":
+                return x  # a device move: nothing on one device
+            return self.emit(_op.astype(x, _dtype_name(dt)))
+        if m == "type_as":
+            return self.emit(_op.astype(x, self.dtype(rest[0])))
+        if m == "getattr":
+            return self.call_function_getattr(x, rest[0])
+        if m == "tile":
+            reps = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            return self.emit(_op.tile(x, repeats=reps or list(kwargs["dims"])))
+        if m == "unbind":
+            d = rest[0] if rest else kwargs.get("dim", 0)
+            n = self.shape(x)[d]
+            t = self.emit(_op.split(x, indices_or_sections=n, axis=d))
+            items = [self.emit(_op.squeeze(self.emit(_tuple_get(t, i)), axis=[d])) for i in range(n)]
+            return self.emit(Tuple(items))
+        if m == "narrow":
+            d, start, length = (list(rest) + [kwargs.get(k) for k in ("dim", "start", "length")][len(rest):])[:3]
+            return self.emit(_op.strided_slice(x, axes=[d], begin=[start], end=[start + length]))
+        if m == "select":
+            d, i = (list(rest) + [kwargs.get(k) for k in ("dim", "index")][len(rest):])[:2]
+            return self.emit(_op.take(x, const(np.array(i, dtype="int64")), axis=d))
+        if m == "item":
+            return self.emit(_op.take(x, const(np.array(0, dtype="int64")), axis=0))
+        if m == "take":
+            idx = rest[0] if rest else kwargs["index"]
+            return self.emit(_op.take(x, self.emit(_op.astype(idx, "int32"))))
+        if m == "numel":
+            n = 1
+            for d in self.shape(x):
+                n = n * d
+            return const(np.array(n, dtype="int32"))
+        if m == "is_floating_point":
+            return const(np.array(self.dtype(x).startswith(("float", "bfloat")), dtype="bool"))
+        if m in ("new_ones", "new_zeros"):
+            size = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            dt = self.dtype(x)
+            v = 1 if m == "new_ones" else 0.0
+            return self.emit(_op.full(size, self.scalar(v, x), dtype=dt))
+        if m == "fill_":
+            dt = self.dtype(x)
+            from ...expr import ShapeExpr
+            return self.emit(_op.full(ShapeExpr(self.shape(x)), self.scalar(rest[0], x), dtype=dt))
+        if m == "zero_":
+            return self.emit(_op.zeros_like(x))
+        if m == "copy_":
+            return rest[0]
+        if m == "masked_fill_":
+            mask, v = rest[0], rest[1]
+            full = self.emit(_op.full_like(x, self.scalar(v, x)))
+            return self.emit(_op.where(mask, full, x))
         unary = {"relu": _op.nn.relu, "sigmoid": _op.sigmoid, "tanh": _op.tanh, "exp": _op.exp, "log": _op.log,
                  "sqrt": _op.sqrt, "rsqrt": _op.rsqrt, "neg": _op.negative, "abs": _op.abs}
         if m in unary:
