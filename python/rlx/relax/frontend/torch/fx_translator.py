@@ -62,7 +62,9 @@ class FXTranslator:
         self.sym = {}
         self.params = []  # (Var, numpy array, PyTorch order) when keep_params_as_input
         self.param_vars = {}
-        self.param_order = {id(t): i for i, t in enumerate(gm.parameters())}  # PyTorch's order
+        # parameters after the inputs in the order of their names (TVM's importer sorts
+        # named_parameters: conv.bias before conv.weight)
+        self.param_order = {id(t): n for n, t in gm.named_parameters()}
         self.bb = None
         self.folded = {}  # BatchNorm node -> the conv node it was folded into
 
@@ -94,7 +96,7 @@ class FXTranslator:
         if key not in self.param_vars:
             v = Var(name.replace(".", "_"), TensorStructInfo(list(a.shape), _dtype_name(a.dtype)))
             self.param_vars[key] = v
-            self.params.append((v, a, self.param_order.get(key, len(self.param_order))))
+            self.params.append((v, a, self.param_order.get(key, name)))
         return self.param_vars[key]
 
     def arr_const(self, a):
@@ -263,8 +265,19 @@ class FXTranslator:
             b = self.weight(m.bias, node.target + ".bias")
             return self.emit(_op.nn.group_norm(x, g, b, num_groups=m.num_groups, channel_axis=1,
                                                axes=list(range(2, nd_)), epsilon=m.eps))
+        if isinstance(m, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
+            if m.track_running_stats:
+                raise _Unsupported("InstanceNorm with running statistics")
+            c = self.shape(x)[1]
+            g = self.weight(m.weight, node.target + ".weight") if m.affine else \
+                self.arr_const(np.ones((c,), np.float32))
+            b = self.weight(m.bias, node.target + ".bias") if m.affine else \
+                self.arr_const(np.zeros((c,), np.float32))
+            return self.emit(_op.nn.instance_norm(x, g, b, channel_axis=1, axes=list(range(2, len(self.shape(x)))),
+                                                  epsilon=m.eps, center=True, scale=True))
         if isinstance(m, nn.Embedding):
-            return self.emit(_op.take(self.weight(m.weight, node.target + ".weight"), x, axis=0))
+            w = self.weight(m.weight, node.target + ".weight")
+            return self.emit(_op.take(w, self.emit(_op.astype(x, "int32")), axis=0))  # int32 indices (TVM)
         if isinstance(m, nn.MultiheadAttention):
             q = args[0]
             k = args[1] if len(args) > 1 else kwargs.get("key", q)
@@ -296,6 +309,8 @@ class FXTranslator:
             if isinstance(m, ad):
                 fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
                 return self.emit(fn(x, output_size=_pair(m.output_size, nd_)))
+        if isinstance(m, nn.PReLU):
+            return self.prelu(x, self.weight(m.weight, node.target + ".weight"))
         if isinstance(m, nn.LeakyReLU):
             return self.leaky_relu(x, m.negative_slope)
         if isinstance(m, nn.ReLU6):
@@ -406,8 +421,10 @@ class FXTranslator:
         return self.bb.emit_te(kernel, x, primfunc_name_hint="resize%dd" % nsp)
 
     def leaky_relu(self, x, a):
-        neg = self.emit(_op.multiply(self.emit(_op.minimum(x, self.scalar(0, x))), self.scalar(a, x)))
-        return self.emit(_op.add(self.emit(_op.nn.relu(x)), neg))
+        return self.emit(_op.nn.leakyrelu(x, alpha=float(a)))
+
+    def prelu(self, x, alpha):
+        return self.emit(_op.nn.prelu(x, alpha, axis=1))
 
     def hardsigmoid(self, x):
         y = self.emit(_op.add(self.emit(_op.divide(x, self.scalar(6.0, x))), self.scalar(0.5, x)))
@@ -492,8 +509,11 @@ class FXTranslator:
             for s in size_or_sections[:-1]:
                 acc += s
                 idx.append(acc)
-        t = self.emit(_op.split(x, indices_or_sections=idx, axis=dim))
-        return tuple(self.emit(_tuple_get(t, i)) for i in range(len(idx) + 1))
+        parts = len(idx) + 1
+        if isinstance(n, int) and n % parts == 0 and idx == [k * (n // parts) for k in range(1, parts)]:
+            idx = parts  # equal parts: the count, as TVM's importer writes it
+        # the Relax tuple itself (its items are read by the graph's getitem nodes)
+        return self.emit(_op.split(x, indices_or_sections=idx, axis=dim))
 
     def transpose(self, x, a, b):
         n = len(self.shape(x))
@@ -535,6 +555,10 @@ class FXTranslator:
                         ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
             if aten is not None and hasattr(aten, an):
                 binaries[getattr(aten, an)] = afn
+        if f is t.div and kwargs.get("rounding_mode") in ("trunc", "floor"):
+            if kwargs["rounding_mode"] == "floor":
+                return self.binary(_op.floor_divide, args[0], args[1])
+            return self.emit(_op.trunc(self.binary(_op.divide, args[0], args[1])))
         if f in binaries:
             return self.binary(binaries[f], args[0], args[1])
         if f in (operator.neg, t.neg):
@@ -574,6 +598,8 @@ class FXTranslator:
             return self.hardswish(args[0])
         if f is F.hardsigmoid:
             return self.hardsigmoid(args[0])
+        if f is F.prelu:
+            return self.prelu(args[0], args[1] if len(args) > 1 else kwargs["weight"])
         if f is F.leaky_relu:
             return self.leaky_relu(args[0], kwargs.get("negative_slope", args[1] if len(args) > 1 else 0.01))
         if f in (t.softmax, F.softmax, t.log_softmax, F.log_softmax):
@@ -754,8 +780,7 @@ class FXTranslator:
             return self.emit(_op.squeeze(x, axis=None if d is None else [d]))
         if m == "unsqueeze":
             d = rest[0] if rest else kwargs["dim"]
-            return self.emit(_op.expand_dims(x, axis=self.axis(d, x) if d < 0 else d) if d >= 0 else
-                             _op.expand_dims(x, axis=d + len(self.shape(x)) + 1))
+            return self.emit(_op.expand_dims(x, axis=d))  # a negative axis as given (TVM's importer)
         if m == "chunk":
             return self.split(x, rest[0] if rest else kwargs["chunks"], kwargs.get("dim", rest[1] if len(rest) > 1
                                                                                       else 0), chunks=True)
@@ -897,7 +922,13 @@ class FXTranslator:
                         raise
                 if failures:
                     raise _unsupported_error(failures)
-                if isinstance(out, (tuple, list)):
+                if isinstance(out, (tuple, list)) and out and all(not hasattr(o, "struct_info") for o in out):
+                    from ...expr import ShapeExpr
+                    gv = self.bb.emit_output(ShapeExpr(list(out)))  # a returned size(): R.shape (TVM)
+                elif isinstance(out, (tuple, list)) and self.no_bind_tuple and not (len(out) == 1 and self.unwrap_unit):
+                    # each item its own output; the function returns the tuple of them unbound
+                    gv = Tuple([self.bb.emit_output(o) for o in out])
+                elif isinstance(out, (tuple, list)):
                     if len(out) == 1 and self.unwrap_unit:
                         gv = self.bb.emit_output(out[0])
                     else:
