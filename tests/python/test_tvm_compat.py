@@ -166,3 +166,27 @@ def test_legalized_softmax_is_tvm_topi_form():
     text = relax.transform.LegalizeOps()(M).script()
     assert 'T.block_attr({"axis": 1})' in text, text  # te.compute(..., attrs={"axis": axis})
     assert "T.float32(-340282346638528859811704183484516925440" in text, text  # min_value, not -inf
+
+
+def test_shifts_and_bitwise_ops_compile_and_run():
+    from rlx.script import relax as R, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(a: R.Tensor((6,), "int32"), b: R.Tensor((6,), "int32")):
+            with R.dataflow():
+                s = R.left_shift(a, b)
+                t = R.right_shift(a, b)
+                u = R.bitwise_and(R.bitwise_not(a), R.bitwise_xor(a, b))
+                gv = (s, t, u)
+                R.output(gv)
+            return gv
+
+    a = np.array([1, 7, -8, 100, 3, 0], "int32")
+    b = np.array([0, 1, 2, 3, 4, 5], "int32")
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    s, t, u = (o.numpy() for o in vm["main"](a, b))
+    np.testing.assert_array_equal(s, np.left_shift(a, b))
+    np.testing.assert_array_equal(t, np.right_shift(a, b))
+    np.testing.assert_array_equal(u, np.bitwise_and(np.invert(a), np.bitwise_xor(a, b)))

@@ -540,7 +540,7 @@ static void test_registry(void) {
     n_basic++;
     CHECK_MSG(rlx_op_lookup(b->name) == b && b->infer && b->legalize && b->is_pure, "%s", b->name);
   }
-  CHECK(n_basic == 97); /* 94 + zeros_like, ones_like, full_like (issue 21) */
+  CHECK(n_basic == 100); /* 94 + zeros_like, ones_like, full_like, bitwise_not, left_shift, right_shift (issue 21) */
   const char* names[] = {
       "relax.nn.relu",       "relax.exp",  "relax.add",    "relax.logical_or",   "relax.where",   "relax.astype",
       "relax.clip",          "relax.sum",  "relax.argmax", "relax.permute_dims", "relax.reshape", "relax.split",

@@ -547,7 +547,8 @@ class FXTranslator:
                     operator.le: _op.less_equal, operator.gt: _op.greater, operator.ge: _op.greater_equal,
                     t.eq: _op.equal, t.ne: _op.not_equal, t.lt: _op.less, t.le: _op.less_equal, t.gt: _op.greater,
                     t.ge: _op.greater_equal, operator.and_: _op.bitwise_and, operator.or_: _op.bitwise_or,
-                    operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
+                    operator.xor: _op.bitwise_xor, operator.lshift: _op.left_shift,
+                    operator.rshift: _op.right_shift, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
                     t.bitwise_xor: _op.bitwise_xor}
         aten = getattr(getattr(t, "ops", None), "aten", None)
         for an, afn in (("add", _op.add), ("sub", _op.subtract), ("mul", _op.multiply), ("div", _op.divide),
