@@ -47,6 +47,7 @@ typedef struct {
   RLX_VEC(rs_sym_t) syms;
   int depth;
   bool sig_mode; /* strings in struct info define symbolic vars */
+  bool quoted;   /* inside a quoted dimension ("n * 2") */
   bool in_dataflow;
   const char** outs; /* R.output names of the open dataflow block */
   int n_outs;
@@ -175,7 +176,9 @@ static RLX_MUST_USE rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, r
       rlx_status_free(st);
       return err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
     }
+    r->quoted = true;
     st = prim(r, blk.items[0]->value, out);
+    r->quoted = false;
     if (!st) return NULL;
     rlx_status_t* w = err(r, e, "in \"%s\": %s", s, rlx_status_message(st));
     rlx_status_free(st);
@@ -210,6 +213,14 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
         return NULL;
       }
       if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", e->str);
+      if (r->sig_mode && r->quoted) {
+        /* a name first used in a quoted signature dimension ("m * 2") is declared there, as a
+         * plain "m" is; a later parameter may define its value (TVM) */
+        rlx_var_t* v = rlx_ir_var(ctx, rlx_ctx_strdup(ctx, e->str), rlx_dt_int64());
+        define(r, v->name, RS_SYM, v);
+        *out = &v->hdr;
+        return NULL;
+      }
       return err(r, e, "undefined symbolic variable '%s' (declare it with `%s = T.int64()`)", e->str, e->str);
     }
     case PY_E_CONST:

@@ -190,3 +190,24 @@ def test_shifts_and_bitwise_ops_compile_and_run():
     np.testing.assert_array_equal(s, np.left_shift(a, b))
     np.testing.assert_array_equal(t, np.right_shift(a, b))
     np.testing.assert_array_equal(u, np.bitwise_and(np.invert(a), np.bitwise_xor(a, b)))
+
+
+def test_vm_argument_of_another_kind_is_a_type_error_and_quoted_dims_declare_vars():
+    from rlx.script import relax as R, tir as T, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(n_: R.Prim(value="n"), s: R.Shape(["n * 2", "m * 2"]), m_: R.Prim(value="m")):
+            n = T.int64()
+            m = T.int64()  # "m * 2" declared m before the parameter that gives its value
+            return R.shape([n * n, m + 1])
+
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    assert tuple(vm["main"](2, tvm.runtime.ShapeTuple([4, 12]), 6)) == (4, 7)
+    with pytest.raises(TypeError):  # a shape where an int is expected (TVM: TypeError)
+        vm["main"](tvm.runtime.ShapeTuple([2]), tvm.runtime.ShapeTuple([4, 12]), 6)
+    with pytest.raises(TypeError):  # an IR node is no run-time value
+        vm["main"](R.prim_value(2), tvm.runtime.ShapeTuple([4, 12]), 6)
+    with pytest.raises(ValueError):  # a wrong value of the right kind stays a ValueError
+        vm["main"](2, tvm.runtime.ShapeTuple([5, 12]), 6)
