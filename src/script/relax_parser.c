@@ -1043,6 +1043,15 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     *out = rlx_relax_tuple(ctx, e->n, f);
     return NULL;
   }
+  if (strcmp(k, "TupleGetItem") == 0) { /* R.TupleGetItem(t, i): t[i] */
+    int64_t i;
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.TupleGetItem", no_kw));
+    if (e->n != 2 || !int_lit(e->items[1], &i)) return err(r, e, "R.TupleGetItem: expected (tuple, integer index)");
+    rlx_relax_expr_t* t;
+    RLX_RETURN_IF_ERROR(expr(r, e->items[0], &t));
+    *out = rlx_relax_tuple_get_item(ctx, t, (int)i);
+    return NULL;
+  }
   if (strcmp(k, "ExternFunc") == 0) {
     const char* name = NULL;
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.ExternFunc", no_kw));
@@ -1613,6 +1622,11 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
         if (is_rcall(r, v, "output"))
           return err(r, v, "R.output: expected only as the last statement of a dataflow block");
         RLX_RETURN_IF_ERROR(bind(r, s, NULL, NULL, v, sq));
+        /* TVM: only a void value (R.Tuple()) may stand unassigned */
+        rlx_sinfo_t* vs = sq->cur.len ? sq->cur.data[sq->cur.len - 1]->var->hdr.sinfo : NULL;
+        if (vs && !(vs->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)vs)->n_fields == 0))
+          return err(r, v, "%s gives %s: a value that is not void (R.Tuple()) must be assigned to a variable",
+                     desc(r, v), rlx_sinfo_str(r->ctx, vs));
         r->attrs_allowed = false;
         continue;
       }
@@ -1770,10 +1784,14 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
     flush(r, &sq, false);
     rlx_relax_expr_t* seq = rlx_relax_seq(ctx, sq.blocks.len, sq.blocks.data, ret);
     rlx_attrs_t attrs = r->fattrs;
+    if (sig->is_private && rlx_attrs_get(&attrs, "global_symbol"))
+      st = err_at(s->span, "function %s: a private function cannot have a global_symbol", s->name);
     if (!sig->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
       attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(rlx_ctx_strdup(ctx, s->name)));
-    f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
-    st = at_span(rlx_relax_normalize(ctx, r->m, &f->hdr), s->span);
+    if (!st) {
+      f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
+      st = at_span(rlx_relax_normalize(ctx, r->m, &f->hdr), s->span);
+    }
   }
   rlx_vec_free(&sq.blocks);
   rlx_vec_free(&sq.cur);

@@ -211,3 +211,40 @@ def test_vm_argument_of_another_kind_is_a_type_error_and_quoted_dims_declare_var
         vm["main"](R.prim_value(2), tvm.runtime.ShapeTuple([4, 12]), 6)
     with pytest.raises(ValueError):  # a wrong value of the right kind stays a ValueError
         vm["main"](2, tvm.runtime.ShapeTuple([5, 12]), 6)
+
+
+def test_parser_checks_and_forms_as_tvm():
+    from rlx.script import relax as R
+
+    with pytest.raises(tvm.error.DiagnosticError, match="must be assigned"):
+        @R.function
+        def f(x: R.Tensor((2,), "float32")):
+            R.add(x, x)  # a non-void value left unassigned
+            return x
+
+    with pytest.raises(tvm.error.DiagnosticError, match="private function cannot have a global_symbol"):
+        @R.function(private=True)
+        def g(x: R.Tensor((), "int32")):
+            R.func_attr({"global_symbol": "g"})
+            return x
+
+    @R.function
+    def h(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")):
+        t = (x, y)
+        b = R.TupleGetItem(t, 1)
+        return b
+
+    assert "b: R.Tensor((2,), dtype=\"float32\") = t[1]" in h.script(), h.script()
+
+
+def test_emit_te_tensor_arithmetic_and_primfunc_attrs():
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(lambda a: 2.0 * (a + 1) - a / 4.0, x, primfunc_name_hint="f", primfunc_attrs={"k": "v"})
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert '"k": "v"' in mod["f"].script(), mod["f"].script()
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(vm["main"](a).numpy(), 2.0 * (a + 1) - a / 4.0, rtol=1e-6)

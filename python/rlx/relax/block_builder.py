@@ -192,7 +192,12 @@ class BlockBuilder:
         if primfunc_name == "<lambda>":
             primfunc_name = None
         name_hint = kwargs.pop("name_hint", None)
-        kwargs.pop("primfunc_attrs", None)
+        primfunc_attrs = kwargs.pop("primfunc_attrs", None)
+        if primfunc_attrs:  # attributes of the PrimFunc made (TVM's primfunc_attrs)
+            call = self._te(False, func, args, dict(kwargs, primfunc_name_hint=primfunc_name))
+            gv = call.args[0]
+            self.update_func(gv, self.get()[gv.name_hint].with_attr(dict(primfunc_attrs)))
+            return self.emit(call, name_hint or "") if emit else call
         exprs = []
 
         def collect(a):
