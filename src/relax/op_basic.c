@@ -354,6 +354,12 @@ static RLX_MUST_USE rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_rela
       s[i] = a->shape[ia];
     else {
       rlx_topi_broadcast_dim(ctx, a->shape[ia], b->shape[ib], &s[i]);
+      if (!s[i] && (!rlx_expr_is_const_int(a->shape[ia], NULL) || !rlx_expr_is_const_int(b->shape[ib], NULL))) {
+        /* a symbolic pair the prover cannot decide ((5,) and (k,)): the rank is known, the
+         * shape is not (TVM); the kernel checks the sizes at run time */
+        *out = rlx_sinfo_tensor(ctx, n, NULL, t);
+        return NULL;
+      }
       if (!s[i])
         return ob_error(call, "cannot broadcast %s and %s", ob_shape_str(ctx, a->ndim, a->shape),
                         ob_shape_str(ctx, b->ndim, b->shape));

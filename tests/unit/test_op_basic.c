@@ -284,8 +284,9 @@ static void test_binary_sinfo(void) {
   rlx_relax_var_t* mm = tvar_sym(ctx, "q", 1, (rlx_expr_t*[]){m}, F32);
   CHECK_STREQ(op_sinfo(ctx, "relax.less", 2, (rlx_relax_expr_t*[]){&nn->hdr, &nn->hdr}, attrs0()),
               "R.Tensor((n,), dtype=\"bool\")");
-  CHECK_ERR(op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&nn->hdr, &mm->hdr}, attrs0(), &c),
-            "relax.add: cannot broadcast (n,) and (m,)");
+  /* undecidable (n vs m): the rank only, as TVM infers it */
+  CHECK_STREQ(op_sinfo(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&nn->hdr, &mm->hdr}, attrs0()),
+              "R.Tensor(dtype=\"float32\", ndim=1)");
   /* provably equal: n*2 vs 2*n */
   rlx_relax_var_t* p2 = tvar_sym(ctx, "p2", 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, n, c64(ctx, 2))}, F32);
   rlx_relax_var_t* q2 = tvar_sym(ctx, "q2", 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, c64(ctx, 2), n)}, F32);
