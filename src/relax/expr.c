@@ -115,6 +115,10 @@ rlx_relax_expr_t* rlx_relax_tuple_get_item(rlx_ctx_t* ctx, rlx_relax_expr_t* tup
   rlx_relax_tuple_get_item_t* t = NEW_NODE(rlx_relax_tuple_get_item_t, RLX_RELAX_TUPLE_GET_ITEM, NULL);
   t->tuple = tuple;
   t->index = index;
+  /* the field's struct info at once when the tuple's is known (TVM's TupleGetItem) */
+  const rlx_sinfo_t* s = tuple ? tuple->sinfo : NULL;
+  if (s && s->kind == RLX_SINFO_TUPLE && index >= 0 && index < ((const rlx_sinfo_tuple_t*)s)->n_fields)
+    t->hdr.sinfo = ((const rlx_sinfo_tuple_t*)s)->fields[index];
   return &t->hdr;
 }
 

@@ -498,10 +498,7 @@ typedef struct rlx_bb rlx_bb_t;
 /* Options of the open function: purity (R.function(pure=False)), privacy (no
  * global_symbol), extra attributes. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
-/* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
- * function binding by binding (TVM's EmitNormalized). The value is normalized; a
- * DataflowVar outside a dataflow block and an impure call inside one are errors. */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
+/* rlx_bb_emit_binding: public (include/rlx/rlx.h). */
 /* e with its operands made leaves (TVM's ANF rule, what emit does before binding): call
  * arguments, tuple fields, the tuple of a TupleGetItem and the condition of an If that are
  * not leaves or tuples of leaves are bound to fresh vars first; e itself when nothing

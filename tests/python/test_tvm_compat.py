@@ -248,3 +248,23 @@ def test_emit_te_tensor_arithmetic_and_primfunc_attrs():
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
     a = np.arange(4, dtype="float32")
     np.testing.assert_allclose(vm["main"](a).numpy(), 2.0 * (a + 1) - a / 4.0, rtol=1e-6)
+
+
+def test_tuple_items_shape_of_and_emit_normalized():
+    m, n = tvm.tir.Var("m", "int64"), tvm.tir.Var("n", "int64")
+    sx = relax.TensorStructInfo([m, n], "float32")
+    t = relax.Var("t", relax.TupleStructInfo([sx, relax.TensorStructInfo([n], "float32")]))
+    x, y = t  # a tuple value unpacks into its items, each with the field's struct info
+    tvm.ir.assert_structural_equal(x.struct_info, sx)
+    with pytest.raises(ValueError):
+        a, b, c = t
+    assert [str(v) for v in relax.get_shape_of(relax.Var("v", sx))] == ["m", "n"]
+    v = relax.Var("v", relax.TensorStructInfo(dtype="float32", ndim=-1))
+    gv = relax.Var("gv", relax.TensorStructInfo(dtype="float32", ndim=-1))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [v]):
+        with bb.dataflow():
+            bb.emit_normalized(relax.MatchCast(gv, v, relax.TensorStructInfo([m], "float32")))
+            bb.emit_output(gv)
+        bb.emit_func_output(gv)
+    assert "R.match_cast(v, R.Tensor((m,), dtype=\"float32\"))" in bb.get()["main"].script()

@@ -165,6 +165,13 @@ class BlockBuilder:
         check(lib.rlx_bb_match_cast(self._h, e._h, struct_info._h, cstr(name_hint or None), byref(out)))
         return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
 
+    def emit_normalized(self, binding):
+        """Appends an existing binding (VarBinding or MatchCast) with its own var (TVM's
+        emit_normalized); returns the var."""
+        self._use(binding)
+        check(lib.rlx_bb_emit_binding(self._h, binding._h))
+        return binding.var
+
     def emit_func_output(self, output, params=None):
         e = _expr.convert(output)
         self._use(e)
