@@ -268,3 +268,16 @@ def test_tuple_items_shape_of_and_emit_normalized():
             bb.emit_output(gv)
         bb.emit_func_output(gv)
     assert "R.match_cast(v, R.Tensor((m,), dtype=\"float32\"))" in bb.get()["main"].script()
+
+
+def test_emit_te_prim_value_arguments_are_their_values():
+    x = relax.Var("x", relax.TensorStructInfo((5,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(tvm.topi.clip, x, relax.PrimValue(0), relax.PrimValue(2))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert "R.call_tir(cls.clip, (x,)" in mod.script(), mod.script()  # the bounds are inlined
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.array([-1, 0.5, 1.5, 2.5, 9], "float32")
+    np.testing.assert_array_equal(vm["main"](a).numpy(), np.clip(a, 0, 2))

@@ -208,6 +208,12 @@ class BlockBuilder:
         exprs = []
 
         def collect(a):
+            if isinstance(a, _expr.PrimValue):  # a scalar argument: its value (TVM's emit_te)
+                v = a.value
+                try:
+                    return v.value  # a constant: the Python number
+                except (TypeError, ValueError, AttributeError):
+                    return v
             if isinstance(a, _expr.Expr):
                 s = a.struct_info
                 if s is None or isinstance(s, _si.TensorStructInfo):
