@@ -97,7 +97,7 @@ if [[ -x build/bin/rlx && $(uname -m) == x86_64 ]] && command -v qemu-x86_64 >/d
   for t in build/bin/test_runtime_*; do
     run_step "$(basename "$t") (Nehalem)" "build/nehalem-$(basename "$t").log" $emu "$t"
   done
-  run_step "x86-64-v2 models" build/cross-v2.log $py tests/py/cross_models.py build/bin/rlx --target "c -mcpu=x86-64-v2" \
+  run_step "x86-64-v2 models" build/cross-v2.log $py tests/python/cross_models.py build/bin/rlx --target "c -mcpu=x86-64-v2" \
     --runner "$emu build/bin/rlx-run" --cc cc --emulator "$emu"
   conformance_sample x86-64-v2 "c -mcpu=x86-64-v2" "$emu build/bin/rlx-run"
 fi
@@ -106,7 +106,7 @@ if [[ -x build/bin/rlx ]] && command -v qemu-aarch64 >/dev/null && command -v aa
   if build aarch64 build-aarch64 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
     -DRLX_RUNTIME_ONLY=ON; then
     CC=aarch64-linux-gnu-gcc run_ctest aarch64 build-aarch64
-    run_step "aarch64 models" build/cross-aarch64.log $py tests/py/cross_models.py build/bin/rlx \
+    run_step "aarch64 models" build/cross-aarch64.log $py tests/python/cross_models.py build/bin/rlx \
       --target "c -mtriple=aarch64-linux-gnu" --runner "$emu build-aarch64/bin/rlx-run" --cc aarch64-linux-gnu-gcc \
       --emulator "$emu"
     conformance_sample aarch64 "c -mtriple=aarch64-linux-gnu" "$emu build-aarch64/bin/rlx-run"

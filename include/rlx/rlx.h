@@ -653,6 +653,10 @@ typedef rlx_status_t* (*rlx_bb_te_fn_t)(rlx_ctx_t* ctx, rlx_te_tensor_t* const* 
 RLX_MUST_USE rlx_status_t* rlx_bb_emit_te(rlx_bb_t* bb, rlx_bb_te_fn_t f, void* user, int n_args,
                                           rlx_relax_expr_t* const* args, const char* primfunc_name,
                                           const char* name_hint, rlx_relax_var_t** out_var);
+/* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
+ * function binding by binding (TVM's EmitNormalized). The value is normalized; a
+ * DataflowVar outside a dataflow block and an impure call inside one are errors. */
+RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
 /* TVM's bb.call_te: emit_te without the binding: adds the PrimFunc and returns the
  * normalized R.call_tir expression (for passes such as legalization, which bind it to an
  * existing var with rlx_bb_emit_binding). Needs no open function. */

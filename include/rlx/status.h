@@ -22,7 +22,9 @@ typedef enum {
   RLX_UNSUPPORTED,      /* well-formed but not implemented */
   RLX_IO_ERROR,         /* file system or process failure */
   RLX_OUT_OF_MEMORY,
-  RLX_INTERNAL          /* a bug in rlx */
+  RLX_INTERNAL,         /* a bug in rlx */
+  RLX_TYPE_MISMATCH     /* a value of another kind than expected (a tuple where a tensor is
+                           wanted, a shape where an int is): TVM's TypeError */
 } rlx_status_code_t;
 
 typedef struct rlx_status rlx_status_t;

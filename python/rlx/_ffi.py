@@ -287,6 +287,7 @@ _PROTOS = {
     "rlx_bb_emit": (ST, [H, H, c_char_p, POINTER(H)]),
     "rlx_bb_emit_output": (ST, [H, H, c_char_p, POINTER(H)]),
     "rlx_bb_match_cast": (ST, [H, H, H, c_char_p, POINTER(H)]),
+    "rlx_bb_emit_binding": (ST, [H, H]),
     "rlx_bb_emit_func_output": (ST, [H, H, c_int, POINTER(H)]),
     "rlx_bb_function_end": (ST, [H, POINTER(H)]),
     "rlx_bb_function_abandon": (None, [H]),

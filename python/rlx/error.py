@@ -32,12 +32,16 @@ class InternalError(RLXError):
     pass
 
 
+class TypeMismatchError(InvalidArgumentError, TypeError):
+    """A value of another kind than expected (a tuple for a tensor): TVM's TypeError."""
+
+
 class OutOfMemoryError(RLXError, MemoryError):
     pass
 
 
 _BY_CODE = {1: InvalidArgumentError, 2: DiagnosticError, 3: NotFoundError, 4: UnsupportedError, 5: IOError_,
-            6: OutOfMemoryError, 7: InternalError}
+            6: OutOfMemoryError, 7: InternalError, 8: TypeMismatchError}
 
 
 def from_code(code, msg):

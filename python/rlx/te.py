@@ -56,6 +56,40 @@ class Tensor(_tir.Node):
     def __repr__(self):
         return "Tensor(shape=%s, op.name=%s)" % (self.shape, self.name)
 
+    # Arithmetic on whole tensors is topi's broadcast ops (TVM's te.Tensor operators):
+    # x + 1 is topi.add(x, 1).
+    def _topi(self, name, a, b):
+        from . import topi
+        return getattr(topi, name)(a, b)
+
+    def __add__(self, o):
+        return self._topi("add", self, o)
+
+    def __radd__(self, o):
+        return self._topi("add", o, self)
+
+    def __sub__(self, o):
+        return self._topi("subtract", self, o)
+
+    def __rsub__(self, o):
+        return self._topi("subtract", o, self)
+
+    def __mul__(self, o):
+        return self._topi("multiply", self, o)
+
+    def __rmul__(self, o):
+        return self._topi("multiply", o, self)
+
+    def __truediv__(self, o):
+        return self._topi("divide", self, o)
+
+    def __rtruediv__(self, o):
+        return self._topi("divide", o, self)
+
+    def __neg__(self):
+        from . import topi
+        return topi.negative(self)
+
 
 def _shape_exprs(shape, ctx=None):
     if isinstance(shape, (int, PrimExpr)):

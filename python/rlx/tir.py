@@ -378,6 +378,21 @@ class PrimFunc(Node):
 
 
 # ---------------------------------------------------------------- Schedule
+from .error import InvalidArgumentError as _InvalidArgumentError  # noqa: E402
+
+
+class ScheduleError(_InvalidArgumentError):
+    """A schedule primitive that cannot apply (TVM's tir.ScheduleError); still an
+    InvalidArgumentError / ValueError as every rlx argument error."""
+
+
+def _sched_check(st):
+    try:
+        check(st)
+    except _InvalidArgumentError as e:
+        raise ScheduleError(str(e)) from None
+
+
 class BlockRV(str):
     """A block, named (rlx's schedules refer to blocks by name)."""
 
@@ -435,61 +450,59 @@ class Schedule:
     def get_loops(self, block):
         arr = POINTER(c_void_p)()
         n = c_int()
-        check(lib.rlx_sched_get_loops(self._h, cstr(block), byref(arr), byref(n)))
+        _sched_check(lib.rlx_sched_get_loops(self._h, cstr(block), byref(arr), byref(n)))
         return [LoopRV(arr[i], self) for i in range(n.value)]
 
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
         fs = [-1 if f is None else int(f) for f in factors]
-        if sum(1 for f in fs if f == -1) > 1:
-            raise ValueError("split: at most one factor may be None")
         arr = (c_int64 * len(fs))(*fs)
         out = (c_void_p * len(fs))()
-        check(lib.rlx_sched_split(self._h, loop._var, len(fs), arr, out))
+        _sched_check(lib.rlx_sched_split(self._h, loop._var, len(fs), arr, out))
         return [LoopRV(out[i], self) for i in range(len(fs))]
 
     def fuse(self, *loops, preserve_unit_iters=True):
         arr, n = harray([lp._var for lp in loops])
         out = c_void_p()
-        check(lib.rlx_sched_fuse(self._h, n, arr, byref(out)))
+        _sched_check(lib.rlx_sched_fuse(self._h, n, arr, byref(out)))
         return LoopRV(out.value, self)
 
     def reorder(self, *loops):
         arr, n = harray([lp._var for lp in loops])
-        check(lib.rlx_sched_reorder(self._h, n, arr))
+        _sched_check(lib.rlx_sched_reorder(self._h, n, arr))
 
     def parallel(self, loop):
-        check(lib.rlx_sched_parallel(self._h, loop._var))
+        _sched_check(lib.rlx_sched_parallel(self._h, loop._var))
 
     def vectorize(self, loop):
-        check(lib.rlx_sched_vectorize(self._h, loop._var))
+        _sched_check(lib.rlx_sched_vectorize(self._h, loop._var))
 
     def unroll(self, loop):
-        check(lib.rlx_sched_unroll(self._h, loop._var))
+        _sched_check(lib.rlx_sched_unroll(self._h, loop._var))
 
     def compute_inline(self, block):
-        check(lib.rlx_sched_compute_inline(self._h, cstr(block)))
+        _sched_check(lib.rlx_sched_compute_inline(self._h, cstr(block)))
 
     def reverse_compute_inline(self, block):
-        check(lib.rlx_sched_reverse_compute_inline(self._h, cstr(block)))
+        _sched_check(lib.rlx_sched_reverse_compute_inline(self._h, cstr(block)))
 
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
-        check(lib.rlx_sched_compute_at(self._h, cstr(block), loop._var))
+        _sched_check(lib.rlx_sched_compute_at(self._h, cstr(block), loop._var))
 
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
-        check(lib.rlx_sched_reverse_compute_at(self._h, cstr(block), loop._var))
+        _sched_check(lib.rlx_sched_reverse_compute_at(self._h, cstr(block), loop._var))
 
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         out = c_char_p()
-        check(lib.rlx_sched_cache_read(self._h, cstr(block), int(read_buffer_index), cstr(storage_scope), byref(out)))
+        _sched_check(lib.rlx_sched_cache_read(self._h, cstr(block), int(read_buffer_index), cstr(storage_scope), byref(out)))
         return BlockRV(out.value.decode())
 
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         out = c_char_p()
-        check(lib.rlx_sched_cache_write(self._h, cstr(block), int(write_buffer_index), cstr(storage_scope),
+        _sched_check(lib.rlx_sched_cache_write(self._h, cstr(block), int(write_buffer_index), cstr(storage_scope),
                                         byref(out)))
         return BlockRV(out.value.decode())
 
     def decompose_reduction(self, block, loop):
         out = c_char_p()
-        check(lib.rlx_sched_decompose_reduction(self._h, cstr(block), loop._var, byref(out)))
+        _sched_check(lib.rlx_sched_decompose_reduction(self._h, cstr(block), loop._var, byref(out)))
         return BlockRV(out.value.decode())

@@ -370,6 +370,15 @@ static char* intrin_template(const rlx_call_t* c) {
     return rlx_strbuf_take(&sb);
   }
   rlx_dtype_t at = c->n_args > 0 ? rlx_dtype_with_lanes(c->args[0]->dtype, 1) : t;
+  /* integer bit operations: C's operators */
+  static const char* const bitops[][2] = {{"shift_left", "((%0) << (%1))"}, {"shift_right", "((%0) >> (%1))"},
+                                          {"bitwise_and", "((%0) & (%1))"}, {"bitwise_or", "((%0) | (%1))"},
+                                          {"bitwise_xor", "((%0) ^ (%1))"}, {"bitwise_not", "(~(%0))"}};
+  for (size_t i = 0; i < sizeof(bitops) / sizeof(bitops[0]); i++)
+    if (strcmp(c->op, bitops[i][0]) == 0 && rlx_dtype_is_int(at)) {
+      rlx_strbuf_append(&sb, bitops[i][1]);
+      return rlx_strbuf_take(&sb);
+    }
   if ((strcmp(c->op, "abs") == 0 || strcmp(c->op, "fabs") == 0) && rlx_dtype_is_int(at) && c->n_args == 1) {
     rlx_strbuf_append(&sb, at.code == RLX_DT_UINT ? "(%0)" : "((%0) < 0 ? -(%0) : (%0))");
     return rlx_strbuf_take(&sb);

@@ -208,37 +208,12 @@ RLX_MUST_USE rlx_status_t* rlx_bb_dataflow_end(rlx_bb_t* bb) {
 }
 
 /* ------------------------------------------------------------------ emit */
-static bool is_leaf(const rlx_relax_expr_t* e) {
-  switch (e->kind) {
-    case RLX_RELAX_VAR:
-    case RLX_RELAX_DATAFLOW_VAR:
-    case RLX_RELAX_CONSTANT:
-    case RLX_RELAX_SHAPE_EXPR:
-    case RLX_RELAX_PRIM_VALUE:
-    case RLX_RELAX_STRING_IMM:
-    case RLX_RELAX_DATA_TYPE_IMM:
-    case RLX_RELAX_OP:
-    case RLX_RELAX_GLOBAL_VAR:
-    case RLX_RELAX_EXTERN_FUNC:
-      return true;
-    case RLX_RELAX_TUPLE:
-    case RLX_RELAX_TUPLE_GET_ITEM:
-    case RLX_RELAX_CALL:
-    case RLX_RELAX_IF:
-    case RLX_RELAX_SEQ:
-    case RLX_RELAX_FUNCTION:
-    case RLX_RELAX_KIND_COUNT:
-      break;
-  }
-  return false;
-}
-
 static RLX_MUST_USE rlx_status_t* bind(rlx_bb_t* bb, rlx_relax_expr_t* expr, const char* name, bool output, rlx_relax_var_t** out);
 
 /* TVM's ANF rule: a call's arguments are leaves or tuples of leaves; anything else is bound
  * to a fresh var first. Returns e or a rebuilt node. */
 static RLX_MUST_USE rlx_status_t* to_leaf(rlx_bb_t* bb, rlx_relax_expr_t* e, rlx_relax_expr_t** out) {
-  if (is_leaf(e)) return *out = e, NULL;
+  if (rlx_relax_expr_is_leaf(e)) return *out = e, NULL;
   if (e->kind == RLX_RELAX_TUPLE) {
     rlx_relax_tuple_t* t = (rlx_relax_tuple_t*)e;
     rlx_relax_expr_t** f = RLX_NEW_ARRAY(bb->ctx, rlx_relax_expr_t*, t->n_fields);
@@ -362,7 +337,7 @@ RLX_MUST_USE rlx_status_t* rlx_bb_match_cast(rlx_bb_t* bb, rlx_relax_expr_t* val
   if (!value || !sinfo) return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast: NULL value or struct info");
   if (bb->output)
     return rlx_status_create(RLX_INVALID_ARGUMENT, "BlockBuilder.match_cast: '%s' already emitted its output", bb->fname);
-  if (!is_leaf(value)) {
+  if (!rlx_relax_expr_is_leaf(value)) {
     rlx_relax_var_t* tmp = NULL;
     RLX_RETURN_IF_ERROR(bind(bb, value, NULL, false, &tmp));
     value = &tmp->hdr;

@@ -115,6 +115,10 @@ rlx_relax_expr_t* rlx_relax_tuple_get_item(rlx_ctx_t* ctx, rlx_relax_expr_t* tup
   rlx_relax_tuple_get_item_t* t = NEW_NODE(rlx_relax_tuple_get_item_t, RLX_RELAX_TUPLE_GET_ITEM, NULL);
   t->tuple = tuple;
   t->index = index;
+  /* the field's struct info at once when the tuple's is known (TVM's TupleGetItem) */
+  const rlx_sinfo_t* s = tuple ? tuple->sinfo : NULL;
+  if (s && s->kind == RLX_SINFO_TUPLE && index >= 0 && index < ((const rlx_sinfo_tuple_t*)s)->n_fields)
+    t->hdr.sinfo = ((const rlx_sinfo_tuple_t*)s)->fields[index];
   return &t->hdr;
 }
 
@@ -385,4 +389,29 @@ const char* rlx_relax_expr_brief(rlx_ctx_t* ctx, const rlx_relax_expr_t* e) {
       break;
   }
   return rlx_relax_kind_name(e->kind);
+}
+
+bool rlx_relax_expr_is_leaf(const rlx_relax_expr_t* e) {
+  switch (e->kind) {
+    case RLX_RELAX_VAR:
+    case RLX_RELAX_DATAFLOW_VAR:
+    case RLX_RELAX_CONSTANT:
+    case RLX_RELAX_SHAPE_EXPR:
+    case RLX_RELAX_PRIM_VALUE:
+    case RLX_RELAX_STRING_IMM:
+    case RLX_RELAX_DATA_TYPE_IMM:
+    case RLX_RELAX_OP:
+    case RLX_RELAX_GLOBAL_VAR:
+    case RLX_RELAX_EXTERN_FUNC:
+      return true;
+    case RLX_RELAX_TUPLE:
+    case RLX_RELAX_TUPLE_GET_ITEM:
+    case RLX_RELAX_CALL:
+    case RLX_RELAX_IF:
+    case RLX_RELAX_SEQ:
+    case RLX_RELAX_FUNCTION:
+    case RLX_RELAX_KIND_COUNT:
+      break;
+  }
+  return false;
 }

@@ -235,12 +235,18 @@ static RLX_MUST_USE rlx_status_t* norm_func(norm_t* n, rlx_relax_func_t* f) {
     if (!f->params[i]->hdr.sinfo)
       return rlx_status_create(RLX_INVALID_ARGUMENT, "function parameter %s has no struct info", f->params[i]->name);
   RLX_RETURN_IF_ERROR(norm_expr(n, f->body));
+  /* TVM: the inferred return struct info may only mention the params' symbolic vars; an
+   * annotation coarser than what the body gives (R.Tensor for R.Tensor((32, 32), "float32"))
+   * gives way to the body's, as TVM's Function does. */
+  rlx_ptrmap_t defined = {0};
+  for (int i = 0; i < f->n_params; i++) rlx_sinfo_visit_vars(f->params[i]->hdr.sinfo, define_whole_dims, &defined);
+  rlx_sinfo_t* body = rlx_sinfo_erase_undefined(n->ctx, f->body->sinfo, in_map, &defined);
+  rlx_ptrmap_free(&defined);
   if (!f->ret_sinfo) {
-    /* TVM: the inferred return struct info may only mention the params' symbolic vars. */
-    rlx_ptrmap_t defined = {0};
-    for (int i = 0; i < f->n_params; i++) rlx_sinfo_visit_vars(f->params[i]->hdr.sinfo, define_whole_dims, &defined);
-    f->ret_sinfo = rlx_sinfo_erase_undefined(n->ctx, f->body->sinfo, in_map, &defined);
-    rlx_ptrmap_free(&defined);
+    f->ret_sinfo = body;
+  } else if (body && !rlx_sinfo_equal(n->ctx, f->ret_sinfo, body) && rlx_sinfo_is_base_of(n->ctx, f->ret_sinfo, body)) {
+    f->ret_sinfo = body;
+    f->hdr.sinfo = NULL;
   }
   if (!f->hdr.sinfo) {
     rlx_sinfo_t** ps = RLX_NEW_ARRAY(n->ctx, rlx_sinfo_t*, f->n_params);

@@ -297,6 +297,7 @@ rlx_status_t* ob_infer_unary(rlx_ctx_t* ctx, const rlx_relax_call_t* call, rlx_s
   RLX_RETURN_IF_ERROR(ob_tensor_arg(ctx, call, 0, &x));
   if (rlx_topi_unary_float_only((rlx_topi_unary_t)op) && !rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
     return ob_error(call, "needs a float tensor, got %s", rlx_sinfo_str(ctx, &x->hdr));
+  /* bitwise_not of a float tensor: inferred as TVM does (no dtype check); legalization fails */
   bool to_bool = op == RLX_TOPI_LOGICAL_NOT || op == RLX_TOPI_ISNAN || op == RLX_TOPI_ISINF || op == RLX_TOPI_ISFINITE;
   rlx_dtype_t t = to_bool ? rlx_dt_bool() : x->dtype;
   *out = rlx_sinfo_tensor(ctx, x->ndim, x->shape, t);
@@ -353,6 +354,12 @@ static RLX_MUST_USE rlx_status_t* broadcast_sinfo(rlx_ctx_t* ctx, const rlx_rela
       s[i] = a->shape[ia];
     else {
       rlx_topi_broadcast_dim(ctx, a->shape[ia], b->shape[ib], &s[i]);
+      if (!s[i] && (!rlx_expr_is_const_int(a->shape[ia], NULL) || !rlx_expr_is_const_int(b->shape[ib], NULL))) {
+        /* a symbolic pair the prover cannot decide ((5,) and (k,)): the rank is known, the
+         * shape is not (TVM); the kernel checks the sizes at run time */
+        *out = rlx_sinfo_tensor(ctx, n, NULL, t);
+        return NULL;
+      }
       if (!s[i])
         return ob_error(call, "cannot broadcast %s and %s", ob_shape_str(ctx, a->ndim, a->shape),
                         ob_shape_str(ctx, b->ndim, b->shape));

@@ -19,6 +19,8 @@
  *                                                center (T), scale (T)
  *   relax.nn.instance_norm(x, gamma, beta)       channel_axis, axes, epsilon, center, scale
  *                                                (group_norm with one group per channel)
+ *   relax.nn.leakyrelu(x)                        alpha (0.01): x if x > 0 else x * alpha
+ *   relax.nn.prelu(x, alpha)                     axis (1): alpha per channel of that axis
  *   relax.nn.dropout(x)                          rate (0.5) → R.Tuple(out, mask); inference:
  *                                                out = x, mask = ones
  *   relax.nn.batch_norm(x, gamma, beta, mean, var) axis (1), epsilon (1e-5), center, scale,
@@ -474,6 +476,74 @@ rlx_status_t* onn_legalize_dropout(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_
   rlx_relax_expr_t* f[2] = {c->args[0], mask};
   *out = rlx_relax_tuple(rlx_bb_get(bb)->ctx, 2, f);
   return NULL;
+}
+
+/* ---------------------------------------------------------------- leakyrelu, prelu */
+/* leakyrelu(x) alpha: a float attr; prelu(x, alpha) alpha: a 1-D tensor of x's dtype whose
+ * length is 1 or x's extent at `axis` (default 1). Both: x's struct info. */
+rlx_status_t* onn_infer_leakyrelu(rlx_ctx_t* ctx, const rlx_relax_call_t* c, rlx_sinfo_t** out) {
+  bool prelu = rlx_relax_call_op_id(c) == RLX_OP_PRELU;
+  RLX_RETURN_IF_ERROR(onn_check_arity(c, prelu ? 2 : 1, prelu ? 2 : 1));
+  rlx_sinfo_tensor_t* x;
+  RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 0, &x));
+  if (!rlx_dtype_is_void(x->dtype) && !rlx_dtype_is_float(x->dtype))
+    return onn_fail(onn_op_name(c), "input dtype must be float, got %s", onn_dt_str(ctx, x->dtype));
+  if (prelu) {
+    rlx_sinfo_tensor_t* a;
+    RLX_RETURN_IF_ERROR(onn_tensor_arg(ctx, c, 1, &a));
+    int64_t axis = onn_attr_int(c, "axis", 1);
+    if (x->ndim >= 0 && (axis < -x->ndim || axis >= x->ndim))
+      return onn_fail(onn_op_name(c), "axis %lld is out of range for shape %s", (long long)axis, onn_shape_str(ctx, x));
+    if (a->ndim >= 0 && a->ndim != 1)
+      return onn_fail(onn_op_name(c), "alpha must be 1-D, got %s", onn_shape_str(ctx, a));
+  }
+  *out = &x->hdr;
+  return NULL;
+}
+
+typedef struct {
+  rlx_te_tensor_t *x, *alpha;
+  double a;
+  int axis;
+} lrelu_t;
+
+/* TVM's topi: Select(0 < x, x, x * alpha), alpha a constant or alpha[i_axis] (alpha[0] when
+ * alpha has one element). */
+static rlx_expr_t* lrelu_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user) {
+  lrelu_t* l = user;
+  int n = l->x->buffer->ndim;
+  rlx_expr_t** ix = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n);
+  for (int d = 0; d < n; d++) ix[d] = &idx[d]->hdr;
+  rlx_expr_t* v = rlx_te_load(ctx, l->x, n, ix);
+  rlx_expr_t* slope;
+  if (l->alpha) {
+    int64_t len = 0;
+    bool one = rlx_expr_is_const_int(l->alpha->buffer->shape[0], &len) && len == 1;
+    rlx_expr_t* i = one ? rlx_ir_int(ctx, l->alpha->buffer->shape[0]->dtype, 0) : ix[l->axis];
+    slope = rlx_te_load(ctx, l->alpha, 1, &i);
+  } else {
+    slope = rlx_ir_float(ctx, v->dtype, l->a);
+  }
+  return rlx_ir_select(ctx, rlx_ir_cmp(ctx, RLX_EXPR_LT, rlx_ir_float(ctx, v->dtype, 0.0), v), v,
+                       rlx_ir_mul(ctx, v, slope));
+}
+
+static RLX_MUST_USE rlx_status_t* te_leakyrelu(rlx_ctx_t* ctx, rlx_te_tensor_t* const* in, int n,
+                                               const rlx_relax_call_t* c, rlx_te_tensor_t** out) {
+  lrelu_t* l = RLX_NEW(ctx, lrelu_t);
+  l->x = in[0];
+  l->alpha = n > 1 ? in[1] : NULL;
+  l->a = onn_attr_float(c, "alpha", 0.01);
+  int nd = in[0]->buffer->ndim;
+  int64_t axis = onn_attr_int(c, "axis", 1);
+  l->axis = (int)(axis < 0 ? axis + nd : axis);
+  *out = rlx_te_compute(ctx, nd, in[0]->buffer->shape, lrelu_body, l, "compute", "elemwise");
+  return NULL;
+}
+
+rlx_status_t* onn_legalize_leakyrelu(rlx_bb_t* bb, const rlx_relax_call_t* c, rlx_relax_expr_t** out) {
+  bool prelu = rlx_relax_call_op_id(c) == RLX_OP_PRELU;
+  return onn_legalize_te(bb, c, te_leakyrelu, prelu ? 2 : 1, c->args, prelu ? "prelu" : "leaky_relu", out);
 }
 
 /* ---------------------------------------------------------------- batch_norm */

@@ -388,6 +388,10 @@ rlx_relax_func_t* rlx_relax_func(rlx_ctx_t* ctx, int n_params, rlx_relax_var_t* 
 static inline bool rlx_relax_is_var(const rlx_relax_expr_t* e) {
   return e && (e->kind == RLX_RELAX_VAR || e->kind == RLX_RELAX_DATAFLOW_VAR);
 }
+/* TVM's leaf expressions, the operands A-normal form allows: a variable, constant, shape,
+ * prim value, string, dtype, op, global var or extern function (a tuple's fields, a
+ * function: the callers decide). */
+bool rlx_relax_expr_is_leaf(const rlx_relax_expr_t* e);
 /* True when e is the Op id. */
 bool rlx_relax_is_op(const rlx_relax_expr_t* e, rlx_op_id_t id);
 /* The op id of e when e is a known Op, else RLX_OP_COUNT. */
@@ -494,10 +498,7 @@ typedef struct rlx_bb rlx_bb_t;
 /* Options of the open function: purity (R.function(pure=False)), privacy (no
  * global_symbol), extra attributes. */
 RLX_MUST_USE rlx_status_t* rlx_bb_function_set_attr(rlx_bb_t* bb, const char* key, rlx_attr_t value);
-/* Appends an existing binding unchanged (its var is kept), for passes that rebuild a
- * function binding by binding (TVM's EmitNormalized). The value is normalized; a
- * DataflowVar outside a dataflow block and an impure call inside one are errors. */
-RLX_MUST_USE rlx_status_t* rlx_bb_emit_binding(rlx_bb_t* bb, rlx_relax_binding_t* binding);
+/* rlx_bb_emit_binding: public (include/rlx/rlx.h). */
 /* e with its operands made leaves (TVM's ANF rule, what emit does before binding): call
  * arguments, tuple fields, the tuple of a TupleGetItem and the condition of an If that are
  * not leaves or tuples of leaves are bound to fresh vars first; e itself when nothing

@@ -7,6 +7,8 @@
 #include "vm_internal.h"
 
 #define ERR(...) rlx_status_create(RLX_INVALID_ARGUMENT, __VA_ARGS__)
+/* a value of another kind than the one expected (TVM raises TypeError) */
+#define KIND_ERR(...) rlx_status_create(RLX_TYPE_MISMATCH, __VA_ARGS__)
 
 enum { RLX_VM_MAX_NDIM_UNIQUE = 32 };
 
@@ -17,7 +19,7 @@ static RLX_MUST_USE rlx_status_t* want_n(const char* who, int n, int want) {
 
 static RLX_MUST_USE rlx_status_t* want_kind(const char* who, int i, const rlx_vmv_t* v, rlx_vmv_kind_t k) {
   if (v->kind != k)
-    return ERR("%s: argument %d must be %s, got %s", who, i, rlx_vmv_kind_name(k), rlx_vmv_kind_name(v->kind));
+    return KIND_ERR("%s: argument %d must be %s, got %s", who, i, rlx_vmv_kind_name(k), rlx_vmv_kind_name(v->kind));
   return NULL;
 }
 
@@ -116,7 +118,7 @@ static RLX_MUST_USE rlx_status_t* b_match_shape(rlx_vm_t* vm, rlx_vmv_t* a, int 
   rlx_status_t* st = dims_of(who, &a[0], &ndim, &dims);
   if (st) {
     rlx_status_free(st);
-    return ERR("%s: expected a value of shape %s, got %s", ctx, expected, rlx_vmv_kind_name(a[0].kind));
+    return KIND_ERR("%s: expected a value of shape %s, got %s", ctx, expected, rlx_vmv_kind_name(a[0].kind));
   }
   char buf[256];
   if (ndim != nd)
@@ -190,7 +192,7 @@ static RLX_MUST_USE rlx_status_t* b_match_prim_value(rlx_vm_t* vm, rlx_vmv_t* a,
   RLX_RETURN_IF_ERROR(want_n(who, n, 6));
   const char* ctx = a[4].kind == RLX_VMV_STR ? a[4].u.s : "value";
   const char* expected = a[5].kind == RLX_VMV_STR ? a[5].u.s : "?";
-  if (a[0].kind != RLX_VMV_INT) return ERR("%s: expected an int, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  if (a[0].kind != RLX_VMV_INT) return KIND_ERR("%s: expected an int, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
   RLX_RETURN_IF_ERROR(want_kind(who, 2, &a[2], RLX_VMV_INT));
   RLX_RETURN_IF_ERROR(want_kind(who, 3, &a[3], RLX_VMV_INT));
   int64_t k = a[2].u.i, v = a[3].u.i, x = a[0].u.i;
@@ -299,7 +301,8 @@ static RLX_MUST_USE rlx_status_t* b_check_tensor_info(rlx_vm_t* vm, rlx_vmv_t* a
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
   const char* ctx = a[3].kind == RLX_VMV_STR ? a[3].u.s : "value";
   char b1[32], b2[32];
-  if (a[0].kind != RLX_VMV_TENSOR) return ERR("%s: expected a Tensor, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  if (a[0].kind != RLX_VMV_TENSOR)
+    return KIND_ERR("%s: expected a Tensor, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
   DLTensor* t = &a[0].u.t->dl;
   if (a[1].u.i >= 0 && t->ndim != a[1].u.i)
     return ERR("%s: expected a tensor of ndim %lld, got ndim %d", ctx, (long long)a[1].u.i, t->ndim);
@@ -315,7 +318,7 @@ static RLX_MUST_USE rlx_status_t* b_check_tuple_info(rlx_vm_t* vm, rlx_vmv_t* a,
   RLX_RETURN_IF_ERROR(want_n(who, n, 3));
   RLX_RETURN_IF_ERROR(want_kind(who, 1, &a[1], RLX_VMV_INT));
   const char* ctx = a[2].kind == RLX_VMV_STR ? a[2].u.s : "value";
-  if (a[0].kind != RLX_VMV_TUPLE) return ERR("%s: expected a Tuple, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
+  if (a[0].kind != RLX_VMV_TUPLE) return KIND_ERR("%s: expected a Tuple, got %s", ctx, rlx_vmv_kind_name(a[0].kind));
   if (a[0].u.tuple->n != a[1].u.i)
     return ERR("%s: expected a tuple of %lld fields, got %d", ctx, (long long)a[1].u.i, a[0].u.tuple->n);
   (void)out;
@@ -335,7 +338,7 @@ static RLX_MUST_USE rlx_status_t* b_check_prim_value_info(rlx_vm_t* vm, rlx_vmv_
   bool is_float = t.code == kDLFloat || t.code == kDLBfloat;
   bool ok = a[0].kind == RLX_VMV_INT || (is_float && a[0].kind == RLX_VMV_FLOAT);
   if (!ok)
-    return ERR("%s: expected %s (R.Prim(\"%s\")), got %s", ctx, is_float ? "a float" : "an int", rlx_dldtype_str(t, b),
+    return KIND_ERR("%s: expected %s (R.Prim(\"%s\")), got %s", ctx, is_float ? "a float" : "an int", rlx_dldtype_str(t, b),
                rlx_vmv_kind_name(a[0].kind));
   (void)vm;
   (void)out;

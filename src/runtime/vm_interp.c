@@ -680,10 +680,10 @@ static RLX_MUST_USE rlx_status_t* param_value(const rlx_vm_func_t* fn, int i, co
   if (strict && not_tensor && a->kind != RLX_VM_INPUT_TUPLE) { /* read by the kind given */
     st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
   } else if (a->kind == RLX_VM_INPUT_NONE) {
-    st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor, got nothing", rlx_strbuf_cstr(&sb));
+    st = rlx_status_create(RLX_TYPE_MISMATCH, "%s: expected a tensor, got nothing", rlx_strbuf_cstr(&sb));
   } else if (a->kind == RLX_VM_INPUT_TUPLE) {
     if (fn->param_ndims[i] != RLX_VM_PARAM_NOT_TENSOR)
-      st = rlx_status_create(RLX_INVALID_ARGUMENT, "%s: expected a tensor, got a tuple", rlx_strbuf_cstr(&sb));
+      st = rlx_status_create(RLX_TYPE_MISMATCH, "%s: expected a tensor, got a tuple", rlx_strbuf_cstr(&sb));
     else
       st = arg_value(rlx_strbuf_cstr(&sb), a, 0, out);
   } else if (a->kind == RLX_VM_INPUT_TENSOR || a->kind == RLX_VM_INPUT_VALUE) {

@@ -47,6 +47,7 @@ typedef struct {
   RLX_VEC(rs_sym_t) syms;
   int depth;
   bool sig_mode; /* strings in struct info define symbolic vars */
+  bool quoted;   /* inside a quoted dimension ("n * 2") */
   bool in_dataflow;
   const char** outs; /* R.output names of the open dataflow block */
   int n_outs;
@@ -175,7 +176,9 @@ static RLX_MUST_USE rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, r
       rlx_status_free(st);
       return err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
     }
+    r->quoted = true;
     st = prim(r, blk.items[0]->value, out);
+    r->quoted = false;
     if (!st) return NULL;
     rlx_status_t* w = err(r, e, "in \"%s\": %s", s, rlx_status_message(st));
     rlx_status_free(st);
@@ -210,6 +213,14 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
         return NULL;
       }
       if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", e->str);
+      if (r->sig_mode && r->quoted) {
+        /* a name first used in a quoted signature dimension ("m * 2") is declared there, as a
+         * plain "m" is; a later parameter may define its value (TVM) */
+        rlx_var_t* v = rlx_ir_var(ctx, rlx_ctx_strdup(ctx, e->str), rlx_dt_int64());
+        define(r, v->name, RS_SYM, v);
+        *out = &v->hdr;
+        return NULL;
+      }
       return err(r, e, "undefined symbolic variable '%s' (declare it with `%s = T.int64()`)", e->str, e->str);
     }
     case PY_E_CONST:
@@ -1032,6 +1043,15 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     *out = rlx_relax_tuple(ctx, e->n, f);
     return NULL;
   }
+  if (strcmp(k, "TupleGetItem") == 0) { /* R.TupleGetItem(t, i): t[i] */
+    int64_t i;
+    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.TupleGetItem", no_kw));
+    if (e->n != 2 || !int_lit(e->items[1], &i)) return err(r, e, "R.TupleGetItem: expected (tuple, integer index)");
+    rlx_relax_expr_t* t;
+    RLX_RETURN_IF_ERROR(expr(r, e->items[0], &t));
+    *out = rlx_relax_tuple_get_item(ctx, t, (int)i);
+    return NULL;
+  }
   if (strcmp(k, "ExternFunc") == 0) {
     const char* name = NULL;
     RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.ExternFunc", no_kw));
@@ -1237,6 +1257,69 @@ static RLX_MUST_USE rlx_status_t* normalize(rs_t* r, rlx_relax_expr_t* v, rlx_sp
   return at_span(rlx_relax_normalize(r->ctx, r->m, v), sp);
 }
 
+/* A-normal form, as TVM's normalizer makes it: a call's argument that is not a leaf (a
+ * variable, constant, shape, prim value, string, op, global, extern function or function,
+ * or a tuple of leaves) is bound to a fresh variable in the current block first, innermost
+ * first and left to right, so `R.add(x, R.multiply(y, z))` becomes two bindings (the rule
+ * of the BlockBuilder's rlx_bb_bind_operands, over the parser's own blocks). */
+static bool is_leaf(const rlx_relax_expr_t* e) {
+  if (e->kind == RLX_RELAX_FUNCTION) return true;
+  if (e->kind != RLX_RELAX_TUPLE) return rlx_relax_expr_is_leaf(e);
+  const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
+  for (int i = 0; i < t->n_fields; i++)
+    if (!is_leaf(t->fields[i])) return false;
+  return true;
+}
+
+static RLX_MUST_USE rlx_status_t* bind_nested(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                              rlx_relax_expr_t** out);
+
+/* e in an argument position: a leaf as it is, a tuple field by field, anything else bound. */
+static RLX_MUST_USE rlx_status_t* as_arg(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                         rlx_relax_expr_t** out) {
+  *out = e;
+  if (is_leaf(e)) return NULL;
+  if (e->kind == RLX_RELAX_TUPLE) {
+    const rlx_relax_tuple_t* t = (const rlx_relax_tuple_t*)e;
+    rlx_relax_expr_t** f = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, t->n_fields ? t->n_fields : 1);
+    for (int i = 0; i < t->n_fields; i++) RLX_RETURN_IF_ERROR(as_arg(r, t->fields[i], sp, sq, &f[i]));
+    *out = rlx_relax_tuple(r->ctx, t->n_fields, f);
+    return NULL;
+  }
+  if (e->kind == RLX_RELAX_IF || e->kind == RLX_RELAX_SEQ) return NULL; /* kept as written */
+  rlx_relax_expr_t* v;
+  RLX_RETURN_IF_ERROR(bind_nested(r, e, sp, sq, &v));
+  RLX_RETURN_IF_ERROR(at_span(rlx_relax_normalize(r->ctx, r->m, v), sp));
+  rlx_relax_var_t* var = r->in_dataflow ? rlx_relax_dataflow_var(r->ctx, "lv", v->sinfo)
+                                        : rlx_relax_var(r->ctx, "lv", v->sinfo);
+  rlx_vec_push(&sq->cur, rlx_relax_var_binding(r->ctx, var, v));
+  *out = &var->hdr;
+  return NULL;
+}
+
+/* e with its non-leaf arguments bound (e itself is not). */
+static RLX_MUST_USE rlx_status_t* bind_nested(rs_t* r, rlx_relax_expr_t* e, rlx_span_t sp, seq_b_t* sq,
+                                              rlx_relax_expr_t** out) {
+  *out = e;
+  if (e->kind == RLX_RELAX_CALL) {
+    rlx_relax_call_t* c = (rlx_relax_call_t*)e;
+    bool leaves = true;
+    for (int i = 0; i < c->n_args && leaves; i++) leaves = is_leaf(c->args[i]);
+    if (leaves) return NULL;
+    rlx_relax_expr_t** a = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, c->n_args);
+    for (int i = 0; i < c->n_args; i++) RLX_RETURN_IF_ERROR(as_arg(r, c->args[i], sp, sq, &a[i]));
+    *out = rlx_relax_call(r->ctx, c->op, c->n_args, a, c->attrs, c->n_sinfo_args, c->sinfo_args);
+  } else if (e->kind == RLX_RELAX_TUPLE_GET_ITEM) {
+    rlx_relax_tuple_get_item_t* g = (rlx_relax_tuple_get_item_t*)e;
+    rlx_relax_expr_t* t;
+    RLX_RETURN_IF_ERROR(as_arg(r, g->tuple, sp, sq, &t));
+    if (t != g->tuple) *out = rlx_relax_tuple_get_item(r->ctx, t, g->index);
+  } else if (e->kind == RLX_RELAX_TUPLE) {
+    return as_arg(r, e, sp, sq, out);
+  }
+  return NULL;
+}
+
 /* target (: ann) = value. */
 static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_expr_t* target, const py_expr_t* ann_e,
                                        const py_expr_t* value, seq_b_t* sq) {
@@ -1272,6 +1355,7 @@ static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_exp
   }
   rlx_relax_expr_t* v;
   RLX_RETURN_IF_ERROR(expr(r, value, &v));
+  RLX_RETURN_IF_ERROR(bind_nested(r, v, value->span, sq, &v));
   RLX_RETURN_IF_ERROR(normalize(r, v, value->span));
   if (r->in_dataflow && v->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)v))
     return err(r, value, "%s: expected a pure call inside a dataflow block, got the impure %s", name, desc(r, value));
@@ -1300,6 +1384,7 @@ static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_
   rlx_status_t* st = stmts(r, b, &sq, b->n - 1, true);
   rlx_relax_expr_t* v = NULL;
   if (!st) st = expr(r, last->value, &v);
+  if (!st) st = bind_nested(r, v, last->value->span, &sq, &v);
   if (!st) st = normalize(r, v, last->value->span);
   r->in_dataflow = was_df;
   if (!st) {
@@ -1537,6 +1622,11 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
         if (is_rcall(r, v, "output"))
           return err(r, v, "R.output: expected only as the last statement of a dataflow block");
         RLX_RETURN_IF_ERROR(bind(r, s, NULL, NULL, v, sq));
+        /* TVM: only a void value (R.Tuple()) may stand unassigned */
+        rlx_sinfo_t* vs = sq->cur.len ? sq->cur.data[sq->cur.len - 1]->var->hdr.sinfo : NULL;
+        if (vs && !(vs->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)vs)->n_fields == 0))
+          return err(r, v, "%s gives %s: a value that is not void (R.Tuple()) must be assigned to a variable",
+                     desc(r, v), rlx_sinfo_str(r->ctx, vs));
         r->attrs_allowed = false;
         continue;
       }
@@ -1682,6 +1772,7 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
   if (!st) st = stmts(r, b, &sq, b->n - 1, false);
   rlx_relax_expr_t* ret = NULL;
   if (!st) st = expr(r, last->value, &ret);
+  if (!st) st = bind_nested(r, ret, last->value->span, &sq, &ret);
   if (!st) st = normalize(r, ret, last->value->span);
   if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR)
     st = err(r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
@@ -1693,10 +1784,14 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
     flush(r, &sq, false);
     rlx_relax_expr_t* seq = rlx_relax_seq(ctx, sq.blocks.len, sq.blocks.data, ret);
     rlx_attrs_t attrs = r->fattrs;
+    if (sig->is_private && rlx_attrs_get(&attrs, "global_symbol"))
+      st = err_at(s->span, "function %s: a private function cannot have a global_symbol", s->name);
     if (!sig->is_private && !rlx_attrs_get(&attrs, "global_symbol"))
       attrs = rlx_attrs_set(ctx, attrs, "global_symbol", rlx_attr_str(rlx_ctx_strdup(ctx, s->name)));
-    f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
-    st = at_span(rlx_relax_normalize(ctx, r->m, &f->hdr), s->span);
+    if (!st) {
+      f = rlx_relax_func(ctx, sig->n_params, sig->params, seq, sig->ret, attrs, sig->is_pure);
+      st = at_span(rlx_relax_normalize(ctx, r->m, &f->hdr), s->span);
+    }
   }
   rlx_vec_free(&sq.blocks);
   rlx_vec_free(&sq.cur);

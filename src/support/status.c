@@ -70,6 +70,7 @@ const char* rlx_status_code_name(rlx_status_code_t code) {
     case RLX_IO_ERROR: return "i/o error";
     case RLX_OUT_OF_MEMORY: return "out of memory";
     case RLX_INTERNAL: return "internal error";
+    case RLX_TYPE_MISMATCH: return "type mismatch";
   }
   return "unknown";
 }

@@ -254,12 +254,19 @@ static RLX_MUST_USE rlx_status_t* build_block(cpf_t* c, rlx_te_tensor_t* t, rlx_
   for (int j = 0; j < t->n_layout_free; j++)
     if (!in_list(c->args, c->n_args, t->layout_free[j]) && t->layout_free[j]->buffer)
       lfb[n_lfb++] = rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_BUFFER, 1, (rlx_expr_t*[]){&t->layout_free[j]->buffer->data->hdr});
-  if (n_lfb) {
-    blk->n_annotations = 1;
-    blk->annotation_keys = RLX_NEW_ARRAY(ctx, const char*, 1);
-    blk->annotation_values = RLX_NEW_ARRAY(ctx, rlx_expr_t*, 1);
-    blk->annotation_keys[0] = "layout_free_placeholders";
-    blk->annotation_values[0] = rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n_lfb, lfb);
+  int n_ann = t->n_attrs + (n_lfb ? 1 : 0);
+  if (n_ann) {
+    blk->annotation_keys = RLX_NEW_ARRAY(ctx, const char*, n_ann);
+    blk->annotation_values = RLX_NEW_ARRAY(ctx, rlx_expr_t*, n_ann);
+    for (int j = 0; j < t->n_attrs; j++) {
+      blk->annotation_keys[j] = t->attr_keys[j];
+      blk->annotation_values[j] = t->attr_values[j];
+    }
+    if (n_lfb) {
+      blk->annotation_keys[t->n_attrs] = "layout_free_placeholders";
+      blk->annotation_values[t->n_attrs] = rlx_ir_call(ctx, rlx_dt_int32(), RLX_TIR_ATTR_LIST, n_lfb, lfb);
+    }
+    blk->n_annotations = n_ann;
   }
   *out = rlx_tir_block_realize(ctx, blk->n_iter_vars, values, NULL, blk);
   *out_loops = loops;

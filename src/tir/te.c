@@ -6,6 +6,7 @@
  * points at that inline storage (a pointer comparison, made before anything beyond the
  * buffer is read) and the magic matches.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -220,6 +221,25 @@ static int64_t int_limit(rlx_dtype_t t, bool want_max) {
   return want_max ? hi : -hi - 1;
 }
 
+void rlx_te_tensor_set_attr(rlx_ctx_t* ctx, rlx_te_tensor_t* t, const char* key, rlx_expr_t* value) {
+  const char** k = RLX_NEW_ARRAY(ctx, const char*, t->n_attrs + 1);
+  rlx_expr_t** v = RLX_NEW_ARRAY(ctx, rlx_expr_t*, t->n_attrs + 1);
+  for (int i = 0; i < t->n_attrs; i++) k[i] = t->attr_keys[i], v[i] = t->attr_values[i];
+  k[t->n_attrs] = rlx_ctx_strdup(ctx, key);
+  v[t->n_attrs] = value;
+  t->attr_keys = k;
+  t->attr_values = v;
+  t->n_attrs++;
+}
+
+/* The lowest / highest finite value of float dtype t: TVM's min_value / max_value, the
+ * identity TVM's max / min reductions start from. */
+static double float_limit(rlx_dtype_t t, bool lowest) {
+  double m = t.bits == 16 ? (t.code == RLX_DT_BFLOAT ? 3.3895313892515355e+38 : 65504.0)
+             : t.bits == 32 ? 3.4028234663852886e+38 : DBL_MAX;
+  return lowest ? -m : m;
+}
+
 rlx_expr_t* rlx_te_reduce_identity(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, rlx_dtype_t t) {
   bool is_float = rlx_dtype_is_float(t);
   switch (combiner) {
@@ -227,10 +247,10 @@ rlx_expr_t* rlx_te_reduce_identity(rlx_ctx_t* ctx, rlx_reduce_kind_t combiner, r
     case RLX_REDUCE_PROD: return is_float ? rlx_ir_float(ctx, t, 1.0) : rlx_ir_int(ctx, t, 1);
     case RLX_REDUCE_MAX:
       if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, false);
-      return is_float ? rlx_ir_float(ctx, t, -INFINITY) : rlx_ir_int(ctx, t, int_limit(t, false));
+      return is_float ? rlx_ir_float(ctx, t, float_limit(t, true)) : rlx_ir_int(ctx, t, int_limit(t, false));
     case RLX_REDUCE_MIN:
       if (rlx_dtype_is_bool(t)) return rlx_ir_bool(ctx, true);
-      return is_float ? rlx_ir_float(ctx, t, INFINITY) : rlx_ir_int(ctx, t, int_limit(t, true));
+      return is_float ? rlx_ir_float(ctx, t, float_limit(t, false)) : rlx_ir_int(ctx, t, int_limit(t, true));
   }
   return rlx_ir_int(ctx, t, 0);
 }

@@ -36,7 +36,15 @@ typedef struct rlx_te_tensor {
   int n_group;
   int value_index;
   struct rlx_te_tensor** group;
+  /* TVM's te.compute(..., attrs=): annotations create_prim_func gives the tensor's block
+   * (T.block_attr), e.g. softmax's {"axis": 2}. Set with rlx_te_tensor_set_attr. */
+  int n_attrs;
+  const char** attr_keys;
+  rlx_expr_t** attr_values;
 } rlx_te_tensor_t;
+
+/* Adds the block annotation key = value (an IntImm or StringImm) to compute t. */
+void rlx_te_tensor_set_attr(rlx_ctx_t* ctx, rlx_te_tensor_t* t, const char* key, rlx_expr_t* value);
 
 /* The public TE calls (rlx_te_placeholder, compute, load, reduce_axis, sum/max/min,
  * create_prim_func) and the body callback type are declared in include/rlx/rlx.h only. */

@@ -100,7 +100,9 @@ rlx_expr_t* rlx_topi_broadcast_load(rlx_ctx_t* ctx, rlx_te_tensor_t* t, int out_
   X(FLOOR_MOD, "floor_mod", false)        \
   X(BITWISE_AND, "bitwise_and", false)    \
   X(BITWISE_OR, "bitwise_or", false)      \
-  X(BITWISE_XOR, "bitwise_xor", false)
+  X(BITWISE_XOR, "bitwise_xor", false)    \
+  X(LEFT_SHIFT, "left_shift", false)      \
+  X(RIGHT_SHIFT, "right_shift", false)
 
 typedef enum {
 #define X(E, N, B) RLX_TOPI_##E,

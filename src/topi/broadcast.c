@@ -116,7 +116,8 @@ const char* rlx_topi_binary_name(rlx_topi_binary_t op) {
 }
 bool rlx_topi_binary_is_bool(rlx_topi_binary_t op) { return (unsigned)op < RLX_TOPI_BINARY_COUNT && binary_bool[op]; }
 bool rlx_topi_binary_int_only(rlx_topi_binary_t op) {
-  return op == RLX_TOPI_BITWISE_AND || op == RLX_TOPI_BITWISE_OR || op == RLX_TOPI_BITWISE_XOR;
+  return op == RLX_TOPI_BITWISE_AND || op == RLX_TOPI_BITWISE_OR || op == RLX_TOPI_BITWISE_XOR ||
+         op == RLX_TOPI_LEFT_SHIFT || op == RLX_TOPI_RIGHT_SHIFT;
 }
 
 typedef struct {
@@ -199,6 +200,10 @@ static rlx_expr_t* binary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user
                                                      : "bitwise_xor";
       return rlx_ir_call(ctx, x->dtype, f, 2, (rlx_expr_t*[]){x, y});
     }
+    case RLX_TOPI_LEFT_SHIFT:
+    case RLX_TOPI_RIGHT_SHIFT:
+      return rlx_ir_call(ctx, x->dtype, u->op == RLX_TOPI_LEFT_SHIFT ? "shift_left" : "shift_right", 2,
+                         (rlx_expr_t*[]){x, y});
     case RLX_TOPI_BINARY_COUNT:
       break;
   }

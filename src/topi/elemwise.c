@@ -109,6 +109,8 @@ static rlx_expr_t* unary_body(rlx_ctx_t* ctx, rlx_var_t* const* idx, void* user)
       return rlx_ir_bool(ctx, true);
     case RLX_TOPI_TRUNC:
       return fl ? call1(ctx, "trunc", v) : v;
+    case RLX_TOPI_BITWISE_NOT:
+      return rlx_dtype_is_bool(t) ? rlx_ir_not(ctx, v) : call1(ctx, "bitwise_not", v);
     case RLX_TOPI_TAN:
       return call1(ctx, "tan", v);
     case RLX_TOPI_SINH:
@@ -144,13 +146,18 @@ RLX_MUST_USE rlx_status_t* rlx_topi_unary(rlx_ctx_t* ctx, rlx_topi_unary_t op, r
     return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.%s: needs a float tensor, got %s", unary_names[op],
                              rlx_dtype_str(t, b));
   }
+  if (op == RLX_TOPI_BITWISE_NOT && rlx_dtype_is_float(t)) {
+    char b[32];
+    return rlx_status_create(RLX_INVALID_ARGUMENT, "topi.bitwise_not: needs an integer or bool tensor, got %s",
+                             rlx_dtype_str(t, b));
+  }
   unary_user_t* u = RLX_NEW(ctx, unary_user_t);
   u->op = op;
   u->x = x;
   /* TVM's names: the ops TVM writes in Python (topi/math.py, nn.relu: `lambda *i`) are
    * "compute" over i0, i1, ...; those it writes in C++ (erf, sign, logical_not) are
    * "T_<name>" over ax0, ax1, ... */
-  bool cpp = op == RLX_TOPI_ERF || op == RLX_TOPI_SIGN || op == RLX_TOPI_LOGICAL_NOT;
+  bool cpp = op == RLX_TOPI_ERF || op == RLX_TOPI_SIGN || op == RLX_TOPI_LOGICAL_NOT || op == RLX_TOPI_BITWISE_NOT;
   const char* name = cpp ? rlx_ctx_sprintf(ctx, "T_%s", unary_names[op]) : "compute";
   *out = rlx_te_compute_named(ctx, x->buffer->ndim, x->buffer->shape, unary_body, u, name, "elemwise",
                               rlx_topi_axis_names(ctx, x->buffer->ndim, cpp ? "ax" : "i"));

@@ -113,6 +113,7 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_softmax(rlx_ctx_t* ctx, rlx_te_tensor_t* 
   s->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
   s->sum = rlx_te_compute(ctx, n - 1, reduced_shape(ctx, s), sm_expsum_body, s, "T_softmax_expsum", "");
   *out = rlx_te_compute(ctx, n, x->buffer->shape, sm_norm_body, s, "T_softmax_norm", "softmax_output");
+  rlx_te_tensor_set_attr(ctx, *out, "axis", rlx_ir_int(ctx, rlx_dt_int32(), s->axis));
   return NULL;
 }
 
@@ -123,8 +124,9 @@ RLX_MUST_USE rlx_status_t* rlx_topi_nn_log_softmax(rlx_ctx_t* ctx, rlx_te_tensor
   int n = x->buffer->ndim;
   rlx_expr_t* ext = x->buffer->shape[s->axis];
   s->k = rlx_te_reduce_axis(ctx, rlx_ir_int(ctx, ext->dtype, 0), ext, "k");
-  s->sum = rlx_te_compute(ctx, n - 1, reduced_shape(ctx, s), lsm_expsum_body, s, "T_softmax_expsum", "");
-  *out = rlx_te_compute(ctx, n, x->buffer->shape, lsm_norm_body, s, "T_log_softmax_norm", "log_softmax_output");
+  s->sum = rlx_te_compute(ctx, n - 1, reduced_shape(ctx, s), lsm_expsum_body, s, "compute", "");
+  *out = rlx_te_compute(ctx, n, x->buffer->shape, lsm_norm_body, s, "compute", "log_softmax_output");
+  rlx_te_tensor_set_attr(ctx, *out, "axis", rlx_ir_int(ctx, rlx_dt_int32(), s->axis));
   return NULL;
 }
 

@@ -210,6 +210,8 @@ class Module:
         if c:
             lv7: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = gv
         else:
-            lv8: R.Tensor((4,), dtype="float32") = R.multiply(gv[1], gv[0])
+            lv_1: R.Tensor((4,), dtype="float32") = gv[1]
+            lv_2: R.Tensor((4,), dtype="float32") = gv[0]
+            lv8: R.Tensor((4,), dtype="float32") = R.multiply(lv_1, lv_2)
             lv7: R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")) = (lv8, lv8)
         return lv7

@@ -99,14 +99,15 @@ def test_keep_params_as_input():
     mod = from_fx(torch.fx.symbolic_trace(m), [((2, 8), "float32")], keep_params_as_input=True)
     assert 'R.func_attr({"num_input": 1})' in mod.script()
     mod, params = detach_params(mod)
-    assert [p.shape for p in params["main"]] == [(16, 8), (16,), (16,), (16,), (4, 16), (4,)]
+    # after the inputs in the order of the parameters' names (TVM: 0.bias before 0.weight)
+    assert [p.shape for p in params["main"]] == [(16,), (16, 8), (16,), (16,), (4,), (4, 16)]
     x = torch.randn(2, 8)
     close(run(mod, x, *params["main"]), m(x))
 
 
 def test_mha_weights_become_params():
     # keep_params_as_input: the packed in-projection and the out-projection are parameters too,
-    # in the order of the traced module's parameters (TVM's); nothing of the model stays a constant.
+    # in the order of the parameters' names (TVM's); nothing of the model stays a constant.
     torch.manual_seed(4)
     m = Block(d=32, h=2).eval()
     gm = torch.fx.symbolic_trace(m)
@@ -115,8 +116,9 @@ def test_mha_weights_become_params():
     assert 'R.func_attr({"num_input": 1})' in text
     assert "R.const([" not in text and "metadata[" not in text  # only scalars stay constants
     mod, params = detach_params(mod)
-    assert [p.shape for p in params["main"]] == [tuple(p.shape) for p in gm.parameters()]
-    for got, want in zip(params["main"], gm.parameters()):
+    named = [p for _, p in sorted(gm.named_parameters(), key=lambda kv: kv[0])]
+    assert [p.shape for p in params["main"]] == [tuple(p.shape) for p in named]
+    for got, want in zip(params["main"], named):
         np.testing.assert_array_equal(got.numpy(), want.detach().numpy())
     x = torch.randn(2, 6, 32)
     close(run(mod, x, *params["main"]), m(x))
@@ -389,3 +391,74 @@ def test_function_output_dataflow_var_must_be_published():
                 lv1 = bb.emit(relax.op.exp(lv))
                 bb.emit_output(lv)
             bb.emit_func_output(lv1)
+
+
+class _Blas(nn.Module):
+    def forward(self, c, a, b, d):
+        y = torch.addmm(c, a, b, beta=0.8, alpha=0.5) + torch.addmm(d, a, b)
+        return torch.lerp(y, torch.rsub(y, 2.0), c) + torch.norm(a, p=3) + torch.norm(b)
+
+
+class _Methods(nn.Module):
+    def forward(self, x, m):
+        u = torch.unbind(x, dim=1)
+        y = u[0].float() + torch.narrow(x, 1, 1, 1).squeeze(1) + torch.select(x, 1, 2) + x.new_ones(4)
+        z = y.clone()
+        z.masked_fill_(m, 1.5)
+        return z + x.tile((1, 2)).sum(1) + x.type_as(y).sum(1)
+
+
+def test_blas_lerp_norm_and_in_place_methods():
+    # addmm with and without alpha and beta, rsub, lerp, p-norms, unbind, narrow, select,
+    # new_ones, an in-place masked_fill_ seen by later uses, tile, type_as: numbers vs torch
+    torch.manual_seed(0)
+    c, a, b, d = (torch.randn(4, 4) for _ in range(4))
+    m = _Blas().eval()
+    mod = from_fx(torch.fx.symbolic_trace(m), [((4, 4), "float32")] * 4)
+    close(run(mod, c, a, b, d), m(c, a, b, d))
+    x, mask = torch.randn(4, 3), torch.randn(4) > 0
+    m2 = _Methods().eval()
+    mod2 = from_fx(torch.fx.symbolic_trace(m2), [((4, 3), "float32"), ((4,), "bool")])
+    close(run(mod2, x, mask), m2(x, mask))
+    assert "R.full_like" in mod2.script() and "R.where" in mod2.script()
+
+
+def test_prelu_and_leaky_relu_ops():
+    # nn.PReLU (one slope per channel) and F.leaky_relu become R.nn.prelu / R.nn.leakyrelu
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.PReLU(3, init=0.2), nn.LeakyReLU(0.05)).eval()
+    with torch.no_grad():
+        m[0].weight.copy_(torch.tensor([0.1, 0.5, 2.0]))
+    mod = from_fx(torch.fx.symbolic_trace(m), [((2, 3, 4), "float32")])
+    assert "R.nn.prelu(" in mod.script() and "R.nn.leakyrelu(" in mod.script(), mod.script()
+    x = torch.randn(2, 3, 4)
+    close(run(mod, x), m(x))
+
+
+class _Parts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.InstanceNorm2d(3, affine=True)
+        self.emb = nn.Embedding(10, 4)
+
+    def forward(self, x, i):
+        s = torch.split(self.norm(x), 1, dim=1)
+        a, b, c = s[0], s[1], s[2]
+        t = x.chunk(2, dim=3)
+        p, q = t[0], t[1]
+        y = torch.div(a, b + 3.0, rounding_mode="floor") + torch.div(c, b + 3.0, rounding_mode="trunc")
+        return y.unsqueeze(-1).sum() + (p - q).sum() + self.emb(i).sum()
+
+
+def test_split_instance_norm_embedding_div_modes():
+    # split / chunk into equal parts (a Relax tuple read by getitem), InstanceNorm2d, an
+    # embedding with int32 indices, floor and trunc division, unsqueeze(-1): numbers vs torch
+    torch.manual_seed(0)
+    m = _Parts().eval()
+    with torch.no_grad():
+        m.norm.weight.uniform_(0.5, 1.5)
+        m.norm.bias.uniform_(-0.5, 0.5)
+    x, i = torch.randn(2, 3, 4, 4), torch.tensor([1, 7, 3])
+    mod = from_fx(torch.fx.symbolic_trace(m), [((2, 3, 4, 4), "float32"), ((3,), "int64")])
+    assert "R.nn.instance_norm(" in mod.script() and "indices_or_sections=3" in mod.script()
+    close(run(mod, x, i.numpy()), m(x, i))

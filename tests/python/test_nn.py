@@ -320,3 +320,30 @@ def test_extern_spec_errors():
         ext.get_extern_func("nope")
     with pytest.raises(ValueError, match="source_format must be 'c', 'cpp' or 'cu'"):
         nn.SourceModule("int x;", "rust", {})
+
+
+def test_conv3d_and_conv_transpose1d_modules():
+    # nn.Conv3D and nn.ConvTranspose1D (TVM's modules) against torch's functional forms
+    torch = pytest.importorskip("torch")
+
+    class Net(nn.Module):
+        def __init__(self):
+            self.c3 = nn.Conv3D(2, 3, 2, bias=True)
+            self.t1 = nn.ConvTranspose1D(3, 2, 3, stride=2, bias=True)
+
+        def forward(self, x, y):
+            return self.c3(x), self.t1(y)
+
+    mod, params = Net().export_tvm(spec={"forward": {"x": spec.Tensor([1, 2, 4, 4, 4], "float32"),
+                                                     "y": spec.Tensor([1, 3, 5], "float32")}})
+    rng = np.random.default_rng(1)
+    ws = {n: rng.standard_normal([int(d) for d in p.shape]).astype("float32") for n, p in params}
+    x = rng.standard_normal((1, 2, 4, 4, 4)).astype("float32")
+    y = rng.standard_normal((1, 3, 5)).astype("float32")
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    a, b = vm["forward"](x, y, *[ws[n] for n, _ in params])
+    t = {k: torch.from_numpy(v) for k, v in ws.items()}
+    ra = torch.nn.functional.conv3d(torch.from_numpy(x), t["c3.weight"], t["c3.bias"])
+    rb = torch.nn.functional.conv_transpose1d(torch.from_numpy(y), t["t1.weight"], t["t1.bias"], stride=2)
+    np.testing.assert_allclose(a.numpy(), ra.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(b.numpy(), rb.numpy(), rtol=1e-4, atol=1e-5)

@@ -98,8 +98,10 @@ def test_schedule_errors():
     sch = tir.Schedule(matmul_func())
     with pytest.raises(tvm.RLXError):
         sch.get_loops(sch.get_block("nope"))
-    with pytest.raises(ValueError):
+    with pytest.raises(tir.ScheduleError):  # TVM's class, still a ValueError
         sch.split(sch.get_loops("C")[0], factors=[None, None])
+    with pytest.raises(ValueError):
+        sch.split(sch.get_loops("C")[0], factors=[0, None])
     with pytest.raises(TypeError):
         tir.Schedule(42)
 

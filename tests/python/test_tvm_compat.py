@@ -138,3 +138,146 @@ def f(x: R.Tensor(("n",), "float32")):
 ''')
     assert str(f.ret_struct_info) == 'R.Tensor((n,), dtype="float32")'
     assert [str(s) for s in f.body.blocks[0].bindings[0].value.sinfo_args] == ['R.Tensor((n,), dtype="float32")']
+
+
+def test_return_annotation_gives_way_to_the_body_and_nested_calls_are_bound():
+    from rlx.script import relax as R
+
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32")) -> R.Tensor:
+        return R.multiply(R.add(x, x), R.add(x, x))
+
+    text = f.script()
+    # TVM's Function: an annotation coarser than the body's struct info takes the body's
+    assert '-> R.Tensor((2, 3), dtype="float32"):' in text, text
+    # TVM's parser normalizes to A-normal form: each nested call bound first, left to right
+    assert text.count("= R.add(x, x)") == 2 and "return R.multiply(" in text, text
+
+
+def test_legalized_softmax_is_tvm_topi_form():
+    from rlx.script import relax as R, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(x: R.Tensor((2, 3, 4), "float32")):
+            return R.nn.softmax(x, axis=1)
+
+    text = relax.transform.LegalizeOps()(M).script()
+    assert 'T.block_attr({"axis": 1})' in text, text  # te.compute(..., attrs={"axis": axis})
+    assert "T.float32(-340282346638528859811704183484516925440" in text, text  # min_value, not -inf
+
+
+def test_shifts_and_bitwise_ops_compile_and_run():
+    from rlx.script import relax as R, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(a: R.Tensor((6,), "int32"), b: R.Tensor((6,), "int32")):
+            with R.dataflow():
+                s = R.left_shift(a, b)
+                t = R.right_shift(a, b)
+                u = R.bitwise_and(R.bitwise_not(a), R.bitwise_xor(a, b))
+                gv = (s, t, u)
+                R.output(gv)
+            return gv
+
+    a = np.array([1, 7, -8, 100, 3, 0], "int32")
+    b = np.array([0, 1, 2, 3, 4, 5], "int32")
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    s, t, u = (o.numpy() for o in vm["main"](a, b))
+    np.testing.assert_array_equal(s, np.left_shift(a, b))
+    np.testing.assert_array_equal(t, np.right_shift(a, b))
+    np.testing.assert_array_equal(u, np.bitwise_and(np.invert(a), np.bitwise_xor(a, b)))
+
+
+def test_vm_argument_of_another_kind_is_a_type_error_and_quoted_dims_declare_vars():
+    from rlx.script import relax as R, tir as T, ir as I
+
+    @I.ir_module
+    class M:
+        @R.function
+        def main(n_: R.Prim(value="n"), s: R.Shape(["n * 2", "m * 2"]), m_: R.Prim(value="m")):
+            n = T.int64()
+            m = T.int64()  # "m * 2" declared m before the parameter that gives its value
+            return R.shape([n * n, m + 1])
+
+    vm = relax.VirtualMachine(relax.build(M, target="llvm"), tvm.cpu())
+    assert tuple(vm["main"](2, tvm.runtime.ShapeTuple([4, 12]), 6)) == (4, 7)
+    with pytest.raises(TypeError):  # a shape where an int is expected (TVM: TypeError)
+        vm["main"](tvm.runtime.ShapeTuple([2]), tvm.runtime.ShapeTuple([4, 12]), 6)
+    with pytest.raises(TypeError):  # an IR node is no run-time value
+        vm["main"](R.prim_value(2), tvm.runtime.ShapeTuple([4, 12]), 6)
+    with pytest.raises(ValueError):  # a wrong value of the right kind stays a ValueError
+        vm["main"](2, tvm.runtime.ShapeTuple([5, 12]), 6)
+
+
+def test_parser_checks_and_forms_as_tvm():
+    from rlx.script import relax as R
+
+    with pytest.raises(tvm.error.DiagnosticError, match="must be assigned"):
+        @R.function
+        def f(x: R.Tensor((2,), "float32")):
+            R.add(x, x)  # a non-void value left unassigned
+            return x
+
+    with pytest.raises(tvm.error.DiagnosticError, match="private function cannot have a global_symbol"):
+        @R.function(private=True)
+        def g(x: R.Tensor((), "int32")):
+            R.func_attr({"global_symbol": "g"})
+            return x
+
+    @R.function
+    def h(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")):
+        t = (x, y)
+        b = R.TupleGetItem(t, 1)
+        return b
+
+    assert "b: R.Tensor((2,), dtype=\"float32\") = t[1]" in h.script(), h.script()
+
+
+def test_emit_te_tensor_arithmetic_and_primfunc_attrs():
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(lambda a: 2.0 * (a + 1) - a / 4.0, x, primfunc_name_hint="f", primfunc_attrs={"k": "v"})
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert '"k": "v"' in mod["f"].script(), mod["f"].script()
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(vm["main"](a).numpy(), 2.0 * (a + 1) - a / 4.0, rtol=1e-6)
+
+
+def test_tuple_items_shape_of_and_emit_normalized():
+    m, n = tvm.tir.Var("m", "int64"), tvm.tir.Var("n", "int64")
+    sx = relax.TensorStructInfo([m, n], "float32")
+    t = relax.Var("t", relax.TupleStructInfo([sx, relax.TensorStructInfo([n], "float32")]))
+    x, y = t  # a tuple value unpacks into its items, each with the field's struct info
+    tvm.ir.assert_structural_equal(x.struct_info, sx)
+    with pytest.raises(ValueError):
+        a, b, c = t
+    assert [str(v) for v in relax.get_shape_of(relax.Var("v", sx))] == ["m", "n"]
+    v = relax.Var("v", relax.TensorStructInfo(dtype="float32", ndim=-1))
+    gv = relax.Var("gv", relax.TensorStructInfo(dtype="float32", ndim=-1))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [v]):
+        with bb.dataflow():
+            bb.emit_normalized(relax.MatchCast(gv, v, relax.TensorStructInfo([m], "float32")))
+            bb.emit_output(gv)
+        bb.emit_func_output(gv)
+    assert "R.match_cast(v, R.Tensor((m,), dtype=\"float32\"))" in bb.get()["main"].script()
+
+
+def test_emit_te_prim_value_arguments_are_their_values():
+    x = relax.Var("x", relax.TensorStructInfo((5,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(tvm.topi.clip, x, relax.PrimValue(0), relax.PrimValue(2))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert "R.call_tir(cls.clip, (x,)" in mod.script(), mod.script()  # the bounds are inlined
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.array([-1, 0.5, 1.5, 2.5, 9], "float32")
+    np.testing.assert_array_equal(vm["main"](a).numpy(), np.clip(a, 0, 2))

@@ -523,7 +523,7 @@ static void test_symbolic(void) {
 /* Bad input: each gives an error naming the node ("n0") and the problem. */
 static void test_errors(void) {
   static const int64_t xs[2] = {2, 3};
-  /* a shape that is a graph input is read at run time (tests/py/test_onnx_dynamic.py), but
+  /* a shape that is a graph input is read at run time (tests/python/test_onnx_dynamic.py), but
    * its length must be static */
   mb_t m = mb_begin("Reshape", "x s", "y");
   mb_input(&m, "x", TF32, 2, xs);

@@ -284,8 +284,9 @@ static void test_binary_sinfo(void) {
   rlx_relax_var_t* mm = tvar_sym(ctx, "q", 1, (rlx_expr_t*[]){m}, F32);
   CHECK_STREQ(op_sinfo(ctx, "relax.less", 2, (rlx_relax_expr_t*[]){&nn->hdr, &nn->hdr}, attrs0()),
               "R.Tensor((n,), dtype=\"bool\")");
-  CHECK_ERR(op_call(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&nn->hdr, &mm->hdr}, attrs0(), &c),
-            "relax.add: cannot broadcast (n,) and (m,)");
+  /* undecidable (n vs m): the rank only, as TVM infers it */
+  CHECK_STREQ(op_sinfo(ctx, "relax.add", 2, (rlx_relax_expr_t*[]){&nn->hdr, &mm->hdr}, attrs0()),
+              "R.Tensor(dtype=\"float32\", ndim=1)");
   /* provably equal: n*2 vs 2*n */
   rlx_relax_var_t* p2 = tvar_sym(ctx, "p2", 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, n, c64(ctx, 2))}, F32);
   rlx_relax_var_t* q2 = tvar_sym(ctx, "q2", 1, (rlx_expr_t*[]){rlx_ir_mul(ctx, c64(ctx, 2), n)}, F32);
@@ -540,7 +541,7 @@ static void test_registry(void) {
     n_basic++;
     CHECK_MSG(rlx_op_lookup(b->name) == b && b->infer && b->legalize && b->is_pure, "%s", b->name);
   }
-  CHECK(n_basic == 99); /* 94 + zeros_like, ones_like, full_like (issue 21) + quantize, dequantize (issue 22) */
+  CHECK(n_basic == 102); /* 94 + zeros_like, ones_like, full_like, bitwise_not, left_shift, right_shift, quantize, dequantize */
   const char* names[] = {
       "relax.nn.relu",       "relax.exp",  "relax.add",    "relax.logical_or",   "relax.where",   "relax.astype",
       "relax.clip",          "relax.sum",  "relax.argmax", "relax.permute_dims", "relax.reshape", "relax.split",

@@ -628,7 +628,7 @@ static double compare_compiled(rlx_ctx_t* ctx, rlx_tir_func_t* f, int n, tshape_
     for (int64_t e = 0; e < m; e++) bufs[0][i][e] = bufs[1][i][e] = i < n_in ? frand_s(&seed) : 777.0f;
   }
   double diff = -1;
-  if (!st) st = rlx_tir_interpret(f, ps[0], n);
+  if (!st) st = interpret_cached(f, ps[0], n, n_in, shapes, 99);
   if (!st) st = rlx_packed_call_tensors(fn, NULL, ps[1], n);
   if (st) {
     fprintf(stderr, "run %s: %s\n", f->name, rlx_status_message(st));
@@ -940,5 +940,6 @@ int main(void) {
     bench(false);
     bench(true);
   }
+  ref_cache_free();
   TEST_MAIN_END();
 }

@@ -2,6 +2,7 @@
  * kinds, init, reads/writes) and numbers through the reference interpreter, before lowering,
  * after lower_blocks and after flatten_buffers; symbolic shapes; max and two-axis sum
  * reductions; errors. */
+#include <float.h>
 #include <dlpack/dlpack.h>
 #include <stdlib.h>
 
@@ -318,8 +319,8 @@ static void test_reductions(void) {
       rlx_expr_t* v = RLX_AS(rlx_tir_store_t, br->block->body)->value;
       CHECK(v->kind == RLX_EXPR_MAX);
       rlx_expr_t* id = RLX_AS(rlx_tir_store_t, br->block->init)->value;
-      CHECK(id->kind == RLX_EXPR_FLOAT_IMM && isinf(RLX_AS(rlx_float_imm_t, id)->value) &&
-            RLX_AS(rlx_float_imm_t, id)->value < 0);
+      /* TVM's te.max starts at min_value(float32), the lowest finite value */
+      CHECK(id->kind == RLX_EXPR_FLOAT_IMM && RLX_AS(rlx_float_imm_t, id)->value == -FLT_MAX);
     }
     int64_t s2[2] = {R, K}, s1[1] = {R};
     DLTensor ta = dl(a, 2, s2, kDLFloat, 32), tb = dl(out, 1, s1, kDLFloat, 32);
@@ -456,8 +457,13 @@ static void test_identities(void) {
   CHECK(rlx_expr_is_const_int(rlx_te_reduce_identity(ctx, RLX_REDUCE_MIN, rlx_dtype(RLX_DT_UINT, 8, 1)), &v) &&
         v == 255);
   CHECK(rlx_expr_is_const_int(rlx_te_reduce_identity(ctx, RLX_REDUCE_SUM, rlx_dt_int64()), &v) && v == 0);
+  /* float max / min start at TVM's min_value / max_value (finite), per width */
   rlx_expr_t* e = rlx_te_reduce_identity(ctx, RLX_REDUCE_MIN, rlx_dt_float32());
-  CHECK(e->kind == RLX_EXPR_FLOAT_IMM && isinf(RLX_AS(rlx_float_imm_t, e)->value));
+  CHECK(e->kind == RLX_EXPR_FLOAT_IMM && RLX_AS(rlx_float_imm_t, e)->value == FLT_MAX);
+  e = rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, rlx_dtype(RLX_DT_FLOAT, 16, 1));
+  CHECK(e->kind == RLX_EXPR_FLOAT_IMM && RLX_AS(rlx_float_imm_t, e)->value == -65504.0);
+  e = rlx_te_reduce_identity(ctx, RLX_REDUCE_MAX, rlx_dtype(RLX_DT_FLOAT, 64, 1));
+  CHECK(e->kind == RLX_EXPR_FLOAT_IMM && RLX_AS(rlx_float_imm_t, e)->value == -DBL_MAX);
   rlx_ctx_free(ctx);
 }
 

@@ -8,9 +8,18 @@ from .struct_info import (DynTensorType, FuncStructInfo, ObjectStructInfo, PrimS
                           StructInfo, TensorStructInfo, TupleStructInfo)
 from .vm import Executable, VirtualMachine, build
 
+
+def get_shape_of(expr):
+    """The shape of a tensor-valued expression as a ShapeExpr, from its struct info (TVM's
+    relax.get_shape_of); ValueError when the struct info holds no shape."""
+    s = expr.struct_info
+    if not isinstance(s, TensorStructInfo) or s.shape is None:
+        raise ValueError("get_shape_of: %s has no known shape" % (s,))
+    return s.shape if isinstance(s.shape, ShapeExpr) else ShapeExpr(list(s.shape))
+
 __all__ = ["BlockBuilder", "op", "transform", "build", "VirtualMachine", "Executable", "Var", "DataflowVar",
            "Function", "Expr", "ExternFunc", "ShapeExpr", "Tuple", "TupleGetItem", "PrimValue", "StringImm",
            "GlobalVar", "const", "call_tir", "call_dps_packed", "call_packed", "StructInfo", "ObjectStructInfo",
            "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo", "TupleStructInfo", "FuncStructInfo",
            "DynTensorType", "Call", "Constant", "analysis", "SeqExpr", "BindingBlock", "DataflowBlock", "Binding",
-           "VarBinding", "MatchCast", "If", "Op", "DataTypeImm"]
+           "VarBinding", "MatchCast", "If", "Op", "DataTypeImm", "get_shape_of"]

@@ -165,6 +165,13 @@ class BlockBuilder:
         check(lib.rlx_bb_match_cast(self._h, e._h, struct_info._h, cstr(name_hint or None), byref(out)))
         return _expr.wrap(lib.rlx_relax_var_expr(out.value), self._ctx)
 
+    def emit_normalized(self, binding):
+        """Appends an existing binding (VarBinding or MatchCast) with its own var (TVM's
+        emit_normalized); returns the var."""
+        self._use(binding)
+        check(lib.rlx_bb_emit_binding(self._h, binding._h))
+        return binding.var
+
     def emit_func_output(self, output, params=None):
         e = _expr.convert(output)
         self._use(e)
@@ -192,10 +199,21 @@ class BlockBuilder:
         if primfunc_name == "<lambda>":
             primfunc_name = None
         name_hint = kwargs.pop("name_hint", None)
-        kwargs.pop("primfunc_attrs", None)
+        primfunc_attrs = kwargs.pop("primfunc_attrs", None)
+        if primfunc_attrs:  # attributes of the PrimFunc made (TVM's primfunc_attrs)
+            call = self._te(False, func, args, dict(kwargs, primfunc_name_hint=primfunc_name))
+            gv = call.args[0]
+            self.update_func(gv, self.get()[gv.name_hint].with_attr(dict(primfunc_attrs)))
+            return self.emit(call, name_hint or "") if emit else call
         exprs = []
 
         def collect(a):
+            if isinstance(a, _expr.PrimValue):  # a scalar argument: its value (TVM's emit_te)
+                v = a.value
+                try:
+                    return v.value  # a constant: the Python number
+                except (TypeError, ValueError, AttributeError):
+                    return v
             if isinstance(a, _expr.Expr):
                 s = a.struct_info
                 if s is None or isinstance(s, _si.TensorStructInfo):

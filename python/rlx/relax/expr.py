@@ -24,7 +24,17 @@ class Expr(_tir.Node):
         return lib.rlx_relax_expr_kind_str(self._h).decode()
 
     def __getitem__(self, index):
-        return TupleGetItem(self, index)
+        s = self.struct_info
+        if isinstance(s, _si.TupleStructInfo) and isinstance(index, int) and not -len(s.fields) <= index < len(s.fields):
+            raise IndexError("tuple index %d out of range for %d fields" % (index, len(s.fields)))
+        return TupleGetItem(self, index + len(s.fields) if isinstance(s, _si.TupleStructInfo) and index < 0 else index)
+
+    def __iter__(self):
+        # a value of tuple struct info unpacks into its items (x, y = t); others do not iterate
+        s = self.struct_info
+        if not isinstance(s, _si.TupleStructInfo):
+            raise TypeError("a Relax expression of struct info %s is not iterable" % (s,))
+        return iter([TupleGetItem(self, i) for i in range(len(s.fields))])
 
     def __repr__(self):
         s = self.struct_info
@@ -199,6 +209,9 @@ class ShapeExpr(Expr):
     def __getitem__(self, i):
         return self.values[i]
 
+    def __iter__(self):
+        return iter(self.values)
+
 
 class Tuple(Expr):
     __slots__ = ()
@@ -220,6 +233,9 @@ class Tuple(Expr):
         if isinstance(i, int) and not -len(fs) <= i < len(fs):
             raise IndexError("Tuple index out of range")
         return fs[i]
+
+    def __iter__(self):
+        return iter(self.fields)
 
 
 class TupleGetItem(Expr):

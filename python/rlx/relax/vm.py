@@ -112,6 +112,10 @@ def _vm_input(a, keep):
     elif isinstance(a, (float, np.floating)):
         t = _nd.array(np.array(float(a), dtype="float64"))
     else:
+        from .expr import Expr
+        if isinstance(a, Expr):  # an IR node is no run-time value (TVM: TypeError)
+            raise TypeError("VirtualMachine: an argument must be a tensor, a shape, a number or a tuple of them, "
+                            "got the Relax expression %s" % type(a).__name__)
         t = _nd.as_ndarray(a)
         kind = _TENSOR
     keep.append(t)

@@ -1,5 +1,5 @@
 """rlx.relax.frontend.nn modules (TVM's names and arguments): Linear, Conv1D, Conv2D,
-LayerNorm, RMSNorm, GroupNorm, Embedding and the activations."""
+Conv3D, ConvTranspose1D, LayerNorm, RMSNorm, GroupNorm, Embedding and the activations."""
 from . import op
 from .core import Module, Parameter
 
@@ -39,6 +39,33 @@ class Conv2D(Module):
 
     def forward(self, x):
         return op.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv3D(Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 dtype=None):
+        super().__init__()
+        k = list(kernel_size) if isinstance(kernel_size, (list, tuple)) else [kernel_size] * 3
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        self.weight = Parameter((out_channels, in_channels // groups, k[0], k[1], k[2]), dtype or "float32")
+        self.bias = Parameter((out_channels,), dtype or "float32") if bias else None
+
+    def forward(self, x):
+        return op.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose1D(Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, dilation=1,
+                 groups=1, bias=True, dtype=None):
+        super().__init__()
+        self.stride, self.padding, self.output_padding = stride, padding, output_padding
+        self.dilation, self.groups = dilation, groups
+        self.weight = Parameter((in_channels, out_channels // groups, kernel_size), dtype or "float32")
+        self.bias = Parameter((out_channels,), dtype or "float32") if bias else None
+
+    def forward(self, x):
+        return op.conv1d_transpose(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                   self.dilation, self.groups)
 
 
 class LayerNorm(Module):

@@ -148,6 +148,20 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, name
     return y if bias is None else add(y, reshape(bias, [1, bias.shape[0], 1, 1]))
 
 
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, name="conv3d"):
+    tri = (lambda v: list(v) if isinstance(v, (list, tuple)) else [v, v, v])
+    y = _emit(_op.nn.conv3d(_x(x), _x(weight), strides=tri(stride), padding=tri(padding), dilation=tri(dilation),
+                            groups=groups), name)
+    return y if bias is None else add(y, reshape(bias, [1, bias.shape[0], 1, 1, 1]))
+
+
+def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1, groups=1,
+                     name="conv1d_transpose"):
+    y = _emit(_op.nn.conv1d_transpose(_x(x), _x(weight), strides=[stride], padding=[padding],
+                                      output_padding=[output_padding], dilation=[dilation], groups=groups), name)
+    return y if bias is None else add(y, reshape(bias, [1, bias.shape[0], 1]))
+
+
 def concat(xs, dim=0, name="concat"):
     return _emit(_op.concat([_x(t) for t in xs], axis=dim), name)
 

@@ -62,7 +62,9 @@ class FXTranslator:
         self.sym = {}
         self.params = []  # (Var, numpy array, PyTorch order) when keep_params_as_input
         self.param_vars = {}
-        self.param_order = {id(t): i for i, t in enumerate(gm.parameters())}  # PyTorch's order
+        # parameters after the inputs in the order of their names (TVM's importer sorts
+        # named_parameters: conv.bias before conv.weight)
+        self.param_order = {id(t): n for n, t in gm.named_parameters()}
         self.bb = None
         self.folded = {}  # BatchNorm node -> the conv node it was folded into
 
@@ -94,7 +96,7 @@ class FXTranslator:
         if key not in self.param_vars:
             v = Var(name.replace(".", "_"), TensorStructInfo(list(a.shape), _dtype_name(a.dtype)))
             self.param_vars[key] = v
-            self.params.append((v, a, self.param_order.get(key, len(self.param_order))))
+            self.params.append((v, a, self.param_order.get(key, name)))
         return self.param_vars[key]
 
     def arr_const(self, a):
@@ -263,14 +265,27 @@ class FXTranslator:
             b = self.weight(m.bias, node.target + ".bias")
             return self.emit(_op.nn.group_norm(x, g, b, num_groups=m.num_groups, channel_axis=1,
                                                axes=list(range(2, nd_)), epsilon=m.eps))
+        if isinstance(m, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
+            if m.track_running_stats:
+                raise _Unsupported("InstanceNorm with running statistics")
+            c = self.shape(x)[1]
+            g = self.weight(m.weight, node.target + ".weight") if m.affine else \
+                self.arr_const(np.ones((c,), np.float32))
+            b = self.weight(m.bias, node.target + ".bias") if m.affine else \
+                self.arr_const(np.zeros((c,), np.float32))
+            return self.emit(_op.nn.instance_norm(x, g, b, channel_axis=1, axes=list(range(2, len(self.shape(x)))),
+                                                  epsilon=m.eps, center=True, scale=True))
         if isinstance(m, nn.Embedding):
-            return self.emit(_op.take(self.weight(m.weight, node.target + ".weight"), x, axis=0))
+            w = self.weight(m.weight, node.target + ".weight")
+            return self.emit(_op.take(w, self.emit(_op.astype(x, "int32")), axis=0))  # int32 indices (TVM)
         if isinstance(m, nn.MultiheadAttention):
             q = args[0]
             k = args[1] if len(args) > 1 else kwargs.get("key", q)
             v = args[2] if len(args) > 2 else kwargs.get("value", k)
             return self.mha(m, node.target, q, k, v, kwargs)
         if isinstance(m, (nn.Dropout, nn.Identity)):
+            return x
+        if type(m).__name__ == "StochasticDepth" and type(m).__module__.startswith("torchvision"):
             return x
         if isinstance(m, nn.Flatten):
             return self.flatten(x, m.start_dim, m.end_dim)
@@ -294,6 +309,8 @@ class FXTranslator:
             if isinstance(m, ad):
                 fn = {1: _op.nn.adaptive_avg_pool1d, 3: _op.nn.adaptive_avg_pool3d}[nd_]
                 return self.emit(fn(x, output_size=_pair(m.output_size, nd_)))
+        if isinstance(m, nn.PReLU):
+            return self.prelu(x, self.weight(m.weight, node.target + ".weight"))
         if isinstance(m, nn.LeakyReLU):
             return self.leaky_relu(x, m.negative_slope)
         if isinstance(m, nn.ReLU6):
@@ -404,8 +421,10 @@ class FXTranslator:
         return self.bb.emit_te(kernel, x, primfunc_name_hint="resize%dd" % nsp)
 
     def leaky_relu(self, x, a):
-        neg = self.emit(_op.multiply(self.emit(_op.minimum(x, self.scalar(0, x))), self.scalar(a, x)))
-        return self.emit(_op.add(self.emit(_op.nn.relu(x)), neg))
+        return self.emit(_op.nn.leakyrelu(x, alpha=float(a)))
+
+    def prelu(self, x, alpha):
+        return self.emit(_op.nn.prelu(x, alpha, axis=1))
 
     def hardsigmoid(self, x):
         y = self.emit(_op.add(self.emit(_op.divide(x, self.scalar(6.0, x))), self.scalar(0.5, x)))
@@ -433,6 +452,8 @@ class FXTranslator:
             return x[idx]
         if not hasattr(x, "struct_info"):
             return x[idx]
+        if type(x.struct_info).__name__ == "TupleStructInfo" and isinstance(idx, int):
+            return self.emit(_tuple_get(x, idx))  # an item of a Relax tuple (unbind, split)
         sh = self.shape(x)
         idx = idx if isinstance(idx, tuple) else (idx,)
         axes, begin, end, strides, squeeze, expand = [], [], [], [], [], []
@@ -488,8 +509,11 @@ class FXTranslator:
             for s in size_or_sections[:-1]:
                 acc += s
                 idx.append(acc)
-        t = self.emit(_op.split(x, indices_or_sections=idx, axis=dim))
-        return tuple(self.emit(_tuple_get(t, i)) for i in range(len(idx) + 1))
+        parts = len(idx) + 1
+        if isinstance(n, int) and n % parts == 0 and idx == [k * (n // parts) for k in range(1, parts)]:
+            idx = parts  # equal parts: the count, as TVM's importer writes it
+        # the Relax tuple itself (its items are read by the graph's getitem nodes)
+        return self.emit(_op.split(x, indices_or_sections=idx, axis=dim))
 
     def transpose(self, x, a, b):
         n = len(self.shape(x))
@@ -498,18 +522,20 @@ class FXTranslator:
         return self.emit(_op.permute_dims(x, axes=perm))
 
     # ---------------------------------------------------------------- functions / methods
+    def call_function_getattr(self, obj, attr):
+        if attr == "shape":
+            return tuple(self.shape(obj)) if hasattr(obj, "struct_info") else obj.shape
+        if attr == "dtype":
+            return self.dtype(obj)
+        raise _Unsupported("getattr %s" % attr)
+
     def call_function(self, node, args, kwargs):
         f = node.target
         t = self.torch
         F = t.nn.functional
         name = getattr(f, "__name__", str(f))
         if f is getattr:
-            obj, attr = args
-            if attr == "shape":
-                return tuple(self.shape(obj)) if hasattr(obj, "struct_info") else obj.shape
-            if attr == "dtype":
-                return self.dtype(obj)
-            raise _Unsupported("getattr %s" % attr)
+            return self.call_function_getattr(*args)
         if f in (operator.getitem,):
             return self.getitem(args[0], args[1])
         binaries = {operator.add: _op.add, t.add: _op.add, operator.sub: _op.subtract, t.sub: _op.subtract,
@@ -521,7 +547,8 @@ class FXTranslator:
                     operator.le: _op.less_equal, operator.gt: _op.greater, operator.ge: _op.greater_equal,
                     t.eq: _op.equal, t.ne: _op.not_equal, t.lt: _op.less, t.le: _op.less_equal, t.gt: _op.greater,
                     t.ge: _op.greater_equal, operator.and_: _op.bitwise_and, operator.or_: _op.bitwise_or,
-                    operator.xor: _op.bitwise_xor, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
+                    operator.xor: _op.bitwise_xor, operator.lshift: _op.left_shift,
+                    operator.rshift: _op.right_shift, t.bitwise_and: _op.bitwise_and, t.bitwise_or: _op.bitwise_or,
                     t.bitwise_xor: _op.bitwise_xor}
         aten = getattr(getattr(t, "ops", None), "aten", None)
         for an, afn in (("add", _op.add), ("sub", _op.subtract), ("mul", _op.multiply), ("div", _op.divide),
@@ -529,6 +556,10 @@ class FXTranslator:
                         ("bitwise_and", _op.bitwise_and), ("bitwise_xor", _op.bitwise_xor)):
             if aten is not None and hasattr(aten, an):
                 binaries[getattr(aten, an)] = afn
+        if f is t.div and kwargs.get("rounding_mode") in ("trunc", "floor"):
+            if kwargs["rounding_mode"] == "floor":
+                return self.binary(_op.floor_divide, args[0], args[1])
+            return self.emit(_op.trunc(self.binary(_op.divide, args[0], args[1])))
         if f in binaries:
             return self.binary(binaries[f], args[0], args[1])
         if f in (operator.neg, t.neg):
@@ -568,6 +599,8 @@ class FXTranslator:
             return self.hardswish(args[0])
         if f is F.hardsigmoid:
             return self.hardsigmoid(args[0])
+        if f is F.prelu:
+            return self.prelu(args[0], args[1] if len(args) > 1 else kwargs["weight"])
         if f is F.leaky_relu:
             return self.leaky_relu(args[0], kwargs.get("negative_slope", args[1] if len(args) > 1 else 0.01))
         if f in (t.softmax, F.softmax, t.log_softmax, F.log_softmax):
@@ -652,12 +685,69 @@ class FXTranslator:
             fn = _op.mean if f is t.mean else _op.sum
             return self.reduce(fn, args[0], kwargs.get("dim", args[1] if len(args) > 1 else None),
                                kwargs.get("keepdim", args[2] if len(args) > 2 else False))
-        if f in (t.squeeze, t.unsqueeze, t.chunk, t.split, t.where):
+        if f in (t.squeeze, t.unsqueeze, t.chunk, t.split, t.where, t.tile, t.unbind, t.narrow, t.select, t.take,
+                 t.numel, t.is_floating_point):
             return self.call_method_named(name, args, kwargs)
+        if f in (t.addmm, t.baddbmm):
+            return self.addmm(args[0], args[1], args[2], kwargs.get("beta", 1), kwargs.get("alpha", 1),
+                              batched=f is t.baddbmm)
+        if f is t.rsub:
+            return self.binary(_op.subtract, args[1], args[0])
+        if f is t.lerp:
+            start, end, w = args[0], args[1], arg(2, "weight")
+            d = self.emit(_op.subtract(end, start))
+            return self.emit(_op.add(start, self.emit(_op.multiply(self.operand(w, start), d))))
+        if f is F.one_hot:
+            n = arg(1, "num_classes", -1)
+            if n < 0:
+                raise _Unsupported("one_hot without num_classes (the depth depends on the data)")
+            from ...expr import PrimValue
+            return self.emit(_op.one_hot(args[0], PrimValue(1), PrimValue(0), depth=n, axis=-1))
+        if f is t.norm:
+            return self.norm(args[0], arg(1, "p", "fro"), arg(2, "dim"), arg(3, "keepdim", False))
+        sym_size = getattr(getattr(aten, "sym_size", None), "int", None) if aten is not None else None
+        if sym_size is not None and f is sym_size:
+            sh = self.shape(args[0])
+            return self.emit(const(np.array(sh[args[1]], dtype="int32")))
+        if name == "stochastic_depth" and getattr(f, "__module__", "").startswith("torchvision"):
+            return args[0]  # an inference import: identity, as dropout in any mode
         raise _Unsupported("function %s" % name)
 
     def call_method(self, node, args, kwargs):
-        return self.call_method_named(node.target, args, kwargs)
+        y = self.call_method_named(node.target, args, kwargs)
+        m = node.target
+        if m.endswith("_") and not m.endswith("__") and node.args and hasattr(node.args[0], "op"):
+            self.env[node.args[0]] = y  # an in-place method: later uses of its operand see the result
+        return y
+
+    def addmm(self, c, a, b, beta=1, alpha=1, batched=False):
+        """torch.addmm / baddbmm: beta * c + alpha * (a @ b), a term left out when its factor is
+        0 and a factor left out when it is 1 (TVM's importer's forms)."""
+        p = self.emit(_op.matmul(a, b) if batched else _op.matmul(a, b, out_dtype=self.dtype(a)))
+        if alpha != 1:
+            p = self.emit(_op.multiply(p, self.scalar(alpha, p)))
+        if beta == 0:
+            return p
+        if beta != 1:
+            c = self.emit(_op.multiply(c, self.scalar(beta, c)))
+        return self.emit(_op.add(p, c) if batched else _op.add(c, p))
+
+    def norm(self, x, p="fro", dim=None, keepdim=False):
+        """torch.norm: inf / -inf the max / min of |x|, "fro" sqrt(sum(x*x)), else
+        sum(|x|^p)^(1/p)."""
+        axis = None if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
+        keepdim = keepdim and axis is not None  # torch.norm over all elements ignores keepdim
+        if p == "fro":
+            s = self.emit(_op.sum(self.emit(_op.multiply(x, x)), axis=axis, keepdims=bool(keepdim)))
+            return self.emit(_op.sqrt(s))
+        if not isinstance(p, (int, float)):
+            raise _Unsupported("norm p=%r" % (p,))
+        if math.isinf(p):
+            fn = _op.max if p > 0 else _op.min
+            return self.emit(fn(self.emit(_op.abs(x)), axis=axis, keepdims=bool(keepdim)))
+        a = self.emit(_op.power(self.emit(_op.abs(x)), self.scalar(p, x)))
+        s = self.emit(_op.sum(a, axis=axis, keepdims=bool(keepdim)))
+        return self.emit(_op.power(s, self.scalar(1.0 / p, x)))
 
     def call_method_named(self, m, args, kwargs):
         x = args[0]
@@ -691,8 +781,7 @@ class FXTranslator:
             return self.emit(_op.squeeze(x, axis=None if d is None else [d]))
         if m == "unsqueeze":
             d = rest[0] if rest else kwargs["dim"]
-            return self.emit(_op.expand_dims(x, axis=self.axis(d, x) if d < 0 else d) if d >= 0 else
-                             _op.expand_dims(x, axis=d + len(self.shape(x)) + 1))
+            return self.emit(_op.expand_dims(x, axis=d))  # a negative axis as given (TVM's importer)
         if m == "chunk":
             return self.split(x, rest[0] if rest else kwargs["chunks"], kwargs.get("dim", rest[1] if len(rest) > 1
                                                                                       else 0), chunks=True)
@@ -715,6 +804,63 @@ class FXTranslator:
         if m == "masked_fill":
             mask, v = rest[0], rest[1]
             return self.emit(_op.where(mask, self.scalar(v, x), x))
+        if m in ("float", "half", "double", "int", "long", "bool"):
+            dt = {"float": "float32", "half": "float16", "double": "float64", "int": "int32", "long": "int64",
+                  "bool": "bool"}[m]
+            return self.emit(_op.astype(x, dt))
+        if m in ("type", "astype", "to"):
+            dt = rest[0] if rest else kwargs.get("dtype")
+            if dt is None or (isinstance(dt, str) and dt in ("cpu", "cuda")) or type(dt).__name__ == "device":
+                return x  # a device move: nothing on one device
+            return self.emit(_op.astype(x, _dtype_name(dt)))
+        if m == "type_as":
+            return self.emit(_op.astype(x, self.dtype(rest[0])))
+        if m == "getattr":
+            return self.call_function_getattr(x, rest[0])
+        if m == "tile":
+            reps = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            return self.emit(_op.tile(x, repeats=reps or list(kwargs["dims"])))
+        if m == "unbind":
+            d = rest[0] if rest else kwargs.get("dim", 0)
+            n = self.shape(x)[d]
+            t = self.emit(_op.split(x, indices_or_sections=n, axis=d))
+            items = [self.emit(_op.squeeze(self.emit(_tuple_get(t, i)), axis=[d])) for i in range(n)]
+            return self.emit(Tuple(items))
+        if m == "narrow":
+            d, start, length = (list(rest) + [kwargs.get(k) for k in ("dim", "start", "length")][len(rest):])[:3]
+            return self.emit(_op.strided_slice(x, axes=[d], begin=[start], end=[start + length]))
+        if m == "select":
+            d, i = (list(rest) + [kwargs.get(k) for k in ("dim", "index")][len(rest):])[:2]
+            return self.emit(_op.take(x, const(np.array(i, dtype="int64")), axis=d))
+        if m == "item":
+            return self.emit(_op.take(x, const(np.array(0, dtype="int64")), axis=0))
+        if m == "take":
+            idx = rest[0] if rest else kwargs["index"]
+            return self.emit(_op.take(x, self.emit(_op.astype(idx, "int32"))))
+        if m == "numel":
+            n = 1
+            for d in self.shape(x):
+                n = n * d
+            return const(np.array(n, dtype="int32"))
+        if m == "is_floating_point":
+            return const(np.array(self.dtype(x).startswith(("float", "bfloat")), dtype="bool"))
+        if m in ("new_ones", "new_zeros"):
+            size = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+            dt = self.dtype(x)
+            v = 1 if m == "new_ones" else 0.0
+            return self.emit(_op.full(size, self.scalar(v, x), dtype=dt))
+        if m == "fill_":
+            dt = self.dtype(x)
+            from ...expr import ShapeExpr
+            return self.emit(_op.full(ShapeExpr(self.shape(x)), self.scalar(rest[0], x), dtype=dt))
+        if m == "zero_":
+            return self.emit(_op.zeros_like(x))
+        if m == "copy_":
+            return rest[0]
+        if m == "masked_fill_":
+            mask, v = rest[0], rest[1]
+            full = self.emit(_op.full_like(x, self.scalar(v, x)))
+            return self.emit(_op.where(mask, full, x))
         unary = {"relu": _op.nn.relu, "sigmoid": _op.sigmoid, "tanh": _op.tanh, "exp": _op.exp, "log": _op.log,
                  "sqrt": _op.sqrt, "rsqrt": _op.rsqrt, "neg": _op.negative, "abs": _op.abs}
         if m in unary:
@@ -777,7 +923,13 @@ class FXTranslator:
                         raise
                 if failures:
                     raise _unsupported_error(failures)
-                if isinstance(out, (tuple, list)):
+                if isinstance(out, (tuple, list)) and out and all(not hasattr(o, "struct_info") for o in out):
+                    from ...expr import ShapeExpr
+                    gv = self.bb.emit_output(ShapeExpr(list(out)))  # a returned size(): R.shape (TVM)
+                elif isinstance(out, (tuple, list)) and self.no_bind_tuple and not (len(out) == 1 and self.unwrap_unit):
+                    # each item its own output; the function returns the tuple of them unbound
+                    gv = Tuple([self.bb.emit_output(o) for o in out])
+                elif isinstance(out, (tuple, list)):
                     if len(out) == 1 and self.unwrap_unit:
                         gv = self.bb.emit_output(out[0])
                     else:
