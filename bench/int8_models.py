@@ -261,7 +261,8 @@ def main():
             timers = [lambda k=k: rlx_time(args.rlx, sos[k], x, threads, args.repeat, env) if sos[k] else None
                       for k in ("int8", "fp32")]
             timers += [lambda p=p: ort.time(p, shape, threads, args.repeat) if ort.available else None for p in (q8, f32)]
-            table.append((name, threads) + tuple(alternate(args.rounds, timers)))
+            ri, rf, oi, of = alternate(args.rounds, timers)  # the timers' order: rlx int8, rlx fp32, ORT int8, ORT fp32
+            table.append((name, threads, ri, oi, rf, of))
         # accuracy against ORT without graph optimizations (the QDQ graph as written)
         if ort.available and sos["int8"]:
             tests = [rng.standard_normal(shape).astype(np.float32) for _ in range(args.accuracy_inputs)]
