@@ -110,7 +110,7 @@ static inline void q_store(const rlx_nn_qconv_t* q, const qv* acc, const int32_t
 }
 
 /* Plain C: acc[o] += sum_k x[k] * w[o][k] for one quad. */
-static inline void dot_c(qv* acc, const uint8_t* x, const int8_t* w) {
+__attribute__((unused)) static inline void dot_c(qv* acc, const uint8_t* x, const int8_t* w) {
   qv s;
   for (int o = 0; o < NB; o++) s[o] = x[0] * w[4 * o] + x[1] * w[4 * o + 1] + x[2] * w[4 * o + 2] + x[3] * w[4 * o + 3];
   *acc += s;
@@ -370,8 +370,10 @@ int KSYM(rlx_nn_qdwconv2d_nchwc)(const rlx_nn_qconv_t* q, const uint8_t* x, cons
 }
 
 /* ------------------------------------------------------------------ elementwise spans */
-/* Round half to even, zero point, clamp to [lo, hi], on NB lanes (as q_store). */
-static inline void q_round(qf v, int32_t zp, int32_t lo_q, int32_t hi_q, qv* out) {
+/* Round half to even, zero point, clamp to [lo, hi], on NB lanes (as q_store). The vector
+ * comes by pointer: the portable and SSE variants cannot pass NB floats in registers. */
+static inline void q_round(const qf* vp, int32_t zp, int32_t lo_q, int32_t hi_q, qv* out) {
+  qf v = *vp;
   const qf lim = (qf){0} + 4.0e6f, magic = (qf){0} + 12582912.0f;
   qv m1 = v < -lim, m2 = v > lim;
   v = (qf)(((qv)v & ~m1) | ((qv)-lim & m1));
@@ -400,7 +402,7 @@ void KSYM(rlx_nn_qadd_span)(const rlx_nn_qadd_t* q, const uint8_t* a, const uint
     widen_u8(&bv, b + i);
     /* as the QDQ graph: dequantize both in float, add, divide by the output scale */
     const qf v = ((__builtin_convertvector(av, qf) - za) * sa + (__builtin_convertvector(bv, qf) - zb) * sb) / sy;
-    q_round(v, q->zy, q->lo, q->hi, &r);
+    q_round(&v, q->zy, q->lo, q->hi, &r);
     narrow_u8(y + i, &r);
   }
   for (; i < n; i++) {
@@ -417,7 +419,8 @@ void KSYM(rlx_nn_quantize_span)(const float* x, int64_t n, float scale, int32_t 
     qv r;
     uint8_t t[NB];
     memcpy(&v, x + i, sizeof(v));
-    q_round(v / s, zp, 0, 255, &r);
+    v = v / s;
+    q_round(&v, zp, 0, 255, &r);
     narrow_u8(t, &r);
     for (int k = 0; k < NB; k++) y[(i + k) * stride] = t[k];
   }
