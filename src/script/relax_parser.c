@@ -15,49 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../relax/op.h"
-#include "relax_script.h"
-#include "script.h"
-
-typedef enum { RS_RELAX, RS_SYM, RS_MODULE } rs_sym_kind_t;
-typedef struct {
-  const char* name;
-  rs_sym_kind_t kind;
-  void* ptr;
-  int depth;
-} rs_sym_t;
-
-struct rs_sig {
-  const py_stmt_t* s;
-  const char* name;
-  const char* relax_alias;
-  int n_params;
-  rlx_relax_var_t** params;
-  rlx_sinfo_t* ret;
-  bool is_pure, is_private;
-  int n_syms; /* the signature's symbolic vars */
-  rs_sym_t* syms;
-};
-
-typedef struct {
-  tp_t* p;
-  rlx_ctx_t* ctx;
-  const char* R;
-  rlx_module_t* m;
-  RLX_VEC(rs_sym_t) syms;
-  int depth;
-  bool sig_mode; /* strings in struct info define symbolic vars */
-  bool quoted;   /* inside a quoted dimension ("n * 2") */
-  bool in_dataflow;
-  const char** outs; /* R.output names of the open dataflow block */
-  int n_outs;
-  rlx_attrs_t fattrs;
-  bool attrs_allowed;
-} rs_t;
+#include "relax_parse_internal.h"
 
 /* ------------------------------------------------------------------ helpers */
-static RLX_MUST_USE rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static RLX_MUST_USE rlx_status_t* err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
+RLX_MUST_USE rlx_status_t* rs_err(rs_t* r, const py_expr_t* e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+RLX_MUST_USE rlx_status_t* rs_err(rs_t* r, const py_expr_t* e, const char* fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -85,7 +47,7 @@ static RLX_MUST_USE rlx_status_t* at_span(rlx_status_t* st, rlx_span_t sp) {
   return e;
 }
 
-static const char* desc(rs_t* r, const py_expr_t* e) {
+const char* rs_desc(rs_t* r, const py_expr_t* e) {
   if (!e) return "nothing";
   switch (e->kind) {
     case PY_E_NAME:
@@ -125,7 +87,7 @@ static const char* desc(rs_t* r, const py_expr_t* e) {
 }
 
 /* "R.foo.bar" → "foo.bar" when e is a dotted name under the Relax alias. */
-static const char* rname(rs_t* r, const py_expr_t* e) {
+const char* rs_rname(rs_t* r, const py_expr_t* e) {
   const char* d = py_dotted_name(r->p->ast, e);
   if (!d) return NULL;
   size_t n = strlen(r->R);
@@ -135,18 +97,18 @@ static const char* rname(rs_t* r, const py_expr_t* e) {
 
 static bool is_rcall(rs_t* r, const py_expr_t* e, const char* name) {
   if (!e || e->kind != PY_E_CALL) return false;
-  const char* n = rname(r, e->a);
+  const char* n = rs_rname(r, e->a);
   return n && strcmp(n, name) == 0;
 }
 
-static const py_expr_t* arg(const py_expr_t* call, int i, const char* kw) { return tp_arg(call, i, kw); }
+const py_expr_t* rs_arg(const py_expr_t* call, int i, const char* kw) { return tp_arg(call, i, kw); }
 
 static void define(rs_t* r, const char* name, rs_sym_kind_t kind, void* ptr) {
   rs_sym_t s = {name, kind, ptr, r->depth};
   rlx_vec_push(&r->syms, s);
 }
 
-static rs_sym_t* lookup(rs_t* r, const char* name) {
+rs_sym_t* rs_lookup(rs_t* r, const char* name) {
   for (int i = r->syms.len - 1; i >= 0; i--)
     if (strcmp(r->syms.data[i].name, name) == 0) return &r->syms.data[i];
   return NULL;
@@ -158,10 +120,10 @@ static void scope_pop(rs_t* r) {
   r->depth--;
 }
 
-static bool int_lit(const py_expr_t* e, int64_t* out) { return tp_int_literal(e, out); }
+bool rs_int_lit(const py_expr_t* e, int64_t* out) { return tp_int_literal(e, out); }
 
 /* ------------------------------------------------------------------ PrimExprs (int64 shapes) */
-static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out);
+RLX_MUST_USE rlx_status_t* rs_prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out);
 
 static RLX_MUST_USE rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
   const char* s = e->str;
@@ -174,32 +136,32 @@ static RLX_MUST_USE rlx_status_t* sym_from_string(rs_t* r, const py_expr_t* e, r
     rlx_status_t* st = py_parse(r->p->ast, s, NULL, &blk); /* no file: inner errors carry no location */
     if (st || blk.n != 1 || blk.items[0]->kind != PY_S_EXPR) {
       rlx_status_free(st);
-      return err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
+      return rs_err(r, e, "expected a symbolic dimension such as \"n\", got \"%s\"", s);
     }
     r->quoted = true;
-    st = prim(r, blk.items[0]->value, out);
+    st = rs_prim(r, blk.items[0]->value, out);
     r->quoted = false;
     if (!st) return NULL;
-    rlx_status_t* w = err(r, e, "in \"%s\": %s", s, rlx_status_message(st));
+    rlx_status_t* w = rs_err(r, e, "in \"%s\": %s", s, rlx_status_message(st));
     rlx_status_free(st);
     return w;
   }
-  rs_sym_t* y = lookup(r, s);
+  rs_sym_t* y = rs_lookup(r, s);
   if (y && y->kind == RS_SYM) {
     *out = y->ptr;
     return NULL;
   }
-  if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", s);
+  if (y) return rs_err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", s);
   rlx_var_t* v = rlx_ir_var(r->ctx, s, rlx_dt_int64());
   define(r, rlx_ctx_strdup(r->ctx, s), RS_SYM, v);
   *out = &v->hdr;
   return NULL;
 }
 
-static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
+RLX_MUST_USE rlx_status_t* rs_prim(rs_t* r, const py_expr_t* e, rlx_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   int64_t iv;
-  if (int_lit(e, &iv)) {
+  if (rs_int_lit(e, &iv)) {
     *out = rlx_ir_i64(ctx, iv);
     return NULL;
   }
@@ -207,12 +169,12 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
     case PY_E_STR:
       return sym_from_string(r, e, out);
     case PY_E_NAME: {
-      rs_sym_t* y = lookup(r, e->str);
+      rs_sym_t* y = rs_lookup(r, e->str);
       if (y && y->kind == RS_SYM) {
         *out = y->ptr;
         return NULL;
       }
-      if (y) return err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", e->str);
+      if (y) return rs_err(r, e, "expected a symbolic dimension, got the Relax variable '%s'", e->str);
       if (r->sig_mode && r->quoted) {
         /* a name first used in a quoted signature dimension ("m * 2") is declared there, as a
          * plain "m" is; a later parameter may define its value (TVM) */
@@ -221,20 +183,20 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
         *out = &v->hdr;
         return NULL;
       }
-      return err(r, e, "undefined symbolic variable '%s' (declare it with `%s = T.int64()`)", e->str, e->str);
+      return rs_err(r, e, "undefined symbolic variable '%s' (declare it with `%s = T.int64()`)", e->str, e->str);
     }
     case PY_E_CONST:
       if (strcmp(e->str, "True") == 0 || strcmp(e->str, "False") == 0) {
         *out = rlx_ir_bool(ctx, strcmp(e->str, "True") == 0);
         return NULL;
       }
-      return err(r, e, "expected a dimension, got None");
+      return rs_err(r, e, "expected a dimension, got None");
     case PY_E_BINOP: {
       rlx_expr_t *a, *b;
-      RLX_RETURN_IF_ERROR(prim(r, e->a, &a));
-      RLX_RETURN_IF_ERROR(prim(r, e->b, &b));
+      RLX_RETURN_IF_ERROR(rs_prim(r, e->a, &a));
+      RLX_RETURN_IF_ERROR(rs_prim(r, e->b, &b));
       if (!rlx_dtype_eq(a->dtype, b->dtype) && !(rlx_expr_is_const_int(a, NULL) || rlx_expr_is_const_int(b, NULL)))
-        return err(r, e, "operands of '%s' have different dtypes", e->op);
+        return rs_err(r, e, "operands of '%s' have different dtypes", e->op);
       const char* o = e->op;
       if (strcmp(o, "+") == 0)
         *out = rlx_ir_add(ctx, a, b);
@@ -247,17 +209,17 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
       else if (strcmp(o, "%") == 0)
         *out = rlx_ir_floormod(ctx, a, b);
       else
-        return err(r, e, "expected one of + - * // %% in a dimension, got '%s'", o);
+        return rs_err(r, e, "expected one of + - * // %% in a dimension, got '%s'", o);
       return NULL;
     }
     case PY_E_UNARY:
       if (strcmp(e->op, "-") == 0) {
         rlx_expr_t* a;
-        RLX_RETURN_IF_ERROR(prim(r, e->a, &a));
+        RLX_RETURN_IF_ERROR(rs_prim(r, e->a, &a));
         *out = rlx_ir_mul(ctx, a, rlx_ir_int(ctx, a->dtype, -1));
         return NULL;
       }
-      return err(r, e, "expected a dimension, got unary '%s'", e->op);
+      return rs_err(r, e, "expected a dimension, got unary '%s'", e->op);
     case PY_E_COMPARE:
       if (e->n == 2) {
         static const char* const ops[] = {"==", "!=", "<", "<=", ">", ">="};
@@ -266,23 +228,23 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
         for (int k = 0; k < 6; k++)
           if (strcmp(e->ops[0], ops[k]) == 0) {
             rlx_expr_t *a, *b;
-            RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
-            RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+            RLX_RETURN_IF_ERROR(rs_prim(r, e->items[0], &a));
+            RLX_RETURN_IF_ERROR(rs_prim(r, e->items[1], &b));
             *out = rlx_ir_cmp(ctx, kinds[k], a, b);
             return NULL;
           }
       }
-      return err(r, e, "expected a dimension, got a comparison chain");
+      return rs_err(r, e, "expected a dimension, got a comparison chain");
     case PY_E_CALL: {
       const char* t = tp_tname(r->p, e->a);
       if (!t) break;
       rlx_dtype_t dt;
       if (rlx_dtype_parse(t, &dt) && e->n == 1 && e->n_kw == 0) {
-        if ((dt.code == RLX_DT_INT || dt.code == RLX_DT_UINT) && int_lit(e->items[0], &iv)) {
+        if ((dt.code == RLX_DT_INT || dt.code == RLX_DT_UINT) && rs_int_lit(e->items[0], &iv)) {
           *out = rlx_ir_int(ctx, dt, iv);
           return NULL;
         }
-        if (dt.code == RLX_DT_FLOAT && (e->items[0]->kind == PY_E_FLOAT || int_lit(e->items[0], &iv))) {
+        if (dt.code == RLX_DT_FLOAT && (e->items[0]->kind == PY_E_FLOAT || rs_int_lit(e->items[0], &iv))) {
           *out = rlx_ir_float(ctx, dt, e->items[0]->kind == PY_E_FLOAT ? e->items[0]->fval : (double)iv);
           return NULL;
         }
@@ -305,14 +267,14 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
         else if (strcmp(t, "Div") == 0 || strcmp(t, "truncdiv") == 0)
           f = rlx_ir_div;
         if (f) {
-          RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
-          RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+          RLX_RETURN_IF_ERROR(rs_prim(r, e->items[0], &a));
+          RLX_RETURN_IF_ERROR(rs_prim(r, e->items[1], &b));
           *out = f(ctx, a, b);
           return NULL;
         }
         if (strcmp(t, "truncmod") == 0) {
-          RLX_RETURN_IF_ERROR(prim(r, e->items[0], &a));
-          RLX_RETURN_IF_ERROR(prim(r, e->items[1], &b));
+          RLX_RETURN_IF_ERROR(rs_prim(r, e->items[0], &a));
+          RLX_RETURN_IF_ERROR(rs_prim(r, e->items[1], &b));
           *out = rlx_ir_binary(ctx, RLX_EXPR_MOD, a, b);
           return NULL;
         }
@@ -322,431 +284,24 @@ static RLX_MUST_USE rlx_status_t* prim(rs_t* r, const py_expr_t* e, rlx_expr_t**
     default:
       break;
   }
-  return err(r, e, "expected a dimension (an integer, a symbolic variable or an expression of them), got %s",
-             desc(r, e));
+  return rs_err(r, e, "expected a dimension (an integer, a symbolic variable or an expression of them), got %s",
+             rs_desc(r, e));
 }
 
-static RLX_MUST_USE rlx_status_t* prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
+RLX_MUST_USE rlx_status_t* rs_prim_list(rs_t* r, const py_expr_t* e, int* n, rlx_expr_t*** out) {
   if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
-    return err(r, e, "expected a tuple or list of dimensions, got %s", desc(r, e));
+    return rs_err(r, e, "expected a tuple or list of dimensions, got %s", rs_desc(r, e));
   rlx_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, e->n);
-  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(prim(r, e->items[i], &v[i]));
+  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(rs_prim(r, e->items[i], &v[i]));
   *n = e->n;
   *out = v;
   return NULL;
 }
 
 /* ------------------------------------------------------------------ struct info */
-static RLX_MUST_USE rlx_status_t* dtype_of(rs_t* r, const py_expr_t* e, rlx_dtype_t* out) {
+RLX_MUST_USE rlx_status_t* rs_dtype_of(rs_t* r, const py_expr_t* e, rlx_dtype_t* out) {
   const char* s = e->kind == PY_E_STR ? e->str : tp_tname(r->p, e);
-  if (!s || !rlx_dtype_parse(s, out)) return err(r, e, "expected a dtype such as \"float32\", got %s", desc(r, e));
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out);
-
-static RLX_MUST_USE rlx_status_t* sinfo_call(rs_t* r, const char* k, const py_expr_t* e, rlx_sinfo_t** out) {
-  rlx_ctx_t* ctx = r->ctx;
-  if (strcmp(k, "Object") == 0) { /* R.Object() is R.Object, as TVM accepts both */
-    if (e->n != 0) return err(r, e, "R.Object() takes no arguments, got %d", e->n);
-    *out = rlx_sinfo_object(ctx);
-    return NULL;
-  }
-  if (strcmp(k, "Tensor") == 0) {
-    const py_expr_t* shape = arg(e, 0, "shape");
-    const py_expr_t* dt = arg(e, 1, "dtype");
-    const py_expr_t* nd = arg(e, -1, "ndim");
-    if (shape && shape->kind == PY_E_STR && !dt) {
-      dt = shape;
-      shape = NULL;
-    }
-    if (shape && shape->kind == PY_E_CONST && strcmp(shape->str, "None") == 0) shape = NULL;
-    rlx_dtype_t t = rlx_dt_void();
-    if (dt && !(dt->kind == PY_E_CONST && strcmp(dt->str, "None") == 0)) RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-    int64_t ndim = -1;
-    if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Tensor: expected an integer ndim, got %s", desc(r, nd));
-    if (ndim < -1 || ndim > 64)
-      return err(r, nd, "R.Tensor: expected ndim between -1 and 64, got %lld", (long long)ndim);
-    if (shape) {
-      int n;
-      rlx_expr_t** dims;
-      RLX_RETURN_IF_ERROR(prim_list(r, shape, &n, &dims));
-      if (nd && ndim != n)
-        return err(r, nd, "R.Tensor: ndim=%lld does not match the shape's %d dims", (long long)ndim, n);
-      for (int i = 0; i < n; i++)
-        if (!rlx_dtype_is_int(dims[i]->dtype))
-          return err(r, shape->items[i], "R.Tensor: expected an integer dimension");
-      *out = rlx_sinfo_tensor(ctx, n, dims, t);
-    } else {
-      *out = rlx_sinfo_tensor(ctx, (int)ndim, NULL, t);
-    }
-    return NULL;
-  }
-  if (strcmp(k, "Tuple") == 0) {
-    if (e->n_kw) return err(r, e, "R.Tuple: expected struct info arguments only");
-    const py_expr_t* const* items = (const py_expr_t* const*)e->items;
-    int n = e->n;
-    if (n == 1 && (e->items[0]->kind == PY_E_LIST || e->items[0]->kind == PY_E_TUPLE)) {
-      items = (const py_expr_t* const*)e->items[0]->items;
-      n = e->items[0]->n;
-    }
-    rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, n);
-    for (int i = 0; i < n; i++) RLX_RETURN_IF_ERROR(sinfo(r, items[i], &f[i]));
-    *out = rlx_sinfo_tuple(ctx, n, f);
-    return NULL;
-  }
-  if (strcmp(k, "Shape") == 0) {
-    const py_expr_t* v = arg(e, 0, "values");
-    const py_expr_t* nd = arg(e, -1, "ndim");
-    if (v && !(v->kind == PY_E_CONST && strcmp(v->str, "None") == 0)) {
-      int n;
-      rlx_expr_t** dims;
-      RLX_RETURN_IF_ERROR(prim_list(r, v, &n, &dims));
-      *out = rlx_sinfo_shape(ctx, n, dims);
-      return NULL;
-    }
-    int64_t ndim = -1;
-    if (nd && !int_lit(nd, &ndim)) return err(r, nd, "R.Shape: expected an integer ndim, got %s", desc(r, nd));
-    if (ndim < -1 || ndim > 64)
-      return err(r, nd, "R.Shape: expected ndim between -1 and 64, got %lld", (long long)ndim);
-    *out = rlx_sinfo_shape(ctx, (int)ndim, NULL);
-    return NULL;
-  }
-  if (strcmp(k, "Prim") == 0) {
-    const py_expr_t* v = arg(e, -1, "value");
-    if (v) {
-      rlx_expr_t* x;
-      RLX_RETURN_IF_ERROR(prim(r, v, &x));
-      *out = rlx_sinfo_prim(ctx, x->dtype, x);
-      return NULL;
-    }
-    const py_expr_t* dt = arg(e, 0, "dtype");
-    if (!dt) return err(r, e, "R.Prim: expected a dtype or value=");
-    rlx_dtype_t t;
-    RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-    *out = rlx_sinfo_prim(ctx, t, NULL);
-    return NULL;
-  }
-  if (strcmp(k, "Callable") == 0) {
-    const py_expr_t* ps = arg(e, 0, "params");
-    const py_expr_t* ret = arg(e, 1, "ret");
-    const py_expr_t* pur = arg(e, 2, "purity");
-    bool pure = true;
-    if (pur) {
-      if (pur->kind != PY_E_CONST || strcmp(pur->str, "None") == 0)
-        return err(r, pur, "R.Callable: expected True or False for purity, got %s", desc(r, pur));
-      pure = strcmp(pur->str, "True") == 0;
-    }
-    rlx_sinfo_t* rs = rlx_sinfo_object(ctx);
-    if (ret) RLX_RETURN_IF_ERROR(sinfo(r, ret, &rs));
-    if (!ps || (ps->kind == PY_E_CONST && strcmp(ps->str, "None") == 0)) {
-      *out = rlx_sinfo_func_opaque(ctx, rs, pure);
-      return NULL;
-    }
-    if (ps->kind != PY_E_TUPLE && ps->kind != PY_E_LIST)
-      return err(r, ps, "R.Callable: expected a tuple of parameter struct info, got %s", desc(r, ps));
-    rlx_sinfo_t** f = RLX_NEW_ARRAY(ctx, rlx_sinfo_t*, ps->n);
-    for (int i = 0; i < ps->n; i++) RLX_RETURN_IF_ERROR(sinfo(r, ps->items[i], &f[i]));
-    *out = rlx_sinfo_func(ctx, ps->n, f, rs, pure);
-    return NULL;
-  }
-  return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
-}
-
-static RLX_MUST_USE rlx_status_t* sinfo(rs_t* r, const py_expr_t* e, rlx_sinfo_t** out) {
-  if (!e) return err(r, e, "expected struct info");
-  rlx_ctx_t* ctx = r->ctx;
-  if (e->kind == PY_E_ATTR && strcmp(e->str, "struct_info") == 0 && e->a->kind == PY_E_NAME) {
-    rs_sym_t* y = lookup(r, e->a->str); /* x.struct_info: a variable's struct info (TVM) */
-    if (y && y->kind == RS_RELAX && ((rlx_relax_expr_t*)y->ptr)->sinfo) {
-      *out = ((rlx_relax_expr_t*)y->ptr)->sinfo;
-      return NULL;
-    }
-  }
-  const char* k = rname(r, e->kind == PY_E_CALL ? e->a : e);
-  if (!k) return err(r, e, "expected struct info such as R.Tensor((n, 4), dtype=\"float32\"), got %s", desc(r, e));
-  if (e->kind == PY_E_CALL) return sinfo_call(r, k, e, out);
-  if (strcmp(k, "Tensor") == 0)
-    *out = rlx_sinfo_tensor(ctx, -1, NULL, rlx_dt_void());
-  else if (strcmp(k, "Tuple") == 0)
-    *out = rlx_sinfo_tuple(ctx, 0, NULL);
-  else if (strcmp(k, "Shape") == 0)
-    *out = rlx_sinfo_shape(ctx, -1, NULL);
-  else if (strcmp(k, "Object") == 0)
-    *out = rlx_sinfo_object(ctx);
-  else if (strcmp(k, "Callable") == 0)
-    *out = rlx_sinfo_func_opaque(ctx, rlx_sinfo_object(ctx), false);
-  else
-    return err(r, e, "expected struct info (R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object, R.Callable), got R.%s", k);
-  return NULL;
-}
-
-/* ------------------------------------------------------------------ expressions */
-static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out);
-
-static RLX_MUST_USE rlx_status_t* global_var(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out, bool* is_tir) {
-  if (e->kind != PY_E_ATTR || e->a->kind != PY_E_NAME)
-    return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
-  rs_sym_t* y = lookup(r, e->a->str);
-  bool is_mod = (y && y->kind == RS_MODULE) || (!y && r->p->module_name && strcmp(e->a->str, r->p->module_name) == 0);
-  if (!is_mod) return err(r, e, "expected a module function such as cls.f, got %s", desc(r, e));
-  rlx_module_entry_t* ent = rlx_module_find(r->m, e->str);
-  if (!ent) return err(r, e, "no function called '%s' in the module", e->str);
-  if (is_tir) *is_tir = ent->kind == RLX_FUNC_TIR;
-  *out = rlx_relax_global_var(r->ctx, e->str, NULL);
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* expr_list(rs_t* r, const py_expr_t* e, const char* what, int* n, rlx_relax_expr_t*** out) {
-  if (e->kind != PY_E_TUPLE && e->kind != PY_E_LIST)
-    return err(r, e, "%s: expected a tuple of arguments such as (x, y), got %s", what, desc(r, e));
-  rlx_relax_expr_t** v = RLX_NEW_ARRAY(r->ctx, rlx_relax_expr_t*, e->n);
-  for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &v[i]));
-  *n = e->n;
-  *out = v;
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* sinfo_args(rs_t* r, const py_expr_t* e, int* n, rlx_sinfo_t*** out) {
-  if (!e) {
-    *n = 0;
-    *out = NULL;
-    return NULL;
-  }
-  const py_expr_t* const* items = (const py_expr_t* const*)&e;
-  int k = 1;
-  if (e->kind == PY_E_TUPLE || e->kind == PY_E_LIST) {
-    items = (const py_expr_t* const*)e->items;
-    k = e->n;
-  }
-  rlx_sinfo_t** v = RLX_NEW_ARRAY(r->ctx, rlx_sinfo_t*, k);
-  for (int i = 0; i < k; i++) RLX_RETURN_IF_ERROR(sinfo(r, items[i], &v[i]));
-  *n = k;
-  *out = v;
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* check_kwargs(rs_t* r, const py_expr_t* e, const char* what, const char* const* allowed) {
-  for (int k = 0; k < e->n_kw; k++) {
-    bool ok = false;
-    for (int i = 0; allowed[i]; i++) ok = ok || strcmp(e->kw_names[k], allowed[i]) == 0;
-    if (!ok) return err(r, e->kw_values[k], "%s: unexpected keyword argument '%s'", what, e->kw_names[k]);
-  }
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* out_sinfo(rs_t* r, const py_expr_t* call, const char* what, rlx_sinfo_t** out) {
-  const py_expr_t* o = arg(call, 2, "out_sinfo");
-  if (!o) return err(r, call, "%s: expected out_sinfo=R.Tensor(...)", what);
-  if (o->kind == PY_E_LIST || o->kind == PY_E_TUPLE) {
-    int n;
-    rlx_sinfo_t** f;
-    RLX_RETURN_IF_ERROR(sinfo_args(r, o, &n, &f));
-    *out = rlx_sinfo_tuple(r->ctx, n, f);
-  } else {
-    RLX_RETURN_IF_ERROR(sinfo(r, o, out));
-  }
-  return NULL;
-}
-
-/* An item of a list or dict attribute value (R.func_attr({"opt": {"a": [1, 2]}})), held as
- * TIR's attribute pseudo-calls (RLX_TIR_ATTR_LIST / RLX_TIR_ATTR_DICT): ints, floats,
- * strings, True/False, PrimExprs, and nested lists and string-keyed dicts. */
-static RLX_MUST_USE rlx_status_t* attr_item(rs_t* r, const char* key, const py_expr_t* v, rlx_expr_t** out) {
-  int64_t iv;
-  if (v->kind == PY_E_CONST && strcmp(v->str, "None") != 0) {
-    *out = rlx_ir_bool(r->ctx, strcmp(v->str, "True") == 0);
-    return NULL;
-  }
-  if (int_lit(v, &iv)) {
-    *out = iv == (int32_t)iv ? rlx_ir_i32(r->ctx, (int32_t)iv) : rlx_ir_i64(r->ctx, iv);
-    return NULL;
-  }
-  if (v->kind == PY_E_FLOAT || (v->kind == PY_E_UNARY && strcmp(v->op, "-") == 0 && v->a->kind == PY_E_FLOAT)) {
-    *out = rlx_ir_float(r->ctx, rlx_dt_float32(), v->kind == PY_E_FLOAT ? v->fval : -v->a->fval);
-    return NULL;
-  }
-  if (v->kind == PY_E_STR) {
-    *out = rlx_ir_string(r->ctx, v->str);
-    return NULL;
-  }
-  if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE || v->kind == PY_E_DICT) {
-    bool dict = v->kind == PY_E_DICT;
-    int n = dict ? 2 * v->n : v->n;
-    rlx_expr_t** items = RLX_NEW_ARRAY(r->ctx, rlx_expr_t*, n);
-    for (int i = 0; i < v->n; i++) {
-      if (!dict) {
-        RLX_RETURN_IF_ERROR(attr_item(r, key, v->items[i], &items[i]));
-        continue;
-      }
-      if (v->items[i]->kind != PY_E_STR)
-        return err(r, v->items[i], "attribute %s: expected string keys, got %s", key, desc(r, v->items[i]));
-      items[2 * i] = rlx_ir_string(r->ctx, v->items[i]->str);
-      RLX_RETURN_IF_ERROR(attr_item(r, key, v->kw_values[i], &items[2 * i + 1]));
-    }
-    *out = rlx_ir_call(r->ctx, rlx_dt_int32(), dict ? RLX_TIR_ATTR_DICT : RLX_TIR_ATTR_LIST, n, items);
-    return NULL;
-  }
-  return prim(r, v, out);
-}
-
-/* An attribute value of an op call (nested false: lists hold ints) or of R.func_attr (nested:
- * also lists and dicts of any values, as attr_item holds them). */
-static RLX_MUST_USE rlx_status_t* attr_value(rs_t* r, const char* key, const py_expr_t* v, bool nested, bool* keep,
-                                             rlx_attr_t* out) {
-  int64_t iv;
-  *keep = true;
-  if (v->kind == PY_E_CONST) {
-    if (strcmp(v->str, "None") == 0) {
-      *keep = false;
-      return NULL;
-    }
-    *out = rlx_attr_bool(strcmp(v->str, "True") == 0);
-    return NULL;
-  }
-  if (int_lit(v, &iv)) {
-    *out = rlx_attr_int(iv);
-    return NULL;
-  }
-  if (v->kind == PY_E_FLOAT || (v->kind == PY_E_UNARY && strcmp(v->op, "-") == 0 && v->a->kind == PY_E_FLOAT)) {
-    *out = rlx_attr_float(v->kind == PY_E_FLOAT ? v->fval : -v->a->fval);
-    return NULL;
-  }
-  if (v->kind == PY_E_STR) {
-    size_t n = strlen(key);
-    rlx_dtype_t t;
-    if (n >= 5 && strcmp(key + n - 5, "dtype") == 0 && rlx_dtype_parse(v->str, &t))
-      *out = rlx_attr_dtype(t);
-    else
-      *out = rlx_attr_str(rlx_ctx_strdup(r->ctx, v->str));
-    return NULL;
-  }
-  if (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE) {
-    int64_t* xs = RLX_NEW_ARRAY(r->ctx, int64_t, v->n);
-    bool all_ints = true;
-    for (int i = 0; i < v->n && all_ints; i++) {
-      all_ints = int_lit(v->items[i], &xs[i]);
-      if (!all_ints && !nested)
-        return err(r, v->items[i], "attribute %s: expected a list of integers, got %s", key, desc(r, v->items[i]));
-    }
-    if (all_ints) {
-      *out = rlx_attr_ints(v->n, xs);
-      return NULL;
-    }
-  }
-  rlx_expr_t* x;
-  if (nested && (v->kind == PY_E_LIST || v->kind == PY_E_TUPLE || v->kind == PY_E_DICT)) {
-    RLX_RETURN_IF_ERROR(attr_item(r, key, v, &x));
-    *out = rlx_attr_expr(x);
-    return NULL;
-  }
-  RLX_RETURN_IF_ERROR(prim(r, v, &x));
-  *out = rlx_attr_expr(x);
-  return NULL;
-}
-
-typedef RLX_VEC(int64_t) i64_vec_t;
-typedef RLX_VEC(double) f64_vec_t;
-
-static RLX_MUST_USE rlx_status_t* const_value(rs_t* r, const py_expr_t* e, int depth, i64_vec_t* shape, f64_vec_t* vals,
-                                              bool* is_first) {
-  if (e->kind == PY_E_LIST || e->kind == PY_E_TUPLE) {
-    if (depth >= 32) return err(r, e, "R.const: nesting too deep");
-    if (*is_first) {
-      if (shape->len != depth) return err(r, e, "R.const: ragged nested list");
-      rlx_vec_push(shape, (int64_t)e->n);
-    } else if (depth >= shape->len || shape->data[depth] != e->n) {
-      return err(r, e, "R.const: ragged nested list (expected %lld elements)",
-                 depth < shape->len ? (long long)shape->data[depth] : 0LL);
-    }
-    if (e->n == 0) *is_first = false;
-    for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(const_value(r, e->items[i], depth + 1, shape, vals, is_first));
-    return NULL;
-  }
-  if (*is_first)
-    *is_first = false;
-  else if (depth != shape->len)
-    return err(r, e, "R.const: ragged nested list");
-  int64_t iv;
-  double d;
-  if (int_lit(e, &iv))
-    d = (double)iv;
-  else if (e->kind == PY_E_FLOAT)
-    d = e->fval;
-  else if (e->kind == PY_E_UNARY && strcmp(e->op, "-") == 0 && e->a->kind == PY_E_FLOAT)
-    d = -e->a->fval;
-  else if (e->kind == PY_E_CONST && strcmp(e->str, "None") != 0)
-    d = strcmp(e->str, "True") == 0;
-  else if (e->kind == PY_E_STR && strcmp(e->str, "nan") == 0)
-    d = NAN; /* TVM quotes non-finite floats */
-  else if (e->kind == PY_E_STR && strcmp(e->str, "inf") == 0)
-    d = INFINITY;
-  else if (e->kind == PY_E_STR && strcmp(e->str, "-inf") == 0)
-    d = -INFINITY;
-  else
-    return err(r, e, "R.const: expected a number, got %s", desc(r, e));
-  rlx_vec_push(vals, d);
-  return NULL;
-}
-
-static RLX_MUST_USE rlx_status_t* parse_const(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
-  const py_expr_t* v = arg(e, 0, "value");
-  const py_expr_t* dt = arg(e, 1, "dtype");
-  if (!v) return err(r, e, "R.const: expected a value");
-  rlx_dtype_t t = rlx_dt_float32();
-  int64_t iv;
-  if (dt)
-    RLX_RETURN_IF_ERROR(dtype_of(r, dt, &t));
-  else if (int_lit(v, &iv))
-    t = rlx_dt_int32(); /* TVM's relax.const: a Python int is int32 */
-  else if (v->kind == PY_E_CONST)
-    t = rlx_dt_bool();
-  bool ok = t.lanes == 1 && (rlx_dtype_is_bool(t) || (t.code == RLX_DT_FLOAT && (t.bits == 32 || t.bits == 64)) ||
-                             ((t.code == RLX_DT_INT || t.code == RLX_DT_UINT) &&
-                              (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)));
-  char buf[32];
-  if (!ok) return err(r, dt ? dt : e, "R.const: unsupported dtype %s", rlx_dtype_str(t, buf));
-  i64_vec_t shape = {0};
-  f64_vec_t vals = {0};
-  bool first = true;
-  rlx_status_t* st = const_value(r, v, 0, &shape, &vals, &first);
-  size_t numel = 1;
-  for (int i = 0; !st && i < shape.len; i++) numel *= (size_t)shape.data[i];
-  if (!st && numel != (size_t)vals.len) st = err(r, v, "R.const: ragged nested list");
-  if (st) {
-    rlx_vec_free(&shape);
-    rlx_vec_free(&vals);
-    return st;
-  }
-  int eb = rlx_dtype_bytes(t);
-  unsigned char* data = calloc(numel ? numel : 1, (size_t)eb);
-  if (!data) {
-    rlx_vec_free(&shape);
-    rlx_vec_free(&vals);
-    return rlx_status_create(RLX_OUT_OF_MEMORY, "out of memory (R.const)");
-  }
-  for (size_t i = 0; i < numel; i++) {
-    double d = vals.data[i];
-    unsigned char* p = data + i * (size_t)eb;
-    if (rlx_dtype_is_bool(t))
-      *p = d != 0;
-    else if (t.code == RLX_DT_FLOAT && t.bits == 32) {
-      float f = (float)d;
-      memcpy(p, &f, 4);
-    } else if (t.code == RLX_DT_FLOAT)
-      memcpy(p, &d, 8);
-    else {
-      int64_t x = (int64_t)d;
-      if (v->kind != PY_E_LIST && v->kind != PY_E_TUPLE && int_lit(v, &x)) { /* exact for big ints */
-      }
-      memcpy(p, &x, (size_t)eb); /* little-endian truncation */
-    }
-  }
-  *out = rlx_relax_constant(r->ctx, t, shape.len, shape.data, data, numel * (size_t)eb);
-  free(data);
-  rlx_vec_free(&shape);
-  rlx_vec_free(&vals);
-  if (!*out) return err(r, e, "R.const: bad constant");
+  if (!s || !rlx_dtype_parse(s, out)) return rs_err(r, e, "expected a dtype such as \"float32\", got %s", rs_desc(r, e));
   return NULL;
 }
 
@@ -758,10 +313,10 @@ static RLX_MUST_USE rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_
  * sequence into a ShapeExpr (R.reshape(x, (2, 3)), R.tile(x, [2, 1])). */
 static bool is_dim(rs_t* r, const py_expr_t* e) {
   int64_t iv;
-  if (int_lit(e, &iv)) return true;
+  if (rs_int_lit(e, &iv)) return true;
   switch (e->kind) {
     case PY_E_NAME: {
-      rs_sym_t* y = lookup(r, e->str);
+      rs_sym_t* y = rs_lookup(r, e->str);
       return y && y->kind == RS_SYM;
     }
     case PY_E_BINOP: return is_dim(r, e->a) && is_dim(r, e->b);
@@ -802,7 +357,7 @@ static bool is_prim_expr(rs_t* r, const py_expr_t* e) {
   if (!e) return true;
   switch (e->kind) {
     case PY_E_NAME: {
-      rs_sym_t* y = lookup(r, e->str);
+      rs_sym_t* y = rs_lookup(r, e->str);
       return y && y->kind == RS_SYM;
     }
     case PY_E_INT:
@@ -824,7 +379,7 @@ static RLX_MUST_USE rlx_status_t* operator_expr(rs_t* r, const py_expr_t* e, rlx
   rlx_ctx_t* ctx = r->ctx;
   if (is_prim_expr(r, e)) {
     rlx_expr_t* x;
-    RLX_RETURN_IF_ERROR(prim(r, e, &x));
+    RLX_RETURN_IF_ERROR(rs_prim(r, e, &x));
     *out = rlx_relax_prim_value(ctx, x);
     return NULL;
   }
@@ -851,8 +406,8 @@ static RLX_MUST_USE rlx_status_t* operator_expr(rs_t* r, const py_expr_t* e, rlx
     if (opname) RLX_RETURN_IF_ERROR(op_arg(r, e->a, &args[0]));
   }
   if (!opname || !rlx_op_lookup(opname))
-    return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s",
-               desc(r, e));
+    return rs_err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s",
+               rs_desc(r, e));
   *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), n, args, (rlx_attrs_t){0}, 0, NULL);
   return NULL;
 }
@@ -870,24 +425,24 @@ static RLX_MUST_USE rlx_status_t* op_arg(rs_t* r, const py_expr_t* e, rlx_relax_
       *out = rlx_relax_string_imm(r->ctx, rlx_ctx_strdup(r->ctx, e->str));
     return NULL;
   }
-  if (int_lit(e, &iv)) {
+  if (rs_int_lit(e, &iv)) {
     *out = rlx_relax_prim_value(r->ctx, rlx_ir_i64(r->ctx, iv));
     return NULL;
   }
   if ((e->kind == PY_E_TUPLE || e->kind == PY_E_LIST) && e->n > 0 && is_dim_list(r, e)) {
     int n;
     rlx_expr_t** dims;
-    RLX_RETURN_IF_ERROR(prim_list(r, e, &n, &dims));
+    RLX_RETURN_IF_ERROR(rs_prim_list(r, e, &n, &dims));
     *out = rlx_relax_shape_expr(r->ctx, n, dims);
     return NULL;
   }
-  return expr(r, e, out);
+  return rs_expr(r, e, out);
 }
 
 /* The args of R.call_tir / R.call_dps_packed: a tuple, an expression of tuple struct info, or
  * (as TVM's call_tir and call_dps_packed take it) one tensor, which becomes a 1-tuple. */
 static RLX_MUST_USE rlx_status_t* dps_args(rs_t* r, const py_expr_t* a, rlx_relax_expr_t** out) {
-  RLX_RETURN_IF_ERROR(expr(r, a, out));
+  RLX_RETURN_IF_ERROR(rs_expr(r, a, out));
   if ((*out)->kind == RLX_RELAX_TUPLE) return NULL;
   RLX_RETURN_IF_ERROR(at_span(rlx_relax_normalize(r->ctx, r->m, *out), a->span));
   if ((*out)->sinfo && rlx_sinfo_kind_code((*out)->sinfo) != RLX_SINFO_KIND_TUPLE)
@@ -937,7 +492,7 @@ static const char* positional_attr(rlx_ctx_t* ctx, const char* params, int i) {
 static RLX_MUST_USE rlx_status_t* packed_name(rs_t* r, const py_expr_t* call, const char* what, const char** out) {
   const py_expr_t* f = call->n ? call->items[0] : NULL;
   if (!f || f->kind != PY_E_STR)
-    return err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, desc(r, f));
+    return rs_err(r, f ? f : call, "%s: expected the function name as a string, got %s", what, rs_desc(r, f));
   *out = rlx_ctx_strdup(r->ctx, f->str);
   return NULL;
 }
@@ -946,24 +501,24 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   rlx_ctx_t* ctx = r->ctx;
   if (strcmp(k, "call_tir") == 0) {
     static const char* const kws[] = {"out_sinfo", "tir_vars", "args", NULL};
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.call_tir", kws));
-    const py_expr_t* f = arg(e, 0, NULL);
-    const py_expr_t* a = arg(e, 1, "args");
-    if (!f || !a) return err(r, e, "R.call_tir: expected (cls.f, (args...), out_sinfo=...)");
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.call_tir", kws));
+    const py_expr_t* f = rs_arg(e, 0, NULL);
+    const py_expr_t* a = rs_arg(e, 1, "args");
+    if (!f || !a) return rs_err(r, e, "R.call_tir: expected (cls.f, (args...), out_sinfo=...)");
     rlx_relax_expr_t* gv;
     bool is_tir = false;
-    RLX_RETURN_IF_ERROR(global_var(r, f, &gv, &is_tir));
-    if (!is_tir) return err(r, f, "R.call_tir: expected a PrimFunc, got the Relax function '%s'", f->str);
+    RLX_RETURN_IF_ERROR(rs_global_var(r, f, &gv, &is_tir));
+    if (!is_tir) return rs_err(r, f, "R.call_tir: expected a PrimFunc, got the Relax function '%s'", f->str);
     rlx_relax_expr_t* args; /* a tuple expression, or any expression of tuple struct info */
     RLX_RETURN_IF_ERROR(dps_args(r, a, &args));
     rlx_sinfo_t* o;
-    RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_tir", &o));
+    RLX_RETURN_IF_ERROR(rs_out_sinfo(r, e, "R.call_tir", &o));
     rlx_relax_expr_t* tv = NULL;
-    const py_expr_t* tve = arg(e, 3, "tir_vars");
+    const py_expr_t* tve = rs_arg(e, 3, "tir_vars");
     if (tve) {
-      RLX_RETURN_IF_ERROR(expr(r, tve, &tv));
+      RLX_RETURN_IF_ERROR(rs_expr(r, tve, &tv));
       if (tv->kind != RLX_RELAX_SHAPE_EXPR)
-        return err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", desc(r, tve));
+        return rs_err(r, tve, "R.call_tir: expected tir_vars=R.shape([...]), got %s", rs_desc(r, tve));
     }
     rlx_relax_expr_t* cargs[3] = {gv, args, tv};
     *out = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_TIR), tv ? 3 : 2, cargs, (rlx_attrs_t){0}, 1, &o);
@@ -971,15 +526,15 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   }
   if (strcmp(k, "call_dps_packed") == 0) {
     static const char* const kws[] = {"out_sinfo", "args", NULL};
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.call_dps_packed", kws));
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.call_dps_packed", kws));
     const char* name = NULL;
     RLX_RETURN_IF_ERROR(packed_name(r, e, "R.call_dps_packed", &name));
-    const py_expr_t* a = arg(e, 1, "args");
-    if (!a) return err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
+    const py_expr_t* a = rs_arg(e, 1, "args");
+    if (!a) return rs_err(r, e, "R.call_dps_packed: expected (\"name\", (args...), out_sinfo=...)");
     rlx_relax_expr_t* args;
     RLX_RETURN_IF_ERROR(dps_args(r, a, &args));
     rlx_sinfo_t* o;
-    RLX_RETURN_IF_ERROR(out_sinfo(r, e, "R.call_dps_packed", &o));
+    RLX_RETURN_IF_ERROR(rs_out_sinfo(r, e, "R.call_dps_packed", &o));
     rlx_relax_expr_t* cargs[2] = {rlx_relax_extern_func(ctx, name), args};
     *out = rlx_relax_call(ctx, rlx_relax_op(ctx, RLX_OP_CALL_DPS_PACKED), 2, cargs, (rlx_attrs_t){0}, 1, &o);
     return NULL;
@@ -988,86 +543,86 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     static const char* const kws[] = {"sinfo_args", NULL};
     bool pure = strcmp(k, "call_pure_packed") == 0;
     const char* what = pure ? "R.call_pure_packed" : "R.call_packed";
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, what, kws));
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, what, kws));
     const char* name = NULL;
     RLX_RETURN_IF_ERROR(packed_name(r, e, what, &name));
     rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-    for (int i = 1; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &args[i - 1]));
+    for (int i = 1; i < e->n; i++) RLX_RETURN_IF_ERROR(rs_expr(r, e->items[i], &args[i - 1]));
     int ns;
     rlx_sinfo_t** ss;
-    RLX_RETURN_IF_ERROR(sinfo_args(r, arg(e, -1, "sinfo_args"), &ns, &ss));
+    RLX_RETURN_IF_ERROR(rs_sinfo_args(r, rs_arg(e, -1, "sinfo_args"), &ns, &ss));
     *out = pure ? rlx_relax_call_pure_packed(ctx, name, e->n - 1, args, ns, ss)
                 : rlx_relax_call_packed(ctx, name, e->n - 1, args, ns, ss);
     return NULL;
   }
   if (strcmp(k, "shape") == 0) {
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.shape", no_kw));
-    if (e->n != 1) return err(r, e, "R.shape: expected one list of dimensions");
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.shape", no_kw));
+    if (e->n != 1) return rs_err(r, e, "R.shape: expected one list of dimensions");
     int n;
     rlx_expr_t** dims;
-    RLX_RETURN_IF_ERROR(prim_list(r, e->items[0], &n, &dims));
+    RLX_RETURN_IF_ERROR(rs_prim_list(r, e->items[0], &n, &dims));
     for (int i = 0; i < n; i++)
       if (!rlx_dtype_is_int(dims[i]->dtype))
-        return err(r, e->items[0]->items[i], "R.shape: expected an integer dimension");
+        return rs_err(r, e->items[0]->items[i], "R.shape: expected an integer dimension");
     *out = rlx_relax_shape_expr(ctx, n, dims);
     return NULL;
   }
   if (strcmp(k, "prim_value") == 0) {
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.prim_value", no_kw));
-    if (e->n != 1) return err(r, e, "R.prim_value: expected one value");
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.prim_value", no_kw));
+    if (e->n != 1) return rs_err(r, e, "R.prim_value: expected one value");
     rlx_expr_t* x;
     if (e->items[0]->kind == PY_E_FLOAT)
       x = rlx_ir_float(ctx, rlx_dt_float64(), e->items[0]->fval);
     else
-      RLX_RETURN_IF_ERROR(prim(r, e->items[0], &x));
+      RLX_RETURN_IF_ERROR(rs_prim(r, e->items[0], &x));
     *out = rlx_relax_prim_value(ctx, x);
     return NULL;
   }
   if (strcmp(k, "str") == 0) {
-    if (e->n != 1 || e->n_kw || e->items[0]->kind != PY_E_STR) return err(r, e, "R.str: expected one string literal");
+    if (e->n != 1 || e->n_kw || e->items[0]->kind != PY_E_STR) return rs_err(r, e, "R.str: expected one string literal");
     *out = rlx_relax_string_imm(ctx, rlx_ctx_strdup(ctx, e->items[0]->str));
     return NULL;
   }
   if (strcmp(k, "dtype") == 0) {
-    if (e->n != 1 || e->n_kw) return err(r, e, "R.dtype: expected one dtype string");
+    if (e->n != 1 || e->n_kw) return rs_err(r, e, "R.dtype: expected one dtype string");
     rlx_dtype_t t;
-    RLX_RETURN_IF_ERROR(dtype_of(r, e->items[0], &t));
+    RLX_RETURN_IF_ERROR(rs_dtype_of(r, e->items[0], &t));
     *out = rlx_relax_dtype_imm(ctx, t);
     return NULL;
   }
-  if (strcmp(k, "const") == 0) return parse_const(r, e, out);
+  if (strcmp(k, "const") == 0) return rs_parse_const(r, e, out);
   if (strcmp(k, "tuple") == 0) {
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.tuple", no_kw));
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.tuple", no_kw));
     rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-    for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+    for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(rs_expr(r, e->items[i], &f[i]));
     *out = rlx_relax_tuple(ctx, e->n, f);
     return NULL;
   }
   if (strcmp(k, "TupleGetItem") == 0) { /* R.TupleGetItem(t, i): t[i] */
     int64_t i;
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.TupleGetItem", no_kw));
-    if (e->n != 2 || !int_lit(e->items[1], &i)) return err(r, e, "R.TupleGetItem: expected (tuple, integer index)");
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.TupleGetItem", no_kw));
+    if (e->n != 2 || !rs_int_lit(e->items[1], &i)) return rs_err(r, e, "R.TupleGetItem: expected (tuple, integer index)");
     rlx_relax_expr_t* t;
-    RLX_RETURN_IF_ERROR(expr(r, e->items[0], &t));
+    RLX_RETURN_IF_ERROR(rs_expr(r, e->items[0], &t));
     *out = rlx_relax_tuple_get_item(ctx, t, (int)i);
     return NULL;
   }
   if (strcmp(k, "ExternFunc") == 0) {
     const char* name = NULL;
-    RLX_RETURN_IF_ERROR(check_kwargs(r, e, "R.ExternFunc", no_kw));
+    RLX_RETURN_IF_ERROR(rs_check_kwargs(r, e, "R.ExternFunc", no_kw));
     RLX_RETURN_IF_ERROR(packed_name(r, e, "R.ExternFunc", &name));
-    if (e->n != 1) return err(r, e, "R.ExternFunc: expected one name");
+    if (e->n != 1) return rs_err(r, e, "R.ExternFunc: expected one name");
     *out = rlx_relax_extern_func(ctx, name);
     return NULL;
   }
-  if (strcmp(k, "match_cast") == 0) return err(r, e, "R.match_cast is only allowed as the value of a binding");
-  if (strcmp(k, "output") == 0) return err(r, e, "R.output is only allowed at the end of a dataflow block");
-  if (strcmp(k, "func_attr") == 0) return err(r, e, "R.func_attr is only allowed at the top of a function");
-  if (strcmp(k, "dataflow") == 0) return err(r, e, "R.dataflow is only allowed as `with R.dataflow():`");
+  if (strcmp(k, "match_cast") == 0) return rs_err(r, e, "R.match_cast is only allowed as the value of a binding");
+  if (strcmp(k, "output") == 0) return rs_err(r, e, "R.output is only allowed at the end of a dataflow block");
+  if (strcmp(k, "func_attr") == 0) return rs_err(r, e, "R.func_attr is only allowed at the top of a function");
+  if (strcmp(k, "dataflow") == 0) return rs_err(r, e, "R.dataflow is only allowed as `with R.dataflow():`");
   /* a registered operator */
   const char* opname = rlx_ctx_sprintf(ctx, "relax.%s", k);
   const rlx_op_def_t* def = rlx_op_lookup(opname);
-  if (!def) return err(r, e->a, "unknown op R.%s", k);
+  if (!def) return rs_err(r, e->a, "unknown op R.%s", k);
   rlx_relax_expr_t** args = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
   rlx_attrs_t attrs = {0};
   int n_args = 0;
@@ -1078,7 +633,7 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
     if (akey) {
       bool keep;
       rlx_attr_t a;
-      RLX_RETURN_IF_ERROR(attr_value(r, akey, e->items[i], false, &keep, &a));
+      RLX_RETURN_IF_ERROR(rs_attr_value(r, akey, e->items[i], false, &keep, &a));
       if (keep) attrs = rlx_attrs_set(ctx, attrs, akey, a);
       continue;
     }
@@ -1088,14 +643,14 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
   rlx_sinfo_t** ss = NULL;
   for (int i = 0; i < e->n_kw; i++) {
     if (strcmp(e->kw_names[i], "sinfo_args") == 0) {
-      RLX_RETURN_IF_ERROR(sinfo_args(r, e->kw_values[i], &ns, &ss));
+      RLX_RETURN_IF_ERROR(rs_sinfo_args(r, e->kw_values[i], &ns, &ss));
       continue;
     }
     if (rlx_attrs_get(&attrs, e->kw_names[i]))
-      return err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
+      return rs_err(r, e->kw_values[i], "R.%s: keyword argument '%s' given twice", k, e->kw_names[i]);
     bool keep;
     rlx_attr_t a;
-    RLX_RETURN_IF_ERROR(attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
+    RLX_RETURN_IF_ERROR(rs_attr_value(r, e->kw_names[i], e->kw_values[i], false, &keep, &a));
     if (keep) attrs = rlx_attrs_set(ctx, attrs, rlx_ctx_strdup(ctx, e->kw_names[i]), a);
   }
   *out = rlx_relax_call(ctx, rlx_relax_op_named(ctx, opname), n_args, args, rs_attrs_drop_defaults(ctx, opname, attrs), ns,
@@ -1104,8 +659,8 @@ static RLX_MUST_USE rlx_status_t* rcall(rs_t* r, const char* k, const py_expr_t*
 }
 
 static RLX_MUST_USE rlx_status_t* call_args(rs_t* r, const py_expr_t* e, int* n, rlx_relax_expr_t*** out) {
-  if (e->n_kw) return err(r, e->kw_values[0], "unexpected keyword argument '%s' in a function call", e->kw_names[0]);
-  return expr_list(r, &(py_expr_t){.kind = PY_E_TUPLE, .span = e->span, .n = e->n, .items = e->items}, "call", n, out);
+  if (e->n_kw) return rs_err(r, e->kw_values[0], "unexpected keyword argument '%s' in a function call", e->kw_names[0]);
+  return rs_expr_list(r, &(py_expr_t){.kind = PY_E_TUPLE, .span = e->span, .n = e->n, .items = e->items}, "call", n, out);
 }
 
 /* metadata["relax.expr.Constant"][i]: constant i of the script's metadata section; without
@@ -1114,12 +669,12 @@ static RLX_MUST_USE rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_
   int64_t idx;
   const py_expr_t* key = e->a->n == 1 ? e->a->items[0] : NULL;
   if (!key || key->kind != PY_E_STR || strcmp(key->str, "relax.expr.Constant") != 0)
-    return err(r, e, "expected metadata[\"relax.expr.Constant\"][i], got another metadata key");
-  if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0)
-    return err(r, e, "expected metadata[\"relax.expr.Constant\"][i] with an index i >= 0");
+    return rs_err(r, e, "expected metadata[\"relax.expr.Constant\"][i], got another metadata key");
+  if (e->n != 1 || !rs_int_lit(e->items[0], &idx) || idx < 0)
+    return rs_err(r, e, "expected metadata[\"relax.expr.Constant\"][i] with an index i >= 0");
   if (r->p->has_meta) {
     if (idx >= r->p->n_meta)
-      return err(r, e, "metadata[\"relax.expr.Constant\"][%lld]: the metadata section has %d constants", (long long)idx,
+      return rs_err(r, e, "metadata[\"relax.expr.Constant\"][%lld]: the metadata section has %d constants", (long long)idx,
                  r->p->n_meta);
     *out = (rlx_relax_expr_t*)&r->p->meta[idx]->hdr;
     return NULL;
@@ -1132,44 +687,44 @@ static RLX_MUST_USE rlx_status_t* metadata_ref(rs_t* r, const py_expr_t* e, rlx_
   return NULL;
 }
 
-static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
+RLX_MUST_USE rlx_status_t* rs_expr(rs_t* r, const py_expr_t* e, rlx_relax_expr_t** out) {
   rlx_ctx_t* ctx = r->ctx;
   switch (e->kind) {
     case PY_E_NAME: {
-      rs_sym_t* y = lookup(r, e->str);
+      rs_sym_t* y = rs_lookup(r, e->str);
       if (y && y->kind == RS_RELAX) {
         *out = y->ptr;
         return NULL;
       }
       if (y && y->kind == RS_SYM)
-        return err(r, e, "expected a Relax expression, got the symbolic variable '%s' (use R.prim_value(%s))", e->str,
+        return rs_err(r, e, "expected a Relax expression, got the symbolic variable '%s' (use R.prim_value(%s))", e->str,
                    e->str);
-      return err(r, e, "undefined variable '%s'", e->str);
+      return rs_err(r, e, "undefined variable '%s'", e->str);
     }
     case PY_E_TUPLE: {
       rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(rs_expr(r, e->items[i], &f[i]));
       *out = rlx_relax_tuple(ctx, e->n, f);
       return NULL;
     }
     case PY_E_SUBSCRIPT: {
       int64_t idx;
       if (e->a->kind == PY_E_SUBSCRIPT && e->a->a->kind == PY_E_NAME && strcmp(e->a->a->str, "metadata") == 0 &&
-          !lookup(r, "metadata"))
+          !rs_lookup(r, "metadata"))
         return metadata_ref(r, e, out);
-      if (e->n != 1 || !int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
-        return err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? desc(r, e->items[0]) : "nothing");
+      if (e->n != 1 || !rs_int_lit(e->items[0], &idx) || idx < 0 || idx > 1000000)
+        return rs_err(r, e, "expected a tuple index such as lv[0], got %s", e->n ? rs_desc(r, e->items[0]) : "nothing");
       rlx_relax_expr_t* t;
-      RLX_RETURN_IF_ERROR(expr(r, e->a, &t));
+      RLX_RETURN_IF_ERROR(rs_expr(r, e->a, &t));
       *out = rlx_relax_tuple_get_item(ctx, t, (int)idx);
       return NULL;
     }
     case PY_E_ATTR: {
-      if (e->a->kind == PY_E_NAME && !rname(r, e)) return global_var(r, e, out, NULL);
-      return err(r, e, "expected a Relax expression, got %s", desc(r, e));
+      if (e->a->kind == PY_E_NAME && !rs_rname(r, e)) return rs_global_var(r, e, out, NULL);
+      return rs_err(r, e, "expected a Relax expression, got %s", rs_desc(r, e));
     }
     case PY_E_CALL: {
-      const char* k = rname(r, e->a);
+      const char* k = rs_rname(r, e->a);
       if (k) return rcall(r, k, e, out);
       if (is_rcall(r, e->a, "ExternFunc")) { /* R.ExternFunc("f")(args): the lowered call_dps_packed */
         rlx_relax_expr_t* f;
@@ -1184,9 +739,9 @@ static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_ex
       rlx_relax_expr_t* f;
       bool is_tir = false;
       if (e->a->kind == PY_E_ATTR)
-        RLX_RETURN_IF_ERROR(global_var(r, e->a, &f, &is_tir));
+        RLX_RETURN_IF_ERROR(rs_global_var(r, e->a, &f, &is_tir));
       else
-        RLX_RETURN_IF_ERROR(expr(r, e->a, &f));
+        RLX_RETURN_IF_ERROR(rs_expr(r, e->a, &f));
       int n;
       rlx_relax_expr_t** args;
       RLX_RETURN_IF_ERROR(call_args(r, e, &n, &args));
@@ -1210,7 +765,7 @@ static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_ex
       return NULL;
     case PY_E_LIST: {
       rlx_relax_expr_t** f = RLX_NEW_ARRAY(ctx, rlx_relax_expr_t*, e->n);
-      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(expr(r, e->items[i], &f[i]));
+      for (int i = 0; i < e->n; i++) RLX_RETURN_IF_ERROR(rs_expr(r, e->items[i], &f[i]));
       *out = rlx_relax_tuple(ctx, e->n, f);
       return NULL;
     }
@@ -1224,7 +779,7 @@ static RLX_MUST_USE rlx_status_t* expr(rs_t* r, const py_expr_t* e, rlx_relax_ex
     case PY_E_IFEXP:
       break;
   }
-  return err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s", desc(r, e));
+  return rs_err(r, e, "expected a Relax expression (a variable, a call such as R.add(x, y), a tuple), got %s", rs_desc(r, e));
 }
 
 static bool compatible(rlx_ctx_t* ctx, rlx_sinfo_t* ann, rlx_sinfo_t* val) {
@@ -1327,26 +882,26 @@ static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_exp
   const char* name = "_";
   if (target) {
     if (target->kind != PY_E_NAME)
-      return err(r, target, "expected a variable name on the left of '=', got %s", desc(r, target));
+      return rs_err(r, target, "expected a variable name on the left of '=', got %s", rs_desc(r, target));
     name = target->str;
   }
   rlx_sinfo_t* ann = NULL;
-  if (ann_e) RLX_RETURN_IF_ERROR(sinfo(r, ann_e, &ann));
+  if (ann_e) RLX_RETURN_IF_ERROR(rs_sinfo(r, ann_e, &ann));
   if (is_rcall(r, value, "match_cast")) {
-    if (value->n != 2 || value->n_kw) return err(r, value, "R.match_cast: expected (value, struct info)");
+    if (value->n != 2 || value->n_kw) return rs_err(r, value, "R.match_cast: expected (value, struct info)");
     rlx_relax_expr_t* v;
-    RLX_RETURN_IF_ERROR(expr(r, value->items[0], &v));
+    RLX_RETURN_IF_ERROR(rs_expr(r, value->items[0], &v));
     RLX_RETURN_IF_ERROR(normalize(r, v, value->items[0]->span));
     rlx_sinfo_t* si;
     r->sig_mode = true; /* new symbolic vars are defined by the match */
-    rlx_status_t* st = sinfo(r, value->items[1], &si);
+    rlx_status_t* st = rs_sinfo(r, value->items[1], &si);
     r->sig_mode = false;
     RLX_RETURN_IF_ERROR(st);
     if (!compatible(ctx, si, v->sinfo))
-      return err(r, value->items[1], "%s: expected struct info that a value of %s can match, got %s", name,
+      return rs_err(r, value->items[1], "%s: expected struct info that a value of %s can match, got %s", name,
                  rlx_sinfo_str(ctx, v->sinfo), rlx_sinfo_str(ctx, si));
     if (ann && !rlx_sinfo_is_base_of(ctx, ann, si))
-      return err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann),
+      return rs_err(r, ann_e, "%s: the annotation %s does not match R.match_cast's %s", name, rlx_sinfo_str(ctx, ann),
                  rlx_sinfo_str(ctx, si));
     rlx_relax_var_t* var = new_var(r, name, si);
     rlx_vec_push(&sq->cur, rlx_relax_match_cast(ctx, var, v, si));
@@ -1354,13 +909,13 @@ static RLX_MUST_USE rlx_status_t* bind(rs_t* r, const py_stmt_t* s, const py_exp
     return NULL;
   }
   rlx_relax_expr_t* v;
-  RLX_RETURN_IF_ERROR(expr(r, value, &v));
+  RLX_RETURN_IF_ERROR(rs_expr(r, value, &v));
   RLX_RETURN_IF_ERROR(bind_nested(r, v, value->span, sq, &v));
   RLX_RETURN_IF_ERROR(normalize(r, v, value->span));
   if (r->in_dataflow && v->kind == RLX_RELAX_CALL && !rlx_relax_call_is_pure((rlx_relax_call_t*)v))
-    return err(r, value, "%s: expected a pure call inside a dataflow block, got the impure %s", name, desc(r, value));
+    return rs_err(r, value, "%s: expected a pure call inside a dataflow block, got the impure %s", name, rs_desc(r, value));
   if (ann && !compatible(ctx, ann, v->sinfo))
-    return err(r, ann_e, "%s: expected %s, got %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, v->sinfo));
+    return rs_err(r, ann_e, "%s: expected %s, got %s", name, rlx_sinfo_str(ctx, ann), rlx_sinfo_str(ctx, v->sinfo));
   (void)s;
   rlx_relax_var_t* var = new_var(r, name, ann ? ann : v->sinfo);
   rlx_vec_push(&sq->cur, rlx_relax_var_binding(ctx, var, v));
@@ -1383,7 +938,7 @@ static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_
   r->in_dataflow = false;
   rlx_status_t* st = stmts(r, b, &sq, b->n - 1, true);
   rlx_relax_expr_t* v = NULL;
-  if (!st) st = expr(r, last->value, &v);
+  if (!st) st = rs_expr(r, last->value, &v);
   if (!st) st = bind_nested(r, v, last->value->span, &sq, &v);
   if (!st) st = normalize(r, v, last->value->span);
   r->in_dataflow = was_df;
@@ -1401,7 +956,7 @@ static RLX_MUST_USE rlx_status_t* branch(rs_t* r, const py_block_t* b, rlx_span_
 
 static RLX_MUST_USE rlx_status_t* if_stmt(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   rlx_relax_expr_t* cond;
-  RLX_RETURN_IF_ERROR(expr(r, s->value, &cond));
+  RLX_RETURN_IF_ERROR(rs_expr(r, s->value, &cond));
   RLX_RETURN_IF_ERROR(normalize(r, cond, s->value->span));
   if (s->orelse.n == 0) return err_at(s->span, "expected an else branch (a Relax if is an expression)");
   const char *n1, *n2;
@@ -1416,9 +971,9 @@ static RLX_MUST_USE rlx_status_t* if_stmt(rs_t* r, const py_stmt_t* s, seq_b_t* 
   rlx_sinfo_t* ann = NULL;
   const py_expr_t* ae = a1 ? a1 : a2;
   if (ae) {
-    RLX_RETURN_IF_ERROR(sinfo(r, ae, &ann));
+    RLX_RETURN_IF_ERROR(rs_sinfo(r, ae, &ann));
     if (!compatible(r->ctx, ann, v->sinfo))
-      return err(r, ae, "%s: expected %s, got %s", n1, rlx_sinfo_str(r->ctx, ann), rlx_sinfo_str(r->ctx, v->sinfo));
+      return rs_err(r, ae, "%s: expected %s, got %s", n1, rlx_sinfo_str(r->ctx, ann), rlx_sinfo_str(r->ctx, v->sinfo));
   }
   if (r->in_dataflow) return err_at(s->span, "expected no if inside a dataflow block");
   rlx_relax_var_t* var = new_var(r, n1, ann ? ann : v->sinfo);
@@ -1435,7 +990,7 @@ static bool is_tint_decl(rs_t* r, const py_expr_t* v) {
 
 static RLX_MUST_USE rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t* sq) {
   if (r->in_dataflow) return err_at(s->span, "expected no nested R.dataflow()");
-  if (s->target) return err(r, s->target, "expected `with R.dataflow():` without `as`");
+  if (s->target) return rs_err(r, s->target, "expected `with R.dataflow():` without `as`");
   const py_block_t* b = &s->body;
   const py_stmt_t* last = b->n ? b->items[b->n - 1] : NULL;
   if (!last || last->kind != PY_S_EXPR || !is_rcall(r, last->value, "output"))
@@ -1445,7 +1000,7 @@ static RLX_MUST_USE rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t*
   const char** outs = RLX_NEW_ARRAY(r->ctx, const char*, oc->n);
   for (int i = 0; i < oc->n; i++) {
     if (oc->items[i]->kind != PY_E_NAME)
-      return err(r, oc->items[i], "R.output: expected variable names, got %s", desc(r, oc->items[i]));
+      return rs_err(r, oc->items[i], "R.output: expected variable names, got %s", rs_desc(r, oc->items[i]));
     outs[i] = oc->items[i]->str;
   }
   flush(r, sq, false);
@@ -1459,9 +1014,9 @@ static RLX_MUST_USE rlx_status_t* dataflow(rs_t* r, const py_stmt_t* s, seq_b_t*
   r->n_outs = 0;
   RLX_RETURN_IF_ERROR(st);
   for (int i = 0; i < oc->n; i++) {
-    rs_sym_t* y = lookup(r, outs[i]);
+    rs_sym_t* y = rs_lookup(r, outs[i]);
     if (!y || y->kind != RS_RELAX || (int)(y - r->syms.data) < mark)
-      return err(r, oc->items[i], "R.output: '%s' is not bound in this dataflow block", outs[i]);
+      return rs_err(r, oc->items[i], "R.output: '%s' is not bound in this dataflow block", outs[i]);
   }
   /* dataflow vars are not visible after the block */
   int n = mark;
@@ -1488,12 +1043,12 @@ static RLX_MUST_USE rlx_status_t* unpack(rs_t* r, const py_stmt_t* s, seq_b_t* s
   const py_expr_t* v = s->value;
   for (int i = 0; i < t->n; i++)
     if (t->items[i]->kind != PY_E_NAME)
-      return err(r, t->items[i], "expected a variable name on the left of '=', got %s", desc(r, t->items[i]));
+      return rs_err(r, t->items[i], "expected a variable name on the left of '=', got %s", rs_desc(r, t->items[i]));
   if (v->kind == PY_E_TUPLE || v->kind == PY_E_LIST) {
-    if (v->n != t->n) return err(r, v, "expected %d values to unpack, got %d", t->n, v->n);
+    if (v->n != t->n) return rs_err(r, v, "expected %d values to unpack, got %d", t->n, v->n);
     for (int i = 0; i < t->n; i++) {
       if (is_tint_decl(r, v->items[i])) {
-        rs_sym_t* y = lookup(r, t->items[i]->str);
+        rs_sym_t* y = rs_lookup(r, t->items[i]->str);
         if (y && y->kind == RS_SYM) continue;
         rlx_dtype_t dt;
         rlx_dtype_parse(tp_tname(r->p, v->items[i]->a), &dt);
@@ -1506,7 +1061,7 @@ static RLX_MUST_USE rlx_status_t* unpack(rs_t* r, const py_stmt_t* s, seq_b_t* s
     return NULL;
   }
   rlx_relax_expr_t* val;
-  RLX_RETURN_IF_ERROR(expr(r, v, &val));
+  RLX_RETURN_IF_ERROR(rs_expr(r, v, &val));
   RLX_RETURN_IF_ERROR(normalize(r, val, v->span));
   if (val->kind != RLX_RELAX_VAR && val->kind != RLX_RELAX_DATAFLOW_VAR) {
     rlx_relax_var_t* tmp = new_var(r, r->in_dataflow ? "lv" : "gv", val->sinfo);
@@ -1553,10 +1108,10 @@ static RLX_MUST_USE rlx_status_t* local_func(rs_t* r, const py_stmt_t* s, seq_b_
     rlx_sinfo_t* si = NULL;
     if (!pa->annotation)
       st = err_at(pa->span, "parameter %s: expected struct info such as R.Tensor((n, 4), dtype=\"float32\")", pa->name);
-    if (!st) st = sinfo(&inner, pa->annotation, &si);
+    if (!st) st = rs_sinfo(&inner, pa->annotation, &si);
     if (!st) sig.params[i] = rlx_relax_var(r->ctx, rlx_ctx_strdup(r->ctx, pa->name), si);
   }
-  if (!st && s->returns) st = sinfo(&inner, s->returns, &sig.ret);
+  if (!st && s->returns) st = rs_sinfo(&inner, s->returns, &sig.ret);
   inner.sig_mode = false;
   rlx_relax_func_t* f = NULL;
   if (!st) st = func_body(&inner, s, &sig, &f);
@@ -1584,7 +1139,7 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
           continue;
         }
         if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && is_tint_decl(r, s->value)) {
-          rs_sym_t* y = lookup(r, s->target->str);
+          rs_sym_t* y = rs_lookup(r, s->target->str);
           if (y && y->kind == RS_SYM) continue;
           rlx_dtype_t dt;
           rlx_dtype_parse(tp_tname(r->p, s->value->a), &dt);
@@ -1593,7 +1148,7 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
           continue;
         }
         if (s->kind == PY_S_ASSIGN && s->target->kind == PY_E_NAME && s->value->kind == PY_E_NAME &&
-            r->p->module_name && strcmp(s->value->str, r->p->module_name) == 0 && !lookup(r, s->value->str)) {
+            r->p->module_name && strcmp(s->value->str, r->p->module_name) == 0 && !rs_lookup(r, s->value->str)) {
           define(r, rlx_ctx_strdup(r->ctx, s->target->str), RS_MODULE, NULL);
           continue;
         }
@@ -1605,35 +1160,35 @@ static RLX_MUST_USE rlx_status_t* stmts(rs_t* r, const py_block_t* b, seq_b_t* s
         const py_expr_t* v = s->value;
         if (v->kind == PY_E_STR) continue;
         if (is_rcall(r, v, "func_attr")) {
-          if (!top || !r->attrs_allowed) return err(r, v, "R.func_attr: expected at the top of the function body");
+          if (!top || !r->attrs_allowed) return rs_err(r, v, "R.func_attr: expected at the top of the function body");
           if (v->n != 1 || v->items[0]->kind != PY_E_DICT)
-            return err(r, v, "R.func_attr: expected one dict {\"key\": value}");
+            return rs_err(r, v, "R.func_attr: expected one dict {\"key\": value}");
           const py_expr_t* d = v->items[0];
           for (int k = 0; k < d->n; k++) {
             if (d->items[k]->kind != PY_E_STR)
-              return err(r, d->items[k], "R.func_attr: expected string keys, got %s", desc(r, d->items[k]));
+              return rs_err(r, d->items[k], "R.func_attr: expected string keys, got %s", rs_desc(r, d->items[k]));
             bool keep;
             rlx_attr_t a;
-            RLX_RETURN_IF_ERROR(attr_value(r, d->items[k]->str, d->kw_values[k], true, &keep, &a));
+            RLX_RETURN_IF_ERROR(rs_attr_value(r, d->items[k]->str, d->kw_values[k], true, &keep, &a));
             if (keep) r->fattrs = rlx_attrs_set(r->ctx, r->fattrs, rlx_ctx_strdup(r->ctx, d->items[k]->str), a);
           }
           continue;
         }
         if (is_rcall(r, v, "output"))
-          return err(r, v, "R.output: expected only as the last statement of a dataflow block");
+          return rs_err(r, v, "R.output: expected only as the last statement of a dataflow block");
         RLX_RETURN_IF_ERROR(bind(r, s, NULL, NULL, v, sq));
         /* TVM: only a void value (R.Tuple()) may stand unassigned */
         rlx_sinfo_t* vs = sq->cur.len ? sq->cur.data[sq->cur.len - 1]->var->hdr.sinfo : NULL;
         if (vs && !(vs->kind == RLX_SINFO_TUPLE && ((rlx_sinfo_tuple_t*)vs)->n_fields == 0))
-          return err(r, v, "%s gives %s: a value that is not void (R.Tuple()) must be assigned to a variable",
-                     desc(r, v), rlx_sinfo_str(r->ctx, vs));
+          return rs_err(r, v, "%s gives %s: a value that is not void (R.Tuple()) must be assigned to a variable",
+                     rs_desc(r, v), rlx_sinfo_str(r->ctx, vs));
         r->attrs_allowed = false;
         continue;
       }
       case PY_S_WITH:
         if (!is_rcall(r, s->value, "dataflow"))
-          return err(r, s->value, "expected `with R.dataflow():`, got %s", desc(r, s->value));
-        if (in_branch || r->in_dataflow) return err(r, s->value, "expected R.dataflow() only at function level");
+          return rs_err(r, s->value, "expected `with R.dataflow():`, got %s", rs_desc(r, s->value));
+        if (in_branch || r->in_dataflow) return rs_err(r, s->value, "expected R.dataflow() only at function level");
         RLX_RETURN_IF_ERROR(dataflow(r, s, sq));
         r->attrs_allowed = false;
         continue;
@@ -1680,22 +1235,22 @@ static RLX_MUST_USE rlx_status_t* decorator(rs_t* r, const py_stmt_t* s, rs_sig_
   for (int i = 0; i < s->n_decorators; i++) {
     const py_expr_t* d = s->decorators[i];
     if (d->kind != PY_E_CALL) continue;
-    const char* n = rname(r, d->a);
+    const char* n = rs_rname(r, d->a);
     if (!n || strcmp(n, "function") != 0) continue;
     if (d->n)
-      return err(r, d->items[0], "R.function: expected keyword options (pure=, private=), got %s",
-                 desc(r, d->items[0]));
+      return rs_err(r, d->items[0], "R.function: expected keyword options (pure=, private=), got %s",
+                 rs_desc(r, d->items[0]));
     for (int k = 0; k < d->n_kw; k++) {
       const py_expr_t* v = d->kw_values[k];
       bool is_bool = v->kind == PY_E_CONST && strcmp(v->str, "None") != 0;
-      if (!is_bool) return err(r, v, "R.function: expected True or False for %s, got %s", d->kw_names[k], desc(r, v));
+      if (!is_bool) return rs_err(r, v, "R.function: expected True or False for %s, got %s", d->kw_names[k], rs_desc(r, v));
       bool b = strcmp(v->str, "True") == 0;
       if (strcmp(d->kw_names[k], "pure") == 0)
         sig->is_pure = b;
       else if (strcmp(d->kw_names[k], "private") == 0)
         sig->is_private = b;
       else
-        return err(r, v, "R.function: unexpected option '%s' (expected pure= or private=)", d->kw_names[k]);
+        return rs_err(r, v, "R.function: unexpected option '%s' (expected pure= or private=)", d->kw_names[k]);
     }
   }
   return NULL;
@@ -1731,11 +1286,11 @@ RLX_MUST_USE rlx_status_t* rs_parse_signature(tp_t* p, const char* relax_alias, 
     for (int j = 0; j < i && !st; j++)
       if (strcmp(s->params[j].name, pa->name) == 0) st = err_at(pa->span, "parameter %s: defined twice", pa->name);
     rlx_sinfo_t* si = NULL;
-    if (!st) st = sinfo(&r, pa->annotation, &si);
+    if (!st) st = rs_sinfo(&r, pa->annotation, &si);
     if (st) break;
     sig->params[i] = rlx_relax_var(p->ctx, rlx_ctx_strdup(p->ctx, pa->name), si);
   }
-  if (!st && s->returns) st = sinfo(&r, s->returns, &sig->ret);
+  if (!st && s->returns) st = rs_sinfo(&r, s->returns, &sig->ret);
   if (!st) {
     sig->n_syms = r.syms.len;
     sig->syms = RLX_NEW_ARRAY(p->ctx, rs_sym_t, r.syms.len);
@@ -1771,13 +1326,13 @@ static RLX_MUST_USE rlx_status_t* func_body(rs_t* r, const py_stmt_t* s, rs_sig_
                 s->name, last ? tp_stmt_desc(last) : "an empty body");
   if (!st) st = stmts(r, b, &sq, b->n - 1, false);
   rlx_relax_expr_t* ret = NULL;
-  if (!st) st = expr(r, last->value, &ret);
+  if (!st) st = rs_expr(r, last->value, &ret);
   if (!st) st = bind_nested(r, ret, last->value->span, &sq, &ret);
   if (!st) st = normalize(r, ret, last->value->span);
   if (!st && ret->kind == RLX_RELAX_DATAFLOW_VAR)
-    st = err(r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
+    st = rs_err(r, last->value, "return: expected a value visible outside dataflow blocks, got a dataflow variable");
   if (!st && sig->ret && !compatible(ctx, sig->ret, ret->sinfo))
-    st = err(r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret),
+    st = rs_err(r, last->value, "return: expected %s, got %s", rlx_sinfo_str(ctx, sig->ret),
              rlx_sinfo_str(ctx, ret->sinfo));
   rlx_relax_func_t* f = NULL;
   if (!st) {
